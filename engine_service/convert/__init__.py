@@ -1,0 +1,1 @@
+"""Proto <-> core conversion: shared part in `base`, one converter module per game."""

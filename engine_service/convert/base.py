@@ -1,0 +1,253 @@
+"""Proto <-> core values, at the edge and nowhere else.
+
+The common part of `wargame.v1.GameState` (options, pieces, turn, outcome, draw offer) is
+converted here once; each game's `GameConverter` converts only its `detail` and its actions.
+Everything a state from the wire gets wrong becomes a `RuleError` (INVALID_STATE, with the
+offending field named), never a repaired state and never an exception of another kind.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Generic
+
+from engine_service.rules.base import A, Outcome, OutcomeReason, PieceView, Ruleset, S
+from engine_service.rules.errors import Reason, RuleError
+from engine_service.rules.game import (
+    AcceptDraw,
+    DeclineDraw,
+    Game,
+    MetaAction,
+    OfferDraw,
+    Resign,
+)
+from engine_service.rules.options import Options
+from wargame.v1 import game_pb2
+
+STATE_FORMAT_VERSION = 1
+META_REASONS = (
+    OutcomeReason.AGREEMENT,
+    OutcomeReason.RESIGNATION,
+    OutcomeReason.TIME,
+    OutcomeReason.ABANDONED,
+)
+
+
+def invalid_state(message: str, field: str) -> RuleError:
+    """The error for a state from the wire that could not arise in play."""
+    return RuleError(Reason.INVALID_STATE, message, field=field)
+
+
+class GameConverter(ABC, Generic[S, A]):
+    """One game's state detail and actions, to and from the contract's messages."""
+
+    game: ClassVar[str]  # ruleset id; also the name of the GameState/Action oneof member
+
+    def __init__(self, ruleset: Ruleset[S, A]) -> None:
+        self.ruleset = ruleset
+
+    @abstractmethod
+    def detail_to_proto(self, state: S, out: game_pb2.GameState) -> None:
+        """Fill `out.<game>` (the detail oneof) from a core state."""
+
+    @abstractmethod
+    def state_from_proto(self, msg: game_pb2.GameState, options: Options) -> S:
+        """The core state of `msg.pieces` and `msg.<game>`; `invalid_state(...)` if malformed.
+
+        Structural problems (unknown cells or kinds, two pieces on a cell, missing detail)
+        are raised here with the field named; rule-level consistency is `check_state`'s.
+        """
+
+    @abstractmethod
+    def action_to_proto(self, action: A, out: game_pb2.Action) -> None:
+        """Fill `out.<game>` from a core game action."""
+
+    @abstractmethod
+    def action_from_proto(self, msg: game_pb2.Action, state: S) -> A:
+        """The core action of `msg.<game>` (its side is `msg.side`); RuleError if malformed."""
+
+
+def piece_to_proto(piece: PieceView, out: game_pb2.Piece) -> None:
+    """Fill a contract Piece from a core piece view."""
+    out.kind = piece.kind
+    out.side = piece.side
+    out.cell = piece.cell
+    out.id = piece.id
+    out.moved = piece.moved
+    out.tags.extend(piece.tags)
+
+
+class Conversions:
+    """Whole states and actions of every game, given each game's converter."""
+
+    def __init__(self, converters: dict[str, GameConverter[Any, Any]]) -> None:
+        self.converters = converters
+
+    def converter(self, game_id: str) -> GameConverter[Any, Any]:
+        """The converter of a game id, or UNKNOWN_GAME."""
+        try:
+            return self.converters[game_id]
+        except KeyError:
+            known = ", ".join(self.converters)
+            raise RuleError(
+                Reason.UNKNOWN_GAME, f"unknown game {game_id!r}; games: {known}", field="game"
+            ) from None
+
+    # -- states --------------------------------------------------------------------------
+
+    def game_to_proto(self, game: Game[Any], ply: int) -> game_pb2.GameState:
+        """The contract's GameState of a game after `ply` actions."""
+        ruleset = game.ruleset
+        out = game_pb2.GameState(
+            game=ruleset.id,
+            format_version=STATE_FORMAT_VERSION,
+            ply=ply,
+            draw_offer=game.draw_offer or "",
+        )
+        out.options.update(ruleset.options_of(game.state).as_text())
+        for piece in ruleset.pieces(game.state):
+            piece_to_proto(piece, out.pieces.add())
+        out.to_act.extend(game.to_act())
+        outcome = game.outcome
+        if outcome is not None:
+            out.outcome.winner = outcome.winner or ""
+            out.outcome.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{outcome.reason}")
+            out.outcome.message = outcome.message
+        self.converter(ruleset.id).detail_to_proto(game.state, out)
+        return out
+
+    def game_from_proto(self, msg: game_pb2.GameState, field: str = "state") -> tuple[Game[Any], int]:
+        """The core game (and its ply) of a GameState; RuleError naming what is wrong."""
+        if not msg.game:
+            raise invalid_state("the state names no game", f"{field}.game")
+        converter = self.converter(msg.game)
+        ruleset = converter.ruleset
+        if msg.format_version != STATE_FORMAT_VERSION:
+            raise invalid_state(
+                f"state format_version {msg.format_version} is not {STATE_FORMAT_VERSION}",
+                f"{field}.format_version",
+            )
+        if msg.WhichOneof("detail") != ruleset.id:
+            raise invalid_state(
+                f"a {ruleset.id} state needs its detail in `{ruleset.id}`, "
+                f"found {msg.WhichOneof('detail') or 'none'}",
+                f"{field}.detail",
+            )
+        missing = [spec.name for spec in ruleset.option_specs if spec.name not in msg.options]
+        if missing:
+            raise invalid_state(
+                f"the state lacks options {', '.join(missing)} (a state carries every option)",
+                f"{field}.options",
+            )
+        try:
+            options = ruleset.resolve_options(dict(msg.options))
+        except RuleError as error:
+            raise invalid_state(error.message, f"{field}.{error.field or 'options'}") from None
+        state = converter.state_from_proto(msg, options)
+        problems = ruleset.check_state(state)
+        if problems:
+            raise invalid_state("; ".join(problems), field)
+        sides = [info.id for info in ruleset.sides]
+        if msg.draw_offer and msg.draw_offer not in sides:
+            raise invalid_state(f"draw_offer {msg.draw_offer!r} is no side", f"{field}.draw_offer")
+        ended = self._meta_outcome(ruleset, state, msg, field)
+        game: Game[Any] = Game(ruleset, state, ended=ended, draw_offer=msg.draw_offer or None)
+        if msg.to_act and tuple(msg.to_act) != game.to_act():
+            raise invalid_state(
+                f"to_act says {', '.join(msg.to_act)} but the state has "
+                f"{', '.join(game.to_act()) or 'nobody'} to act",
+                f"{field}.to_act",
+            )
+        return game, msg.ply
+
+    @staticmethod
+    def _meta_outcome(
+        ruleset: Ruleset[Any, Any], state: Any, msg: game_pb2.GameState, field: str
+    ) -> Outcome | None:
+        """The ending by the players' hands the message records, checked against the rules."""
+        by_rules = ruleset.outcome(state)
+        if not msg.HasField("outcome"):
+            if by_rules is not None:
+                raise invalid_state(
+                    f"the game is over ({by_rules.message}) but the state has no outcome",
+                    f"{field}.outcome",
+                )
+            return None
+        reason_name = game_pb2.OutcomeReason.Name(msg.outcome.reason).removeprefix("OUTCOME_REASON_")
+        if by_rules is not None:
+            if reason_name != by_rules.reason or (msg.outcome.winner or None) != by_rules.winner:
+                raise invalid_state(
+                    f"the outcome says {reason_name} for {msg.outcome.winner or 'nobody'}, "
+                    f"but the rules say: {by_rules.message}",
+                    f"{field}.outcome",
+                )
+            return None
+        if reason_name not in META_REASONS:
+            raise invalid_state(
+                f"the outcome {reason_name} does not follow from the position",
+                f"{field}.outcome.reason",
+            )
+        sides = [info.id for info in ruleset.sides]
+        winner = msg.outcome.winner or None
+        if (reason_name == OutcomeReason.AGREEMENT) != (winner is None) or (
+            winner is not None and winner not in sides
+        ):
+            raise invalid_state(
+                f"outcome {reason_name} cannot have winner {msg.outcome.winner!r}",
+                f"{field}.outcome.winner",
+            )
+        return Outcome(winner, OutcomeReason(reason_name), msg.outcome.message)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def action_to_proto(self, game: Game[Any], action: Any) -> game_pb2.Action:
+        """The contract's Action of a core action (game or shared) in a game."""
+        out = game_pb2.Action(side=game.actor(action))
+        if isinstance(action, Resign):
+            out.resign.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{action.reason}")
+        elif isinstance(action, OfferDraw):
+            out.offer_draw.SetInParent()
+        elif isinstance(action, AcceptDraw):
+            out.accept_draw.SetInParent()
+        elif isinstance(action, DeclineDraw):
+            out.decline_draw.SetInParent()
+        else:
+            self.converter(game.ruleset.id).action_to_proto(action, out)
+        return out
+
+    def action_from_proto(self, game: Game[Any], msg: game_pb2.Action, field: str = "action") -> Any:
+        """The core action of a contract Action, read against `game`."""
+        kind = msg.WhichOneof("kind")
+        side = msg.side
+        if kind is None:
+            raise RuleError(Reason.ILLEGAL_ACTION, "the action is empty", field=f"{field}.kind")
+        if kind == "notation":
+            return game.parse(msg.notation, side or None)
+        if not side:
+            raise RuleError(Reason.ILLEGAL_ACTION, "the action names no side", field=f"{field}.side")
+        meta: MetaAction
+        if kind == "resign":
+            name = game_pb2.OutcomeReason.Name(msg.resign.reason).removeprefix("OUTCOME_REASON_")
+            if name == "UNSPECIFIED":
+                name = OutcomeReason.RESIGNATION
+            if name not in (OutcomeReason.RESIGNATION, OutcomeReason.TIME, OutcomeReason.ABANDONED):
+                raise RuleError(
+                    Reason.ILLEGAL_ACTION,
+                    f"resign reason {name} is none of RESIGNATION, TIME, ABANDONED",
+                    field=f"{field}.resign.reason",
+                )
+            meta = Resign(side, OutcomeReason(name))
+            return meta
+        if kind == "offer_draw":
+            return OfferDraw(side)
+        if kind == "accept_draw":
+            return AcceptDraw(side)
+        if kind == "decline_draw":
+            return DeclineDraw(side)
+        if kind != game.ruleset.id:
+            raise RuleError(
+                Reason.ILLEGAL_ACTION,
+                f"a {kind} action cannot be played in a {game.ruleset.id} game",
+                field=f"{field}.{kind}",
+            )
+        return self.converter(kind).action_from_proto(msg, game.state)

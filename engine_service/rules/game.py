@@ -1,0 +1,228 @@
+"""A game in progress: a ruleset's state plus what every game shares.
+
+Resignation and draws by agreement work the same in all three games, so they live here,
+once, around the game-specific state: `Game` adds the ending by resignation or agreement
+and the standing draw offer, and applies batches of actions atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Generic
+
+from engine_service.rules.base import (
+    Event,
+    EventKind,
+    Outcome,
+    OutcomeReason,
+    Ruleset,
+    S,
+)
+from engine_service.rules.errors import Reason, RuleError
+
+
+@dataclass(frozen=True, slots=True)
+class Resign:
+    """A side gives up; `reason` is TIME or ABANDONED when the matchmaker records a forfeit."""
+
+    side: str
+    reason: OutcomeReason = OutcomeReason.RESIGNATION
+
+
+@dataclass(frozen=True, slots=True)
+class OfferDraw:
+    """A side offers a draw; the offer stands until answered or the opponent acts."""
+
+    side: str
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptDraw:
+    """The opponent of the offering side accepts: the game is drawn."""
+
+    side: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineDraw:
+    """The opponent of the offering side declines the offer."""
+
+    side: str
+
+
+MetaAction = Resign | OfferDraw | AcceptDraw | DeclineDraw
+META_TYPES = (Resign, OfferDraw, AcceptDraw, DeclineDraw)
+
+_FORFEIT_WORDS = {
+    "resign": OutcomeReason.RESIGNATION,
+    "surrender": OutcomeReason.RESIGNATION,  # Napoleonic Chess calls it surrender (8)
+    "timeout": OutcomeReason.TIME,
+    "abandon": OutcomeReason.ABANDONED,
+}
+_FORFEIT_TEXT = {
+    OutcomeReason.RESIGNATION: "resign",
+    OutcomeReason.TIME: "timeout",
+    OutcomeReason.ABANDONED: "abandon",
+}
+META_NOTATION_HELP = "resign, offer draw, accept draw, decline draw"
+
+
+@dataclass(frozen=True, slots=True)
+class Game(Generic[S]):
+    """A ruleset's state with the endings and offers every game shares."""
+
+    ruleset: Ruleset[S, Any]
+    state: S
+    ended: Outcome | None = None  # by resignation, agreement, time or abandonment
+    draw_offer: str | None = None  # the side whose draw offer stands
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the game ended, by the rules or by the players; None while it goes on."""
+        return self.ended or self.ruleset.outcome(self.state)
+
+    def to_act(self) -> tuple[str, ...]:
+        """The sides that may send a game action now."""
+        return () if self.outcome else self.ruleset.to_act(self.state)
+
+    def legal_actions(self) -> list[Any]:
+        """The legal game actions (resign and draw offers are always open besides)."""
+        return [] if self.ended else self.ruleset.legal_actions(self.state)
+
+    # -- applying ----------------------------------------------------------------------
+
+    def apply(self, side: str, action: Any) -> tuple[Game[S], list[Event]]:
+        """Check and apply one action by `side`; raise RuleError and change nothing if illegal."""
+        self._check_side(side)
+        ended = self.outcome
+        if ended is not None:
+            raise RuleError(Reason.GAME_OVER, f"the game is over: {ended.message}")
+        if isinstance(action, META_TYPES):
+            if action.side != side:
+                raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {action.side}")
+            return self._apply_meta(action)
+        to_act = self.ruleset.to_act(self.state)
+        if side not in to_act:
+            raise RuleError(
+                Reason.NOT_YOUR_TURN, f"it is not {side}'s turn: {' and '.join(to_act)} to act"
+            )
+        actor = self.ruleset.actor(self.state, action)
+        if actor != side:
+            raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {actor}")
+        state, events = self.ruleset.apply(self.state, action)
+        offer = self.draw_offer if self.draw_offer in (None, side) else None
+        game = replace(self, state=state, draw_offer=offer)
+        result = game.outcome
+        if result is not None and not any(e.kind is EventKind.GAME_OVER for e in events):
+            events.append(Event(EventKind.GAME_OVER, result.message, side=result.winner))
+        return game, events
+
+    def apply_all(self, actions: Sequence[tuple[str, Any]]) -> tuple[Game[S], list[Event]]:
+        """Apply (side, action) pairs in order, all or nothing; an error names its index."""
+        game: Game[S] = self
+        events: list[Event] = []
+        for i, (side, action) in enumerate(actions):
+            try:
+                game, more = game.apply(side, action)
+            except RuleError as error:
+                raise error.at(i) from None
+            events.extend(more)
+        return game, events
+
+    def _apply_meta(self, action: MetaAction) -> tuple[Game[S], list[Event]]:
+        side = action.side
+        if isinstance(action, Resign):
+            winner = self._opponent(side)
+            verb = {
+                OutcomeReason.RESIGNATION: "resigns",
+                OutcomeReason.TIME: "loses on time",
+                OutcomeReason.ABANDONED: "abandoned the game",
+            }.get(action.reason, "forfeits")
+            ended = Outcome(winner, action.reason, f"{side} {verb}; {winner} wins")
+            return replace(self, ended=ended, draw_offer=None), [
+                Event(EventKind.GAME_OVER, ended.message, side=winner)
+            ]
+        if isinstance(action, OfferDraw):
+            if not self.ruleset.options_of(self.state).get("draw_by_agreement", True):
+                raise RuleError(
+                    Reason.DRAW_BY_AGREEMENT_DISABLED, "draws by agreement are off in this game"
+                )
+            if self.draw_offer == side:
+                raise RuleError(Reason.ILLEGAL_ACTION, f"{side} has already offered a draw")
+            if self.draw_offer is not None:
+                raise RuleError(
+                    Reason.ILLEGAL_ACTION,
+                    f"{self.draw_offer} has offered a draw: accept or decline it",
+                )
+            return replace(self, draw_offer=side), [
+                Event(EventKind.DRAW_OFFERED, f"{side} offers a draw", side=side)
+            ]
+        if self.draw_offer is None or self.draw_offer == side:
+            raise RuleError(Reason.DRAW_NOT_OFFERED, f"{side} has no draw offer to answer")
+        if isinstance(action, AcceptDraw):
+            ended = Outcome(None, OutcomeReason.AGREEMENT, "drawn by agreement")
+            return replace(self, ended=ended, draw_offer=None), [
+                Event(EventKind.GAME_OVER, ended.message)
+            ]
+        return replace(self, draw_offer=None), [
+            Event(EventKind.DRAW_DECLINED, f"{side} declines the draw", side=side)
+        ]
+
+    # -- notation ----------------------------------------------------------------------
+
+    def parse(self, text: str, side: str | None = None) -> Any:
+        """The action `text` names (a game action or resign/draw words) for `side`."""
+        words = " ".join(text.lower().split())
+        if words in _FORFEIT_WORDS or words in ("offer draw", "accept draw", "decline draw"):
+            actor = side or self._default_side()
+            self._check_side(actor)
+            if words == "offer draw":
+                return OfferDraw(actor)
+            if words == "accept draw":
+                return AcceptDraw(actor)
+            if words == "decline draw":
+                return DeclineDraw(actor)
+            return Resign(actor, _FORFEIT_WORDS[words])
+        if self.ended is not None:
+            raise RuleError(Reason.GAME_OVER, f"the game is over: {self.ended.message}")
+        return self.ruleset.parse_action(self.state, text, side)
+
+    def format(self, action: Any) -> str:
+        """The notation of an action (game or meta) in this position."""
+        if isinstance(action, Resign):
+            return _FORFEIT_TEXT[action.reason]
+        if isinstance(action, OfferDraw):
+            return "offer draw"
+        if isinstance(action, AcceptDraw):
+            return "accept draw"
+        if isinstance(action, DeclineDraw):
+            return "decline draw"
+        return self.ruleset.format_action(self.state, action)
+
+    def actor(self, action: Any) -> str:
+        """The side that performs `action`."""
+        if isinstance(action, META_TYPES):
+            return action.side
+        return self.ruleset.actor(self.state, action)
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def _check_side(self, side: str) -> None:
+        known = [info.id for info in self.ruleset.sides]
+        if side not in known:
+            raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(known)}")
+
+    def _default_side(self) -> str:
+        to_act = self.ruleset.to_act(self.state)
+        if len(to_act) != 1:
+            raise RuleError(Reason.ILLEGAL_ACTION, "say which side acts: several sides may act now")
+        return to_act[0]
+
+    def _opponent(self, side: str) -> str:
+        return next(info.id for info in self.ruleset.sides if info.id != side)
+
+
+def new_game(ruleset: Ruleset[S, Any], state: S) -> Game[S]:
+    """A `Game` around a fresh state."""
+    return Game(ruleset, state)
