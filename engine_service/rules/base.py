@@ -290,6 +290,14 @@ class Ruleset(ABC, Generic[S, A]):
     def parse_action(self, state: S, text: str, side: str | None = None) -> A:
         """The action `text` names in `state` for `side` (default: the side to act)."""
 
+    def public_notation(self, state: S, action: A) -> str:
+        """What other players may see of `action` until the rules reveal it.
+
+        The notation itself, unless the action carries hidden information (a sealed
+        deployment), which a game overrides this to leave out.
+        """
+        return self.format_action(state, action)
+
     # -- inspection ------------------------------------------------------------------
 
     @abstractmethod

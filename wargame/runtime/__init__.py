@@ -1,0 +1,1 @@
+"""Shared runtime for the services and the CLI: logs, configuration, errors, serving."""

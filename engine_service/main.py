@@ -1,0 +1,214 @@
+"""`wargame-engine`: serve the RulesEngine, or count positions (perft).
+
+    wargame-engine [serve] [--listen HOST:PORT] [--workers N] ...
+    wargame-engine perft GAME --depth N [--position SETUP] [--option NAME=VALUE] [--divide]
+
+Every serve flag also reads a WARGAME_ENGINE_* variable (see --help).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from wargame.runtime.config import ConfigError, Parser, fail, host_port
+from wargame.runtime.logs import configure_logging
+
+PROG = "wargame-engine"
+DEFAULT_LISTEN = "127.0.0.1:50051"
+DEFAULT_METRICS = "127.0.0.1:9151"
+
+
+def _address_or_off(text: str) -> str:
+    if text.lower() in ("", "0", "off", "none"):
+        return "off"
+    host_port(text)
+    return text
+
+
+def build_parser() -> Parser:
+    """The command-line parser (flags and their WARGAME_ENGINE_* variables)."""
+    parser = Parser(prog=PROG, description="The stateless wargame rules engine (gRPC).")
+    commands = parser.add_subparsers(dest="command", metavar="{serve,perft}", parser_class=Parser)
+    serve = commands.add_parser("serve", help="serve wargame.v1.RulesEngine (the default command)")
+    serve.flag("--listen", env="ENGINE_LISTEN", default=DEFAULT_LISTEN, type=_listen,
+               help="address to serve gRPC on (port 0 picks a free port)")
+    serve.flag("--workers", env="ENGINE_WORKERS", type=int, default=os.cpu_count() or 1,
+               help="worker processes sharing the port (one per core by default)")
+    serve.flag("--threads", env="ENGINE_THREADS", type=int, default=8,
+               help="request threads per worker")
+    serve.flag("--metrics-listen", env="ENGINE_METRICS_LISTEN", default=DEFAULT_METRICS,
+               type=_address_or_off, help="address of the Prometheus metrics page, or 'off'")
+    serve.flag("--grace", env="ENGINE_GRACE", type=float, default=10.0,
+               help="seconds in-flight calls get to finish on SIGTERM")
+    serve.flag("--max-message-bytes", env="ENGINE_MAX_MESSAGE_BYTES", type=int, default=4 * 1024 * 1024,
+               help="largest request or response accepted")
+    serve.flag("--max-actions", env="ENGINE_MAX_ACTIONS", type=int, default=512,
+               help="most actions in one ApplyActions or WriteRecord request")
+    serve.flag("--max-record-bytes", env="ENGINE_MAX_RECORD_BYTES", type=int, default=1024 * 1024,
+               help="longest game record ReplayRecord accepts")
+    serve.flag("--max-suggest-seconds", env="ENGINE_MAX_SUGGEST_SECONDS", type=float, default=30.0,
+               help="longest SuggestAction time budget accepted")
+    serve.flag("--seal-key-file", env="ENGINE_SEAL_KEY_FILE", default="",
+               help="file holding the 32-byte key (hex) for sealed Attack-at-Dawn deployments; "
+                    "every replica needs the same key")
+    serve.flag("--log-format", env="LOG_FORMAT", default="auto", choices=("auto", "json", "console"),
+               help="log lines as JSON or readable console text (auto: console on a terminal)")
+    serve.flag("--log-level", env="LOG_LEVEL", default="info",
+               choices=("debug", "info", "warning", "error"), help="lowest level logged")
+    serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+
+    perft = commands.add_parser("perft", help="count action sequences of each length from a position")
+    perft.add_argument("game", help="ruleset id: war, battle, napoleonic")
+    perft.add_argument("--depth", type=int, required=True, help="largest sequence length to count")
+    perft.add_argument("--position", default=None, help="set-up text of the starting position")
+    perft.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                       help="an engine option (repeatable)")
+    perft.add_argument("--divide", action="store_true", help="also count per first action at the last depth")
+    return parser
+
+
+def _listen(text: str) -> str:
+    host_port(text)
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `wargame-engine`."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or args_list[0].startswith("-") and args_list[0] not in ("-h", "--help"):
+        args_list.insert(0, "serve")
+    args = build_parser().parse_args(args_list)
+    try:
+        if args.command == "perft":
+            return perft_command(args)
+        return serve_command(args)
+    except ConfigError as error:
+        fail(PROG, str(error))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _seal_key(path: str) -> bytes | None:
+    if not path:
+        return None
+    try:
+        text = open(path, encoding="ascii").read().strip()
+        key = bytes.fromhex(text)
+    except (OSError, ValueError) as error:
+        raise ConfigError(f"cannot read the seal key from {path}: {error}") from None
+    if len(key) != 32:
+        raise ConfigError(f"the seal key in {path} has {len(key)} bytes; it needs 32 (64 hex digits)")
+    return key
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """Serve RulesEngine: one process, or a supervisor of `--workers` processes."""
+    import structlog
+
+    configure_logging(args.log_format, args.log_level)
+    log = structlog.get_logger(component="engine")
+    for name in ("workers", "threads", "max_message_bytes", "max_actions", "max_record_bytes"):
+        if getattr(args, name) < 1:
+            raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
+    seal_key = _seal_key(args.seal_key_file)
+    metrics = None if args.metrics_listen == "off" else host_port(args.metrics_listen)
+    if args.workers > 1 and not args.worker:
+        from engine_service.workers import supervise
+        from wargame.runtime.serving import check_port_free, free_port
+
+        host, port = host_port(args.listen)
+        check_port_free(args.listen)
+        listen = f"{host}:{port or free_port(host)}"
+        worker_argv = ["serve", "--worker", "--workers", "1", "--listen", listen,
+                       "--metrics-listen", "off", *_passthrough(args)]
+        log.info("engine serving", address=listen, workers=args.workers, pid=os.getpid())
+        return supervise(worker_argv, args.workers, grace=args.grace, metrics_address=metrics)
+    return _serve_one(args, seal_key, metrics, log)
+
+
+def _passthrough(args: argparse.Namespace) -> list[str]:
+    flags = ("threads", "grace", "max_message_bytes", "max_actions", "max_record_bytes",
+             "max_suggest_seconds", "seal_key_file", "log_format", "log_level")
+    out: list[str] = []
+    for name in flags:
+        out += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
+    return out
+
+
+def _serve_one(args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[str, int] | None, log: object) -> int:
+    from engine_service.handling import Limits
+    from engine_service.rules import rulesets
+    from engine_service.service import SERVICE_NAME, RulesEngine
+    from wargame.runtime.serving import create_server, serve
+    from wargame.v1 import engine_pb2_grpc
+
+    limits = Limits(
+        max_message_bytes=args.max_message_bytes,
+        max_actions=args.max_actions,
+        max_record_bytes=args.max_record_bytes,
+        max_suggest_seconds=args.max_suggest_seconds,
+    )
+    servicer = RulesEngine(rulesets(seal_key), limits)
+    serving = create_server(
+        args.listen,
+        lambda server: engine_pb2_grpc.add_RulesEngineServicer_to_server(servicer, server),
+        [SERVICE_NAME],
+        max_workers=args.threads,
+        max_message_bytes=args.max_message_bytes,
+        reuse_port=args.worker,
+    )
+    if metrics is not None:
+        from prometheus_client import start_http_server
+
+        try:
+            start_http_server(metrics[1], addr=metrics[0])
+        except OSError as error:
+            raise ConfigError(f"cannot serve metrics on {args.metrics_listen}: {error.strerror or error}") from None
+    host, _ = host_port(args.listen)
+    log.info("engine serving", address=f"{host}:{serving.port}", pid=os.getpid(),  # type: ignore[attr-defined]
+             worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"))
+    serve(serving, grace=args.grace,
+          on_stop=lambda sig: log.info("stopping", signal=sig))  # type: ignore[attr-defined]
+    log.info("engine stopped")  # type: ignore[attr-defined]
+    return 0
+
+
+def perft_command(args: argparse.Namespace) -> int:
+    """Print perft counts for depths 1..N (and per first action with --divide)."""
+    from engine_service.rules import find_ruleset
+    from engine_service.rules.errors import RuleError
+
+    if args.depth < 1:
+        raise ConfigError("--depth must be at least 1")
+    options: dict[str, str] = {}
+    for item in args.option:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--option {item!r} is not NAME=VALUE")
+        options[name.strip()] = value.strip()
+    try:
+        ruleset = find_ruleset(args.game)
+        state = ruleset.new_game(ruleset.resolve_options(options), args.position)
+    except RuleError as error:
+        raise ConfigError(error.message) from None
+    for depth in range(1, args.depth + 1):
+        started = time.perf_counter()
+        nodes = ruleset.perft(state, depth)
+        seconds = time.perf_counter() - started
+        rate = nodes / seconds if seconds else 0.0
+        print(f"depth {depth}: {nodes} nodes ({seconds:.3f} s, {rate:,.0f} nodes/s)", flush=True)
+    if args.divide:
+        total = 0
+        for notation, count in ruleset.divide(state, args.depth):
+            print(f"{notation}: {count}")
+            total += count
+        print(f"total: {total}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

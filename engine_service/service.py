@@ -1,0 +1,277 @@
+"""The `wargame.v1.RulesEngine` servicer: every RPC, for every game, and nothing kept.
+
+Each call converts the request's state to core values (checking it), asks the game's
+ruleset, and converts the answer back. The servicer holds only read-only things: the
+rulesets, the conversions and the limits.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import grpc
+
+from engine_service import convert
+from engine_service.ai import suggest
+from engine_service.convert import describe
+from engine_service.convert.base import Conversions
+from engine_service.handling import Limits, RequestError, beyond_limit, missing, rpc
+from engine_service.rules.base import AnyRuleset
+from engine_service.rules.errors import Reason, RuleError
+from engine_service.rules.options import Options
+from engine_service.rules.game import META_TYPES, Game
+from engine_service.rules.record import parse_record, replay, write_record
+from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
+
+SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].full_name
+_TOKEN = re.compile(r"[A-Za-z0-9]+")
+DEFAULT_SUGGEST_SECONDS = 1.0
+
+
+class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
+    """Stateless rules engine over the registered rulesets."""
+
+    def __init__(self, rulesets: Mapping[str, AnyRuleset], limits: Limits | None = None) -> None:
+        self.rulesets = dict(rulesets)
+        self.conversions: Conversions = convert.conversions(self.rulesets)
+        self.limits = limits or Limits()
+        self._infos = engine_pb2.ListGamesResponse(
+            games=[describe.game_info(ruleset) for ruleset in self.rulesets.values()]
+        )
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _ruleset(self, game_id: str) -> AnyRuleset:
+        if not game_id:
+            raise missing("game")
+        return self.conversions.converter(game_id).ruleset
+
+    def _game(self, state: game_pb2.GameState, field: str = "state") -> tuple[Game[Any], int]:
+        if not state.game and not state.pieces and not state.options:
+            raise missing(field)
+        return self.conversions.game_from_proto(state, field)
+
+    def _state(self, game: Game[Any], ply: int) -> game_pb2.GameState:
+        return self.conversions.game_to_proto(game, ply)
+
+    def _applied(self, game: Game[Any], action: Any) -> engine_pb2.AppliedAction:
+        notation = game.format(action)
+        public = (
+            notation
+            if isinstance(action, META_TYPES)
+            else game.ruleset.public_notation(game.state, action)
+        )
+        return engine_pb2.AppliedAction(
+            action=self.conversions.action_to_proto(game, action),
+            notation=notation,
+            public_notation=public,
+        )
+
+    def _check_action_count(self, count: int, field: str) -> None:
+        if count > self.limits.max_actions:
+            raise beyond_limit(
+                "TOO_MANY_ACTIONS",
+                f"{count} actions in one request; at most {self.limits.max_actions}",
+                field,
+            )
+
+    # -- RPCs ----------------------------------------------------------------------------
+
+    @rpc("ListGames")
+    def ListGames(self, request: engine_pb2.ListGamesRequest, context: grpc.ServicerContext) -> engine_pb2.ListGamesResponse:
+        return self._infos
+
+    @rpc("DescribeGame")
+    def DescribeGame(self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext) -> engine_pb2.DescribeGameResponse:
+        ruleset = self._ruleset(request.game)
+        options = ruleset.resolve_options(dict(request.options), request.preset or None)
+        initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
+        return engine_pb2.DescribeGameResponse(
+            info=next(info for info in self._infos.games if info.id == ruleset.id),
+            board=describe.describe(ruleset, options),
+            initial_state=self._state(initial, 0),
+        )
+
+    @rpc("NewGame")
+    def NewGame(self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext) -> engine_pb2.NewGameResponse:
+        ruleset = self._ruleset(request.game)
+        options = ruleset.resolve_options(dict(request.options), request.preset or None)
+        state = ruleset.new_game(options, request.setup or None)
+        return engine_pb2.NewGameResponse(
+            state=self._state(Game(ruleset, state), 0), setup=ruleset.setup_text(state)
+        )
+
+    @rpc("ListLegalActions")
+    def ListLegalActions(self, request: engine_pb2.ListLegalActionsRequest, context: grpc.ServicerContext) -> engine_pb2.ListLegalActionsResponse:
+        game, _ = self._game(request.state)
+        response = engine_pb2.ListLegalActionsResponse(to_act=list(game.to_act()))
+        cells = cell_names(game.ruleset, game.ruleset.options_of(game.state))
+        if request.cell and request.cell not in cells:
+            raise RuleError(Reason.UNKNOWN_CELL, f"{request.cell!r} is not a cell of this board", field="cell")
+        for action in game.legal_actions():
+            notation = game.format(action)
+            if request.cell and first_cell(notation, cells) != request.cell:
+                continue
+            response.actions.add(action=self.conversions.action_to_proto(game, action), notation=notation)
+        return response
+
+    @rpc("ValidateAction")
+    def ValidateAction(self, request: engine_pb2.ValidateActionRequest, context: grpc.ServicerContext) -> engine_pb2.ValidateActionResponse:
+        game, _ = self._game(request.state)
+        if not request.HasField("action"):
+            raise missing("action")
+        try:
+            action = self.conversions.action_from_proto(game, request.action)
+            notation = game.format(action)
+            game.apply(game.actor(action), action)
+        except RuleError as error:
+            return engine_pb2.ValidateActionResponse(
+                legal=False, reason=_error_reason(error.reason), message=error.message
+            )
+        return engine_pb2.ValidateActionResponse(legal=True, notation=notation)
+
+    @rpc("ApplyActions")
+    def ApplyActions(self, request: engine_pb2.ApplyActionsRequest, context: grpc.ServicerContext) -> engine_pb2.ApplyActionsResponse:
+        game, ply = self._game(request.state)
+        if not request.actions:
+            raise missing("actions")
+        self._check_action_count(len(request.actions), "actions")
+        response = engine_pb2.ApplyActionsResponse()
+        for index, message in enumerate(request.actions):
+            try:
+                action = self.conversions.action_from_proto(game, message, f"actions[{index}]")
+                applied = self._applied(game, action)
+                game, events = game.apply(game.actor(action), action)
+            except RuleError as error:
+                raise error.at(index) from None
+            response.applied.append(applied)
+            response.events.extend(describe.event(event) for event in events)
+        response.state.CopyFrom(self._state(game, ply + len(request.actions)))
+        return response
+
+    @rpc("ParseAction")
+    def ParseAction(self, request: engine_pb2.ParseActionRequest, context: grpc.ServicerContext) -> engine_pb2.ParseActionResponse:
+        game, _ = self._game(request.state)
+        if not request.text.strip():
+            raise missing("text")
+        action = game.parse(request.text, request.side or None)
+        return engine_pb2.ParseActionResponse(
+            action=self.conversions.action_to_proto(game, action), notation=game.format(action)
+        )
+
+    @rpc("FormatAction")
+    def FormatAction(self, request: engine_pb2.FormatActionRequest, context: grpc.ServicerContext) -> engine_pb2.FormatActionResponse:
+        game, _ = self._game(request.state)
+        if not request.HasField("action"):
+            raise missing("action")
+        action = self.conversions.action_from_proto(game, request.action)
+        return engine_pb2.FormatActionResponse(notation=game.format(action))
+
+    @rpc("WriteRecord")
+    def WriteRecord(self, request: engine_pb2.WriteRecordRequest, context: grpc.ServicerContext) -> engine_pb2.WriteRecordResponse:
+        initial, ply = self._game(request.initial_state, "initial_state")
+        self._check_action_count(len(request.actions), "actions")
+        game = initial
+        lines: list[tuple[str, str]] = []
+        for index, message in enumerate(request.actions):
+            try:
+                action = self.conversions.action_from_proto(game, message, f"actions[{index}]")
+                side = game.actor(action)
+                lines.append((side, game.format(action)))
+                game, _ = game.apply(side, action)
+            except RuleError as error:
+                raise error.at(index) from None
+        ruleset = initial.ruleset
+        outcome = game.outcome
+        text = write_record(
+            ruleset.id,
+            ruleset.options_of(initial.state).as_text(),
+            ruleset.setup_text(initial.state),
+            lines,
+            result=outcome.message if outcome else "",
+            tags=dict(request.tags),
+        )
+        return engine_pb2.WriteRecordResponse(
+            record=text, final_state=self._state(game, ply + len(lines))
+        )
+
+    @rpc("ReplayRecord")
+    def ReplayRecord(self, request: engine_pb2.ReplayRecordRequest, context: grpc.ServicerContext) -> engine_pb2.ReplayRecordResponse:
+        if not request.record.strip():
+            raise missing("record")
+        size = len(request.record.encode())
+        if size > self.limits.max_record_bytes:
+            raise beyond_limit(
+                "RECORD_TOO_LONG",
+                f"the record has {size} bytes; at most {self.limits.max_record_bytes}",
+                "record",
+            )
+        record = parse_record(request.record)
+        ruleset = self._ruleset(record.game)
+        final, history = replay(ruleset, record)
+        response = engine_pb2.ReplayRecordResponse(
+            final_state=self._state(final, len(history) - 1),
+            initial_state=self._state(history[0], 0),
+        )
+        for index, (side, text) in enumerate(record.actions):
+            before = history[index]
+            response.actions.append(self._applied(before, before.parse(text, side)))
+            if request.include_states:
+                response.states.append(self._state(history[index + 1], index + 1))
+        return response
+
+    @rpc("SuggestAction")
+    def SuggestAction(self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext) -> engine_pb2.SuggestActionResponse:
+        game, _ = self._game(request.state)
+        budget = DEFAULT_SUGGEST_SECONDS
+        if request.HasField("time_budget"):
+            budget = request.time_budget.ToTimedelta().total_seconds()
+            if budget <= 0:
+                raise RequestError(
+                    grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
+                    "time_budget must be positive", "time_budget",
+                )
+            if budget > self.limits.max_suggest_seconds:
+                raise RequestError(
+                    grpc.StatusCode.INVALID_ARGUMENT, "DEADLINE_TOO_LONG",
+                    f"time_budget {budget:g} s is beyond the limit of {self.limits.max_suggest_seconds:g} s",
+                    "time_budget",
+                )
+        remaining = context.time_remaining()
+        if remaining is not None:
+            budget = min(budget, max(0.01, remaining * 0.8))
+        result = suggest(game, side=request.side or None, seconds=budget,
+                         max_depth=request.max_depth, seed=request.seed)
+        return engine_pb2.SuggestActionResponse(
+            action=self.conversions.action_to_proto(game, result.action),
+            notation=game.format(result.action),
+            evaluation=result.evaluation,
+            depth=result.depth,
+            line=result.line,
+            nodes=result.nodes,
+        )
+
+    @rpc("Ping")
+    def Ping(self, request: engine_pb2.PingRequest, context: grpc.ServicerContext) -> engine_pb2.PingResponse:
+        return engine_pb2.PingResponse(payload=request.payload)
+
+
+@functools.lru_cache(maxsize=64)
+def cell_names(ruleset: AnyRuleset, options: Options) -> frozenset[str]:
+    """Every cell name of a ruleset's board under some options."""
+    return frozenset(cell.name for cell in ruleset.describe(options).cells)
+
+
+def first_cell(notation: str, cells: frozenset[str]) -> str | None:
+    """The first cell a notation names (the cell an action starts from)."""
+    for token in _TOKEN.findall(notation):
+        if token in cells:
+            return token
+    return None
+
+
+def _error_reason(reason: Reason) -> int:
+    return errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason.value}")

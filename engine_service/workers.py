@@ -1,0 +1,129 @@
+"""One engine process per core: a small supervisor of worker processes sharing one port.
+
+The rules are CPU-bound Python, so the engine scales with processes, not threads. The
+supervisor checks the port is free, starts N workers that bind it with SO_REUSEPORT (the
+kernel spreads connections among them), restarts a worker that dies, serves the workers'
+merged Prometheus metrics, and on SIGTERM stops them gracefully.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import structlog
+
+from wargame.runtime.config import ConfigError
+
+log = structlog.get_logger(component="engine-supervisor")
+
+RESTART_WINDOW = 10.0  # seconds: a worker that dies this soon after starting counts as failing
+MAX_QUICK_FAILURES = 3
+
+
+@dataclass
+class Worker:
+    """One worker process and its restart bookkeeping."""
+
+    number: int
+    process: subprocess.Popen[bytes]
+    started: float = field(default_factory=time.monotonic)
+    quick_failures: int = 0
+
+
+def supervise(
+    worker_argv: Sequence[str],
+    count: int,
+    *,
+    grace: float,
+    metrics_address: tuple[str, int] | None,
+) -> int:
+    """Run `count` workers (each `python -m engine_service.main <worker_argv>`) until SIGTERM."""
+    stop = threading.Event()
+
+    def handle(signum: int, _frame: object) -> None:
+        log.info("stopping", signal=signal.Signals(signum).name)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+    with _metrics_directory() as metrics_dir:
+        env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": metrics_dir}
+        if metrics_address is not None:
+            _serve_merged_metrics(metrics_address, metrics_dir)
+        command = [sys.executable, "-m", "engine_service.main", *worker_argv]
+
+        def spawn(number: int) -> subprocess.Popen[bytes]:
+            return subprocess.Popen(command, env={**env, "WARGAME_ENGINE_WORKER_NUMBER": str(number)})
+
+        workers = [Worker(n, spawn(n)) for n in range(count)]
+        log.info("engine workers started", workers=count, pids=[w.process.pid for w in workers])
+        status = 0
+        while not stop.wait(0.2):
+            for worker in workers:
+                code = worker.process.poll()
+                if code is None:
+                    continue
+                quick = time.monotonic() - worker.started < RESTART_WINDOW
+                worker.quick_failures = worker.quick_failures + 1 if quick else 0
+                if worker.quick_failures >= MAX_QUICK_FAILURES:
+                    log.error("worker keeps failing; giving up", worker=worker.number, exit_code=code)
+                    status = 1
+                    stop.set()
+                    break
+                log.warning("worker exited; restarting", worker=worker.number, exit_code=code)
+                worker.process = spawn(worker.number)
+                worker.started = time.monotonic()
+        for worker in workers:
+            if worker.process.poll() is None:
+                worker.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + grace + 5
+        for worker in workers:
+            try:
+                worker.process.wait(max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                log.warning("worker did not stop in time; killing", worker=worker.number)
+                worker.process.kill()
+                worker.process.wait()
+        log.info("engine stopped")
+        return status
+
+
+@contextlib.contextmanager
+def _metrics_directory() -> Iterator[str]:
+    """The workers' shared metrics folder: $WARGAME_ENGINE_METRICS_DIR (emptied), or a temporary one."""
+    chosen = os.environ.get("WARGAME_ENGINE_METRICS_DIR")
+    if not chosen:
+        with tempfile.TemporaryDirectory(prefix="wargame-engine-metrics-") as folder:
+            yield folder
+        return
+    folder = Path(chosen)
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*.db"):  # counters of a previous run must not be merged in
+        stale.unlink()
+    yield str(folder)
+
+
+def _serve_merged_metrics(address: tuple[str, int], metrics_dir: str) -> None:
+    # prometheus_client reads PROMETHEUS_MULTIPROC_DIR at import: import it only now.
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = metrics_dir
+    from prometheus_client import CollectorRegistry, start_http_server
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=metrics_dir)
+    try:
+        start_http_server(address[1], addr=address[0], registry=registry)
+    except OSError as error:
+        raise ConfigError(
+            f"cannot serve metrics on {address[0]}:{address[1]}: {error.strerror or error}"
+        ) from None

@@ -1,0 +1,93 @@
+"""Fixtures shared by every suite: real Redis, real engine servers (in-process and processes).
+
+Markers: tests without unit/integration/system/slow are marked `unit`; fixtures that start
+servers mark nothing by themselves, so suites mark themselves (`pytestmark`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import redis
+
+from tests.servers import RedisServer, ServiceProcess, start_redis, start_service
+
+KINDS = ("unit", "integration", "system")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark tests that name no kind as unit tests; group server-heavy suites per worker."""
+    for item in items:
+        if not any(item.get_closest_marker(kind) for kind in KINDS):
+            item.add_marker(pytest.mark.unit)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """A real redis-server for the session, on a free loopback port."""
+    server = start_redis(tmp_path_factory.mktemp("redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server: RedisServer) -> str:
+    """The session's Redis, flushed before the test."""
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url
+
+
+@pytest.fixture(scope="session")
+def engine_address() -> Iterator[str]:
+    """A RulesEngine served in-process on a free port (port 0)."""
+    from engine_service.rules import rulesets
+    from engine_service.service import SERVICE_NAME, RulesEngine
+    from wargame.runtime.serving import create_server
+    from wargame.v1 import engine_pb2_grpc
+
+    servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
+    serving = create_server(
+        "127.0.0.1:0",
+        lambda server: engine_pb2_grpc.add_RulesEngineServicer_to_server(servicer, server),
+        [SERVICE_NAME],
+    )
+    serving.start()
+    yield f"127.0.0.1:{serving.port}"
+    serving.stop(grace=1)
+
+
+@pytest.fixture
+def engine_channel(engine_address: str) -> Iterator[grpc.Channel]:
+    """A channel to the in-process engine."""
+    with grpc.insecure_channel(engine_address) as channel:
+        yield channel
+
+
+TEST_SEAL_KEY = bytes(range(32))
+
+
+@pytest.fixture(scope="session")
+def seal_key_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A seal-key file holding TEST_SEAL_KEY in hex."""
+    path = tmp_path_factory.mktemp("keys") / "seal.key"
+    path.write_text(TEST_SEAL_KEY.hex() + "\n")
+    return path
+
+
+@pytest.fixture(scope="session")
+def engine_process(tmp_path_factory: pytest.TempPathFactory, seal_key_file: Path) -> Iterator[ServiceProcess]:
+    """A RulesEngine run as a real `wargame-engine` process (one worker)."""
+    logs = tmp_path_factory.mktemp("engine-logs")
+    process = start_service(
+        "engine_service.main",
+        ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file)],
+        log_path=logs / "engine.log",
+        service="wargame.v1.RulesEngine",
+    )
+    yield process
+    process.stop()

@@ -1,0 +1,58 @@
+"""Command-line configuration: every flag has a `WARGAME_*` environment variable.
+
+Flags win over the environment, the environment over the defaults; `--help` shows the
+variable and default of every flag. Bad configuration ends with one clear line on stderr
+and a non-zero exit (`ConfigError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, NoReturn
+
+
+class ConfigError(Exception):
+    """A configuration problem to report in one line before exiting with status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line and whose flags read WARGAME_* variables."""
+
+    def __init__(self, *args: Any, env_prefix: str = "WARGAME_", **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)
+        self.env_prefix = env_prefix
+
+    def error(self, message: str) -> NoReturn:
+        """Print `prog: error: message (see --help)` and exit 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def flag(self, name: str, *, env: str | None = None, **kwargs: Any) -> argparse.Action:
+        """Add `--name`, defaulting to $WARGAME_<ENV> when set (converted by `type`)."""
+        var = self.env_prefix + (env or name.lstrip("-").replace("-", "_").upper())
+        if var in os.environ:
+            raw = os.environ[var]
+            convert = kwargs.get("type", str)
+            try:
+                kwargs["default"] = convert(raw)
+            except (TypeError, ValueError):
+                self.error(f"${var}={raw!r} is not a valid value for {name}")
+        help_text = kwargs.get("help", "")
+        kwargs["help"] = f"{help_text} [env {var}]".strip()
+        return self.add_argument(name, **kwargs)
+
+
+def fail(prog: str, message: str, status: int = 2) -> NoReturn:
+    """Print one error line for `prog` and exit."""
+    print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
+    raise SystemExit(status)
+
+
+def host_port(text: str) -> tuple[str, int]:
+    """Split "host:port" (IPv6 in brackets); ValueError with a readable message if malformed."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise ValueError(f"{text!r} is not host:port")
+    return host.strip("[]") or "0.0.0.0", int(port)

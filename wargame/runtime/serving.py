@@ -1,0 +1,211 @@
+"""Server lifecycle written once: bind, health checking, reflection, graceful shutdown.
+
+`create_server(address, ...) -> Serving` binds (port 0 picks a free port, so tests can run
+servers side by side) and registers the standard health and reflection services; `serve`
+blocks until SIGTERM/SIGINT, then reports NOT_SERVING, lets in-flight calls finish within
+the grace period and returns. The asyncio variants do the same for `grpc.aio` servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+import threading
+from collections.abc import Callable, Sequence
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from wargame.runtime.config import ConfigError, host_port
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, Any]]:
+    """Channel arguments every server uses."""
+    return [
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", max_message_bytes),
+        # gRPC turns SO_REUSEPORT on by default: a second server would silently share a busy
+        # port. Only the engine's worker processes share one on purpose.
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
+        ("grpc.keepalive_time_ms", 30_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+    ]
+
+
+def check_port_free(address: str) -> None:
+    """Raise ConfigError if `address` cannot be bound exclusively (used before forking workers)."""
+    host, port = host_port(address)
+    if port == 0:
+        return
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise ConfigError(f"cannot listen on {address}: {error.strerror or error}") from None
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port that is free now (for a group of worker processes that must share one)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def _bind(server: Any, address: str) -> int:
+    try:
+        port = server.add_insecure_port(address)
+    except RuntimeError as error:
+        raise ConfigError(f"cannot listen on {address}: address in use or not available") from error
+    if not port:
+        raise ConfigError(f"cannot listen on {address}: address in use or not available")
+    return int(port)
+
+
+@dataclass
+class Serving:
+    """A bound, not yet started sync server with its health servicer."""
+
+    server: grpc.Server
+    port: int
+    health: health.HealthServicer
+    service_names: tuple[str, ...]
+
+    def start(self) -> None:
+        """Start serving and report SERVING for every service."""
+        self.server.start()
+        for name in ("", *self.service_names):
+            self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    def stop(self, grace: float) -> None:
+        """Report NOT_SERVING, refuse new calls, let in-flight calls finish within `grace` s."""
+        self.health.enter_graceful_shutdown()
+        self.server.stop(grace).wait()
+
+
+def create_server(
+    address: str,
+    register: Callable[[grpc.Server], None],
+    service_names: Sequence[str],
+    *,
+    max_workers: int = 8,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    reuse_port: bool = False,
+    interceptors: Sequence[grpc.ServerInterceptor] = (),
+) -> Serving:
+    """A sync gRPC server on `address` with health checking and reflection."""
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rpc"),
+        interceptors=list(interceptors),
+        options=server_options(max_message_bytes, reuse_port),
+        maximum_concurrent_rpcs=max_workers * 64,
+    )
+    register(server)
+    health_servicer = health.HealthServicer(experimental_non_blocking=True)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    port = _bind(server, address)
+    return Serving(server, port, health_servicer, tuple(service_names))
+
+
+def serve(serving: Serving, *, grace: float, on_stop: Callable[[str], None] | None = None) -> None:
+    """Start, block until SIGTERM/SIGINT, then shut down gracefully."""
+    stop = threading.Event()
+    received: list[str] = []
+
+    def handle(signum: int, _frame: Any) -> None:
+        received.append(signal.Signals(signum).name)
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        serving.start()
+        stop.wait()
+        if on_stop:
+            on_stop(received[0] if received else "stop")
+        serving.stop(grace)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+# --- asyncio servers ------------------------------------------------------------------
+
+
+@dataclass
+class AioServing:
+    """A bound, not yet started grpc.aio server with its health servicer."""
+
+    server: grpc.aio.Server
+    port: int
+    health: Any  # grpc_health.v1.health.aio.HealthServicer
+    service_names: tuple[str, ...]
+
+    async def start(self) -> None:
+        """Start serving and report SERVING for every service."""
+        await self.server.start()
+        for name in ("", *self.service_names):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float) -> None:
+        """Report NOT_SERVING, refuse new calls, let in-flight calls finish within `grace` s."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+
+
+def create_aio_server(
+    address: str,
+    register: Callable[[grpc.aio.Server], None],
+    service_names: Sequence[str],
+    *,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    interceptors: Sequence[Any] = (),
+) -> AioServing:
+    """A grpc.aio server on `address` with health checking and reflection (call in a loop)."""
+    from grpc_health.v1.health import aio as health_aio
+
+    server = grpc.aio.server(
+        interceptors=list(interceptors), options=server_options(max_message_bytes, reuse_port=False)
+    )
+    register(server)
+    health_servicer = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    port = _bind(server, address)
+    return AioServing(server, port, health_servicer, tuple(service_names))
+
+
+async def aio_serve(
+    serving: AioServing, *, grace: float, on_stop: Callable[[str], None] | None = None
+) -> None:
+    """Start, wait for SIGTERM/SIGINT, then shut down gracefully."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    received: list[str] = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, lambda s=sig: (received.append(s.name), stop.set()))
+    try:
+        await serving.start()
+        await stop.wait()
+        if on_stop:
+            on_stop(received[0] if received else "stop")
+        await serving.stop(grace)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(Exception):
+                loop.remove_signal_handler(sig)
