@@ -1,0 +1,159 @@
+"""RulesEngine under load (issue #6), every figure beside a same-run reference.
+
+- A no-op RPC (Ping, carrying as many bytes as the game's state) is the ceiling; then
+  ApplyActions and ListLegalActions with a middlegame state of each game, at 1 and 16
+  clients in flight: requests per second, p50/p99 latency, ratio to the no-op.
+- The same ApplyActions load against 1 worker and against 2 workers.
+- Resident memory per worker after the load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from engine_service.convert import conversions
+from engine_service.rules import rulesets
+from engine_service.rules.game import Game
+from tests.bench.harness import Bench, Figure
+from tests.servers import ROOT, free_port, wait_healthy
+from wargame.v1 import engine_pb2
+
+SECONDS = 2.0
+REPEATS = 5
+CONCURRENCY = (1, 16)
+MIDDLEGAME_PLIES = {"war": 24, "battle": 24, "napoleonic": 40}
+SERVICE = "/wargame.v1.RulesEngine/"
+
+
+def middlegame(game_id: str, seed: int = 7) -> tuple[Game[Any], Any]:
+    """A middlegame position reached by seeded random play, and an action legal in it."""
+    games = rulesets(bytes(32))
+    ruleset = games[game_id]
+    rng = random.Random(seed)
+    game: Game[Any] = Game(ruleset, ruleset.new_game(ruleset.resolve_options({})))
+    for _ in range(MIDDLEGAME_PLIES[game_id]):
+        action = ruleset.random_action(game.state, rng)
+        if action is None or game.outcome is not None:
+            break
+        game, _ = game.apply(ruleset.actor(game.state, action), action)
+    action = ruleset.random_action(game.state, rng)
+    if action is None or game.outcome is not None:
+        return middlegame(game_id, seed + 1)
+    return game, action
+
+
+def _requests(folder: Path) -> dict[str, dict[str, Path]]:
+    """Pre-serialized Ping, ApplyActions and ListLegalActions requests for each game."""
+    converted = conversions(rulesets(bytes(32)))
+    files: dict[str, dict[str, Path]] = {}
+    for game_id in ("war", "battle", "napoleonic"):
+        game, action = middlegame(game_id)
+        state = converted.game_to_proto(game, MIDDLEGAME_PLIES[game_id])
+        apply = engine_pb2.ApplyActionsRequest(state=state, actions=[converted.action_to_proto(game, action)])
+        legal = engine_pb2.ListLegalActionsRequest(state=state)
+        ping = engine_pb2.PingRequest(payload=b"x" * len(state.SerializeToString()))
+        files[game_id] = {}
+        for name, message in (("Ping", ping), ("ApplyActions", apply), ("ListLegalActions", legal)):
+            path = folder / f"{game_id}-{name}.bin"
+            path.write_bytes(message.SerializeToString())
+            files[game_id][name] = path
+    return files
+
+
+class _Engine:
+    def __init__(self, workers: int, folder: Path) -> None:
+        self.address = f"127.0.0.1:{free_port()}"
+        log = (folder / f"engine-{workers}.log").open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "engine_service.main", "serve", "--listen", self.address,
+             "--workers", str(workers), "--metrics-listen", "off", "--log-level", "warning"],
+            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            env={**os.environ, "WARGAME_LOG_FORMAT": "json"},
+        )
+        wait_healthy(self.address, "wargame.v1.RulesEngine", 60)
+        time.sleep(0.5 if workers > 1 else 0)  # let every worker finish starting
+
+    def worker_rss_mb(self) -> list[float]:
+        """Resident memory of each serving process (the workers, or the single process)."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
+        pids = [int(p) for p in children.read_text().split()] if children.exists() else []
+        sizes = []
+        for pid in pids or [self.process.pid]:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    sizes.append(int(line.split()[1]) / 1024)
+        return sizes
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def _load(address: str, method: str, request: Path, concurrency: int) -> dict[str, float]:
+    out = subprocess.run(
+        [sys.executable, "-m", "tests.bench.load", address, SERVICE + method, str(request),
+         "--concurrency", str(concurrency), "--seconds", str(SECONDS)],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    )
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def _measure(bench: Bench, name: str, address: str, method: str, request: Path, concurrency: int) -> tuple[Figure, Figure, Figure]:
+    runs = [_load(address, method, request, concurrency) for _ in range(REPEATS)]
+    made = []
+    for key, unit in (("rps", "req/s"), ("p50_ms", "ms"), ("p99_ms", "ms")):
+        values = [run[key] for run in runs]
+        made.append(Figure(f"{name} {key.replace('_ms', '')}", unit, sorted(values)[len(values) // 2],
+                           min(values), max(values), values))
+    return made[0], made[1], made[2]
+
+
+def run(bench: Bench) -> None:
+    """All engine-service figures."""
+    with tempfile.TemporaryDirectory(prefix="wargame-bench-") as scratch:
+        folder = Path(scratch)
+        requests = _requests(folder)
+        engine = _Engine(1, folder)
+        try:
+            for game_id, files in requests.items():
+                for clients in CONCURRENCY:
+                    tag = f"engine 1 worker {game_id} {clients} client{'s' if clients > 1 else ''}"
+                    ping, ping50, ping99 = _measure(bench, f"{tag} Ping (same size)", engine.address, "Ping", files["Ping"], clients)
+                    bench.report(ping)
+                    bench.report(ping50, higher_is_better=False)
+                    bench.report(ping99, higher_is_better=False)
+                    for method in ("ApplyActions", "ListLegalActions"):
+                        rps, p50, p99 = _measure(bench, f"{tag} {method}", engine.address, method, files[method], clients)
+                        goal = ">= 0.6 of Ping" if method == "ApplyActions" and clients == 16 else ""
+                        bench.report(rps, ping, goal=goal)
+                        bench.report(p50, ping50, higher_is_better=False)
+                        bench.report(p99, ping99, higher_is_better=False)
+            one = _measure(bench, "engine 1 worker war 16 clients ApplyActions", engine.address,
+                           "ApplyActions", requests["war"]["ApplyActions"], 16)[0]
+            rss_one = engine.worker_rss_mb()
+        finally:
+            engine.stop()
+        engine = _Engine(2, folder)
+        try:
+            two = _measure(bench, "engine 2 workers war 16 clients ApplyActions", engine.address,
+                           "ApplyActions", requests["war"]["ApplyActions"], 16)[0]
+            bench.report(one)
+            bench.report(two, one, goal=">= 1.6x 1 worker")
+            rss_two = engine.worker_rss_mb()
+        finally:
+            engine.stop()
+        for label, sizes in (("1 worker", rss_one), ("2 workers", rss_two)):
+            bench.report(Figure(f"engine resident memory per worker after load ({label})", "MB",
+                                max(sizes), min(sizes), max(sizes), sizes), goal="< 100 MB")

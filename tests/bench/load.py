@@ -1,0 +1,73 @@
+"""A gRPC load generator run as its own process: fixed requests, N in flight, for T seconds.
+
+    python -m tests.bench.load TARGET METHOD REQUEST_FILE --concurrency N --seconds T
+
+Requests are sent as pre-serialized bytes (no protobuf work in the client), so the figures
+measure the server. Prints one JSON line: calls, errors, seconds, latencies (p50, p99).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import grpc
+
+
+async def _load(target: str, method: str, payload: bytes, concurrency: int, seconds: float) -> dict[str, float]:
+    options = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
+    latencies: list[float] = []
+    errors = 0
+    async with grpc.aio.insecure_channel(target, options=options) as channel:
+        call = channel.unary_unary(method)  # bytes in, bytes out
+        await call(payload, timeout=30)  # warm the connection
+        stop_at = time.perf_counter() + seconds
+
+        async def client() -> None:
+            nonlocal errors
+            while time.perf_counter() < stop_at:
+                started = time.perf_counter()
+                try:
+                    await call(payload, timeout=30)
+                except grpc.RpcError:
+                    errors += 1
+                    continue
+                latencies.append(time.perf_counter() - started)
+
+        began = time.perf_counter()
+        await asyncio.gather(*(client() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - began
+    ordered = sorted(latencies) or [0.0]
+    return {
+        "calls": len(latencies),
+        "errors": errors,
+        "seconds": elapsed,
+        "rps": len(latencies) / elapsed,
+        "p50_ms": statistics.median(ordered) * 1000,
+        "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
+    }
+
+
+def main() -> int:
+    """Entry point: print the load's figures as JSON."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("target")
+    parser.add_argument("method")
+    parser.add_argument("request_file", type=Path)
+    parser.add_argument("--concurrency", type=int, default=1)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    args = parser.parse_args()
+    figures = asyncio.run(
+        _load(args.target, args.method, args.request_file.read_bytes(), args.concurrency, args.seconds)
+    )
+    print(json.dumps(figures), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
