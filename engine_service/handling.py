@@ -21,6 +21,7 @@ import structlog
 from prometheus_client import Counter, Histogram
 
 from engine_service.rules.errors import Reason, RuleError
+from wargame.runtime.serving import MalformedRequest
 from wargame.runtime.status import rich_status
 
 log = structlog.get_logger(component="engine")
@@ -107,6 +108,10 @@ def rpc(name: str) -> Callable[[Method], Method]:
                 request_id=request_id, rpc=name, game=_game_of(request)
             ):
                 try:
+                    if isinstance(request, MalformedRequest):
+                        raise RequestError(
+                            grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe()
+                        )
                     response = method(self, request, context)
                 except (RuleError, RequestError) as error:
                     status = status_of(error)

@@ -143,8 +143,8 @@ def _serve_one(args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[
     from engine_service.handling import Limits
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import create_server, serve
-    from wargame.v1 import engine_pb2_grpc
+    from wargame.runtime.serving import create_server, register_service, serve
+    from wargame.v1 import engine_pb2
 
     limits = Limits(
         max_message_bytes=args.max_message_bytes,
@@ -155,7 +155,7 @@ def _serve_one(args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[
     servicer = RulesEngine(rulesets(seal_key), limits)
     serving = create_server(
         args.listen,
-        lambda server: engine_pb2_grpc.add_RulesEngineServicer_to_server(servicer, server),
+        lambda server: register_service(server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]),
         [SERVICE_NAME],
         max_workers=args.threads,
         max_message_bytes=args.max_message_bytes,

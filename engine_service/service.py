@@ -126,7 +126,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         try:
             action = self.conversions.action_from_proto(game, request.action)
             notation = game.format(action)
-            game.apply(game.actor(action), action)
+            game.apply(request.action.side or game.actor(action), action)
         except RuleError as error:
             return engine_pb2.ValidateActionResponse(
                 legal=False, reason=_error_reason(error.reason), message=error.message
@@ -144,7 +144,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             try:
                 action = self.conversions.action_from_proto(game, message, f"actions[{index}]")
                 applied = self._applied(game, action)
-                game, events = game.apply(game.actor(action), action)
+                game, events = game.apply(message.side or game.actor(action), action)
             except RuleError as error:
                 raise error.at(index) from None
             response.applied.append(applied)
@@ -179,7 +179,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         for index, message in enumerate(request.actions):
             try:
                 action = self.conversions.action_from_proto(game, message, f"actions[{index}]")
-                side = game.actor(action)
+                side = message.side or game.actor(action)
                 lines.append((side, game.format(action)))
                 game, _ = game.apply(side, action)
             except RuleError as error:
@@ -266,10 +266,14 @@ def cell_names(ruleset: AnyRuleset, options: Options) -> frozenset[str]:
 
 
 def first_cell(notation: str, cells: frozenset[str]) -> str | None:
-    """The first cell a notation names (the cell an action starts from)."""
+    """The first cell a notation names (the cell an action starts from).
+
+    Tokens may carry a piece letter in front of the cell ("Md1xd6", "F@e5").
+    """
     for token in _TOKEN.findall(notation):
-        if token in cells:
-            return token
+        for candidate in (token, token.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
+            if candidate in cells:
+                return candidate
     return None
 
 

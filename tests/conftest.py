@@ -47,13 +47,13 @@ def engine_address() -> Iterator[str]:
     """A RulesEngine served in-process on a free port (port 0)."""
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import create_server
-    from wargame.v1 import engine_pb2_grpc
+    from wargame.runtime.serving import create_server, register_service
+    from wargame.v1 import engine_pb2
 
     servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
     serving = create_server(
         "127.0.0.1:0",
-        lambda server: engine_pb2_grpc.add_RulesEngineServicer_to_server(servicer, server),
+        lambda server: register_service(server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]),
         [SERVICE_NAME],
     )
     serving.start()

@@ -276,6 +276,21 @@ class Ruleset(ABC, Generic[S, A]):
     def actor(self, state: S, action: A) -> str:
         """The side that performs `action`."""
 
+    def check_turn(self, state: S, side: str, action: A) -> None:
+        """Raise NOT_YOUR_TURN when `side` may not send `action` now.
+
+        Games with phases override this to say WRONG_PHASE where that is the truer reason
+        (Napoleonic Chess T25: a move sent while the defender allocates supports).
+        """
+        to_act = self.to_act(state)
+        if side not in to_act:
+            raise RuleError(
+                Reason.NOT_YOUR_TURN, f"it is not {side}'s turn: {' and '.join(to_act)} to act"
+            )
+        actor = self.actor(state, action)
+        if actor != side:
+            raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {actor}")
+
     @abstractmethod
     def outcome(self, state: S) -> Outcome | None:
         """How the game ended, or None while it goes on."""

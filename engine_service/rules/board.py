@@ -47,7 +47,7 @@ class CellGraph:
         for direction, nxt in self.step.items():
             per_cell = []
             for start in range(len(self.names)):
-                line = []
+                line: list[int] = []
                 cell = nxt[start]
                 while cell >= 0 and len(line) < len(self.names):
                     line.append(cell)

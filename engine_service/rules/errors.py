@@ -50,6 +50,7 @@ class Reason(StrEnum):
     CITADEL_DUTY = "CITADEL_DUTY"  # 7: must answer a commanded Citadel
     WAGON_UNDER_COVER = "WAGON_UNDER_COVER"  # 8: the Wagon is covered by its battery
     CAPTURE_NOT_ALLOWED = "CAPTURE_NOT_ALLOWED"  # who may capture what (5)
+    RIVER_CROSSING = "RIVER_CROSSING"  # 2.3, 2.4: the river cuts the line
 
     # --- Napoleonic Chess (section 11 of its specification) -------------------------
     UNKNOWN_UNIT = "UNKNOWN_UNIT"
@@ -77,6 +78,8 @@ class Reason(StrEnum):
     DEPLOYMENT_INVALID = "DEPLOYMENT_INVALID"  # array breaks composition or rows
     COMMITMENT_MISMATCH = "COMMITMENT_MISMATCH"  # reveal does not match the commitment
     ALREADY_DEPLOYED = "ALREADY_DEPLOYED"
+    SUPPORT_ACROSS_OBSTACLE = "SUPPORT_ACROSS_OBSTACLE"  # 10.4: obstacles_block_support
+    SEAL_KEY_UNAVAILABLE = "SEAL_KEY_UNAVAILABLE"  # 10.1 mode B: the engine has no seal key
 
 
 class RuleError(Exception):

@@ -102,14 +102,7 @@ class Game(Generic[S]):
             if action.side != side:
                 raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {action.side}")
             return self._apply_meta(action)
-        to_act = self.ruleset.to_act(self.state)
-        if side not in to_act:
-            raise RuleError(
-                Reason.NOT_YOUR_TURN, f"it is not {side}'s turn: {' and '.join(to_act)} to act"
-            )
-        actor = self.ruleset.actor(self.state, action)
-        if actor != side:
-            raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {actor}")
+        self.ruleset.check_turn(self.state, side, action)
         state, events = self.ruleset.apply(self.state, action)
         offer = self.draw_offer if self.draw_offer in (None, side) else None
         game = replace(self, state=state, draw_offer=offer)

@@ -12,7 +12,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from wargame.runtime.config import ConfigError, Parser, host_port
-from wargame.runtime.serving import check_port_free, create_server
+from wargame.runtime.serving import MalformedRequest, check_port_free, create_server, register_service
 from wargame.runtime.status import error_details, rich_status
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
@@ -21,6 +21,10 @@ pytestmark = pytest.mark.integration
 
 class _Failing(engine_pb2_grpc.RulesEngineServicer):
     def Ping(self, request: engine_pb2.PingRequest, context: grpc.ServicerContext) -> engine_pb2.PingResponse:
+        if isinstance(request, MalformedRequest):
+            context.abort_with_status(
+                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe())
+            )
         if request.payload == b"fail":
             context.abort_with_status(
                 rich_status(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_STATE", "bad state",
@@ -33,7 +37,7 @@ class _Failing(engine_pb2_grpc.RulesEngineServicer):
 def serving():
     instance = create_server(
         "127.0.0.1:0",
-        lambda server: engine_pb2_grpc.add_RulesEngineServicer_to_server(_Failing(), server),
+        lambda server: register_service(server, _Failing(), engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]),
         ["wargame.v1.RulesEngine"],
     )
     instance.start()
@@ -107,3 +111,14 @@ def test_host_port_parsing() -> None:
     for bad in ("nohost", "x:99999", "a:b"):
         with pytest.raises(ValueError):
             host_port(bad)
+
+
+def test_undecodable_bytes_reach_the_servicer_as_malformed_not_internal(serving) -> None:
+    with grpc.insecure_channel(f"127.0.0.1:{serving.port}") as channel:
+        raw = channel.unary_unary("/wargame.v1.RulesEngine/Ping")
+        with pytest.raises(grpc.RpcError) as failure:
+            raw(b"\xff\xff\xff")
+    details = error_details(failure.value)
+    assert details.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert details.reason == "MALFORMED_REQUEST"
+    assert "wargame.v1.PingRequest" in details.message

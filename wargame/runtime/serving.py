@@ -27,6 +27,54 @@ from wargame.runtime.config import ConfigError, host_port
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
+@dataclass(frozen=True)
+class MalformedRequest:
+    """Stands in for a request whose bytes are not a valid message of its type.
+
+    grpc-python answers undecodable requests with INTERNAL; services registered through
+    `register_service` receive this instead and refuse it as INVALID_ARGUMENT.
+    """
+
+    message_type: str
+    error: str
+
+    def describe(self) -> str:
+        """One line saying what was wrong."""
+        return f"the request is not a valid {self.message_type}: {self.error}"
+
+
+def _tolerant(message_class: Any) -> Callable[[bytes], Any]:
+    def deserialize(data: bytes) -> Any:
+        try:
+            return message_class.FromString(data)
+        except Exception as error:  # DecodeError, invalid UTF-8, absurd nesting
+            return MalformedRequest(message_class.DESCRIPTOR.full_name, str(error) or type(error).__name__)
+
+    return deserialize
+
+
+def register_service(server: Any, servicer: Any, service: Any) -> None:
+    """Register `servicer`'s methods for a service descriptor, with tolerant deserializers."""
+    from google.protobuf import message_factory
+
+    handlers = {}
+    for method in service.methods:
+        request_class = message_factory.GetMessageClass(method.input_type)
+        response_class = message_factory.GetMessageClass(method.output_type)
+        make = {
+            (False, False): grpc.unary_unary_rpc_method_handler,
+            (False, True): grpc.unary_stream_rpc_method_handler,
+            (True, False): grpc.stream_unary_rpc_method_handler,
+            (True, True): grpc.stream_stream_rpc_method_handler,
+        }[(method.client_streaming, method.server_streaming)]
+        handlers[method.name] = make(
+            getattr(servicer, method.name),
+            request_deserializer=_tolerant(request_class),
+            response_serializer=response_class.SerializeToString,
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
+
+
 def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, Any]]:
     """Channel arguments every server uses."""
     return [

@@ -90,6 +90,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """Game of Battle 8: the Wagon is under cover of attacking Artillery."""
     ERROR_REASON_CAPTURE_NOT_ALLOWED: _ErrorReason.ValueType  # 33
     """Game of Battle 5: this piece may not capture that one."""
+    ERROR_REASON_RIVER_CROSSING: _ErrorReason.ValueType  # 70
+    """Game of Battle 2.3, 2.4: the river cuts the line; it is crossed only at the fords and
+    the bridge, through their marked entrances.
+    """
     ERROR_REASON_UNKNOWN_UNIT: _ErrorReason.ValueType  # 34
     """Napoleonic Chess: no unit has this id, or no unit stands there."""
     ERROR_REASON_NOT_OWN_UNIT: _ErrorReason.ValueType  # 35
@@ -140,6 +144,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """Napoleonic Chess 10.1: the revealed array does not match the commitment."""
     ERROR_REASON_ALREADY_DEPLOYED: _ErrorReason.ValueType  # 58
     """Napoleonic Chess 10.1: the side has already committed or revealed."""
+    ERROR_REASON_SUPPORT_ACROSS_OBSTACLE: _ErrorReason.ValueType  # 80
+    """Napoleonic Chess 10.4: with obstacles_block_support no support crosses a border obstacle."""
+    ERROR_REASON_SEAL_KEY_UNAVAILABLE: _ErrorReason.ValueType  # 81
+    """Napoleonic Chess 10.1: the sealed Attack at Dawn mode needs the engine's seal key,
+    which this engine was not given.
+    """
     ERROR_REASON_REQUEST_TOO_LARGE: _ErrorReason.ValueType  # 100
     """--- service and matchmaker reasons start at 100 ---
     A request beyond the service's size limits.
@@ -262,6 +272,10 @@ ERROR_REASON_WAGON_UNDER_COVER: ErrorReason.ValueType  # 32
 """Game of Battle 8: the Wagon is under cover of attacking Artillery."""
 ERROR_REASON_CAPTURE_NOT_ALLOWED: ErrorReason.ValueType  # 33
 """Game of Battle 5: this piece may not capture that one."""
+ERROR_REASON_RIVER_CROSSING: ErrorReason.ValueType  # 70
+"""Game of Battle 2.3, 2.4: the river cuts the line; it is crossed only at the fords and
+the bridge, through their marked entrances.
+"""
 ERROR_REASON_UNKNOWN_UNIT: ErrorReason.ValueType  # 34
 """Napoleonic Chess: no unit has this id, or no unit stands there."""
 ERROR_REASON_NOT_OWN_UNIT: ErrorReason.ValueType  # 35
@@ -312,6 +326,12 @@ ERROR_REASON_COMMITMENT_MISMATCH: ErrorReason.ValueType  # 57
 """Napoleonic Chess 10.1: the revealed array does not match the commitment."""
 ERROR_REASON_ALREADY_DEPLOYED: ErrorReason.ValueType  # 58
 """Napoleonic Chess 10.1: the side has already committed or revealed."""
+ERROR_REASON_SUPPORT_ACROSS_OBSTACLE: ErrorReason.ValueType  # 80
+"""Napoleonic Chess 10.4: with obstacles_block_support no support crosses a border obstacle."""
+ERROR_REASON_SEAL_KEY_UNAVAILABLE: ErrorReason.ValueType  # 81
+"""Napoleonic Chess 10.1: the sealed Attack at Dawn mode needs the engine's seal key,
+which this engine was not given.
+"""
 ERROR_REASON_REQUEST_TOO_LARGE: ErrorReason.ValueType  # 100
 """--- service and matchmaker reasons start at 100 ---
 A request beyond the service's size limits.

@@ -662,7 +662,9 @@ class Clock(_message.Message):
     AS_OF_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     running: _builtins.str
-    """The side whose clock runs; empty when none does."""
+    """The side whose clock runs; empty when none does; several sides comma-separated while
+    they act at once (a simultaneous deployment).
+    """
     @_builtins.property
     def remaining(self) -> _containers.MessageMap[_builtins.str, _duration_pb2.Duration]:
         """Time left per side, at `as_of`."""
@@ -1033,6 +1035,11 @@ class SubmitActionsResponse(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     NOTATIONS_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    replayed: _builtins.bool
+    """True when this is the stored result of an earlier submission with the same
+    idempotency key (nothing was applied again; `game` is the game as it stands now).
+    """
     @_builtins.property
     def game(self) -> Global___GameView:
         """The game after the actions."""
@@ -1051,10 +1058,11 @@ class SubmitActionsResponse(_message.Message):
         game: Global___GameView | None = ...,
         events: _abc.Iterable[_game_pb2.Event] | None = ...,
         notations: _abc.Iterable[_builtins.str] | None = ...,
+        replayed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game", b"game", "notations", b"notations"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game", b"game", "notations", b"notations", "replayed", b"replayed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1240,10 +1248,15 @@ class WatchGameResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
     AT_FIELD_NUMBER: _builtins.int
+    RESYNC_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version this update made."""
     side: _builtins.str
     """The acting side, if an action made it."""
+    resync: _builtins.bool
+    """True when the updates between the requested version and this one are no longer kept:
+    this message carries no notations or events, only `game` as it stands.
+    """
     @_builtins.property
     def notations(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """The notations of the actions committed (hidden ones as their public form)."""
@@ -1254,7 +1267,9 @@ class WatchGameResponse(_message.Message):
 
     @_builtins.property
     def game(self) -> Global___GameView:
-        """The game after the update, as the watcher may see it."""
+        """The game as the watcher may see it, set on the update that made the game's newest
+        version (earlier updates sent while catching up carry only what changed).
+        """
 
     @_builtins.property
     def at(self) -> _timestamp_pb2.Timestamp:
@@ -1269,10 +1284,11 @@ class WatchGameResponse(_message.Message):
         events: _abc.Iterable[_game_pb2.Event] | None = ...,
         game: Global___GameView | None = ...,
         at: _timestamp_pb2.Timestamp | None = ...,
+        resync: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "side", b"side", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "resync", b"resync", "side", b"side", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -207,6 +207,8 @@ class MatchmakerServicer:
 
     def JoinQueue(self, request, context):
         """Wait in the quick-match queue; streams the waiting status until matched or cancelled.
+        The last message carries the game when matched; the stream ends without one when the
+        ticket left the queue (LeaveQueue, or the server shutting down: join again).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -249,6 +251,8 @@ class MatchmakerServicer:
 
     def WatchGame(self, request, context):
         """Every update of a game from a version on, then live; resumable after a disconnect.
+        The stream ends after the last update of a finished game, or when the server shuts
+        down (reconnect with after_version = the last version received).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -60,7 +60,10 @@ class MatchmakerStub:
     BrowseGames: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.BrowseGamesRequest, _matchmaker_pb2.BrowseGamesResponse]
     """Public games that are open or running, newest first."""
     JoinQueue: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.JoinQueueRequest, _matchmaker_pb2.JoinQueueResponse]
-    """Wait in the quick-match queue; streams the waiting status until matched or cancelled."""
+    """Wait in the quick-match queue; streams the waiting status until matched or cancelled.
+    The last message carries the game when matched; the stream ends without one when the
+    ticket left the queue (LeaveQueue, or the server shutting down: join again).
+    """
     LeaveQueue: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.LeaveQueueRequest, _matchmaker_pb2.LeaveQueueResponse]
     """Leave the quick-match queue (closing the JoinQueue stream does the same)."""
     SubmitActions: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.SubmitActionsRequest, _matchmaker_pb2.SubmitActionsResponse]
@@ -72,7 +75,10 @@ class MatchmakerStub:
     AnswerDraw: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.AnswerDrawRequest, _matchmaker_pb2.AnswerDrawResponse]
     """Accept or decline the opponent's draw offer."""
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
-    """Every update of a game from a version on, then live; resumable after a disconnect."""
+    """Every update of a game from a version on, then live; resumable after a disconnect.
+    The stream ends after the last update of a finished game, or when the server shuts
+    down (reconnect with after_version = the last version received).
+    """
     GetRecord: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.GetRecordRequest, _matchmaker_pb2.GetRecordResponse]
     """The game record (replayable by the engine's ReplayRecord) of a running or finished game."""
     GetLeaderboard: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.GetLeaderboardRequest, _matchmaker_pb2.GetLeaderboardResponse]
@@ -112,7 +118,10 @@ class MatchmakerAsyncStub(MatchmakerStub):
     BrowseGames: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.BrowseGamesRequest, _matchmaker_pb2.BrowseGamesResponse]  # type: ignore[assignment]
     """Public games that are open or running, newest first."""
     JoinQueue: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.JoinQueueRequest, _matchmaker_pb2.JoinQueueResponse]  # type: ignore[assignment]
-    """Wait in the quick-match queue; streams the waiting status until matched or cancelled."""
+    """Wait in the quick-match queue; streams the waiting status until matched or cancelled.
+    The last message carries the game when matched; the stream ends without one when the
+    ticket left the queue (LeaveQueue, or the server shutting down: join again).
+    """
     LeaveQueue: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.LeaveQueueRequest, _matchmaker_pb2.LeaveQueueResponse]  # type: ignore[assignment]
     """Leave the quick-match queue (closing the JoinQueue stream does the same)."""
     SubmitActions: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.SubmitActionsRequest, _matchmaker_pb2.SubmitActionsResponse]  # type: ignore[assignment]
@@ -124,7 +133,10 @@ class MatchmakerAsyncStub(MatchmakerStub):
     AnswerDraw: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.AnswerDrawRequest, _matchmaker_pb2.AnswerDrawResponse]  # type: ignore[assignment]
     """Accept or decline the opponent's draw offer."""
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
-    """Every update of a game from a version on, then live; resumable after a disconnect."""
+    """Every update of a game from a version on, then live; resumable after a disconnect.
+    The stream ends after the last update of a finished game, or when the server shuts
+    down (reconnect with after_version = the last version received).
+    """
     GetRecord: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.GetRecordRequest, _matchmaker_pb2.GetRecordResponse]  # type: ignore[assignment]
     """The game record (replayable by the engine's ReplayRecord) of a running or finished game."""
     GetLeaderboard: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.GetLeaderboardRequest, _matchmaker_pb2.GetLeaderboardResponse]  # type: ignore[assignment]
@@ -215,7 +227,10 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaker_pb2.JoinQueueRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_matchmaker_pb2.JoinQueueResponse], _abc.AsyncIterator[_matchmaker_pb2.JoinQueueResponse]]:
-        """Wait in the quick-match queue; streams the waiting status until matched or cancelled."""
+        """Wait in the quick-match queue; streams the waiting status until matched or cancelled.
+        The last message carries the game when matched; the stream ends without one when the
+        ticket left the queue (LeaveQueue, or the server shutting down: join again).
+        """
 
     @_abc_1.abstractmethod
     def LeaveQueue(
@@ -263,7 +278,10 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaker_pb2.WatchGameRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_matchmaker_pb2.WatchGameResponse], _abc.AsyncIterator[_matchmaker_pb2.WatchGameResponse]]:
-        """Every update of a game from a version on, then live; resumable after a disconnect."""
+        """Every update of a game from a version on, then live; resumable after a disconnect.
+        The stream ends after the last update of a finished game, or when the server shuts
+        down (reconnect with after_version = the last version received).
+        """
 
     @_abc_1.abstractmethod
     def GetRecord(

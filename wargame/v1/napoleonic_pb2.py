@@ -24,15 +24,15 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bwargame/v1/napoleonic.proto\x12\nwargame.v1\"\xd4\x03\n\x0fNapoleonicState\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12\r\n\x05width\x18\x02 \x01(\r\x12\x0e\n\x06height\x18\x03 \x01(\r\x12-\n\x07players\x18\x04 \x03(\x0b\x32\x1c.wargame.v1.NapoleonicPlayer\x12\x12\n\nturn_order\x18\x05 \x03(\t\x12*\n\x05phase\x18\x06 \x01(\x0e\x32\x1b.wargame.v1.NapoleonicPhase\x12\x15\n\ractive_player\x18\x07 \x01(\t\x12\x13\n\x0bturn_number\x18\x08 \x01(\r\x12.\n\x07terrain\x18\t \x01(\x0b\x32\x1d.wargame.v1.NapoleonicTerrain\x12(\n\x04turn\x18\n \x01(\x0b\x32\x1a.wargame.v1.NapoleonicTurn\x12\x1f\n\x17turns_since_elimination\x18\x0b \x01(\r\x12\x18\n\x10position_history\x18\x0c \x03(\x06\x12\x34\n\ndeployment\x18\r \x01(\x0b\x32 .wargame.v1.NapoleonicDeployment\x12*\n\x06\x61rmies\x18\x0e \x03(\x0b\x32\x1a.wargame.v1.NapoleonicArmy\"0\n\x10NapoleonicPlayer\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61lliance\x18\x02 \x01(\t\"4\n\x0eNapoleonicArmy\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\nunit_types\x18\x02 \x03(\t\"\xbd\x01\n\x11NapoleonicTerrain\x12\r\n\x05hills\x18\x01 \x03(\t\x12/\n\x08redoubts\x18\x02 \x03(\x0b\x32\x1d.wargame.v1.NapoleonicRedoubt\x12\x39\n\rconstructions\x18\x03 \x03(\x0b\x32\".wargame.v1.NapoleonicConstruction\x12-\n\tobstacles\x18\x04 \x03(\x0b\x32\x1a.wargame.v1.NapoleonicEdge\"0\n\x11NapoleonicRedoubt\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\"K\n\x16NapoleonicConstruction\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\x12\x0f\n\x07\x62uilder\x18\x02 \x01(\t\x12\x12\n\nturns_done\x18\x03 \x01(\r\"&\n\x0eNapoleonicEdge\x12\t\n\x01\x61\x18\x01 \x01(\t\x12\t\n\x01\x62\x18\x02 \x01(\t\"\xde\x01\n\x0eNapoleonicTurn\x12\r\n\x05moved\x18\x01 \x03(\t\x12\x19\n\x11\x65ntered_elevation\x18\x02 \x03(\t\x12-\n\x07\x61ttacks\x18\x03 \x03(\x0b\x32\x1c.wargame.v1.NapoleonicAttack\x12/\n\x08supports\x18\x04 \x03(\x0b\x32\x1d.wargame.v1.NapoleonicSupport\x12\x30\n\tvacancies\x18\x05 \x03(\x0b\x32\x1d.wargame.v1.NapoleonicVacancy\x12\x10\n\x08\x61\x64vanced\x18\x06 \x03(\t\"4\n\x10NapoleonicAttack\x12\x10\n\x08\x61ttacker\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"9\n\x11NapoleonicSupport\x12\x11\n\tsupporter\x18\x01 \x01(\t\x12\x11\n\tsupported\x18\x02 \x01(\t\"F\n\x11NapoleonicVacancy\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\x12\x10\n\x08\x65ligible\x18\x02 \x03(\t\x12\x11\n\tfilled_by\x18\x03 \x01(\t\"\xeb\x01\n\x14NapoleonicDeployment\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x35\n\x0b\x63ommitments\x18\x02 \x03(\x0b\x32 .wargame.v1.NapoleonicCommitment\x12,\n\x07reveals\x18\x03 \x03(\x0b\x32\x1b.wargame.v1.NapoleonicArray\x12\x31\n\x06sealed\x18\x04 \x03(\x0b\x32!.wargame.v1.NapoleonicSealedArray\x12\x13\n\x0bnext_placer\x18\x05 \x01(\t\x12\x18\n\x10placed_this_turn\x18\x06 \x01(\r\"4\n\x14NapoleonicCommitment\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"d\n\x0fNapoleonicArray\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x33\n\nplacements\x18\x02 \x03(\x0b\x32\x1f.wargame.v1.NapoleonicPlacement\x12\x0c\n\x04salt\x18\x03 \x01(\x0c\"6\n\x13NapoleonicPlacement\x12\x11\n\tunit_type\x18\x01 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\t\";\n\x15NapoleonicSealedArray\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\nciphertext\x18\x02 \x01(\x0c\"\x87\x04\n\x10NapoleonicAction\x12*\n\x04move\x18\x01 \x01(\x0b\x32\x1a.wargame.v1.NapoleonicMoveH\x00\x12\x33\n\tend_phase\x18\x02 \x01(\x0b\x32\x1e.wargame.v1.NapoleonicEndPhaseH\x00\x12.\n\x06\x61ttack\x18\x03 \x01(\x0b\x32\x1c.wargame.v1.NapoleonicAttackH\x00\x12\x30\n\x07support\x18\x04 \x01(\x0b\x32\x1d.wargame.v1.NapoleonicSupportH\x00\x12-\n\x07\x61\x64vance\x18\x05 \x01(\x0b\x32\x1a.wargame.v1.NapoleonicMoveH\x00\x12;\n\rbegin_redoubt\x18\x06 \x01(\x0b\x32\".wargame.v1.NapoleonicBeginRedoubtH\x00\x12\x32\n\x06\x63ommit\x18\x07 \x01(\x0b\x32 .wargame.v1.NapoleonicCommitmentH\x00\x12-\n\x06reveal\x18\x08 \x01(\x0b\x32\x1b.wargame.v1.NapoleonicArrayH\x00\x12+\n\x04seal\x18\t \x01(\x0b\x32\x1b.wargame.v1.NapoleonicArrayH\x00\x12,\n\x05place\x18\n \x01(\x0b\x32\x1b.wargame.v1.NapoleonicArrayH\x00\x42\x06\n\x04kind\"*\n\x0eNapoleonicMove\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\"\x14\n\x12NapoleonicEndPhase\"&\n\x16NapoleonicBeginRedoubt\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t*\xe3\x02\n\x0fNapoleonicPhase\x12 \n\x1cNAPOLEONIC_PHASE_UNSPECIFIED\x10\x00\x12\"\n\x1eNAPOLEONIC_PHASE_DEPLOY_COMMIT\x10\x01\x12\"\n\x1eNAPOLEONIC_PHASE_DEPLOY_REVEAL\x10\x02\x12\"\n\x1eNAPOLEONIC_PHASE_DEPLOY_SEALED\x10\x03\x12\x1e\n\x1aNAPOLEONIC_PHASE_PLACEMENT\x10\x04\x12\x1d\n\x19NAPOLEONIC_PHASE_MOVEMENT\x10\x05\x12\'\n#NAPOLEONIC_PHASE_ATTACK_DECLARATION\x10\x06\x12\x1c\n\x18NAPOLEONIC_PHASE_DEFENCE\x10\x07\x12\x1c\n\x18NAPOLEONIC_PHASE_ADVANCE\x10\x08\x12\x1e\n\x1aNAPOLEONIC_PHASE_GAME_OVER\x10\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bwargame/v1/napoleonic.proto\x12\nwargame.v1\"\xd4\x03\n\x0fNapoleonicState\x12\x10\n\x08scenario\x18\x01 \x01(\t\x12\r\n\x05width\x18\x02 \x01(\r\x12\x0e\n\x06height\x18\x03 \x01(\r\x12-\n\x07players\x18\x04 \x03(\x0b\x32\x1c.wargame.v1.NapoleonicPlayer\x12\x12\n\nturn_order\x18\x05 \x03(\t\x12*\n\x05phase\x18\x06 \x01(\x0e\x32\x1b.wargame.v1.NapoleonicPhase\x12\x15\n\ractive_player\x18\x07 \x01(\t\x12\x13\n\x0bturn_number\x18\x08 \x01(\r\x12.\n\x07terrain\x18\t \x01(\x0b\x32\x1d.wargame.v1.NapoleonicTerrain\x12(\n\x04turn\x18\n \x01(\x0b\x32\x1a.wargame.v1.NapoleonicTurn\x12\x1f\n\x17turns_since_elimination\x18\x0b \x01(\r\x12\x18\n\x10position_history\x18\x0c \x03(\x06\x12\x34\n\ndeployment\x18\r \x01(\x0b\x32 .wargame.v1.NapoleonicDeployment\x12*\n\x06\x61rmies\x18\x0e \x03(\x0b\x32\x1a.wargame.v1.NapoleonicArmy\"0\n\x10NapoleonicPlayer\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61lliance\x18\x02 \x01(\t\"4\n\x0eNapoleonicArmy\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\nunit_types\x18\x02 \x03(\t\"\xbd\x01\n\x11NapoleonicTerrain\x12\r\n\x05hills\x18\x01 \x03(\t\x12/\n\x08redoubts\x18\x02 \x03(\x0b\x32\x1d.wargame.v1.NapoleonicRedoubt\x12\x39\n\rconstructions\x18\x03 \x03(\x0b\x32\".wargame.v1.NapoleonicConstruction\x12-\n\tobstacles\x18\x04 \x03(\x0b\x32\x1a.wargame.v1.NapoleonicEdge\"0\n\x11NapoleonicRedoubt\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\"Y\n\x16NapoleonicConstruction\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\x12\x0f\n\x07\x62uilder\x18\x02 \x01(\t\x12\x12\n\nturns_done\x18\x03 \x01(\r\x12\x0c\n\x04unit\x18\x04 \x01(\t\"&\n\x0eNapoleonicEdge\x12\t\n\x01\x61\x18\x01 \x01(\t\x12\t\n\x01\x62\x18\x02 \x01(\t\"\xc1\x02\n\x0eNapoleonicTurn\x12\r\n\x05moved\x18\x01 \x03(\t\x12\x19\n\x11\x65ntered_elevation\x18\x02 \x03(\t\x12-\n\x07\x61ttacks\x18\x03 \x03(\x0b\x32\x1c.wargame.v1.NapoleonicAttack\x12/\n\x08supports\x18\x04 \x03(\x0b\x32\x1d.wargame.v1.NapoleonicSupport\x12\x30\n\tvacancies\x18\x05 \x03(\x0b\x32\x1d.wargame.v1.NapoleonicVacancy\x12\x34\n\x0bsplit_moves\x18\x07 \x03(\x0b\x32\x1f.wargame.v1.NapoleonicSplitMove\x12\x19\n\x11pending_defenders\x18\x08 \x03(\t\x12\x12\n\neliminated\x18\t \x03(\tJ\x04\x08\x06\x10\x07R\x08\x61\x64vanced\"3\n\x13NapoleonicSplitMove\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0e\n\x06origin\x18\x02 \x01(\t\"4\n\x10NapoleonicAttack\x12\x10\n\x08\x61ttacker\x18\x01 \x01(\t\x12\x0e\n\x06target\x18\x02 \x01(\t\"9\n\x11NapoleonicSupport\x12\x11\n\tsupporter\x18\x01 \x01(\t\x12\x11\n\tsupported\x18\x02 \x01(\t\"F\n\x11NapoleonicVacancy\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\x12\x10\n\x08\x65ligible\x18\x02 \x03(\t\x12\x11\n\tfilled_by\x18\x03 \x01(\t\"\xeb\x01\n\x14NapoleonicDeployment\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x35\n\x0b\x63ommitments\x18\x02 \x03(\x0b\x32 .wargame.v1.NapoleonicCommitment\x12,\n\x07reveals\x18\x03 \x03(\x0b\x32\x1b.wargame.v1.NapoleonicArray\x12\x31\n\x06sealed\x18\x04 \x03(\x0b\x32!.wargame.v1.NapoleonicSealedArray\x12\x13\n\x0bnext_placer\x18\x05 \x01(\t\x12\x18\n\x10placed_this_turn\x18\x06 \x01(\r\"4\n\x14NapoleonicCommitment\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"b\n\x0fNapoleonicArray\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x33\n\nplacements\x18\x02 \x03(\x0b\x32\x1f.wargame.v1.NapoleonicPlacementJ\x04\x08\x03\x10\x04R\x04salt\"6\n\x13NapoleonicPlacement\x12\x11\n\tunit_type\x18\x01 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\t\";\n\x15NapoleonicSealedArray\x12\x0e\n\x06player\x18\x01 \x01(\t\x12\x12\n\nciphertext\x18\x02 \x01(\x0c\"\x8d\x04\n\x10NapoleonicAction\x12*\n\x04move\x18\x01 \x01(\x0b\x32\x1a.wargame.v1.NapoleonicMoveH\x00\x12\x33\n\tend_phase\x18\x02 \x01(\x0b\x32\x1e.wargame.v1.NapoleonicEndPhaseH\x00\x12.\n\x06\x61ttack\x18\x03 \x01(\x0b\x32\x1c.wargame.v1.NapoleonicAttackH\x00\x12\x30\n\x07support\x18\x04 \x01(\x0b\x32\x1d.wargame.v1.NapoleonicSupportH\x00\x12-\n\x07\x61\x64vance\x18\x05 \x01(\x0b\x32\x1a.wargame.v1.NapoleonicMoveH\x00\x12;\n\rbegin_redoubt\x18\x06 \x01(\x0b\x32\".wargame.v1.NapoleonicBeginRedoubtH\x00\x12.\n\x06\x63ommit\x18\x0b \x01(\x0b\x32\x1c.wargame.v1.NapoleonicCommitH\x00\x12.\n\x06reveal\x18\x0c \x01(\x0b\x32\x1c.wargame.v1.NapoleonicRevealH\x00\x12*\n\x04seal\x18\r \x01(\x0b\x32\x1a.wargame.v1.NapoleonicSealH\x00\x12\x30\n\x05place\x18\x0e \x01(\x0b\x32\x1f.wargame.v1.NapoleonicPlacementH\x00\x42\x06\n\x04kindJ\x04\x08\x07\x10\x0b\"*\n\x0eNapoleonicMove\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\n\n\x02to\x18\x02 \x01(\t\"\x14\n\x12NapoleonicEndPhase\"&\n\x16NapoleonicBeginRedoubt\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\"\"\n\x10NapoleonicCommit\x12\x0e\n\x06\x64igest\x18\x01 \x01(\x0c\"U\n\x10NapoleonicReveal\x12\x33\n\nplacements\x18\x01 \x03(\x0b\x32\x1f.wargame.v1.NapoleonicPlacement\x12\x0c\n\x04salt\x18\x02 \x01(\x0c\"E\n\x0eNapoleonicSeal\x12\x33\n\nplacements\x18\x01 \x03(\x0b\x32\x1f.wargame.v1.NapoleonicPlacement*\xe3\x02\n\x0fNapoleonicPhase\x12 \n\x1cNAPOLEONIC_PHASE_UNSPECIFIED\x10\x00\x12\"\n\x1eNAPOLEONIC_PHASE_DEPLOY_COMMIT\x10\x01\x12\"\n\x1eNAPOLEONIC_PHASE_DEPLOY_REVEAL\x10\x02\x12\"\n\x1eNAPOLEONIC_PHASE_DEPLOY_SEALED\x10\x03\x12\x1e\n\x1aNAPOLEONIC_PHASE_PLACEMENT\x10\x04\x12\x1d\n\x19NAPOLEONIC_PHASE_MOVEMENT\x10\x05\x12\'\n#NAPOLEONIC_PHASE_ATTACK_DECLARATION\x10\x06\x12\x1c\n\x18NAPOLEONIC_PHASE_DEFENCE\x10\x07\x12\x1c\n\x18NAPOLEONIC_PHASE_ADVANCE\x10\x08\x12\x1e\n\x1aNAPOLEONIC_PHASE_GAME_OVER\x10\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'wargame.v1.napoleonic_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_NAPOLEONICPHASE']._serialized_start=2527
-  _globals['_NAPOLEONICPHASE']._serialized_end=2882
+  _globals['_NAPOLEONICPHASE']._serialized_start=2891
+  _globals['_NAPOLEONICPHASE']._serialized_end=3246
   _globals['_NAPOLEONICSTATE']._serialized_start=44
   _globals['_NAPOLEONICSTATE']._serialized_end=512
   _globals['_NAPOLEONICPLAYER']._serialized_start=514
@@ -44,33 +44,41 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_NAPOLEONICREDOUBT']._serialized_start=810
   _globals['_NAPOLEONICREDOUBT']._serialized_end=858
   _globals['_NAPOLEONICCONSTRUCTION']._serialized_start=860
-  _globals['_NAPOLEONICCONSTRUCTION']._serialized_end=935
-  _globals['_NAPOLEONICEDGE']._serialized_start=937
-  _globals['_NAPOLEONICEDGE']._serialized_end=975
-  _globals['_NAPOLEONICTURN']._serialized_start=978
-  _globals['_NAPOLEONICTURN']._serialized_end=1200
-  _globals['_NAPOLEONICATTACK']._serialized_start=1202
-  _globals['_NAPOLEONICATTACK']._serialized_end=1254
-  _globals['_NAPOLEONICSUPPORT']._serialized_start=1256
-  _globals['_NAPOLEONICSUPPORT']._serialized_end=1313
-  _globals['_NAPOLEONICVACANCY']._serialized_start=1315
-  _globals['_NAPOLEONICVACANCY']._serialized_end=1385
-  _globals['_NAPOLEONICDEPLOYMENT']._serialized_start=1388
-  _globals['_NAPOLEONICDEPLOYMENT']._serialized_end=1623
-  _globals['_NAPOLEONICCOMMITMENT']._serialized_start=1625
-  _globals['_NAPOLEONICCOMMITMENT']._serialized_end=1677
-  _globals['_NAPOLEONICARRAY']._serialized_start=1679
-  _globals['_NAPOLEONICARRAY']._serialized_end=1779
-  _globals['_NAPOLEONICPLACEMENT']._serialized_start=1781
-  _globals['_NAPOLEONICPLACEMENT']._serialized_end=1835
-  _globals['_NAPOLEONICSEALEDARRAY']._serialized_start=1837
-  _globals['_NAPOLEONICSEALEDARRAY']._serialized_end=1896
-  _globals['_NAPOLEONICACTION']._serialized_start=1899
-  _globals['_NAPOLEONICACTION']._serialized_end=2418
-  _globals['_NAPOLEONICMOVE']._serialized_start=2420
-  _globals['_NAPOLEONICMOVE']._serialized_end=2462
-  _globals['_NAPOLEONICENDPHASE']._serialized_start=2464
-  _globals['_NAPOLEONICENDPHASE']._serialized_end=2484
-  _globals['_NAPOLEONICBEGINREDOUBT']._serialized_start=2486
-  _globals['_NAPOLEONICBEGINREDOUBT']._serialized_end=2524
+  _globals['_NAPOLEONICCONSTRUCTION']._serialized_end=949
+  _globals['_NAPOLEONICEDGE']._serialized_start=951
+  _globals['_NAPOLEONICEDGE']._serialized_end=989
+  _globals['_NAPOLEONICTURN']._serialized_start=992
+  _globals['_NAPOLEONICTURN']._serialized_end=1313
+  _globals['_NAPOLEONICSPLITMOVE']._serialized_start=1315
+  _globals['_NAPOLEONICSPLITMOVE']._serialized_end=1366
+  _globals['_NAPOLEONICATTACK']._serialized_start=1368
+  _globals['_NAPOLEONICATTACK']._serialized_end=1420
+  _globals['_NAPOLEONICSUPPORT']._serialized_start=1422
+  _globals['_NAPOLEONICSUPPORT']._serialized_end=1479
+  _globals['_NAPOLEONICVACANCY']._serialized_start=1481
+  _globals['_NAPOLEONICVACANCY']._serialized_end=1551
+  _globals['_NAPOLEONICDEPLOYMENT']._serialized_start=1554
+  _globals['_NAPOLEONICDEPLOYMENT']._serialized_end=1789
+  _globals['_NAPOLEONICCOMMITMENT']._serialized_start=1791
+  _globals['_NAPOLEONICCOMMITMENT']._serialized_end=1843
+  _globals['_NAPOLEONICARRAY']._serialized_start=1845
+  _globals['_NAPOLEONICARRAY']._serialized_end=1943
+  _globals['_NAPOLEONICPLACEMENT']._serialized_start=1945
+  _globals['_NAPOLEONICPLACEMENT']._serialized_end=1999
+  _globals['_NAPOLEONICSEALEDARRAY']._serialized_start=2001
+  _globals['_NAPOLEONICSEALEDARRAY']._serialized_end=2060
+  _globals['_NAPOLEONICACTION']._serialized_start=2063
+  _globals['_NAPOLEONICACTION']._serialized_end=2588
+  _globals['_NAPOLEONICMOVE']._serialized_start=2590
+  _globals['_NAPOLEONICMOVE']._serialized_end=2632
+  _globals['_NAPOLEONICENDPHASE']._serialized_start=2634
+  _globals['_NAPOLEONICENDPHASE']._serialized_end=2654
+  _globals['_NAPOLEONICBEGINREDOUBT']._serialized_start=2656
+  _globals['_NAPOLEONICBEGINREDOUBT']._serialized_end=2694
+  _globals['_NAPOLEONICCOMMIT']._serialized_start=2696
+  _globals['_NAPOLEONICCOMMIT']._serialized_end=2730
+  _globals['_NAPOLEONICREVEAL']._serialized_start=2732
+  _globals['_NAPOLEONICREVEAL']._serialized_end=2817
+  _globals['_NAPOLEONICSEAL']._serialized_start=2819
+  _globals['_NAPOLEONICSEAL']._serialized_end=2888
 # @@protoc_insertion_point(module_scope)

@@ -40,14 +40,16 @@ class _NapoleonicPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Napol
     NAPOLEONIC_PHASE_ATTACK_DECLARATION: _NapoleonicPhase.ValueType  # 6
     """The active player declares attacks."""
     NAPOLEONIC_PHASE_DEFENCE: _NapoleonicPhase.ValueType  # 7
-    """The defending player allocates supports."""
+    """The defending players allocate supports."""
     NAPOLEONIC_PHASE_ADVANCE: _NapoleonicPhase.ValueType  # 8
     """The active player may advance into vacated squares."""
     NAPOLEONIC_PHASE_GAME_OVER: _NapoleonicPhase.ValueType  # 9
-    """The game is over."""
+    """The game is over by the rules (see GameState.outcome)."""
 
 class NapoleonicPhase(_NapoleonicPhase, metaclass=_NapoleonicPhaseEnumTypeWrapper):
-    """Phases of a Napoleonic Chess turn (section 6)."""
+    """Phases of a Napoleonic Chess turn (section 6); resolution and the end of a turn are
+    instantaneous and never a phase of a stored state.
+    """
 
 NAPOLEONIC_PHASE_UNSPECIFIED: NapoleonicPhase.ValueType  # 0
 """Not set."""
@@ -64,19 +66,23 @@ NAPOLEONIC_PHASE_MOVEMENT: NapoleonicPhase.ValueType  # 5
 NAPOLEONIC_PHASE_ATTACK_DECLARATION: NapoleonicPhase.ValueType  # 6
 """The active player declares attacks."""
 NAPOLEONIC_PHASE_DEFENCE: NapoleonicPhase.ValueType  # 7
-"""The defending player allocates supports."""
+"""The defending players allocate supports."""
 NAPOLEONIC_PHASE_ADVANCE: NapoleonicPhase.ValueType  # 8
 """The active player may advance into vacated squares."""
 NAPOLEONIC_PHASE_GAME_OVER: NapoleonicPhase.ValueType  # 9
-"""The game is over."""
+"""The game is over by the rules (see GameState.outcome)."""
 Global___NapoleonicPhase: _TypeAlias = NapoleonicPhase  # noqa: Y015
 
 @_typing.final
 class NapoleonicState(_message.Message):
     """Napoleonic Chess (Carroll, 2016): the state beyond the pieces.
 
-    Pieces (GameState.pieces) are the deployed units, each with a stable id. Sides are the
-    players ("red", "black"); cells are algebraic ("a1".."h8" on the standard board).
+    Pieces (GameState.pieces) are the units on the board, each with a stable id, its type
+    id as `kind` ("infantry", "cavalry", "artillery", "guards", "horse_artillery",
+    "dragoons", "foot_guards", "cuirassiers", "heavy_infantry") and its owner as `side`.
+    Players are ids ("red", "black"); squares are algebraic ("a1".."h8" on 8x8, files a..z,
+    ranks from 1). How the game ended by the rules (the enemy Guards fell, a forfeited
+    deployment, a draw option) is GameState.outcome with phase GAME_OVER.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -96,7 +102,7 @@ class NapoleonicState(_message.Message):
     DEPLOYMENT_FIELD_NUMBER: _builtins.int
     ARMIES_FIELD_NUMBER: _builtins.int
     scenario: _builtins.str
-    """Scenario this game was created from ("standard", "attack_at_dawn", ...)."""
+    """Scenario this game was created from ("standard", "attack_at_dawn", "grand_battle"...)."""
     width: _builtins.int
     """Board width in files."""
     height: _builtins.int
@@ -104,18 +110,18 @@ class NapoleonicState(_message.Message):
     phase: Global___NapoleonicPhase.ValueType
     """The current phase of the turn."""
     active_player: _builtins.str
-    """The player whose turn it is."""
+    """The player whose turn it is (during deployment: the first player)."""
     turn_number: _builtins.int
-    """Player-turns completed since the first turn."""
+    """Player-turns completed since play began."""
     turns_since_elimination: _builtins.int
-    """Consecutive player-turns with no elimination (for no_elimination_limit)."""
+    """Consecutive completed player-turns with no elimination (option no_elimination_limit)."""
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicPlayer]:
-        """The players, in seating order."""
+        """The players, south army first (its deployment rows count from rank 1)."""
 
     @_builtins.property
     def turn_order(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Player ids in turn order."""
+        """Player ids in turn order, the first player first; the turn passes along this list."""
 
     @_builtins.property
     def terrain(self) -> Global___NapoleonicTerrain:
@@ -127,15 +133,18 @@ class NapoleonicState(_message.Message):
 
     @_builtins.property
     def position_history(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Keys of the positions at the ends of turns, oldest first (for repetition_draw)."""
+        """Keys of the positions at the start of each player-turn since the last elimination or
+        completed redoubt (blake2b-64 of units, terrain and player to move),
+        oldest first (only kept with option repetition_draw).
+        """
 
     @_builtins.property
     def deployment(self) -> Global___NapoleonicDeployment:
-        """Deployment in progress (Attack at Dawn, Marching Orders), unset once play begins."""
+        """Deployment in progress (Attack at Dawn, Marching Orders); unset once play begins."""
 
     @_builtins.property
     def armies(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicArmy]:
-        """Each player's order of battle: the unit types it deploys (for deployments)."""
+        """Each player's order of battle: the unit types it has (on the board, lost or to deploy)."""
 
     def __init__(
         self,
@@ -174,7 +183,7 @@ class NapoleonicPlayer(_message.Message):
     id: _builtins.str
     """Player id ("red", "black")."""
     alliance: _builtins.str
-    """Alliance id; players of one alliance fight together."""
+    """Alliance id; players of one alliance fight together (each player its own for now)."""
     def __init__(
         self,
         *,
@@ -201,7 +210,7 @@ class NapoleonicArmy(_message.Message):
     """The player."""
     @_builtins.property
     def unit_types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Unit type ids, one per unit ("infantry", "cavalry", ...)."""
+        """Unit type ids, one per unit, in the order of the unit-type table."""
 
     def __init__(
         self,
@@ -270,7 +279,7 @@ class NapoleonicRedoubt(_message.Message):
     cell: _builtins.str
     """Its square."""
     owner: _builtins.str
-    """The player who built it (or, with redoubt_owner = last_occupant, who holds it)."""
+    """The player who built it (or, with redoubt_owner = last_occupant, who last held it)."""
     def __init__(
         self,
         *,
@@ -294,22 +303,26 @@ class NapoleonicConstruction(_message.Message):
     CELL_FIELD_NUMBER: _builtins.int
     BUILDER_FIELD_NUMBER: _builtins.int
     TURNS_DONE_FIELD_NUMBER: _builtins.int
+    UNIT_FIELD_NUMBER: _builtins.int
     cell: _builtins.str
     """Its square."""
     builder: _builtins.str
     """The building player."""
     turns_done: _builtins.int
-    """Builder turns of uninterrupted occupation so far."""
+    """Builder turns of uninterrupted occupation so far (below redoubt_build_turns)."""
+    unit: _builtins.str
+    """The unit that began it (it must stay with redoubt_occupation = same_unit)."""
     def __init__(
         self,
         *,
         cell: _builtins.str = ...,
         builder: _builtins.str = ...,
         turns_done: _builtins.int = ...,
+        unit: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["builder", b"builder", "cell", b"cell", "turns_done", b"turns_done"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["builder", b"builder", "cell", b"cell", "turns_done", b"turns_done", "unit", b"unit"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -343,7 +356,7 @@ Global___NapoleonicEdge: _TypeAlias = NapoleonicEdge  # noqa: Y015
 
 @_typing.final
 class NapoleonicTurn(_message.Message):
-    """What has happened so far in the current turn."""
+    """What has happened so far in the current turn (cleared when it ends)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -352,7 +365,9 @@ class NapoleonicTurn(_message.Message):
     ATTACKS_FIELD_NUMBER: _builtins.int
     SUPPORTS_FIELD_NUMBER: _builtins.int
     VACANCIES_FIELD_NUMBER: _builtins.int
-    ADVANCED_FIELD_NUMBER: _builtins.int
+    SPLIT_MOVES_FIELD_NUMBER: _builtins.int
+    PENDING_DEFENDERS_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def moved(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Units that moved this turn."""
@@ -363,19 +378,29 @@ class NapoleonicTurn(_message.Message):
 
     @_builtins.property
     def attacks(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicAttack]:
-        """Attacks declared this turn."""
+        """Attacks declared this turn, in declaration order."""
 
     @_builtins.property
     def supports(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicSupport]:
-        """Supports allocated this turn."""
+        """Supports allocated this turn, in allocation order."""
 
     @_builtins.property
     def vacancies(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicVacancy]:
-        """Squares vacated by the last resolution, with the units that may advance into each."""
+        """Squares vacated by this turn's resolution, with the units that may advance into each."""
 
     @_builtins.property
-    def advanced(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Units that advanced this turn."""
+    def split_moves(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicSplitMove]:
+        """With split_two_square_moves: units that may still take the second square of their
+        move, with the square they began on.
+        """
+
+    @_builtins.property
+    def pending_defenders(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Defence phase: the players still to allocate supports."""
+
+    @_builtins.property
+    def eliminated(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Units eliminated this turn."""
 
     def __init__(
         self,
@@ -385,15 +410,43 @@ class NapoleonicTurn(_message.Message):
         attacks: _abc.Iterable[Global___NapoleonicAttack] | None = ...,
         supports: _abc.Iterable[Global___NapoleonicSupport] | None = ...,
         vacancies: _abc.Iterable[Global___NapoleonicVacancy] | None = ...,
-        advanced: _abc.Iterable[_builtins.str] | None = ...,
+        split_moves: _abc.Iterable[Global___NapoleonicSplitMove] | None = ...,
+        pending_defenders: _abc.Iterable[_builtins.str] | None = ...,
+        eliminated: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["advanced", b"advanced", "attacks", b"attacks", "entered_elevation", b"entered_elevation", "moved", b"moved", "supports", b"supports", "vacancies", b"vacancies"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacks", b"attacks", "eliminated", b"eliminated", "entered_elevation", b"entered_elevation", "moved", b"moved", "pending_defenders", b"pending_defenders", "split_moves", b"split_moves", "supports", b"supports", "vacancies", b"vacancies"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___NapoleonicTurn: _TypeAlias = NapoleonicTurn  # noqa: Y015
+
+@_typing.final
+class NapoleonicSplitMove(_message.Message):
+    """A unit part-way through a split two-square move."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNIT_FIELD_NUMBER: _builtins.int
+    ORIGIN_FIELD_NUMBER: _builtins.int
+    unit: _builtins.str
+    """The unit's id."""
+    origin: _builtins.str
+    """The square it began the turn on."""
+    def __init__(
+        self,
+        *,
+        unit: _builtins.str = ...,
+        origin: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["origin", b"origin", "unit", b"unit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NapoleonicSplitMove: _TypeAlias = NapoleonicSplitMove  # noqa: Y015
 
 @_typing.final
 class NapoleonicAttack(_message.Message):
@@ -496,18 +549,20 @@ class NapoleonicDeployment(_message.Message):
     next_placer: _builtins.str
     """Marching Orders: the player placing next."""
     placed_this_turn: _builtins.int
-    """Marching Orders: units placed so far in the current placement turn."""
+    """Marching Orders: units the next placer has placed so far in its placement turn."""
     @_builtins.property
     def commitments(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicCommitment]:
-        """Commitments received (commit_reveal)."""
+        """Commitments received (commit_reveal), in arrival order."""
 
     @_builtins.property
     def reveals(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicArray]:
-        """Arrays revealed so far (commit_reveal)."""
+        """Arrays revealed so far (commit_reveal, reveal phase only)."""
 
     @_builtins.property
     def sealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicSealedArray]:
-        """Arrays sealed by the engine (sealed mode): only ciphertext is ever in the state."""
+        """Arrays sealed by the engine (sealed mode): only ciphertext is ever in the state. A
+        server must show a player only its own entries until the arrays are laid out.
+        """
 
     def __init__(
         self,
@@ -529,7 +584,12 @@ Global___NapoleonicDeployment: _TypeAlias = NapoleonicDeployment  # noqa: Y015
 
 @_typing.final
 class NapoleonicCommitment(_message.Message):
-    """A player's commitment: SHA-256 over the canonical array text followed by the salt."""
+    """A player's commitment (commit_reveal): SHA-256 over the canonical array text followed
+    by the 32-byte salt. The canonical text is the array's items `square=LETTER` (letters
+    I C A G H D F K Y of the unit-type table, no unit ids), sorted by rank and then by
+    file, joined by single spaces, in ASCII: "a2=A b2=C c2=C e2=G ... h3=I". Clients need
+    not compute it: the notation "commit <array> salt <64 hex digits>" has the engine hash.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -538,7 +598,7 @@ class NapoleonicCommitment(_message.Message):
     player: _builtins.str
     """The player."""
     hash: _builtins.bytes
-    """The 32-byte hash."""
+    """The 32-byte digest."""
     def __init__(
         self,
         *,
@@ -555,31 +615,27 @@ Global___NapoleonicCommitment: _TypeAlias = NapoleonicCommitment  # noqa: Y015
 
 @_typing.final
 class NapoleonicArray(_message.Message):
-    """A deployment array: unit types on squares."""
+    """A revealed deployment array."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     PLAYER_FIELD_NUMBER: _builtins.int
     PLACEMENTS_FIELD_NUMBER: _builtins.int
-    SALT_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     """The player."""
-    salt: _builtins.bytes
-    """The salt used in the commitment (commit_reveal), 32 bytes."""
     @_builtins.property
     def placements(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicPlacement]:
-        """The placements."""
+        """The placements, in canonical order (by rank, then file)."""
 
     def __init__(
         self,
         *,
         player: _builtins.str = ...,
         placements: _abc.Iterable[Global___NapoleonicPlacement] | None = ...,
-        salt: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements", "player", b"player", "salt", b"salt"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements", "player", b"player"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -594,9 +650,9 @@ class NapoleonicPlacement(_message.Message):
     UNIT_TYPE_FIELD_NUMBER: _builtins.int
     CELL_FIELD_NUMBER: _builtins.int
     unit_type: _builtins.str
-    """Unit type id."""
+    """Unit type id ("infantry")."""
     cell: _builtins.str
-    """Square."""
+    """Square ("c3")."""
     def __init__(
         self,
         *,
@@ -613,7 +669,7 @@ Global___NapoleonicPlacement: _TypeAlias = NapoleonicPlacement  # noqa: Y015
 
 @_typing.final
 class NapoleonicSealedArray(_message.Message):
-    """A sealed array: encrypted by the engine's key, opened only when all are in."""
+    """A sealed array: encrypted with the engine's key, opened only when all are in."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -622,7 +678,7 @@ class NapoleonicSealedArray(_message.Message):
     player: _builtins.str
     """The player."""
     ciphertext: _builtins.bytes
-    """AEAD ciphertext (nonce included) of the array."""
+    """AES-256-GCM ciphertext of the padded canonical array text, its 12-byte nonce first."""
     def __init__(
         self,
         *,
@@ -639,7 +695,7 @@ Global___NapoleonicSealedArray: _TypeAlias = NapoleonicSealedArray  # noqa: Y015
 
 @_typing.final
 class NapoleonicAction(_message.Message):
-    """A Napoleonic Chess action: one small step of a turn."""
+    """A Napoleonic Chess action: one small step of a turn. The acting player is Action.side."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -659,15 +715,18 @@ class NapoleonicAction(_message.Message):
 
     @_builtins.property
     def end_phase(self) -> Global___NapoleonicEndPhase:
-        """End the current phase (movement, attack declaration, defence, advance, placement)."""
+        """End the sender's part of the current phase (movement, attack declaration, defence,
+        advance): ending the declaration starts the defence (or passes, with no attacks);
+        the last defender's end resolves combat.
+        """
 
     @_builtins.property
     def attack(self) -> Global___NapoleonicAttack:
-        """Declare one attack (ends movement if sent during it)."""
+        """Declare one attack (an attack during movement ends movement)."""
 
     @_builtins.property
     def support(self) -> Global___NapoleonicSupport:
-        """Allocate one defensive support (defending player)."""
+        """Allocate one defensive support (a defending player)."""
 
     @_builtins.property
     def advance(self) -> Global___NapoleonicMove:
@@ -678,20 +737,20 @@ class NapoleonicAction(_message.Message):
         """Begin a redoubt on a square one's unit occupies."""
 
     @_builtins.property
-    def commit(self) -> Global___NapoleonicCommitment:
+    def commit(self) -> Global___NapoleonicCommit:
         """Commit to a secret array (Attack at Dawn, commit_reveal)."""
 
     @_builtins.property
-    def reveal(self) -> Global___NapoleonicArray:
+    def reveal(self) -> Global___NapoleonicReveal:
         """Reveal the committed array (Attack at Dawn, commit_reveal)."""
 
     @_builtins.property
-    def seal(self) -> Global___NapoleonicArray:
-        """Submit an array for the engine to seal (Attack at Dawn, sealed)."""
+    def seal(self) -> Global___NapoleonicSeal:
+        """Submit an array for the engine to check and seal (Attack at Dawn, sealed)."""
 
     @_builtins.property
-    def place(self) -> Global___NapoleonicArray:
-        """Place units (Marching Orders)."""
+    def place(self) -> Global___NapoleonicPlacement:
+        """Place one unit (Marching Orders)."""
 
     def __init__(
         self,
@@ -702,10 +761,10 @@ class NapoleonicAction(_message.Message):
         support: Global___NapoleonicSupport | None = ...,
         advance: Global___NapoleonicMove | None = ...,
         begin_redoubt: Global___NapoleonicBeginRedoubt | None = ...,
-        commit: Global___NapoleonicCommitment | None = ...,
-        reveal: Global___NapoleonicArray | None = ...,
-        seal: Global___NapoleonicArray | None = ...,
-        place: Global___NapoleonicArray | None = ...,
+        commit: Global___NapoleonicCommit | None = ...,
+        reveal: Global___NapoleonicReveal | None = ...,
+        seal: Global___NapoleonicSeal | None = ...,
+        place: Global___NapoleonicPlacement | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["advance", b"advance", "attack", b"attack", "begin_redoubt", b"begin_redoubt", "commit", b"commit", "end_phase", b"end_phase", "kind", b"kind", "move", b"move", "place", b"place", "reveal", b"reveal", "seal", b"seal", "support", b"support"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -745,7 +804,7 @@ Global___NapoleonicMove: _TypeAlias = NapoleonicMove  # noqa: Y015
 
 @_typing.final
 class NapoleonicEndPhase(_message.Message):
-    """The end of the current phase."""
+    """The end of the sender's part of the current phase."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -781,3 +840,79 @@ class NapoleonicBeginRedoubt(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___NapoleonicBeginRedoubt: _TypeAlias = NapoleonicBeginRedoubt  # noqa: Y015
+
+@_typing.final
+class NapoleonicCommit(_message.Message):
+    """A commitment to a secret array (see NapoleonicCommitment for what it hashes)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DIGEST_FIELD_NUMBER: _builtins.int
+    digest: _builtins.bytes
+    """The 32-byte SHA-256 digest."""
+    def __init__(
+        self,
+        *,
+        digest: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["digest", b"digest"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NapoleonicCommit: _TypeAlias = NapoleonicCommit  # noqa: Y015
+
+@_typing.final
+class NapoleonicReveal(_message.Message):
+    """The reveal of a committed array."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLACEMENTS_FIELD_NUMBER: _builtins.int
+    SALT_FIELD_NUMBER: _builtins.int
+    salt: _builtins.bytes
+    """The 32-byte salt of the commitment."""
+    @_builtins.property
+    def placements(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicPlacement]:
+        """The placements, one per unit of the army."""
+
+    def __init__(
+        self,
+        *,
+        placements: _abc.Iterable[Global___NapoleonicPlacement] | None = ...,
+        salt: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements", "salt", b"salt"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NapoleonicReveal: _TypeAlias = NapoleonicReveal  # noqa: Y015
+
+@_typing.final
+class NapoleonicSeal(_message.Message):
+    """An array for the engine to seal. Its plaintext is secret until every array is in: a
+    server shows this action to other players only redacted.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLACEMENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def placements(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicPlacement]:
+        """The placements, one per unit of the army."""
+
+    def __init__(
+        self,
+        *,
+        placements: _abc.Iterable[Global___NapoleonicPlacement] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NapoleonicSeal: _TypeAlias = NapoleonicSeal  # noqa: Y015

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14wargame/v1/war.proto\x12\nwargame.v1\"\xc3\x01\n\x08WarState\x12\x14\n\x0cside_to_move\x18\x01 \x01(\t\x12\x15\n\rsouth_reserve\x18\x02 \x01(\r\x12\x15\n\rnorth_reserve\x18\x03 \x01(\r\x12\x15\n\rsouth_citadel\x18\x04 \x01(\t\x12\x15\n\rnorth_citadel\x18\x05 \x01(\t\x12\x19\n\x11no_progress_plies\x18\x06 \x01(\r\x12\x18\n\x10position_history\x18\x07 \x03(\x06\x12\x10\n\x08huffable\x18\x08 \x03(\t\"\x96\x01\n\tWarAction\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x13.wargame.v1.WarMoveH\x00\x12)\n\x05place\x18\x02 \x01(\x0b\x32\x18.wargame.v1.WarPlacementH\x00\x12#\n\x04pass\x18\x03 \x01(\x0b\x32\x13.wargame.v1.WarPassH\x00\x12\x0c\n\x04huff\x18\x04 \x01(\tB\x06\n\x04kind\"\'\n\x07WarMove\x12\x0e\n\x06origin\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x03(\t\"\x1c\n\x0cWarPlacement\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\"\t\n\x07WarPassb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14wargame/v1/war.proto\x12\nwargame.v1\"\xec\x01\n\x08WarState\x12\x14\n\x0cside_to_move\x18\x01 \x01(\t\x12\x15\n\rsouth_reserve\x18\x02 \x01(\r\x12\x15\n\rnorth_reserve\x18\x03 \x01(\r\x12\x15\n\rsouth_citadel\x18\x04 \x01(\t\x12\x15\n\rnorth_citadel\x18\x05 \x01(\t\x12\x19\n\x11no_progress_plies\x18\x06 \x01(\r\x12\x18\n\x10position_history\x18\x07 \x03(\x06\x12\x10\n\x08huffable\x18\x08 \x03(\t\x12\x12\n\nen_passant\x18\t \x01(\t\x12\x13\n\x0bmove_number\x18\n \x01(\r\"\xc9\x01\n\tWarAction\x12#\n\x04move\x18\x01 \x01(\x0b\x32\x13.wargame.v1.WarMoveH\x00\x12)\n\x05place\x18\x02 \x01(\x0b\x32\x18.wargame.v1.WarPlacementH\x00\x12#\n\x04pass\x18\x03 \x01(\x0b\x32\x13.wargame.v1.WarPassH\x00\x12\x0c\n\x04huff\x18\x04 \x01(\t\x12\x31\n\x14move_after_placement\x18\x05 \x01(\x0b\x32\x13.wargame.v1.WarMoveB\x06\n\x04kind\"\'\n\x07WarMove\x12\x0e\n\x06origin\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x03(\t\"\x1c\n\x0cWarPlacement\x12\x0c\n\x04\x63\x65ll\x18\x01 \x01(\t\"\t\n\x07WarPassb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,13 +32,13 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'wargame.v1.war_pb2', _globa
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_WARSTATE']._serialized_start=37
-  _globals['_WARSTATE']._serialized_end=232
-  _globals['_WARACTION']._serialized_start=235
-  _globals['_WARACTION']._serialized_end=385
-  _globals['_WARMOVE']._serialized_start=387
-  _globals['_WARMOVE']._serialized_end=426
-  _globals['_WARPLACEMENT']._serialized_start=428
-  _globals['_WARPLACEMENT']._serialized_end=456
-  _globals['_WARPASS']._serialized_start=458
-  _globals['_WARPASS']._serialized_end=467
+  _globals['_WARSTATE']._serialized_end=273
+  _globals['_WARACTION']._serialized_start=276
+  _globals['_WARACTION']._serialized_end=477
+  _globals['_WARMOVE']._serialized_start=479
+  _globals['_WARMOVE']._serialized_end=518
+  _globals['_WARPLACEMENT']._serialized_start=520
+  _globals['_WARPLACEMENT']._serialized_end=548
+  _globals['_WARPASS']._serialized_start=550
+  _globals['_WARPASS']._serialized_end=559
 # @@protoc_insertion_point(module_scope)

@@ -23,8 +23,10 @@ class WarState(_message.Message):
     """The Game of War (Hudson Maxim, 1910): the state beyond the pieces.
 
     Pieces (GameState.pieces) are the men on the board and the placed Flying Machines
-    (kind "flying_machine", side = owner). Sides are "south" (first player by default) and
-    "north"; cells are "a1".."j10".
+    (kind "flying_machine", side = owner); a Troop's Piece.moved says whether it has moved
+    (no double step any more). Kinds: "king", "general", "mortar", "cannon", "horse",
+    "troop", "flying_machine". Sides are "south" (first player by default) and "north";
+    cells are "a1".."j10".
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -37,6 +39,8 @@ class WarState(_message.Message):
     NO_PROGRESS_PLIES_FIELD_NUMBER: _builtins.int
     POSITION_HISTORY_FIELD_NUMBER: _builtins.int
     HUFFABLE_FIELD_NUMBER: _builtins.int
+    EN_PASSANT_FIELD_NUMBER: _builtins.int
+    MOVE_NUMBER_FIELD_NUMBER: _builtins.int
     side_to_move: _builtins.str
     """The side to move: "south" or "north"."""
     south_reserve: _builtins.int
@@ -50,6 +54,14 @@ class WarState(_message.Message):
     no_progress_plies: _builtins.int
     """Plies since the last capture, Troop move or Flying-Machine placement
     (for the no_progress_limit option).
+    """
+    en_passant: _builtins.str
+    """en_passant = displacement_only: the square an enemy Troop has just passed by a double
+    step (a Troop of the side to move may capture it in passing by moving there), or empty.
+    """
+    move_number: _builtins.int
+    """Turn number: 1 on each side's first turn, +1 after each move of the second player
+    (for the placement_first_turn option). 0 on input reads as 1.
     """
     @_builtins.property
     def position_history(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -74,10 +86,12 @@ class WarState(_message.Message):
         no_progress_plies: _builtins.int = ...,
         position_history: _abc.Iterable[_builtins.int] | None = ...,
         huffable: _abc.Iterable[_builtins.str] | None = ...,
+        en_passant: _builtins.str = ...,
+        move_number: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["huffable", b"huffable", "no_progress_plies", b"no_progress_plies", "north_citadel", b"north_citadel", "north_reserve", b"north_reserve", "position_history", b"position_history", "side_to_move", b"side_to_move", "south_citadel", b"south_citadel", "south_reserve", b"south_reserve"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["en_passant", b"en_passant", "huffable", b"huffable", "move_number", b"move_number", "no_progress_plies", b"no_progress_plies", "north_citadel", b"north_citadel", "north_reserve", b"north_reserve", "position_history", b"position_history", "side_to_move", b"side_to_move", "south_citadel", b"south_citadel", "south_reserve", b"south_reserve"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -93,6 +107,7 @@ class WarAction(_message.Message):
     PLACE_FIELD_NUMBER: _builtins.int
     PASS_FIELD_NUMBER: _builtins.int
     HUFF_FIELD_NUMBER: _builtins.int
+    MOVE_AFTER_PLACEMENT_FIELD_NUMBER: _builtins.int
     huff: _builtins.str
     """compulsion = huff: an offending enemy Troop removed before the action (one of
     WarState.huffable), or empty.
@@ -105,16 +120,23 @@ class WarAction(_message.Message):
     def place(self) -> Global___WarPlacement:
         """Place one Flying Machine from the reserve."""
 
+    @_builtins.property
+    def move_after_placement(self) -> Global___WarMove:
+        """placement_uses_turn = false: the move made in the same turn after the placement in
+        `place` (unset when the placement is the whole turn).
+        """
+
     def __init__(
         self,
         *,
         move: Global___WarMove | None = ...,
         place: Global___WarPlacement | None = ...,
         huff: _builtins.str = ...,
+        move_after_placement: Global___WarMove | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "pass", b"pass", "place", b"place"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "move", b"move", "move_after_placement", b"move_after_placement", "pass", b"pass", "place", b"place"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["huff", b"huff", "kind", b"kind", "move", b"move", "pass", b"pass", "place", b"place"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["huff", b"huff", "kind", b"kind", "move", b"move", "move_after_placement", b"move_after_placement", "pass", b"pass", "place", b"place"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["move", "place", "pass"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015

@@ -1,0 +1,479 @@
+"""Combat (spec 7): declare attacks, allocate_supports, resolve, advance.
+
+Every attack and support goes into an adjacent square in the unit's own direction set.
+Resolution is simultaneous (7.3): a target falls only when the attack values exceed its
+defence plus terrain bonuses plus supports; ties survive. The tally of every combat is
+returned term by term so a client can show why a unit fell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine_service.rules.base import CombatTally, Contribution, Event, EventKind
+from engine_service.rules.errors import Reason, RuleError
+from engine_service.rules.napoleonic.actions import Advance, Attack, Support
+from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
+from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
+from engine_service.rules.napoleonic.words import dirs_words, kind_name, kind_title, unit_title
+
+# --- attack declaration (7.1) -------------------------------------------------------------
+
+
+def check_attack(state: NapoleonicState, action: Attack) -> tuple[Unit, Unit]:
+    """Attacker and target of a legal declaration entry; RuleError naming the rule (7.1)."""
+    attacker = state.unit(action.attacker)
+    if attacker is None:
+        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.attacker} on the board")
+    if attacker.side != action.side:
+        raise RuleError(
+            Reason.NOT_OWN_UNIT,
+            f"{unit_title(state, attacker)} is not {action.side}'s: {action.side} cannot "
+            "attack with it",
+        )
+    target = state.unit(action.target)
+    if target is None:
+        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.target} to attack (7.1)")
+    names = state.geo.names
+    name = kind_title(attacker.kind)
+    here = names[attacker.cell]
+    there = names[target.cell]
+    if target.side not in state.enemies(action.side):
+        raise RuleError(
+            Reason.TARGET_NOT_ENEMY,
+            f"{name} on {here} cannot attack {there}: only enemy units can be attacked "
+            f"({there} holds {target.side} {kind_name(target.kind)})",
+        )
+    direction = state.geo.direction_to[attacker.cell].get(target.cell)
+    if direction is None:
+        raise RuleError(
+            Reason.ATTACK_NOT_ADJACENT,
+            f"{name} on {here} cannot attack {there}: attacks go into an adjacent square only",
+        )
+    stats = state.stats(attacker)
+    if direction not in stats.attack_dirs:
+        raise RuleError(
+            Reason.ATTACK_DIRECTION_NOT_ALLOWED,
+            f"{name} on {here} cannot attack {there}: it attacks "
+            f"{dirs_words(stats.attack_dirs_key)}",
+        )
+    for unit_id, target_id in state.turn.attacks:
+        if unit_id == attacker.id:
+            other = state.unit(target_id)
+            where = names[other.cell] if other else target_id
+            raise RuleError(
+                Reason.ATTACKER_ALREADY_ASSIGNED,
+                f"{name} on {here} already attacks {where}: a unit makes a single attack",
+            )
+    return attacker, target
+
+
+def attack_event(state: NapoleonicState, attacker: Unit, target: Unit) -> Event:
+    """The ATTACK_DECLARED event of a declaration entry."""
+    names = state.geo.names
+    return Event(
+        EventKind.ATTACK_DECLARED,
+        f"{unit_title(state, attacker)} attacks {target.side} {kind_name(target.kind)} "
+        f"on {names[target.cell]}.",
+        side=attacker.side,
+        cells=(names[attacker.cell], names[target.cell]),
+        piece=attacker.kind,
+        unit=attacker.id,
+    )
+
+
+def legal_attacks(state: NapoleonicState, side: str) -> list[Attack]:
+    """Every legal declaration entry for `side` now."""
+    assigned = {a for a, _t in state.turn.attacks}
+    at = state.at()
+    step = state.geo.step
+    enemies = state.enemies(side)
+    result: list[Attack] = []
+    for unit in state.units:
+        if unit.side != side or unit.id in assigned:
+            continue
+        for d in state.stats(unit).attack_dirs:
+            n = step[d][unit.cell]
+            if n >= 0:
+                target = at[n]
+                if target is not None and target.side in enemies:
+                    result.append(Attack(side, unit.id, target.id))
+    return result
+
+
+# --- support allocation (7.2) -------------------------------------------------------------
+
+
+def under_attack(state: NapoleonicState) -> set[str]:
+    """Ids of the units named as targets this turn."""
+    return {t for _a, t in state.turn.attacks}
+
+
+def check_support(state: NapoleonicState, action: Support) -> tuple[Unit, Unit]:
+    """Supporter and supported of a legal allocation entry; RuleError naming the rule (7.2)."""
+    supporter = state.unit(action.supporter)
+    if supporter is None:
+        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.supporter} on the board")
+    supported = state.unit(action.supported)
+    if supported is None:
+        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.supported} on the board")
+    names = state.geo.names
+    name = kind_title(supporter.kind)
+    here = names[supporter.cell]
+    there = names[supported.cell]
+    for unit in (supporter, supported):
+        if unit.side != action.side:
+            raise RuleError(
+                Reason.SUPPORT_NOT_FRIENDLY,
+                f"{unit_title(state, unit)} is not {action.side}'s: supports are between "
+                "friendly units",
+            )
+    if supporter.id == supported.id:
+        raise RuleError(Reason.SUPPORT_SELF, f"{name} on {here} cannot support itself")
+    attacked = under_attack(state)
+    if supporter.id in attacked:
+        raise RuleError(
+            Reason.SUPPORTER_UNDER_ATTACK,
+            f"{name} on {here} is under attack and cannot support {there} (7.2)",
+        )
+    if supported.id not in attacked:
+        raise RuleError(
+            Reason.SUPPORTED_NOT_UNDER_ATTACK,
+            f"{name} on {here} cannot support {there}: {there} is not under attack",
+        )
+    direction = state.geo.direction_to[supporter.cell].get(supported.cell)
+    if direction is None:
+        raise RuleError(
+            Reason.SUPPORT_NOT_ADJACENT,
+            f"{name} on {here} cannot support {there}: supports go into an adjacent square only",
+        )
+    stats = state.stats(supporter)
+    if direction not in stats.support_dirs:
+        raise RuleError(
+            Reason.SUPPORT_DIRECTION_NOT_ALLOWED,
+            f"{name} on {here} cannot support {there}: it supports "
+            f"{dirs_words(stats.support_dirs_key)}",
+        )
+    if state.rules.obstacles_block_support and step_blocked(state, supporter.cell, supported.cell):
+        raise RuleError(
+            Reason.SUPPORT_ACROSS_OBSTACLE,
+            f"{name} on {here} cannot support {there} across an obstacle (obstacles_block_support)",
+        )
+    for unit_id, other_id in state.turn.supports:
+        if unit_id == supporter.id:
+            other = state.unit(other_id)
+            where = names[other.cell] if other else other_id
+            raise RuleError(
+                Reason.SUPPORTER_ALREADY_ASSIGNED,
+                f"{name} on {here} already supports {where}: a unit gives a single support",
+            )
+    return supporter, supported
+
+
+def support_event(state: NapoleonicState, supporter: Unit, supported: Unit) -> Event:
+    """The SUPPORT_ALLOCATED event of an allocation entry."""
+    names = state.geo.names
+    return Event(
+        EventKind.SUPPORT_ALLOCATED,
+        f"{unit_title(state, supporter)} supports {kind_name(supported.kind)} on "
+        f"{names[supported.cell]} (+{state.stats(supporter).support}).",
+        side=supporter.side,
+        cells=(names[supporter.cell], names[supported.cell]),
+        piece=supporter.kind,
+        unit=supporter.id,
+    )
+
+
+def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
+    """Every legal allocation entry for the defending `side` now."""
+    attacked = under_attack(state)
+    assigned = {s for s, _t in state.turn.supports}
+    at = state.at()
+    step = state.geo.step
+    block = state.rules.obstacles_block_support and bool(state.terrain.obstacles)
+    result: list[Support] = []
+    for unit in state.units:
+        if unit.side != side or unit.id in attacked or unit.id in assigned:
+            continue
+        for d in state.stats(unit).support_dirs:
+            n = step[d][unit.cell]
+            if n < 0:
+                continue
+            other = at[n]
+            if (
+                other is not None
+                and other.id in attacked
+                and other.side == side
+                and not (block and step_blocked(state, unit.cell, n))
+            ):
+                result.append(Support(side, unit.id, other.id))
+    return result
+
+
+# --- resolution (7.3) -----------------------------------------------------------------------
+
+
+def tally(
+    state: NapoleonicState, target: Unit, attackers: list[Unit], supporters: list[Unit]
+) -> CombatTally:
+    """One attacked unit's sums, term by term, with the terrain of 10.4."""
+    geo = state.geo
+    terrain = state.terrain
+    rules = state.rules
+    names = geo.names
+    into_redoubt = target.cell in terrain.redoubt_owner
+    contributions: list[Contribution] = []
+    all_across = bool(attackers)
+    elevated_attackers = 0
+    for attacker in attackers:
+        stats = state.stats(attacker)
+        value = stats.attack
+        note = ""
+        across = across_obstacle(
+            geo, terrain.obstacles, attacker.cell, target.cell, rules.diagonal_both
+        )
+        all_across = all_across and across
+        if attacker.cell in terrain.elevated:
+            elevated_attackers += 1
+        if stats.is_artillery and value > 1 and (into_redoubt or across):
+            # 10.4: artillery attacks at 1 into a redoubt or across an obstacle (no stacking).
+            value = 1
+            why = [
+                w
+                for w, on in (("into a redoubt", into_redoubt), ("across an obstacle", across))
+                if on
+            ]
+            note = "attacks at 1 " + " and ".join(why)
+        contributions.append(
+            Contribution(attacker.id, attacker.kind, names[attacker.cell], value, note)
+        )
+    sources: list[str] = []
+    if target.cell in terrain.hills:
+        sources.append("hill")
+    owner = terrain.redoubt_owner.get(target.cell)
+    if owner is not None and (not rules.redoubt_bonus_builder_only or owner == target.side):
+        sources.append("redoubt")
+    if rules.hill_negation_any:
+        negated = elevated_attackers > 0
+    else:
+        negated = bool(attackers) and elevated_attackers == len(attackers)
+    elevation = [] if negated else sources[: rules.elevation_max]
+    bonuses: list[tuple[str, int]] = [(source, 1) for source in elevation]
+    # 10.4: +1 only if the obstacles protect from every attacker. Without
+    # terrain_bonus_stacking the larger of elevation and obstacle counts.
+    if all_across and (rules.terrain_stacking or not bonuses):
+        bonuses.append(("obstacle", 1))
+    supports = tuple(
+        Contribution(s.id, s.kind, names[s.cell], state.stats(s).support) for s in supporters
+    )
+    defence = state.stats(target).defence
+    attack_total = sum(c.value for c in contributions)
+    defence_total = defence + sum(v for _s, v in bonuses) + sum(c.value for c in supports)
+    return CombatTally(
+        target=target.id,
+        target_kind=target.kind,
+        cell=names[target.cell],
+        attackers=tuple(contributions),
+        defence=defence,
+        supports=supports,
+        bonuses=tuple(bonuses),
+        attack_total=attack_total,
+        defence_total=defence_total,
+        eliminated=attack_total > defence_total,  # 7.3: ties survive ("exceed")
+    )
+
+
+def tally_text(state: NapoleonicState, result: CombatTally) -> str:
+    """The sentence of a COMBAT_RESOLVED event."""
+    attackers = ", ".join(
+        f"{kind_name(c.kind)} {c.cell} {c.value}" + (f" ({c.note})" if c.note else "")
+        for c in result.attackers
+    )
+    terms = [f"defence {result.defence}"]
+    terms += [f"{source} +{value}" for source, value in result.bonuses]
+    terms += [f"support {kind_name(c.kind)} {c.cell} +{c.value}" for c in result.supports]
+    verdict = "eliminated" if result.eliminated else "it holds"
+    target = state.unit(result.target)
+    side = target.side if target else ""
+    return (
+        f"Combat at {result.cell}: {side} {kind_name(result.target_kind)} attacked by "
+        f"{attackers} = {result.attack_total} against {' + '.join(terms)} = "
+        f"{result.defence_total}: {verdict}."
+    )
+
+
+def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]:
+    """Simultaneous resolution (7.3): the state without the eliminated units, the events,
+    and whether a commander fell (the caller ends the game then).
+
+    The returned state keeps the phase; its turn scratch holds the eliminations and the
+    vacated squares with their eligible advancers (7.4).
+    """
+    units = state.by_id()
+    order: list[str] = []
+    attackers_of: dict[str, list[Unit]] = {}
+    for attacker_id, target_id in state.turn.attacks:
+        if target_id not in attackers_of:
+            attackers_of[target_id] = []
+            order.append(target_id)
+        attackers_of[target_id].append(units[attacker_id])
+    supporters_of: dict[str, list[Unit]] = {}
+    for supporter_id, supported_id in state.turn.supports:
+        supporters_of.setdefault(supported_id, []).append(units[supporter_id])
+    events: list[Event] = []
+    eliminated: list[Unit] = []
+    vacancies: list[Vacancy] = []
+    commander_lost = False
+    names = state.geo.names
+    for target_id in order:
+        target = units[target_id]
+        result = tally(state, target, attackers_of[target_id], supporters_of.get(target_id, []))
+        events.append(
+            Event(
+                EventKind.COMBAT_RESOLVED,
+                tally_text(state, result),
+                side=target.side,
+                cells=(names[target.cell],),
+                piece=target.kind,
+                unit=target.id,
+                combat=result,
+            )
+        )
+        if result.eliminated:
+            eliminated.append(target)
+            vacancies.append(Vacancy(target.cell, tuple(a.id for a in attackers_of[target_id])))
+            commander_lost = commander_lost or state.stats(target).is_commander
+    for unit in eliminated:
+        events.append(
+            Event(
+                EventKind.ELIMINATED,
+                f"{unit_title(state, unit)} is eliminated.",
+                side=unit.side,
+                cells=(names[unit.cell],),
+                piece=unit.kind,
+                unit=unit.id,
+            )
+        )
+    if not eliminated:
+        return state, events, False
+    gone = {u.id for u in eliminated}
+    turn = replace(
+        state.turn,
+        eliminated=state.turn.eliminated + tuple(u.id for u in eliminated),
+        vacancies=tuple(vacancies),
+    )
+    new = state.with_units(tuple(u for u in state.units if u.id not in gone), turn=turn)
+    return new, events, commander_lost
+
+
+# --- advance (7.4) --------------------------------------------------------------------------
+
+
+def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, int]:
+    """Unit, destination cell and vacancy index of a legal advance; RuleError otherwise."""
+    unit = state.unit(action.unit)
+    if unit is None:
+        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.unit} on the board")
+    if unit.side != action.side:
+        raise RuleError(
+            Reason.NOT_OWN_UNIT, f"{unit_title(state, unit)} is not {action.side}'s to advance"
+        )
+    geo = state.geo
+    name = kind_title(unit.kind)
+    here = geo.names[unit.cell]
+    dest = geo.index.get(action.to, -1)
+    index = next((i for i, v in enumerate(state.turn.vacancies) if v.cell == dest), -1)
+    if index < 0:
+        raise RuleError(
+            Reason.ADVANCE_SQUARE_NOT_VACATED,
+            f"{name} on {here} cannot advance to {action.to}: an advance goes only into a "
+            "square vacated in this combat (7.4)",
+        )
+    vacancy = state.turn.vacancies[index]
+    if vacancy.filled_by:
+        raise RuleError(
+            Reason.ADVANCE_DUPLICATE_SQUARE,
+            f"{action.to} has already been taken by an advance: one unit per vacated square",
+        )
+    if unit.id not in vacancy.eligible:
+        raise RuleError(
+            Reason.ADVANCE_NOT_ATTACKER,
+            f"{name} on {here} did not attack the unit that held {action.to}: only its "
+            "attackers may advance into it (7.4)",
+        )
+    rules = state.rules
+    if rules.advance_requires_unmoved and unit.id in state.turn.moved:
+        raise RuleError(
+            Reason.ADVANCE_AFTER_MOVE_FORBIDDEN,
+            f"{name} on {here} moved this turn and may not advance (advance_requires_unmoved)",
+        )
+    terrain = state.terrain
+    if unit.id in state.turn.entered_elevation:
+        raise RuleError(
+            Reason.HILL_ON_AND_OFF,
+            f"{name} on {here} entered that hill or redoubt this turn and may not leave it "
+            "the same turn (10.4)",
+        )
+    owner = terrain.redoubt_owner.get(dest)
+    if state.stats(unit).is_artillery and owner is not None and owner in state.enemies(unit.side):
+        raise RuleError(
+            Reason.ADVANCE_TERRAIN_FORBIDDEN,
+            f"{name} on {here} cannot enter the enemy redoubt on {action.to} in the turn it "
+            "falls (10.4)",
+        )
+    if rules.obstacles_block_movement and step_blocked(state, unit.cell, dest):
+        raise RuleError(
+            Reason.PATH_BLOCKED,
+            f"{name} on {here} cannot advance across the obstacle to {action.to} "
+            "(obstacles_block_movement)",
+        )
+    if not rules.hill_to_hill and unit.cell in terrain.elevated and dest in terrain.elevated:
+        raise RuleError(
+            Reason.HILL_ON_AND_OFF,
+            f"{name} on {here} may not move from one hill or redoubt onto another "
+            "(hill_to_hill_moves is off)",
+        )
+    return unit, dest, index
+
+
+def apply_advance(
+    state: NapoleonicState, unit: Unit, dest: int, index: int, events: list[Event] | None
+) -> NapoleonicState:
+    """The state after a legal advance; appends an ADVANCED event when `events` is given."""
+    turn = state.turn
+    vacancies = list(turn.vacancies)
+    vacancies[index] = replace(vacancies[index], filled_by=unit.id)
+    entered = turn.entered_elevation
+    if dest in state.terrain.elevated:
+        entered = entered | {unit.id}
+    new_turn = replace(turn, vacancies=tuple(vacancies), entered_elevation=entered)
+    if events is not None:
+        names = state.geo.names
+        events.append(
+            Event(
+                EventKind.ADVANCED,
+                f"{unit_title(state, unit)} advances into {names[dest]}.",
+                side=unit.side,
+                cells=(names[unit.cell], names[dest]),
+                piece=unit.kind,
+                unit=unit.id,
+            )
+        )
+    return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=new_turn)
+
+
+def legal_advances(state: NapoleonicState, side: str) -> list[Advance]:
+    """Every legal advance for `side` now."""
+    result: list[Advance] = []
+    names = state.geo.names
+    for vacancy in state.turn.vacancies:
+        if vacancy.filled_by:
+            continue
+        for unit_id in vacancy.eligible:
+            action = Advance(side, unit_id, names[vacancy.cell])
+            try:
+                check_advance(state, action)
+            except RuleError:
+                continue
+            result.append(action)
+    return result

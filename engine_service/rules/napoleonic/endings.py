@@ -1,0 +1,104 @@
+"""Victory and game end (spec 8): the Guards' fall, and the optional draw rules.
+
+Eliminating an enemy commander (`commander_types`, by default the Guards) wins at once.
+The termination options are off unless chosen (presets `casual` and `ranked`): a turn
+limit (optionally adjudicated by material), a no-elimination limit, repetition of a
+position (units, terrain, side to move) and insufficient force. They are checked at the
+end of every player-turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from engine_service.rules.base import Outcome, OutcomeReason
+from engine_service.rules.napoleonic.state import NapoleonicState
+
+MAX_ATTACKERS = 8  # a square has at most eight neighbours, so at most eight attackers
+
+
+def position_key(state: NapoleonicState) -> int:
+    """A stable 64-bit key of units, terrain and the side to move (repetition_draw)."""
+    units = sorted((u.cell, u.side, u.kind) for u in state.units)
+    terrain = state.terrain
+    text = "|".join(
+        (
+            state.active,
+            ",".join(f"{c}:{s}:{k}" for c, s, k in units),
+            ",".join(str(c) for c in sorted(terrain.hills)),
+            ",".join(f"{c}:{o}" for c, o in terrain.redoubts),
+            ",".join(f"{s.cell}:{s.builder}:{s.turns_done}" for s in terrain.constructions),
+            ",".join(f"{a}-{b}" for a, b in sorted(terrain.obstacles)),
+        )
+    )
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def material(state: NapoleonicState, side: str) -> int:
+    """Material points of a side (section 8: Inf 1, Cav 1, Art 2, Guards 0)."""
+    return sum(state.stats(u).points for u in state.units if u.side == side)
+
+
+def can_still_win(state: NapoleonicState, side: str) -> bool:
+    """False when `side`'s attack values can never exceed an enemy commander's defence.
+
+    Terrain and supports only raise a defence and terrain only lowers an attack, so the
+    best a side can ever do is its eight strongest attack values against the commander's
+    own defence value.
+    """
+    enemies = state.enemies(side)
+    defences = [
+        state.stats(u).defence
+        for u in state.units
+        if u.side in enemies and state.stats(u).is_commander
+    ]
+    if not defences:
+        return False
+    attacks = sorted((state.stats(u).attack for u in state.units if u.side == side), reverse=True)
+    return sum(attacks[:MAX_ATTACKERS]) > min(defences)
+
+
+def draw_outcome(state: NapoleonicState) -> Outcome | None:
+    """The ending the termination options give at the end of a player-turn, if any."""
+    rules = state.rules
+    if rules.repetition and state.position_history:
+        key = state.position_history[-1]
+        if state.position_history.count(key) >= rules.repetition:
+            return Outcome(
+                None,
+                OutcomeReason.REPETITION,
+                f"the same position occurred {rules.repetition} times: drawn",
+            )
+    if rules.no_elimination_limit and state.turns_since_elimination >= rules.no_elimination_limit:
+        return Outcome(
+            None,
+            OutcomeReason.NO_PROGRESS,
+            f"{rules.no_elimination_limit} player-turns without an elimination: drawn",
+        )
+    if rules.turn_limit and state.turn_number >= rules.turn_limit:
+        if rules.adjudicate:
+            scores = {p.id: material(state, p.id) for p in state.players}
+            best = max(scores.values())
+            leaders = [p for p, s in scores.items() if s == best]
+            detail = ", ".join(f"{p} {s}" for p, s in scores.items())
+            if len(leaders) == 1:
+                return Outcome(
+                    leaders[0],
+                    OutcomeReason.TURN_LIMIT,
+                    f"turn limit {rules.turn_limit} reached; material {detail}: {leaders[0]} wins",
+                )
+            return Outcome(
+                None,
+                OutcomeReason.TURN_LIMIT,
+                f"turn limit {rules.turn_limit} reached; material {detail}: drawn",
+            )
+        return Outcome(
+            None, OutcomeReason.TURN_LIMIT, f"turn limit {rules.turn_limit} reached: drawn"
+        )
+    if rules.insufficient_force and not any(can_still_win(state, p.id) for p in state.players):
+        return Outcome(
+            None,
+            OutcomeReason.INSUFFICIENT_FORCE,
+            "neither side can ever beat the enemy Guards' defence: drawn",
+        )
+    return None

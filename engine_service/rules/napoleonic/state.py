@@ -1,0 +1,262 @@
+"""The Napoleonic Chess state: immutable values, copied on change.
+
+A state holds the units on the board (sorted by id), the terrain, the phase of the turn
+(spec 6) and the turn's scratch (moves made, attacks, supports, vacated squares), the
+deployment in progress (10.1, 10.2) and, once the game is over, its outcome. Players are a
+list and the turn order is general (10.6), so more players change no field.
+
+Lookups by id and by square are O(1) through caches built on first use (never compared).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from engine_service.rules.base import Outcome
+from engine_service.rules.napoleonic.geometry import Geometry
+from engine_service.rules.napoleonic.options import Rules
+from engine_service.rules.napoleonic.units import UnitStats
+from engine_service.rules.options import Options
+
+
+class Phase(StrEnum):
+    """The phases of spec 6 (resolution and end of turn are instantaneous, not phases)."""
+
+    DEPLOY_COMMIT = "deploy_commit"  # 10.1 mode A: each player commits to a secret array
+    DEPLOY_REVEAL = "deploy_reveal"  # 10.1 mode A: each player reveals it
+    DEPLOY_SEALED = "deploy_sealed"  # 10.1 mode B: each player submits an array to seal
+    PLACEMENT = "placement"  # 10.2 Marching Orders
+    MOVEMENT = "movement"
+    ATTACK_DECLARATION = "attack_declaration"
+    DEFENCE = "defence"
+    ADVANCE = "advance"
+    GAME_OVER = "game_over"
+
+
+ACTIVE_PHASES = (Phase.MOVEMENT, Phase.ATTACK_DECLARATION, Phase.ADVANCE)
+DEPLOY_PHASES = (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED, Phase.PLACEMENT)
+
+Array = tuple[tuple[int, str], ...]  # a deployment array: (cell, unit type), by cell
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A unit on the board: stable id, owning player, type id and cell index."""
+
+    id: str
+    side: str
+    kind: str
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player and its alliance (two players, two alliances, until 10.6 is built)."""
+
+    id: str
+    alliance: str
+
+
+@dataclass(frozen=True, slots=True)
+class Construction:
+    """A redoubt site under construction (10.4)."""
+
+    cell: int
+    builder: str
+    turns_done: int
+    unit: str  # the unit that began it (redoubt_occupation = same_unit)
+
+
+@dataclass(frozen=True)
+class Terrain:
+    """Hills, completed redoubts (cell, owner), redoubt sites and border obstacles."""
+
+    hills: frozenset[int] = frozenset()
+    redoubts: tuple[tuple[int, str], ...] = ()  # sorted by cell
+    constructions: tuple[Construction, ...] = ()  # sorted by cell
+    obstacles: frozenset[tuple[int, int]] = frozenset()  # edges (a, b) with a < b
+    # Derived in __post_init__, not compared: owner by cell, hills and redoubts, sites.
+    redoubt_owner: dict[int, str] = field(init=False, compare=False, repr=False)
+    elevated: frozenset[int] = field(init=False, compare=False, repr=False)
+    sites: dict[int, Construction] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        owners = dict(self.redoubts)
+        object.__setattr__(self, "redoubt_owner", owners)
+        object.__setattr__(self, "elevated", self.hills | frozenset(owners))
+        object.__setattr__(self, "sites", {c.cell: c for c in self.constructions})
+
+    def is_empty(self) -> bool:
+        """True when the board has no terrain at all."""
+        return not (self.hills or self.redoubts or self.constructions or self.obstacles)
+
+
+NO_TERRAIN = Terrain()
+
+
+@dataclass(frozen=True, slots=True)
+class Vacancy:
+    """A square vacated by the last resolution, who may advance into it, and who did."""
+
+    cell: int
+    eligible: tuple[str, ...]  # the attackers of the eliminated unit, in declaration order
+    filled_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The scratch of the current player-turn, cleared at its end (spec 6)."""
+
+    moved: frozenset[str] = frozenset()
+    origins: tuple[tuple[str, int], ...] = ()  # split_two_square_moves: where movers began
+    entered_elevation: frozenset[str] = frozenset()  # on a hill/redoubt entered this turn
+    attacks: tuple[tuple[str, str], ...] = ()  # (attacker, target) in declaration order
+    supports: tuple[tuple[str, str], ...] = ()  # (supporter, supported)
+    pending_defenders: tuple[str, ...] = ()  # players still to allocate supports
+    eliminated: tuple[str, ...] = ()  # units eliminated this turn
+    vacancies: tuple[Vacancy, ...] = ()
+
+
+EMPTY_TURN = Turn()
+
+
+@dataclass(frozen=True, slots=True)
+class Deployment:
+    """A deployment in progress: Attack at Dawn (either mode) or Marching Orders."""
+
+    mode: str  # "commit_reveal" | "sealed" | "marching_orders"
+    commitments: tuple[tuple[str, bytes], ...] = ()  # (player, SHA-256), in arrival order
+    reveals: tuple[tuple[str, Array], ...] = ()  # (player, revealed array)
+    sealed: tuple[tuple[str, bytes], ...] = ()  # (player, AEAD ciphertext)
+    next_placer: str = ""  # Marching Orders
+    placed_this_turn: int = 0  # Marching Orders
+
+
+@dataclass(frozen=True)
+class NapoleonicState:
+    """One Napoleonic Chess position with everything needed to continue it."""
+
+    options: Options
+    rules: Rules = field(compare=False, repr=False)
+    geo: Geometry = field(compare=False, repr=False)
+    scenario: str = "standard"
+    width: int = 8
+    height: int = 8
+    players: tuple[Player, ...] = ()
+    turn_order: tuple[str, ...] = ()
+    armies: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (player, unit types) per player
+    units: tuple[Unit, ...] = ()  # on the board, sorted by id
+    terrain: Terrain = NO_TERRAIN
+    phase: Phase = Phase.MOVEMENT
+    active: str = ""  # the player whose turn it is
+    turn_number: int = 0  # player-turns completed
+    turn: Turn = EMPTY_TURN
+    turns_since_elimination: int = 0
+    position_history: tuple[int, ...] = ()  # keys of earlier positions (repetition_draw)
+    deployment: Deployment | None = None
+    outcome: Outcome | None = None
+
+    # -- O(1) lookups (built on first use, never compared) -------------------------------
+
+    def by_id(self) -> dict[str, Unit]:
+        """Units by id."""
+        cached: dict[str, Unit] | None = self.__dict__.get("_by_id")
+        if cached is None:
+            cached = {u.id: u for u in self.units}
+            object.__setattr__(self, "_by_id", cached)
+        return cached
+
+    def at(self) -> list[Unit | None]:
+        """The unit on each cell, or None."""
+        cached: list[Unit | None] | None = self.__dict__.get("_at")
+        if cached is None:
+            cached = [None] * (self.width * self.height)
+            for u in self.units:
+                if 0 <= u.cell < len(cached):
+                    cached[u.cell] = u
+            object.__setattr__(self, "_at", cached)
+        return cached
+
+    def unit(self, unit_id: str) -> Unit | None:
+        """The unit with this id, if it is on the board."""
+        return self.by_id().get(unit_id)
+
+    def stats(self, unit: Unit) -> UnitStats:
+        """A unit's effective values under this game's options."""
+        return self.rules.types[unit.kind]
+
+    def army(self, side: str) -> tuple[str, ...]:
+        """A player's order of battle."""
+        for player, kinds in self.armies:
+            if player == side:
+                return kinds
+        return ()
+
+    def side_index(self, side: str) -> int:
+        """0 for the south army, 1 for the north army (deployment rows count from there)."""
+        return 0 if self.players and side == self.players[0].id else 1
+
+    def enemies(self, side: str) -> tuple[str, ...]:
+        """The players of other alliances (cached: the players never change in a game)."""
+        cache: dict[str, tuple[str, ...]] | None = self.__dict__.get("_enemies")
+        if cache is None:
+            cache = {}
+            object.__setattr__(self, "_enemies", cache)
+        found = cache.get(side)
+        if found is None:
+            alliance = next((p.alliance for p in self.players if p.id == side), side)
+            found = tuple(p.id for p in self.players if p.alliance != alliance)
+            cache[side] = found
+        return found
+
+    def next_player(self, side: str) -> str:
+        """The player after `side` in the turn order."""
+        order = self.turn_order
+        return order[(order.index(side) + 1) % len(order)]
+
+    # -- copies ----------------------------------------------------------------------------
+    # A state is copied on every action, so copies bypass `dataclasses.replace` (which
+    # re-runs __init__ field by field): the instance dict is copied and the lookup caches
+    # are kept when the units do not change.
+
+    def evolve(self, **changes: Any) -> NapoleonicState:
+        """A copy with some fields changed (lookup caches dropped if the units change)."""
+        fields = dict(self.__dict__)
+        if "units" in changes:
+            fields.pop("_by_id", None)
+            fields.pop("_at", None)
+        fields.update(changes)
+        new = object.__new__(NapoleonicState)
+        object.__setattr__(new, "__dict__", fields)
+        return new
+
+    def with_units(self, units: tuple[Unit, ...], **changes: Any) -> NapoleonicState:
+        """A copy with another set of units (sorted by id by the caller)."""
+        return self.evolve(units=units, **changes)
+
+    def with_moved_unit(self, old: Unit, new: Unit, **changes: Any) -> NapoleonicState:
+        """A copy where one unit changed cell; the lookups are updated, not rebuilt."""
+        units = self.units
+        i = 0
+        while units[i] is not old:
+            i += 1
+        by_id = dict(self.by_id())
+        by_id[new.id] = new
+        at = list(self.at())
+        at[old.cell] = None
+        at[new.cell] = new
+        fields = dict(self.__dict__)
+        fields.update(changes)
+        fields["units"] = (*units[:i], new, *units[i + 1 :])
+        fields["_by_id"] = by_id
+        fields["_at"] = at
+        state = object.__new__(NapoleonicState)
+        object.__setattr__(state, "__dict__", fields)
+        return state
+
+
+def sort_units(units: list[Unit] | tuple[Unit, ...]) -> tuple[Unit, ...]:
+    """Units in the state's canonical order (by id)."""
+    return tuple(sorted(units, key=lambda u: u.id))

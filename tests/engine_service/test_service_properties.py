@@ -1,0 +1,185 @@
+"""Property tests: whatever arrives, the engine answers with a proper status.
+
+Random bytes as requests, states mutated anywhere (any field, found by protobuf reflection,
+set to any value of its type), random action texts: every answer is OK or a refusal with a
+reason (INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED) — never INTERNAL or UNKNOWN, never
+a hang — and a state the engine accepts comes back as a state it accepts again.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf.descriptor import FieldDescriptor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wargame.runtime.status import error_details
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+pytestmark = pytest.mark.integration
+
+GAMES = ("war", "battle", "napoleonic")
+REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.RESOURCE_EXHAUSTED}
+METHODS = [method.name for method in engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods]
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def states(engine_address: str) -> dict[str, list[game_pb2.GameState]]:
+    """Valid states of every game: initial ones and a few from random play."""
+    found: dict[str, list[game_pb2.GameState]] = {}
+    with grpc.insecure_channel(engine_address) as channel:
+        stub = engine_pb2_grpc.RulesEngineStub(channel)
+        rng = random.Random(99)
+        for game in GAMES:
+            state = stub.NewGame(engine_pb2.NewGameRequest(game=game)).state
+            found[game] = [state]
+            for _ in range(30):
+                actions = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state)).actions
+                if not actions:
+                    break
+                state = stub.ApplyActions(engine_pb2.ApplyActionsRequest(
+                    state=state, actions=[rng.choice(actions).action])).state
+                found[game].append(state)
+    return found
+
+
+def _answer(call: Any, request: Any) -> tuple[grpc.StatusCode, Any]:
+    try:
+        return grpc.StatusCode.OK, call(request, timeout=20)
+    except grpc.RpcError as error:
+        details = error_details(error)
+        assert details.code in REFUSALS, (details.code, details.message)
+        assert details.reason, details.message
+        return details.code, None
+
+
+def _scalar_value(field: FieldDescriptor, data: st.DataObject) -> Any:
+    kind = field.type
+    if kind == FieldDescriptor.TYPE_STRING:
+        return data.draw(st.one_of(st.text(max_size=12), st.sampled_from(
+            ["", "a1", "j10", "e5", "139", "47", "d4", "south", "north", "red", "black",
+             "attacker", "defender", "troop", "artillery", "guards", "wagon", "war", "battle"])))
+    if kind == FieldDescriptor.TYPE_BOOL:
+        return data.draw(st.booleans())
+    if kind == FieldDescriptor.TYPE_BYTES:
+        return data.draw(st.binary(max_size=40))
+    if kind == FieldDescriptor.TYPE_ENUM:
+        return data.draw(st.sampled_from([v.number for v in field.enum_type.values] + [999]))
+    if kind in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
+        return data.draw(st.floats(allow_nan=False, width=32))
+    bits = 64 if kind in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64,
+                          FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64) else 32
+    signed = kind in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT32,
+                      FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_SFIXED64)
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
+    return data.draw(st.one_of(st.integers(0, 20), st.integers(low, high)))
+
+
+def _targets(message: Any) -> list[tuple[Any, FieldDescriptor]]:
+    """Every (message, field) in a message tree, set or not."""
+    found: list[tuple[Any, FieldDescriptor]] = []
+    for field in message.DESCRIPTOR.fields:
+        found.append((message, field))
+        if field.type == FieldDescriptor.TYPE_MESSAGE and not field.message_type.GetOptions().map_entry:
+            if field.label == FieldDescriptor.LABEL_REPEATED:
+                for item in getattr(message, field.name):
+                    found += _targets(item)
+            elif message.HasField(field.name):
+                found += _targets(getattr(message, field.name))
+    return found
+
+
+def mutate(state: game_pb2.GameState, data: st.DataObject) -> game_pb2.GameState:
+    """A copy of `state` with one to three fields changed anywhere in its tree."""
+    mutated = game_pb2.GameState()
+    mutated.CopyFrom(state)
+    for _ in range(data.draw(st.integers(1, 3))):
+        holder, field = data.draw(st.sampled_from(_targets(mutated)))
+        container = getattr(holder, field.name)
+        if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.GetOptions().map_entry:
+            key = data.draw(st.sampled_from(sorted(container) or ["x"]))
+            if data.draw(st.booleans()):
+                container.pop(key, None)
+            else:
+                container[key] = data.draw(st.text(max_size=8))
+        elif field.label == FieldDescriptor.LABEL_REPEATED:
+            action = data.draw(st.sampled_from(["drop", "duplicate", "append"]))
+            if action == "drop" and len(container):
+                del container[data.draw(st.integers(0, len(container) - 1))]
+            elif action == "duplicate" and len(container):
+                item = container[data.draw(st.integers(0, len(container) - 1))]
+                if field.type == FieldDescriptor.TYPE_MESSAGE:
+                    container.add().CopyFrom(item)
+                else:
+                    container.append(item)
+            elif field.type == FieldDescriptor.TYPE_MESSAGE:
+                container.add()
+            else:
+                container.append(_scalar_value(field, data))
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            holder.ClearField(field.name)
+        else:
+            setattr(holder, field.name, _scalar_value(field, data))
+    return mutated
+
+
+@given(data=st.data())
+@SETTINGS
+def test_random_bytes_to_any_rpc_get_a_proper_status(engine_channel: grpc.Channel, data: st.DataObject) -> None:
+    method = data.draw(st.sampled_from(METHODS))
+    payload = data.draw(st.binary(max_size=300))
+    raw = engine_channel.unary_unary(f"/wargame.v1.RulesEngine/{method}")
+    try:
+        raw(payload, timeout=20)
+    except grpc.RpcError as error:
+        details = error_details(error)
+        assert details.code in REFUSALS, (method, details.code, details.message)
+
+
+@given(data=st.data())
+@SETTINGS
+def test_mutated_states_are_refused_or_accepted_consistently(
+    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+) -> None:
+    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
+    game = data.draw(st.sampled_from(GAMES))
+    state = mutate(data.draw(st.sampled_from(states[game])), data)
+    code, reply = _answer(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=state))
+    if code is not grpc.StatusCode.OK or not reply.actions:
+        return
+    action = data.draw(st.sampled_from(list(reply.actions))).action
+    code, applied = _answer(stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action]))
+    assert code is grpc.StatusCode.OK, "an action listed as legal must apply"
+    code, _ = _answer(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=applied.state))
+    assert code is grpc.StatusCode.OK, "a state the engine returns must be accepted again"
+
+
+@given(data=st.data())
+@SETTINGS
+def test_random_actions_are_refused_with_a_reason(
+    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+) -> None:
+    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
+    game = data.draw(st.sampled_from(GAMES))
+    state = data.draw(st.sampled_from(states[game]))
+    action = game_pb2.Action(side=data.draw(st.sampled_from([*state.to_act, "south", "red", "nobody", ""])))
+    kind = data.draw(st.sampled_from(["notation", "war", "battle", "napoleonic", "resign"]))
+    if kind == "notation":
+        action.notation = data.draw(st.text(max_size=30))
+    else:
+        branch = getattr(action, kind)
+        branch.SetInParent()
+        for holder, field in _targets(branch)[:6]:
+            if field.type != FieldDescriptor.TYPE_MESSAGE and field.label != FieldDescriptor.LABEL_REPEATED:
+                setattr(holder, field.name, _scalar_value(field, data))
+    for call, request in (
+        (stub.ValidateAction, engine_pb2.ValidateActionRequest(state=state, action=action)),
+        (stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action])),
+        (stub.FormatAction, engine_pb2.FormatActionRequest(state=state, action=action)),
+    ):
+        _answer(call, request)
