@@ -18,6 +18,13 @@ from tests.servers import RedisServer, ServiceProcess, start_redis, start_servic
 KINDS = ("unit", "integration", "system")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Service logs in tests: readable lines, warnings and above only."""
+    from wargame.runtime.logs import configure_logging
+
+    configure_logging("console", "warning")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark tests that name no kind as unit tests; group server-heavy suites per worker."""
     for item in items:

@@ -33,6 +33,13 @@ META_REASONS = (
 )
 
 
+def outcome_reason_name(value: int) -> str:
+    """The OutcomeReason name of a wire value ("UNKNOWN_<n>" for numbers the enum lacks)."""
+    if value in game_pb2.OutcomeReason.values():
+        return game_pb2.OutcomeReason.Name(value).removeprefix("OUTCOME_REASON_")
+    return f"UNKNOWN_{value}"
+
+
 def invalid_state(message: str, field: str) -> RuleError:
     """The error for a state from the wire that could not arise in play."""
     return RuleError(Reason.INVALID_STATE, message, field=field)
@@ -173,7 +180,7 @@ class Conversions:
                     f"{field}.outcome",
                 )
             return None
-        reason_name = game_pb2.OutcomeReason.Name(msg.outcome.reason).removeprefix("OUTCOME_REASON_")
+        reason_name = outcome_reason_name(msg.outcome.reason)
         if by_rules is not None:
             if reason_name != by_rules.reason or (msg.outcome.winner or None) != by_rules.winner:
                 raise invalid_state(
@@ -227,7 +234,7 @@ class Conversions:
             raise RuleError(Reason.ILLEGAL_ACTION, "the action names no side", field=f"{field}.side")
         meta: MetaAction
         if kind == "resign":
-            name = game_pb2.OutcomeReason.Name(msg.resign.reason).removeprefix("OUTCOME_REASON_")
+            name = outcome_reason_name(msg.resign.reason)
             if name == "UNSPECIFIED":
                 name = OutcomeReason.RESIGNATION
             if name not in (OutcomeReason.RESIGNATION, OutcomeReason.TIME, OutcomeReason.ABANDONED):

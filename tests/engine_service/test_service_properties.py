@@ -86,7 +86,7 @@ def _targets(message: Any) -> list[tuple[Any, FieldDescriptor]]:
     for field in message.DESCRIPTOR.fields:
         found.append((message, field))
         if field.type == FieldDescriptor.TYPE_MESSAGE and not field.message_type.GetOptions().map_entry:
-            if field.label == FieldDescriptor.LABEL_REPEATED:
+            if field.is_repeated:
                 for item in getattr(message, field.name):
                     found += _targets(item)
             elif message.HasField(field.name):
@@ -107,7 +107,7 @@ def mutate(state: game_pb2.GameState, data: st.DataObject) -> game_pb2.GameState
                 container.pop(key, None)
             else:
                 container[key] = data.draw(st.text(max_size=8))
-        elif field.label == FieldDescriptor.LABEL_REPEATED:
+        elif field.is_repeated:
             action = data.draw(st.sampled_from(["drop", "duplicate", "append"]))
             if action == "drop" and len(container):
                 del container[data.draw(st.integers(0, len(container) - 1))]
@@ -175,7 +175,7 @@ def test_random_actions_are_refused_with_a_reason(
         branch = getattr(action, kind)
         branch.SetInParent()
         for holder, field in _targets(branch)[:6]:
-            if field.type != FieldDescriptor.TYPE_MESSAGE and field.label != FieldDescriptor.LABEL_REPEATED:
+            if field.type != FieldDescriptor.TYPE_MESSAGE and not field.is_repeated:
                 setattr(holder, field.name, _scalar_value(field, data))
     for call, request in (
         (stub.ValidateAction, engine_pb2.ValidateActionRequest(state=state, action=action)),
