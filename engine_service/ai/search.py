@@ -1,27 +1,53 @@
 """Iterative-deepening alpha-beta over any `Ruleset`, within a time budget.
 
-Works for any turn structure: at each node the side to act is read from the state, and the
-search maximises when it is the suggesting side and minimises otherwise (so Napoleonic
-Chess, where one side acts several times in a row and the defender acts in the middle of a
-turn, needs no special case here). Evaluations come from `engine_service.ai.evaluation`.
+The search knows nothing of a game's rules beyond its `Policy`: what the legal actions
+are, whose turn it is, a cheap test for a finished game, a static evaluation and a
+static ordering of actions. Games with a policy of their own (`engine_service.ai.war`,
+`engine_service.ai.battle`) get a fast key, an evaluation of their objectives and
+capture-first ordering; any other game gets `RulesetPolicy`, which uses the public
+`Ruleset` interface and the material table of `evaluation`.
+
+The search is minimax on the side to act (so it works for any turn structure), with:
+
+- a transposition table keyed by the policy's `key` (bounded: it is cleared when full),
+  holding the depth, the value, whether that value is exact or a bound, and the best
+  action, which is searched first on the next visit;
+- move ordering: the table's action, then the policy's static order (wins and captures
+  first), with killer actions (two per ply) and a history table for quiet actions;
+- a capture-only quiescence search at the leaves (captures and recaptures), for the
+  policies that list captures, and a one-ply extension where a policy says a leaf is too
+  sharp to judge statically;
+- a first, static ply before the clock is read, so that even a spent budget returns an
+  action that was looked at;
+- a clock read at every node: when the budget runs out the iteration is abandoned and
+  the best action of the last completed iteration is kept (or a better one the abandoned
+  iteration had already proved).
+
+Values are from the suggesting side's view; a won game is worth `WIN` less the plies to
+get there, so quicker wins and slower losses are preferred.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from engine_service.ai.evaluation import WIN, evaluate
-from engine_service.rules.base import AnyRuleset
+from engine_service.ai.evaluation import WIN, evaluate, outcome_value
+from engine_service.rules.base import AnyRuleset, Outcome
 
-CHECK_EVERY = 256  # nodes between clock checks
+TABLE_LIMIT = 400_000  # transposition-table entries before the table is cleared
+QUIESCENCE_PLIES = 2  # captures and recaptures followed at the leaves
+INFINITY = float("inf")
+
+EXACT, LOWER, UPPER = 0, 1, 2  # kinds of table values: exact, at least, at most
 
 
 @dataclass
 class Suggestion:
-    """The search's answer."""
+    """The search's answer: the action, its value, the depth reached, the expected line."""
 
     action: Any
     evaluation: float
@@ -30,90 +56,299 @@ class Suggestion:
     nodes: int = 0
 
 
-class _OutOfTime(Exception):
-    pass
+class Policy(Protocol):
+    """What the search needs to know about a game (see `RulesetPolicy` for the generic one)."""
 
-
-@dataclass
-class _Search:
     ruleset: AnyRuleset
-    side: str
-    deadline: float
-    rng: random.Random
-    nodes: int = 0
-    table: dict[Any, tuple[int, float, Any]] = field(default_factory=dict)
 
-    def tick(self) -> None:
-        self.nodes += 1
-        if self.nodes % CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
-            raise _OutOfTime
+    def key(self, state: Any) -> Hashable:
+        """A hashable key of the position for the transposition table."""
+
+    def mover(self, state: Any) -> str:
+        """The side to act (only called on unfinished states)."""
+
+    def ended(self, state: Any) -> Outcome | None:
+        """A cheap test for a finished game; may miss endings that need the legal actions."""
 
     def actions(self, state: Any) -> list[Any]:
+        """The legal actions (empty once the game is over or nobody can act)."""
+
+    def outcome(self, state: Any) -> Outcome | None:
+        """The exact ending, asked only when `actions` is empty."""
+
+    def evaluate(self, state: Any, side: str) -> float:
+        """The static value of an unfinished state for `side`."""
+
+    def order(self, state: Any, actions: list[Any]) -> list[tuple[float, Any]]:
+        """Each action with a static ordering score (higher first): wins, captures, ..."""
+
+    def captures(self, state: Any, actions: list[Any]) -> list[Any] | None:
+        """The actions the quiescence search follows, or None to stop at the leaf."""
+
+    def extend(self, state: Any) -> bool:
+        """Whether a leaf is too sharp to evaluate statically (search one ply more)."""
+
+
+class RulesetPolicy:
+    """The generic policy: the public `Ruleset` interface and the material evaluation."""
+
+    def __init__(self, ruleset: AnyRuleset) -> None:
+        self.ruleset = ruleset
+
+    def key(self, state: Any) -> Hashable:
+        """States are hashable immutable values."""
+        key: Hashable = state
+        return key
+
+    def mover(self, state: Any) -> str:
+        """The first side to act."""
+        return self.ruleset.to_act(state)[0]
+
+    def ended(self, state: Any) -> Outcome | None:
+        """The ruleset's outcome."""
+        return self.ruleset.outcome(state)
+
+    def actions(self, state: Any) -> list[Any]:
+        """The legal actions, or a random one when they cannot be listed."""
         actions = self.ruleset.legal_actions(state)
-        if not actions:
-            fallback = self.ruleset.random_action(state, self.rng)
+        if not actions and self.ruleset.to_act(state):
+            fallback = self.ruleset.random_action(state, random.Random(0))
             return [fallback] if fallback is not None else []
         return actions
 
+    def outcome(self, state: Any) -> Outcome | None:
+        """The ruleset's outcome."""
+        return self.ruleset.outcome(state)
+
+    def evaluate(self, state: Any, side: str) -> float:
+        """Material and whatever the game's registered evaluator adds."""
+        return evaluate(self.ruleset, state, side, None)
+
+    def order(self, state: Any, actions: list[Any]) -> list[tuple[float, Any]]:
+        """No static knowledge: listing order."""
+        return [(0.0, action) for action in actions]
+
+    def captures(self, state: Any, actions: list[Any]) -> list[Any] | None:
+        """No quiescence search."""
+        return None
+
+    def extend(self, state: Any) -> bool:
+        """No extensions."""
+        return False
+
+
+class OutOfTimeError(Exception):
+    """The budget is spent: the current iteration is abandoned."""
+
+
+@dataclass
+class _Entry:
+    depth: int
+    value: float
+    kind: int
+    action: Any
+
+
+class Searcher:
+    """One search: the clock, the counters and the tables of a single `search` call."""
+
+    def __init__(self, policy: Policy, side: str, deadline: float) -> None:
+        self.policy = policy
+        self.side = side
+        self.deadline = deadline
+        self.nodes = 0
+        self.table: dict[Hashable, _Entry] = {}
+        self.killers: dict[int, list[Any]] = {}
+        self.history: dict[Any, int] = {}
+        self.clock = time.perf_counter
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def tick(self) -> None:
+        """Count a node and stop the iteration when the budget is spent."""
+        self.nodes += 1
+        if self.clock() > self.deadline:
+            raise OutOfTimeError
+
+    def score(self, outcome: Outcome, ply: int) -> float:
+        """The value of a finished game `ply` plies from the root."""
+        value = outcome_value(outcome, self.side)
+        if value > 0:
+            return value - ply
+        if value < 0:
+            return value + ply
+        return value
+
+    def ordered(self, state: Any, actions: list[Any], ply: int, first: Any) -> list[Any]:
+        """Actions in search order: the table's, static score, killers, history."""
+        killers = self.killers.get(ply, ())
+        history = self.history
+        scored = []
+        for static, action in self.policy.order(state, actions):
+            bonus = static
+            if action == first:
+                bonus += 1e9
+            elif static <= 0:
+                if action in killers:
+                    bonus += 50.0
+                bonus += history.get(action, 0) * 1e-4
+            scored.append((bonus, action))
+        scored.sort(key=lambda pair: pair[0], reverse=True)
+        return [action for _, action in scored]
+
+    def remember(self, key: Hashable, depth: int, value: float, kind: int, action: Any) -> None:
+        """Store a result, clearing the table when it is full (bounded memory)."""
+        table = self.table
+        if len(table) >= TABLE_LIMIT:
+            table.clear()
+        old = table.get(key)
+        if old is None or old.depth <= depth:
+            table[key] = _Entry(depth, value, kind, action)
+
+    def cutoff(self, action: Any, ply: int, depth: int, quiet: bool) -> None:
+        """Killer and history bookkeeping for an action that caused a cut-off."""
+        if not quiet:
+            return
+        killers = self.killers.setdefault(ply, [])
+        if action not in killers:
+            killers.insert(0, action)
+            del killers[2:]
+        self.history[action] = self.history.get(action, 0) + depth * depth
+
+    # -- the search ------------------------------------------------------------------
+
     def value(self, state: Any, depth: int, alpha: float, beta: float, ply: int) -> float:
-        """Minimax value of `state` for `self.side`, searched `depth` plies deep."""
+        """The minimax value of `state` for the root side, searched `depth` plies deep."""
         self.tick()
-        outcome = self.ruleset.outcome(state)
-        if outcome is not None or depth == 0:
-            score = evaluate(self.ruleset, state, self.side, outcome)
-            # Prefer quicker wins and slower losses.
-            return score - ply if score >= WIN / 2 else score + ply if score <= -WIN / 2 else score
-        actions = self.actions(state)
+        policy = self.policy
+        ended = policy.ended(state)
+        if ended is not None:
+            return self.score(ended, ply)
+        if depth <= 0:
+            if ply < 64 and policy.extend(state):
+                depth = 1
+            else:
+                return self.quiesce(state, alpha, beta, ply, QUIESCENCE_PLIES)
+        key = policy.key(state)
+        entry = self.table.get(key)
+        first = None
+        if entry is not None:
+            first = entry.action
+            if entry.depth >= depth:
+                if entry.kind == EXACT:
+                    return entry.value
+                if entry.kind == LOWER and entry.value >= beta:
+                    return entry.value
+                if entry.kind == UPPER and entry.value <= alpha:
+                    return entry.value
+        actions = policy.actions(state)
         if not actions:
-            return evaluate(self.ruleset, state, self.side, None)
-        maximising = self.ruleset.to_act(state)[0] == self.side
-        remembered = self.table.get(state)
-        if remembered is not None and remembered[2] in actions:
-            best_first = remembered[2]
-            actions.remove(best_first)
-            actions.insert(0, best_first)
-        best_action = actions[0]
-        if maximising:
-            best = -float("inf")
-            for action in actions:
-                score = self.value(self.ruleset.play(state, action), depth - 1, alpha, beta, ply + 1)
-                if score > best:
-                    best, best_action = score, action
-                alpha = max(alpha, best)
-                if alpha >= beta:
-                    break
-        else:
-            best = float("inf")
-            for action in actions:
-                score = self.value(self.ruleset.play(state, action), depth - 1, alpha, beta, ply + 1)
-                if score < best:
-                    best, best_action = score, action
+            outcome = policy.outcome(state)
+            if outcome is not None:
+                return self.score(outcome, ply)
+            return policy.evaluate(state, self.side)
+        maximising = policy.mover(state) == self.side
+        original_alpha, original_beta = alpha, beta
+        best = -INFINITY if maximising else INFINITY
+        best_action = None
+        play = policy.ruleset.play
+        for action in self.ordered(state, actions, ply, first):
+            child = self.value(play(state, action), depth - 1, alpha, beta, ply + 1)
+            if maximising:
+                if child > best:
+                    best, best_action = child, action
+                    alpha = max(alpha, best)
+            elif child < best:
+                best, best_action = child, action
                 beta = min(beta, best)
-                if alpha >= beta:
-                    break
-        self.table[state] = (depth, best, best_action)
+            if alpha >= beta:
+                self.cutoff(action, ply, depth, _quiet(policy, state, action))
+                break
+        # Fail-soft bounds read the same at both kinds of node: a value at or below the
+        # window's floor is an upper bound, at or above its ceiling a lower bound.
+        if best <= original_alpha:
+            kind = UPPER
+        elif best >= original_beta:
+            kind = LOWER
+        else:
+            kind = EXACT
+        self.remember(key, depth, best, kind, best_action)
+        return best
+
+    def quiesce(self, state: Any, alpha: float, beta: float, ply: int, left: int) -> float:
+        """Captures only, with the static value as the side to move's fallback."""
+        policy = self.policy
+        stand = policy.evaluate(state, self.side)
+        if left <= 0:
+            return stand
+        maximising = policy.mover(state) == self.side
+        if maximising:
+            if stand >= beta:
+                return stand
+            alpha = max(alpha, stand)
+        else:
+            if stand <= alpha:
+                return stand
+            beta = min(beta, stand)
+        actions = policy.actions(state)
+        captures = policy.captures(state, actions) if actions else None
+        if not captures:
+            if not actions:
+                outcome = policy.outcome(state)
+                if outcome is not None:
+                    return self.score(outcome, ply)
+            return stand
+        best = stand
+        play = policy.ruleset.play
+        for _, action in sorted(
+            policy.order(state, captures), key=lambda pair: pair[0], reverse=True
+        ):
+            self.tick()
+            child_state = play(state, action)
+            ended = policy.ended(child_state)
+            if ended is not None:
+                child = self.score(ended, ply + 1)
+            else:
+                child = self.quiesce(child_state, alpha, beta, ply + 1, left - 1)
+            if maximising:
+                if child > best:
+                    best = child
+                    alpha = max(alpha, best)
+            elif child < best:
+                best = child
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
         return best
 
     def principal_line(self, state: Any, first: Any, length: int) -> list[str]:
-        """The expected line: the chosen action, then the remembered best replies."""
-        line = [self.ruleset.format_action(state, first)]
-        state = self.ruleset.play(state, first)
-        seen = {state}
-        while len(line) < length and self.ruleset.outcome(state) is None:
-            remembered = self.table.get(state)
-            if remembered is None:
+        """The expected line: the chosen action, then the table's best replies."""
+        ruleset = self.policy.ruleset
+        line = [ruleset.format_action(state, first)]
+        state = ruleset.play(state, first)
+        seen = {self.policy.key(state)}
+        while len(line) < max(length, 1) and ruleset.outcome(state) is None:
+            entry = self.table.get(self.policy.key(state))
+            if entry is None or entry.action is None:
                 break
-            action = remembered[2]
-            line.append(self.ruleset.format_action(state, action))
-            state = self.ruleset.play(state, action)
-            if state in seen:
+            if entry.action not in self.policy.actions(state):
                 break
-            seen.add(state)
+            line.append(ruleset.format_action(state, entry.action))
+            state = ruleset.play(state, entry.action)
+            key = self.policy.key(state)
+            if key in seen:
+                break
+            seen.add(key)
         return line
 
 
+def _quiet(policy: Policy, state: Any, action: Any) -> bool:
+    """Whether an action is quiet (no static ordering bonus): killers and history only."""
+    return all(score <= 0 for score, _ in policy.order(state, [action]))
+
+
 def search(
-    ruleset: AnyRuleset,
+    policy: Policy,
     state: Any,
     side: str,
     *,
@@ -121,35 +356,91 @@ def search(
     max_depth: int = 0,
     seed: int = 0,
 ) -> Suggestion:
-    """The best action for `side` found by iterative deepening within `seconds`."""
+    """The best action for `side` found by iterative deepening within `seconds`.
+
+    `max_depth` 0 means as deep as the time allows. The seed breaks ties between actions
+    the search cannot tell apart, so that different seeds vary the play.
+    """
     started = time.perf_counter()
-    rng = random.Random(seed or 0x5EED)
-    worker = _Search(ruleset, side, started + seconds, rng)
-    actions = worker.actions(state)
+    # A little of the budget is kept for the last node in flight and the expected line.
+    searcher = Searcher(policy, side, started + max(seconds - 0.003, 0.85 * seconds))
+    actions = policy.actions(state)
     if not actions:
         raise ValueError("no action to suggest")
-    rng.shuffle(actions)  # tie-breaking varies with the seed, not with listing order
-    best: Suggestion = Suggestion(actions[0], evaluate(ruleset, state, side, None), 0, [], 0)
-    if len(actions) == 1:
-        best.line = [ruleset.format_action(state, actions[0])]
+    ruleset = policy.ruleset
+    rng = random.Random(seed)
+    rng.shuffle(actions)  # ties between equal actions vary with the seed
+    actions = [action for _, action in _stable_order(policy.order(state, actions))]
+    maximising = policy.mover(state) == side
+    # A first, static ply (no clock): every action is scored at least once, so even an
+    # exhausted budget returns a considered action.
+    scored_once = []
+    for action in actions:
+        searcher.nodes += 1
+        child = ruleset.play(state, action)
+        ended = policy.ended(child)
+        value = searcher.score(ended, 1) if ended is not None else policy.evaluate(child, side)
+        scored_once.append((value if maximising else -value, action))
+    ranked_once = _stable_order(scored_once)
+    actions = [action for _, action in ranked_once]
+    top = ranked_once[0][0]
+    best = Suggestion(actions[0], top if maximising else -top, 1, [], searcher.nodes)
+    if len(actions) == 1 or abs(top) >= WIN / 2:
+        best.nodes = searcher.nodes
+        best.line = searcher.principal_line(state, best.action, 1)
         return best
     depth = 0
     while max_depth == 0 or depth < max_depth:
         depth += 1
+        scored: list[tuple[float, Any]] = []
+        alpha, beta = -INFINITY, INFINITY
         try:
-            scored = []
-            alpha = -float("inf")
             for action in actions:
-                score = worker.value(ruleset.play(state, action), depth - 1, alpha, float("inf"), 1)
-                scored.append((score, action))
-                alpha = max(alpha, score)
-        except _OutOfTime:
+                child = ruleset.play(state, action)
+                value = searcher.value(child, depth - 1, alpha, beta, 1)
+                scored.append((value, action))
+                if maximising:
+                    alpha = max(alpha, value)
+                else:
+                    beta = min(beta, value)
+        except OutOfTimeError:
+            _adopt_partial(best, scored, depth, maximising, searcher.nodes)
             break
-        scored.sort(key=lambda pair: pair[0], reverse=True)
-        actions = [action for _, action in scored]  # best first for the next iteration
-        best = Suggestion(scored[0][1], scored[0][0], depth, [], worker.nodes)
-        if abs(scored[0][0]) >= WIN / 2 or time.perf_counter() > worker.deadline:
+        # Actions not better than the best are bounds only; keep their previous order.
+        ranked = sorted(
+            enumerate(scored),
+            key=lambda item: (item[1][0] if maximising else -item[1][0], -item[0]),
+            reverse=True,
+        )
+        actions = [action for _, (_, action) in ranked]
+        top_value, top_action = scored[ranked[0][0]]
+        best = Suggestion(top_action, top_value, depth, [], searcher.nodes)
+        if abs(top_value) >= WIN / 2 or searcher.clock() > searcher.deadline:
             break
-    best.nodes = worker.nodes
-    best.line = worker.principal_line(state, best.action, depth)
+    best.nodes = max(searcher.nodes, 1)
+    best.line = searcher.principal_line(state, best.action, max(best.depth, 1))
     return best
+
+
+def _stable_order(scored: Sequence[tuple[float, Any]]) -> list[tuple[float, Any]]:
+    """Highest static score first, keeping the given order among equals."""
+    return sorted(scored, key=lambda pair: pair[0], reverse=True)
+
+
+def _adopt_partial(
+    best: Suggestion, scored: list[tuple[float, Any]], depth: int, maximising: bool, nodes: int
+) -> None:
+    """Use an abandoned iteration's results when they already prove a better action.
+
+    The first action searched is the previous best; any action searched after it whose
+    value beats it at this depth is better at this depth (alpha-beta gives exact values
+    for improvements), so it is taken.
+    """
+    if not scored:
+        return
+    reference = scored[0][0]
+    pick = max(scored, key=lambda pair: pair[0] if maximising else -pair[0])
+    if (pick[0] > reference) if maximising else (pick[0] < reference):
+        best.action, best.evaluation = pick[1], pick[0]
+        best.depth = depth
+    best.nodes = nodes

@@ -121,11 +121,12 @@ class OptionSpec:
 class Options(Mapping[str, Any]):
     """The effective, typed value of every option of one game (immutable, hashable)."""
 
-    __slots__ = ("_specs", "_values")
+    __slots__ = ("_hash", "_specs", "_values")
 
     def __init__(self, specs: Mapping[str, OptionSpec], values: Mapping[str, Any]) -> None:
         self._specs = specs
         self._values = dict(values)
+        self._hash: int | None = None  # states hash their options in every table lookup
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
@@ -137,7 +138,9 @@ class Options(Mapping[str, Any]):
         return len(self._values)
 
     def __hash__(self) -> int:
-        return hash(tuple(sorted(self.as_text().items())))
+        if self._hash is None:
+            self._hash = hash(tuple(sorted(self.as_text().items())))
+        return self._hash
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Options) and self._values == other._values

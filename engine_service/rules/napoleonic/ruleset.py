@@ -94,7 +94,7 @@ _WHAT = {
 }
 
 
-def _random_player_array(
+def random_player_array(
     state: NapoleonicState, side: str, seed: int
 ) -> tuple[tuple[tuple[str, str], ...], bytes]:
     """The array and salt a random player derives from a small seed (so it can reveal)."""
@@ -447,12 +447,12 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
             if phase is Phase.DEPLOY_SEALED:
                 return Seal(side, deployment.random_placements(state, side, rng))
             if phase is Phase.DEPLOY_COMMIT:
-                placements, salt = _random_player_array(state, side, rng.randrange(RANDOM_SEEDS))
+                placements, salt = random_player_array(state, side, rng.randrange(RANDOM_SEEDS))
                 return Commit(side, deployment.commitment(placements, salt))
             assert state.deployment is not None
             committed = dict(state.deployment.commitments)[side]
             for seed in range(RANDOM_SEEDS):
-                placements, salt = _random_player_array(state, side, seed)
+                placements, salt = random_player_array(state, side, seed)
                 if deployment.commitment(placements, salt) == committed:
                     return Reveal(side, placements, salt)
             return Reveal(side, deployment.random_placements(state, side, rng), rng.randbytes(32))

@@ -1,0 +1,117 @@
+"""Napoleonic Chess: the turn planner wins combats against the best defence (spec 7)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from engine_service.ai import suggest
+from engine_service.ai.evaluation import evaluate
+from engine_service.ai.napoleonic import (
+    Fight,
+    best_allocation,
+    clear_plans,
+    judge,
+)
+from engine_service.rules.game import Game
+from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
+from engine_service.rules.napoleonic.state import Phase, Unit
+from tests.engine_service.ai.helpers import RULES, new_state, random_action
+
+RULESET = RULES["napoleonic"]
+# Black's Guards on e5, supported from e6; Red can bring 4 against 3, or cut the support.
+GUARDS_EXPOSED = (
+    "board 8x8; red: a1=G#R_G e3=A#R_A d4=I#R_I f3=C#R_C; black: e5=G#B_G e6=I#B_I h8=I#B_J"
+)
+
+
+def follow(state: Any, sides: tuple[str, ...], until_turn: int) -> Any:
+    """Play the AI's suggestions for every side in `sides` until the turn number changes."""
+    for _ in range(100):
+        if RULESET.outcome(state) is not None or state.turn_number != until_turn:
+            return state
+        side = RULESET.to_act(state)[0]
+        assert side in sides
+        action = suggest(Game(RULESET, state), side=side, seconds=1.0, seed=3).action
+        state = RULESET.play(state, action)
+    raise AssertionError("the turn did not end")
+
+
+def test_a_planned_attack_eliminates_the_guards_against_the_best_defence() -> None:
+    state = new_state("napoleonic", GUARDS_EXPOSED)
+    first = suggest(Game(RULESET, state), side="red", seconds=1.0, seed=3)
+    assert first.evaluation >= 500  # the Guards' fall is in the plan
+    assert any(text.startswith("attack") and text.endswith(">e5") for text in first.line)
+    after = follow(state, ("red", "black"), state.turn_number)
+    outcome = RULESET.outcome(after)
+    assert outcome is not None and outcome.winner == "red"
+
+
+def test_the_defender_supports_its_guards() -> None:
+    setup = "board 8x8; red: a1=G#R_G e4=A#R_A d5=I#R_I; black: e5=G#B_G e6=I#B_I f8=I#B_J"
+    state = new_state("napoleonic", setup, auto_skip_defence="false")
+    for action in (Attack("red", "R_A", "B_G"), Attack("red", "R_I", "B_G"), EndPhase("red")):
+        state = RULESET.play(state, action)
+    assert state.phase is Phase.DEFENCE
+    found = suggest(Game(RULESET, state), side="black", seconds=1.0, seed=1)
+    assert found.action == Support("black", "B_I", "B_G")
+    assert found.line == ["support e6>e5", "end"]
+
+
+def test_the_plan_goes_on_where_it_left_off() -> None:
+    clear_plans()
+    state = new_state("napoleonic")
+    first = suggest(Game(RULESET, state), side="red", seconds=0.05, seed=5)
+    assert len(first.line) >= 2
+    state = RULESET.play(state, first.action)
+    second = suggest(Game(RULESET, state), side="red", seconds=0.05, seed=5)
+    assert second.line == first.line[1:]
+    clear_plans()  # a fresh process plans the same turn again
+    again = suggest(Game(RULESET, new_state("napoleonic")), side="red", seconds=0.05, seed=5)
+    assert again.line == first.line
+
+
+def test_the_best_allocation_saves_the_guards_first() -> None:
+    def unit(uid: str, cell: int) -> Unit:
+        return Unit(uid, "black", "infantry", cell)
+
+    helper = unit("S", 1)
+    guards = Fight(unit("G", 2), attack=3, defence=2, supporters=[(helper, 1)], value=1000.0)
+    other = Fight(unit("I", 3), attack=2, defence=1, supporters=[(helper, 1)], value=1.0)
+    verdict = best_allocation([other, guards])
+    assert [u.id for u in verdict.eliminated] == ["I"]
+    assert [(s.id, t.id) for s, t in verdict.allocation] == [("S", "G")]
+    assert verdict.lost == 1.0
+
+
+def test_ties_survive() -> None:
+    state = new_state("napoleonic", GUARDS_EXPOSED)
+    units = state.by_id()
+    artillery = Unit("R_A", "red", "artillery", state.geo.index["e4"])
+    verdict = judge(state, [(artillery, units["B_G"])])
+    assert verdict.eliminated == []  # 2 against 2 (+1 support): no elimination
+
+
+def test_deployment_phases_are_played_through() -> None:
+    for deployment in ("marching_orders", "attack_at_dawn"):
+        state = new_state("napoleonic", deployment=deployment)
+        rng = random.Random(2)
+        for _ in range(80):
+            if state.phase is Phase.MOVEMENT:
+                break
+            to_act = RULESET.to_act(state)
+            if "red" in to_act:
+                action = suggest(Game(RULESET, state), side="red", seconds=0.05, seed=8).action
+                RULESET.validate(state, action)
+            else:
+                action = random_action(RULESET, state, rng)
+            state = RULESET.play(state, action)
+        assert state.phase is Phase.MOVEMENT, deployment
+        assert RULESET.outcome(state) is None
+
+
+def test_the_registered_evaluation_is_symmetric_at_the_start() -> None:
+    state = new_state("napoleonic")
+    red = evaluate(RULESET, state, "red", None)
+    black = evaluate(RULESET, state, "black", None)
+    assert abs(red + black) < 1e-9
