@@ -14,7 +14,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from wargame.runtime.config import ConfigError, Parser, fail, host_port
+from wargame.runtime.config import ConfigError, Parser, fail, host_port, quiet_grpc_core
 from wargame.runtime.logs import configure_logging
 
 PROG = "wargame-engine"
@@ -78,6 +78,7 @@ def _listen(text: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `wargame-engine`."""
+    quiet_grpc_core()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or args_list[0].startswith("-") and args_list[0] not in ("-h", "--help"):
         args_list.insert(0, "serve")

@@ -13,6 +13,14 @@ import sys
 from typing import Any, NoReturn
 
 
+def quiet_grpc_core() -> None:
+    """Keep gRPC's C core from printing its own log lines (our errors are one line already).
+
+    Call before grpc is imported; an operator may still set GRPC_VERBOSITY to see them.
+    """
+    os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
+
 class ConfigError(Exception):
     """A configuration problem to report in one line before exiting with status 2."""
 
