@@ -27,7 +27,6 @@ from engine_service.rules.record import parse_record, replay, write_record
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].full_name
-_TOKEN = re.compile(r"[A-Za-z0-9]+")
 DEFAULT_SUGGEST_SECONDS = 1.0
 
 
@@ -88,7 +87,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def DescribeGame(self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext) -> engine_pb2.DescribeGameResponse:
         ruleset = self._ruleset(request.game)
         options = ruleset.resolve_options(dict(request.options), request.preset or None)
-        initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
+        initial: Game[Any] = Game(ruleset, ruleset.new_game(options, request.setup or None))
         return engine_pb2.DescribeGameResponse(
             info=next(info for info in self._infos.games if info.id == ruleset.id),
             board=describe.describe(ruleset, options),
@@ -265,16 +264,18 @@ def cell_names(ruleset: AnyRuleset, options: Options) -> frozenset[str]:
     return frozenset(cell.name for cell in ruleset.describe(options).cells)
 
 
-def first_cell(notation: str, cells: frozenset[str]) -> str | None:
-    """The first cell a notation names (the cell an action starts from).
+@functools.lru_cache(maxsize=64)
+def _cell_pattern(cells: frozenset[str]) -> re.Pattern[str]:
+    # Longest names first ("j10" before "j1"); a cell is not part of a longer name or
+    # number, but may follow a piece letter or a mark ("Md1xd6", "F@e5", "a3:c5").
+    names = "|".join(re.escape(name) for name in sorted(cells, key=len, reverse=True))
+    return re.compile(rf"(?<![a-z0-9])(?:{names})(?![0-9])")
 
-    Tokens may carry a piece letter in front of the cell ("Md1xd6", "F@e5").
-    """
-    for token in _TOKEN.findall(notation):
-        for candidate in (token, token.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
-            if candidate in cells:
-                return candidate
-    return None
+
+def first_cell(notation: str, cells: frozenset[str]) -> str | None:
+    """The first cell a notation names: the cell an action starts from ("Mj1xj10" -> "j1")."""
+    found = _cell_pattern(cells).search(notation)
+    return found.group(0) if found else None
 
 
 def _error_reason(reason: Reason) -> int:

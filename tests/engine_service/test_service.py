@@ -150,6 +150,10 @@ def test_legal_actions_for_one_cell(stub, game: str) -> None:
     assert 0 < len(some) < len(every)
     assert all(cell in action.notation for action in some)
     assert all(action in every for action in some)
+    capture = stub.NewGame(engine_pb2.NewGameRequest(game="war", setup="9k/10/10/t9/10/10/10/10/10/K8M S :")).state
+    from_j1 = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=capture, cell="j1")).actions
+    assert "Mj1xj10" in {action.notation for action in from_j1}
+    assert all(action.notation.startswith("Mj1") for action in from_j1)
     bad = refused(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=state, cell="zz99"))
     assert bad.reason == "UNKNOWN_CELL" and bad.fields[0][0] == "cell"
 

@@ -92,10 +92,13 @@ class DescribeGameRequest(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     PRESET_FIELD_NUMBER: _builtins.int
+    SETUP_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id."""
     preset: _builtins.str
     """A preset to start from, if any."""
+    setup: _builtins.str
+    """A set-up text for the initial state (empty for the default set-up)."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values that change the board (Napoleonic board size, terrain); others are ignored."""
@@ -106,10 +109,11 @@ class DescribeGameRequest(_message.Message):
         game: _builtins.str = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         preset: _builtins.str = ...,
+        setup: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "preset", b"preset"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "preset", b"preset", "setup", b"setup"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

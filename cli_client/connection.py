@@ -1,0 +1,331 @@
+"""Channels to the rules engine and the matchmaker, and one typed method per call the client makes.
+
+Every method returns the response message or raises `ClientError` with one readable line
+("cannot reach the matchmaker at 127.0.0.1:50052 — start it with `make run`"). Channels
+reconnect quickly (short back-off) so a restarted server is found again within a second or
+two; streams (`watch`, `queue`) return the raw call so the caller can cancel it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.protobuf import duration_pb2
+
+from cli_client.errors import ClientError, UnreachableError, explain
+from wargame.v1 import (
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    matchmaker_pb2,
+    matchmaker_pb2_grpc,
+)
+
+DEFAULT_ENGINE = "127.0.0.1:50051"
+DEFAULT_MATCHMAKER = "127.0.0.1:50052"
+ENGINE = "rules engine"
+MATCHMAKER = "matchmaker"
+TIMEOUT = 10.0
+RETRY_PAUSES = (0.25, 0.5)  # before declaring a service unreachable (reads only)
+
+CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.min_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 1500),
+    ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+)
+
+
+def duration(seconds: float) -> duration_pb2.Duration:
+    """A protobuf Duration of `seconds`."""
+    out = duration_pb2.Duration()
+    out.FromTimedelta(datetime.timedelta(seconds=seconds))
+    return out
+
+
+@dataclass(frozen=True)
+class Addresses:
+    """Where the two services listen."""
+
+    engine: str = DEFAULT_ENGINE
+    matchmaker: str = DEFAULT_MATCHMAKER
+
+
+class Connection:
+    """Lazily opened channels to both services, with the player's token for the matchmaker."""
+
+    def __init__(self, addresses: Addresses, token: str = "") -> None:
+        self.addresses = addresses
+        self.token = token
+        self._engine_channel: grpc.Channel | None = None
+        self._matchmaker_channel: grpc.Channel | None = None
+        self._engine: engine_pb2_grpc.RulesEngineStub | None = None
+        self._matchmaker: matchmaker_pb2_grpc.MatchmakerStub | None = None
+
+    # -- plumbing --------------------------------------------------------------------
+
+    @property
+    def engine(self) -> engine_pb2_grpc.RulesEngineStub:
+        """The RulesEngine stub (the channel opens on first use)."""
+        if self._engine is None:
+            self._engine_channel = grpc.insecure_channel(
+                self.addresses.engine, options=CHANNEL_OPTIONS
+            )
+            self._engine = engine_pb2_grpc.RulesEngineStub(self._engine_channel)
+        return self._engine
+
+    @property
+    def matchmaker(self) -> matchmaker_pb2_grpc.MatchmakerStub:
+        """The Matchmaker stub (the channel opens on first use)."""
+        if self._matchmaker is None:
+            self._matchmaker_channel = grpc.insecure_channel(
+                self.addresses.matchmaker, options=CHANNEL_OPTIONS
+            )
+            self._matchmaker = matchmaker_pb2_grpc.MatchmakerStub(self._matchmaker_channel)
+        return self._matchmaker
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The authorization metadata of the player, if it has a token."""
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+    def close(self) -> None:
+        """Close both channels."""
+        for channel in (self._engine_channel, self._matchmaker_channel):
+            if channel is not None:
+                channel.close()
+        self._engine_channel = self._matchmaker_channel = None
+        self._engine = self._matchmaker = None
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _call(
+        self, method: Any, request: Any, *, service: str, address: str, timeout: float,
+        metadata: tuple[tuple[str, str], ...] = (), retry: bool = False,
+    ) -> Any:  # fmt: skip
+        """One call; a read that found nobody listening is tried again briefly first."""
+        pauses = list(RETRY_PAUSES) if retry else []
+        while True:
+            try:
+                return method(request, timeout=timeout, metadata=metadata)
+            except grpc.RpcError as error:
+                failure = explain(error, service, address)
+                if isinstance(failure, UnreachableError) and pauses:
+                    time.sleep(pauses.pop(0))
+                    continue
+                if os.environ.get("WARGAME_DEBUG"):
+                    detail = f"{failure.message} [{error.code().name}: {error.details()}]"
+                    failure = type(failure)(detail, reason=failure.reason, code=failure.code)
+                raise failure from None
+
+    def _engine_call(self, method: Any, request: Any, timeout: float = TIMEOUT) -> Any:
+        # Every engine call is a pure function of its request: always safe to try again.
+        return self._call(
+            method,
+            request,
+            service=ENGINE,
+            address=self.addresses.engine,
+            timeout=timeout,
+            retry=True,
+        )
+
+    def _matchmaker_call(
+        self, method: Any, request: Any, timeout: float = TIMEOUT, *, retry: bool = False
+    ) -> Any:
+        return self._call(
+            method, request, service=MATCHMAKER, address=self.addresses.matchmaker,
+            timeout=timeout, metadata=self.metadata, retry=retry,
+        )  # fmt: skip
+
+    def matchmaker_error(self, error: grpc.RpcError) -> ClientError:
+        """The one-line error of a failed matchmaker stream."""
+        return explain(error, MATCHMAKER, self.addresses.matchmaker)
+
+    # -- the rules engine -------------------------------------------------------------
+
+    def list_games(self) -> engine_pb2.ListGamesResponse:
+        """Every ruleset with its options and presets."""
+        reply: engine_pb2.ListGamesResponse = self._engine_call(
+            self.engine.ListGames, engine_pb2.ListGamesRequest()
+        )
+        return reply
+
+    def describe_game(
+        self, game: str, options: Mapping[str, str] | None = None, preset: str = ""
+    ) -> engine_pb2.DescribeGameResponse:
+        """A game's board, pieces and rules summary under some options."""
+        request = engine_pb2.DescribeGameRequest(
+            game=game, options=dict(options or {}), preset=preset
+        )
+        reply: engine_pb2.DescribeGameResponse = self._engine_call(
+            self.engine.DescribeGame, request
+        )
+        return reply
+
+    def legal_actions(
+        self, state: game_pb2.GameState, cell: str = ""
+    ) -> engine_pb2.ListLegalActionsResponse:
+        """The legal actions in a state, optionally only those from one cell."""
+        request = engine_pb2.ListLegalActionsRequest(state=state, cell=cell)
+        reply: engine_pb2.ListLegalActionsResponse = self._engine_call(
+            self.engine.ListLegalActions, request
+        )
+        return reply
+
+    def parse_action(
+        self, state: game_pb2.GameState, text: str, side: str = ""
+    ) -> engine_pb2.ParseActionResponse:
+        """The engine's reading of an action text."""
+        request = engine_pb2.ParseActionRequest(state=state, text=text, side=side)
+        reply: engine_pb2.ParseActionResponse = self._engine_call(self.engine.ParseAction, request)
+        return reply
+
+    def suggest(
+        self, state: game_pb2.GameState, side: str, seconds: float = 1.0
+    ) -> engine_pb2.SuggestActionResponse:
+        """A suggested action for `side`, searched for about `seconds`."""
+        request = engine_pb2.SuggestActionRequest(
+            state=state, side=side, time_budget=duration(seconds)
+        )
+        reply: engine_pb2.SuggestActionResponse = self._engine_call(
+            self.engine.SuggestAction, request, timeout=seconds + TIMEOUT
+        )
+        return reply
+
+    def replay_record(self, record: str) -> engine_pb2.ReplayRecordResponse:
+        """A record replayed, with the state after every action."""
+        request = engine_pb2.ReplayRecordRequest(record=record, include_states=True)
+        reply: engine_pb2.ReplayRecordResponse = self._engine_call(
+            self.engine.ReplayRecord, request, timeout=60.0
+        )
+        return reply
+
+    # -- the matchmaker ---------------------------------------------------------------
+
+    def register(self, display_name: str) -> matchmaker_pb2.RegisterPlayerResponse:
+        """Register a guest player."""
+        request = matchmaker_pb2.RegisterPlayerRequest(display_name=display_name)
+        reply: matchmaker_pb2.RegisterPlayerResponse = self._matchmaker_call(
+            self.matchmaker.RegisterPlayer, request
+        )
+        return reply
+
+    def get_player(self, player_id: str = "") -> matchmaker_pb2.Player:
+        """A player's profile (the caller's when no id is given)."""
+        request = matchmaker_pb2.GetPlayerRequest(player_id=player_id)
+        reply: matchmaker_pb2.GetPlayerResponse = self._matchmaker_call(
+            self.matchmaker.GetPlayer, request, retry=True
+        )
+        return reply.player
+
+    def create_game(
+        self, request: matchmaker_pb2.CreateGameRequest
+    ) -> matchmaker_pb2.CreateGameResponse:
+        """Create a game and take a seat in it."""
+        reply: matchmaker_pb2.CreateGameResponse = self._matchmaker_call(
+            self.matchmaker.CreateGame, request, timeout=30.0
+        )
+        return reply
+
+    def join_game(
+        self, *, game_id: str = "", invite_code: str = "", side: str = ""
+    ) -> matchmaker_pb2.GameView:
+        """Take the open seat of a game, by id or invite code."""
+        if invite_code:
+            request = matchmaker_pb2.JoinGameRequest(invite_code=invite_code, side=side)
+        else:
+            request = matchmaker_pb2.JoinGameRequest(game_id=game_id, side=side)
+        reply: matchmaker_pb2.JoinGameResponse = self._matchmaker_call(
+            self.matchmaker.JoinGame, request, timeout=30.0
+        )
+        return reply.game
+
+    def get_game(self, game_id: str, timeout: float = TIMEOUT) -> matchmaker_pb2.GameView:
+        """A game as the caller may see it."""
+        request = matchmaker_pb2.GetGameRequest(game_id=game_id)
+        reply: matchmaker_pb2.GetGameResponse = self._matchmaker_call(
+            self.matchmaker.GetGame, request, timeout=timeout, retry=True
+        )
+        return reply.game
+
+    def submit(
+        self, game_id: str, expected_version: int, key: str, actions: list[game_pb2.Action]
+    ) -> matchmaker_pb2.SubmitActionsResponse:
+        """Play actions at a version, with an idempotency key (safe to retry)."""
+        request = matchmaker_pb2.SubmitActionsRequest(
+            game_id=game_id, expected_version=expected_version, idempotency_key=key, actions=actions
+        )
+        reply: matchmaker_pb2.SubmitActionsResponse = self._matchmaker_call(
+            self.matchmaker.SubmitActions, request, timeout=30.0
+        )
+        return reply
+
+    def resign(self, game_id: str) -> matchmaker_pb2.GameView:
+        """Resign a game."""
+        reply: matchmaker_pb2.ResignResponse = self._matchmaker_call(
+            self.matchmaker.Resign, matchmaker_pb2.ResignRequest(game_id=game_id)
+        )
+        return reply.game
+
+    def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
+        """Offer a draw."""
+        reply: matchmaker_pb2.OfferDrawResponse = self._matchmaker_call(
+            self.matchmaker.OfferDraw, matchmaker_pb2.OfferDrawRequest(game_id=game_id)
+        )
+        return reply.game
+
+    def answer_draw(self, game_id: str, accept: bool) -> matchmaker_pb2.GameView:
+        """Accept or decline the opponent's draw offer."""
+        request = matchmaker_pb2.AnswerDrawRequest(game_id=game_id, accept=accept)
+        reply: matchmaker_pb2.AnswerDrawResponse = self._matchmaker_call(
+            self.matchmaker.AnswerDraw, request
+        )
+        return reply.game
+
+    def get_record(self, game_id: str) -> str:
+        """The replayable record of a game."""
+        request = matchmaker_pb2.GetRecordRequest(game_id=game_id)
+        reply: matchmaker_pb2.GetRecordResponse = self._matchmaker_call(
+            self.matchmaker.GetRecord, request, retry=True
+        )
+        return reply.record
+
+    def leaderboard(self, game: str, limit: int) -> matchmaker_pb2.GetLeaderboardResponse:
+        """The best-rated players of a game."""
+        request = matchmaker_pb2.GetLeaderboardRequest(game=game, limit=limit)
+        reply: matchmaker_pb2.GetLeaderboardResponse = self._matchmaker_call(
+            self.matchmaker.GetLeaderboard, request, retry=True
+        )
+        return reply
+
+    def leave_queue(self, ticket: str) -> None:
+        """Leave the quick-match queue."""
+        self._matchmaker_call(
+            self.matchmaker.LeaveQueue, matchmaker_pb2.LeaveQueueRequest(ticket=ticket), 5.0
+        )
+
+    # -- streams (the caller iterates, and may cancel) ------------------------------------
+
+    def watch(self, game_id: str, after_version: int) -> Any:
+        """The WatchGame stream from a version on (iterate it; `.cancel()` ends it)."""
+        request = matchmaker_pb2.WatchGameRequest(game_id=game_id, after_version=after_version)
+        return self.matchmaker.WatchGame(request, metadata=self.metadata)
+
+    def queue(self, request: matchmaker_pb2.JoinQueueRequest) -> Any:
+        """The JoinQueue stream (iterate it; `.cancel()` leaves the queue)."""
+        return self.matchmaker.JoinQueue(request, metadata=self.metadata)
+
+
+def iterate(stream: Any) -> Iterator[Any]:
+    """The messages of a stream call (typed as an iterator for the callers)."""
+    yield from stream

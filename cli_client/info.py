@@ -1,0 +1,155 @@
+"""Commands that only show things: the games, a game's rules, a record, the leaderboard."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+
+from rich.console import Console
+from rich.text import Text
+
+from cli_client.connection import Connection
+from cli_client.errors import ClientError
+from cli_client.render import Theme, bottom_side, draw_board
+from cli_client.render.panel import legend
+from cli_client.session import state_scene
+from wargame.v1 import board_pb2
+
+WRAP = 96
+
+
+def _bold(text: str, theme: Theme) -> Text:
+    return Text(text, style=theme.style("bold"))
+
+
+def _dim(text: str, theme: Theme) -> Text:
+    return Text(text, style=theme.style("dim"))
+
+
+def _wrapped(text: str, indent: str = "", width: int = WRAP) -> list[str]:
+    out: list[str] = []
+    for paragraph in text.split("\n\n"):
+        joined = " ".join(paragraph.split())
+        if joined:
+            out += textwrap.wrap(joined, width, initial_indent=indent, subsequent_indent=indent)
+        out.append("")
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def games(connection: Connection, console: Console, theme: Theme, only: str = "") -> int:
+    """Print the rulesets with their sides, presets and options."""
+    every = list(connection.list_games().games)
+    listed = [game for game in every if game.id == only] if only else every
+    if not listed:
+        raise ClientError(
+            f"no game {only!r}; the games are: {', '.join(game.id for game in every)}"
+        )
+    for index, info in enumerate(listed):
+        if index:
+            console.print(Text(""))
+        console.print(_bold(f"{info.id}  {info.title}", theme))
+        console.print(
+            Text("  sides: " + ", ".join(f"{side.id} ({side.name})" for side in info.sides))
+        )
+        if info.presets:
+            console.print(Text("  presets: " + ", ".join(preset.name for preset in info.presets)))
+        console.print(
+            Text(f"  play: wargame play {info.id} --vs bot   rules: wargame rules {info.id}")
+        )
+        if info.options:
+            console.print(Text("  options (--option name=value):"))
+            for option in info.options:
+                default = option.default_value or '""'
+                console.print(Text(f"    {option.name} = {default}"))
+                allowed = option.allowed_text or ", ".join(option.allowed)
+                if allowed:
+                    for row in textwrap.wrap(f"values: {allowed}", WRAP - 8):
+                        console.print(_dim(f"        {row}", theme))
+                for row in textwrap.wrap(option.description, WRAP - 8):
+                    console.print(_dim(f"        {row}", theme))
+    return 0
+
+
+def piece_lines(board: board_pb2.BoardDescription, theme: Theme) -> list[Text]:
+    """One line per piece kind: symbol, name, what it does."""
+    lines = []
+    for kind in board.piece_kinds:
+        symbol = kind.glyph if theme.glyphs and kind.glyph else kind.letter
+        text = Text(f"  {symbol} ")
+        text.append(kind.name, style=theme.style("bold"))
+        if kind.summary:
+            text.append(f" — {kind.summary}" if theme.unicode else f" - {kind.summary}")
+        lines.append(text)
+    return lines
+
+
+def rules(
+    connection: Connection,
+    console: Console,
+    theme: Theme,
+    game: str,
+    *,
+    options: Mapping[str, str],
+    preset: str,
+) -> int:
+    """Print a game's board (initial position), pieces, rules summary and notation."""
+    reply = connection.describe_game(game, options, preset)
+    board, state = reply.board, reply.initial_state
+    scene = state_scene(board, state, upper_side=bottom_side(board, state))
+    console.print(_bold(board.title or reply.info.title, theme))
+    console.print(Text(""))
+    for line in draw_board(scene, theme):
+        console.print(line)
+    for line in legend(scene, theme):
+        console.print(line)
+    console.print(Text(""))
+    console.print(_bold("Sides", theme))
+    for side in board.sides:
+        console.print(Text(f"  {side.id}: {side.name}"))
+    console.print(_bold("Pieces", theme))
+    for line in piece_lines(board, theme):
+        console.print(line)
+    console.print(Text(""))
+    console.print(_bold("Rules", theme))
+    for row in _wrapped(board.summary or reply.info.summary, "  "):
+        console.print(Text(row))
+    if board.notation:
+        console.print(Text(""))
+        console.print(_bold("Notation", theme))
+        for row in _wrapped(board.notation, "  "):
+            console.print(Text(row))
+    return 0
+
+
+def record(connection: Connection, console: Console, game_id: str, output: str = "") -> int:
+    """Print (or write to a file) a game's replayable record."""
+    text = connection.get_record(game_id)
+    if output:
+        try:
+            with open(output, "w") as out:
+                out.write(text if text.endswith("\n") else text + "\n")
+        except OSError as error:
+            raise ClientError(f"cannot write {output}: {error.strerror or error}") from None
+        console.print(Text(f"wrote the record of game {game_id} to {output}"))
+        return 0
+    console.print(Text(text.rstrip("\n")))
+    return 0
+
+
+def leaderboard(
+    connection: Connection, console: Console, theme: Theme, game: str, limit: int
+) -> int:
+    """Print the best-rated players of a game."""
+    entries = connection.leaderboard(game, limit).entries
+    if not entries:
+        console.print(Text(f"No rated {game} games yet."))
+        return 0
+    console.print(_bold(f"{'rank':>4}  {'player':<32} {'rating':>7} {'±':>5} {'games':>6}", theme))
+    for entry in entries:
+        name = entry.player.display_name or entry.player.id
+        rating = entry.rating
+        numbers = f"{rating.rating:>7.0f} {rating.deviation:>5.0f} {rating.games:>6}"
+        console.print(Text(f"{entry.rank:>4}  {name[:32]:<32} {numbers}"))
+    return 0

@@ -1,0 +1,233 @@
+"""Getting into a game: against the bot, an open or invited game, a join, or the queue."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import grpc
+from rich.text import Text
+
+from cli_client.connection import Connection, duration, iterate
+from cli_client.errors import ClientError
+from cli_client.identity import Store
+from cli_client.play import Play
+from cli_client.render import panel
+from cli_client.session import GameSession
+from cli_client.terminal import Terminal
+from wargame.v1 import game_pb2, matchmaker_pb2
+
+MOVES_SHOWN = 12
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A time control: base minutes plus an increment in seconds."""
+
+    base_seconds: float
+    increment_seconds: float
+
+    def proto(self) -> matchmaker_pb2.TimeControl:
+        """As a TimeControl message."""
+        return matchmaker_pb2.TimeControl(
+            base=duration(self.base_seconds), increment=duration(self.increment_seconds)
+        )
+
+
+def parse_clock(text: str) -> Clock:
+    """`10+5` (10 minutes, 5 seconds a move), `5` or `0.5+1`; ValueError if malformed."""
+    base, _, increment = text.strip().partition("+")
+    try:
+        minutes = float(base)
+        seconds = float(increment) if increment else 0.0
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a time control like 10+5 (minutes + seconds a move)"
+        ) from None
+    if minutes <= 0 or seconds < 0:
+        raise ValueError(f"{text!r}: the base time must be positive and the increment not negative")
+    return Clock(minutes * 60, seconds)
+
+
+def parse_options(pairs: list[str]) -> dict[str, str]:
+    """`k=v` items into a dict; ValueError naming a malformed item."""
+    options: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"option {pair!r} is not name=value")
+        options[name.strip()] = value.strip()
+    return options
+
+
+@dataclass
+class GameRequest:
+    """What `wargame play` asks for."""
+
+    game: str
+    options: Mapping[str, str] = field(default_factory=dict)
+    preset: str = ""
+    side: str = ""
+    clock: Clock | None = None
+    setup: str = ""
+    rated: bool = False
+    bot_time: float = 0.0
+
+    def create(
+        self,
+        opponent: matchmaker_pb2.SeatKind.ValueType,
+        visibility: matchmaker_pb2.Visibility.ValueType,
+    ) -> matchmaker_pb2.CreateGameRequest:
+        """The CreateGame request."""
+        request = matchmaker_pb2.CreateGameRequest(
+            game=self.game, options=dict(self.options), preset=self.preset, side=self.side,
+            visibility=visibility, opponent=opponent, rated=self.rated, setup=self.setup,
+        )  # fmt: skip
+        if self.clock is not None:
+            request.time_control.CopyFrom(self.clock.proto())
+        if self.bot_time > 0:
+            request.bot_time.CopyFrom(duration(self.bot_time))
+        return request
+
+    def queue(self) -> matchmaker_pb2.JoinQueueRequest:
+        """The JoinQueue request."""
+        request = matchmaker_pb2.JoinQueueRequest(
+            game=self.game, options=dict(self.options), preset=self.preset, rated=self.rated
+        )
+        if self.clock is not None:
+            request.time_control.CopyFrom(self.clock.proto())
+        return request
+
+
+def open_session(
+    connection: Connection, view: matchmaker_pb2.GameView, *, with_history: bool = False
+) -> GameSession:
+    """A GameSession for a view: the board from the engine under the game's options."""
+    state = view.state
+    description = connection.describe_game(view.game or state.game, dict(state.options))
+    initial: game_pb2.GameState | None = None
+    if with_history:
+        try:
+            initial = connection.replay_record(connection.get_record(view.id)).initial_state
+        except ClientError:
+            initial = None
+    return GameSession(view, description, view.your_side, initial)
+
+
+def wait_in_queue(
+    connection: Connection, terminal: Terminal, request: matchmaker_pb2.JoinQueueRequest
+) -> matchmaker_pb2.GameView:
+    """Wait in the quick-match queue with a spinner; the matched game's view."""
+    call = connection.queue(request)
+    ticket = ""
+    try:
+        with terminal.session():
+            terminal.set_prompt(
+                "(Ctrl-C leaves the queue)", waiting=f"looking for an opponent for {request.game}"
+            )
+            stream = iterate(call)
+            for status in stream:
+                ticket = status.ticket or ticket
+                if status.HasField("game") and status.game.id:
+                    terminal.set_prompt("")
+                    terminal.hide_prompt()
+                    matched: matchmaker_pb2.GameView = status.game
+                    return matched
+                terminal.set_prompt(
+                    f"({status.waiting} waiting, place {status.position}; Ctrl-C leaves)",
+                    waiting=f"looking for an opponent for {request.game}",
+                )
+    except grpc.RpcError as error:
+        raise connection.matchmaker_error(error) from None
+    except KeyboardInterrupt:
+        call.cancel()
+        if ticket:
+            with contextlib.suppress(ClientError):
+                connection.leave_queue(ticket)
+        raise
+    raise ClientError(
+        "the queue closed without a match (the matchmaker may be restarting); try again"
+    )
+
+
+def spin_while(terminal: Terminal, label: str, seconds: float) -> None:
+    """Turn the spinner for a while (used between retries)."""
+    end = time.monotonic() + seconds
+    terminal.set_prompt("", waiting=label)
+    while time.monotonic() < end:
+        terminal.tick()
+        time.sleep(0.1)
+
+
+def start(
+    connection: Connection,
+    store: Store,
+    terminal: Terminal,
+    request: GameRequest,
+    *,
+    mode: str,
+    join_code: str = "",
+) -> int:
+    """Create, join or queue for a game, then play it."""
+    invite = ""
+    if mode == "join":
+        view = connection.join_game(invite_code=join_code, side=request.side)
+    elif mode == "queue":
+        view = wait_in_queue(connection, terminal, request.queue())
+    elif mode == "bot":
+        view = connection.create_game(
+            request.create(matchmaker_pb2.SEAT_KIND_BOT, matchmaker_pb2.VISIBILITY_PUBLIC)
+        ).game
+    else:
+        visibility = (
+            matchmaker_pb2.VISIBILITY_PRIVATE
+            if mode == "invite"
+            else matchmaker_pb2.VISIBILITY_PUBLIC
+        )
+        reply = connection.create_game(request.create(matchmaker_pb2.SEAT_KIND_HUMAN, visibility))
+        view, invite = reply.game, reply.invite_code
+    store.set_last_game(connection.addresses.matchmaker, view.id)
+    session = open_session(connection, view)
+    side = session.name(session.your_side) if session.your_side else "?"
+    terminal.console.print(Text(f"Game {view.id}: you play {side}."))
+    return Play(connection, store, session, terminal, invite_code=invite).run()
+
+
+def resume(connection: Connection, store: Store, terminal: Terminal, game_id: str) -> int:
+    """Come back to a game: the board as it stands, then live again from its version."""
+    view = connection.get_game(game_id)
+    session = open_session(connection, view, with_history=True)
+    if not view.your_side:
+        raise ClientError(
+            f"you have no seat in game {game_id}; `wargame watch {game_id}` to watch it"
+        )
+    store.set_last_game(connection.addresses.matchmaker, view.id)
+    if session.finished:
+        for line in panel.screen(session, terminal.theme, terminal.console.width):
+            terminal.console.print(line)
+        outcome = panel.outcome_line(session, terminal.theme).plain.removeprefix("Game over: ")
+        raise ClientError(f"the game is over: {outcome}", reason="GAME_OVER")
+    terminal.console.print(
+        Text(f"Resuming game {view.id}: you play {session.name(view.your_side)}.")
+    )
+    if view.moves:
+        shown = list(view.moves)[-MOVES_SHOWN:]
+        earlier = len(view.moves) - len(shown)
+        more = f"… ({earlier} earlier) " if earlier else ""
+        terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"))
+    return Play(connection, store, session, terminal).run()
+
+
+def watch(connection: Connection, store: Store, terminal: Terminal, game_id: str) -> int:
+    """Follow a game as a spectator."""
+    view = connection.get_game(game_id)
+    session = open_session(connection, view, with_history=True)
+    session.your_side = ""
+    if session.finished:
+        for line in panel.screen(session, terminal.theme, terminal.console.width):
+            terminal.console.print(line)
+        terminal.console.print(panel.outcome_line(session, terminal.theme))
+        return 0
+    return Play(connection, store, session, terminal, spectator=True).run()

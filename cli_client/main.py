@@ -1,0 +1,355 @@
+"""`wargame`: play the three war games from a terminal.
+
+    wargame games [GAME]                 the rulesets and their options
+    wargame rules GAME                   the board and a rules summary
+    wargame play GAME [--vs bot|human | --queue | --invite | --join CODE] [...]
+    wargame watch GAME_ID                follow a game live
+    wargame resume [GAME_ID]             come back to a game (the last one by default)
+    wargame record GAME_ID [-o FILE]     the replayable record
+    wargame replay FILE                  step through a record
+    wargame leaderboard GAME             the best-rated players
+
+Servers: `--engine` / $WARGAME_ENGINE and `--matchmaker` / $WARGAME_MATCHMAKER, by default
+the local stack that `make run` starts. The player's identity (a guest registered on first
+use) is kept in $WARGAME_HOME or $XDG_CONFIG_HOME/wargame. Every error is one line.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Quiet gRPC's own logging before it loads: errors reach the user as one line from here.
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from cli_client import info, lobby
+from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, Addresses, Connection
+from cli_client.errors import ClientError
+from cli_client.identity import Store, ensure_identity, home_directory
+from cli_client.render import Theme
+from cli_client.replay import replay
+from cli_client.terminal import ASCII_FALLBACK, Terminal
+from wargame.runtime.config import Parser, host_port
+
+PROG = "wargame"
+
+
+def address(text: str) -> str:
+    """A HOST:PORT argument."""
+    try:
+        host_port(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> None:
+    group = parser.add_argument_group("connection and display")
+    if engine:
+        parser.flag(
+            "--engine",
+            env="ENGINE",
+            default=DEFAULT_ENGINE,
+            type=address,
+            metavar="HOST:PORT",
+            help="the rules engine's address",
+        )
+    if matchmaker:
+        parser.flag(
+            "--matchmaker",
+            env="MATCHMAKER",
+            default=DEFAULT_MATCHMAKER,
+            type=address,
+            metavar="HOST:PORT",
+            help="the matchmaker's address",
+        )
+        parser.flag(
+            "--home",
+            env="HOME",
+            default="",
+            metavar="DIR",
+            help="folder of the identity file (default: $XDG_CONFIG_HOME/wargame)",
+        )
+        parser.flag(
+            "--name", env="NAME", default="", help="display name when registering as a guest"
+        )
+    group.add_argument(
+        "--ascii", action="store_true", help="plain ASCII, no colours (also when not a terminal)"
+    )
+    group.add_argument(
+        "--no-color", "--no-colour", dest="no_colour", action="store_true", help="no colours"
+    )
+
+
+def build_parser() -> Parser:
+    """The command-line parser."""
+    parser = Parser(
+        prog=PROG,
+        description="Play The Game of War (1910), the Game of Battle (1866) and Napoleonic "
+        "Chess (2016) against people or the bot.",
+        epilog="Start the local servers with `make run`; `make play` also starts a game.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    games = commands.add_parser(
+        "games",
+        help="the rulesets and their options",
+        description="List the rulesets the engine serves, with their options.",
+    )
+    games.add_argument("game", nargs="?", default="", help="only this game")
+    _common(games, matchmaker=False)
+
+    rules = commands.add_parser(
+        "rules",
+        help="the board and a rules summary of a game",
+        description="Draw a game's board and print its pieces, rules and notation.",
+    )
+    rules.add_argument("game", help="war, battle or napoleonic")
+    rules.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option that changes the board (Napoleonic scenario, size)",
+    )
+    rules.add_argument("--preset", default="", help="a preset of options")
+    _common(rules, matchmaker=False)
+
+    play = commands.add_parser(
+        "play",
+        help="play a game (against the bot by default)",
+        description="Start a game and play it: against the bot, an open game for anyone, a private "
+        "game by invite code, a game joined by its code, or a quick match from the queue.",
+    )
+    play.add_argument(
+        "game", nargs="?", default="", help="war, battle or napoleonic (not needed with --join)"
+    )
+    how = play.add_mutually_exclusive_group()
+    how.add_argument(
+        "--vs",
+        choices=("bot", "human"),
+        default=None,
+        help="the opponent: the bot, or any human (an open public game)",
+    )
+    how.add_argument(
+        "--queue", action="store_true", help="quick match: wait for an opponent of similar rating"
+    )
+    how.add_argument(
+        "--invite", action="store_true", help="a private game: print a code for a friend to join"
+    )
+    how.add_argument("--join", metavar="CODE", default="", help="join a game by its invite code")
+    play.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a game option (repeatable; see `wargame games`)",
+    )
+    play.add_argument("--preset", default="", help="a preset of options")
+    play.add_argument("--side", default="", help="the side to play (default: any)")
+    play.add_argument(
+        "--clock",
+        default="",
+        metavar="MIN+SEC",
+        help="time control, e.g. 10+5 (10 minutes, 5 seconds a move); untimed by default",
+    )
+    play.add_argument(
+        "--setup",
+        default="",
+        metavar="TEXT",
+        help="start from this position (the game's set-up text)",
+    )
+    play.add_argument("--rated", action="store_true", help="a rated game (not against the bot)")
+    play.add_argument(
+        "--bot-time",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the bot's thinking time per action",
+    )
+    _common(play)
+
+    watch = commands.add_parser(
+        "watch", help="follow a game live", description="Follow a game live as a spectator."
+    )
+    watch.add_argument("game_id", help="the game's id")
+    _common(watch)
+
+    resume = commands.add_parser(
+        "resume",
+        help="come back to a game",
+        description="Come back to a game you play in (by default the last one).",
+    )
+    resume.add_argument(
+        "game_id", nargs="?", default="", help="the game's id (default: your last game)"
+    )
+    _common(resume)
+
+    record = commands.add_parser(
+        "record",
+        help="print a game's replayable record",
+        description="Print the record of a game (replay it with `wargame replay FILE`).",
+    )
+    record.add_argument("game_id", help="the game's id")
+    record.add_argument("--output", "-o", default="", metavar="FILE", help="write it to FILE")
+    _common(record, engine=False)
+
+    replay_parser = commands.add_parser(
+        "replay",
+        help="step through a game record",
+        description="Step through a record position by position.",
+    )
+    replay_parser.add_argument("file", help="a record file (from `wargame record ID -o FILE`)")
+    shown = replay_parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--all", dest="everything", action="store_true", help="print every position, no stepping"
+    )
+    shown.add_argument("--final", action="store_true", help="print only the final position")
+    _common(replay_parser, matchmaker=False)
+
+    leaders = commands.add_parser(
+        "leaderboard",
+        help="the best-rated players of a game",
+        description="The best-rated players of a game.",
+    )
+    leaders.add_argument("game", help="war, battle or napoleonic")
+    leaders.add_argument("--limit", type=int, default=20, help="how many players")
+    _common(leaders, engine=False)
+    return parser
+
+
+def _theme(args: argparse.Namespace) -> Theme:
+    return Theme.detect(sys.stdout, ascii_only=args.ascii, colour=False if args.no_colour else None)
+
+
+def _connection(args: argparse.Namespace) -> Connection:
+    return Connection(
+        Addresses(
+            engine=getattr(args, "engine", DEFAULT_ENGINE),
+            matchmaker=getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+        )
+    )
+
+
+def _identity(args: argparse.Namespace, connection: Connection, terminal: Terminal) -> Store:
+    store = Store(home_directory(args.home))
+    identity, new = ensure_identity(store, connection, args.name)
+    if new:
+        terminal.console.print(
+            f"Registered as {identity.display_name} (a guest); your token is kept in {store.path}."
+        )
+    return store
+
+
+def run(args: argparse.Namespace, parser: Parser) -> int:
+    """Carry out a parsed command."""
+    theme = _theme(args)
+    terminal = Terminal(theme)
+    console = terminal.console
+    with _connection(args) as connection:
+        command = args.command
+        if command == "games":
+            return info.games(connection, console, theme, args.game)
+        if command == "rules":
+            options = _options(args, parser)
+            return info.rules(
+                connection, console, theme, args.game, options=options, preset=args.preset
+            )
+        if command == "replay":
+            return replay(
+                connection, terminal, args.file, everything=args.everything, final=args.final
+            )
+        if command == "leaderboard":
+            return info.leaderboard(connection, console, theme, args.game, args.limit)
+        request = _game_request(args, parser) if command == "play" else None
+        store = _identity(args, connection, terminal)
+        if command == "record":
+            return info.record(connection, console, args.game_id, args.output)
+        if command == "watch":
+            return lobby.watch(connection, store, terminal, args.game_id)
+        if command == "resume":
+            game_id = args.game_id or store.last_game(connection.addresses.matchmaker)
+            if not game_id:
+                raise ClientError("no game to resume: give its id (`wargame resume GAME_ID`)")
+            return lobby.resume(connection, store, terminal, game_id)
+        if request is not None:
+            mode = _mode(args)
+            return lobby.start(connection, store, terminal, request, mode=mode, join_code=args.join)
+    parser.print_help()
+    return 2
+
+
+def _options(args: argparse.Namespace, parser: Parser) -> dict[str, str]:
+    try:
+        return lobby.parse_options(args.option)
+    except ValueError as error:
+        parser.error(str(error))
+
+
+def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest:
+    if not args.game and not args.join:
+        parser.error("play needs a GAME (war, battle or napoleonic), or --join CODE")
+    clock = None
+    if args.clock:
+        try:
+            clock = lobby.parse_clock(args.clock)
+        except ValueError as error:
+            parser.error(str(error))
+    return lobby.GameRequest(
+        game=args.game, options=_options(args, parser), preset=args.preset, side=args.side,
+        clock=clock, setup=args.setup, rated=args.rated, bot_time=args.bot_time,
+    )  # fmt: skip
+
+
+def _mode(args: argparse.Namespace) -> str:
+    if args.join:
+        return "join"
+    if args.queue:
+        return "queue"
+    if args.invite:
+        return "invite"
+    return str(args.vs or "bot")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `wargame` command; never shows a traceback."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return run(args, parser)
+    except ClientError as error:
+        _fail(error.message)
+        return 1
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as error:  # a bug: still one line, never a traceback
+        if os.environ.get("WARGAME_DEBUG"):
+            raise
+        _fail(f"unexpected {type(error).__name__}: {error} (set WARGAME_DEBUG=1 for details)")
+        return 1
+
+
+def _fail(message: str) -> None:
+    sys.stdout.flush()
+    line = f"{PROG}: error: {message}"
+    try:
+        line.encode(sys.stderr.encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        line = line.translate(ASCII_FALLBACK).encode("ascii", "replace").decode("ascii")
+    print(line, file=sys.stderr, flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

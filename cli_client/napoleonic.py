@@ -1,0 +1,222 @@
+"""Napoleonic Chess on the screen: the turn's phases explained, and secret deployments.
+
+A turn is small actions (`move`, `attack`, `support`, `advance`, `end`) that the engine
+checks one by one; this module only says which phase the state is in, whose part it is,
+what `end` does there, and takes examples from the engine's notation help.
+
+Attack at Dawn (commit-reveal): the player builds the array here; the engine hashes it
+(`ParseAction` of `commit <array> salt <hex>` answers `commit <digest>`), and only that
+digest goes to the matchmaker. The array and salt stay in the private identity file until
+the reveal phase, when the client sends `reveal <array> salt <hex>` by itself.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections import Counter
+
+from cli_client.connection import Connection
+from cli_client.details import PHASE_NAMES
+from cli_client.errors import ClientError
+from cli_client.identity import Store
+from cli_client.session import GameSession
+from wargame.v1 import game_pb2, napoleonic_pb2
+
+Phase = napoleonic_pb2.NapoleonicPhase
+_PLACEMENT = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z])$")
+
+DEPLOYMENT_PHASES = frozenset(
+    {
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
+        napoleonic_pb2.NAPOLEONIC_PHASE_PLACEMENT,
+    }
+)
+
+
+def is_napoleonic(state: game_pb2.GameState) -> bool:
+    """Whether the state is a Napoleonic Chess state."""
+    return state.WhichOneof("detail") == "napoleonic"
+
+
+def example(notation_help: str, keyword: str, fallback: str) -> str:
+    """The engine's example of an action starting with `keyword` ('move c2-d4'), if it gives one."""
+    match = re.search(rf"'({re.escape(keyword)}\b[^']*)'", notation_help)
+    return match.group(1) if match else fallback
+
+
+def phase_label(session: GameSession) -> str:
+    """The phase in a few words ("movement", "defence")."""
+    return PHASE_NAMES.get(session.state.napoleonic.phase, "")
+
+
+def guidance(session: GameSession) -> str:
+    """What the player does in this phase and what `end` does ("" when it is not their part)."""
+    if not session.my_turn:
+        return ""
+    notation = session.board.notation
+    phase = session.state.napoleonic.phase
+    if phase == napoleonic_pb2.NAPOLEONIC_PHASE_MOVEMENT:
+        return (
+            f"Movement: move any of your units (`{example(notation, 'move', 'move c2-d4')}`); "
+            "an attack ends movement too; `end` finishes moving and starts the attacks."
+        )
+    if phase == napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION:
+        return (
+            f"Attacks: declare each attack (`{example(notation, 'attack', 'attack d4>e5')}`); "
+            "`end` sends them to the defender (with no attacks, `end` passes the turn)."
+        )
+    if phase == napoleonic_pb2.NAPOLEONIC_PHASE_DEFENCE:
+        return (
+            "Defence: support your attacked units with units not under attack "
+            f"(`{example(notation, 'support', 'support e6>e5')}`); `end` resolves the combats."
+        )
+    if phase == napoleonic_pb2.NAPOLEONIC_PHASE_ADVANCE:
+        advance = example(notation, "advance", "advance d4>e5")
+        return (
+            f"Advance: an attacker may move into a vacated square (`{advance}`); "
+            "`end` finishes the turn."
+        )
+    if phase == napoleonic_pb2.NAPOLEONIC_PHASE_PLACEMENT:
+        return (
+            f"Placement: place a unit in your rows (`{example(notation, 'place', 'place c3=I')}`)."
+        )
+    if phase in (
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
+    ):
+        return (
+            "Attack at Dawn: set up your army in secret in the marked rows. Type placements "
+            "such as `a2=A b2=C` (again to change them), `army` to see what is left, `clear` to "
+            "start again, and `commit` when all are placed."
+        )
+    if phase == napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL:
+        return "Both armies are committed: revealing yours."
+    return ""
+
+
+class Deployment:
+    """The secret array being built (Attack at Dawn), and its keeping until the reveal."""
+
+    def __init__(self, session: GameSession, store: Store, connection: Connection) -> None:
+        self.session = session
+        self.store = store
+        self.connection = connection
+        self.draft: dict[str, str] = {}
+        kinds = session.board.piece_kinds
+        self.letter_of = {kind.id: kind.letter.upper() for kind in kinds}
+        self.kind_of = {kind.letter.upper(): kind.id for kind in kinds}
+
+    @property
+    def key(self) -> str:
+        """Where the secret is kept in the identity file."""
+        session = self.session
+        return f"{self.connection.addresses.matchmaker}/{session.game_id}/{session.your_side}"
+
+    def rows(self) -> set[str]:
+        """The player's deployment cells (from the board's tags)."""
+        tag = f"deployment:{self.session.your_side}"
+        return {cell.name for cell in self.session.board.cells if tag in cell.tags}
+
+    def army(self) -> Counter[str]:
+        """The player's army as letters."""
+        for army in self.session.state.napoleonic.armies:
+            if army.player == self.session.your_side:
+                return Counter(self.letter_of.get(kind, "?") for kind in army.unit_types)
+        return Counter()
+
+    def remaining(self) -> Counter[str]:
+        """Letters not yet placed."""
+        left = self.army()
+        left.subtract(Counter(self.draft.values()))
+        return +left
+
+    def summary(self) -> str:
+        """What is placed and what is left, in one line."""
+        left = self.remaining()
+        placed = self.array_text() or "nothing yet"
+        rest = " ".join(f"{count}×{letter}" for letter, count in sorted(left.items())) or "nothing"
+        return f"placed: {placed} · to place: {rest}"
+
+    def add(self, text: str) -> None:
+        """Add placements `cell=LETTER ...` (a cell placed again moves to the new letter)."""
+        cells = {cell.name for cell in self.session.board.cells}
+        for word in text.replace(",", " ").split():
+            match = _PLACEMENT.match(word.strip())
+            if not match:
+                raise ClientError(f"'{word}' is not a placement like a2=A")
+            cell, letter = match.group(1).lower(), match.group(2).upper()
+            if cell not in cells:
+                raise ClientError(f"{cell} is not a square of this board")
+            if letter not in self.kind_of:
+                raise ClientError(
+                    f"{letter} is not a unit letter ({' '.join(sorted(self.kind_of))})"
+                )
+            self.draft[cell] = letter
+
+    def clear(self) -> None:
+        """Start the array again."""
+        self.draft.clear()
+
+    def array_text(self) -> str:
+        """The draft as `cell=LETTER` items."""
+        return " ".join(
+            f"{cell}={letter}" for cell, letter in sorted(self.draft.items(), key=_square_order)
+        )
+
+    def pieces(self) -> list[game_pb2.Piece]:
+        """The draft as pieces to draw."""
+        side = self.session.your_side
+        return [
+            game_pb2.Piece(kind=self.kind_of[letter], side=side, cell=cell)
+            for cell, letter in self.draft.items()
+        ]
+
+    def commitment(self) -> str:
+        """The commit action text with only the digest: the engine hashes array and salt.
+
+        The array and salt are kept in the identity file for the reveal.
+        """
+        array = self.array_text()
+        if not array:
+            raise ClientError("place your army first (placements like a2=A b2=C)")
+        salt = secrets.token_hex(32)
+        reply = self.connection.parse_action(
+            self.session.state, f"commit {array} salt {salt}", self.session.your_side
+        )
+        notation = reply.notation.strip()
+        if not notation.startswith("commit ") or "=" in notation or salt in notation:
+            raise ClientError("the engine did not answer with a digest; nothing was sent")
+        self.store.set_secret(self.key, {"array": array, "salt": salt, "commit": notation})
+        return notation
+
+    def sealed(self) -> str:
+        """The seal action text (sealed mode: the engine encrypts the array)."""
+        array = self.array_text()
+        if not array:
+            raise ClientError("place your army first (placements like a2=A b2=C)")
+        return f"seal {array}"
+
+    def reveal_text(self) -> str | None:
+        """The reveal action text from the kept secret, if there is one."""
+        secret = self.store.secret(self.key)
+        if not secret or "array" not in secret or "salt" not in secret:
+            return None
+        return f"reveal {secret['array']} salt {secret['salt']}"
+
+    def forget(self) -> None:
+        """Drop the kept secret (after the reveal)."""
+        self.store.set_secret(self.key, None)
+
+    def revealed(self) -> bool:
+        """Whether the player's array is already revealed."""
+        deployment = self.session.state.napoleonic.deployment
+        return any(array.player == self.session.your_side for array in deployment.reveals)
+
+
+def _square_order(item: tuple[str, str]) -> tuple[int, str]:
+    cell = item[0]
+    digits = "".join(ch for ch in cell if ch.isdigit())
+    return (int(digits or 0), cell)

@@ -1,0 +1,216 @@
+"""Text around the board: players, clocks and losses, events, combat tallies, legends."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.text import Text
+
+from cli_client import details
+from cli_client.render.board import Scene, cell_tags, draw_board
+from cli_client.render.theme import MARKS, Theme, mark_of, on_colour, side_colour
+from cli_client.session import GameSession
+from cli_client.terminal import elapsed
+from wargame.v1 import board_pb2, game_pb2
+
+PANEL_GAP = 4
+
+
+def chip(board: board_pb2.BoardDescription, side: str, text: str, theme: Theme) -> Text:
+    """A side's name on its colour (or plain)."""
+    if not theme.colour:
+        return Text(text)
+    colour = next((side_colour(info.colour) for info in board.sides if info.id == side), "#808080")
+    return Text(f" {text} ", style=f"bold {on_colour(colour)} on {colour}")
+
+
+def piece_letters(
+    board: board_pb2.BoardDescription, kinds: Sequence[str], side: str, upper: str, theme: Theme
+) -> str:
+    """Kinds as letters (case by side) or glyphs."""
+    by_id = {kind.id: kind for kind in board.piece_kinds}
+    out = []
+    for kind_id in kinds:
+        kind = by_id.get(kind_id)
+        if kind is None:
+            out.append("?")
+        elif theme.glyphs and kind.glyph:
+            out.append(kind.glyph)
+        else:
+            letter = kind.letter[:1] or "?"
+            out.append(letter.upper() if side == upper else letter.lower())
+    return " ".join(out)
+
+
+def player_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:
+    """One line per side: name, player, clock, losses; a marker on the side(s) to act."""
+    seats = session.seats()
+    width = max((len(session.name(seat.side)) for seat in seats), default=0)
+    names = max((len(seat.name) + (6 if seat.you else 0) for seat in seats), default=0)
+    lines = []
+    for seat in seats:
+        line = Text()
+        label = session.name(seat.side).ljust(width)
+        line.append_text(chip(session.board, seat.side, label, theme))
+        who = seat.name + (" (you)" if seat.you else "")
+        line.append("  " + who.ljust(names))
+        clock = session.clock(seat.side, now)
+        if clock is not None:
+            left, running = clock
+            style = theme.style("bold" if running else "")
+            if left < 30 and running:
+                style = theme.style("bold red")
+            line.append(f"  {elapsed(left)}", style=style)
+        acting = seat.side in session.to_act and not session.finished
+        line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
+        lost = session.lost(seat.side)
+        if lost:
+            line.append(
+                "  lost: " + piece_letters(session.board, lost, seat.side, session.bottom, theme)
+            )
+        lines.append(line)
+    return lines
+
+
+def status_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:
+    """The title, the players and the game-specific status."""
+    title = Text(session.board.title or session.info.title, style=theme.style("bold"))
+    title.append(f"  game {session.game_id}", style=theme.style("dim"))
+    lines = [title, *player_lines(session, theme, now)]
+    names = {side: session.name(side) for side in session.sides}
+    lines += [Text(line) for line in details.extra_lines(session.state, names)]
+    return lines
+
+
+def legend(scene: Scene, theme: Theme, pieces_too: bool = False) -> list[Text]:
+    """What the symbols mean: marks on the board, letter case, highlights."""
+    board = scene.board
+    parts: list[str] = []
+    if pieces_too:
+        kinds = []
+        for kind in board.piece_kinds:
+            symbol = kind.glyph if theme.glyphs and kind.glyph else kind.letter
+            kinds.append(f"{symbol} {kind.name}")
+        parts.append("  ".join(kinds))
+    marks: list[str] = []
+    seen = set()
+    tags_by_cell = {cell.name: cell_tags(cell, scene) for cell in board.cells}
+    for tags in tags_by_cell.values():
+        mark = mark_of(tags)
+        if mark and mark not in seen:
+            seen.add(mark)
+    for tag, shown in MARKS.items():
+        if tag in seen:
+            marks.append(f"{shown.unicode if theme.unicode else shown.ascii} {shown.name}")
+    kinds_of_features = {feature.kind for feature in board.features}
+    if "river" in kinds_of_features:
+        marks.append(("≈" if theme.unicode else "~") + " river")
+    if "obstacle" in kinds_of_features:
+        marks.append(("━" if theme.unicode else "=") + " obstacle")
+    if not theme.colour and len(board.sides) >= 2:
+        upper = scene.upper_side or board.sides[0].id
+        lower = [side.id for side in board.sides if side.id != upper]
+        marks.append(f"UPPER {upper}, lower {', '.join(lower)}")
+        if scene.last:
+            lattice = any(cell.shape == board_pb2.CELL_SHAPE_DIAMOND for cell in board.cells)
+            marks.append("* last move" if lattice else "[ ] last move")
+    if marks:
+        parts.append("  ".join(marks))
+    return [Text(part, style=theme.style("dim")) for part in parts]
+
+
+def screen(
+    session: GameSession,
+    theme: Theme,
+    width: int,
+    now: float | None = None,
+    scene: Scene | None = None,
+) -> list[Text]:
+    """The board with the status beside it (or below it on a narrow terminal)."""
+    scene = scene or session.scene()
+    board_lines = draw_board(scene, theme)
+    status = status_lines(session, theme, now)
+    keys = legend(scene, theme)
+    board_width = max((line.cell_len for line in board_lines), default=0)
+    side_width = max((line.cell_len for line in status), default=0)
+    if board_width + PANEL_GAP + side_width <= width:
+        out = []
+        # Put the status next to the top of the board, after a blank line if there is room.
+        start = 1 if len(board_lines) > len(status) + 2 else 0
+        for index, line in enumerate(board_lines):
+            row = line.copy()
+            panel_index = index - start
+            if 0 <= panel_index < len(status):
+                row.append(" " * (board_width - line.cell_len + PANEL_GAP))
+                row.append_text(status[panel_index])
+            out.append(row)
+        extra = status[len(board_lines) - start :] if len(board_lines) - start < len(status) else []
+        return [*out, *extra, *keys]
+    return [*status, Text(""), *board_lines, *keys]
+
+
+def event_lines(events: Iterable[game_pb2.Event], theme: Theme) -> list[Text]:
+    """Events as sentences; combats as tallies."""
+    lines: list[Text] = []
+    skip = {game_pb2.EVENT_KIND_TURN_ENDED, game_pb2.EVENT_KIND_GAME_OVER}
+    for event in events:
+        if event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED and event.combat.target:
+            lines += combat_lines(event.combat, theme)
+            continue
+        if event.kind in skip or not event.text:
+            continue
+        lines.append(Text("  " + event.text, style=theme.style("dim")))
+    return lines
+
+
+def _contribution(part: game_pb2.Contribution) -> str:
+    note = f" ({part.note})" if part.note else ""
+    return f"{part.kind.replace('_', ' ')} {part.cell} {part.value:+d}{note}"
+
+
+def combat_lines(tally: game_pb2.CombatTally, theme: Theme) -> list[Text]:
+    """One combat's tally: attackers, defence, supports, bonuses, and the result."""
+    head = Text(f"  Combat at {tally.cell}: {tally.target_kind.replace('_', ' ')} ")
+    result = "eliminated" if tally.eliminated else "holds"
+    style = theme.style("bold red" if tally.eliminated else "bold green")
+    head.append(
+        f"attack {tally.attack_total} vs defence {tally.defence_total} → {result}"
+        if theme.unicode
+        else f"attack {tally.attack_total} vs defence {tally.defence_total} -> {result}",
+        style=style,
+    )
+    lines = [head]
+    lines.append(
+        Text(
+            "    attack:  " + (", ".join(_contribution(part) for part in tally.attackers) or "none")
+        )
+    )
+    defence = [f"own {tally.defence}"]
+    defence += [f"{bonus.source} {bonus.value:+d}" for bonus in tally.bonuses]
+    defence += [f"support {_contribution(part)}" for part in tally.supports]
+    lines.append(Text("    defence: " + ", ".join(defence)))
+    return lines
+
+
+def outcome_line(session: GameSession, theme: Theme) -> Text:
+    """The result, as one line."""
+    outcome = session.outcome
+    if outcome is None:
+        return Text("The game is over.")
+    reason = (
+        game_pb2.OutcomeReason.Name(outcome.reason)
+        .removeprefix("OUTCOME_REASON_")
+        .replace("_", " ")
+        .lower()
+    )
+    if not outcome.winner:
+        verdict = "draw"
+    elif not session.your_side:
+        verdict = f"{session.name(outcome.winner)} wins"
+    else:
+        verdict = "you win" if outcome.winner == session.your_side else "you lose"
+    text = Text(f"Game over: {verdict}", style=theme.style("bold"))
+    detail = outcome.message or reason
+    if detail:
+        text.append(f" — {detail}")
+    return text

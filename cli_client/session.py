@@ -1,0 +1,258 @@
+"""The client's model of one game: the matchmaker's view of it plus what to draw it with.
+
+Everything here is read from messages (GameView, DescribeGame, events); nothing is decided
+by rules. Captured pieces are counted, not computed: a baseline of the pieces each side has
+had on the board (raised when pieces are placed or deployed) minus the pieces on it now.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from cli_client import details
+from cli_client.render.board import Scene, bottom_side
+from wargame.v1 import board_pb2, engine_pb2, game_pb2, matchmaker_pb2
+
+_MOVE_EVENTS = frozenset(
+    {
+        game_pb2.EVENT_KIND_MOVED,
+        game_pb2.EVENT_KIND_CAPTURED,
+        game_pb2.EVENT_KIND_PLACED,
+        game_pb2.EVENT_KIND_HUFFED,
+        game_pb2.EVENT_KIND_CITADEL_ENTERED,
+        game_pb2.EVENT_KIND_ADVANCED,
+        game_pb2.EVENT_KIND_ELIMINATED,
+        game_pb2.EVENT_KIND_COMBAT_RESOLVED,
+        game_pb2.EVENT_KIND_ATTACK_DECLARED,
+        game_pb2.EVENT_KIND_SUPPORT_ALLOCATED,
+    }
+)
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who plays a side."""
+
+    side: str
+    name: str
+    bot: bool
+    you: bool
+
+
+def side_name(board: board_pb2.BoardDescription, side: str) -> str:
+    """A side's short display name: its id in capitals ("South", "Attacker")."""
+    return side[:1].upper() + side[1:] if side else "?"
+
+
+def state_scene(
+    board: board_pb2.BoardDescription,
+    state: game_pb2.GameState,
+    *,
+    upper_side: str = "",
+    last: frozenset[str] = frozenset(),
+    flipped: bool = False,
+) -> Scene:
+    """A Scene of a state on its board, with the terrain the state decides."""
+    return Scene(
+        board=board,
+        pieces=list(state.pieces),
+        last=last,
+        flipped=flipped,
+        upper_side=upper_side,
+        terrain=details.terrain_tags(state),
+        replaced=details.state_tags(state),
+    )
+
+
+def seconds(value: object) -> float:
+    """A protobuf Duration as seconds."""
+    return float(getattr(value, "seconds", 0)) + float(getattr(value, "nanos", 0)) / 1e9
+
+
+class GameSession:
+    """A game as the client shows it."""
+
+    def __init__(
+        self,
+        view: matchmaker_pb2.GameView,
+        description: engine_pb2.DescribeGameResponse,
+        your_side: str = "",
+        initial: game_pb2.GameState | None = None,
+    ) -> None:
+        self.view = view
+        self.board = description.board
+        self.info = description.info
+        self.your_side = your_side or view.your_side
+        reference = initial if initial is not None and initial.pieces else description.initial_state
+        self.bottom = bottom_side(self.board, reference) or bottom_side(self.board, view.state)
+        # Your own side at the bottom of the drawing.
+        self.flipped = bool(self.your_side) and self.your_side != self.bottom
+        self.last_cells: frozenset[str] = frozenset()
+        self.marked: frozenset[str] = frozenset()
+        self._baseline: Counter[tuple[str, str]] = Counter()
+        if initial is not None:
+            self._raise(initial.pieces)
+        self._raise(view.state.pieces)
+
+    # -- reading -----------------------------------------------------------------------
+
+    @property
+    def state(self) -> game_pb2.GameState:
+        """The current state."""
+        return self.view.state
+
+    @property
+    def game_id(self) -> str:
+        """The game's id."""
+        return self.view.id
+
+    @property
+    def version(self) -> int:
+        """The version of the view held."""
+        return int(self.view.version)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the game has ended."""
+        return self.view.status == matchmaker_pb2.GAME_STATUS_FINISHED or self.outcome is not None
+
+    @property
+    def started(self) -> bool:
+        """Whether both seats are filled and play runs (or ran)."""
+        return self.view.status in (
+            matchmaker_pb2.GAME_STATUS_RUNNING,
+            matchmaker_pb2.GAME_STATUS_FINISHED,
+        )
+
+    @property
+    def outcome(self) -> game_pb2.Outcome | None:
+        """How the game ended, if it has."""
+        if self.view.HasField("outcome") and (
+            self.view.outcome.reason or self.view.outcome.message
+        ):
+            return self.view.outcome
+        if self.state.HasField("outcome") and (
+            self.state.outcome.reason or self.state.outcome.message
+        ):
+            return self.state.outcome
+        return None
+
+    @property
+    def to_act(self) -> list[str]:
+        """The sides that may act now."""
+        return list(self.state.to_act)
+
+    @property
+    def my_turn(self) -> bool:
+        """Whether the player may act now."""
+        return bool(self.your_side) and self.your_side in self.state.to_act and not self.finished
+
+    @property
+    def sides(self) -> list[str]:
+        """Side ids in the game's order."""
+        return [side.id for side in self.board.sides] or sorted(
+            {seat.side for seat in self.view.seats}
+        )
+
+    def name(self, side: str) -> str:
+        """A side's short display name."""
+        return side_name(self.board, side)
+
+    def opponents(self) -> list[str]:
+        """The other sides."""
+        return [side for side in self.sides if side != self.your_side]
+
+    def seats(self) -> list[SeatInfo]:
+        """Who plays each side."""
+        out = []
+        by_side = {seat.side: seat for seat in self.view.seats}
+        for side in self.sides:
+            seat = by_side.get(side)
+            if seat is None or not seat.HasField("player"):
+                bot = seat is not None and seat.kind == matchmaker_pb2.SEAT_KIND_BOT
+                out.append(SeatInfo(side, "bot" if bot else "(open)", bot, side == self.your_side))
+                continue
+            bot = seat.player.bot or seat.kind == matchmaker_pb2.SEAT_KIND_BOT
+            out.append(
+                SeatInfo(
+                    side,
+                    seat.player.display_name or ("bot" if bot else "?"),
+                    bot,
+                    side == self.your_side,
+                )
+            )
+        return out
+
+    def seat_name(self, side: str) -> str:
+        """The player of a side, as shown in prompts ("North (bot)")."""
+        for seat in self.seats():
+            if seat.side == side:
+                return (
+                    f"{self.name(side)} (bot)" if seat.bot else f"{self.name(side)} ({seat.name})"
+                )
+        return self.name(side)
+
+    def lost(self, side: str) -> list[str]:
+        """Piece kind ids a side no longer has on the board, in the board's kind order."""
+        now = Counter((piece.side, piece.kind) for piece in self.state.pieces)
+        order = [kind.id for kind in self.board.piece_kinds]
+        missing: list[str] = []
+        for (owner, kind), count in self._baseline.items():
+            if owner == side and count > now[(owner, kind)]:
+                missing += [kind] * (count - now[(owner, kind)])
+        return sorted(missing, key=lambda kind: order.index(kind) if kind in order else len(order))
+
+    def clock(self, side: str, now: float | None = None) -> tuple[float, bool] | None:
+        """A side's time left and whether its clock runs; None when the game is untimed."""
+        if not self.view.HasField("clock") or side not in self.view.clock.remaining:
+            return None
+        clock = self.view.clock
+        left = seconds(clock.remaining[side])
+        running = side in {part.strip() for part in clock.running.split(",") if part.strip()}
+        if running and not self.finished:
+            as_of = clock.as_of.seconds + clock.as_of.nanos / 1e9
+            left -= max(0.0, (now if now is not None else time.time()) - as_of)
+        return max(0.0, left), running
+
+    def scene(
+        self, *, marked: Iterable[str] = (), extra_pieces: Sequence[game_pb2.Piece] = ()
+    ) -> Scene:
+        """What to draw now."""
+        return Scene(
+            board=self.board,
+            pieces=[*self.state.pieces, *extra_pieces],
+            last=self.last_cells,
+            marked=frozenset(marked) | self.marked,
+            flipped=self.flipped,
+            upper_side=self.bottom,
+            terrain=details.terrain_tags(self.state),
+            replaced=details.state_tags(self.state),
+        )
+
+    # -- changing ------------------------------------------------------------------------
+
+    def update(self, view: matchmaker_pb2.GameView) -> bool:
+        """Take a newer view; False (and nothing changes) if it is not newer."""
+        if view.version < self.view.version or (
+            view.version == self.view.version and view.status == self.view.status
+        ):
+            return False
+        self.view = view
+        self._raise(view.state.pieces)
+        return True
+
+    def note_events(self, events: Iterable[game_pb2.Event]) -> None:
+        """Remember the cells of the last move (to highlight them)."""
+        cells: list[str] = []
+        for event in events:
+            if event.kind in _MOVE_EVENTS:
+                cells += list(event.cells)
+        if cells:
+            self.last_cells = frozenset(cells)
+
+    def _raise(self, pieces: Iterable[game_pb2.Piece]) -> None:
+        for key, count in Counter((piece.side, piece.kind) for piece in pieces).items():
+            self._baseline[key] = max(self._baseline[key], count)

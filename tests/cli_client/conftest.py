@@ -1,0 +1,52 @@
+"""Fixtures for the client's unit tests: a stub of the real in-process engine, described games."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import grpc
+import pytest
+
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+
+@pytest.fixture
+def engine(engine_channel: grpc.Channel) -> engine_pb2_grpc.RulesEngineStub:
+    """A RulesEngine stub on the session's in-process engine."""
+    return engine_pb2_grpc.RulesEngineStub(engine_channel)
+
+
+@pytest.fixture
+def describe(
+    engine: engine_pb2_grpc.RulesEngineStub,
+) -> Callable[..., engine_pb2.DescribeGameResponse]:
+    """DescribeGame(game, **options)."""
+
+    def call(game: str, **options: str) -> engine_pb2.DescribeGameResponse:
+        reply: engine_pb2.DescribeGameResponse = engine.DescribeGame(
+            engine_pb2.DescribeGameRequest(game=game, options=options), timeout=30
+        )
+        return reply
+
+    return call
+
+
+@pytest.fixture
+def play(engine: engine_pb2_grpc.RulesEngineStub) -> Callable[..., engine_pb2.ApplyActionsResponse]:
+    """Apply notation texts in order, each by the side to act: play(state, "e3-e4", ...)."""
+
+    def call(state: game_pb2.GameState, *texts: str) -> engine_pb2.ApplyActionsResponse:
+        reply = engine_pb2.ApplyActionsResponse(state=state)
+        for text in texts:
+            action = game_pb2.Action(side=reply.state.to_act[0], notation=text)
+            step = engine.ApplyActions(
+                engine_pb2.ApplyActionsRequest(state=reply.state, actions=[action]), timeout=30
+            )
+            reply = engine_pb2.ApplyActionsResponse(
+                state=step.state,
+                events=[*reply.events, *step.events],
+                applied=[*reply.applied, *step.applied],
+            )
+        return reply
+
+    return call

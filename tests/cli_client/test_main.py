@@ -1,0 +1,52 @@
+"""The command line: every command has help, flags and WARGAME_* variables give addresses."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli_client.main import build_parser, main
+
+COMMANDS = ("games", "rules", "play", "watch", "resume", "record", "replay", "leaderboard")
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: wargame {command}")
+    assert "--ascii" in out
+    if command not in {"replay", "games", "rules"}:
+        assert "WARGAME_MATCHMAKER" in out
+    if command in {"games", "rules", "play", "replay"}:
+        assert "WARGAME_ENGINE" in out
+
+
+def test_addresses_from_flags_then_environment_then_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parser = build_parser()
+    defaults = parser.parse_args(["play", "war"])
+    assert (defaults.engine, defaults.matchmaker) == ("127.0.0.1:50051", "127.0.0.1:50052")
+    monkeypatch.setenv("WARGAME_ENGINE", "10.0.0.1:1")
+    monkeypatch.setenv("WARGAME_MATCHMAKER", "10.0.0.2:2")
+    from_env = build_parser().parse_args(["play", "war"])
+    assert (from_env.engine, from_env.matchmaker) == ("10.0.0.1:1", "10.0.0.2:2")
+    flags = build_parser().parse_args(["play", "war", "--engine", "h:3", "--matchmaker", "h:4"])
+    assert (flags.engine, flags.matchmaker) == ("h:3", "h:4")
+
+
+def test_play_options(capsys: pytest.CaptureFixture[str]) -> None:
+    args = build_parser().parse_args(
+        ["play", "war", "--vs", "bot", "-o", "compulsion=huff", "--option", "en_passant=none",
+         "--preset", "casual", "--side", "north", "--clock", "10+5", "--setup", "X", "--rated"]
+    )  # fmt: skip
+    assert args.option == ["compulsion=huff", "en_passant=none"]
+    assert (args.vs, args.preset, args.side, args.clock, args.setup, args.rated) == (
+        "bot", "casual", "north", "10+5", "X", True,
+    )  # fmt: skip
+    with pytest.raises(SystemExit) as done:
+        main(["play", "war", "--queue", "--invite"])
+    assert done.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -1,0 +1,124 @@
+"""The text around the board: players, clocks, losses, phases, events and combat tallies."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+
+from cli_client.render import Theme
+from cli_client.render.panel import event_lines, outcome_line, screen, status_lines
+from cli_client.session import GameSession
+from tests.cli_client import snapshots
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2
+
+ASCII = Theme(unicode=False, colour=False)
+UNICODE = Theme(unicode=True, colour=False)
+NOW = 1_800_000_000.0
+
+Describe = Callable[..., engine_pb2.DescribeGameResponse]
+Play = Callable[..., engine_pb2.ApplyActionsResponse]
+
+
+def view_of(
+    state: game_pb2.GameState, *, version: int = 3, your_side: str = "", clock: bool = False
+) -> matchmaker_pb2.GameView:
+    """A GameView as the matchmaker sends it, for a state from the engine."""
+    sides = (
+        ["south", "north"]
+        if state.game == "war"
+        else ["red", "black"]
+        if state.game == "napoleonic"
+        else ["attacker", "defender"]
+    )
+    view = matchmaker_pb2.GameView(
+        id="g-test", game=state.game, status=matchmaker_pb2.GAME_STATUS_RUNNING, version=version,
+        your_side=your_side, state=state,
+    )  # fmt: skip
+    view.seats.add(side=sides[0], kind=matchmaker_pb2.SEAT_KIND_HUMAN).player.display_name = "alice"
+    bot = view.seats.add(side=sides[1], kind=matchmaker_pb2.SEAT_KIND_BOT)
+    bot.player.display_name = "Bot"
+    bot.player.bot = True
+    if state.outcome.reason:
+        view.status = matchmaker_pb2.GAME_STATUS_FINISHED
+        view.outcome.CopyFrom(state.outcome)
+    if clock:
+        view.clock.remaining[sides[0]].FromSeconds(290)
+        view.clock.remaining[sides[1]].FromSeconds(61)
+        view.clock.running = state.to_act[0] if state.to_act else ""
+        view.clock.as_of.FromSeconds(int(NOW) - 5)
+    return view
+
+
+def test_war_screen_with_players_clocks_losses_and_reserves(describe: Describe, play: Play) -> None:
+    reply = describe("war")
+    # Cannon h1 takes the Troop on a8 (the diagonal is open in the set-up), then North places.
+    after = play(reply.initial_state, "Ch1xa8", "F@e5")
+    session = GameSession(
+        view_of(after.state, your_side="south", clock=True), reply, "south", reply.initial_state
+    )
+    session.note_events(after.events[-1:])
+    lines = screen(session, ASCII, width=120, now=NOW)
+    text = snapshots.as_text(lines)
+    snapshots.check("war_screen.ascii.txt", text)
+    south = next(line for line in text.splitlines() if "alice (you)" in line)
+    north = next(line for line in text.splitlines() if "Bot" in line)
+    assert "4:45  <" in south  # South's clock runs: 290 s as of 5 s ago
+    assert "1:01" in north and "lost: t" in north
+    assert "Flying Machines in reserve: South 2 · North 1" in text
+
+
+def test_narrow_terminals_get_the_status_above_the_board(describe: Describe) -> None:
+    reply = describe("war")
+    session = GameSession(view_of(reply.initial_state, your_side="north"), reply, "north")
+    lines = [line.plain for line in screen(session, ASCII, width=40, now=NOW)]
+    assert lines[0].startswith("The Game of War")
+    assert session.flipped  # North sees its own side at the bottom
+    board_top = next(index for index, line in enumerate(lines) if line.split()[:1] == ["j"])
+    assert lines[board_top].split() == list("jihgfedcba")
+
+
+def test_napoleonic_status_shows_phase_and_declared_attacks(
+    describe: Describe, play: Play, engine: engine_pb2_grpc.RulesEngineStub
+) -> None:
+    reply = describe("napoleonic")
+    start = engine.NewGame(engine_pb2.NewGameRequest(
+        game="napoleonic", options={"auto_skip_defence": "false"},
+        setup="board 8x8; red: e5=A d6=I a1=G; black: e6=G e7=I h8=I",
+    )).state  # fmt: skip
+    after = play(start, "attack e5>e6", "attack d6>e6", "end")
+    session = GameSession(view_of(after.state, your_side="black"), reply, "black")
+    lines = [line.plain for line in status_lines(session, UNICODE, NOW)]
+    assert "Turn 1 · Red · defence phase" in lines
+    assert "attacks: e5>e6, d6>e6" in lines
+    assert session.my_turn  # the defender allocates supports
+    supported = play(after.state, "support e7>e6", "end")
+    tally = [line.plain for line in event_lines(supported.events, UNICODE)]
+    snapshots.check(
+        "napoleonic_combat.unicode.txt", snapshots.as_text([Text(line) for line in tally])
+    )
+    assert any(
+        line.startswith("  Combat at e6: guards attack 3 vs defence 3 → holds") for line in tally
+    )
+    assert any("support infantry e7 +1" in line for line in tally)
+
+
+def test_outcome_lines_say_who_won_from_each_seat(
+    describe: Describe, engine: engine_pb2_grpc.RulesEngineStub
+) -> None:
+    reply = describe("napoleonic")
+    start = engine.NewGame(engine_pb2.NewGameRequest(
+        game="napoleonic", setup="board 8x8; red: e5=A d6=I a1=G; black: e6=G h8=I",
+    )).state  # fmt: skip
+    actions = [
+        game_pb2.Action(side="red", notation=text)
+        for text in ("attack e5>e6", "attack d6>e6", "end")
+    ]
+    final = engine.ApplyActions(engine_pb2.ApplyActionsRequest(state=start, actions=actions)).state
+    assert final.outcome.winner == "red"
+    for side, verdict in (("red", "you win"), ("black", "you lose"), ("", "Red wins")):
+        session = GameSession(view_of(final, your_side=side), reply, side)
+        assert session.finished
+        line = outcome_line(session, UNICODE).plain
+        assert line.startswith(f"Game over: {verdict} — ")
+        assert "Guards" in line

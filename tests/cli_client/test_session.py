@@ -1,0 +1,73 @@
+"""The client's model of a game: versions, seats, losses, clocks, the last move."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cli_client.session import GameSession
+from wargame.v1 import engine_pb2, matchmaker_pb2
+
+Describe = Callable[..., engine_pb2.DescribeGameResponse]
+Play = Callable[..., engine_pb2.ApplyActionsResponse]
+
+
+def view(state: object, version: int, side: str = "south") -> matchmaker_pb2.GameView:
+    out = matchmaker_pb2.GameView(
+        id="g1",
+        game="war",
+        status=matchmaker_pb2.GAME_STATUS_RUNNING,
+        version=version,
+        your_side=side,
+    )
+    out.state.CopyFrom(state)  # type: ignore[arg-type]
+    out.seats.add(side="south", kind=matchmaker_pb2.SEAT_KIND_HUMAN).player.display_name = "alice"
+    out.seats.add(side="north", kind=matchmaker_pb2.SEAT_KIND_HUMAN)
+    return out
+
+
+def test_only_newer_views_are_taken(describe: Describe, play: Play) -> None:
+    reply = describe("war")
+    session = GameSession(view(reply.initial_state, 2), reply)
+    after = play(reply.initial_state, "Ch1xa8")
+    assert not session.update(view(after.state, 1))
+    assert session.update(view(after.state, 3))
+    assert session.version == 3
+    assert session.lost("north") == ["troop"] and session.lost("south") == []
+    assert not session.my_turn and session.to_act == ["north"]
+
+
+def test_seats_with_an_open_one(describe: Describe) -> None:
+    reply = describe("war")
+    session = GameSession(view(reply.initial_state, 1), reply)
+    seats = session.seats()
+    assert [(seat.side, seat.name, seat.you) for seat in seats] == [
+        ("south", "alice", True),
+        ("north", "(open)", False),
+    ]
+    assert session.seat_name("south") == "South (alice)"
+    assert not session.flipped  # South is already at the bottom
+
+
+def test_placed_pieces_raise_the_baseline_instead_of_counting_as_losses(
+    describe: Describe, play: Play
+) -> None:
+    reply = describe("war")
+    session = GameSession(view(reply.initial_state, 1), reply)
+    placed = play(reply.initial_state, "F@e5")
+    session.update(view(placed.state, 2))
+    session.note_events(placed.events)
+    assert session.lost("south") == []
+    assert session.last_cells == {"e5"}
+
+
+def test_clock_runs_only_for_the_side_to_act(describe: Describe) -> None:
+    reply = describe("war")
+    seen = view(reply.initial_state, 1)
+    seen.clock.remaining["south"].FromSeconds(100)
+    seen.clock.remaining["north"].FromSeconds(50)
+    seen.clock.running = "south"
+    seen.clock.as_of.FromSeconds(1000)
+    session = GameSession(seen, reply)
+    assert session.clock("south", now=1010) == (90.0, True)
+    assert session.clock("north", now=1010) == (50.0, False)
+    assert session.clock("nobody") is None

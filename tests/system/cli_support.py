@@ -1,0 +1,223 @@
+"""Real `wargame` processes in pseudo-terminals, against real engine, matchmaker and Redis.
+
+`Stack` is a redis-server and a matchmaker process of the test module's own (fast timings,
+fast bot), beside the session's engine process. `Cli` runs the `wargame` console script in
+a pty with pexpect, a temporary WARGAME_HOME per player, and keeps the whole transcript so a
+test can check that no traceback ever reached the screen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pexpect
+import pytest
+from pexpect import fdpexpect
+
+from tests.servers import RedisServer, ServiceProcess, start_redis, start_service
+
+WARGAME = str(Path(sys.executable).parent / "wargame")
+MATCHMAKER_SERVICE = "wargame.v1.Matchmaker"
+TRAMPOLINE = (
+    "import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "os.execvp(sys.argv[1], sys.argv[1:])"
+)
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+FAST_MATCHMAKER = [
+    "--metrics-listen", "off", "--rate-limit", "0", "--sweep-interval", "0.05",
+    "--pair-interval", "0.05", "--queue-status-interval", "0.2", "--match-create-grace", "1",
+    "--retry-hint", "0.5",
+    "--watch-block", "1", "--bot-time", "0.05", "--grace", "2",
+]  # fmt: skip
+
+# Positions that end quickly (each game's own set-up text, read by the engine).
+WAR_CITADEL = (
+    "9k/10/10/t9/10/10/10/10/10/K8M S -:- citadels=a1,j10"  # Mj1xj10, any reply: South wins
+)
+BATTLE_CITADEL = (
+    "defender to move; attacker: W129 C34; defender: T19 I7"  # after any reply, 34x19 wins
+)
+NAPOLEONIC_GUARDS = (
+    "board 8x8; red: g8=I h7=A g7=C a1=G; black: h8=G a3=I"  # black's Guards are boxed in
+)
+
+
+class Stack:
+    """Redis and a matchmaker for one test module, and the session's engine."""
+
+    def __init__(self, directory: Path, engine: str) -> None:
+        self.directory = directory
+        self.engine = engine
+        self.redis: RedisServer = start_redis(directory / "redis")
+        self.matchmaker: ServiceProcess | None = None
+        self.port = 0
+        self.start_matchmaker()
+
+    @property
+    def address(self) -> str:
+        """The matchmaker's address."""
+        assert self.matchmaker is not None
+        return self.matchmaker.address
+
+    def start_matchmaker(self) -> None:
+        """Start (or restart, on the same port) the matchmaker process."""
+        args = ["--redis-url", self.redis.url, "--engine", self.engine, *FAST_MATCHMAKER]
+        self.matchmaker = start_service(
+            "matchmaker.main", args, log_path=self.directory / "matchmaker.log",
+            service=MATCHMAKER_SERVICE, port=self.port or None,
+        )  # fmt: skip
+        self.port = int(self.matchmaker.address.rpartition(":")[2])
+
+    def stop(self) -> None:
+        """Stop everything this stack started."""
+        if self.matchmaker is not None:
+            self.matchmaker.stop()
+        self.redis.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, engine_process: ServiceProcess
+) -> Iterator[Stack]:
+    """Redis and a matchmaker process for the module, with the session's engine process."""
+    made = Stack(tmp_path_factory.mktemp("cli-stack"), engine_process.address)
+    yield made
+    made.stop()
+
+
+class Cli:
+    """One `wargame` process in a pseudo-terminal."""
+
+    def __init__(
+        self,
+        args: Sequence[str],
+        home: Path,
+        stack: Stack | None,
+        *,
+        ascii_only: bool = True,
+        env: dict[str, str] | None = None,
+        timeout: float = 20.0,
+        size: tuple[int, int] = (60, 150),
+        program: str = WARGAME,
+        cwd: Path | None = None,
+    ) -> None:
+        environment = {
+            **os.environ, "WARGAME_HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8",
+            "LC_ALL": "C.UTF-8", "COLUMNS": str(size[1]), "LINES": str(size[0]),
+        }  # fmt: skip
+        environment.pop("NO_COLOR", None)
+        if stack is not None:
+            environment["WARGAME_ENGINE"] = stack.engine
+            environment["WARGAME_MATCHMAKER"] = stack.address
+        environment.update(env or {})
+        argv = [*args, "--ascii"] if ascii_only else list(args)
+        # The pty is made here and the process started with subprocess (no fork of this
+        # process, whose gRPC threads do not survive a fork); a tiny trampoline makes the pty
+        # the new session's controlling terminal, so Ctrl-C reaches the client as SIGINT.
+        master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", TRAMPOLINE, program, *argv],
+            stdin=slave, stdout=slave, stderr=slave, env=environment, close_fds=True, cwd=cwd,
+        )  # fmt: skip
+        os.close(slave)
+        self.master = master
+        self.child = fdpexpect.fdspawn(
+            master, encoding="utf-8", codec_errors="replace", timeout=timeout
+        )
+        self._seen: list[str] = []
+
+    def _keep(self) -> None:
+        before = self.child.before if isinstance(self.child.before, str) else ""
+        after = self.child.after if isinstance(self.child.after, str) else ""
+        self._seen.append(before + after)
+
+    def expect(self, pattern: str | list[str], timeout: float | None = None) -> int:
+        """Wait for a regex (or one of several); returns which matched."""
+        try:
+            index = int(self.child.expect(pattern, timeout=-1 if timeout is None else timeout))
+        except (pexpect.TIMEOUT, pexpect.EOF) as error:
+            self._keep()
+            raise AssertionError(
+                f"waited for {pattern!r}; the screen was:\n{self.screen()[-3000:]}"
+            ) from error
+        self._keep()
+        return index
+
+    def expect_text(self, text: str, timeout: float | None = None) -> None:
+        """Wait for a literal text."""
+        self.expect(re.escape(text), timeout)
+
+    def send(self, line: str) -> None:
+        """Type a line and Enter."""
+        self.child.send(line + "\r")
+
+    def interrupt(self) -> None:
+        """Ctrl-C (the terminal sends SIGINT)."""
+        self.child.send("\x03")
+
+    def end_input(self) -> None:
+        """Ctrl-D."""
+        self.child.send("\x04")
+
+    def wait(self, timeout: float = 20.0) -> int:
+        """Wait for the process to end; its exit status (128+N for signal N)."""
+        try:
+            self.child.expect(pexpect.EOF, timeout=timeout)
+            status = self.process.wait(timeout)
+        except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as error:
+            self._keep()
+            raise AssertionError(
+                f"the client did not exit; the screen was:\n{self.screen()[-3000:]}"
+            ) from error
+        self._keep()
+        return 128 - status if status < 0 else status
+
+    def screen(self) -> str:
+        """Everything the process printed so far, without colour codes."""
+        return ANSI.sub("", "".join(self._seen))
+
+    def close(self) -> None:
+        """End the process if it still runs, and close the terminal."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait(10)
+        with contextlib.suppress(OSError):
+            os.close(self.master)
+
+
+@pytest.fixture
+def clients(tmp_path: Path) -> Iterator[list[Cli]]:
+    """Clients started by the test; killed afterwards and checked for tracebacks."""
+    started: list[Cli] = []
+    yield started
+    for client in started:
+        client.close()
+    for client in started:
+        assert "Traceback" not in client.screen(), client.screen()[-3000:]
+
+
+def run(
+    clients: list[Cli], args: Sequence[str], home: Path, stack: Stack | None, **kwargs: object
+) -> Cli:
+    """Start a client and register it for clean-up and the traceback check."""
+    client = Cli(args, home, stack, **kwargs)  # type: ignore[arg-type]
+    clients.append(client)
+    return client
+
+
+def game_id_of(client: Cli) -> str:
+    """The game id the client announced ("Game <id>: you play ...")."""
+    match = re.search(r"Game (\S+): you play", client.screen())
+    assert match, client.screen()[-2000:]
+    return match.group(1)
