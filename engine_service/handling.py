@@ -26,7 +26,9 @@ from wargame.runtime.status import rich_status
 
 log = structlog.get_logger(component="engine")
 
-RPCS = Counter("wargame_engine_rpcs_total", "RulesEngine calls by RPC and status code", ["rpc", "code"])
+RPCS = Counter(
+    "wargame_engine_rpcs_total", "RulesEngine calls by RPC and status code", ["rpc", "code"]
+)
 ERRORS = Counter(
     "wargame_engine_errors_total", "RulesEngine refusals by RPC and ErrorReason", ["rpc", "reason"]
 )
@@ -61,7 +63,9 @@ class RequestError(Exception):
 
 def missing(field: str) -> RequestError:
     """The refusal of a request whose required field is empty."""
-    return RequestError(grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", f"{field} is required", field)
+    return RequestError(
+        grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", f"{field} is required", field
+    )
 
 
 def beyond_limit(reason: str, message: str, field: str) -> RequestError:
@@ -74,13 +78,21 @@ def status_of(error: RuleError | RequestError) -> grpc.Status:
     fields = [(error.field, error.message)] if error.field else []
     if isinstance(error, RequestError):
         return rich_status(error.code, error.reason, error.message, fields=fields)
-    code = grpc.StatusCode.NOT_FOUND if error.reason is Reason.UNKNOWN_GAME else grpc.StatusCode.INVALID_ARGUMENT
+    code = (
+        grpc.StatusCode.NOT_FOUND
+        if error.reason is Reason.UNKNOWN_GAME
+        else grpc.StatusCode.INVALID_ARGUMENT
+    )
     metadata = {"index": str(error.index)} if error.index is not None else {}
     return rich_status(code, error.reason.value, error.message, fields=fields, metadata=metadata)
 
 
 def _game_of(request: Any) -> str:
-    for holder in (request, getattr(request, "state", None), getattr(request, "initial_state", None)):
+    for holder in (
+        request,
+        getattr(request, "state", None),
+        getattr(request, "initial_state", None),
+    ):
         game = getattr(holder, "game", None)
         if isinstance(game, str) and game:
             return game
@@ -110,18 +122,27 @@ def rpc(name: str) -> Callable[[Method], Method]:
                 try:
                     if isinstance(request, MalformedRequest):
                         raise RequestError(
-                            grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe()
+                            grpc.StatusCode.INVALID_ARGUMENT,
+                            "MALFORMED_REQUEST",
+                            request.describe(),
                         )
                     response = method(self, request, context)
                 except (RuleError, RequestError) as error:
                     status = status_of(error)
                     ERRORS.labels(name, str(error.reason)).inc()
-                    log.info("rpc refused", code=status.code.name, reason=str(error.reason),
-                             message=error.message, duration_ms=_ms(started))
+                    log.info(
+                        "rpc refused",
+                        code=status.code.name,
+                        reason=str(error.reason),
+                        message=error.message,
+                        duration_ms=_ms(started),
+                    )
                 except Exception:
                     log.exception("rpc failed", duration_ms=_ms(started))
                     status = rich_status(
-                        grpc.StatusCode.INTERNAL, "INTERNAL_ERROR", f"internal error (request id {request_id})"
+                        grpc.StatusCode.INTERNAL,
+                        "INTERNAL_ERROR",
+                        f"internal error (request id {request_id})",
                     )
                     ERRORS.labels(name, "INTERNAL_ERROR").inc()
                 else:

@@ -13,6 +13,8 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from wargame.runtime.config import ConfigError, Parser, fail, host_port, quiet_grpc_core
 from wargame.runtime.logs import configure_logging
@@ -34,40 +36,104 @@ def build_parser() -> Parser:
     parser = Parser(prog=PROG, description="The stateless wargame rules engine (gRPC).")
     commands = parser.add_subparsers(dest="command", metavar="{serve,perft}", parser_class=Parser)
     serve = commands.add_parser("serve", help="serve wargame.v1.RulesEngine (the default command)")
-    serve.flag("--listen", env="ENGINE_LISTEN", default=DEFAULT_LISTEN, type=_listen,
-               help="address to serve gRPC on (port 0 picks a free port)")
-    serve.flag("--workers", env="ENGINE_WORKERS", type=int, default=os.cpu_count() or 1,
-               help="worker processes sharing the port (one per core by default)")
-    serve.flag("--threads", env="ENGINE_THREADS", type=int, default=8,
-               help="request threads per worker")
-    serve.flag("--metrics-listen", env="ENGINE_METRICS_LISTEN", default=DEFAULT_METRICS,
-               type=_address_or_off, help="address of the Prometheus metrics page, or 'off'")
-    serve.flag("--grace", env="ENGINE_GRACE", type=float, default=10.0,
-               help="seconds in-flight calls get to finish on SIGTERM")
-    serve.flag("--max-message-bytes", env="ENGINE_MAX_MESSAGE_BYTES", type=int, default=4 * 1024 * 1024,
-               help="largest request or response accepted")
-    serve.flag("--max-actions", env="ENGINE_MAX_ACTIONS", type=int, default=512,
-               help="most actions in one ApplyActions or WriteRecord request")
-    serve.flag("--max-record-bytes", env="ENGINE_MAX_RECORD_BYTES", type=int, default=1024 * 1024,
-               help="longest game record ReplayRecord accepts")
-    serve.flag("--max-suggest-seconds", env="ENGINE_MAX_SUGGEST_SECONDS", type=float, default=30.0,
-               help="longest SuggestAction time budget accepted")
-    serve.flag("--seal-key-file", env="ENGINE_SEAL_KEY_FILE", default="",
-               help="file holding the 32-byte key (hex) for sealed Attack-at-Dawn deployments; "
-                    "every replica needs the same key")
-    serve.flag("--log-format", env="LOG_FORMAT", default="auto", choices=("auto", "json", "console"),
-               help="log lines as JSON or readable console text (auto: console on a terminal)")
-    serve.flag("--log-level", env="LOG_LEVEL", default="info",
-               choices=("debug", "info", "warning", "error"), help="lowest level logged")
+    serve.flag(
+        "--listen",
+        env="ENGINE_LISTEN",
+        default=DEFAULT_LISTEN,
+        type=_listen,
+        help="address to serve gRPC on (port 0 picks a free port)",
+    )
+    serve.flag(
+        "--workers",
+        env="ENGINE_WORKERS",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="worker processes sharing the port (one per core by default)",
+    )
+    serve.flag(
+        "--threads", env="ENGINE_THREADS", type=int, default=8, help="request threads per worker"
+    )
+    serve.flag(
+        "--metrics-listen",
+        env="ENGINE_METRICS_LISTEN",
+        default=DEFAULT_METRICS,
+        type=_address_or_off,
+        help="address of the Prometheus metrics page, or 'off'",
+    )
+    serve.flag(
+        "--grace",
+        env="ENGINE_GRACE",
+        type=float,
+        default=10.0,
+        help="seconds in-flight calls get to finish on SIGTERM",
+    )
+    serve.flag(
+        "--max-message-bytes",
+        env="ENGINE_MAX_MESSAGE_BYTES",
+        type=int,
+        default=4 * 1024 * 1024,
+        help="largest request or response accepted",
+    )
+    serve.flag(
+        "--max-actions",
+        env="ENGINE_MAX_ACTIONS",
+        type=int,
+        default=512,
+        help="most actions in one ApplyActions or WriteRecord request",
+    )
+    serve.flag(
+        "--max-record-bytes",
+        env="ENGINE_MAX_RECORD_BYTES",
+        type=int,
+        default=1024 * 1024,
+        help="longest game record ReplayRecord accepts",
+    )
+    serve.flag(
+        "--max-suggest-seconds",
+        env="ENGINE_MAX_SUGGEST_SECONDS",
+        type=float,
+        default=30.0,
+        help="longest SuggestAction time budget accepted",
+    )
+    serve.flag(
+        "--seal-key-file",
+        env="ENGINE_SEAL_KEY_FILE",
+        default="",
+        help="file holding the 32-byte key (hex) for sealed Attack-at-Dawn deployments; "
+        "every replica needs the same key",
+    )
+    serve.flag(
+        "--log-format",
+        env="LOG_FORMAT",
+        default="auto",
+        choices=("auto", "json", "console"),
+        help="log lines as JSON or readable console text (auto: console on a terminal)",
+    )
+    serve.flag(
+        "--log-level",
+        env="LOG_LEVEL",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="lowest level logged",
+    )
     serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
 
-    perft = commands.add_parser("perft", help="count action sequences of each length from a position")
+    perft = commands.add_parser(
+        "perft", help="count action sequences of each length from a position"
+    )
     perft.add_argument("game", help="ruleset id: war, battle, napoleonic")
     perft.add_argument("--depth", type=int, required=True, help="largest sequence length to count")
     perft.add_argument("--position", default=None, help="set-up text of the starting position")
-    perft.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                       help="an engine option (repeatable)")
-    perft.add_argument("--divide", action="store_true", help="also count per first action at the last depth")
+    perft.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an engine option (repeatable)",
+    )
+    perft.add_argument(
+        "--divide", action="store_true", help="also count per first action at the last depth"
+    )
     return parser
 
 
@@ -80,7 +146,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `wargame-engine`."""
     quiet_grpc_core()
     args_list = list(sys.argv[1:] if argv is None else argv)
-    if not args_list or args_list[0].startswith("-") and args_list[0] not in ("-h", "--help"):
+    if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
         args_list.insert(0, "serve")
     args = build_parser().parse_args(args_list)
     try:
@@ -97,12 +163,13 @@ def _seal_key(path: str) -> bytes | None:
     if not path:
         return None
     try:
-        text = open(path, encoding="ascii").read().strip()
-        key = bytes.fromhex(text)
+        key = bytes.fromhex(Path(path).read_text(encoding="ascii").strip())
     except (OSError, ValueError) as error:
         raise ConfigError(f"cannot read the seal key from {path}: {error}") from None
     if len(key) != 32:
-        raise ConfigError(f"the seal key in {path} has {len(key)} bytes; it needs 32 (64 hex digits)")
+        raise ConfigError(
+            f"the seal key in {path} has {len(key)} bytes; it needs 32 (64 hex digits)"
+        )
     return key
 
 
@@ -124,23 +191,43 @@ def serve_command(args: argparse.Namespace) -> int:
         host, port = host_port(args.listen)
         check_port_free(args.listen)
         listen = f"{host}:{port or free_port(host)}"
-        worker_argv = ["serve", "--worker", "--workers", "1", "--listen", listen,
-                       "--metrics-listen", "off", *_passthrough(args)]
+        worker_argv = [
+            "serve",
+            "--worker",
+            "--workers",
+            "1",
+            "--listen",
+            listen,
+            "--metrics-listen",
+            "off",
+            *_passthrough(args),
+        ]
         log.info("engine serving", address=listen, workers=args.workers, pid=os.getpid())
         return supervise(worker_argv, args.workers, grace=args.grace, metrics_address=metrics)
     return _serve_one(args, seal_key, metrics, log)
 
 
 def _passthrough(args: argparse.Namespace) -> list[str]:
-    flags = ("threads", "grace", "max_message_bytes", "max_actions", "max_record_bytes",
-             "max_suggest_seconds", "seal_key_file", "log_format", "log_level")
+    flags = (
+        "threads",
+        "grace",
+        "max_message_bytes",
+        "max_actions",
+        "max_record_bytes",
+        "max_suggest_seconds",
+        "seal_key_file",
+        "log_format",
+        "log_level",
+    )
     out: list[str] = []
     for name in flags:
         out += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     return out
 
 
-def _serve_one(args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[str, int] | None, log: object) -> int:
+def _serve_one(
+    args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[str, int] | None, log: Any
+) -> int:
     from engine_service.handling import Limits
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
@@ -156,7 +243,9 @@ def _serve_one(args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[
     servicer = RulesEngine(rulesets(seal_key), limits)
     serving = create_server(
         args.listen,
-        lambda server: register_service(server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]),
+        lambda server: register_service(
+            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+        ),
         [SERVICE_NAME],
         max_workers=args.threads,
         max_message_bytes=args.max_message_bytes,
@@ -168,13 +257,18 @@ def _serve_one(args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[
         try:
             start_http_server(metrics[1], addr=metrics[0])
         except OSError as error:
-            raise ConfigError(f"cannot serve metrics on {args.metrics_listen}: {error.strerror or error}") from None
+            raise ConfigError(
+                f"cannot serve metrics on {args.metrics_listen}: {error.strerror or error}"
+            ) from None
     host, _ = host_port(args.listen)
-    log.info("engine serving", address=f"{host}:{serving.port}", pid=os.getpid(),  # type: ignore[attr-defined]
-             worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"))
-    serve(serving, grace=args.grace,
-          on_stop=lambda sig: log.info("stopping", signal=sig))  # type: ignore[attr-defined]
-    log.info("engine stopped")  # type: ignore[attr-defined]
+    log.info(
+        "engine serving",
+        address=f"{host}:{serving.port}",
+        pid=os.getpid(),
+        worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"),
+    )
+    serve(serving, grace=args.grace, on_stop=lambda sig: log.info("stopping", signal=sig))
+    log.info("engine stopped")
     return 0
 
 

@@ -21,8 +21,8 @@ from engine_service.convert.base import Conversions
 from engine_service.handling import Limits, RequestError, beyond_limit, missing, rpc
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.options import Options
 from engine_service.rules.game import META_TYPES, Game
+from engine_service.rules.options import Options
 from engine_service.rules.record import parse_record, replay, write_record
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
@@ -80,11 +80,15 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     # -- RPCs ----------------------------------------------------------------------------
 
     @rpc("ListGames")
-    def ListGames(self, request: engine_pb2.ListGamesRequest, context: grpc.ServicerContext) -> engine_pb2.ListGamesResponse:
+    def ListGames(
+        self, request: engine_pb2.ListGamesRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ListGamesResponse:
         return self._infos
 
     @rpc("DescribeGame")
-    def DescribeGame(self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext) -> engine_pb2.DescribeGameResponse:
+    def DescribeGame(
+        self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.DescribeGameResponse:
         ruleset = self._ruleset(request.game)
         options = ruleset.resolve_options(dict(request.options), request.preset or None)
         initial: Game[Any] = Game(ruleset, ruleset.new_game(options, request.setup or None))
@@ -95,7 +99,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         )
 
     @rpc("NewGame")
-    def NewGame(self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext) -> engine_pb2.NewGameResponse:
+    def NewGame(
+        self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.NewGameResponse:
         ruleset = self._ruleset(request.game)
         options = ruleset.resolve_options(dict(request.options), request.preset or None)
         state = ruleset.new_game(options, request.setup or None)
@@ -104,21 +110,29 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         )
 
     @rpc("ListLegalActions")
-    def ListLegalActions(self, request: engine_pb2.ListLegalActionsRequest, context: grpc.ServicerContext) -> engine_pb2.ListLegalActionsResponse:
+    def ListLegalActions(
+        self, request: engine_pb2.ListLegalActionsRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ListLegalActionsResponse:
         game, _ = self._game(request.state)
         response = engine_pb2.ListLegalActionsResponse(to_act=list(game.to_act()))
         cells = cell_names(game.ruleset, game.ruleset.options_of(game.state))
         if request.cell and request.cell not in cells:
-            raise RuleError(Reason.UNKNOWN_CELL, f"{request.cell!r} is not a cell of this board", field="cell")
+            raise RuleError(
+                Reason.UNKNOWN_CELL, f"{request.cell!r} is not a cell of this board", field="cell"
+            )
         for action in game.legal_actions():
             notation = game.format(action)
             if request.cell and first_cell(notation, cells) != request.cell:
                 continue
-            response.actions.add(action=self.conversions.action_to_proto(game, action), notation=notation)
+            response.actions.add(
+                action=self.conversions.action_to_proto(game, action), notation=notation
+            )
         return response
 
     @rpc("ValidateAction")
-    def ValidateAction(self, request: engine_pb2.ValidateActionRequest, context: grpc.ServicerContext) -> engine_pb2.ValidateActionResponse:
+    def ValidateAction(
+        self, request: engine_pb2.ValidateActionRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ValidateActionResponse:
         game, _ = self._game(request.state)
         if not request.HasField("action"):
             raise missing("action")
@@ -133,7 +147,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return engine_pb2.ValidateActionResponse(legal=True, notation=notation)
 
     @rpc("ApplyActions")
-    def ApplyActions(self, request: engine_pb2.ApplyActionsRequest, context: grpc.ServicerContext) -> engine_pb2.ApplyActionsResponse:
+    def ApplyActions(
+        self, request: engine_pb2.ApplyActionsRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ApplyActionsResponse:
         game, ply = self._game(request.state)
         if not request.actions:
             raise missing("actions")
@@ -152,7 +168,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return response
 
     @rpc("ParseAction")
-    def ParseAction(self, request: engine_pb2.ParseActionRequest, context: grpc.ServicerContext) -> engine_pb2.ParseActionResponse:
+    def ParseAction(
+        self, request: engine_pb2.ParseActionRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ParseActionResponse:
         game, _ = self._game(request.state)
         if not request.text.strip():
             raise missing("text")
@@ -162,7 +180,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         )
 
     @rpc("FormatAction")
-    def FormatAction(self, request: engine_pb2.FormatActionRequest, context: grpc.ServicerContext) -> engine_pb2.FormatActionResponse:
+    def FormatAction(
+        self, request: engine_pb2.FormatActionRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.FormatActionResponse:
         game, _ = self._game(request.state)
         if not request.HasField("action"):
             raise missing("action")
@@ -170,7 +190,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return engine_pb2.FormatActionResponse(notation=game.format(action))
 
     @rpc("WriteRecord")
-    def WriteRecord(self, request: engine_pb2.WriteRecordRequest, context: grpc.ServicerContext) -> engine_pb2.WriteRecordResponse:
+    def WriteRecord(
+        self, request: engine_pb2.WriteRecordRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.WriteRecordResponse:
         initial, ply = self._game(request.initial_state, "initial_state")
         self._check_action_count(len(request.actions), "actions")
         game = initial
@@ -198,7 +220,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         )
 
     @rpc("ReplayRecord")
-    def ReplayRecord(self, request: engine_pb2.ReplayRecordRequest, context: grpc.ServicerContext) -> engine_pb2.ReplayRecordResponse:
+    def ReplayRecord(
+        self, request: engine_pb2.ReplayRecordRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ReplayRecordResponse:
         if not request.record.strip():
             raise missing("record")
         size = len(request.record.encode())
@@ -223,27 +247,38 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return response
 
     @rpc("SuggestAction")
-    def SuggestAction(self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext) -> engine_pb2.SuggestActionResponse:
+    def SuggestAction(
+        self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.SuggestActionResponse:
         game, _ = self._game(request.state)
         budget = DEFAULT_SUGGEST_SECONDS
         if request.HasField("time_budget"):
             budget = request.time_budget.ToTimedelta().total_seconds()
             if budget <= 0:
                 raise RequestError(
-                    grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST",
-                    "time_budget must be positive", "time_budget",
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "MALFORMED_REQUEST",
+                    "time_budget must be positive",
+                    "time_budget",
                 )
             if budget > self.limits.max_suggest_seconds:
                 raise RequestError(
-                    grpc.StatusCode.INVALID_ARGUMENT, "DEADLINE_TOO_LONG",
-                    f"time_budget {budget:g} s is beyond the limit of {self.limits.max_suggest_seconds:g} s",
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "DEADLINE_TOO_LONG",
+                    f"time_budget {budget:g} s is beyond the limit of "
+                    f"{self.limits.max_suggest_seconds:g} s",
                     "time_budget",
                 )
         remaining = context.time_remaining()
         if remaining is not None:
             budget = min(budget, max(0.01, remaining * 0.8))
-        result = suggest(game, side=request.side or None, seconds=budget,
-                         max_depth=request.max_depth, seed=request.seed)
+        result = suggest(
+            game,
+            side=request.side or None,
+            seconds=budget,
+            max_depth=request.max_depth,
+            seed=request.seed,
+        )
         return engine_pb2.SuggestActionResponse(
             action=self.conversions.action_to_proto(game, result.action),
             notation=game.format(result.action),
@@ -254,7 +289,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         )
 
     @rpc("Ping")
-    def Ping(self, request: engine_pb2.PingRequest, context: grpc.ServicerContext) -> engine_pb2.PingResponse:
+    def Ping(
+        self, request: engine_pb2.PingRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.PingResponse:
         return engine_pb2.PingResponse(payload=request.payload)
 
 
@@ -278,5 +315,5 @@ def first_cell(notation: str, cells: frozenset[str]) -> str | None:
     return found.group(0) if found else None
 
 
-def _error_reason(reason: Reason) -> int:
+def _error_reason(reason: Reason) -> errors_pb2.ErrorReason.ValueType:
     return errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason.value}")

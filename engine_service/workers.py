@@ -63,7 +63,9 @@ def supervise(
         command = [sys.executable, "-m", "engine_service.main", *worker_argv]
 
         def spawn(number: int) -> subprocess.Popen[bytes]:
-            return subprocess.Popen(command, env={**env, "WARGAME_ENGINE_WORKER_NUMBER": str(number)})
+            return subprocess.Popen(
+                command, env={**env, "WARGAME_ENGINE_WORKER_NUMBER": str(number)}
+            )
 
         workers = [Worker(n, spawn(n)) for n in range(count)]
         log.info("engine workers started", workers=count, pids=[w.process.pid for w in workers])
@@ -76,7 +78,9 @@ def supervise(
                 quick = time.monotonic() - worker.started < RESTART_WINDOW
                 worker.quick_failures = worker.quick_failures + 1 if quick else 0
                 if worker.quick_failures >= MAX_QUICK_FAILURES:
-                    log.error("worker keeps failing; giving up", worker=worker.number, exit_code=code)
+                    log.error(
+                        "worker keeps failing; giving up", worker=worker.number, exit_code=code
+                    )
                     status = 1
                     stop.set()
                     break
@@ -100,17 +104,17 @@ def supervise(
 
 @contextlib.contextmanager
 def _metrics_directory() -> Iterator[str]:
-    """The workers' shared metrics folder: $WARGAME_ENGINE_METRICS_DIR (emptied), or a temporary one."""
+    """The workers' metrics folder: $WARGAME_ENGINE_METRICS_DIR (emptied), or a temporary one."""
     chosen = os.environ.get("WARGAME_ENGINE_METRICS_DIR")
     if not chosen:
         with tempfile.TemporaryDirectory(prefix="wargame-engine-metrics-") as folder:
             yield folder
         return
-    folder = Path(chosen)
-    folder.mkdir(parents=True, exist_ok=True)
-    for stale in folder.glob("*.db"):  # counters of a previous run must not be merged in
+    shared = Path(chosen)
+    shared.mkdir(parents=True, exist_ok=True)
+    for stale in shared.glob("*.db"):  # counters of a previous run must not be merged in
         stale.unlink()
-    yield str(folder)
+    yield str(shared)
 
 
 def _serve_merged_metrics(address: tuple[str, int], metrics_dir: str) -> None:
@@ -120,7 +124,7 @@ def _serve_merged_metrics(address: tuple[str, int], metrics_dir: str) -> None:
     from prometheus_client.multiprocess import MultiProcessCollector
 
     registry = CollectorRegistry()
-    MultiProcessCollector(registry, path=metrics_dir)
+    MultiProcessCollector(registry, path=metrics_dir)  # type: ignore[no-untyped-call]
     try:
         start_http_server(address[1], addr=address[0], registry=registry)
     except OSError as error:

@@ -60,7 +60,9 @@ def engine_address() -> Iterator[str]:
     servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
     serving = create_server(
         "127.0.0.1:0",
-        lambda server: register_service(server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]),
+        lambda server: register_service(
+            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+        ),
         [SERVICE_NAME],
     )
     serving.start()
@@ -87,7 +89,9 @@ def seal_key_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def engine_process(tmp_path_factory: pytest.TempPathFactory, seal_key_file: Path) -> Iterator[ServiceProcess]:
+def engine_process(
+    tmp_path_factory: pytest.TempPathFactory, seal_key_file: Path
+) -> Iterator[ServiceProcess]:
     """A RulesEngine run as a real `wargame-engine` process (one worker)."""
     logs = tmp_path_factory.mktemp("engine-logs")
     process = start_service(

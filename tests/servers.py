@@ -79,9 +79,25 @@ def start_redis(directory: Path, port: int | None = None) -> RedisServer:
     for _ in range(5):
         chosen = port or free_port()
         process = subprocess.Popen(
-            [binary, "--port", str(chosen), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(directory), "--protected-mode", "yes", "--loglevel", "warning"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                binary,
+                "--port",
+                str(chosen),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(directory),
+                "--protected-mode",
+                "yes",
+                "--loglevel",
+                "warning",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline and process.poll() is None:
@@ -147,7 +163,10 @@ def start_service(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     out = log_path.open("ab")
     process = subprocess.Popen(
-        argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+        argv,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
         env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
     )
     handle = ServiceProcess(address, process, log_path, argv)

@@ -54,7 +54,9 @@ def _pid_file(run_dir: Path, part: Part) -> Path:
 
 def _command_line(pid: int) -> str:
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        return (
+            Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        )
     except OSError:
         return ""
 
@@ -119,8 +121,13 @@ def _spawn(run_dir: Path, part: Part, argv: list[str], env: dict[str, str] | Non
     logs.mkdir(parents=True, exist_ok=True)
     with (logs / f"{part.name}.log").open("ab") as log:
         process = subprocess.Popen(
-            argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            cwd=run_dir, start_new_session=True, env={**os.environ, **(env or {})},
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            cwd=run_dir,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
         )
     _pid_file(run_dir, part).write_text(f"{process.pid}\n")
     return process.pid
@@ -156,14 +163,43 @@ def start(run_dir: Path) -> int:
     (run_dir / "redis").mkdir(exist_ok=True)
     (run_dir / "engine-metrics").mkdir(exist_ok=True)
     commands = {
-        "redis": [redis_server, "--port", str(REDIS_PORT), "--bind", "127.0.0.1",
-                  "--dir", str(run_dir / "redis"), "--appendonly", "yes", "--save", "",
-                  "--protected-mode", "yes"],
-        "engine": [str(BIN / "wargame-engine"), "serve", "--listen", ENGINE,
-                   "--seal-key-file", str(key_file), "--log-format", "json"],
-        "matchmaker": [str(BIN / "wargame-matchmaker"), "serve", "--listen", MATCHMAKER,
-                       "--redis-url", f"redis://127.0.0.1:{REDIS_PORT}/0", "--engine", ENGINE,
-                       "--log-format", "json"],
+        "redis": [
+            redis_server,
+            "--port",
+            str(REDIS_PORT),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            str(run_dir / "redis"),
+            "--appendonly",
+            "yes",
+            "--save",
+            "",
+            "--protected-mode",
+            "yes",
+        ],
+        "engine": [
+            str(BIN / "wargame-engine"),
+            "serve",
+            "--listen",
+            ENGINE,
+            "--seal-key-file",
+            str(key_file),
+            "--log-format",
+            "json",
+        ],
+        "matchmaker": [
+            str(BIN / "wargame-matchmaker"),
+            "serve",
+            "--listen",
+            MATCHMAKER,
+            "--redis-url",
+            f"redis://127.0.0.1:{REDIS_PORT}/0",
+            "--engine",
+            ENGINE,
+            "--log-format",
+            "json",
+        ],
     }
     env = {"WARGAME_ENGINE_METRICS_DIR": str(run_dir / "engine-metrics")}
     for part in PARTS:
@@ -177,8 +213,13 @@ def start(run_dir: Path) -> int:
         )
         if not healthy:
             stop(run_dir, quiet=True)
-            raise StackError(f"the {part.name} did not start (pid {pid}); its log ends:\n{_tail(run_dir, part)}")
-        print(f"{part.name:<10} pid {pid:<7} {addresses[part.name]:<18} log {run_dir / 'logs' / (part.name + '.log')}")
+            raise StackError(
+                f"the {part.name} did not start (pid {pid}); its log ends:\n{_tail(run_dir, part)}"
+            )
+        print(
+            f"{part.name:<10} pid {pid:<7} {addresses[part.name]:<18} "
+            f"log {run_dir / 'logs' / (part.name + '.log')}"
+        )
     print("the local stack runs; `make stop` stops it")
     return 0
 

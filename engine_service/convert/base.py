@@ -35,8 +35,9 @@ META_REASONS = (
 
 def outcome_reason_name(value: int) -> str:
     """The OutcomeReason name of a wire value ("UNKNOWN_<n>" for numbers the enum lacks)."""
-    if value in game_pb2.OutcomeReason.values():
-        return game_pb2.OutcomeReason.Name(value).removeprefix("OUTCOME_REASON_")
+    known = game_pb2.OutcomeReason.DESCRIPTOR.values_by_number.get(value)
+    if known is not None:
+        return known.name.removeprefix("OUTCOME_REASON_")
     return f"UNKNOWN_{value}"
 
 
@@ -123,7 +124,9 @@ class Conversions:
         self.converter(ruleset.id).detail_to_proto(game.state, out)
         return out
 
-    def game_from_proto(self, msg: game_pb2.GameState, field: str = "state") -> tuple[Game[Any], int]:
+    def game_from_proto(
+        self, msg: game_pb2.GameState, field: str = "state"
+    ) -> tuple[Game[Any], int]:
         """The core game (and its ply) of a GameState; RuleError naming what is wrong."""
         if not msg.game:
             raise invalid_state("the state names no game", f"{field}.game")
@@ -222,7 +225,9 @@ class Conversions:
             self.converter(game.ruleset.id).action_to_proto(action, out)
         return out
 
-    def action_from_proto(self, game: Game[Any], msg: game_pb2.Action, field: str = "action") -> Any:
+    def action_from_proto(
+        self, game: Game[Any], msg: game_pb2.Action, field: str = "action"
+    ) -> Any:
         """The core action of a contract Action, read against `game`."""
         kind = msg.WhichOneof("kind")
         side = msg.side
@@ -231,7 +236,9 @@ class Conversions:
         if kind == "notation":
             return game.parse(msg.notation, side or None)
         if not side:
-            raise RuleError(Reason.ILLEGAL_ACTION, "the action names no side", field=f"{field}.side")
+            raise RuleError(
+                Reason.ILLEGAL_ACTION, "the action names no side", field=f"{field}.side"
+            )
         meta: MetaAction
         if kind == "resign":
             name = outcome_reason_name(msg.resign.reason)

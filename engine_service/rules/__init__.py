@@ -31,5 +31,7 @@ def find_ruleset(game_id: str, seal_key: bytes | None = None) -> AnyRuleset:
         return games[game_id]
     except KeyError:
         raise RuleError(
-            Reason.UNKNOWN_GAME, f"unknown game {game_id!r}; games: {', '.join(games)}", field="game"
+            Reason.UNKNOWN_GAME,
+            f"unknown game {game_id!r}; games: {', '.join(games)}",
+            field="game",
         ) from None

@@ -107,7 +107,9 @@ def square_grid(width: int, height: int) -> CellGraph:
     return CellGraph(names=names, coords=coords, step=step)
 
 
-def offset_table(graph: CellGraph, offsets: Sequence[tuple[int, int]]) -> tuple[tuple[int, ...], ...]:
+def offset_table(
+    graph: CellGraph, offsets: Sequence[tuple[int, int]]
+) -> tuple[tuple[int, ...], ...]:
     """For each cell, the cells at the given (dx, dy) offsets that exist (e.g. knight leaps)."""
     at = {xy: i for i, xy in enumerate(graph.coords)}
     return tuple(

@@ -204,7 +204,9 @@ class Game(Generic[S]):
     def _check_side(self, side: str) -> None:
         known = [info.id for info in self.ruleset.sides]
         if side not in known:
-            raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(known)}")
+            raise RuleError(
+                Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(known)}"
+            )
 
     def _default_side(self) -> str:
         to_act = self.ruleset.to_act(self.state)

@@ -179,7 +179,9 @@ def resolve_options(
         if not presets or preset not in presets:
             names = ", ".join(sorted(presets or {})) or "none"
             raise RuleError(
-                Reason.UNKNOWN_PRESET, f"unknown preset {preset!r}; presets: {names}", field="preset"
+                Reason.UNKNOWN_PRESET,
+                f"unknown preset {preset!r}; presets: {names}",
+                field="preset",
             )
         texts.update(presets[preset])
     for name, text in given.items():

@@ -88,7 +88,9 @@ def parse_record(text: str) -> Record:
             elif key == "Option":
                 name, sep, option_value = value.partition("=")
                 if not sep:
-                    raise RuleError(Reason.INVALID_RECORD, f"line {number}: Option needs name=value")
+                    raise RuleError(
+                        Reason.INVALID_RECORD, f"line {number}: Option needs name=value"
+                    )
                 pending["options"][name.strip()] = option_value.strip()
             elif key == "Setup":
                 pending["setup"] = value
@@ -101,7 +103,8 @@ def parse_record(text: str) -> Record:
         if not move:
             raise RuleError(
                 Reason.INVALID_RECORD,
-                f"line {number}: expected a tag [Key \"value\"] or '<n>. <side> <action>', got {line!r}",
+                f"line {number}: expected a tag [Key \"value\"] or '<n>. <side> <action>', "
+                f"got {line!r}",
             )
         if int(move.group(1)) != len(actions) + 1:
             raise RuleError(
@@ -126,9 +129,7 @@ def parse_record(text: str) -> Record:
 def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[Game[Any]]]:
     """Replay a record: the final game and the game after every action (first = initial)."""
     if record.game != ruleset.id:
-        raise RuleError(
-            Reason.INVALID_RECORD, f"record is for {record.game!r}, not {ruleset.id!r}"
-        )
+        raise RuleError(Reason.INVALID_RECORD, f"record is for {record.game!r}, not {ruleset.id!r}")
     options = ruleset.resolve_options(record.options)
     game: Game[Any] = Game(ruleset, ruleset.new_game(options, record.setup))
     history = [game]

@@ -1,6 +1,6 @@
 """`make bench`: every benchmark module in turn, figures printed and saved as JSON.
 
-    python -m tests.bench [--run-dir run] [--only war,engine_service,...]
+python -m tests.bench [--run-dir run] [--only war,engine_service,...]
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ def main() -> int:
     """Run the benchmarks and save their figures under the run folder."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-dir", default="run", type=Path)
-    parser.add_argument("--only", default="", help="comma-separated subset of " + ", ".join(MODULES))
+    parser.add_argument(
+        "--only", default="", help="comma-separated subset of " + ", ".join(MODULES)
+    )
     args = parser.parse_args()
     chosen = [name for name in args.only.split(",") if name] or list(MODULES)
     unknown = sorted(set(chosen) - set(MODULES))
@@ -36,7 +38,8 @@ def main() -> int:
     folder = args.run_dir / "bench"
     bench.save(folder / f"bench-{stamp}.json")
     bench.save(folder / "latest.json")
-    print(f"== {len(bench.figures)} figures in {time.perf_counter() - started:.0f} s; saved to {folder / 'latest.json'}")
+    took = time.perf_counter() - started
+    print(f"== {len(bench.figures)} figures in {took:.0f} s; saved to {folder / 'latest.json'}")
     return 0
 
 

@@ -58,7 +58,9 @@ def _requests(folder: Path) -> dict[str, dict[str, Path]]:
     for game_id in ("war", "battle", "napoleonic"):
         game, action = middlegame(game_id)
         state = converted.game_to_proto(game, MIDDLEGAME_PLIES[game_id])
-        apply = engine_pb2.ApplyActionsRequest(state=state, actions=[converted.action_to_proto(game, action)])
+        apply = engine_pb2.ApplyActionsRequest(
+            state=state, actions=[converted.action_to_proto(game, action)]
+        )
         legal = engine_pb2.ListLegalActionsRequest(state=state)
         ping = engine_pb2.PingRequest(payload=b"x" * len(state.SerializeToString()))
         files[game_id] = {}
@@ -74,9 +76,23 @@ class _Engine:
         self.address = f"127.0.0.1:{free_port()}"
         log = (folder / f"engine-{workers}.log").open("ab")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "engine_service.main", "serve", "--listen", self.address,
-             "--workers", str(workers), "--metrics-listen", "off", "--log-level", "warning"],
-            cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "engine_service.main",
+                "serve",
+                "--listen",
+                self.address,
+                "--workers",
+                str(workers),
+                "--metrics-listen",
+                "off",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             env={**os.environ, "WARGAME_LOG_FORMAT": "json"},
         )
         wait_healthy(self.address, "wargame.v1.RulesEngine", 60)
@@ -103,20 +119,43 @@ class _Engine:
 
 def _load(address: str, method: str, request: Path, concurrency: int) -> dict[str, float]:
     out = subprocess.run(
-        [sys.executable, "-m", "tests.bench.load", address, SERVICE + method, str(request),
-         "--concurrency", str(concurrency), "--seconds", str(SECONDS)],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        [
+            sys.executable,
+            "-m",
+            "tests.bench.load",
+            address,
+            SERVICE + method,
+            str(request),
+            "--concurrency",
+            str(concurrency),
+            "--seconds",
+            str(SECONDS),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def _measure(bench: Bench, name: str, address: str, method: str, request: Path, concurrency: int) -> tuple[Figure, Figure, Figure]:
+def _measure(
+    name: str, address: str, method: str, request: Path, concurrency: int
+) -> tuple[Figure, Figure, Figure]:
     runs = [_load(address, method, request, concurrency) for _ in range(REPEATS)]
     made = []
     for key, unit in (("rps", "req/s"), ("p50_ms", "ms"), ("p99_ms", "ms")):
         values = [run[key] for run in runs]
-        made.append(Figure(f"{name} {key.replace('_ms', '')}", unit, sorted(values)[len(values) // 2],
-                           min(values), max(values), values))
+        made.append(
+            Figure(
+                f"{name} {key.replace('_ms', '')}",
+                unit,
+                sorted(values)[len(values) // 2],
+                min(values),
+                max(values),
+                values,
+            )
+        )
     return made[0], made[1], made[2]
 
 
@@ -130,30 +169,59 @@ def run(bench: Bench) -> None:
             for game_id, files in requests.items():
                 for clients in CONCURRENCY:
                     tag = f"engine 1 worker {game_id} {clients} client{'s' if clients > 1 else ''}"
-                    ping, ping50, ping99 = _measure(bench, f"{tag} Ping (same size)", engine.address, "Ping", files["Ping"], clients)
+                    ping, ping50, ping99 = _measure(
+                        f"{tag} Ping (same size)",
+                        engine.address,
+                        "Ping",
+                        files["Ping"],
+                        clients,
+                    )
                     bench.report(ping)
                     bench.report(ping50, higher_is_better=False)
                     bench.report(ping99, higher_is_better=False)
                     for method in ("ApplyActions", "ListLegalActions"):
-                        rps, p50, p99 = _measure(bench, f"{tag} {method}", engine.address, method, files[method], clients)
-                        goal = ">= 0.6 of Ping" if method == "ApplyActions" and clients == 16 else ""
+                        rps, p50, p99 = _measure(
+                            f"{tag} {method}", engine.address, method, files[method], clients
+                        )
+                        goal = (
+                            ">= 0.6 of Ping" if method == "ApplyActions" and clients == 16 else ""
+                        )
                         bench.report(rps, ping, goal=goal)
                         bench.report(p50, ping50, higher_is_better=False)
                         bench.report(p99, ping99, higher_is_better=False)
-            one = _measure(bench, "engine 1 worker war 16 clients ApplyActions", engine.address,
-                           "ApplyActions", requests["war"]["ApplyActions"], 16)[0]
+            one = _measure(
+                "engine 1 worker war 16 clients ApplyActions",
+                engine.address,
+                "ApplyActions",
+                requests["war"]["ApplyActions"],
+                16,
+            )[0]
             rss_one = engine.worker_rss_mb()
         finally:
             engine.stop()
         engine = _Engine(2, folder)
         try:
-            two = _measure(bench, "engine 2 workers war 16 clients ApplyActions", engine.address,
-                           "ApplyActions", requests["war"]["ApplyActions"], 16)[0]
+            two = _measure(
+                "engine 2 workers war 16 clients ApplyActions",
+                engine.address,
+                "ApplyActions",
+                requests["war"]["ApplyActions"],
+                16,
+            )[0]
             bench.report(one)
             bench.report(two, one, goal=">= 1.6x 1 worker")
             rss_two = engine.worker_rss_mb()
         finally:
             engine.stop()
         for label, sizes in (("1 worker", rss_one), ("2 workers", rss_two)):
-            bench.report(Figure(f"engine resident memory per worker after load ({label})", "MB",
-                                max(sizes), min(sizes), max(sizes), sizes), goal="< 100 MB")
+            bench.report(
+                Figure(
+                    f"engine resident memory per worker after load ({label})",
+                    "MB",
+                    max(sizes),
+                    min(sizes),
+                    max(sizes),
+                    sizes,
+                ),
+                goal="< 100 MB",
+            )

@@ -75,9 +75,7 @@ class Bench:
         for _ in range(warmup):
             measure()
         samples = [measure() for _ in range(repeats)]
-        figure = Figure(
-            name, unit, statistics.median(samples), min(samples), max(samples), samples
-        )
+        figure = Figure(name, unit, statistics.median(samples), min(samples), max(samples), samples)
         return figure
 
     def rate(
@@ -147,4 +145,6 @@ def chess_perft_rate(bench: Bench, depth: int = 3) -> Figure:
             board.pop()
         return nodes
 
-    return bench.rate(f"python-chess perft({depth}) start position", lambda: perft(depth), "nodes/s")
+    return bench.rate(
+        f"python-chess perft({depth}) start position", lambda: perft(depth), "nodes/s"
+    )

@@ -19,8 +19,13 @@ from pathlib import Path
 import grpc
 
 
-async def _load(target: str, method: str, payload: bytes, concurrency: int, seconds: float) -> dict[str, float]:
-    options = [("grpc.max_receive_message_length", 64 << 20), ("grpc.max_send_message_length", 64 << 20)]
+async def _load(
+    target: str, method: str, payload: bytes, concurrency: int, seconds: float
+) -> dict[str, float]:
+    options = [
+        ("grpc.max_receive_message_length", 64 << 20),
+        ("grpc.max_send_message_length", 64 << 20),
+    ]
     latencies: list[float] = []
     errors = 0
     async with grpc.aio.insecure_channel(target, options=options) as channel:
@@ -63,7 +68,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args()
     figures = asyncio.run(
-        _load(args.target, args.method, args.request_file.read_bytes(), args.concurrency, args.seconds)
+        _load(
+            args.target, args.method, args.request_file.read_bytes(), args.concurrency, args.seconds
+        )
     )
     print(json.dumps(figures), flush=True)
     return 0

@@ -9,7 +9,7 @@ from wargame.v1 import board_pb2, errors_pb2, game_pb2
 
 
 def _names(enum: object, prefix: str) -> set[str]:
-    return {name.removeprefix(prefix) for name in enum.keys()} - {"UNSPECIFIED"}  # type: ignore[attr-defined]
+    return {name.removeprefix(prefix) for name in enum.DESCRIPTOR.values_by_name} - {"UNSPECIFIED"}  # type: ignore[attr-defined]
 
 
 def test_every_rule_reason_is_an_error_reason_of_the_contract() -> None:

@@ -23,9 +23,15 @@ from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 pytestmark = pytest.mark.integration
 
 GAMES = ("war", "battle", "napoleonic")
-REFUSALS = {grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.RESOURCE_EXHAUSTED}
+REFUSALS = {
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
 METHODS = [method.name for method in engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods]
-SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+SETTINGS = settings(
+    max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 
 
 @pytest.fixture(scope="module")
@@ -39,11 +45,16 @@ def states(engine_address: str) -> dict[str, list[game_pb2.GameState]]:
             state = stub.NewGame(engine_pb2.NewGameRequest(game=game)).state
             found[game] = [state]
             for _ in range(30):
-                actions = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state)).actions
+                actions = stub.ListLegalActions(
+                    engine_pb2.ListLegalActionsRequest(state=state)
+                ).actions
                 if not actions:
                     break
-                state = stub.ApplyActions(engine_pb2.ApplyActionsRequest(
-                    state=state, actions=[rng.choice(actions).action])).state
+                state = stub.ApplyActions(
+                    engine_pb2.ApplyActionsRequest(
+                        state=state, actions=[rng.choice(actions).action]
+                    )
+                ).state
                 found[game].append(state)
     return found
 
@@ -61,21 +72,63 @@ def _answer(call: Any, request: Any) -> tuple[grpc.StatusCode, Any]:
 def _scalar_value(field: FieldDescriptor, data: st.DataObject) -> Any:
     kind = field.type
     if kind == FieldDescriptor.TYPE_STRING:
-        return data.draw(st.one_of(st.text(max_size=12), st.sampled_from(
-            ["", "a1", "j10", "e5", "139", "47", "d4", "south", "north", "red", "black",
-             "attacker", "defender", "troop", "artillery", "guards", "wagon", "war", "battle"])))
+        return data.draw(
+            st.one_of(
+                st.text(max_size=12),
+                st.sampled_from(
+                    [
+                        "",
+                        "a1",
+                        "j10",
+                        "e5",
+                        "139",
+                        "47",
+                        "d4",
+                        "south",
+                        "north",
+                        "red",
+                        "black",
+                        "attacker",
+                        "defender",
+                        "troop",
+                        "artillery",
+                        "guards",
+                        "wagon",
+                        "war",
+                        "battle",
+                    ]
+                ),
+            )
+        )
     if kind == FieldDescriptor.TYPE_BOOL:
         return data.draw(st.booleans())
     if kind == FieldDescriptor.TYPE_BYTES:
         return data.draw(st.binary(max_size=40))
     if kind == FieldDescriptor.TYPE_ENUM:
+        assert field.enum_type is not None
         return data.draw(st.sampled_from([v.number for v in field.enum_type.values] + [999]))
     if kind in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT):
         return data.draw(st.floats(allow_nan=False, width=32))
-    bits = 64 if kind in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64,
-                          FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64) else 32
-    signed = kind in (FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT32,
-                      FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED32, FieldDescriptor.TYPE_SFIXED64)
+    bits = (
+        64
+        if kind
+        in (
+            FieldDescriptor.TYPE_UINT64,
+            FieldDescriptor.TYPE_FIXED64,
+            FieldDescriptor.TYPE_INT64,
+            FieldDescriptor.TYPE_SINT64,
+            FieldDescriptor.TYPE_SFIXED64,
+        )
+        else 32
+    )
+    signed = kind in (
+        FieldDescriptor.TYPE_INT32,
+        FieldDescriptor.TYPE_INT64,
+        FieldDescriptor.TYPE_SINT32,
+        FieldDescriptor.TYPE_SINT64,
+        FieldDescriptor.TYPE_SFIXED32,
+        FieldDescriptor.TYPE_SFIXED64,
+    )
     low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)
     return data.draw(st.one_of(st.integers(0, 20), st.integers(low, high)))
 
@@ -85,7 +138,10 @@ def _targets(message: Any) -> list[tuple[Any, FieldDescriptor]]:
     found: list[tuple[Any, FieldDescriptor]] = []
     for field in message.DESCRIPTOR.fields:
         found.append((message, field))
-        if field.type == FieldDescriptor.TYPE_MESSAGE and not field.message_type.GetOptions().map_entry:
+        if (
+            field.type == FieldDescriptor.TYPE_MESSAGE
+            and not field.message_type.GetOptions().map_entry
+        ):
             if field.is_repeated:
                 for item in getattr(message, field.name):
                     found += _targets(item)
@@ -130,7 +186,9 @@ def mutate(state: game_pb2.GameState, data: st.DataObject) -> game_pb2.GameState
 
 @given(data=st.data())
 @SETTINGS
-def test_random_bytes_to_any_rpc_get_a_proper_status(engine_channel: grpc.Channel, data: st.DataObject) -> None:
+def test_random_bytes_to_any_rpc_get_a_proper_status(
+    engine_channel: grpc.Channel, data: st.DataObject
+) -> None:
     method = data.draw(st.sampled_from(METHODS))
     payload = data.draw(st.binary(max_size=300))
     raw = engine_channel.unary_unary(f"/wargame.v1.RulesEngine/{method}")
@@ -153,9 +211,13 @@ def test_mutated_states_are_refused_or_accepted_consistently(
     if code is not grpc.StatusCode.OK or not reply.actions:
         return
     action = data.draw(st.sampled_from(list(reply.actions))).action
-    code, applied = _answer(stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action]))
+    code, applied = _answer(
+        stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action])
+    )
     assert code is grpc.StatusCode.OK, "an action listed as legal must apply"
-    code, _ = _answer(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=applied.state))
+    code, _ = _answer(
+        stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=applied.state)
+    )
     assert code is grpc.StatusCode.OK, "a state the engine returns must be accepted again"
 
 
@@ -167,7 +229,9 @@ def test_random_actions_are_refused_with_a_reason(
     stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
     game = data.draw(st.sampled_from(GAMES))
     state = data.draw(st.sampled_from(states[game]))
-    action = game_pb2.Action(side=data.draw(st.sampled_from([*state.to_act, "south", "red", "nobody", ""])))
+    action = game_pb2.Action(
+        side=data.draw(st.sampled_from([*state.to_act, "south", "red", "nobody", ""]))
+    )
     kind = data.draw(st.sampled_from(["notation", "war", "battle", "napoleonic", "resign"]))
     if kind == "notation":
         action.notation = data.draw(st.text(max_size=30))

@@ -47,8 +47,12 @@ def _alive(pid: int) -> bool:
 
 
 def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Path) -> None:
-    engine = start_service("engine_service.main", ["--workers", "1", "--metrics-listen", "off"],
-                           log_path=tmp_path / "engine.log", service="wargame.v1.RulesEngine")
+    engine = start_service(
+        "engine_service.main",
+        ["--workers", "1", "--metrics-listen", "off"],
+        log_path=tmp_path / "engine.log",
+        service="wargame.v1.RulesEngine",
+    )
     with grpc.insecure_channel(engine.address) as channel:
         services = ProtoReflectionDescriptorDatabase(channel).get_services()
         assert "wargame.v1.RulesEngine" in services and "grpc.health.v1.Health" in services
@@ -58,7 +62,8 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
 
         def long_call() -> None:
             request = engine_pb2.SuggestActionRequest(
-                state=state, time_budget=duration_pb2.Duration(seconds=2), max_depth=50)
+                state=state, time_budget=duration_pb2.Duration(seconds=2), max_depth=50
+            )
             try:
                 answer["reply"] = stub.SuggestAction(request, timeout=30)
             except grpc.RpcError as error:
@@ -79,8 +84,10 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
 def test_workers_share_one_port_and_all_stop_on_sigterm(tmp_path: Path) -> None:
     metrics = free_port()
     engine = start_service(
-        "engine_service.main", ["--workers", "2", "--metrics-listen", f"127.0.0.1:{metrics}"],
-        log_path=tmp_path / "engine.log", service="wargame.v1.RulesEngine",
+        "engine_service.main",
+        ["--workers", "2", "--metrics-listen", f"127.0.0.1:{metrics}"],
+        log_path=tmp_path / "engine.log",
+        service="wargame.v1.RulesEngine",
     )
     deadline = time.monotonic() + 20
     while len(_children(engine.process.pid)) < 2 and time.monotonic() < deadline:
@@ -89,23 +96,35 @@ def test_workers_share_one_port_and_all_stop_on_sigterm(tmp_path: Path) -> None:
     assert len(workers) == 2
     before = {pid: _cpu_ticks(pid) for pid in workers}
     for _ in range(30):  # each new connection goes to one worker, chosen by the kernel
-        with grpc.insecure_channel(engine.address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+        with grpc.insecure_channel(
+            engine.address, options=[("grpc.use_local_subchannel_pool", 1)]
+        ) as channel:
             stub = engine_pb2_grpc.RulesEngineStub(channel)
             state = stub.NewGame(engine_pb2.NewGameRequest(game="battle")).state
             for _ in range(5):
                 stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state), timeout=10)
     assert all(_cpu_ticks(pid) > before[pid] for pid in workers), "both workers serve"
     text = urllib.request.urlopen(f"http://127.0.0.1:{metrics}/metrics", timeout=10).read().decode()
-    counted = [line for line in text.splitlines()
-               if line.startswith('wargame_engine_rpcs_total{code="OK",rpc="ListLegalActions"}')]
+    counted = [
+        line
+        for line in text.splitlines()
+        if line.startswith('wargame_engine_rpcs_total{code="OK",rpc="ListLegalActions"}')
+    ]
     assert counted and float(counted[0].split()[-1]) == 150.0  # merged over both workers
     assert engine.stop() == 0
     assert not any(_alive(pid) for pid in workers)
 
 
 def _run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ENGINE, *args], cwd=ROOT, capture_output=True, text=True, timeout=timeout,
-                          env={**os.environ, "WARGAME_LOG_FORMAT": "json"})
+    return subprocess.run(
+        [*ENGINE, *args],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, "WARGAME_LOG_FORMAT": "json"},
+    )
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -114,10 +133,21 @@ def test_a_busy_port_ends_with_one_line(workers: str) -> None:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        done = _run(["serve", "--listen", f"127.0.0.1:{port}", "--workers", workers, "--metrics-listen", "off"])
+        done = _run(
+            [
+                "serve",
+                "--listen",
+                f"127.0.0.1:{port}",
+                "--workers",
+                workers,
+                "--metrics-listen",
+                "off",
+            ]
+        )
     assert done.returncode == 2
     assert done.stderr.strip() == f"wargame-engine: error: cannot listen on 127.0.0.1:{port}: " + (
-        "address in use or not available" if workers == "1" else "Address already in use")
+        "address in use or not available" if workers == "1" else "Address already in use"
+    )
     assert "Traceback" not in done.stdout + done.stderr
 
 
@@ -127,7 +157,10 @@ def test_a_busy_port_ends_with_one_line(workers: str) -> None:
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["serve", "--workers", "zero"], "argument --workers: invalid int value: 'zero'"),
         (["serve", "--listen", "nowhere"], "argument --listen: invalid _listen value: 'nowhere'"),
-        (["serve", "--seal-key-file", "/no/such/key"], "cannot read the seal key from /no/such/key"),
+        (
+            ["serve", "--seal-key-file", "/no/such/key"],
+            "cannot read the seal key from /no/such/key",
+        ),
     ],
 )
 def test_bad_configuration_ends_with_one_line(args: list[str], message: str) -> None:
@@ -146,4 +179,8 @@ def test_perft_command_prints_counts_per_depth() -> None:
     divide = _run(["perft", "war", "--depth", "1", "--divide"])
     assert divide.stdout.strip().splitlines()[-1] == "total: 102"
     bad = _run(["perft", "war", "--depth", "1", "--option", "compulsion=sometimes"])
-    assert bad.returncode == 2 and "compulsion" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    assert (
+        bad.returncode == 2
+        and "compulsion" in bad.stderr
+        and len(bad.stderr.strip().splitlines()) == 1
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from typing import Any
 
 import grpc
 import pytest
@@ -12,23 +13,35 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from wargame.runtime.config import ConfigError, Parser, host_port
-from wargame.runtime.serving import MalformedRequest, check_port_free, create_server, register_service
+from wargame.runtime.serving import (
+    MalformedRequest,
+    check_port_free,
+    create_server,
+    register_service,
+)
 from wargame.runtime.status import error_details, rich_status
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 pytestmark = pytest.mark.integration
 
 
-class _Failing(engine_pb2_grpc.RulesEngineServicer):
-    def Ping(self, request: engine_pb2.PingRequest, context: grpc.ServicerContext) -> engine_pb2.PingResponse:
+class _Failing(engine_pb2_grpc.RulesEngineServicer):  # only Ping is called
+    def Ping(self, request: Any, context: grpc.ServicerContext) -> engine_pb2.PingResponse:
         if isinstance(request, MalformedRequest):
             context.abort_with_status(
-                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe())
+                rich_status(
+                    grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe()
+                )
             )
         if request.payload == b"fail":
             context.abort_with_status(
-                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_STATE", "bad state",
-                            fields=[("state.pieces[2].cell", "z9 is no cell")], metadata={"index": "2"})
+                rich_status(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "INVALID_STATE",
+                    "bad state",
+                    fields=[("state.pieces[2].cell", "z9 is no cell")],
+                    metadata={"index": "2"},
+                )
             )
         return engine_pb2.PingResponse(payload=request.payload)
 
@@ -37,7 +50,11 @@ class _Failing(engine_pb2_grpc.RulesEngineServicer):
 def serving():
     instance = create_server(
         "127.0.0.1:0",
-        lambda server: register_service(server, _Failing(), engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]),
+        lambda server: register_service(
+            server,
+            _Failing(),  # type: ignore[abstract]
+            engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"],
+        ),
         ["wargame.v1.RulesEngine"],
     )
     instance.start()
@@ -78,7 +95,10 @@ def test_graceful_stop_reports_not_serving() -> None:
     instance = create_server("127.0.0.1:0", lambda server: None, ["wargame.v1.RulesEngine"])
     instance.start()
     instance.stop(0)
-    assert instance.health._server_status["wargame.v1.RulesEngine"] == health_pb2.HealthCheckResponse.NOT_SERVING
+    assert (
+        instance.health._server_status["wargame.v1.RulesEngine"]
+        == health_pb2.HealthCheckResponse.NOT_SERVING
+    )
 
 
 def test_a_busy_port_is_refused_not_shared() -> None:

@@ -36,7 +36,9 @@ def configure_logging(fmt: str = "auto", level: str = "info", stream: Any = None
         logger_factory=structlog.PrintLoggerFactory(out),
         cache_logger_on_first_use=False,
     )
-    logging.basicConfig(level=max(numeric, logging.WARNING), stream=out, format="%(name)s: %(message)s")
+    logging.basicConfig(
+        level=max(numeric, logging.WARNING), stream=out, format="%(name)s: %(message)s"
+    )
 
 
 def get_logger(name: str) -> Any:

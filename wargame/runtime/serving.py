@@ -48,7 +48,9 @@ def _tolerant(message_class: Any) -> Callable[[bytes], Any]:
         try:
             return message_class.FromString(data)
         except Exception as error:  # DecodeError, invalid UTF-8, absurd nesting
-            return MalformedRequest(message_class.DESCRIPTOR.full_name, str(error) or type(error).__name__)
+            return MalformedRequest(
+                message_class.DESCRIPTOR.full_name, str(error) or type(error).__name__
+            )
 
     return deserialize
 
@@ -72,7 +74,9 @@ def register_service(server: Any, servicer: Any, service: Any) -> None:
             request_deserializer=_tolerant(request_class),
             response_serializer=response_class.SerializeToString,
         )
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service.full_name, handlers),))
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(service.full_name, handlers),)
+    )
 
 
 def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, Any]]:
@@ -161,7 +165,11 @@ def create_server(
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        (
+            *service_names,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
         server,
     )
     port = _bind(server, address)
@@ -231,7 +239,11 @@ def create_aio_server(
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        (
+            *service_names,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
         server,
     )
     port = _bind(server, address)
@@ -245,8 +257,13 @@ async def aio_serve(
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
     received: list[str] = []
+
+    def handle(sig: signal.Signals) -> None:
+        received.append(sig.name)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda s=sig: (received.append(s.name), stop.set()))
+        loop.add_signal_handler(sig, handle, sig)
     try:
         await serving.start()
         await stop.wait()

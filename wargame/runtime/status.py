@@ -19,12 +19,14 @@ from wargame.v1 import errors_pb2
 
 DOMAIN = "wargame.v1"
 REASONS = frozenset(
-    name.removeprefix("ERROR_REASON_") for name in errors_pb2.ErrorReason.keys()
+    name.removeprefix("ERROR_REASON_") for name in errors_pb2.ErrorReason.DESCRIPTOR.values_by_name
 ) - {"UNSPECIFIED"}
 
 
 class _Status(grpc.Status):  # type: ignore[misc]
-    def __init__(self, code: grpc.StatusCode, details: str, trailing_metadata: tuple[tuple[str, bytes], ...]):
+    def __init__(
+        self, code: grpc.StatusCode, details: str, trailing_metadata: tuple[tuple[str, bytes], ...]
+    ):
         self.code = code
         self.details = details
         self.trailing_metadata = trailing_metadata
@@ -38,7 +40,7 @@ def rich_status(
     fields: Iterable[tuple[str, str]] = (),
     metadata: Mapping[str, str] | None = None,
 ) -> grpc.Status:
-    """A status carrying ErrorInfo(reason) and, for each (field, description), a BadRequest entry."""
+    """A status with ErrorInfo(reason) and a BadRequest entry per (field, description)."""
     if reason not in REASONS:
         raise ValueError(f"{reason!r} is not a wargame.v1.ErrorReason")
     info = error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata or {}))
@@ -80,7 +82,7 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
     fields: list[tuple[str, str]] = []
     metadata: dict[str, str] = {}
     try:
-        status = rpc_status.from_call(error)  # type: ignore[arg-type]
+        status = rpc_status.from_call(error)
     except (ValueError, AttributeError, TypeError):
         status = None
     if status is not None:
@@ -100,5 +102,3 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
 def grpc_code(name: str) -> grpc.StatusCode:
     """The StatusCode of a name like "INVALID_ARGUMENT"."""
     return grpc.StatusCode[name]
-
-
