@@ -229,7 +229,7 @@ class MatchmakerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Resign(self, request, context):
-        """Resign a game.
+        """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -69,7 +69,7 @@ class MatchmakerStub:
     SubmitActions: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.SubmitActionsRequest, _matchmaker_pb2.SubmitActionsResponse]
     """Play actions: committed only if the game is still at the expected version."""
     Resign: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.ResignRequest, _matchmaker_pb2.ResignResponse]
-    """Resign a game."""
+    """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins)."""
     OfferDraw: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.OfferDrawRequest, _matchmaker_pb2.OfferDrawResponse]
     """Offer a draw."""
     AnswerDraw: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.AnswerDrawRequest, _matchmaker_pb2.AnswerDrawResponse]
@@ -127,7 +127,7 @@ class MatchmakerAsyncStub(MatchmakerStub):
     SubmitActions: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.SubmitActionsRequest, _matchmaker_pb2.SubmitActionsResponse]  # type: ignore[assignment]
     """Play actions: committed only if the game is still at the expected version."""
     Resign: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.ResignRequest, _matchmaker_pb2.ResignResponse]  # type: ignore[assignment]
-    """Resign a game."""
+    """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins)."""
     OfferDraw: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.OfferDrawRequest, _matchmaker_pb2.OfferDrawResponse]  # type: ignore[assignment]
     """Offer a draw."""
     AnswerDraw: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.AnswerDrawRequest, _matchmaker_pb2.AnswerDrawResponse]  # type: ignore[assignment]
@@ -254,7 +254,7 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaker_pb2.ResignRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaker_pb2.ResignResponse, _abc.Awaitable[_matchmaker_pb2.ResignResponse]]:
-        """Resign a game."""
+        """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins)."""
 
     @_abc_1.abstractmethod
     def OfferDraw(

@@ -1,0 +1,201 @@
+"""The matchmaker's client of the rules engine (gRPC, asyncio): deadlines and retries.
+
+The engine is stateless, so every call can be retried: a call that finds it UNAVAILABLE
+is tried again with a short backoff, a few times. What still fails becomes the
+matchmaker's UNAVAILABLE (ENGINE_UNAVAILABLE, with a retry hint); a refusal by the rules
+comes back as `EngineError` carrying the engine's reason and message, which the caller
+maps to its own status (`refusal_status`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import grpc
+from google.protobuf import duration_pb2
+
+from matchmaker.errors import ServiceError, unavailable
+from matchmaker.settings import Settings
+from wargame.runtime.status import ErrorDetails, error_details
+from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
+
+# Refusals that say the request itself is malformed, whatever the stored state.
+MALFORMED = frozenset(
+    {
+        "MISSING_FIELD",
+        "MALFORMED_REQUEST",
+        "NOTATION_INVALID",
+        "NOTATION_AMBIGUOUS",
+        "UNKNOWN_CELL",
+        "UNKNOWN_UNIT",
+        "REQUEST_TOO_LARGE",
+        "DEPLOYMENT_INVALID",
+    }
+)
+
+
+class EngineError(Exception):
+    """The engine answered with an error status other than UNAVAILABLE."""
+
+    def __init__(self, details: ErrorDetails) -> None:
+        super().__init__(details.message)
+        self.details = details
+
+
+def refusal_status(refusal: EngineError, *, stored_session: bool) -> ServiceError:
+    """The matchmaker's status for an engine refusal, passing its reason and message on.
+
+    Against a stored session an illegal action is FAILED_PRECONDITION (the caller's state
+    is not the one that was judged); malformed requests stay INVALID_ARGUMENT; a stored
+    state the engine calls invalid is our bug (INTERNAL).
+    """
+    details = refusal.details
+    reason = details.reason or "INTERNAL_ERROR"
+    code = details.code
+    if (
+        code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
+        and stored_session
+    ):
+        if reason == "INVALID_STATE":
+            return ServiceError(
+                grpc.StatusCode.INTERNAL,
+                "INTERNAL_ERROR",
+                "the stored game was refused by the engine",
+            )
+        code = (
+            grpc.StatusCode.INVALID_ARGUMENT
+            if reason in MALFORMED
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+    elif code not in (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ):
+        code, reason = grpc.StatusCode.INTERNAL, "INTERNAL_ERROR"
+    return ServiceError(
+        code, reason, details.message, fields=tuple(details.fields), metadata=details.metadata
+    )
+
+
+def duration(seconds: float) -> duration_pb2.Duration:
+    """A protobuf Duration."""
+    value = duration_pb2.Duration()
+    value.FromMilliseconds(round(seconds * 1000))
+    return value
+
+
+class Engine:
+    """An asyncio client of wargame.v1.RulesEngine with deadlines and retries."""
+
+    def __init__(self, target: str, settings: Settings) -> None:
+        self.target = target
+        self.settings = settings
+        self.channel = grpc.aio.insecure_channel(
+            target,
+            options=[
+                ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+                ("grpc.max_send_message_length", 16 * 1024 * 1024),
+                ("grpc.keepalive_time_ms", 30_000),
+                ("grpc.lb_policy_name", "round_robin"),
+                # Reconnect quickly after an engine restart instead of backing off for long.
+                ("grpc.initial_reconnect_backoff_ms", 200),
+                ("grpc.max_reconnect_backoff_ms", 2000),
+            ],
+        )
+        self.stub = engine_pb2_grpc.RulesEngineStub(self.channel)
+        self._games: dict[str, board_pb2.GameInfo] = {}
+
+    async def close(self) -> None:
+        """Close the channel."""
+        await self.channel.close()
+
+    async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
+        deadline = timeout or self.settings.engine_timeout
+        attempts = max(1, self.settings.engine_retries)
+        for attempt in range(attempts):
+            try:
+                return await getattr(self.stub, method)(request, timeout=deadline)
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                if code == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
+                    await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
+                    continue
+                if code in (
+                    grpc.StatusCode.UNAVAILABLE,
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    grpc.StatusCode.CANCELLED,
+                ):
+                    raise unavailable(
+                        "ENGINE_UNAVAILABLE",
+                        "the rules engine cannot be reached",
+                        self.settings.retry_hint,
+                    ) from None
+                raise EngineError(error_details(error)) from None
+        raise AssertionError("unreachable")
+
+    async def games(self) -> Mapping[str, board_pb2.GameInfo]:
+        """The rulesets the engine serves (asked once, then kept)."""
+        if not self._games:
+            reply = await self._call("ListGames", engine_pb2.ListGamesRequest())
+            self._games = {info.id: info for info in reply.games}
+        return self._games
+
+    async def sides(self, ruleset: str) -> list[str]:
+        """The side ids of a ruleset, in the game's order."""
+        games = await self.games()
+        if ruleset not in games:
+            raise ServiceError(
+                grpc.StatusCode.NOT_FOUND,
+                "UNKNOWN_GAME",
+                f"unknown game {ruleset!r}; games: {', '.join(games)}",
+                field="game",
+            )
+        return [side.id for side in games[ruleset].sides]
+
+    async def new_game(
+        self, ruleset: str, options: Mapping[str, str], preset: str, setup: str
+    ) -> game_pb2.GameState:
+        """The initial state of a new game."""
+        reply = await self._call(
+            "NewGame",
+            engine_pb2.NewGameRequest(
+                game=ruleset, options=dict(options), preset=preset, setup=setup
+            ),
+        )
+        return reply.state  # type: ignore[no-any-return]
+
+    async def apply(
+        self, state: game_pb2.GameState, actions: list[game_pb2.Action]
+    ) -> engine_pb2.ApplyActionsResponse:
+        """Apply actions atomically to a state."""
+        reply = await self._call(
+            "ApplyActions", engine_pb2.ApplyActionsRequest(state=state, actions=actions)
+        )
+        return reply  # type: ignore[no-any-return]
+
+    async def suggest(
+        self, state: game_pb2.GameState, side: str, seconds: float, seed: int
+    ) -> engine_pb2.SuggestActionResponse:
+        """The engine's choice of action for `side`, searched for `seconds`."""
+        request = engine_pb2.SuggestActionRequest(
+            state=state, side=side, time_budget=duration(seconds), seed=seed
+        )
+        reply = await self._call(
+            "SuggestAction", request, timeout=seconds + self.settings.engine_timeout
+        )
+        return reply  # type: ignore[no-any-return]
+
+    async def write_record(
+        self, initial: game_pb2.GameState, actions: list[game_pb2.Action], tags: Mapping[str, str]
+    ) -> engine_pb2.WriteRecordResponse:
+        """The record text of a game played from `initial`."""
+        reply = await self._call(
+            "WriteRecord",
+            engine_pb2.WriteRecordRequest(initial_state=initial, actions=actions, tags=dict(tags)),
+        )
+        return reply  # type: ignore[no-any-return]

@@ -1,0 +1,177 @@
+"""Every Redis key the matchmaker uses, built here and nowhere else.
+
+Keys that one atomic operation touches together share a hash tag (the part in braces), so
+they live in one slot and the same Lua scripts run on Redis Cluster:
+
+- one game:   ``wg:game:{<game id>}`` (hash) with ``...:actions`` (list), ``...:stream``
+  (stream of updates) and ``...:idem:<player>:<key>`` (idempotency records);
+- one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit bucket,
+  queue ticket and the set of games already counted in its ratings;
+- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, tickets, matches);
+- indexes, each a single key: the due-work index, the browse lists, the leaderboards,
+  the list of active queues, invite codes.
+
+Ids are random and never contain braces, so a tag is exactly the id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+PREFIX = "wg"
+
+
+def _digest(text: str, size: int = 16) -> str:
+    """A short stable digest (for client-chosen strings that go into key names)."""
+    return hashlib.sha256(text.encode()).hexdigest()[:size]
+
+
+# -- games -------------------------------------------------------------------------------
+
+
+def game(game_id: str) -> str:
+    """Hash: the session (meta fields, current and initial state, clocks, seats)."""
+    return f"{PREFIX}:game:{{{game_id}}}"
+
+
+def game_actions(game_id: str) -> str:
+    """List: every committed action with its notations, oldest first."""
+    return f"{PREFIX}:game:{{{game_id}}}:actions"
+
+
+def game_stream(game_id: str) -> str:
+    """Stream: one entry per committed version, entry id ``<version>-0``."""
+    return f"{PREFIX}:game:{{{game_id}}}:stream"
+
+
+def game_idempotency(game_id: str, player_id: str, key: str) -> str:
+    """String: ``<request fingerprint>|<version>`` of a submission, with a TTL."""
+    return f"{PREFIX}:game:{{{game_id}}}:idem:{player_id}:{_digest(key)}"
+
+
+def game_keys(game_id: str) -> tuple[str, str, str]:
+    """The keys every commit of a game touches: hash, actions, stream."""
+    return game(game_id), game_actions(game_id), game_stream(game_id)
+
+
+def invite(code: str) -> str:
+    """String: the game id an invite code opens."""
+    return f"{PREFIX}:invite:{{{code}}}"
+
+
+# -- players -----------------------------------------------------------------------------
+
+
+def player(player_id: str) -> str:
+    """Hash: display name, creation time, ratings per ruleset."""
+    return f"{PREFIX}:player:{{{player_id}}}"
+
+
+def player_token(player_id: str, token_hash: str) -> str:
+    """String: the token id of a live token, looked up by the token's hash."""
+    return f"{PREFIX}:player:{{{player_id}}}:token:{token_hash}"
+
+
+def player_tokens(player_id: str) -> str:
+    """Hash: token id -> token hash, for revoking by id."""
+    return f"{PREFIX}:player:{{{player_id}}}:tokens"
+
+
+def player_bucket(player_id: str) -> str:
+    """Hash: the player's rate-limit token bucket."""
+    return f"{PREFIX}:player:{{{player_id}}}:bucket"
+
+
+def player_queue(player_id: str) -> str:
+    """String: ``<queue id>:<ticket>`` while the player waits in a queue."""
+    return f"{PREFIX}:player:{{{player_id}}}:queue"
+
+
+def player_rated(player_id: str) -> str:
+    """Sorted set: games already counted in the player's ratings (score: when), bounded."""
+    return f"{PREFIX}:player:{{{player_id}}}:rated"
+
+
+def player_keys(player_id: str) -> tuple[str, ...]:
+    """Every long-lived key of a player (they expire together when it goes idle)."""
+    return (player(player_id), player_tokens(player_id), player_rated(player_id))
+
+
+# -- queues ------------------------------------------------------------------------------
+
+
+def queue_ratings(queue_id: str) -> str:
+    """Sorted set: waiting ticket -> rating."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:ratings"
+
+
+def queue_joined(queue_id: str) -> str:
+    """Sorted set: waiting ticket -> join time (ms)."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:joined"
+
+
+def queue_alive(queue_id: str) -> str:
+    """Sorted set: waiting ticket -> alive-until (ms), pushed on by the waiting stream."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:alive"
+
+
+def queue_tickets(queue_id: str) -> str:
+    """Hash: waiting ticket -> JSON (player, name, rating, joined, alive-until)."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:tickets"
+
+
+def queue_matches(queue_id: str) -> str:
+    """Hash: matched ticket -> JSON (game id, both seats)."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:matches"
+
+
+def queue_matched(queue_id: str) -> str:
+    """Sorted set: matched ticket -> match time, to drop unclaimed matches."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:matched"
+
+
+def queue_config(queue_id: str) -> str:
+    """String: JSON of what the queue's games are created with."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:config"
+
+
+def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
+    """The keys of one queue, in the order the queue scripts take them."""
+    return (
+        queue_ratings(queue_id),
+        queue_joined(queue_id),
+        queue_alive(queue_id),
+        queue_tickets(queue_id),
+        queue_matches(queue_id),
+        queue_matched(queue_id),
+        queue_config(queue_id),
+    )
+
+
+def queue_id(spec: str) -> str:
+    """The id of the queue for a canonical spec text (ruleset, options, time control, rated)."""
+    return "q" + _digest(spec, 20)
+
+
+# -- indexes -----------------------------------------------------------------------------
+
+
+def due() -> str:
+    """Sorted set: game id -> when something must next happen to it (clock flag,
+    abandonment, bot turn, open-game expiry, pending ratings), in ms."""
+    return f"{PREFIX}:{{due}}"
+
+
+def queues() -> str:
+    """Sorted set: queue id -> last activity (ms), the queues the pairing workers visit."""
+    return f"{PREFIX}:{{queues}}"
+
+
+def browse(status: str, ruleset: str) -> str:
+    """Sorted set: public game id -> creation time (ms), per status (open/running) and ruleset."""
+    return f"{PREFIX}:browse:{{{status}:{ruleset}}}"
+
+
+def leaderboard(ruleset: str) -> str:
+    """Sorted set: player id -> rating in one ruleset (the best few thousand)."""
+    return f"{PREFIX}:leaderboard:{{{ruleset}}}"

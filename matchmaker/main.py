@@ -1,0 +1,263 @@
+"""`wargame-matchmaker`: serve wargame.v1.Matchmaker.
+
+    wargame-matchmaker [serve] [--listen HOST:PORT] [--redis-url URL] [--engine TARGET] ...
+
+Every flag also reads a WARGAME_* variable (see --help). Bad configuration, a busy port or
+an unreachable Redis end the start-up with one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import sys
+from collections.abc import Sequence
+
+import structlog
+from prometheus_client import start_http_server
+
+from matchmaker.server import Replica
+from matchmaker.settings import Settings
+from wargame.runtime.config import ConfigError, Parser, fail, host_port
+from wargame.runtime.logs import configure_logging
+from wargame.runtime.serving import aio_serve, check_port_free
+
+PROG = "wargame-matchmaker"
+DEFAULT_LISTEN = "127.0.0.1:50052"
+DEFAULT_METRICS = "127.0.0.1:9152"
+
+# Settings exposed as flags: (field, environment suffix, help). Types and defaults come
+# from `Settings`; every environment variable is WARGAME_<suffix>.
+FLAGS: tuple[tuple[str, str, str], ...] = (
+    ("redis_url", "REDIS_URL", "the Redis holding every session"),
+    ("engine", "ENGINE", "the rules engine's gRPC target (host:port or dns:///name:port)"),
+    ("grace", "MATCHMAKER_GRACE", "seconds in-flight calls get to finish on SIGTERM"),
+    ("redis_timeout", "MATCHMAKER_REDIS_TIMEOUT", "seconds a Redis command may take"),
+    ("engine_timeout", "MATCHMAKER_ENGINE_TIMEOUT", "deadline of one engine call, in seconds"),
+    (
+        "engine_retries",
+        "MATCHMAKER_ENGINE_RETRIES",
+        "attempts of an engine call that finds it unavailable",
+    ),
+    (
+        "retry_hint",
+        "MATCHMAKER_RETRY_HINT",
+        "seconds clients are told to wait before retrying UNAVAILABLE",
+    ),
+    (
+        "rate_limit",
+        "MATCHMAKER_RATE_LIMIT",
+        "requests per second a player may make, sustained (0: no limit)",
+    ),
+    ("rate_burst", "MATCHMAKER_RATE_BURST", "requests a player may make in a burst"),
+    (
+        "abandon_after",
+        "MATCHMAKER_ABANDON_AFTER",
+        "seconds a human side to act may stay silent before losing the game as abandoned",
+    ),
+    ("player_ttl", "MATCHMAKER_PLAYER_TTL", "seconds an idle player (and its tokens) is kept"),
+    ("open_game_ttl", "MATCHMAKER_OPEN_GAME_TTL", "seconds an open game waits for an opponent"),
+    (
+        "running_game_ttl",
+        "MATCHMAKER_RUNNING_GAME_TTL",
+        "seconds a running game is kept after its last change",
+    ),
+    (
+        "finished_game_ttl",
+        "MATCHMAKER_FINISHED_GAME_TTL",
+        "seconds a finished game and its record are kept",
+    ),
+    (
+        "idempotency_ttl",
+        "MATCHMAKER_IDEMPOTENCY_TTL",
+        "seconds a submission's idempotency key is remembered",
+    ),
+    (
+        "stream_maxlen",
+        "MATCHMAKER_STREAM_MAXLEN",
+        "updates kept per game for watchers to resume from",
+    ),
+    (
+        "finished_stream_keep",
+        "MATCHMAKER_FINISHED_STREAM_KEEP",
+        "updates a finished game keeps for late watchers (its record holds the whole game)",
+    ),
+    ("bot_time", "MATCHMAKER_BOT_TIME", "default bot thinking time per action, in seconds"),
+    ("bot_max_time", "MATCHMAKER_BOT_MAX_TIME", "longest bot thinking time a game may ask for"),
+    ("window_base", "MATCHMAKER_WINDOW_BASE", "rating difference quick match accepts at once"),
+    ("window_growth", "MATCHMAKER_WINDOW_GROWTH", "rating difference added per second waited"),
+    ("window_max", "MATCHMAKER_WINDOW_MAX", "largest rating difference quick match accepts"),
+    (
+        "ticket_liveness",
+        "MATCHMAKER_TICKET_LIVENESS",
+        "seconds a queue ticket lives without its stream",
+    ),
+    (
+        "queue_status_interval",
+        "MATCHMAKER_QUEUE_STATUS_INTERVAL",
+        "seconds between queue status checks",
+    ),
+    ("pair_interval", "MATCHMAKER_PAIR_INTERVAL", "seconds between pairing rounds"),
+    (
+        "match_create_grace",
+        "MATCHMAKER_MATCH_CREATE_GRACE",
+        "seconds a matched player waits for the pairer to create the game before creating it",
+    ),
+    (
+        "sweep_interval",
+        "MATCHMAKER_SWEEP_INTERVAL",
+        "seconds between looks for due clocks, bots, timeouts",
+    ),
+    ("sweep_lease", "MATCHMAKER_SWEEP_LEASE", "seconds a sweeper holds a claimed game"),
+    (
+        "sweep_concurrency",
+        "MATCHMAKER_SWEEP_CONCURRENCY",
+        "due games worked on at once per replica",
+    ),
+    (
+        "watch_block",
+        "MATCHMAKER_WATCH_BLOCK",
+        "longest blocking read of a game's update stream, in seconds",
+    ),
+)
+
+
+ZERO_ALLOWED = frozenset({"rate_limit", "window_growth", "grace"})
+
+
+def _address_or_off(text: str) -> str:
+    if text.lower() in ("", "0", "off", "none"):
+        return "off"
+    host_port(text)
+    return text
+
+
+def _listen(text: str) -> str:
+    host_port(text)
+    return text
+
+
+def build_parser() -> Parser:
+    """The command-line parser (flags and their WARGAME_* variables)."""
+    parser = Parser(
+        prog=PROG,
+        description="The wargame matchmaker (gRPC): players, games, queues, "
+        "live play, clocks and ratings, all state in Redis.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="{serve}", parser_class=Parser)
+    serve = commands.add_parser("serve", help="serve wargame.v1.Matchmaker (the default command)")
+    serve.flag(
+        "--listen",
+        env="MATCHMAKER_LISTEN",
+        default=DEFAULT_LISTEN,
+        type=_listen,
+        help="address to serve gRPC on (port 0 picks a free port)",
+    )
+    serve.flag(
+        "--metrics-listen",
+        env="MATCHMAKER_METRICS_LISTEN",
+        default=DEFAULT_METRICS,
+        type=_address_or_off,
+        help="address of the Prometheus metrics page, or 'off'",
+    )
+    defaults = Settings()
+    for name, env, text in FLAGS:
+        default = getattr(defaults, name)
+        serve.flag(
+            "--" + name.replace("_", "-"), env=env, default=default, type=type(default), help=text
+        )
+    serve.flag(
+        "--log-format",
+        env="LOG_FORMAT",
+        default="auto",
+        choices=("auto", "json", "console"),
+        help="log lines as JSON or readable console text (auto: console on a terminal)",
+    )
+    serve.flag(
+        "--log-level",
+        env="LOG_LEVEL",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="lowest level logged",
+    )
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings from parsed flags, checked."""
+    values = {name: getattr(args, name) for name, _, _ in FLAGS}
+    settings = dataclasses.replace(Settings(), **values)
+    for name, _, _ in FLAGS:
+        value = getattr(settings, name)
+        if isinstance(value, (int, float)):
+            flag = "--" + name.replace("_", "-")
+            if value < 0:
+                raise ConfigError(f"{flag} must not be negative")
+            if value == 0 and name not in ZERO_ALLOWED:
+                raise ConfigError(f"{flag} must be positive")
+    if settings.rate_limit and settings.rate_burst < 1:
+        raise ConfigError("--rate-burst must be at least 1")
+    return settings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `wargame-matchmaker`."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
+        args_list.insert(0, "serve")
+    args = build_parser().parse_args(args_list)
+    try:
+        settings = settings_from(args)
+        return asyncio.run(serve(args, settings))
+    except ConfigError as error:
+        fail(PROG, str(error))
+    except KeyboardInterrupt:
+        return 130
+
+
+async def serve(args: argparse.Namespace, settings: Settings) -> int:
+    """Serve until SIGTERM/SIGINT, then stop gracefully."""
+    configure_logging(args.log_format, args.log_level)
+    log = structlog.get_logger(component="matchmaker")
+    # Probe first: gRPC itself would print its own error lines about a busy port.
+    check_port_free(args.listen)
+    replica = Replica(settings)
+    try:
+        serving = replica.server(args.listen)
+    except ConfigError:
+        await replica.close()
+        raise
+    await replica.check()
+    if args.metrics_listen != "off":
+        host, port = host_port(args.metrics_listen)
+        try:
+            start_http_server(port, addr=host)
+        except OSError as error:
+            await replica.close()
+            raise ConfigError(
+                f"cannot serve metrics on {args.metrics_listen}: {error.strerror or error}"
+            ) from None
+    host, _ = host_port(args.listen)
+    replica.start_workers()
+    log.info(
+        "matchmaker serving",
+        address=f"{host}:{serving.port}",
+        redis=settings.redis_url,
+        engine=settings.engine,
+        pid=os.getpid(),
+    )
+
+    def on_stop(signal_name: str) -> None:
+        log.info("stopping", signal=signal_name)
+        replica.begin_shutdown()
+
+    await aio_serve(serving, grace=settings.grace, on_stop=on_stop)
+    await replica.shutdown(None, settings.grace)
+    log.info("matchmaker stopped")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

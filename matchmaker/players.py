@@ -1,0 +1,136 @@
+"""Player profiles, ratings per ruleset, and the leaderboards.
+
+Ratings live in the player's hash (`rating:<ruleset>` = `Rating.text()`). A finished rated
+game updates each player's rating exactly once: `apply_rating.lua` stores the new value
+only if the game is not yet in the player's counted set and the rating it was computed
+from is still current (else the caller recomputes). The leaderboard is a sorted set per
+ruleset that follows the stored ratings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+
+from matchmaker import keys
+from matchmaker.ratings import Rating, Result, update
+from matchmaker.scripts import Scripts
+from matchmaker.settings import Settings
+from matchmaker.store import BOT_PLAYER, text
+from wargame.v1 import matchmaker_pb2
+
+RATING_PREFIX = "rating:"
+BOT_NAME = "Bot"
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A player's name and ratings."""
+
+    player_id: str
+    name: str
+    ratings: dict[str, Rating]
+    bot: bool = False
+
+    def message(self, with_ratings: bool = True) -> matchmaker_pb2.Player:
+        """The wargame.v1.Player."""
+        player = matchmaker_pb2.Player(id=self.player_id, display_name=self.name, bot=self.bot)
+        if with_ratings:
+            for ruleset in sorted(self.ratings):
+                player.ratings.append(rating_message(ruleset, self.ratings[ruleset]))
+        return player
+
+
+def rating_message(ruleset: str, rating: Rating) -> matchmaker_pb2.Rating:
+    """The wargame.v1.Rating of a rating."""
+    return matchmaker_pb2.Rating(
+        game=ruleset,
+        rating=rating.rating,
+        deviation=rating.deviation,
+        volatility=rating.volatility,
+        games=rating.games,
+    )
+
+
+class Players:
+    """Reading profiles, applying rating results, the leaderboards."""
+
+    def __init__(self, redis: Redis, scripts: Scripts, settings: Settings) -> None:
+        self.redis = redis
+        self.scripts = scripts
+        self.settings = settings
+
+    async def profile(self, player_id: str) -> Profile | None:
+        """A player's profile, or None if unknown (or expired)."""
+        if player_id == BOT_PLAYER:
+            return Profile(BOT_PLAYER, BOT_NAME, {}, bot=True)
+        raw = {text(k): v for k, v in (await self.redis.hgetall(keys.player(player_id))).items()}
+        if not raw:
+            return None
+        ratings = {
+            name.removeprefix(RATING_PREFIX): Rating.parse(value)
+            for name, value in raw.items()
+            if name.startswith(RATING_PREFIX)
+        }
+        return Profile(player_id, text(raw.get("name", b"")), ratings)
+
+    async def rating_text(self, player_id: str, ruleset: str) -> str:
+        """The stored rating text of a player in a ruleset ("" for none)."""
+        value = await self.redis.hget(keys.player(player_id), RATING_PREFIX + ruleset)
+        return text(value) if value else ""
+
+    async def apply_result(
+        self, game_id: str, ruleset: str, player_id: str, opponent: Rating, score: float
+    ) -> Rating | None:
+        """Count one finished game in a player's rating, once; the new rating if stored now
+        (None if it was counted before or the player is gone)."""
+        field = RATING_PREFIX + ruleset
+        for _ in range(20):
+            before = await self.rating_text(player_id, ruleset)
+            after = update(Rating.parse(before), [Result(opponent, score)])
+            done = await self.scripts.run(
+                "apply_rating",
+                [keys.player(player_id), keys.player_rated(player_id)],
+                [
+                    game_id,
+                    field,
+                    before,
+                    after.text(),
+                    self.settings.rated_memory,
+                    int(self.settings.player_ttl),
+                ],
+            )
+            if done == 1:
+                await self._rank(ruleset, player_id, after)
+                return after
+            if done in (0, -2):
+                return None
+        raise RuntimeError(f"rating of {player_id} kept changing while game {game_id} was counted")
+
+    async def _rank(self, ruleset: str, player_id: str, rating: Rating) -> None:
+        key = keys.leaderboard(ruleset)
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.zadd(key, {player_id: rating.rating})
+        pipe.zremrangebyrank(key, 0, -(self.settings.leaderboard_size + 1))
+        await pipe.execute()
+
+    async def leaderboard(self, ruleset: str, limit: int) -> list[tuple[str, str, Rating]]:
+        """The best players of a ruleset: (player id, name, rating), best first."""
+        key = keys.leaderboard(ruleset)
+        rows = await self.redis.zrevrange(key, 0, limit * 2 + 10)
+        ids = [text(row) for row in rows]
+        pipe = self.redis.pipeline(transaction=False)
+        for player_id in ids:
+            pipe.hmget(keys.player(player_id), ["name", RATING_PREFIX + ruleset])
+        out: list[tuple[str, str, Rating]] = []
+        gone: list[str] = []
+        for player_id, (name, rating) in zip(ids, await pipe.execute(), strict=True):
+            if name is None or rating is None:
+                gone.append(player_id)  # expired players leave the board lazily
+                continue
+            out.append((player_id, name.decode(), Rating.parse(rating)))
+        if gone:
+            await self.redis.zrem(key, *gone)
+        out.sort(key=lambda row: -row[2].rating)
+        return out[:limit]

@@ -1,0 +1,368 @@
+"""Quick match: one queue per ruleset, options, time control and rated flag.
+
+A queue is a few keys under one hash tag (`keys.queue_keys`): tickets by rating, by join
+time and by liveness, the tickets' seats, and the matches made. Pairing is one script
+(`queue_pair.lua`): oldest tickets first, each with the nearest rating inside its window,
+which widens with waiting time; paired tickets leave the queue in the same step, so
+replicas pairing at once never pair a ticket twice. Every replica runs a `Pairer` over
+the active queues; the pairer that made a match creates its game, and if it died first,
+a matched player's stream creates it after a grace period (creation is idempotent: the
+game id is part of the match).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import structlog
+from prometheus_client import Counter, Histogram
+from redis.asyncio import Redis
+
+from matchmaker import keys
+from matchmaker.engine import Engine, EngineError, refusal_status
+from matchmaker.errors import ServiceError, malformed
+from matchmaker.players import Players
+from matchmaker.ratings import Rating
+from matchmaker.scripts import Scripts
+from matchmaker.sessions import GameSpec, Sessions, TimeControl
+from matchmaker.settings import Settings
+from matchmaker.store import HUMAN, GameRecord, Seat, text
+from matchmaker.tokens import random_id
+
+log = structlog.get_logger(component="matchmaker")
+
+PAIRED = Counter("wargame_matchmaker_pairs_total", "Quick-match pairs made")
+WAIT = Histogram(
+    "wargame_matchmaker_queue_wait_seconds",
+    "Time from joining a queue to a match",
+    buckets=(0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600),
+)
+PAIR_BATCH = 500  # most pairs one script call makes (keeps each call short for Redis)
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """What a queue's games are: players are paired only within one spec."""
+
+    ruleset: str
+    options: Mapping[str, str]  # effective options, canonical (from the engine's NewGame)
+    preset: str
+    time_control: TimeControl
+    rated: bool
+
+    def config(self) -> str:
+        """Canonical JSON (also what the queue's id is derived from)."""
+        return json.dumps(
+            {
+                "game": self.ruleset,
+                "options": dict(sorted(self.options.items())),
+                "preset": self.preset,
+                "tc": [self.time_control.base_ms, self.time_control.increment_ms],
+                "rated": self.rated,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+    @property
+    def queue_id(self) -> str:
+        """The queue's id."""
+        return keys.queue_id(self.config())
+
+    @classmethod
+    def from_config(cls, text: str | bytes) -> QueueSpec:
+        """A spec from its canonical JSON."""
+        data = json.loads(text)
+        return cls(
+            data["game"], data["options"], data["preset"], TimeControl(*data["tc"]), data["rated"]
+        )
+
+    def game_spec(self) -> GameSpec:
+        """The GameSpec of a game of this queue."""
+        return GameSpec(
+            self.ruleset,
+            self.options,
+            self.preset,
+            time_control=self.time_control,
+            rated=self.rated,
+            visibility="public",
+        )
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """A place in a queue: `text` is what the client holds (`<queue id>.<ticket>`)."""
+
+    queue_id: str
+    ticket: str
+
+    @property
+    def text(self) -> str:
+        """The client's form."""
+        return f"{self.queue_id}.{self.ticket}"
+
+    @classmethod
+    def parse(cls, text: str) -> Ticket:
+        """A ticket from the client's form."""
+        queue_id, dot, ticket = text.partition(".")
+        if not dot or not queue_id.startswith("q") or not ticket:
+            raise malformed("ticket", "the ticket is malformed")
+        return cls(queue_id, ticket)
+
+
+@dataclass
+class Status:
+    """Where a ticket stands: "waiting" (with its place), "matched" (with the match), or
+    "gone" (left or dropped)."""
+
+    kind: str
+    position: int = 0
+    waiting: int = 0
+    joined_ms: int = 0
+    now_ms: int = 0
+    match: dict[str, Any] = field(default_factory=dict)
+
+
+class Queues:
+    """Joining, waiting in, leaving and pairing the quick-match queues."""
+
+    def __init__(
+        self,
+        *,
+        redis: Redis,
+        scripts: Scripts,
+        engine: Engine,
+        players: Players,
+        sessions: Sessions,
+        settings: Settings,
+    ) -> None:
+        self.redis = redis
+        self.scripts = scripts
+        self.engine = engine
+        self.players = players
+        self.sessions = sessions
+        self.settings = settings
+        self.matched = asyncio.Event()  # set when this replica paired someone
+
+    def window(self, waited_ms: int) -> float:
+        """The rating difference accepted after waiting `waited_ms`."""
+        s = self.settings
+        return min(s.window_max, s.window_base + s.window_growth * waited_ms / 1000)
+
+    async def spec(
+        self,
+        ruleset: str,
+        options: Mapping[str, str],
+        preset: str,
+        time_control: TimeControl,
+        rated: bool,
+    ) -> QueueSpec:
+        """A checked queue spec (the engine validates the options and fills defaults)."""
+        if not ruleset:
+            raise ServiceError(
+                grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "game is required", field="game"
+            )
+        await self.engine.sides(ruleset)
+        try:
+            state = await self.engine.new_game(ruleset, options, preset, "")
+        except EngineError as refusal:
+            raise refusal_status(refusal, stored_session=False) from None
+        return QueueSpec(ruleset, dict(state.options), preset, time_control, rated)
+
+    async def join(
+        self, player_id: str, name: str, spec: QueueSpec, *, liveness: float | None = None
+    ) -> Ticket:
+        """Put the player in the spec's queue (ALREADY_QUEUED if it waits somewhere)."""
+        ticket = Ticket(spec.queue_id, random_id("t", 12))
+        live_s = liveness or self.settings.ticket_liveness
+        taken = await self.redis.set(
+            keys.player_queue(player_id), ticket.text, nx=True, ex=max(1, round(live_s))
+        )
+        if not taken:
+            raise ServiceError(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "ALREADY_QUEUED",
+                "you are already waiting in a queue: leave it first",
+            )
+        rating_text = await self.players.rating_text(player_id, spec.ruleset)
+        rating = Rating.parse(rating_text)
+        seat = json.dumps(
+            {"p": player_id, "n": name, "r": round(rating.rating, 3), "rt": rating_text},
+            separators=(",", ":"),
+        )
+        await self.scripts.run(
+            "queue_join",
+            keys.queue_keys(spec.queue_id),
+            [
+                ticket.ticket,
+                rating.rating,
+                seat,
+                spec.config(),
+                int(live_s * 1000),
+                int(self.settings.queue_ttl),
+            ],
+        )
+        await self.redis.zadd(keys.queues(), {spec.queue_id: await self._now()})
+        return ticket
+
+    async def _now(self) -> int:
+        seconds, micros = await self.redis.time()
+        return int(seconds) * 1000 + int(micros) // 1000
+
+    async def status(self, player_id: str, ticket: Ticket) -> Status:
+        """Renew a waiting ticket and report where it stands."""
+        pipe = self.redis.pipeline(transaction=False)
+        self.scripts.queue(
+            pipe,
+            "queue_status",
+            keys.queue_keys(ticket.queue_id),
+            [ticket.ticket, int(self.settings.ticket_liveness * 1000)],
+        )
+        pipe.expire(keys.player_queue(player_id), max(1, round(self.settings.ticket_liveness)))
+        pipe.time()
+        replies = await self.scripts.execute(self.redis, pipe)
+        reply = replies[0]
+        kind = reply[0].decode()
+        if kind == "matched":
+            return Status(kind, match=json.loads(reply[1]))
+        if kind == "waiting":
+            seconds, micros = replies[2]
+            await self.redis.zadd(
+                keys.queues(), {ticket.queue_id: int(seconds) * 1000 + int(micros) // 1000}
+            )
+            return Status(kind, int(reply[1]), int(reply[2]), int(float(reply[3])), int(reply[4]))
+        return Status(kind)
+
+    async def leave(self, player_id: str, ticket: Ticket | None) -> Status:
+        """Leave a queue (the player's current one when `ticket` is None)."""
+        if ticket is None:
+            held = await self.redis.get(keys.player_queue(player_id))
+            if held is None:
+                return Status("gone")
+            ticket = Ticket.parse(text(held))
+        reply = await self.scripts.run(
+            "queue_leave", keys.queue_keys(ticket.queue_id), [ticket.ticket, player_id]
+        )
+        kind = reply[0].decode()
+        current = await self.redis.get(keys.player_queue(player_id))
+        if current is not None and text(current) == ticket.text:
+            await self.redis.delete(keys.player_queue(player_id))
+        if kind == "matched":
+            return Status(kind, match=json.loads(reply[1]))
+        return Status(kind)
+
+    async def claim(self, player_id: str, ticket: Ticket) -> None:
+        """Forget a match its player has received."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hdel(keys.queue_matches(ticket.queue_id), ticket.ticket)
+        pipe.zrem(keys.queue_matched(ticket.queue_id), ticket.ticket)
+        pipe.delete(keys.player_queue(player_id))
+        await pipe.execute()
+
+    # -- pairing ---------------------------------------------------------------------------
+
+    async def pair(self, queue_id: str) -> list[dict[str, Any]]:
+        """Pair what can be paired in one queue now; returns the matches made."""
+        made: list[dict[str, Any]] = []
+        s = self.settings
+        while True:
+            ids = [random_id("g", 14) for _ in range(PAIR_BATCH)]
+            coins = "".join(random.choice("01") for _ in range(PAIR_BATCH))
+            reply = await self.scripts.run(
+                "queue_pair",
+                keys.queue_keys(queue_id),
+                [
+                    s.window_base,
+                    s.window_growth,
+                    s.window_max,
+                    int(s.match_ttl * 1000),
+                    int(s.queue_ttl),
+                    PAIR_BATCH,
+                    *ids,
+                    coins,
+                ],
+            )
+            batch = [json.loads(item) for item in reply]
+            made += batch
+            if len(batch) < PAIR_BATCH:
+                break
+        if made:
+            PAIRED.inc(len(made))
+            # Wake this replica's waiting streams now (others find out at their next poll).
+            self.matched.set()
+            self.matched.clear()
+        return made
+
+    async def game_for(
+        self, queue_id: str, match: Mapping[str, Any], *, create: bool
+    ) -> GameRecord | None:
+        """The game of a match; created now if `create` (idempotent), else None if missing."""
+        game, _, _ = await self.sessions.store.load(match["g"])
+        if game is not None or not create:
+            return game
+        raw = await self.redis.get(keys.queue_config(queue_id))
+        if raw is None:
+            raise ServiceError(
+                grpc.StatusCode.NOT_FOUND, "SESSION_NOT_FOUND", "the queue has expired"
+            )
+        spec = QueueSpec.from_config(raw)
+        sides = await self.engine.sides(spec.ruleset)
+        seats = [
+            Seat(side=side, player=seat["p"], name=seat["n"], kind=HUMAN, rating=seat.get("rt", ""))
+            for side, seat in zip(sides, match["seats"], strict=False)
+        ]
+        game, _ = await self.sessions.create(spec.game_spec(), seats, game_id=match["g"])
+        return game
+
+    async def pair_all(self) -> int:
+        """One pairing round over every active queue; creates the games; returns pairs made."""
+        total = 0
+        now = await self._now()
+        active_queues: list[Any] = await self.redis.zrange(keys.queues(), 0, -1, withscores=True)
+        for raw_id, active in active_queues:
+            queue_id = text(raw_id)
+            matches = await self.pair(queue_id)
+            total += len(matches)
+            for match in matches:
+                WAIT.observe(max(0.0, (now - float(match["t"])) / 1000))
+                try:
+                    await self.game_for(queue_id, match, create=True)
+                except ServiceError as error:
+                    # The players' streams create it after the grace period.
+                    log.warning("match game not created", game_id=match["g"], reason=error.reason)
+            if (
+                not matches
+                and now - active > 60_000
+                and not await self.redis.zcard(keys.queue_joined(queue_id))
+            ):
+                await self.redis.zrem(keys.queues(), queue_id)
+        return total
+
+
+class Pairer:
+    """The background pairing loop of one replica."""
+
+    def __init__(self, queues: Queues, interval: float) -> None:
+        self.queues = queues
+        self.interval = interval
+        self.poke = asyncio.Event()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Pair every `interval` (sooner when poked) until `stop` is set."""
+        while not stop.is_set():
+            try:
+                await self.queues.pair_all()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("pairing round failed", error=str(error) or type(error).__name__)
+            self.poke.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.poke.wait(), self.interval)

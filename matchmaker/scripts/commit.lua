@@ -1,0 +1,83 @@
+-- commit.lua: commit one change of a game, only if the game is still at the expected version.
+--
+-- Every change of a session goes through this script (creation, a seat taken, actions,
+-- endings), so "read, ask the engine, write if unchanged" is one compare-and-set.
+--
+-- KEYS[1]  game hash             wg:game:{id}
+-- KEYS[2]  actions list          wg:game:{id}:actions
+-- KEYS[3]  update stream         wg:game:{id}:stream
+-- KEYS[4]  idempotency record    wg:game:{id}:idem:<player>:<key digest>
+--
+-- ARGV[1]  expected version; 0 means the game must not exist yet (creation)
+-- ARGV[2]  request fingerprint; "" = no idempotency record
+-- ARGV[3]  idempotency record TTL (s)
+-- ARGV[4]  stream max length (approximate trimming)
+-- ARGV[5]  trim the stream to exactly this many newest updates after this commit (0 = no;
+--          a game that ends keeps only its last few: its record holds the whole game)
+-- ARGV[6]  TTL (s) of the game's keys after this commit (0 = leave as is)
+-- ARGV[7]  N, the number of action entries that follow
+-- ARGV[8 .. 7+N]               action entries to append to the actions list
+-- ARGV[8+N]                    M, the number of stream field/value pairs that follow
+-- ARGV[9+N .. 8+N+2M]          stream entry fields and values
+-- ARGV[9+N+2M ..]              game hash fields and values to set
+--
+-- Returns {"ok", new version}, {"conflict", current version} or
+-- {"duplicate", stored record "<fingerprint>|<version>"}.
+
+local fingerprint = ARGV[2]
+if fingerprint ~= "" then
+  local prior = redis.call("GET", KEYS[4])
+  if prior then
+    return {"duplicate", prior}
+  end
+end
+
+local current = tonumber(redis.call("HGET", KEYS[1], "version") or "0")
+local expected = tonumber(ARGV[1])
+if current ~= expected then
+  return {"conflict", tostring(current)}
+end
+local version = current + 1
+
+local n = tonumber(ARGV[7])
+local i = 8
+if n > 0 then
+  redis.call("RPUSH", KEYS[2], unpack(ARGV, i, i + n - 1))
+end
+i = i + n
+
+local m = tonumber(ARGV[i])
+i = i + 1
+if m > 0 then
+  redis.call("XADD", KEYS[3], "MAXLEN", "~", ARGV[4], version .. "-0", unpack(ARGV, i, i + 2 * m - 1))
+end
+i = i + 2 * m
+
+if #ARGV >= i then
+  redis.call("HSET", KEYS[1], "version", version, unpack(ARGV, i, #ARGV))
+else
+  redis.call("HSET", KEYS[1], "version", version)
+end
+
+local keep = tonumber(ARGV[5])
+if keep > 0 and redis.call("XLEN", KEYS[3]) > keep then
+  -- XTRIM would only flag the old entries deleted inside their listpack node and free
+  -- nothing: rebuild the stream from its newest entries instead (once, as a game ends).
+  local tail = redis.call("XREVRANGE", KEYS[3], "+", "-", "COUNT", keep)
+  redis.call("DEL", KEYS[3])
+  for j = #tail, 1, -1 do
+    redis.call("XADD", KEYS[3], tail[j][1], unpack(tail[j][2]))
+  end
+end
+
+local ttl = tonumber(ARGV[6])
+if ttl > 0 then
+  redis.call("EXPIRE", KEYS[1], ttl)
+  redis.call("EXPIRE", KEYS[2], ttl)
+  redis.call("EXPIRE", KEYS[3], ttl)
+end
+
+if fingerprint ~= "" then
+  redis.call("SET", KEYS[4], fingerprint .. "|" .. version, "EX", ARGV[3])
+end
+return {"ok", tostring(version)}

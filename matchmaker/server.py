@@ -1,0 +1,156 @@
+"""One matchmaker replica: its Redis clients, engine client, parts, workers and server.
+
+`Replica` puts the parts together; `main.py` runs it until SIGTERM, tests run it in a
+thread on port 0. Everything a replica holds in memory is a cache or a connection: all
+state is in Redis, so replicas come and go freely.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import structlog
+from redis.asyncio import Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from matchmaker.engine import Engine
+from matchmaker.handling import set_retry_hint
+from matchmaker.players import Players
+from matchmaker.queue import Pairer, Queues
+from matchmaker.scripts import Scripts
+from matchmaker.service import SERVICE_NAME, MatchmakerService
+from matchmaker.sessions import Sessions
+from matchmaker.settings import Settings
+from matchmaker.store import Store
+from matchmaker.sweeper import Sweeper
+from matchmaker.tokens import Tokens
+from matchmaker.watch import Hub
+from wargame.runtime.config import ConfigError
+from wargame.runtime.serving import AioServing, create_aio_server, register_service
+from wargame.v1 import matchmaker_pb2
+
+log = structlog.get_logger(component="matchmaker")
+
+
+def redis_client(url: str, socket_timeout: float | None, max_connections: int = 512) -> Redis:
+    """A Redis client that fails fast when Redis is away (a short retry, then an error the
+    caller turns into UNAVAILABLE), instead of redis-py's long default retries."""
+    try:
+        return Redis.from_url(
+            url,
+            socket_timeout=socket_timeout,
+            socket_connect_timeout=2.0,
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            max_connections=max_connections,
+            health_check_interval=30,
+        )
+    except ValueError as error:
+        raise ConfigError(f"--redis-url {url!r}: {error}") from None
+
+
+class Replica:
+    """The parts of one matchmaker replica, wired together."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        set_retry_hint(settings.retry_hint)
+        self.redis = redis_client(settings.redis_url, settings.redis_timeout)
+        # Blocking stream reads get their own pool, with a timeout beyond the longest block.
+        self.blocking = redis_client(settings.redis_url, settings.watch_block + 10)
+        self.scripts = Scripts(self.redis)
+        self.store = Store(self.redis, self.scripts, settings)
+        self.engine = Engine(settings.engine, settings)
+        self.tokens = Tokens(self.redis, self.scripts, settings)
+        self.players = Players(self.redis, self.scripts, settings)
+        self.sessions = Sessions(
+            self.store, self.engine, self.players, settings, wake=self._wake_sweeper
+        )
+        self.sweeper = Sweeper(self.store, self.sessions, settings)
+        self.queues = Queues(
+            redis=self.redis,
+            scripts=self.scripts,
+            engine=self.engine,
+            players=self.players,
+            sessions=self.sessions,
+            settings=settings,
+        )
+        self.pairer = Pairer(self.queues, settings.pair_interval)
+        self.hub = Hub(self.store, self.blocking, settings.watch_block)
+        self.service = MatchmakerService(
+            settings=settings,
+            store=self.store,
+            engine=self.engine,
+            tokens=self.tokens,
+            players=self.players,
+            sessions=self.sessions,
+            queues=self.queues,
+            hub=self.hub,
+        )
+        self.service.poke_pairer = self.pairer.poke.set
+        self.stopping = asyncio.Event()
+        self._workers: list[asyncio.Task[None]] = []
+
+    def _wake_sweeper(self) -> None:
+        self.sweeper.poke.set()
+
+    async def check(self) -> None:
+        """Fail start-up with one clear line when Redis cannot be used."""
+        try:
+            await self.redis.ping()
+            await self.scripts.load(self.redis)
+        except RedisError as error:
+            await self.close()
+            raise ConfigError(f"cannot use Redis at {self.settings.redis_url}: {error}") from None
+
+    def server(self, listen: str) -> AioServing:
+        """The gRPC server (bound, not started) with health checking and reflection."""
+        return create_aio_server(
+            listen,
+            # Registered with tolerant decoding: undecodable bytes become INVALID_ARGUMENT.
+            lambda server: register_service(
+                server, self.service, matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"]
+            ),
+            [SERVICE_NAME],
+        )
+
+    def start_workers(self) -> None:
+        """Start the sweeper and the pairer of this replica."""
+        self._workers = [
+            asyncio.create_task(self.sweeper.run(self.stopping), name="sweeper"),
+            asyncio.create_task(self.pairer.run(self.stopping), name="pairer"),
+        ]
+
+    def begin_shutdown(self) -> None:
+        """Stop taking work: streams end, workers stop looking for more."""
+        self.service.shutdown.set()
+        self.stopping.set()
+        self.sweeper.poke.set()
+        self.pairer.poke.set()
+
+    async def shutdown(self, serving: AioServing | None, grace: float) -> None:
+        """Graceful stop: streams end, in-flight calls and sweeps finish within `grace`."""
+        self.begin_shutdown()
+        if serving is not None:
+            await serving.stop(grace)
+        await self.sweeper.drain(grace)
+        for task in self._workers:
+            task.cancel()
+        for task in self._workers:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await self.close()
+
+    async def close(self) -> None:
+        """Close every connection."""
+        await self.hub.close()
+        for client in (self.redis, self.blocking):
+            with contextlib.suppress(Exception):
+                await client.aclose()
+        with contextlib.suppress(Exception):
+            await self.engine.close()

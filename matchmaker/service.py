@@ -1,0 +1,583 @@
+"""The `wargame.v1.Matchmaker` servicer (grpc.aio): every RPC, nothing kept in memory.
+
+Calls acting for a player carry `authorization: Bearer <token>`; GetGame, WatchGame,
+BrowseGames, GetRecord, GetLeaderboard, GetPlayer (with an id) and Echo also serve
+callers without a token (spectators), who see what a spectator may see. The long-lived
+streams (JoinQueue, WatchGame) end cleanly when the server shuts down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import secrets
+from collections.abc import AsyncIterator, Callable
+
+import grpc
+
+from matchmaker.engine import Engine, duration
+from matchmaker.errors import ServiceError, game_not_found, malformed, missing, unavailable
+from matchmaker.handling import bind_player, stream, unary
+from matchmaker.players import Players, rating_message
+from matchmaker.queue import Queues, Ticket
+from matchmaker.sessions import GameSpec, Played, Sessions, TimeControl
+from matchmaker.settings import Settings
+from matchmaker.store import BOT, BOT_PLAYER, OPEN, RUNNING, Seat, Store
+from matchmaker.tokens import Identity, Tokens
+from matchmaker.views import game_view, hidden_pending, timestamp, watch_message
+from matchmaker.watch import Batch, Hub, finished_at
+from wargame.v1 import game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+
+SERVICE_NAME = matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"].full_name
+HEARTBEAT = 5.0  # a waiting JoinQueue stream reports at least this often
+
+
+def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
+    """The token of `authorization: Bearer <token>` metadata, if any."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            scheme, _, token = text.strip().partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise ServiceError(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "TOKEN_INVALID",
+                    "authorization must be 'Bearer <token>'",
+                )
+            return token.strip()
+    return None
+
+
+class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
+    """Players, games, queues, live play, records and ratings over Redis."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        store: Store,
+        engine: Engine,
+        tokens: Tokens,
+        players: Players,
+        sessions: Sessions,
+        queues: Queues,
+        hub: Hub,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.engine = engine
+        self.tokens = tokens
+        self.players = players
+        self.sessions = sessions
+        self.queues = queues
+        self.hub = hub
+        self.shutdown = asyncio.Event()  # set when the server stops: streams end
+        self.poke_pairer: Callable[[], None] = lambda: None
+
+    # -- callers ---------------------------------------------------------------------------
+
+    async def _caller(self, context: grpc.aio.ServicerContext) -> Identity:
+        token = bearer_token(context)
+        if token is None:
+            raise _token_missing()
+        identity = await self.tokens.authenticate(token)
+        bind_player(identity.player_id)
+        return identity
+
+    async def _viewer(self, context: grpc.aio.ServicerContext) -> str:
+        """The caller's player id, or "" for a caller without a token."""
+        if bearer_token(context) is None:
+            return ""
+        return (await self._caller(context)).player_id
+
+    async def _name(self, player_id: str) -> str:
+        profile = await self.players.profile(player_id)
+        if profile is None:
+            raise ServiceError(
+                grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", "the player has expired"
+            )
+        return profile.name
+
+    # -- players -----------------------------------------------------------------------------
+
+    @unary("RegisterPlayer")
+    async def RegisterPlayer(
+        self, request: matchmaker_pb2.RegisterPlayerRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.RegisterPlayerResponse:
+        """A new guest player and its secret token."""
+        now = await self.store.time_ms()
+        player_id, name, token, token_id = await self.tokens.register(request.display_name, now)
+        bind_player(player_id)
+        return matchmaker_pb2.RegisterPlayerResponse(
+            player=matchmaker_pb2.Player(id=player_id, display_name=name),
+            token=token,
+            token_id=token_id,
+        )
+
+    @unary("CreateToken")
+    async def CreateToken(
+        self, request: matchmaker_pb2.CreateTokenRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.CreateTokenResponse:
+        """Another token for the calling player."""
+        caller = await self._caller(context)
+        token, token_id = await self.tokens.issue(caller.player_id)
+        return matchmaker_pb2.CreateTokenResponse(token=token, token_id=token_id)
+
+    @unary("RevokeToken")
+    async def RevokeToken(
+        self, request: matchmaker_pb2.RevokeTokenRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.RevokeTokenResponse:
+        """Revoke the calling token, or another of the player's by id."""
+        caller = await self._caller(context)
+        await self.tokens.revoke(caller, request.token_id)
+        return matchmaker_pb2.RevokeTokenResponse()
+
+    @unary("GetPlayer")
+    async def GetPlayer(
+        self, request: matchmaker_pb2.GetPlayerRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.GetPlayerResponse:
+        """A player's public profile and ratings (the caller's without an id)."""
+        player_id = request.player_id or (await self._caller(context)).player_id
+        if request.player_id:
+            await self._viewer(context)  # a token, if given, must be valid
+        profile = await self.players.profile(player_id)
+        if profile is None:
+            raise ServiceError(
+                grpc.StatusCode.NOT_FOUND,
+                "PLAYER_NOT_FOUND",
+                f"no player {player_id!r}",
+                field="player_id",
+            )
+        return matchmaker_pb2.GetPlayerResponse(player=profile.message())
+
+    # -- games -------------------------------------------------------------------------------
+
+    @unary("CreateGame")
+    async def CreateGame(
+        self, request: matchmaker_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.CreateGameResponse:
+        """Create a game and seat the caller (the other seat open, or the bot's)."""
+        caller = await self._caller(context)
+        if not request.game:
+            raise missing("game")
+        sides = await self.engine.sides(request.game)
+        side = request.side or sides[0 if len(sides) < 2 else _coin(len(sides))]
+        if side not in sides:
+            raise malformed(
+                "side", f"{request.game} has no side {side!r}; sides: {', '.join(sides)}"
+            )
+        bot = request.opponent == matchmaker_pb2.SEAT_KIND_BOT
+        bot_ms = 0
+        if bot:
+            seconds = (
+                request.bot_time.ToMilliseconds() / 1000
+                if request.HasField("bot_time")
+                else self.settings.bot_time
+            )
+            if not 0 < seconds <= self.settings.bot_max_time:
+                raise malformed(
+                    "bot_time",
+                    f"bot_time must be above 0 and at most {self.settings.bot_max_time:g} s",
+                )
+            bot_ms = round(seconds * 1000)
+        spec = GameSpec(
+            ruleset=request.game,
+            options=dict(request.options),
+            preset=request.preset,
+            setup=request.setup,
+            time_control=TimeControl.of(
+                request.time_control if request.HasField("time_control") else None
+            ),
+            rated=request.rated and not bot,
+            visibility="private"
+            if request.visibility == matchmaker_pb2.VISIBILITY_PRIVATE
+            else "public",
+            bot_ms=bot_ms,
+        )
+        name = await self._name(caller.player_id)
+        seats = [
+            Seat(side=s, player=caller.player_id, name=name)
+            if s == side
+            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=BOT)
+            if bot
+            else Seat(side=s)
+            for s in sides
+        ]
+        game, now = await self.sessions.create(spec, seats, with_invite=not bot)
+        return matchmaker_pb2.CreateGameResponse(
+            game=game_view(game, caller.player_id, now), invite_code=game.invite
+        )
+
+    @unary("JoinGame")
+    async def JoinGame(
+        self, request: matchmaker_pb2.JoinGameRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.JoinGameResponse:
+        """Take the open seat of a game, by id or invite code."""
+        caller = await self._caller(context)
+        target = request.WhichOneof("target")
+        if target is None:
+            raise missing("game_id")
+        name = await self._name(caller.player_id)
+        game, now = await self.sessions.join(
+            caller.player_id,
+            name,
+            game_id=request.game_id if target == "game_id" else "",
+            code=request.invite_code if target == "invite_code" else "",
+            side=request.side,
+        )
+        return matchmaker_pb2.JoinGameResponse(game=game_view(game, caller.player_id, now))
+
+    @unary("GetGame")
+    async def GetGame(
+        self, request: matchmaker_pb2.GetGameRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.GetGameResponse:
+        """A game as the caller may see it."""
+        viewer = await self._viewer(context)
+        return matchmaker_pb2.GetGameResponse(
+            game=await self.sessions.view(request.game_id, viewer)
+        )
+
+    @unary("BrowseGames")
+    async def BrowseGames(
+        self, request: matchmaker_pb2.BrowseGamesRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.BrowseGamesResponse:
+        """Public open and running games, newest first, a page at a time."""
+        viewer = await self._viewer(context)
+        wanted = {
+            matchmaker_pb2.GAME_STATUS_UNSPECIFIED: [OPEN, RUNNING],
+            matchmaker_pb2.GAME_STATUS_OPEN: [OPEN],
+            matchmaker_pb2.GAME_STATUS_RUNNING: [RUNNING],
+        }.get(request.status)
+        if wanted is None:
+            raise malformed("status", "only OPEN and RUNNING games are listed")
+        rulesets = [request.game] if request.game else list(await self.engine.games())
+        if request.game:
+            await self.engine.sides(request.game)
+        size = request.page_size or self.settings.default_page_size
+        if size > self.settings.max_page_size:
+            raise malformed("page_size", f"page_size is at most {self.settings.max_page_size}")
+        offset = _page_offset(request.page_token)
+        rows = await self.store.list_page(wanted, rulesets, offset, size)
+        page = rows[:size]
+        records = await self.store.brief([row[2] for row in page])
+        now = await self.store.time_ms()
+        response = matchmaker_pb2.BrowseGamesResponse()
+        for (status, ruleset, game_id, _), game in zip(page, records, strict=True):
+            if game is None or game.status != status:
+                await self.store.list_remove(status, ruleset, game_id)  # stale entry
+                continue
+            response.games.append(game_view(game, viewer, now, with_state=False, with_moves=False))
+        if len(rows) > size:
+            response.next_page_token = base64.urlsafe_b64encode(
+                str(offset + size).encode()
+            ).decode()
+        return response
+
+    # -- quick match -----------------------------------------------------------------------
+
+    @stream("JoinQueue")
+    async def JoinQueue(
+        self, request: matchmaker_pb2.JoinQueueRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[matchmaker_pb2.JoinQueueResponse]:
+        """Wait in a quick-match queue, reporting the wait, until matched or left."""
+        caller = await self._caller(context)
+        name = await self._name(caller.player_id)
+        time_control = TimeControl.of(
+            request.time_control if request.HasField("time_control") else None
+        )
+        spec = await self.queues.spec(
+            request.game, dict(request.options), request.preset, time_control, request.rated
+        )
+        ticket = await self.queues.join(caller.player_id, name, spec)
+        self.poke_pairer()
+        delivered = False
+        try:
+            async for message in self._wait_in_queue(caller.player_id, ticket):
+                if message.HasField("game"):
+                    delivered = True
+                yield message
+        finally:
+            if not delivered:
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self.queues.leave(caller.player_id, ticket))
+
+    async def _wait_in_queue(
+        self, player_id: str, ticket: Ticket
+    ) -> AsyncIterator[matchmaker_pb2.JoinQueueResponse]:
+        loop = asyncio.get_running_loop()
+        last: tuple[int, int, int] | None = None
+        last_sent = 0.0
+        matched_since: float | None = None
+        while True:
+            status = await self.queues.status(player_id, ticket)
+            if status.kind == "gone":
+                return
+            if status.kind == "matched":
+                if matched_since is None:
+                    matched_since = loop.time()
+                late = loop.time() - matched_since > self.settings.match_create_grace
+                game = await self.queues.game_for(ticket.queue_id, status.match, create=late)
+                if game is not None:
+                    now = await self.store.time_ms()
+                    yield matchmaker_pb2.JoinQueueResponse(
+                        ticket=ticket.text, game=game_view(game, player_id, now)
+                    )
+                    await self.queues.claim(player_id, ticket)
+                    return
+                await asyncio.sleep(0.1)
+                continue
+            if self.shutdown.is_set():
+                return  # the finally of JoinQueue takes the ticket out
+            waited = max(0, status.now_ms - status.joined_ms)
+            window = self.queues.window(waited)
+            key = (status.position, status.waiting, round(window))
+            if key != last or loop.time() - last_sent >= HEARTBEAT:
+                last, last_sent = key, loop.time()
+                yield matchmaker_pb2.JoinQueueResponse(
+                    position=status.position,
+                    waiting=status.waiting,
+                    waited=duration(waited / 1000),
+                    rating_window=window,
+                    ticket=ticket.text,
+                )
+            await _wait_any(
+                (self.queues.matched, self.shutdown), self.settings.queue_status_interval
+            )
+
+    @unary("LeaveQueue")
+    async def LeaveQueue(
+        self, request: matchmaker_pb2.LeaveQueueRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.LeaveQueueResponse:
+        """Leave the caller's queue (by ticket, or whichever it waits in)."""
+        caller = await self._caller(context)
+        ticket = Ticket.parse(request.ticket) if request.ticket else None
+        await self.queues.leave(caller.player_id, ticket)
+        return matchmaker_pb2.LeaveQueueResponse()
+
+    # -- playing -----------------------------------------------------------------------------
+
+    @unary("SubmitActions")
+    async def SubmitActions(
+        self, request: matchmaker_pb2.SubmitActionsRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.SubmitActionsResponse:
+        """Commit actions if the game is still at the version the caller saw."""
+        token = bearer_token(context)
+        if token is None:
+            raise _token_missing()
+        caller, played = await self.sessions.submit(
+            self.tokens.prepare(token),
+            request.game_id,
+            request.expected_version,
+            request.idempotency_key,
+            list(request.actions),
+        )
+        bind_player(caller.player_id)
+        return matchmaker_pb2.SubmitActionsResponse(
+            game=game_view(played.game, caller.player_id, played.now_ms),
+            events=played.events,
+            notations=played.notations,
+            replayed=played.replayed,
+        )
+
+    def _view(self, played: Played, player_id: str) -> matchmaker_pb2.GameView:
+        return game_view(played.game, player_id, played.now_ms)
+
+    @unary("Resign")
+    async def Resign(
+        self, request: matchmaker_pb2.ResignRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.ResignResponse:
+        """Resign a game (withdraw an open one)."""
+        caller = await self._caller(context)
+        withdrawn = await self.sessions.withdraw(caller.player_id, request.game_id)
+        if withdrawn is not None:  # an open game: closed, nobody wins
+            game, now = withdrawn
+            return matchmaker_pb2.ResignResponse(game=game_view(game, caller.player_id, now))
+        played = await self.sessions.act(
+            caller.player_id,
+            request.game_id,
+            lambda side: game_pb2.Action(
+                side=side, resign=game_pb2.Resign(reason=game_pb2.OUTCOME_REASON_RESIGNATION)
+            ),
+        )
+        return matchmaker_pb2.ResignResponse(game=self._view(played, caller.player_id))
+
+    @unary("OfferDraw")
+    async def OfferDraw(
+        self, request: matchmaker_pb2.OfferDrawRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.OfferDrawResponse:
+        """Offer a draw."""
+        caller = await self._caller(context)
+        played = await self.sessions.act(
+            caller.player_id,
+            request.game_id,
+            lambda side: game_pb2.Action(side=side, offer_draw=game_pb2.OfferDraw()),
+        )
+        return matchmaker_pb2.OfferDrawResponse(game=self._view(played, caller.player_id))
+
+    @unary("AnswerDraw")
+    async def AnswerDraw(
+        self, request: matchmaker_pb2.AnswerDrawRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.AnswerDrawResponse:
+        """Accept or decline the opponent's draw offer."""
+        caller = await self._caller(context)
+
+        def answer(side: str) -> game_pb2.Action:
+            if request.accept:
+                return game_pb2.Action(side=side, accept_draw=game_pb2.AcceptDraw())
+            return game_pb2.Action(side=side, decline_draw=game_pb2.DeclineDraw())
+
+        played = await self.sessions.act(caller.player_id, request.game_id, answer)
+        return matchmaker_pb2.AnswerDrawResponse(game=self._view(played, caller.player_id))
+
+    # -- live updates ------------------------------------------------------------------------
+
+    @stream("WatchGame")
+    async def WatchGame(
+        self, request: matchmaker_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
+        """Every update of a game after a version, then live, until it ends."""
+        viewer = await self._viewer(context)
+        game_id = request.game_id
+        if not game_id:
+            raise missing("game_id")
+        game, now, _ = await self.store.load(game_id)
+        if game is None:
+            raise game_not_found(game_id)
+        seat = game.seat_of(viewer)
+        side = seat.side if seat else ""
+        sent = request.after_version
+        async with self.hub.subscribe(game_id) as queue:
+            while True:  # catch up from the stream
+                entries = await self.store.updates_after(game_id, sent, 500)
+                game, now, _ = await self.store.load(game_id)
+                if game is None:
+                    return
+                if (entries and entries[0].version > sent + 1) or (
+                    not entries and game.version > sent
+                ):
+                    yield matchmaker_pb2.WatchGameResponse(
+                        version=game.version,
+                        game=game_view(game, viewer, now),
+                        resync=True,
+                        at=timestamp(game.updated_ms),
+                    )
+                    sent = game.version
+                    break
+                pending = hidden_pending(game.state) if game.state_bytes else False
+                for entry in entries:
+                    view = game_view(game, viewer, now) if entry.version == game.version else None
+                    yield watch_message(entry, side, pending, view)
+                    sent = entry.version
+                if len(entries) < 500:
+                    break
+            while not finished_at(game, sent) and not self.shutdown.is_set():
+                batch = await _next_batch(queue, self.shutdown)
+                if batch is None:
+                    return
+                if batch.error is not None:
+                    raise unavailable(
+                        "STORE_UNAVAILABLE",
+                        "the session store cannot be reached",
+                        self.settings.retry_hint,
+                    )
+                if batch.game is None:
+                    return  # the game expired
+                game = batch.game
+                pending = hidden_pending(game.state) if game.state_bytes else False
+                for entry in batch.entries:
+                    if entry.version <= sent:
+                        continue
+                    view = (
+                        game_view(game, viewer, batch.now_ms)
+                        if entry.version == game.version
+                        else None
+                    )
+                    yield watch_message(entry, side, pending, view)
+                    sent = entry.version
+
+    # -- records, ratings ----------------------------------------------------------------------
+
+    @unary("GetRecord")
+    async def GetRecord(
+        self, request: matchmaker_pb2.GetRecordRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.GetRecordResponse:
+        """The engine's record of a running or finished game."""
+        await self._viewer(context)
+        return matchmaker_pb2.GetRecordResponse(record=await self.sessions.record(request.game_id))
+
+    @unary("GetLeaderboard")
+    async def GetLeaderboard(
+        self, request: matchmaker_pb2.GetLeaderboardRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.GetLeaderboardResponse:
+        """The best-rated players of a ruleset."""
+        await self._viewer(context)
+        if not request.game:
+            raise missing("game")
+        await self.engine.sides(request.game)
+        limit = request.limit or self.settings.default_page_size
+        if limit > self.settings.max_page_size:
+            raise malformed("limit", f"limit is at most {self.settings.max_page_size}")
+        response = matchmaker_pb2.GetLeaderboardResponse()
+        for rank, (player_id, name, rating) in enumerate(
+            await self.players.leaderboard(request.game, limit), 1
+        ):
+            response.entries.add(
+                rank=rank,
+                player=matchmaker_pb2.Player(id=player_id, display_name=name),
+                rating=rating_message(request.game, rating),
+            )
+        return response
+
+    @unary("Echo")
+    async def Echo(
+        self, request: matchmaker_pb2.EchoRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.EchoResponse:
+        """Return the payload (benchmarks' reference, liveness probe)."""
+        return matchmaker_pb2.EchoResponse(payload=request.payload)
+
+
+def _token_missing() -> ServiceError:
+    return ServiceError(
+        grpc.StatusCode.UNAUTHENTICATED,
+        "TOKEN_MISSING",
+        "this call needs a player token: authorization: Bearer <token>",
+    )
+
+
+def _coin(sides: int) -> int:
+    return secrets.randbelow(sides)
+
+
+def _page_offset(token: str) -> int:
+    if not token:
+        return 0
+    try:
+        offset = int(base64.urlsafe_b64decode(token.encode()).decode())
+    except (ValueError, UnicodeDecodeError):
+        raise malformed("page_token", "the page token is malformed") from None
+    if offset < 0:
+        raise malformed("page_token", "the page token is malformed")
+    return offset
+
+
+async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
+    waiters = [asyncio.ensure_future(event.wait()) for event in events]
+    try:
+        await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiter in waiters:
+            waiter.cancel()
+
+
+async def _next_batch(queue: asyncio.Queue[Batch], shutdown: asyncio.Event) -> Batch | None:
+    getter = asyncio.ensure_future(queue.get())
+    stopper = asyncio.ensure_future(shutdown.wait())
+    try:
+        done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        getter.cancel()
+        stopper.cancel()
+    if getter in done and not getter.cancelled():
+        return getter.result()
+    return None

@@ -1,0 +1,65 @@
+"""The matchmaker's tunables: timeouts, TTLs, limits, worker intervals.
+
+One frozen value built from the command line (`main.py`) or by tests, passed to every
+part. Durations are seconds unless the name says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DAY = 24 * 3600
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything configurable about one matchmaker replica."""
+
+    redis_url: str = "redis://127.0.0.1:6399/0"
+    engine: str = "127.0.0.1:50051"
+    # -- Redis and engine calls
+    redis_timeout: float = 2.0  # socket timeout of ordinary commands
+    engine_timeout: float = 5.0  # deadline of one engine call (SuggestAction: bot time + this)
+    engine_retries: int = 3  # attempts of an engine call that found it UNAVAILABLE
+    retry_hint: float = 1.0  # the "retry after" offered with UNAVAILABLE
+    # -- expiry (nothing lives forever)
+    player_ttl: float = 30 * DAY  # an idle player's keys (renewed by every call)
+    open_game_ttl: float = 3600.0  # an open game nobody joined is closed after this
+    running_game_ttl: float = 30 * DAY  # a running game's keys (renewed by every commit)
+    finished_game_ttl: float = 7 * DAY  # a finished game's keys, record included
+    invite_ttl: float = 7 * DAY
+    idempotency_ttl: float = 3600.0  # how long a submission's key is remembered
+    stream_maxlen: int = 2000  # updates kept per game (older ones: the watcher resyncs)
+    finished_stream_keep: int = 32  # updates a finished game keeps (its record has the rest)
+    rated_memory: int = 1000  # finished games remembered per player (exactly-once ratings)
+    leaderboard_size: int = 10_000  # players kept per leaderboard
+    browse_size: int = 10_000  # games kept per browse list
+    # -- play
+    abandon_after: float = 600.0  # a human side to act that does nothing this long loses
+    max_actions_per_submit: int = 64
+    submit_retries: int = 5  # optimistic retries of server-made commits (resign, timeouts)
+    # -- per-player rate limit (token bucket); 0 disables it
+    rate_limit: float = 20.0  # requests per second, sustained
+    rate_burst: float = 40.0
+    # -- quick match
+    window_base: float = 100.0  # rating difference accepted at once
+    window_growth: float = 25.0  # added per second waited
+    window_max: float = 1000.0
+    ticket_liveness: float = 15.0  # a ticket whose stream stops renewing it is dropped
+    queue_status_interval: float = 1.0  # how often a waiting stream reports
+    pair_interval: float = 0.5  # how often each replica pairs every queue
+    match_create_grace: float = 3.0  # a matched stream creates the game itself after this
+    match_ttl: float = 120.0  # an unclaimed match is dropped after this
+    queue_ttl: float = DAY  # an idle queue's keys
+    # -- background work (every replica)
+    sweep_interval: float = 0.25  # how often the sweeper looks for due games
+    sweep_lease: float = 30.0  # a claimed game is left to its claimer this long
+    sweep_batch: int = 64  # games claimed per look
+    sweep_concurrency: int = 32  # games worked on at once per replica
+    bot_time: float = 1.0  # default bot thinking time per action
+    bot_max_time: float = 10.0
+    # -- serving
+    grace: float = 10.0  # seconds in-flight calls get on SIGTERM
+    watch_block: float = 5.0  # longest blocking read of a game stream
+    default_page_size: int = 20
+    max_page_size: int = 100

@@ -1,0 +1,223 @@
+"""Games as one viewer may see them: what the rules hide is left out.
+
+The only hidden information of the three games is Napoleonic Chess's "Attack at Dawn"
+deployment (rules 10.1): until the arrays are laid out, nobody but its author sees an
+array, a salt, or the notation of the action that carried them. The engine gives every
+applied action a `public_notation` for the others; the state's deployment record keeps
+other players' reveals and sealed ciphertexts, which are cut from the copy a viewer gets.
+Everything else is open information (the defender sees every declared attack).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from google.protobuf import timestamp_pb2
+
+from matchmaker import clocks
+from matchmaker.engine import duration
+from matchmaker.store import BOT, BOT_PLAYER, FINISHED, OPEN, RUNNING, GameRecord, StreamEntry
+from wargame.v1 import game_pb2, matchmaker_pb2, napoleonic_pb2
+
+STATUS = {
+    OPEN: matchmaker_pb2.GAME_STATUS_OPEN,
+    RUNNING: matchmaker_pb2.GAME_STATUS_RUNNING,
+    FINISHED: matchmaker_pb2.GAME_STATUS_FINISHED,
+}
+HIDDEN_PHASES = frozenset(
+    {
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
+    }
+)
+
+
+def hidden_pending(state: game_pb2.GameState) -> bool:
+    """True while the rules still hide a secret deployment (before the arrays are laid out;
+    a game that ends before then keeps them hidden for good)."""
+    return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
+
+
+# Napoleonic actions that carry a whole array (10.1): secret until the arrays are laid out.
+SECRET_ACTIONS = frozenset({"reveal", "seal"})
+# Events that may describe a side's secret array while the deployment is hidden.
+DEPLOYMENT_EVENTS = frozenset(
+    {
+        game_pb2.EVENT_KIND_DEPLOYMENT_COMMITTED,
+        game_pb2.EVENT_KIND_DEPLOYMENT_SEALED,
+        game_pb2.EVENT_KIND_DEPLOYMENT_REVEALED,
+    }
+)
+
+
+def public_notation(action: game_pb2.Action, notation: str, public: str) -> str:
+    """What others may see of an action: the engine's public notation, and never an
+    array or salt even if the engine left one in (defence in depth)."""
+    if public != notation:
+        return public
+    if action.WhichOneof("kind") == "napoleonic":
+        kind = action.napoleonic.WhichOneof("kind") or ""
+        if kind in SECRET_ACTIONS:
+            return f"{kind} (hidden)"
+    return public
+
+
+def public_events(events: Sequence[game_pb2.Event], secret_sides: set[str]) -> list[game_pb2.Event]:
+    """Events as others may see them while the deployment of `secret_sides` is hidden:
+    deployment events of those sides keep their kind and side, lose text and cells."""
+    out = []
+    for event in events:
+        if event.kind in DEPLOYMENT_EVENTS and event.side in secret_sides:
+            word = game_pb2.EventKind.Name(event.kind).rsplit("_", 1)[-1].lower()
+            out.append(
+                game_pb2.Event(
+                    kind=event.kind, side=event.side, text=f"{event.side}'s deployment is {word}"
+                )
+            )
+        else:
+            out.append(event)
+    return out
+
+
+def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
+    """The state as `side` may see it ("" for a spectator)."""
+    if not hidden_pending(state):
+        return state
+    deployment = state.napoleonic.deployment
+    others = [item.player for item in deployment.reveals] + [
+        item.player for item in deployment.sealed
+    ]
+    if all(player == side for player in others):
+        return state
+    copy = game_pb2.GameState()
+    copy.CopyFrom(state)
+    mine = copy.napoleonic.deployment
+    kept_reveals = [item for item in mine.reveals if item.player == side]
+    kept_sealed = [item for item in mine.sealed if item.player == side]
+    del mine.reveals[:]
+    del mine.sealed[:]
+    mine.reveals.extend(kept_reveals)
+    mine.sealed.extend(kept_sealed)
+    return copy
+
+
+def notations_for(
+    full: Sequence[str], public: Sequence[str], actor: str, viewer_side: str, pending: bool
+) -> list[str]:
+    """The notations a viewer may see of one update's actions."""
+    if not full or not pending or actor == viewer_side:
+        return list(full or public)
+    return list(public)
+
+
+def timestamp(ms: int) -> timestamp_pb2.Timestamp:
+    """A protobuf Timestamp from epoch milliseconds."""
+    value = timestamp_pb2.Timestamp()
+    value.FromMilliseconds(ms)
+    return value
+
+
+def seat_messages(game: GameRecord) -> list[matchmaker_pb2.Seat]:
+    """The seats as the contract shows them."""
+    out = []
+    for seat in game.seats:
+        message = matchmaker_pb2.Seat(
+            side=seat.side,
+            kind=matchmaker_pb2.SEAT_KIND_BOT
+            if seat.kind == BOT
+            else matchmaker_pb2.SEAT_KIND_HUMAN,
+        )
+        if seat.player:
+            message.player.CopyFrom(
+                matchmaker_pb2.Player(
+                    id=seat.player, display_name=seat.name, bot=seat.player == BOT_PLAYER
+                )
+            )
+        out.append(message)
+    return out
+
+
+def clock_message(game: GameRecord, now_ms: int) -> matchmaker_pb2.Clock | None:
+    """The clocks at `now_ms` (None for untimed games)."""
+    clock = game.clock
+    if clock is None:
+        return None
+    running = clock.running if game.status == RUNNING else ()
+    # Several clocks run at once only during a simultaneous deployment: comma-separated.
+    message = matchmaker_pb2.Clock(running=",".join(running))
+    at = now_ms if game.status == RUNNING else clock.at_ms
+    for side, left in clocks.remaining_at(clock, at).items():
+        message.remaining[side].CopyFrom(duration(max(0, left) / 1000))
+    message.as_of.CopyFrom(timestamp(at))
+    message.time_control.base.CopyFrom(duration(clock.base_ms / 1000))
+    message.time_control.increment.CopyFrom(duration(clock.increment_ms / 1000))
+    return message
+
+
+def game_view(
+    game: GameRecord,
+    viewer: str,
+    now_ms: int,
+    *,
+    with_state: bool = True,
+    with_moves: bool = True,
+) -> matchmaker_pb2.GameView:
+    """The game as player `viewer` ("" for an anonymous spectator) may see it."""
+    seat = game.seat_of(viewer)
+    side = seat.side if seat else ""
+    view = matchmaker_pb2.GameView(
+        id=game.id,
+        game=game.ruleset,
+        status=STATUS.get(game.status, matchmaker_pb2.GAME_STATUS_UNSPECIFIED),
+        version=game.version,
+        seats=seat_messages(game),
+        your_side=side,
+        visibility=(
+            matchmaker_pb2.VISIBILITY_PRIVATE
+            if game.visibility == "private"
+            else matchmaker_pb2.VISIBILITY_PUBLIC
+        ),
+        rated=game.rated,
+    )
+    view.created_at.CopyFrom(timestamp(game.created_ms))
+    if seat is not None and game.invite:
+        view.invite_code = game.invite
+    clock = clock_message(game, now_ms)
+    if clock is not None:
+        view.clock.CopyFrom(clock)
+    if game.state_bytes:
+        state = game.state
+        if state.HasField("outcome"):
+            view.outcome.CopyFrom(state.outcome)
+        if with_state:
+            view.state.CopyFrom(redacted_state(state, side))
+        if with_moves:
+            pending = hidden_pending(state)
+            view.moves.extend(
+                entry.public if entry.hidden and pending and entry.side != side else entry.notation
+                for entry in game.moves
+            )
+    if game.status == FINISHED and not view.HasField("outcome") and game.closed:
+        # An open game nobody joined: closed without a game played, so no winner.
+        view.outcome.CopyFrom(
+            game_pb2.Outcome(reason=game_pb2.OUTCOME_REASON_ABANDONED, message=game.closed)
+        )
+    return view
+
+
+def watch_message(
+    entry: StreamEntry, viewer_side: str, pending: bool, view: matchmaker_pb2.GameView | None
+) -> matchmaker_pb2.WatchGameResponse:
+    """One stream entry as a viewer on `viewer_side` ("" for spectators) may see it while
+    hidden information is `pending`; `view` (the game now) is attached when given."""
+    message = matchmaker_pb2.WatchGameResponse.FromString(entry.message)
+    if entry.full_notations:
+        shown = notations_for(
+            entry.full_notations, message.notations, entry.side, viewer_side, pending
+        )
+        del message.notations[:]
+        message.notations.extend(shown)
+    if view is not None:
+        message.game.CopyFrom(view)
+    return message

@@ -1,0 +1,401 @@
+"""Matchmaker benchmarks: submit-to-commit latency and throughput beside the no-op Echo of
+the same stack, time to pair 10,000 queued players, Redis memory per finished game.
+
+`run(bench)` starts its own redis-server, engine and matchmaker processes on free loopback
+ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchmaker`.
+
+- Throughput: scripted clients replay one engine-legal action sequence (chosen once, up
+  front, from the engine's legal actions) in 1, 16 and 64 concurrent games, each action a
+  SubmitActions by the side to act with the version it saw; the reference is Echo called
+  by the same number of concurrent callers on the same server, in the same run.
+- Pairing: 10,000 tickets of one queue (ratings ~ N(1500, 200)) paired by the pairing
+  script until none can be; the reference is pairing the same ratings in plain Python
+  (sort, pair neighbours) in this process.
+- Memory: MEMORY USAGE of every key of finished games (the hash with both states, the
+  actions list, the update stream) beside the size of the game's record text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import redis
+from redis.asyncio import Redis
+
+from matchmaker import keys
+from matchmaker.engine import Engine
+from matchmaker.players import Players
+from matchmaker.queue import Queues, QueueSpec
+from matchmaker.scripts import Scripts
+from matchmaker.sessions import Sessions, TimeControl
+from matchmaker.settings import Settings
+from matchmaker.store import Store
+from tests.bench.harness import REPEATS, Bench, Figure
+from tests.servers import ServiceProcess, start_redis, start_service
+from wargame.v1 import (
+    engine_pb2,
+    engine_pb2_grpc,
+    game_pb2,
+    matchmaker_pb2_grpc,
+)
+from wargame.v1 import (
+    matchmaker_pb2 as mm,
+)
+
+CONCURRENCY = (1, 16, 64)
+ROUND_SECONDS = 2.0  # each timed round plays for this long (or until the games end)
+SEQUENCE_PLIES = 60
+QUEUE_PLAYERS = 10_000
+
+
+@dataclass
+class Stack:
+    """The processes under test."""
+
+    redis_url: str
+    engine: str
+    matchmaker: str
+
+
+@contextmanager
+def stack(directory: Path) -> Iterator[Stack]:
+    """redis-server, one engine process, one matchmaker process, all on free ports."""
+    redis_server = start_redis(directory / "redis")
+    key_file = directory / "seal.key"
+    key_file.write_text(bytes(range(32)).hex())
+    processes: list[ServiceProcess] = []
+    try:
+        engine = start_service(
+            "engine_service.main",
+            [
+                "--workers",
+                "1",
+                "--metrics-listen",
+                "off",
+                "--seal-key-file",
+                str(key_file),
+                "--log-level",
+                "warning",
+            ],
+            log_path=directory / "engine.log",
+            service="wargame.v1.RulesEngine",
+        )
+        processes.append(engine)
+        matchmaker = start_service(
+            "matchmaker.main",
+            [
+                "--redis-url",
+                redis_server.url,
+                "--engine",
+                engine.address,
+                "--metrics-listen",
+                "off",
+                "--rate-limit",
+                "0",
+                "--log-level",
+                "warning",
+            ],
+            log_path=directory / "matchmaker.log",
+            service="wargame.v1.Matchmaker",
+        )
+        processes.append(matchmaker)
+        yield Stack(redis_server.url, engine.address, matchmaker.address)
+    finally:
+        for process in reversed(processes):
+            process.stop()
+        redis_server.stop()
+
+
+def legal_sequence(engine: str, plies: int) -> tuple[list[game_pb2.Action], list[str]]:
+    """An engine-legal Game of War line of `plies` actions (the sides that play them)."""
+    rng = random.Random(2016)
+    with grpc.insecure_channel(engine) as channel:
+        stub = engine_pb2_grpc.RulesEngineStub(channel)
+        state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
+        actions: list[game_pb2.Action] = []
+        sides: list[str] = []
+        while len(actions) < plies:
+            legal = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state)).actions
+            candidates = []
+            for choice in rng.sample(list(legal), len(legal)):
+                after = stub.ApplyActions(
+                    engine_pb2.ApplyActionsRequest(state=state, actions=[choice.action])
+                )
+                if not after.state.HasField("outcome"):
+                    candidates.append((choice, after.state))
+                    break
+            if not candidates:
+                break
+            choice, next_state = candidates[0]
+            sides.append(state.to_act[0])
+            actions.append(choice.action)
+            state = next_state
+    return actions, sides
+
+
+class Player:
+    """A registered player's token, as metadata."""
+
+    def __init__(self, token: str) -> None:
+        self.metadata = (("authorization", f"Bearer {token}"),)
+
+
+async def register(stub: Any, name: str) -> Player:
+    reply = await stub.RegisterPlayer(mm.RegisterPlayerRequest(display_name=name))
+    return Player(reply.token)
+
+
+async def new_games(stub: Any, count: int) -> list[tuple[str, dict[str, Player]]]:
+    """`count` running Game of War games, each between two fresh players."""
+
+    async def one(index: int) -> tuple[str, dict[str, Player]]:
+        south, north = await register(stub, f"s{index}"), await register(stub, f"n{index}")
+        created = await stub.CreateGame(
+            mm.CreateGameRequest(game="war", side="south"), metadata=south.metadata
+        )
+        await stub.JoinGame(mm.JoinGameRequest(game_id=created.game.id), metadata=north.metadata)
+        return created.game.id, {"south": south, "north": north}
+
+    return list(await asyncio.gather(*(one(i) for i in range(count))))
+
+
+async def play_round(
+    address: str,
+    games: int,
+    actions: list[game_pb2.Action],
+    sides: list[str],
+    *,
+    seconds: float,
+    finish: bool = False,
+) -> tuple[int, float, list[float], list[str]]:
+    """Play `games` games concurrently for up to `seconds`: (actions committed, elapsed,
+    latencies in ms, game ids)."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
+        made = await new_games(stub, games)
+        latencies: list[float] = []
+        committed = 0
+        started = time.perf_counter()
+        stop_at = started + seconds
+
+        async def play(game_id: str, players: dict[str, Player]) -> None:
+            nonlocal committed
+            version = 2
+            for action, side in zip(actions, sides, strict=True):
+                if not finish and time.perf_counter() > stop_at:
+                    return
+                sent = time.perf_counter()
+                reply = await stub.SubmitActions(
+                    mm.SubmitActionsRequest(
+                        game_id=game_id,
+                        expected_version=version,
+                        idempotency_key=uuid.uuid4().hex,
+                        actions=[action],
+                    ),
+                    metadata=players[side].metadata,
+                )
+                latencies.append((time.perf_counter() - sent) * 1000)
+                version = reply.game.version
+                committed += 1
+            if finish:
+                await stub.Resign(
+                    mm.ResignRequest(game_id=game_id), metadata=players[sides[-1]].metadata
+                )
+
+        await asyncio.gather(*(play(game_id, players) for game_id, players in made))
+        elapsed = time.perf_counter() - started
+    return committed, elapsed, latencies, [game_id for game_id, _ in made]
+
+
+async def echo_round(address: str, callers: int, seconds: float) -> float:
+    """Echo calls per second by `callers` concurrent callers."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
+        await stub.Echo(mm.EchoRequest(payload=b"x"))
+        calls = 0
+        started = time.perf_counter()
+        stop_at = started + seconds
+
+        async def call() -> None:
+            nonlocal calls
+            while time.perf_counter() < stop_at:
+                await stub.Echo(mm.EchoRequest(payload=b"x" * 64))
+                calls += 1
+
+        await asyncio.gather(*(call() for _ in range(callers)))
+        return calls / (time.perf_counter() - started)
+
+
+def figure(name: str, unit: str, samples: list[float]) -> Figure:
+    """A harness figure from samples taken here."""
+    return Figure(name, unit, statistics.median(samples), min(samples), max(samples), samples)
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def bench_submit(bench: Bench, setup: Stack) -> list[str]:
+    """Submit throughput and latency at each concurrency; returns finished game ids."""
+    actions, sides = legal_sequence(setup.engine, SEQUENCE_PLIES)
+    for games in CONCURRENCY:
+        asyncio.run(echo_round(setup.matchmaker, games, 0.5))  # warm-up
+        echo = [
+            asyncio.run(echo_round(setup.matchmaker, games, ROUND_SECONDS)) for _ in range(REPEATS)
+        ]
+        asyncio.run(play_round(setup.matchmaker, games, actions, sides, seconds=0.5))  # warm-up
+        rates: list[float] = []
+        p50s: list[float] = []
+        p99s: list[float] = []
+        for _ in range(REPEATS):
+            committed, elapsed, latencies, _ = asyncio.run(
+                play_round(setup.matchmaker, games, actions, sides, seconds=ROUND_SECONDS)
+            )
+            rates.append(committed / elapsed)
+            p50s.append(percentile(latencies, 0.5))
+            p99s.append(percentile(latencies, 0.99))
+        reference = bench.report(
+            figure(f"matchmaker Echo, {games} concurrent callers", "calls/s", echo)
+        )
+        goal = ">= 0.25x Echo" if games == 16 else ""
+        bench.report(
+            figure(f"matchmaker SubmitActions, {games} concurrent games", "actions/s", rates),
+            reference,
+            goal=goal,
+        )
+        bench.report(figure(f"matchmaker submit-to-commit p50, {games} games", "ms", p50s))
+        bench.report(figure(f"matchmaker submit-to-commit p99, {games} games", "ms", p99s))
+    _, _, _, finished = asyncio.run(
+        play_round(setup.matchmaker, 8, actions, sides, seconds=0, finish=True)
+    )
+    return finished
+
+
+def bench_pairing(bench: Bench, setup: Stack) -> None:
+    """Time to pair 10,000 queued players (the pairing scripts), beside plain Python."""
+
+    spec = QueueSpec("war", {}, "", TimeControl(), True)
+    rng = random.Random(10)
+    ratings = [rng.gauss(1500, 200) for _ in range(QUEUE_PLAYERS)]
+
+    async def fill(queues: Queues) -> None:
+        pipe = queues.redis.pipeline(transaction=False)
+        for index, rating in enumerate(ratings):
+            seat = f'{{"p":"p{index}","n":"p{index}","r":{rating:.3f},"rt":""}}'
+            queues.scripts.queue(
+                pipe,
+                "queue_join",
+                keys.queue_keys(spec.queue_id),
+                [f"t{index}", rating, seat, spec.config(), 600_000, 3600],
+            )
+            if index % 1000 == 999:
+                await pipe.execute()
+                pipe = queues.redis.pipeline(transaction=False)
+        await pipe.execute()
+
+    async def once() -> float:
+
+        settings = Settings(redis_url=setup.redis_url)
+        client = Redis.from_url(setup.redis_url)
+        await client.flushall()
+        scripts = Scripts(client)
+        await scripts.load(client)
+        engine = Engine(setup.engine, settings)
+        players = Players(client, scripts, settings)
+        sessions = Sessions(Store(client, scripts, settings), engine, players, settings)
+        queues = Queues(
+            redis=client,
+            scripts=scripts,
+            engine=engine,
+            players=players,
+            sessions=sessions,
+            settings=settings,
+        )
+        await fill(queues)
+        started = time.perf_counter()
+        matches = await queues.pair(spec.queue_id)
+        seconds = time.perf_counter() - started
+        left = await client.zcard(keys.queue_joined(spec.queue_id))
+        assert len(matches) * 2 + left == QUEUE_PLAYERS and left < 10, (len(matches), left)
+        await client.aclose()
+        await engine.close()
+        return seconds
+
+    def plain_python() -> float:
+        started = time.perf_counter()
+        ordered = sorted(range(QUEUE_PLAYERS), key=ratings.__getitem__)
+        pairs = [
+            (a, b)
+            for a, b in zip(ordered[::2], ordered[1::2], strict=False)
+            if abs(ratings[a] - ratings[b]) <= 100
+        ]
+        assert pairs
+        return time.perf_counter() - started
+
+    reference = bench.sample(
+        "pair 10,000 ratings in plain Python (sort, neighbours)", plain_python, "s"
+    )
+    bench.report(reference)
+    measured = bench.sample(
+        f"pair {QUEUE_PLAYERS:,} queued players (queue_pair.lua)",
+        lambda: asyncio.run(once()),
+        "s",
+        repeats=3,
+    )
+    bench.report(measured, reference, goal="< 2 s", higher_is_better=False)
+
+
+def bench_memory(bench: Bench, setup: Stack, game_ids: list[str]) -> None:
+    """Redis memory of each finished game's keys, beside its record text's size."""
+    client = redis.Redis.from_url(setup.redis_url)
+    sizes: list[float] = []
+    records: list[float] = []
+    with grpc.insecure_channel(setup.matchmaker) as channel:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
+        for game_id in game_ids:
+            status = client.hget(keys.game(game_id), "status")
+            assert status == b"finished", status
+            total = sum(client.memory_usage(key, samples=0) or 0 for key in keys.game_keys(game_id))
+            sizes.append(total / 1024)
+            records.append(
+                len(stub.GetRecord(mm.GetRecordRequest(game_id=game_id)).record.encode()) / 1024
+            )
+    client.close()
+    reference = bench.report(
+        figure(f"record text of a finished {SEQUENCE_PLIES + 1}-action game", "KB", records)
+    )
+    bench.report(
+        figure("Redis memory per finished game (hash, actions, stream)", "KB", sizes),
+        reference,
+        goal="< 20 KB",
+        higher_is_better=False,
+    )
+
+
+def run(bench: Bench) -> None:
+    """Every matchmaker figure, on a stack of its own."""
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-matchmaker-") as folder,
+        stack(Path(folder)) as setup,
+    ):
+        finished = bench_submit(bench, setup)
+        bench_memory(bench, setup, finished)
+        bench_pairing(bench, setup)
+
+
+if __name__ == "__main__":
+    result = Bench()
+    run(result)
+    result.save(Path("run") / "bench-matchmaker.json")

@@ -1,0 +1,213 @@
+"""Matchmaker fixtures: settings for tests, an in-process replica on port 0, real processes.
+
+The in-process replica runs its own asyncio loop in a thread (the tests themselves are
+synchronous gRPC clients); processes are real `python -m matchmaker.main serve` runs.
+Timeouts are short so clocks, abandonment and sweeps happen in seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+import pytest
+
+from matchmaker.server import Replica
+from matchmaker.settings import Settings
+from tests.servers import ServiceProcess, start_service
+from wargame.v1 import engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
+
+T = TypeVar("T")
+SERVICE = "wargame.v1.Matchmaker"
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run one coroutine to completion (the tests are synchronous)."""
+    return asyncio.run(coroutine)
+
+
+def fast_settings(redis_url: str, engine: str = "127.0.0.1:1", **changes: Any) -> Settings:
+    """Settings for tests: fast sweeps and pairing, no rate limit unless asked."""
+    base = Settings(
+        redis_url=redis_url,
+        engine=engine,
+        rate_limit=0.0,
+        sweep_interval=0.05,
+        pair_interval=0.05,
+        queue_status_interval=0.1,
+        match_create_grace=1.0,
+        engine_timeout=10.0,
+        retry_hint=0.5,
+        grace=2.0,
+        watch_block=1.0,
+        bot_time=0.05,
+    )
+    return dataclasses.replace(base, **changes)
+
+
+class InProcessMatchmaker:
+    """A matchmaker replica served on a free port by an asyncio loop in a thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.address = ""
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, name="matchmaker", daemon=True)
+        self.replica: Replica | None = None
+
+    def start(self) -> InProcessMatchmaker:
+        """Start serving; returns when the server is up."""
+        self._thread.start()
+        if not self._ready.wait(30):
+            raise TimeoutError("the in-process matchmaker did not start")
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException as error:  # reported to the starting thread
+            self._error = error
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stop = asyncio.Event()
+        replica = Replica(self.settings)
+        self.replica = replica
+        await replica.check()
+        serving = replica.server("127.0.0.1:0")
+        await serving.start()
+        replica.start_workers()
+        self.address = f"127.0.0.1:{serving.port}"
+        self._ready.set()
+        await self._stop.wait()
+        await replica.shutdown(serving, grace=self.settings.grace)
+
+    def call(self, function: Callable[[Replica], Coroutine[Any, Any, T]], timeout: float = 30) -> T:
+        """Run `function(replica)` on the server's loop (to reach its parts directly)."""
+        assert self._loop is not None and self.replica is not None
+        future = asyncio.run_coroutine_threadsafe(function(self.replica), self._loop)
+        return future.result(timeout)
+
+    def stop(self) -> None:
+        """Stop gracefully and wait for the thread."""
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(30)
+
+
+@pytest.fixture
+def make_matchmaker(redis_url: str) -> Iterator[Callable[..., InProcessMatchmaker]]:
+    """Start in-process replicas on the flushed Redis: `make_matchmaker(engine=..., **settings)`."""
+    started: list[InProcessMatchmaker] = []
+
+    def make(engine: str = "127.0.0.1:1", **changes: Any) -> InProcessMatchmaker:
+        server = InProcessMatchmaker(fast_settings(redis_url, engine, **changes)).start()
+        started.append(server)
+        return server
+
+    yield make
+    for server in reversed(started):
+        server.stop()
+
+
+@pytest.fixture
+def matchmaker(
+    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
+) -> InProcessMatchmaker:
+    """One in-process replica with the in-process engine."""
+    return make_matchmaker(engine=engine_address)
+
+
+class Client:
+    """A player's view of the matchmaker: a stub and its token."""
+
+    def __init__(self, address: str, name: str = "", token: str = "") -> None:
+        self.channel = grpc.insecure_channel(address)
+        self.stub = matchmaker_pb2_grpc.MatchmakerStub(self.channel)
+        self.token = token
+        self.player_id = ""
+        if name:
+            reply = self.stub.RegisterPlayer(
+                matchmaker_pb2.RegisterPlayerRequest(display_name=name), timeout=10
+            )
+            self.token = reply.token
+            self.player_id = reply.player.id
+            self.token_id = reply.token_id
+
+    @property
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """The authorization metadata of this player."""
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self.stub, name)
+
+        def call(request: Any, timeout: float = 30, **kwargs: Any) -> Any:
+            return method(request, metadata=self.metadata, timeout=timeout, **kwargs)
+
+        return call
+
+    def close(self) -> None:
+        """Close the channel."""
+        self.channel.close()
+
+
+@pytest.fixture
+def clients() -> Iterator[Callable[..., Client]]:
+    """Make registered clients of an address; closed after the test."""
+    made: list[Client] = []
+
+    def make(address: str, name: str = "") -> Client:
+        client = Client(address, name)
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()
+
+
+def start_matchmaker_process(
+    directory: Path, redis_url: str, engine: str, *extra: str, name: str = "matchmaker"
+) -> ServiceProcess:
+    """A real `wargame-matchmaker serve` process with fast test timings."""
+    args = [
+        "--redis-url", redis_url, "--engine", engine, "--metrics-listen", "off",
+        "--rate-limit", "0", "--sweep-interval", "0.05", "--pair-interval", "0.05",
+        "--queue-status-interval", "0.1", "--match-create-grace", "1", "--retry-hint", "0.5",
+        "--watch-block", "1", "--bot-time", "0.05", "--grace", "5", *extra,
+    ]  # fmt: skip
+    return start_service(
+        "matchmaker.main", args, log_path=directory / f"{name}.log", service=SERVICE
+    )
+
+
+@pytest.fixture(scope="session")
+def engine_stub(engine_address: str) -> Iterator[Any]:
+    """A RulesEngine stub for tests to choose legal actions and replay records."""
+    with grpc.insecure_channel(engine_address) as channel:
+        yield engine_pb2_grpc.RulesEngineStub(channel)
+
+
+def start_engine_process(
+    directory: Path, seal_key_file: Path, port: int | None = None
+) -> ServiceProcess:
+    """A real `wargame-engine` process (one worker) of the test's own."""
+    return start_service(
+        "engine_service.main",
+        ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file)],
+        log_path=directory / "engine.log",
+        service="wargame.v1.RulesEngine",
+        port=port,
+    )

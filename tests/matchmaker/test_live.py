@@ -1,0 +1,353 @@
+"""Live updates, hidden deployments and quick match through the real service."""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+import redis
+
+from matchmaker import keys
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import expect_error, play_moves, seconds, start_game
+from wargame.v1 import engine_pb2, game_pb2
+from wargame.v1 import matchmaker_pb2 as mm
+
+pytestmark = pytest.mark.integration
+Code = grpc.StatusCode
+
+
+class Watcher:
+    """A WatchGame stream read by a thread into a queue."""
+
+    def __init__(self, client: Client, game_id: str, after: int = 0) -> None:
+        self.messages: queue.Queue[Any] = queue.Queue()
+        self.call = client.stub.WatchGame(
+            mm.WatchGameRequest(game_id=game_id, after_version=after),
+            metadata=client.metadata,
+            timeout=60,
+        )
+        self.ended = threading.Event()
+        self.error: grpc.RpcError | None = None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                self.messages.put(message)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                self.error = error
+        finally:
+            self.ended.set()
+
+    def until(self, version: int, timeout: float = 20) -> list[mm.WatchGameResponse]:
+        """Messages until one of `version` arrives."""
+        out: list[mm.WatchGameResponse] = []
+        deadline = time.monotonic() + timeout
+        while not out or out[-1].version < version:
+            out.append(self.messages.get(timeout=max(0.01, deadline - time.monotonic())))
+        return out
+
+    def close(self) -> None:
+        self.call.cancel()
+
+
+@pytest.fixture
+def two(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
+    return {
+        "south": clients(matchmaker.address, "South"),
+        "north": clients(matchmaker.address, "North"),
+    }
+
+
+def test_watchers_get_every_update_live_and_resume_where_they_left_off(
+    two: dict[str, Client],
+    engine_stub: Any,
+    matchmaker: InProcessMatchmaker,
+    clients: Callable[..., Client],
+) -> None:
+    game = start_game(two, "war")
+    spectator = clients(matchmaker.address)  # no token: a spectator
+    live = Watcher(spectator, game.id)
+    history = live.until(2)
+    assert [m.version for m in history] == [1, 2]
+    assert history[-1].game.status == mm.GAME_STATUS_RUNNING and history[-1].game.your_side == ""
+    assert not history[0].HasField("game")  # superseded catch-up updates carry no game
+    game = play_moves(engine_stub, two, game.id, 4, random.Random(1))
+    updates = live.until(game.version)
+    assert [m.version for m in updates] == list(range(3, game.version + 1))
+    assert [n for m in updates for n in m.notations] == list(game.moves)
+    assert updates[-1].game.version == game.version and updates[-1].side in ("south", "north")
+    # A client that saw version 4 reconnects: it gets 5.. and then live updates.
+    resumed = Watcher(two["north"], game.id, after=4)
+    game = play_moves(engine_stub, two, game.id, 1, random.Random(2))
+    got = resumed.until(game.version)
+    assert [m.version for m in got] == list(range(5, game.version + 1))
+    assert got[-1].game.your_side == "north"
+    two["south"].Resign(mm.ResignRequest(game_id=game.id))
+    final = live.until(game.version + 1)[-1]
+    assert final.game.status == mm.GAME_STATUS_FINISHED and list(final.notations) == ["resign"]
+    assert live.ended.wait(10) and live.error is None  # the stream ends after the last update
+    assert resumed.ended.wait(10)
+    # A finished game can still be replayed from any version, and the stream ends at once.
+    again = Watcher(spectator, game.id, after=game.version - 1)
+    assert [m.version for m in again.until(game.version + 1)] == [game.version, game.version + 1]
+    assert again.ended.wait(10)
+
+
+def test_watch_refusals(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> None:
+    spectator = clients(matchmaker.address)
+    expect_error(
+        lambda: list(spectator.stub.WatchGame(mm.WatchGameRequest(game_id="gnope"), timeout=5)),
+        Code.NOT_FOUND,
+        "SESSION_NOT_FOUND",
+    )
+    expect_error(
+        lambda: list(spectator.stub.WatchGame(mm.WatchGameRequest(), timeout=5)),
+        Code.INVALID_ARGUMENT,
+        "MISSING_FIELD",
+    )
+    forged = Client(matchmaker.address, token="pnobody." + "y" * 43)
+    expect_error(
+        lambda: list(
+            forged.stub.WatchGame(
+                mm.WatchGameRequest(game_id="g1"), metadata=forged.metadata, timeout=5
+            )
+        ),
+        Code.UNAUTHENTICATED,
+        "TOKEN_INVALID",
+    )
+    forged.close()
+
+
+def test_a_trimmed_history_resyncs_with_the_whole_game(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
+    engine_stub: Any,
+    clients: Callable[..., Client],
+) -> None:
+    server = make_matchmaker(engine=engine_address, stream_maxlen=1)
+    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
+    game = start_game(players, "war")
+    game = play_moves(engine_stub, players, game.id, 200, random.Random(4))
+    first = next(
+        iter(
+            players["south"].stub.WatchGame(
+                mm.WatchGameRequest(game_id=game.id, after_version=0), timeout=10
+            )
+        )
+    )
+    # Approximate trimming keeps some entries; with 200+ versions version 1 is gone.
+    assert first.resync and first.version == game.version and first.game.version == game.version
+
+
+def test_a_finished_game_keeps_only_its_last_updates(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
+    engine_stub: Any,
+    clients: Callable[..., Client],
+    redis_url: str,
+) -> None:
+    server = make_matchmaker(engine=engine_address, finished_stream_keep=5)
+    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
+    game = start_game(players, "war")
+    game = play_moves(engine_stub, players, game.id, 12, random.Random(6))
+    stream = redis.Redis.from_url(redis_url)
+    assert stream.xlen(keys.game_stream(game.id)) == game.version  # running: everything kept
+    over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
+    assert stream.xlen(keys.game_stream(game.id)) == 5
+    stream.close()
+    late = list(players["south"].stub.WatchGame(mm.WatchGameRequest(game_id=game.id), timeout=10))
+    assert late[0].resync and [m.version for m in late] == [over.version]
+    recent = list(
+        players["south"].stub.WatchGame(
+            mm.WatchGameRequest(game_id=game.id, after_version=over.version - 3), timeout=10
+        )
+    )
+    assert [m.version for m in recent] == [over.version - 2, over.version - 1, over.version]
+
+
+def sealed_array(side: str) -> str:
+    """A legal Attack-at-Dawn array (standard armies on the side's 2nd and 3rd rows)."""
+    back, front = ("2", "3") if side == "red" else ("7", "6")
+    files = "abcdefgh"
+    items = [f"{f}{back}=I" for f in files] + [f"{f}{front}=C" for f in "abcd"]
+    items += [f"e{front}=A", f"f{front}=A", f"g{front}=G"]
+    return " ".join(items)
+
+
+def test_hidden_deployment_is_never_shown_to_the_other_side(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
+) -> None:
+    players = {
+        "red": clients(matchmaker.address, "Red"),
+        "black": clients(matchmaker.address, "Black"),
+    }
+    red, black = players["red"], players["black"]
+    game = start_game(
+        players,
+        "napoleonic",
+        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
+    )
+    assert sorted(game.state.to_act) == ["black", "red"]
+    watcher = Watcher(black, game.id)
+    spectator = Watcher(clients(matchmaker.address), game.id)
+    red_array = sealed_array("red")
+    reply = red.SubmitActions(
+        mm.SubmitActionsRequest(
+            game_id=game.id,
+            expected_version=game.version,
+            idempotency_key=uuid.uuid4().hex,
+            actions=[game_pb2.Action(notation=f"seal {red_array}")],
+        )
+    )
+    assert red_array.split()[0] in reply.notations[0]  # the author sees its own array
+    version = reply.game.version
+    secrets = [item.encode() for item in red_array.split()[:3]]
+
+    def leaks(message: Any) -> bool:
+        blob = message.SerializeToString()
+        return any(secret in blob for secret in secrets)
+
+    for viewer in (black, clients(matchmaker.address)):
+        seen = viewer.GetGame(mm.GetGameRequest(game_id=game.id)).game
+        assert not leaks(seen), "GetGame showed red's array"
+        assert seen.moves[-1] != reply.notations[0]
+    for stream in (watcher, spectator):
+        assert not any(leaks(m) for m in stream.until(version))
+    record = black.GetRecord(mm.GetRecordRequest(game_id=game.id)).record
+    assert not any(secret.decode() in record for secret in secrets)
+    # Black seals too: the arrays are laid out together and everything is open.
+    black_array = sealed_array("black")
+    done = black.SubmitActions(
+        mm.SubmitActionsRequest(
+            game_id=game.id,
+            expected_version=version,
+            idempotency_key=uuid.uuid4().hex,
+            actions=[game_pb2.Action(notation=f"seal {black_array}")],
+        )
+    ).game
+    assert done.state.napoleonic.phase == 5  # MOVEMENT
+    assert any(red_array.split()[0] in move for move in done.moves)
+    record = black.GetRecord(mm.GetRecordRequest(game_id=game.id)).record
+    replayed = engine_stub.ReplayRecord(engine_pb2.ReplayRecordRequest(record=record))
+    assert replayed.final_state == red.GetGame(mm.GetGameRequest(game_id=game.id)).game.state
+    watcher.close()
+    spectator.close()
+
+
+class QueueStream:
+    """A JoinQueue stream read by a thread."""
+
+    def __init__(self, client: Client, request: mm.JoinQueueRequest) -> None:
+        self.messages: queue.Queue[Any] = queue.Queue()
+        self.call = client.stub.JoinQueue(request, metadata=client.metadata, timeout=60)
+        self.done = threading.Event()
+        self.error: grpc.RpcError | None = None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                self.messages.put(message)
+        except grpc.RpcError as error:
+            self.error = error
+        finally:
+            self.done.set()
+
+    def all(self, timeout: float = 20) -> Iterator[mm.JoinQueueResponse]:
+        assert self.done.wait(timeout), "the queue stream did not end"
+        while not self.messages.empty():
+            yield self.messages.get()
+
+
+def test_quick_match_pairs_two_players_into_one_game(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    ada, bob = clients(matchmaker.address, "Ada"), clients(matchmaker.address, "Bob")
+    request = mm.JoinQueueRequest(
+        game="war", rated=True, time_control=mm.TimeControl(base=seconds(300))
+    )
+    first = QueueStream(ada, request)
+    waiting = first.messages.get(timeout=10)
+    assert (
+        waiting.position == 1
+        and waiting.waiting == 1
+        and waiting.ticket
+        and not waiting.HasField("game")
+    )
+    assert waiting.rating_window >= 100
+    expect_error(
+        lambda: list(ada.stub.JoinQueue(request, metadata=ada.metadata, timeout=5)),
+        Code.FAILED_PRECONDITION,
+        "ALREADY_QUEUED",
+    )
+    second = QueueStream(bob, request)
+    ada_last = list(first.all())[-1]
+    bob_last = list(second.all())[-1]
+    assert first.error is None and second.error is None
+    assert ada_last.game.id == bob_last.game.id
+    assert {ada_last.game.your_side, bob_last.game.your_side} == {"south", "north"}
+    assert ada_last.game.status == mm.GAME_STATUS_RUNNING and ada_last.game.rated
+    assert ada_last.game.clock.time_control.base.seconds == 300
+    # Matched players may queue again.
+    third = QueueStream(ada, mm.JoinQueueRequest(game="war"))
+    assert third.messages.get(timeout=10).position == 1
+    ada.LeaveQueue(mm.LeaveQueueRequest())
+    assert (
+        not any(m.HasField("game") for m in third.all()) and third.error is None
+    )  # ended, unmatched
+
+
+def test_queue_refusals_and_leaving_by_closing_the_stream(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    ada = clients(matchmaker.address, "Ada")
+    expect_error(
+        lambda: list(ada.stub.JoinQueue(mm.JoinQueueRequest(), metadata=ada.metadata, timeout=5)),
+        Code.INVALID_ARGUMENT,
+        "MISSING_FIELD",
+    )
+    expect_error(
+        lambda: list(
+            ada.stub.JoinQueue(mm.JoinQueueRequest(game="go"), metadata=ada.metadata, timeout=5)
+        ),
+        Code.NOT_FOUND,
+        "UNKNOWN_GAME",
+    )
+    expect_error(
+        lambda: list(
+            ada.stub.JoinQueue(
+                mm.JoinQueueRequest(game="war", options={"x": "y"}),
+                metadata=ada.metadata,
+                timeout=5,
+            )
+        ),
+        Code.INVALID_ARGUMENT,
+        "UNKNOWN_OPTION",
+    )
+    expect_error(
+        lambda: ada.LeaveQueue(mm.LeaveQueueRequest(ticket="nonsense")), Code.INVALID_ARGUMENT
+    )
+    stream = QueueStream(ada, mm.JoinQueueRequest(game="war"))
+    assert stream.messages.get(timeout=10).position == 1
+    stream.call.cancel()
+    assert stream.done.wait(10)
+    deadline = time.monotonic() + 10
+    while True:  # the cancelled stream took the ticket out: Ada may queue again
+        try:
+            again = QueueStream(ada, mm.JoinQueueRequest(game="war"))
+            assert again.messages.get(timeout=10).position == 1
+            break
+        except (AssertionError, queue.Empty):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    again.call.cancel()

@@ -1,0 +1,142 @@
+"""`wargame-matchmaker` start-up and shutdown as a real process: one clear line and a
+non-zero exit for bad configuration, never a traceback; a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+
+from tests.matchmaker.conftest import start_matchmaker_process
+from tests.servers import ROOT, free_port
+from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
+
+pytestmark = pytest.mark.system
+
+
+def launch(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "matchmaker.main", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def assert_one_line_failure(result: subprocess.CompletedProcess[str], words: str) -> None:
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("wargame-matchmaker") and " error: " in lines[0], lines[0]
+    assert words in lines[0]
+    assert "Traceback" not in result.stderr + result.stdout
+
+
+def test_unknown_flag() -> None:
+    assert_one_line_failure(
+        launch("serve", "--no-such-flag"), "unrecognized arguments: --no-such-flag"
+    )
+
+
+def test_bad_value_from_the_environment() -> None:
+    result = launch("serve", env={"WARGAME_MATCHMAKER_ABANDON_AFTER": "soon"})
+    assert_one_line_failure(result, "WARGAME_MATCHMAKER_ABANDON_AFTER")
+
+
+def test_negative_timeout() -> None:
+    assert_one_line_failure(
+        launch("serve", "--abandon-after", "-1"), "--abandon-after must not be negative"
+    )
+
+
+def test_unreachable_redis() -> None:
+    port = free_port()
+    result = launch(
+        "serve",
+        "--listen",
+        f"127.0.0.1:{free_port()}",
+        "--metrics-listen",
+        "off",
+        "--redis-url",
+        f"redis://127.0.0.1:{port}/0",
+    )
+    assert_one_line_failure(result, f"cannot use Redis at redis://127.0.0.1:{port}/0")
+
+
+def test_bad_redis_url() -> None:
+    result = launch(
+        "serve",
+        "--listen",
+        f"127.0.0.1:{free_port()}",
+        "--metrics-listen",
+        "off",
+        "--redis-url",
+        "http://nowhere",
+    )
+    assert_one_line_failure(result, "--redis-url")
+
+
+def test_busy_port(redis_url: str) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = launch(
+            "serve",
+            "--listen",
+            f"127.0.0.1:{port}",
+            "--metrics-listen",
+            "off",
+            "--redis-url",
+            redis_url,
+        )
+    assert_one_line_failure(result, f"cannot listen on 127.0.0.1:{port}")
+
+
+def test_busy_metrics_port(redis_url: str) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = launch(
+            "serve",
+            "--listen",
+            f"127.0.0.1:{free_port()}",
+            "--metrics-listen",
+            f"127.0.0.1:{port}",
+            "--redis-url",
+            redis_url,
+        )
+    assert_one_line_failure(result, "cannot serve metrics")
+
+
+def test_help_lists_every_variable() -> None:
+    result = launch("serve", "--help")
+    assert result.returncode == 0
+    for variable in (
+        "WARGAME_REDIS_URL",
+        "WARGAME_ENGINE",
+        "WARGAME_MATCHMAKER_LISTEN",
+        "WARGAME_MATCHMAKER_ABANDON_AFTER",
+        "WARGAME_MATCHMAKER_RATE_LIMIT",
+    ):
+        assert variable in result.stdout
+
+
+def test_serves_then_stops_cleanly_on_sigterm(redis_url: str, tmp_path: Path) -> None:
+    process = start_matchmaker_process(tmp_path, redis_url, "127.0.0.1:1")
+    with grpc.insecure_channel(process.address) as channel:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
+        assert stub.Echo(matchmaker_pb2.EchoRequest(payload=b"hi"), timeout=5).payload == b"hi"
+    assert process.stop(signal.SIGTERM) == 0
+    log = process.log()
+    assert "matchmaker stopped" in log and "Traceback" not in log

@@ -1,0 +1,86 @@
+"""Ratings on a real Redis: each finished game counts once per player, even when applied
+concurrently (several replicas) or again (a retried settlement); the leaderboard follows."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from redis.asyncio import Redis
+
+from matchmaker.players import Players
+from matchmaker.ratings import Rating
+from matchmaker.scripts import Scripts
+from matchmaker.settings import Settings
+from matchmaker.tokens import Tokens
+from tests.matchmaker.conftest import run
+
+pytestmark = pytest.mark.integration
+
+
+def parts(redis_url: str) -> tuple[Redis, Players, Tokens]:
+    redis = Redis.from_url(redis_url)
+    settings = Settings(redis_url=redis_url, rate_limit=0)
+    scripts = Scripts(redis)
+    return redis, Players(redis, scripts, settings), Tokens(redis, scripts, settings)
+
+
+def test_a_game_counts_once_however_often_it_is_applied(redis_url: str) -> None:
+    async def scenario() -> None:
+        redis, players, tokens = parts(redis_url)
+        player_id, *_ = await tokens.register("Dee", 1)
+        many = [
+            Players(Redis.from_url(redis_url), players.scripts, players.settings) for _ in range(6)
+        ]
+        results = await asyncio.gather(
+            *(p.apply_result("g1", "war", player_id, Rating(), 1.0) for p in many)
+        )
+        assert sum(result is not None for result in results) == 1
+        profile = await players.profile(player_id)
+        assert profile is not None and profile.ratings["war"].games == 1
+        assert profile.ratings["war"].rating > 1500
+        assert await players.apply_result("g1", "war", player_id, Rating(), 1.0) is None
+        for p in many:
+            await p.redis.aclose()
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_concurrent_games_of_one_player_all_count(redis_url: str) -> None:
+    async def scenario() -> None:
+        redis, players, tokens = parts(redis_url)
+        player_id, *_ = await tokens.register("Eve", 1)
+        many = [
+            Players(Redis.from_url(redis_url), players.scripts, players.settings) for _ in range(10)
+        ]
+        await asyncio.gather(
+            *(
+                p.apply_result(f"g{i}", "battle", player_id, Rating(), 0.0)
+                for i, p in enumerate(many)
+            )
+        )
+        profile = await players.profile(player_id)
+        assert profile is not None and profile.ratings["battle"].games == 10
+        for p in many:
+            await p.redis.aclose()
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_leaderboard_best_first_and_expired_players_drop_out(redis_url: str) -> None:
+    async def scenario() -> None:
+        redis, players, tokens = parts(redis_url)
+        ids = [(await tokens.register(name, 1))[0] for name in ("Fay", "Gus", "Hal")]
+        for score, player_id in zip((1.0, 0.0, 0.5), ids, strict=True):
+            await players.apply_result("g", "war", player_id, Rating(), score)
+        board = await players.leaderboard("war", 10)
+        assert [row[1] for row in board] == ["Fay", "Hal", "Gus"]
+        await redis.delete(f"wg:player:{{{ids[0]}}}")
+        board = await players.leaderboard("war", 10)
+        assert [row[1] for row in board] == ["Hal", "Gus"]
+        assert [row[1] for row in await players.leaderboard("war", 1)] == ["Hal"]
+        await redis.aclose()
+
+    run(scenario())
