@@ -45,7 +45,8 @@ class Limits:
     """Request limits; each is refused with a clear status when exceeded."""
 
     max_message_bytes: int = 4 * 1024 * 1024
-    max_actions: int = 512  # actions in one ApplyActions or WriteRecord request
+    max_actions: int = 512  # actions in one ApplyActions request
+    max_record_actions: int = 20_000  # actions in one WriteRecord request (a whole game)
     max_record_bytes: int = 1024 * 1024
     max_suggest_seconds: float = 30.0
 

@@ -194,7 +194,13 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         self, request: engine_pb2.WriteRecordRequest, context: grpc.ServicerContext
     ) -> engine_pb2.WriteRecordResponse:
         initial, ply = self._game(request.initial_state, "initial_state")
-        self._check_action_count(len(request.actions), "actions")
+        if len(request.actions) > self.limits.max_record_actions:
+            raise beyond_limit(
+                "RECORD_TOO_LONG",
+                f"{len(request.actions)} actions in one record; "
+                f"at most {self.limits.max_record_actions}",
+                "actions",
+            )
         game = initial
         lines: list[tuple[str, str]] = []
         for index, message in enumerate(request.actions):
@@ -213,7 +219,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             ruleset.setup_text(initial.state),
             lines,
             result=outcome.message if outcome else "",
-            tags=dict(request.tags),
+            tags=dict(sorted(request.tags.items())),  # map order differs between processes
         )
         return engine_pb2.WriteRecordResponse(
             record=text, final_state=self._state(game, ply + len(lines))

@@ -26,6 +26,7 @@ class ServiceError(Exception):
         field: str = "",
         fields: tuple[tuple[str, str], ...] = (),
         metadata: Mapping[str, str] | None = None,
+        retry_after: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -33,6 +34,7 @@ class ServiceError(Exception):
         self.message = message
         self.fields = fields or (((field, message),) if field else ())
         self.metadata = dict(metadata or {})
+        self.retry_after = retry_after  # seconds; sent as google.rpc.RetryInfo
 
 
 def missing(field: str) -> ServiceError:
@@ -63,6 +65,7 @@ def unavailable(reason: str, message: str, retry_after: float) -> ServiceError:
         reason,
         f"{message}; retry in {retry_after:g} s",
         metadata={"retry_after_ms": str(millis)},
+        retry_after=retry_after,
     )
 
 

@@ -81,6 +81,7 @@ def _status_of(error: BaseException, request_id: str) -> tuple[grpc.Status, str]
         service.message,
         fields=service.fields,
         metadata=service.metadata,
+        retry_after=service.retry_after,
     )
     return status, service.reason
 

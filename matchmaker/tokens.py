@@ -157,6 +157,7 @@ class Tokens:
                 "RATE_LIMITED",
                 f"too many requests; retry in {wait_ms / 1000:g} s",
                 metadata={"retry_after_ms": str(wait_ms)},
+                retry_after=wait_ms / 1000,
             )
         return Identity(call.player_id, token_id)
 

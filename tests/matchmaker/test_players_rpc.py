@@ -101,6 +101,7 @@ def test_rate_limit_per_player(
         lambda: ada.GetPlayer(mm.GetPlayerRequest()), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
     )
     assert 0 < int(details.metadata["retry_after_ms"]) <= 1000
+    assert details.retry_after is not None and 0 < details.retry_after <= 1
     bob.GetPlayer(mm.GetPlayerRequest())  # limits are per player
 
 

@@ -121,6 +121,7 @@ def test_engine_down_gives_unavailable_and_the_game_survives(
             lambda: south.SubmitActions(request), Code.UNAVAILABLE, "ENGINE_UNAVAILABLE"
         )
         assert int(details.metadata["retry_after_ms"]) == 500 and "retry" in details.message
+        assert details.retry_after == 0.5  # google.rpc.RetryInfo
         expect_error(
             lambda: south.CreateGame(mm.CreateGameRequest(game="war")),
             Code.UNAVAILABLE,

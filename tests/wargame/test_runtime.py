@@ -75,6 +75,20 @@ def test_rich_status_reaches_the_client_with_reason_and_field(serving) -> None:
     assert details.metadata == {"index": "2"}
 
 
+def test_retry_hint_travels_as_retry_info() -> None:
+    status = rich_status(
+        grpc.StatusCode.UNAVAILABLE, "ENGINE_UNAVAILABLE", "down", retry_after=0.25
+    )
+    from google.rpc import error_details_pb2, status_pb2
+
+    proto = status_pb2.Status.FromString(dict(status.trailing_metadata)["grpc-status-details-bin"])
+    kinds = {detail.type_url.rsplit("/", 1)[1] for detail in proto.details}
+    assert kinds == {"google.rpc.ErrorInfo", "google.rpc.RetryInfo"}
+    retry = error_details_pb2.RetryInfo()
+    next(d for d in proto.details if d.Is(retry.DESCRIPTOR)).Unpack(retry)
+    assert retry.retry_delay.ToMilliseconds() == 250
+
+
 def test_unknown_reason_is_a_programming_error() -> None:
     with pytest.raises(ValueError):
         rich_status(grpc.StatusCode.INTERNAL, "NOT_A_REASON", "x")

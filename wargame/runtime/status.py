@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -39,6 +39,7 @@ def rich_status(
     *,
     fields: Iterable[tuple[str, str]] = (),
     metadata: Mapping[str, str] | None = None,
+    retry_after: float | None = None,
 ) -> grpc.Status:
     """A status with ErrorInfo(reason) and a BadRequest entry per (field, description)."""
     if reason not in REASONS:
@@ -58,6 +59,12 @@ def rich_status(
         holder = any_pb2.Any()
         holder.Pack(error_details_pb2.BadRequest(field_violations=violations))
         packed.append(holder)
+    if retry_after is not None:
+        delay = duration_pb2.Duration()
+        delay.FromNanoseconds(round(retry_after * 1e9))
+        holder = any_pb2.Any()
+        holder.Pack(error_details_pb2.RetryInfo(retry_delay=delay))
+        packed.append(holder)
     proto = status_pb2.Status(code=code.value[0], message=message, details=packed)
     status = rpc_status.to_status(proto)
     return _Status(status.code, status.details, tuple(status.trailing_metadata))
@@ -72,6 +79,7 @@ class ErrorDetails:
     reason: str = ""
     fields: tuple[tuple[str, str], ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
+    retry_after: float | None = None  # seconds, from a google.rpc.RetryInfo detail
 
 
 def error_details(error: grpc.RpcError) -> ErrorDetails:
@@ -81,6 +89,7 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
     reason = ""
     fields: list[tuple[str, str]] = []
     metadata: dict[str, str] = {}
+    retry_after: float | None = None
     try:
         status = rpc_status.from_call(error)
     except (ValueError, AttributeError, TypeError):
@@ -96,7 +105,11 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
                 fields += [(v.field, v.description) for v in bad.field_violations]
-    return ErrorDetails(code, message or "", reason, tuple(fields), metadata)
+            elif detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                retry = error_details_pb2.RetryInfo()
+                detail.Unpack(retry)
+                retry_after = retry.retry_delay.ToNanoseconds() / 1e9
+    return ErrorDetails(code, message or "", reason, tuple(fields), metadata, retry_after)
 
 
 def grpc_code(name: str) -> grpc.StatusCode:

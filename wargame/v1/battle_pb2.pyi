@@ -35,11 +35,15 @@ class BattleState(_message.Message):
     side_to_move: _builtins.str
     """The side to move: "attacker" or "defender"."""
     no_capture_plies: _builtins.int
-    """Moves by either side since the last capture (for the no_capture_limit option)."""
+    """Moves by either side since the last capture (for the no_capture_limit option); a
+    figure lost under forced_reply=lose_figure counts as a capture.
+    """
     @_builtins.property
     def position_history(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Keys of the positions since the last capture, oldest first, current last
-        (for the repetition_draw option). Computed by the engine; clients pass them back.
+        """Keys of the positions since the last capture, oldest first, current last (for the
+        repetition_draw option): 64-bit Zobrist keys from a fixed-seed table, the same in every
+        engine process. Computed by the engine; clients pass them back. Empty on input starts
+        a fresh history at the position sent.
         """
 
     def __init__(
@@ -85,16 +89,16 @@ Global___BattleAction: _TypeAlias = BattleAction  # noqa: Y015
 
 @_typing.final
 class BattleMove(_message.Message):
-    """A move of one piece along one straight line."""
+    """A move of one piece along one straight line (notation "36-51", or "36x51" for a capture)."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     ORIGIN_FIELD_NUMBER: _builtins.int
     DESTINATION_FIELD_NUMBER: _builtins.int
     origin: _builtins.str
-    """The square the piece starts on."""
+    """The square the piece starts on: a square number "1".."139"."""
     destination: _builtins.str
-    """The square it ends on (capturing what stands there, if anything)."""
+    """The square it ends on (capturing what stands there, if anything): "1".."139"."""
     def __init__(
         self,
         *,

@@ -285,3 +285,14 @@ def test_deployment_rows_of_a_larger_battle() -> None:
     assert cells == {f"{f}{r}" for f in "abcdefghijkl" for r in (2, 3, 4)}
     game = Game(RULESET, state)
     assert game.to_act() == ("red",)
+
+
+def test_public_notation_hides_secret_arrays() -> None:
+    """The service shows other players this form until the arrays are laid out (10.1)."""
+    from engine_service.rules.napoleonic.actions import Reveal, Seal
+
+    state = RULESET.new_game(RULESET.resolve_options({}))
+    placements = (("infantry", "a3"),)
+    for action in (Seal("red", placements), Reveal("red", placements, bytes(32))):
+        public = RULESET.public_notation(state, action)
+        assert "a3" not in public and "00" * 4 not in public
