@@ -27,8 +27,13 @@ def _make(target: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     assert make is not None, "make is not installed"
     return subprocess.run(
         [make, "-s", target, f"RUN_DIR={env['RUN_DIR']}"],
-        cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=180, check=False,
-    )  # fmt: skip
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
 
 
 @pytest.fixture
