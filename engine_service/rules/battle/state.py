@@ -1,0 +1,99 @@
+"""A position of the Game of Battle as one immutable value.
+
+`BattleState` holds the board (139 bytes, one piece code per square), the side to move,
+the moves since the last capture and the keys of the positions since then (current
+last), plus its options. Equality and hashing use those alone; the legal moves, once
+computed, are kept on the value so that `legal_actions`, `outcome` and `apply` on the
+same state share one computation.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine_service.rules.battle.options import Rules, rules_of
+from engine_service.rules.battle.zobrist import position_key
+from engine_service.rules.options import Options
+
+if TYPE_CHECKING:
+    from engine_service.rules.battle.duties import Analysis
+
+
+class BattleState:
+    """Board, side to move, no-capture count and position history, with the options."""
+
+    __slots__ = ("_analysis", "board", "history", "options", "quiet", "rules", "side")
+
+    board: bytes
+    side: int
+    quiet: int
+    history: tuple[int, ...]
+    options: Options
+    rules: Rules
+    _analysis: Analysis | None
+
+    def __init__(
+        self,
+        board: bytes,
+        side: int,
+        options: Options,
+        quiet: int = 0,
+        history: tuple[int, ...] | None = None,
+    ) -> None:
+        self.board = bytes(board)
+        self.side = side
+        self.quiet = quiet
+        self.history = history if history is not None else (position_key(self.board, side),)
+        self.options = options
+        self.rules = rules_of(options)
+        self._analysis = None
+
+    @classmethod
+    def make(
+        cls,
+        board: bytes,
+        side: int,
+        quiet: int,
+        history: tuple[int, ...],
+        *,
+        options: Options,
+        rules: Rules,
+    ) -> BattleState:
+        """The fast constructor for `play`: every field given, nothing recomputed."""
+        state = object.__new__(cls)
+        state.board = board
+        state.side = side
+        state.quiet = quiet
+        state.history = history
+        state.options = options
+        state.rules = rules
+        state._analysis = None
+        return state
+
+    @property
+    def key(self) -> int:
+        """The Zobrist key of this position and side to move."""
+        return self.history[-1]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, BattleState):
+            return NotImplemented
+        return (
+            self.board == other.board
+            and self.side == other.side
+            and self.quiet == other.quiet
+            and self.history == other.history
+            and self.options == other.options
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.history[-1], self.quiet, len(self.history)))
+
+    def __repr__(self) -> str:
+        # Imported here: `setup` builds states, so a module-level import would be a cycle.
+        from engine_service.rules.battle.setup import format_setup
+
+        return f"BattleState({format_setup(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (BattleState, (self.board, self.side, self.options, self.quiet, self.history))

@@ -1,0 +1,132 @@
+"""The Game of Battle rules core: perft beside python-chess, legal actions and apply.
+
+Figures (BENCHMARKS.md: median of repeated samples with the spread; references measured in
+the same run):
+- perft(3) nodes per second from the Plate 1 start position (every leaf made with `play`,
+  like python-chess's push/pop of every leaf), beside python-chess perft(3) from the chess
+  start position, with the ratio (goal >= 0.5);
+- perft(2) nodes per second from a position where Artillery is in contact (figures in
+  check, the Citadel commanded next turn): the costly path of the artillery rules;
+- microseconds to list the legal actions of a middlegame position (the section 10
+  procedure itself, not the state's cache);
+- microseconds per `play` (unchecked) and per `apply` (checked, with events and the
+  outcome of the new position) over the positions of random games, caches cleared, so
+  every call does the work a stateless engine request does.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from engine_service.rules.battle import BattleRuleset, BattleState, Move
+from engine_service.rules.battle.duties import analyse
+from tests.bench.harness import Bench, chess_perft_rate
+
+RULESET = BattleRuleset()
+PERFT_DEPTH = 3
+CONTACT = (
+    "defender to move; "
+    "attacker: W129 A40 A131 C125 C130 I113 I127 I128 I132 I133 L85 L87 L101 L103; "
+    "defender: T19 A9 A14 C10 C15 I7 I8 I16 I26 I13 L39 L41 L43 L45"
+)
+
+
+def middlegame() -> BattleState:
+    """A position after 40 random plies from the start (seeded), game not over."""
+    rng = random.Random("battle bench middlegame")
+    options = RULESET.resolve_options({})
+    while True:
+        state = RULESET.new_game(options)
+        for _ in range(40):
+            actions = RULESET.legal_actions(state)
+            if not actions:
+                break
+            state = RULESET.play(state, rng.choice(actions))
+        if RULESET.outcome(state) is None:
+            return state
+
+
+def game_positions(plies: int = 200) -> list[tuple[BattleState, Move]]:
+    """(position, a legal move) along random games from the start, seeded."""
+    rng = random.Random("battle bench game")
+    options = RULESET.resolve_options({})
+    pairs: list[tuple[BattleState, Move]] = []
+    while len(pairs) < plies:
+        state = RULESET.new_game(options)
+        while len(pairs) < plies:
+            actions = RULESET.legal_actions(state)
+            if not actions:
+                break
+            action = rng.choice(actions)
+            pairs.append((state, action))
+            state = RULESET.play(state, action)
+    return pairs
+
+
+def _fresh(state: BattleState) -> BattleState:
+    """The same position without its cached analysis (as a request from the wire)."""
+    return BattleState(state.board, state.side, state.options, state.quiet, state.history)
+
+
+def run(bench: Bench) -> None:
+    """Measure and report the Game of Battle figures."""
+    options = RULESET.resolve_options({})
+    start = RULESET.new_game(options)
+    chess = bench.report(chess_perft_rate(bench, 3))
+
+    def perft_start() -> int:
+        return RULESET.perft(_fresh(start), PERFT_DEPTH)
+
+    battle = bench.rate(
+        f"battle perft({PERFT_DEPTH}) start position", perft_start, "nodes/s", repeats=3
+    )
+    bench.report(battle, chess, goal=">= 0.5")
+
+    contact = RULESET.new_game(options, CONTACT)
+    bench.report(
+        bench.rate(
+            "battle perft(2) artillery in contact",
+            lambda: RULESET.perft(_fresh(contact), 2),
+            "nodes/s",
+        ),
+        chess,
+    )
+
+    position = middlegame()
+    count = len(analyse(position.board, position.side, position.rules).legal)
+    bench.report(
+        bench.micros(
+            f"battle legal actions, middlegame ({count} actions)",
+            lambda: analyse(position.board, position.side, position.rules),
+            calls=200,
+        ),
+        higher_is_better=False,
+    )
+
+    pairs = [(_fresh(state), move) for state, move in game_positions()]
+
+    def per_call(work: Callable[[BattleState, Move], object]) -> Callable[[], float]:
+        def once() -> float:
+            for state, _ in pairs:
+                state._analysis = None  # no cached legal moves: a stateless request
+            started = time.perf_counter()
+            for state, move in pairs:
+                work(state, move)
+            return (time.perf_counter() - started) / len(pairs) * 1e6
+
+        return once
+
+    bench.report(
+        bench.sample("battle play (unchecked), game positions", per_call(RULESET.play), "us/call"),
+        higher_is_better=False,
+    )
+    bench.report(
+        bench.sample(
+            "battle apply (checked, events), game positions, caches cleared",
+            per_call(RULESET.apply),
+            "us/call",
+        ),
+        higher_is_better=False,
+    )

@@ -1,0 +1,197 @@
+"""Game of Battle states and actions through the contract's messages, and malformed input."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from engine_service.convert.base import Conversions
+from engine_service.convert.battle import BattleConverter
+from engine_service.rules.battle import BattleRuleset, Move
+from engine_service.rules.errors import RuleError
+from engine_service.rules.game import Game
+from wargame.v1 import game_pb2
+
+RULES = BattleRuleset()
+CONVERSIONS = Conversions({"battle": BattleConverter(RULES)})
+
+
+def _game(setup: str | None = None, **opts: str) -> Game[Any]:
+    return Game(RULES, RULES.new_game(RULES.resolve_options(opts), setup))
+
+
+def _wire(game: Game[Any]) -> game_pb2.GameState:
+    """To proto and through bytes, as a client would send it back."""
+    msg = CONVERSIONS.game_to_proto(game, ply=5)
+    return game_pb2.GameState.FromString(msg.SerializeToString())
+
+
+def _refused(msg: game_pb2.GameState) -> RuleError:
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(msg)
+    assert error.value.reason == "INVALID_STATE"
+    return error.value
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [{}, {"forced_reply": "lose_figure"}, {"first_player": "defender", "no_capture_limit": "30"}],
+)
+def test_states_round_trip_through_the_wire(opts: dict[str, str]) -> None:
+    compared = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        game = _game(**opts)
+        for _ in range(120):
+            back, ply = CONVERSIONS.game_from_proto(_wire(game))
+            assert back.state == game.state and ply == 5
+            assert back.outcome == game.outcome
+            compared += 1
+            actions = game.legal_actions()
+            if not actions:
+                break
+            action = rng.choice(actions)
+            wire_action = CONVERSIONS.action_to_proto(game, action)
+            assert CONVERSIONS.action_from_proto(game, wire_action) == action
+            game, _ = game.apply(game.actor(action), action)
+    assert compared > 150
+
+
+def test_the_proto_carries_every_piece_and_the_detail() -> None:
+    msg = _wire(_game())
+    kinds = {(p.kind, p.side, p.cell) for p in msg.pieces}
+    assert ("citadel", "defender", "19") in kinds and ("wagon", "attacker", "129") in kinds
+    assert len(msg.pieces) == 28
+    assert msg.battle.side_to_move == "attacker" and msg.battle.no_capture_plies == 0
+    assert len(msg.battle.position_history) == 1
+    assert list(msg.to_act) == ["attacker"]
+
+
+def test_a_state_without_history_starts_one() -> None:
+    msg = _wire(_game())
+    del msg.battle.position_history[:]
+    back, _ = CONVERSIONS.game_from_proto(msg)
+    assert back.state == _game().state
+
+
+def _index(msg: game_pb2.GameState, cell: str) -> int:
+    return next(i for i, p in enumerate(msg.pieces) if p.cell == cell)
+
+
+def _set(square: str, **values: Any) -> Callable[[game_pb2.GameState], str]:
+    def change(msg: game_pb2.GameState) -> str:
+        index = _index(msg, square)
+        for name, value in values.items():
+            setattr(msg.pieces[index], name, value)
+        return f"state.pieces[{index}].{next(iter(values))}"
+
+    return change
+
+
+def _add(kind: str, side: str, cell: str) -> Callable[[game_pb2.GameState], str]:
+    def change(msg: game_pb2.GameState) -> str:
+        msg.pieces.add(kind=kind, side=side, cell=cell)
+        return f"state.pieces[{len(msg.pieces) - 1}]." + (
+            "cell" if any(p.cell == cell for p in msg.pieces[:-1]) else "kind"
+        )
+
+    return change
+
+
+def _detail(name: str, value: Any) -> Callable[[game_pb2.GameState], str]:
+    def change(msg: game_pb2.GameState) -> str:
+        setattr(msg.battle, name, value)
+        return f"state.battle.{name}"
+
+    return change
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        _set("45", cell="140"),  # unknown square
+        _set("45", cell="0"),
+        _set("45", cell="e5"),
+        _set("45", kind="hussar"),  # unknown kind
+        _set("45", side="north"),
+        _set("45", cell="43"),  # two pieces on a square
+        _add("cavalry", "defender", "50"),  # a third Cavalry
+        _add("artillery", "attacker", "60"),  # a third battery
+        _add("citadel", "defender", "30"),  # a second Citadel
+        _set("19", side="attacker"),  # the Citadel on the wrong side
+        _set("129", side="defender"),  # the Wagon on the wrong side
+        _set("45", id="u1"),
+        _detail("side_to_move", "north"),
+    ],
+)
+def test_malformed_states_are_refused_naming_the_field(
+    change: Callable[[game_pb2.GameState], str],
+) -> None:
+    msg = _wire(_game())
+    field = change(msg)
+    assert _refused(msg).field == field
+
+
+def test_a_history_that_does_not_end_with_the_position_is_refused() -> None:
+    msg = _wire(_game())
+    msg.battle.position_history[-1] ^= 1
+    assert _refused(msg).field == "state.battle.position_history"
+    msg = _wire(_game())
+    msg.battle.position_history.insert(0, 12345)
+    assert _refused(msg).field == "state.battle.position_history"
+
+
+def test_rule_level_problems_are_reported_by_check_state() -> None:
+    msg = _wire(_game(no_capture_limit="5"))
+    msg.battle.no_capture_plies = 11
+    error = _refused(msg)
+    assert error.field == "state" and "no_capture_limit" in error.message
+
+
+def test_the_outcome_must_agree_with_the_position() -> None:
+    game = _game("attacker to move; attacker: C22 W134; defender: T19 L45")
+    over, _ = game.apply("attacker", game.parse("22x19"))
+    msg = _wire(over)
+    assert msg.outcome.reason == game_pb2.OUTCOME_REASON_CITADEL_CAPTURED
+    back, _ = CONVERSIONS.game_from_proto(msg)
+    assert back.outcome is not None and back.outcome.winner == "attacker"
+    msg.ClearField("outcome")
+    assert _refused(msg).field == "state.outcome"
+
+
+@pytest.mark.parametrize(
+    ("origin", "destination", "field"),
+    [("140", "50", "action.battle.move.origin"), ("45", "x", "action.battle.move.destination")],
+)
+def test_malformed_actions_are_refused(origin: str, destination: str, field: str) -> None:
+    game = _game()
+    msg = game_pb2.Action(side="defender")
+    msg.battle.move.origin = origin
+    msg.battle.move.destination = destination
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.action_from_proto(game, msg)
+    assert (error.value.reason, error.value.field) == ("UNKNOWN_CELL", field)
+
+
+def test_an_empty_battle_action_is_refused() -> None:
+    game = _game()
+    msg = game_pb2.Action(side="attacker")
+    msg.battle.SetInParent()
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.action_from_proto(game, msg)
+    assert error.value.field == "action.battle.move"
+
+
+def test_moves_travel_as_square_numbers() -> None:
+    game = _game()
+    move = game.parse("113-104", "attacker")
+    msg = CONVERSIONS.action_to_proto(game, move)
+    assert (msg.side, msg.battle.move.origin, msg.battle.move.destination) == (
+        "attacker",
+        "113",
+        "104",
+    )
+    assert isinstance(CONVERSIONS.action_from_proto(game, msg), Move)
