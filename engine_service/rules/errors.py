@@ -76,7 +76,6 @@ class Reason(StrEnum):
     ADVANCE_TERRAIN_FORBIDDEN = "ADVANCE_TERRAIN_FORBIDDEN"
     REDOUBT_NOT_ALLOWED = "REDOUBT_NOT_ALLOWED"
     DEPLOYMENT_INVALID = "DEPLOYMENT_INVALID"  # array breaks composition or rows
-    COMMITMENT_MISMATCH = "COMMITMENT_MISMATCH"  # reveal does not match the commitment
     ALREADY_DEPLOYED = "ALREADY_DEPLOYED"
     SUPPORT_ACROSS_OBSTACLE = "SUPPORT_ACROSS_OBSTACLE"  # 10.4: obstacles_block_support
     SEAL_KEY_UNAVAILABLE = "SEAL_KEY_UNAVAILABLE"  # 10.1 mode B: the engine has no seal key

@@ -140,8 +140,6 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """Napoleonic Chess 10.4: a redoubt cannot be begun there or now."""
     ERROR_REASON_DEPLOYMENT_INVALID: _ErrorReason.ValueType  # 56
     """Napoleonic Chess 10.1: the array breaks the composition or the deployment rows."""
-    ERROR_REASON_COMMITMENT_MISMATCH: _ErrorReason.ValueType  # 57
-    """Napoleonic Chess 10.1: the revealed array does not match the commitment."""
     ERROR_REASON_ALREADY_DEPLOYED: _ErrorReason.ValueType  # 58
     """Napoleonic Chess 10.1: the side has already committed or revealed."""
     ERROR_REASON_SUPPORT_ACROSS_OBSTACLE: _ErrorReason.ValueType  # 80
@@ -322,8 +320,6 @@ ERROR_REASON_REDOUBT_NOT_ALLOWED: ErrorReason.ValueType  # 55
 """Napoleonic Chess 10.4: a redoubt cannot be begun there or now."""
 ERROR_REASON_DEPLOYMENT_INVALID: ErrorReason.ValueType  # 56
 """Napoleonic Chess 10.1: the array breaks the composition or the deployment rows."""
-ERROR_REASON_COMMITMENT_MISMATCH: ErrorReason.ValueType  # 57
-"""Napoleonic Chess 10.1: the revealed array does not match the commitment."""
 ERROR_REASON_ALREADY_DEPLOYED: ErrorReason.ValueType  # 58
 """Napoleonic Chess 10.1: the side has already committed or revealed."""
 ERROR_REASON_SUPPORT_ACROSS_OBSTACLE: ErrorReason.ValueType  # 80
