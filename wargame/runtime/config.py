@@ -25,11 +25,22 @@ class ConfigError(Exception):
     """A configuration problem to report in one line before exiting with status 2."""
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a flag's default only when there is one worth showing (not empty, not repeated)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        default = action.default
+        if default in (None, "", False, [], argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action)
+
+
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line and whose flags read WARGAME_* variables."""
 
     def __init__(self, *args: Any, env_prefix: str = "WARGAME_", **kwargs: Any) -> None:
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
         self.env_prefix = env_prefix
 
