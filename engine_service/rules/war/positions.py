@@ -1,0 +1,99 @@
+"""Positions from setup strings and back: `new_game` and `setup_text` of the ruleset."""
+
+from __future__ import annotations
+
+from engine_service.rules.errors import Reason, RuleError
+from engine_service.rules.options import Options
+from engine_service.rules.war.army import SIDE_IDS, SIDE_NAMES
+from engine_service.rules.war.consistency import check_state
+from engine_service.rules.war.rules import rules_for
+from engine_service.rules.war.setup import (
+    SetupError,
+    derived_setup_text,
+    format_setup,
+    parse_setup,
+)
+from engine_service.rules.war.state import WarState, position_key
+
+_CITADELS: dict[str, tuple[int, int]] = {}
+
+
+def options_citadels(options: Options) -> tuple[int, int]:
+    """The Citadels of the options' initial position: its Kings' squares (section 9)."""
+    text = derived_setup_text(options)
+    found = _CITADELS.get(text)
+    if found is None:
+        setup = parse_setup(text)
+        if setup.citadels is not None:
+            found = setup.citadels
+        else:
+            south, north = setup.king_cells()
+            if south is None or north is None:  # the option's check refuses this
+                raise RuleError(
+                    Reason.INVALID_SETUP,
+                    "the initial position needs one King per side (or citadels=...)",
+                    field="options.initial_position",
+                )
+            found = (south, north)
+        _CITADELS[text] = found
+    return found
+
+
+def state_from_setup(options: Options, text: str | None, field: str = "setup") -> WarState:
+    """The position a setup string describes, in a game with these options.
+
+    `text` None means the options' own initial position. INVALID_SETUP names what is wrong,
+    including every problem `check_state` finds.
+    """
+    if text is None:
+        text = derived_setup_text(options)
+        given: str = options["initial_position"]
+        if given:
+            field = "options.initial_position"
+            first = SIDE_IDS.index(options["first_player"])
+            if parse_setup(given).side != first:
+                raise RuleError(
+                    Reason.INVALID_SETUP,
+                    f"initial_position has {SIDE_NAMES[1 - first]} to move but first_player "
+                    f"is {options['first_player']}; make them agree",
+                    field=field,
+                )
+    try:
+        setup = parse_setup(text)
+    except SetupError as error:
+        raise RuleError(Reason.INVALID_SETUP, f"setup: {error}", field=field) from None
+    citadels = setup.citadels or options_citadels(options)
+    rules = rules_for(options, citadels)
+    board = bytes(setup.board)
+    key = position_key(board, setup.side, setup.reserves, setup.huffable)
+    state = WarState(
+        board,
+        setup.side,
+        setup.reserves,
+        setup.ep,
+        setup.huffable,
+        setup.quiet,
+        setup.move,
+        (key,),
+        rules,
+    )
+    problems = check_state(state)
+    if problems:
+        raise RuleError(Reason.INVALID_SETUP, "setup: " + "; ".join(problems), field=field)
+    return state
+
+
+def setup_text_of(state: WarState) -> str:
+    """The setup string of a position (section 3.2 format plus the extensions it needs)."""
+    rules = state.rules
+    citadels = None if rules.citadels == options_citadels(rules.options) else rules.citadels
+    return format_setup(
+        state.board,
+        state.side,
+        state.reserves,
+        citadels=citadels,
+        ep=state.ep,
+        huffable=state.huffable,
+        quiet=state.quiet,
+        move=state.move,
+    )

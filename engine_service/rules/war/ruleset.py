@@ -1,0 +1,181 @@
+"""`WarRuleset`: The Game of War behind the shared `Ruleset` interface."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from engine_service.rules.base import (
+    BoardDescription,
+    Event,
+    Outcome,
+    PieceView,
+    Ruleset,
+    SideInfo,
+)
+from engine_service.rules.errors import Reason, RuleError
+from engine_service.rules.options import Options, OptionSpec
+from engine_service.rules.war.actions import Action
+from engine_service.rules.war.army import (
+    KIND_IDS,
+    SIDE_IDS,
+    TROOP,
+    TROOP_MOVED,
+    kind_of,
+    side_of,
+)
+from engine_service.rules.war.cached import clear_caches, ended, legal
+from engine_service.rules.war.compulsion import exposed
+from engine_service.rules.war.consistency import check_state
+from engine_service.rules.war.describe import SIDES, TITLE, describe_board
+from engine_service.rules.war.endings import citadel_holder
+from engine_service.rules.war.events import action_events
+from engine_service.rules.war.geometry import FORWARD, NAMES, relative_rank
+from engine_service.rules.war.movegen import legal_actions
+from engine_service.rules.war.notation import format_action_text
+from engine_service.rules.war.options import OPTION_SPECS, PRESETS
+from engine_service.rules.war.play import play
+from engine_service.rules.war.positions import setup_text_of, state_from_setup
+from engine_service.rules.war.reading import parse_action
+from engine_service.rules.war.state import WarState
+from engine_service.rules.war.troops import REAR_RANK
+from engine_service.rules.war.validation import explain
+
+__all__ = ["WarRuleset", "clear_caches", "perft"]
+
+
+def perft(state: WarState, depth: int) -> int:
+    """Action sequences of exactly `depth` actions; every leaf is made (BENCHMARKS.md)."""
+    if depth == 0:
+        return 1
+    actions = legal_actions(state)
+    if depth == 1:
+        for action in actions:
+            play(state, action)
+        return len(actions)
+    return sum(perft(play(state, action), depth - 1) for action in actions)
+
+
+def _is_action(action: object) -> bool:
+    return type(action) is tuple and bool(action) and {type(c) for c in action} == {int}
+
+
+class WarRuleset(Ruleset[WarState, Action]):
+    """The Game of War (Hudson Maxim, 1910), per `shared/rules/game_of_war.md`."""
+
+    id: ClassVar[str] = "war"
+    title: ClassVar[str] = TITLE
+    sides: ClassVar[tuple[SideInfo, ...]] = SIDES
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = OPTION_SPECS
+    presets = PRESETS
+
+    # -- options and set-up ------------------------------------------------------------
+
+    def new_game(self, options: Options, setup: str | None = None) -> WarState:
+        """The initial position of the options, or the position of a setup string (3.2)."""
+        return state_from_setup(options, setup)
+
+    def options_of(self, state: WarState) -> Options:
+        """The options the game was created with."""
+        return state.rules.options
+
+    def setup_text(self, state: WarState) -> str:
+        """The position as a setup string that `new_game` reads back to the same position."""
+        return setup_text_of(state)
+
+    # -- play --------------------------------------------------------------------------
+
+    def to_act(self, state: WarState) -> tuple[str, ...]:
+        """The side to move, or nobody once the game is over."""
+        return () if ended(state) is not None else (SIDE_IDS[state.side],)
+
+    def legal_actions(self, state: WarState) -> list[Action]:
+        """Every legal action (empty once the game is over)."""
+        return list(legal(state)[0])
+
+    def apply(self, state: WarState, action: Action) -> tuple[WarState, list[Event]]:
+        """Check `action`, then return the new position and the events (RuleError if illegal)."""
+        over = ended(state)
+        if over is not None:
+            raise RuleError(Reason.GAME_OVER, f"the game is over: {over.message}")
+        if not _is_action(action):
+            raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of War action")
+        if action not in legal(state)[1]:
+            raise explain(state, action)
+        after = play(state, action)
+        return after, action_events(state, action, after, ended(after))
+
+    def play(self, state: WarState, action: Action) -> WarState:
+        """The new position after a legal action (no checks, no events)."""
+        return play(state, action)
+
+    def actor(self, state: WarState, action: Action) -> str:
+        """The side to move performs every action."""
+        return SIDE_IDS[state.side]
+
+    def outcome(self, state: WarState) -> Outcome | None:
+        """How the game ended (sections 9 and 10), or None."""
+        return ended(state)
+
+    def perft(self, state: WarState, depth: int) -> int:
+        """The number of action sequences of exactly `depth` actions from `state`."""
+        return perft(state, depth)
+
+    # -- notation ----------------------------------------------------------------------
+
+    def format_action(self, state: WarState, action: Action) -> str:
+        """The notation of an action (section 2); `#C` marks a move after which a Citadel held."""
+        wins = action in legal(state)[1] and citadel_holder(play(state, action)) is not None
+        return format_action_text(state, action, ends_by_citadel=wins)
+
+    def parse_action(self, state: WarState, text: str, side: str | None = None) -> Action:
+        """The action `text` names for `side` (default: the side to move)."""
+        if side is None:
+            side_index = state.side
+        elif side in SIDE_IDS:
+            side_index = SIDE_IDS.index(side)
+        else:
+            raise RuleError(
+                Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(SIDE_IDS)}"
+            )
+        return parse_action(state, text, side_index)
+
+    # -- inspection --------------------------------------------------------------------
+
+    def check_state(self, state: WarState) -> list[str]:
+        """Every inconsistency of `state` that could not arise in play (all at once)."""
+        return check_state(state)
+
+    def pieces(self, state: WarState) -> list[PieceView]:
+        """Men and placed Flying Machines, with Troop flags and tags."""
+        board = state.board
+        mover = state.side
+        exposed_men = {m for men in exposed(state.rules, board, mover).values() for m in men}
+        views = []
+        for cell, piece in enumerate(board):
+            if not piece:
+                continue
+            side = side_of(piece)
+            kind = kind_of(piece)
+            tags: list[str] = []
+            if kind == TROOP:
+                tags.append("rear" if relative_rank(side, cell) == REAR_RANK else "van")
+            if kind <= TROOP_MOVED and FORWARD[side][cell] < 0:
+                tags.append("immobile")
+            if cell in exposed_men:
+                tags.append("exposed")
+            if cell in state.huffable:
+                tags.append("huffable")
+            views.append(
+                PieceView(
+                    kind=KIND_IDS[kind],
+                    side=SIDE_IDS[side],
+                    cell=NAMES[cell],
+                    moved=kind == TROOP_MOVED,
+                    tags=tuple(tags),
+                )
+            )
+        return views
+
+    def describe(self, options: Options) -> BoardDescription:
+        """The board, piece kinds, sides and rules summary for drawing."""
+        return describe_board(options)

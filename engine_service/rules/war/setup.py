@@ -1,0 +1,299 @@
+"""Set-ups as data: the setup string of section 3.2, its extensions, and the derived default.
+
+The section 3.2 string is three fields::
+
+    mhc1gk1chm/1t1t1t1t1t/t1t1t1t1t1/10/10/10/10/T1T1T1T1T1/1T1T1T1T1T/MHC1GK1CHM S FF:ff
+
+board (rank 10 first; upper case South, lower case North; digits are runs of empty squares,
+"10" an empty rank), side to move (S or N), and the Flying Machines in reserve (South's
+`F`s, a colon, North's `f`s; `-` or nothing for none).
+
+Extensions, so that any position of a game can be written exactly (a string without them
+reads as before, so every section 3.2 string is accepted unchanged):
+
+- `F` / `f` on the board: a placed Flying Machine of South / North (section 8).
+- Troop "has moved" (section 11): a Troop standing off its side's Troop ranks (ranks 2 and
+  3 counted from its own back rank, where every set-up of section 3 puts the Troops) has
+  always moved. A Troop on those ranks has not moved, unless the optional token
+  `moved=<cells>` lists it (`moved=b3,h3`).
+- `citadels=<south>,<north>` (e.g. `citadels=f1,f10`): the Citadel squares. Without it, the
+  Citadels are the King squares of the game's initial position as the options define it
+  (section 9: "the square on which its King stood at the start"), so a middlegame position
+  whose Kings have moved keeps the right Citadels. `initial_position` strings without the
+  token take their Citadels from their own Kings.
+- `ep=<cell>` (en_passant = displacement_only): the square just passed by a double step.
+- `huff=<cells>` (compulsion = huff): the Troops the side to move may huff.
+- `quiet=<n>`: plies since the last capture, Troop move or placement (no_progress_limit).
+- `move=<n>`: the turn number, 1 on each side's first turn (placement_first_turn).
+
+`setup_text` writes a token only when it says something the board does not, so the initial
+position prints as the plain section 3.2 string. The repetition history is not part of a
+set-up (like a chess FEN, a set-up starts a fresh history). A set-up is read as the position
+after the opponent's last move: if the side to move already has a man on the enemy Citadel,
+that occupation has held and the game is over (section 9).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Final
+
+from engine_service.rules.options import Options
+from engine_service.rules.war.army import (
+    EMPTY,
+    FLYING_MACHINES_PER_SIDE,
+    KING,
+    LETTER_KINDS,
+    NORTH,
+    SIDE_LETTERS,
+    SOUTH,
+    TROOP,
+    TROOP_MOVED,
+    code,
+    kind_of,
+    letter_of,
+    side_of,
+)
+from engine_service.rules.war.geometry import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
+
+TROOP_RANKS: Final = (2, 3)  # relative ranks where Troops stand at the start (3.1, 3.2)
+_TOKEN_KEYS: Final = ("moved", "citadels", "ep", "huff", "quiet", "move")
+
+
+class SetupError(ValueError):
+    """A setup string that cannot be read; the message says which part and why."""
+
+
+@dataclass
+class Setup:
+    """A position read from a setup string (codes per cell, a1 first)."""
+
+    board: list[int]
+    side: int
+    reserves: tuple[int, int]
+    citadels: tuple[int, int] | None = None
+    ep: int = -1
+    huffable: tuple[int, ...] = ()
+    quiet: int = 0
+    move: int = 1
+    notes: list[str] = field(default_factory=list)
+
+    def king_cells(self) -> tuple[int | None, int | None]:
+        """The cell of each side's King (None when it has none or more than one)."""
+        found: list[list[int]] = [[], []]
+        for cell, piece in enumerate(self.board):
+            if piece and kind_of(piece) == KING:
+                found[side_of(piece)].append(cell)
+        south, north = (cells[0] if len(cells) == 1 else None for cells in found)
+        return south, north
+
+
+def starts_unmoved(side: int, cell: int) -> bool:
+    """Whether a Troop on this cell reads as not yet moved when no token says otherwise."""
+    return relative_rank(side, cell) in TROOP_RANKS
+
+
+def _cells(text: str, what: str) -> tuple[int, ...]:
+    cells = []
+    for name in text.split(","):
+        if not name.strip():
+            continue
+        cell = cell_index(name)
+        if cell is None:
+            raise SetupError(f"{what}: {name!r} is not a square a1..j10")
+        cells.append(cell)
+    return tuple(cells)
+
+
+def _count(text: str, what: str) -> int:
+    if not text.isdigit():
+        raise SetupError(f"{what}: {text!r} is not a whole number")
+    return int(text)
+
+
+def _read_board(text: str) -> list[int]:
+    ranks = text.split("/")
+    if len(ranks) != HEIGHT:
+        raise SetupError(f"the board has {len(ranks)} ranks separated by '/', not {HEIGHT}")
+    board = [EMPTY] * CELLS
+    for row, rank_text in enumerate(ranks):
+        rank = HEIGHT - 1 - row
+        file = 0
+        for token in re.findall(r"10|[1-9]|.", rank_text):
+            if token.isdigit():
+                file += int(token)
+                continue
+            kind = LETTER_KINDS.get(token.upper())
+            if kind is None:
+                raise SetupError(
+                    f"rank {rank + 1}: {token!r} is no piece letter (K G M C H T F, "
+                    "upper case South, lower case North) or run of empty squares"
+                )
+            if file >= WIDTH:
+                raise SetupError(f"rank {rank + 1} ({rank_text!r}) covers more than {WIDTH} files")
+            side = SOUTH if token.isupper() else NORTH
+            board[rank * WIDTH + file] = code(side, kind)
+            file += 1
+        if file != WIDTH:
+            raise SetupError(f"rank {rank + 1} ({rank_text!r}) covers {file} files, not {WIDTH}")
+    return board
+
+
+def _read_reserves(text: str) -> tuple[int, int]:
+    south, sep, north = text.partition(":")
+    if not sep:
+        raise SetupError(f"reserves {text!r}: expected South's F's, ':', North's f's (FF:ff)")
+    counts = []
+    for part, letter in ((south, "F"), (north, "f")):
+        if part in ("", "-"):
+            counts.append(0)
+        elif part.isdigit():
+            counts.append(int(part))
+        elif set(part) == {letter}:
+            counts.append(len(part))
+        else:
+            raise SetupError(f"reserves {text!r}: {part!r} is not a run of {letter!r} or '-'")
+        if counts[-1] > FLYING_MACHINES_PER_SIDE:
+            raise SetupError(
+                f"reserves {text!r}: a side has {FLYING_MACHINES_PER_SIDE} Flying Machines"
+            )
+    return counts[0], counts[1]
+
+
+def parse_setup(text: str) -> Setup:
+    """Read a setup string; SetupError names the part that is wrong."""
+    fields = text.split()
+    if len(fields) < 3:
+        raise SetupError(
+            "a setup string has at least three fields: board, side to move (S or N) and "
+            "reserves (FF:ff)"
+        )
+    board = _read_board(fields[0])
+    side_text = fields[1].upper()
+    if side_text not in SIDE_LETTERS:
+        raise SetupError(f"side to move {fields[1]!r} is neither S nor N")
+    setup = Setup(board, SIDE_LETTERS.index(side_text), _read_reserves(fields[2]))
+    moved: tuple[int, ...] = ()
+    seen: set[str] = set()
+    for token in fields[3:]:
+        key, sep, value = token.partition("=")
+        key = key.lower()
+        if not sep or key not in _TOKEN_KEYS:
+            raise SetupError(
+                f"{token!r} is not one of the optional tokens "
+                + ", ".join(f"{k}=..." for k in _TOKEN_KEYS)
+            )
+        if key in seen:
+            raise SetupError(f"token {key}= appears twice")
+        seen.add(key)
+        if key == "moved":
+            moved = _cells(value, "moved")
+        elif key == "citadels":
+            cells = _cells(value, "citadels")
+            if len(cells) != 2 or cells[0] == cells[1]:
+                raise SetupError("citadels= needs two different squares: South's, North's")
+            setup.citadels = (cells[0], cells[1])
+        elif key == "ep":
+            cells = _cells(value, "ep")
+            if len(cells) != 1:
+                raise SetupError("ep= needs one square")
+            setup.ep = cells[0]
+        elif key == "huff":
+            setup.huffable = tuple(sorted(set(_cells(value, "huff"))))
+        elif key == "quiet":
+            setup.quiet = _count(value, "quiet")
+        else:
+            setup.move = _count(value, "move")
+            if setup.move < 1:
+                raise SetupError("move= counts from 1")
+    for cell, piece in enumerate(board):
+        if piece and kind_of(piece) == TROOP and not starts_unmoved(side_of(piece), cell):
+            board[cell] = piece + (TROOP_MOVED - TROOP)
+    for cell in moved:
+        piece = board[cell]
+        if not piece or kind_of(piece) > TROOP_MOVED:
+            raise SetupError(f"moved: {NAMES[cell]} holds no Troop")
+        board[cell] = code(side_of(piece), TROOP_MOVED)
+    return setup
+
+
+def board_text(board: bytes | list[int]) -> str:
+    """The board field of a setup string."""
+    rows = []
+    for rank in range(HEIGHT - 1, -1, -1):
+        out = []
+        run = 0
+        for file in range(WIDTH):
+            piece = board[rank * WIDTH + file]
+            if piece == EMPTY:
+                run += 1
+                continue
+            if run:
+                out.append(str(run))
+                run = 0
+            out.append(letter_of(piece))
+        if run:
+            out.append(str(run))
+        rows.append("".join(out))
+    return "/".join(rows)
+
+
+def format_setup(
+    board: bytes | list[int],
+    side: int,
+    reserves: tuple[int, int],
+    *,
+    citadels: tuple[int, int] | None = None,
+    ep: int = -1,
+    huffable: tuple[int, ...] = (),
+    quiet: int = 0,
+    move: int = 1,
+) -> str:
+    """A setup string; `citadels` is written only when given (the caller decides)."""
+    reserve_text = ("F" * reserves[0] or "-") + ":" + ("f" * reserves[1] or "-")
+    parts = [board_text(board), SIDE_LETTERS[side], reserve_text]
+    moved = [
+        NAMES[cell]
+        for cell, piece in enumerate(board)
+        if piece and kind_of(piece) == TROOP_MOVED and starts_unmoved(side_of(piece), cell)
+    ]
+    if moved:
+        parts.append("moved=" + ",".join(moved))
+    if citadels is not None:
+        parts.append(f"citadels={NAMES[citadels[0]]},{NAMES[citadels[1]]}")
+    if ep >= 0:
+        parts.append(f"ep={NAMES[ep]}")
+    if huffable:
+        parts.append("huff=" + ",".join(NAMES[c] for c in huffable))
+    if quiet:
+        parts.append(f"quiet={quiet}")
+    if move != 1:
+        parts.append(f"move={move}")
+    return " ".join(parts)
+
+
+def derived_setup_text(options: Options) -> str:
+    """The initial position the options describe (section 3.2, 3.3, 16)."""
+    given: str = options["initial_position"]
+    if given:
+        return given
+    back: str = options["back_rank"]
+    rear_files = (1, 3, 5, 7, 9) if options["troop_parity"] == "rear_bdfhj" else (0, 2, 4, 6, 8)
+    south: dict[tuple[int, int], int] = {}
+    for file, letter in enumerate(back):
+        if letter != ".":
+            south[(file, 0)] = LETTER_KINDS[letter]
+    for file in range(WIDTH):
+        south[(file, 1 if file in rear_files else 2)] = TROOP
+    board = [EMPTY] * CELLS
+    for (file, rank), kind in south.items():
+        board[rank * WIDTH + file] = code(SOUTH, kind)
+        if options["north_layout"] == "mirror":
+            north_file, north_rank = file, HEIGHT - 1 - rank
+        else:
+            north_file, north_rank = WIDTH - 1 - file, HEIGHT - 1 - rank
+        board[north_rank * WIDTH + north_file] = code(NORTH, kind)
+    side = SOUTH if options["first_player"] == "south" else NORTH
+    full = (FLYING_MACHINES_PER_SIDE, FLYING_MACHINES_PER_SIDE)
+    return format_setup(board, side, full)

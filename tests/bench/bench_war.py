@@ -1,0 +1,113 @@
+"""The Game of War rules core: perft beside python-chess, legal actions and apply.
+
+Figures (BENCHMARKS.md: median of repeated samples with the spread; references measured in
+the same run):
+- perft(3) nodes per second from the Game of War start position (every leaf made with
+  `play`, like python-chess's push/pop of every leaf), beside python-chess perft(3) from
+  the chess start position, with the ratio (goal >= 1.0);
+- microseconds to list the legal actions of a middlegame position (the generator itself,
+  not the ruleset's cache);
+- microseconds per `play` (unchecked) and per `apply` (checked, with events and the
+  outcome of the new position) over the positions of a random game, caches cleared, so
+  every call does the work a stateless engine request does.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from engine_service.rules.war import Action, WarRuleset, WarState
+from engine_service.rules.war.movegen import legal_actions
+from engine_service.rules.war.ruleset import clear_caches
+from tests.bench.harness import Bench, chess_perft_rate
+
+RULESET = WarRuleset()
+PERFT_DEPTH = 3
+
+
+def middlegame() -> WarState:
+    """A position after 24 random plies from the start (seeded), game not over."""
+    rng = random.Random("war bench middlegame")
+    options = RULESET.resolve_options({})
+    while True:
+        state = RULESET.new_game(options)
+        for _ in range(24):
+            actions = RULESET.legal_actions(state)
+            if not actions:
+                break
+            state = RULESET.play(state, rng.choice(actions))
+        if RULESET.outcome(state) is None:
+            return state
+
+
+def game_positions(plies: int = 200) -> list[tuple[WarState, Action]]:
+    """(position, a legal action) along random games from the start, seeded."""
+    rng = random.Random("war bench game")
+    options = RULESET.resolve_options({})
+    pairs: list[tuple[WarState, Action]] = []
+    while len(pairs) < plies:
+        state = RULESET.new_game(options)
+        while len(pairs) < plies:
+            actions = RULESET.legal_actions(state)
+            if not actions:
+                break
+            action = rng.choice(actions)
+            pairs.append((state, action))
+            state = RULESET.play(state, action)
+    return pairs
+
+
+def run(bench: Bench) -> None:
+    """Measure and report the Game of War figures."""
+    start = RULESET.new_game(RULESET.resolve_options({}))
+    chess = bench.report(chess_perft_rate(bench, PERFT_DEPTH))
+    war = bench.rate(
+        f"war perft({PERFT_DEPTH}) start position",
+        lambda: RULESET.perft(start, PERFT_DEPTH),
+        "nodes/s",
+    )
+    bench.report(war, chess, goal=">= 1.0")
+
+    position = middlegame()
+    count = len(legal_actions(position))
+    bench.report(
+        bench.micros(
+            f"war legal actions, middlegame ({count} actions)",
+            lambda: legal_actions(position),
+            calls=200,
+        ),
+        higher_is_better=False,
+    )
+
+    pairs = game_positions()
+
+    def per_call(work: Callable[[WarState, Action], object], fresh: bool) -> Callable[[], float]:
+        """A sampler: microseconds per call of `work` over the game positions."""
+
+        def once() -> float:
+            """One sample."""
+            if fresh:
+                clear_caches()
+            started = time.perf_counter()
+            for state, action in pairs:
+                work(state, action)
+            return (time.perf_counter() - started) / len(pairs) * 1e6
+
+        return once
+
+    bench.report(
+        bench.sample(
+            "war play (unchecked), game positions", per_call(RULESET.play, False), "us/call"
+        ),
+        higher_is_better=False,
+    )
+    bench.report(
+        bench.sample(
+            "war apply (checked, events), game positions, caches cleared",
+            per_call(RULESET.apply, True),
+            "us/call",
+        ),
+        higher_is_better=False,
+    )
