@@ -63,7 +63,9 @@ class GameConverter(ABC, Generic[S, A]):
         """The core state of `msg.pieces` and `msg.<game>`; `invalid_state(...)` if malformed.
 
         Structural problems (unknown cells or kinds, two pieces on a cell, missing detail)
-        are raised here with the field named; rule-level consistency is `check_state`'s.
+        are raised here with the field named from a root called `state` ("state.pieces[3]");
+        `Conversions` re-roots it to where the state sits in the request. Rule-level
+        consistency is `check_state`'s.
         """
 
     @abstractmethod
@@ -153,7 +155,12 @@ class Conversions:
             options = ruleset.resolve_options(dict(msg.options))
         except RuleError as error:
             raise invalid_state(error.message, f"{field}.{error.field or 'options'}") from None
-        state = converter.state_from_proto(msg, options)
+        try:
+            state = converter.state_from_proto(msg, options)
+        except RuleError as error:
+            if error.field and field != "state" and error.field.startswith("state"):
+                error.field = field + error.field.removeprefix("state")
+            raise
         problems = ruleset.check_state(state)
         if problems:
             raise invalid_state("; ".join(problems), field)
