@@ -36,7 +36,7 @@ class Opponent:
 
     def join(self, code: str) -> matchmaker_pb2.GameView:
         request = matchmaker_pb2.JoinGameRequest(invite_code=code)
-        return self.stub.JoinGame(request, metadata=self.metadata, timeout=10).game  # type: ignore[no-any-return]
+        return self.stub.JoinGame(request, metadata=self.metadata, timeout=10).game
 
     def play(self, game_id: str, text: str) -> None:
         deadline = time.monotonic() + 20

@@ -2,9 +2,10 @@
 
 One test per case id (the complex-attack example and the 47 further tests). Each JSON
 protocol action becomes its small actions (helpers.small_actions) applied atomically with
-`Game.apply_all`, exactly as the service applies a batch; a surrender is the shared `Resign`. Checked against the JSON: status, rejection code and
-index, state unchanged after a rejection, combat tallies, eliminations, advance options,
-final squares, winner and the phase after.
+`Game.apply_all`, exactly as the service applies a batch; a surrender is the shared
+`Resign`. Checked against the JSON: status, rejection code and index, state unchanged after
+a rejection, combat tallies, eliminations, advance options, final squares, winner and the
+phase after.
 """
 
 from __future__ import annotations
