@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic
 
-from engine_service.rules.base import A, Outcome, OutcomeReason, PieceView, Ruleset, S
+from engine_service.rules.base import A, Outcome, OutcomeReason, Ruleset, S
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import (
     AcceptDraw,
@@ -77,16 +77,6 @@ class GameConverter(ABC, Generic[S, A]):
         """The core action of `msg.<game>` (its side is `msg.side`); RuleError if malformed."""
 
 
-def piece_to_proto(piece: PieceView, out: game_pb2.Piece) -> None:
-    """Fill a contract Piece from a core piece view."""
-    out.kind = piece.kind
-    out.side = piece.side
-    out.cell = piece.cell
-    out.id = piece.id
-    out.moved = piece.moved
-    out.tags.extend(piece.tags)
-
-
 class Conversions:
     """Whole states and actions of every game, given each game's converter."""
 
@@ -115,8 +105,12 @@ class Conversions:
             draw_offer=game.draw_offer or "",
         )
         out.options.update(ruleset.options_of(game.state).as_text())
-        for piece in ruleset.pieces(game.state):
-            piece_to_proto(piece, out.pieces.add())
+        out.pieces.extend(
+            game_pb2.Piece(
+                kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags
+            )
+            for p in ruleset.pieces(game.state)
+        )
         out.to_act.extend(game.to_act())
         outcome = game.outcome
         if outcome is not None:

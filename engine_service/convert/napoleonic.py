@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from typing import NoReturn
 
 from engine_service.convert.base import GameConverter, invalid_state
 from engine_service.rules.base import Outcome, OutcomeReason
@@ -254,6 +255,44 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
         players: list[str],
         armies: dict[str, tuple[str, ...]],
     ) -> tuple[Unit, ...]:
+        """The units of `msg.pieces`; the checks run per unit per call, so errors are built
+        only when one is found (by `_refuse_units`)."""
+        allowed = {
+            (side, kind): count
+            for side, army in armies.items()
+            for kind, count in Counter(army).items()
+        }
+        units: list[Unit] = []
+        ids: set[str] = set()
+        taken: set[int] = set()
+        counts: Counter[tuple[str, str]] = Counter()
+        for piece in msg.pieces:
+            cell = geo.index.get(piece.cell)
+            key = (piece.side, piece.kind)
+            counts[key] += 1
+            if (
+                cell is None
+                or piece.kind not in UNIT_TYPES
+                or piece.side not in players
+                or not UNIT_ID.match(piece.id)
+                or piece.id in ids
+                or cell in taken
+                or counts[key] > allowed.get(key, 0)
+            ):
+                NapoleonicConverter._refuse_units(msg, geo, players, armies)
+            ids.add(piece.id)
+            taken.add(cell)
+            units.append(Unit(piece.id, piece.side, piece.kind, cell))
+        return sort_units(units)
+
+    @staticmethod
+    def _refuse_units(
+        msg: game_pb2.GameState,
+        geo: Geometry,
+        players: list[str],
+        armies: dict[str, tuple[str, ...]],
+    ) -> NoReturn:
+        """Raise the precise error for the first wrong unit of `msg.pieces`."""
         units: list[Unit] = []
         ids: set[str] = set()
         taken: dict[int, str] = {}
@@ -284,7 +323,7 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
                     f"{field}.kind",
                 )
             units.append(Unit(piece.id, side, kind, cell))
-        return sort_units(units)
+        raise AssertionError("the fast path found a fault the precise checks did not")
 
     @staticmethod
     def _terrain(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import NoReturn
 
 from engine_service.convert.base import GameConverter, invalid_state
 from engine_service.rules.errors import Reason, RuleError
@@ -51,6 +52,9 @@ def _cell(name: str, field: str, what: str) -> int:
     if cell is None:
         raise invalid_state(f"{what} {name!r} is not a cell a1..j10", field)
     return cell
+
+
+_SIDE_INDEX = {name: index for index, name in enumerate(SIDE_IDS)}
 
 
 def _side(name: str, field: str) -> int:
@@ -133,26 +137,42 @@ class WarConverter(GameConverter[WarState, Action]):
         )
 
     @staticmethod
+    def _refuse_piece(board: list[int], i: int, piece: game_pb2.Piece) -> NoReturn:
+        """Raise the precise error for a piece the fast path found wrong."""
+        where = f"state.pieces[{i}]"
+        kind = KINDS.get(piece.kind)
+        if kind is None:
+            raise invalid_state(
+                f"unknown piece kind {piece.kind!r}; kinds: {', '.join(KINDS)}", f"{where}.kind"
+            )
+        _side(piece.side, f"{where}.side")
+        cell = _cell(piece.cell, f"{where}.cell", "cell")
+        if board[cell] != EMPTY:
+            raise invalid_state(f"two pieces on {piece.cell}", f"{where}.cell")
+        if piece.moved and kind != TROOP:
+            raise invalid_state(
+                f"only a Troop can be marked as moved, not a {piece.kind}", f"{where}.moved"
+            )
+        raise invalid_state("Game of War pieces have no unit ids", f"{where}.id")
+
+    @staticmethod
     def _board(pieces: Sequence[game_pb2.Piece], reserves: tuple[int, int]) -> bytes:
         board = [EMPTY] * CELLS
         counts: list[Counter[str]] = [Counter(), Counter()]
         for i, piece in enumerate(pieces):
-            where = f"state.pieces[{i}]"
             kind = KINDS.get(piece.kind)
-            if kind is None:
-                raise invalid_state(
-                    f"unknown piece kind {piece.kind!r}; kinds: {', '.join(KINDS)}", f"{where}.kind"
-                )
-            side = _side(piece.side, f"{where}.side")
-            cell = _cell(piece.cell, f"{where}.cell", "cell")
-            if board[cell] != EMPTY:
-                raise invalid_state(f"two pieces on {piece.cell}", f"{where}.cell")
-            if piece.moved and kind != TROOP:
-                raise invalid_state(
-                    f"only a Troop can be marked as moved, not a {piece.kind}", f"{where}.moved"
-                )
-            if piece.id:
-                raise invalid_state("Game of War pieces have no unit ids", f"{where}.id")
+            side = _SIDE_INDEX.get(piece.side, -1)
+            cell = cell_index(piece.cell)
+            if (
+                kind is None
+                or side < 0
+                or cell is None
+                or piece.cell != piece.cell.strip().lower()
+                or board[cell] != EMPTY
+                or (piece.moved and kind != TROOP)
+                or piece.id
+            ):
+                WarConverter._refuse_piece(board, i, piece)
             counts[side][piece.kind] += 1
             board[cell] = code(side, TROOP_MOVED if kind == TROOP and piece.moved else kind)
         for side in (0, 1):

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec, resolve_options
 
+RESOLVED_OPTIONS_KEPT = 256  # distinct option sets remembered per ruleset
 S = TypeVar("S")  # a game's state: an immutable value
 A = TypeVar("A")  # a game's action: an immutable, hashable value
 
@@ -226,7 +227,23 @@ class Ruleset(ABC, Generic[S, A]):
     # -- options and set-up ----------------------------------------------------------
 
     def resolve_options(self, given: Mapping[str, str], preset: str | None = None) -> Options:
-        """Checked options from text values and an optional preset name."""
+        """Checked options from text values and an optional preset name.
+
+        Every request carries its options as text, so the answers are remembered: the same
+        text always gives the same immutable `Options`.
+        """
+        key = (tuple(sorted(given.items())), preset)
+        cache: dict[Any, Options] = self.__dict__.setdefault("_resolved_options", {})
+        found = cache.get(key)
+        if found is None:
+            found = self.read_options(given, preset)
+            if len(cache) >= RESOLVED_OPTIONS_KEPT:
+                cache.clear()
+            cache[key] = found
+        return found
+
+    def read_options(self, given: Mapping[str, str], preset: str | None) -> Options:
+        """Checked options from text, uncached (games that layer scenario defaults override it)."""
         return resolve_options(self.option_specs, given, presets=self.presets, preset=preset)
 
     @abstractmethod

@@ -8,7 +8,7 @@ and the standing draw offer, and applies batches of actions atomically.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic
 
 from engine_service.rules.base import (
@@ -66,6 +66,7 @@ _FORFEIT_TEXT = {
     OutcomeReason.ABANDONED: "abandon",
 }
 META_NOTATION_HELP = "resign, offer draw, accept draw, decline draw"
+_NOT_YET = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +77,18 @@ class Game(Generic[S]):
     state: S
     ended: Outcome | None = None  # by resignation, agreement, time or abandonment
     draw_offer: str | None = None  # the side whose draw offer stands
+    # The rules' outcome of `state`, worked out once (a Game never changes).
+    _by_rules: Any = field(default=_NOT_YET, init=False, compare=False, repr=False)
 
     @property
     def outcome(self) -> Outcome | None:
         """How the game ended, by the rules or by the players; None while it goes on."""
-        return self.ended or self.ruleset.outcome(self.state)
+        if self.ended is not None:
+            return self.ended
+        if self._by_rules is _NOT_YET:
+            object.__setattr__(self, "_by_rules", self.ruleset.outcome(self.state))
+        result: Outcome | None = self._by_rules
+        return result
 
     def to_act(self) -> tuple[str, ...]:
         """The sides that may send a game action now."""

@@ -121,12 +121,13 @@ class OptionSpec:
 class Options(Mapping[str, Any]):
     """The effective, typed value of every option of one game (immutable, hashable)."""
 
-    __slots__ = ("_hash", "_specs", "_values")
+    __slots__ = ("_hash", "_specs", "_text", "_values")
 
     def __init__(self, specs: Mapping[str, OptionSpec], values: Mapping[str, Any]) -> None:
         self._specs = specs
         self._values = dict(values)
         self._hash: int | None = None  # states hash their options in every table lookup
+        self._text: dict[str, str] | None = None  # every response carries them
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
@@ -149,8 +150,10 @@ class Options(Mapping[str, Any]):
         return f"Options({self.as_text()!r})"
 
     def as_text(self) -> dict[str, str]:
-        """Every option as canonical text, in declaration order."""
-        return {name: self._specs[name].format(value) for name, value in self._values.items()}
+        """Every option as canonical text, in declaration order (a fresh dict)."""
+        if self._text is None:
+            self._text = {name: self._specs[name].format(v) for name, v in self._values.items()}
+        return dict(self._text)
 
     def non_default(self) -> dict[str, str]:
         """Only the options that differ from their default, as canonical text."""

@@ -121,7 +121,7 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
 
     # -- options and set-up ------------------------------------------------------------
 
-    def resolve_options(self, given: Mapping[str, str], preset: str | None = None) -> Options:
+    def read_options(self, given: Mapping[str, str], preset: str | None) -> Options:
         """Defaults < the scenario's values < the preset < `given` (scenarios are data)."""
         scenario = SCENARIOS.get(str(given.get("scenario", "standard")).strip())
         layered: dict[str, str] = {}
