@@ -10,6 +10,7 @@ maps to its own status (`refusal_status`).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -95,31 +96,37 @@ class Engine:
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
-        self.channel = grpc.aio.insecure_channel(
-            target,
-            options=[
-                ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-                ("grpc.max_send_message_length", 16 * 1024 * 1024),
-                ("grpc.keepalive_time_ms", 30_000),
-                ("grpc.lb_policy_name", "round_robin"),
-                # Reconnect quickly after an engine restart instead of backing off for long.
-                ("grpc.initial_reconnect_backoff_ms", 200),
-                ("grpc.max_reconnect_backoff_ms", 2000),
-            ],
+        options = [
+            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+            ("grpc.max_send_message_length", 16 * 1024 * 1024),
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.lb_policy_name", "round_robin"),
+            # Reconnect quickly after an engine restart instead of backing off for long.
+            ("grpc.initial_reconnect_backoff_ms", 200),
+            ("grpc.max_reconnect_backoff_ms", 2000),
+            # Each channel its own connections: the pool spreads calls over engine workers.
+            ("grpc.use_local_subchannel_pool", 1),
+        ]
+        self.channels = [
+            grpc.aio.insecure_channel(target, options=options)
+            for _ in range(max(1, settings.engine_connections))
+        ]
+        self._stubs = itertools.cycle(
+            [engine_pb2_grpc.RulesEngineStub(channel) for channel in self.channels]
         )
-        self.stub = engine_pb2_grpc.RulesEngineStub(self.channel)
         self._games: dict[str, board_pb2.GameInfo] = {}
 
     async def close(self) -> None:
-        """Close the channel."""
-        await self.channel.close()
+        """Close the channels."""
+        for channel in self.channels:
+            await channel.close()
 
     async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
         deadline = timeout or self.settings.engine_timeout
         attempts = max(1, self.settings.engine_retries)
         for attempt in range(attempts):
             try:
-                return await getattr(self.stub, method)(request, timeout=deadline)
+                return await getattr(next(self._stubs), method)(request, timeout=deadline)
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 if code == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:

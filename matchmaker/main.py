@@ -37,6 +37,11 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     ("redis_timeout", "MATCHMAKER_REDIS_TIMEOUT", "seconds a Redis command may take"),
     ("engine_timeout", "MATCHMAKER_ENGINE_TIMEOUT", "deadline of one engine call, in seconds"),
     (
+        "engine_connections",
+        "MATCHMAKER_ENGINE_CONNECTIONS",
+        "connections to the engine, used in turn (spreads calls over its worker processes)",
+    ),
+    (
         "engine_retries",
         "MATCHMAKER_ENGINE_RETRIES",
         "attempts of an engine call that finds it unavailable",

@@ -21,6 +21,9 @@ class Settings:
     redis_timeout: float = 2.0  # socket timeout of ordinary commands
     engine_timeout: float = 5.0  # deadline of one engine call (SuggestAction: bot time + this)
     engine_retries: int = 3  # attempts of an engine call that found it UNAVAILABLE
+    # Connections to the engine, used in turn: an engine's worker processes share one port
+    # by SO_REUSEPORT, which spreads connections, not the calls of one connection.
+    engine_connections: int = 4
     retry_hint: float = 1.0  # the "retry after" offered with UNAVAILABLE
     # -- expiry (nothing lives forever)
     player_ttl: float = 30 * DAY  # an idle player's keys (renewed by every call)

@@ -3,7 +3,10 @@
     python -m tests.bench.load TARGET METHOD REQUEST_FILE --concurrency N --seconds T
 
 Requests are sent as pre-serialized bytes (no protobuf work in the client), so the figures
-measure the server. Prints one JSON line: calls, errors, seconds, latencies (p50, p99).
+measure the server. Each client has its own connection, as separate callers would: a
+server's worker processes share a port by SO_REUSEPORT, which spreads connections (not the
+requests of one connection) over them. Prints one JSON line: calls, errors, seconds,
+latencies (p50, p99).
 """
 
 from __future__ import annotations
