@@ -96,7 +96,19 @@ class _Engine:
             env={**os.environ, "WARGAME_LOG_FORMAT": "json"},
         )
         wait_healthy(self.address, "wargame.v1.RulesEngine", 60)
-        time.sleep(0.5 if workers > 1 else 0)  # let every worker finish starting
+        # Connections are spread over the workers listening when they are made, and the load
+        # keeps its connections: wait until every worker listens, not just the first.
+        deadline = time.monotonic() + 60
+        while self.listeners() < workers and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    def listeners(self) -> int:
+        """How many sockets listen on the engine's port (one per worker)."""
+        port = self.address.rpartition(":")[2]
+        out = subprocess.run(
+            ["ss", "-Htln", f"( sport = :{port} )"], capture_output=True, text=True, check=False
+        ).stdout
+        return len(out.strip().splitlines())
 
     def worker_rss_mb(self) -> list[float]:
         """Resident memory of each serving process (the workers, or the single process)."""

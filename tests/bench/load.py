@@ -28,28 +28,31 @@ async def _load(
     options = [
         ("grpc.max_receive_message_length", 64 << 20),
         ("grpc.max_send_message_length", 64 << 20),
+        ("grpc.use_local_subchannel_pool", 1),  # a connection of its own per channel
     ]
     latencies: list[float] = []
     errors = 0
-    async with grpc.aio.insecure_channel(target, options=options) as channel:
-        call = channel.unary_unary(method)  # bytes in, bytes out
-        await call(payload, timeout=30)  # warm the connection
-        stop_at = time.perf_counter() + seconds
+    channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(concurrency)]
+    calls = [channel.unary_unary(method) for channel in channels]  # bytes in, bytes out
+    await asyncio.gather(*(call(payload, timeout=30) for call in calls))  # connect and warm
+    stop_at = time.perf_counter() + seconds
 
-        async def client() -> None:
-            nonlocal errors
-            while time.perf_counter() < stop_at:
-                started = time.perf_counter()
-                try:
-                    await call(payload, timeout=30)
-                except grpc.RpcError:
-                    errors += 1
-                    continue
-                latencies.append(time.perf_counter() - started)
+    async def client(call: grpc.aio.UnaryUnaryMultiCallable) -> None:
+        nonlocal errors
+        while time.perf_counter() < stop_at:
+            started = time.perf_counter()
+            try:
+                await call(payload, timeout=30)
+            except grpc.RpcError:
+                errors += 1
+                continue
+            latencies.append(time.perf_counter() - started)
 
-        began = time.perf_counter()
-        await asyncio.gather(*(client() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - began
+    began = time.perf_counter()
+    await asyncio.gather(*(client(call) for call in calls))
+    elapsed = time.perf_counter() - began
+    for channel in channels:
+        await channel.close()
     ordered = sorted(latencies) or [0.0]
     return {
         "calls": len(latencies),
