@@ -16,13 +16,12 @@ the same run):
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 
 from engine_service.rules.battle import BattleRuleset, BattleState, Move
 from engine_service.rules.battle.duties import analyse
-from tests.bench.harness import Bench, chess_perft_rate
+from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame
 
 RULESET = BattleRuleset()
 PERFT_DEPTH = 3
@@ -31,38 +30,6 @@ CONTACT = (
     "attacker: W129 A40 A131 C125 C130 I113 I127 I128 I132 I133 L85 L87 L101 L103; "
     "defender: T19 A9 A14 C10 C15 I7 I8 I16 I26 I13 L39 L41 L43 L45"
 )
-
-
-def middlegame() -> BattleState:
-    """A position after 40 random plies from the start (seeded), game not over."""
-    rng = random.Random("battle bench middlegame")
-    options = RULESET.resolve_options({})
-    while True:
-        state = RULESET.new_game(options)
-        for _ in range(40):
-            actions = RULESET.legal_actions(state)
-            if not actions:
-                break
-            state = RULESET.play(state, rng.choice(actions))
-        if RULESET.outcome(state) is None:
-            return state
-
-
-def game_positions(plies: int = 200) -> list[tuple[BattleState, Move]]:
-    """(position, a legal move) along random games from the start, seeded."""
-    rng = random.Random("battle bench game")
-    options = RULESET.resolve_options({})
-    pairs: list[tuple[BattleState, Move]] = []
-    while len(pairs) < plies:
-        state = RULESET.new_game(options)
-        while len(pairs) < plies:
-            actions = RULESET.legal_actions(state)
-            if not actions:
-                break
-            action = rng.choice(actions)
-            pairs.append((state, action))
-            state = RULESET.play(state, action)
-    return pairs
 
 
 def _fresh(state: BattleState) -> BattleState:
@@ -94,7 +61,7 @@ def run(bench: Bench) -> None:
         chess,
     )
 
-    position = middlegame()
+    position = middlegame(RULESET, 40, "battle bench middlegame")
     count = len(analyse(position.board, position.side, position.rules).legal)
     bench.report(
         bench.micros(
@@ -105,7 +72,9 @@ def run(bench: Bench) -> None:
         higher_is_better=False,
     )
 
-    pairs = [(_fresh(state), move) for state, move in game_positions()]
+    pairs = [
+        (_fresh(state), move) for state, move in game_positions(RULESET, 200, "battle bench game")
+    ]
 
     def per_call(work: Callable[[BattleState, Move], object]) -> Callable[[], float]:
         def once() -> float:

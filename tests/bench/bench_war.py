@@ -14,49 +14,16 @@ the same run):
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 
 from engine_service.rules.war import Action, WarRuleset, WarState
 from engine_service.rules.war.movegen import legal_actions
 from engine_service.rules.war.ruleset import clear_caches
-from tests.bench.harness import Bench, chess_perft_rate
+from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame
 
 RULESET = WarRuleset()
 PERFT_DEPTH = 3
-
-
-def middlegame() -> WarState:
-    """A position after 24 random plies from the start (seeded), game not over."""
-    rng = random.Random("war bench middlegame")
-    options = RULESET.resolve_options({})
-    while True:
-        state = RULESET.new_game(options)
-        for _ in range(24):
-            actions = RULESET.legal_actions(state)
-            if not actions:
-                break
-            state = RULESET.play(state, rng.choice(actions))
-        if RULESET.outcome(state) is None:
-            return state
-
-
-def game_positions(plies: int = 200) -> list[tuple[WarState, Action]]:
-    """(position, a legal action) along random games from the start, seeded."""
-    rng = random.Random("war bench game")
-    options = RULESET.resolve_options({})
-    pairs: list[tuple[WarState, Action]] = []
-    while len(pairs) < plies:
-        state = RULESET.new_game(options)
-        while len(pairs) < plies:
-            actions = RULESET.legal_actions(state)
-            if not actions:
-                break
-            action = rng.choice(actions)
-            pairs.append((state, action))
-            state = RULESET.play(state, action)
-    return pairs
 
 
 def run(bench: Bench) -> None:
@@ -70,7 +37,7 @@ def run(bench: Bench) -> None:
     )
     bench.report(war, chess, goal=">= 1.0")
 
-    position = middlegame()
+    position = middlegame(RULESET, 24, "war bench middlegame")
     count = len(legal_actions(position))
     bench.report(
         bench.micros(
@@ -81,7 +48,7 @@ def run(bench: Bench) -> None:
         higher_is_better=False,
     )
 
-    pairs = game_positions()
+    pairs = game_positions(RULESET, 200, "war bench game")
 
     def per_call(work: Callable[[WarState, Action], object], fresh: bool) -> Callable[[], float]:
         """A sampler: microseconds per call of `work` over the game positions."""

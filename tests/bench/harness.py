@@ -9,11 +9,15 @@ file under the run folder.
 from __future__ import annotations
 
 import json
+import random
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
+
+from engine_service.rules.base import AnyRuleset
 
 WARMUP = 1
 REPEATS = 5
@@ -127,6 +131,38 @@ class Bench:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
         data = {"at": stamp, "figures": [asdict(f) for f in self.figures]}
         path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def middlegame(ruleset: AnyRuleset, plies: int, seed: str) -> Any:
+    """A position after `plies` seeded random actions from the start, game not over."""
+    rng = random.Random(seed)
+    options = ruleset.resolve_options({})
+    while True:
+        state = ruleset.new_game(options)
+        for _ in range(plies):
+            actions = ruleset.legal_actions(state)
+            if not actions:
+                break
+            state = ruleset.play(state, rng.choice(actions))
+        if ruleset.outcome(state) is None:
+            return state
+
+
+def game_positions(ruleset: AnyRuleset, count: int, seed: str) -> list[tuple[Any, Any]]:
+    """`count` (position, legal action) pairs along seeded random games from the start."""
+    rng = random.Random(seed)
+    options = ruleset.resolve_options({})
+    pairs: list[tuple[Any, Any]] = []
+    while len(pairs) < count:
+        state = ruleset.new_game(options)
+        while len(pairs) < count:
+            actions = ruleset.legal_actions(state)
+            if not actions:
+                break
+            action = rng.choice(actions)
+            pairs.append((state, action))
+            state = ruleset.play(state, action)
+    return pairs
 
 
 def chess_perft_rate(bench: Bench, depth: int = 3) -> Figure:
