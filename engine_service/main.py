@@ -24,25 +24,12 @@ DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_METRICS = "127.0.0.1:9151"
 
 
-def _address_or_off(text: str) -> str:
-    if text.lower() in ("", "0", "off", "none"):
-        return "off"
-    host_port(text)
-    return text
-
-
 def build_parser() -> Parser:
     """The command-line parser (flags and their WARGAME_ENGINE_* variables)."""
     parser = Parser(prog=PROG, description="The stateless wargame rules engine (gRPC).")
     commands = parser.add_subparsers(dest="command", metavar="{serve,perft}", parser_class=Parser)
     serve = commands.add_parser("serve", help="serve wargame.v1.RulesEngine (the default command)")
-    serve.flag(
-        "--listen",
-        env="ENGINE_LISTEN",
-        default=DEFAULT_LISTEN,
-        type=_listen,
-        help="address to serve gRPC on (port 0 picks a free port)",
-    )
+    serve.service_flags("ENGINE", DEFAULT_LISTEN, DEFAULT_METRICS)
     serve.flag(
         "--workers",
         env="ENGINE_WORKERS",
@@ -52,13 +39,6 @@ def build_parser() -> Parser:
     )
     serve.flag(
         "--threads", env="ENGINE_THREADS", type=int, default=8, help="request threads per worker"
-    )
-    serve.flag(
-        "--metrics-listen",
-        env="ENGINE_METRICS_LISTEN",
-        default=DEFAULT_METRICS,
-        type=_address_or_off,
-        help="address of the Prometheus metrics page, or 'off'",
     )
     serve.flag(
         "--grace",
@@ -102,20 +82,6 @@ def build_parser() -> Parser:
         help="file holding the 32-byte key (hex) for sealed Attack-at-Dawn deployments; "
         "every replica needs the same key",
     )
-    serve.flag(
-        "--log-format",
-        env="LOG_FORMAT",
-        default="auto",
-        choices=("auto", "json", "console"),
-        help="log lines as JSON or readable console text (auto: console on a terminal)",
-    )
-    serve.flag(
-        "--log-level",
-        env="LOG_LEVEL",
-        default="info",
-        choices=("debug", "info", "warning", "error"),
-        help="lowest level logged",
-    )
     serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
 
     perft = commands.add_parser(
@@ -135,11 +101,6 @@ def build_parser() -> Parser:
         "--divide", action="store_true", help="also count per first action at the last depth"
     )
     return parser
-
-
-def _listen(text: str) -> str:
-    host_port(text)
-    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:

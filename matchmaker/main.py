@@ -132,18 +132,6 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
 ZERO_ALLOWED = frozenset({"rate_limit", "window_growth", "grace"})
 
 
-def _address_or_off(text: str) -> str:
-    if text.lower() in ("", "0", "off", "none"):
-        return "off"
-    host_port(text)
-    return text
-
-
-def _listen(text: str) -> str:
-    host_port(text)
-    return text
-
-
 def build_parser() -> Parser:
     """The command-line parser (flags and their WARGAME_* variables)."""
     parser = Parser(
@@ -153,40 +141,13 @@ def build_parser() -> Parser:
     )
     commands = parser.add_subparsers(dest="command", metavar="{serve}", parser_class=Parser)
     serve = commands.add_parser("serve", help="serve wargame.v1.Matchmaker (the default command)")
-    serve.flag(
-        "--listen",
-        env="MATCHMAKER_LISTEN",
-        default=DEFAULT_LISTEN,
-        type=_listen,
-        help="address to serve gRPC on (port 0 picks a free port)",
-    )
-    serve.flag(
-        "--metrics-listen",
-        env="MATCHMAKER_METRICS_LISTEN",
-        default=DEFAULT_METRICS,
-        type=_address_or_off,
-        help="address of the Prometheus metrics page, or 'off'",
-    )
+    serve.service_flags("MATCHMAKER", DEFAULT_LISTEN, DEFAULT_METRICS)
     defaults = Settings()
     for name, env, text in FLAGS:
         default = getattr(defaults, name)
         serve.flag(
             "--" + name.replace("_", "-"), env=env, default=default, type=type(default), help=text
         )
-    serve.flag(
-        "--log-format",
-        env="LOG_FORMAT",
-        default="auto",
-        choices=("auto", "json", "console"),
-        help="log lines as JSON or readable console text (auto: console on a terminal)",
-    )
-    serve.flag(
-        "--log-level",
-        env="LOG_LEVEL",
-        default="info",
-        choices=("debug", "info", "warning", "error"),
-        help="lowest level logged",
-    )
     return parser
 
 

@@ -156,7 +156,7 @@ def test_a_busy_port_ends_with_one_line(workers: str) -> None:
     [
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["serve", "--workers", "zero"], "argument --workers: invalid int value: 'zero'"),
-        (["serve", "--listen", "nowhere"], "argument --listen: invalid _listen value: 'nowhere'"),
+        (["serve", "--listen", "nowhere"], "argument --listen: 'nowhere' is not host:port"),
         (
             ["serve", "--seal-key-file", "/no/such/key"],
             "cannot read the seal key from /no/such/key",

@@ -62,6 +62,56 @@ class Parser(argparse.ArgumentParser):
         kwargs["help"] = f"{help_text} [env {var}]".strip()
         return self.add_argument(name, **kwargs)
 
+    def service_flags(self, service: str, listen: str, metrics: str) -> None:
+        """The flags every service has: where it listens, its metrics page, its logs.
+
+        `service` names their variables: WARGAME_<SERVICE>_LISTEN, ..._METRICS_LISTEN.
+        """
+        self.flag(
+            "--listen",
+            env=f"{service}_LISTEN",
+            default=listen,
+            type=listen_address,
+            help="address to serve gRPC on (port 0 picks a free port)",
+        )
+        self.flag(
+            "--metrics-listen",
+            env=f"{service}_METRICS_LISTEN",
+            default=metrics,
+            type=address_or_off,
+            help="address of the Prometheus metrics page, or 'off'",
+        )
+        self.flag(
+            "--log-format",
+            env="LOG_FORMAT",
+            default="auto",
+            choices=("auto", "json", "console"),
+            help="log lines as JSON or readable console text (auto: console on a terminal)",
+        )
+        self.flag(
+            "--log-level",
+            env="LOG_LEVEL",
+            default="info",
+            choices=("debug", "info", "warning", "error"),
+            help="lowest level logged",
+        )
+
+
+def listen_address(text: str) -> str:
+    """A host:port flag value (argparse type)."""
+    try:
+        host_port(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def address_or_off(text: str) -> str:
+    """A host:port flag value, or 'off' (argparse type)."""
+    if text.lower() in ("", "0", "off", "none"):
+        return "off"
+    return listen_address(text)
+
 
 def fail(prog: str, message: str, status: int = 2) -> NoReturn:
     """Print one error line for `prog` and exit."""
