@@ -58,15 +58,15 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
 
     def _applied(self, game: Game[Any], action: Any) -> engine_pb2.AppliedAction:
         notation = game.format(action)
-        public = (
-            notation
+        hidden = (
+            None
             if isinstance(action, META_TYPES)
             else game.ruleset.public_notation(game.state, action)
         )
         return engine_pb2.AppliedAction(
             action=self.conversions.action_to_proto(game, action),
             notation=notation,
-            public_notation=public,
+            public_notation=hidden or notation,
         )
 
     def _check_action_count(self, count: int, field: str) -> None:

@@ -17,7 +17,6 @@ from engine_service.rules.game import (
     AcceptDraw,
     DeclineDraw,
     Game,
-    MetaAction,
     OfferDraw,
     Resign,
 )
@@ -240,7 +239,6 @@ class Conversions:
             raise RuleError(
                 Reason.ILLEGAL_ACTION, "the action names no side", field=f"{field}.side"
             )
-        meta: MetaAction
         if kind == "resign":
             name = outcome_reason_name(msg.resign.reason)
             if name == "UNSPECIFIED":
@@ -251,8 +249,7 @@ class Conversions:
                     f"resign reason {name} is none of RESIGNATION, TIME, ABANDONED",
                     field=f"{field}.resign.reason",
                 )
-            meta = Resign(side, OutcomeReason(name))
-            return meta
+            return Resign(side, OutcomeReason(name))
         if kind == "offer_draw":
             return OfferDraw(side)
         if kind == "accept_draw":

@@ -322,13 +322,13 @@ class Ruleset(ABC, Generic[S, A]):
     def parse_action(self, state: S, text: str, side: str | None = None) -> A:
         """The action `text` names in `state` for `side` (default: the side to act)."""
 
-    def public_notation(self, state: S, action: A) -> str:
+    def public_notation(self, state: S, action: A) -> str | None:
         """What other players may see of `action` until the rules reveal it.
 
-        The notation itself, unless the action carries hidden information (a sealed
-        deployment), which a game overrides this to leave out.
+        None when the action hides nothing (others see its notation); games whose actions
+        carry hidden information (a sealed deployment) override this to leave it out.
         """
-        return self.format_action(state, action)
+        return None
 
     # -- inspection ------------------------------------------------------------------
 
@@ -371,11 +371,6 @@ class Ruleset(ABC, Generic[S, A]):
         ended = self.outcome(state)
         if ended is not None:
             raise RuleError(Reason.GAME_OVER, f"the game is over: {ended.message}")
-
-
-def option_text(options: Options) -> dict[str, str]:
-    """Options as canonical text (helper for records and the conversion layer)."""
-    return options.as_text()
 
 
 AnyRuleset = Ruleset[Any, Any]

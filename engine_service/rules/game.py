@@ -65,7 +65,6 @@ _FORFEIT_TEXT = {
     OutcomeReason.TIME: "timeout",
     OutcomeReason.ABANDONED: "abandon",
 }
-META_NOTATION_HELP = "resign, offer draw, accept draw, decline draw"
 _NOT_YET = object()
 
 
@@ -224,8 +223,3 @@ class Game(Generic[S]):
 
     def _opponent(self, side: str) -> str:
         return next(info.id for info in self.ruleset.sides if info.id != side)
-
-
-def new_game(ruleset: Ruleset[S, Any], state: S) -> Game[S]:
-    """A `Game` around a fresh state."""
-    return Game(ruleset, state)

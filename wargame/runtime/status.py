@@ -110,8 +110,3 @@ def error_details(error: grpc.RpcError) -> ErrorDetails:
                 detail.Unpack(retry)
                 retry_after = retry.retry_delay.ToNanoseconds() / 1e9
     return ErrorDetails(code, message or "", reason, tuple(fields), metadata, retry_after)
-
-
-def grpc_code(name: str) -> grpc.StatusCode:
-    """The StatusCode of a name like "INVALID_ARGUMENT"."""
-    return grpc.StatusCode[name]

@@ -665,13 +665,13 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
         """The action's notation ('move c2-d4', 'attack d4>e5', 'end', ...)."""
         return format_action(state, action)
 
-    def public_notation(self, state: NapoleonicState, action: NapoleonicAction) -> str:
+    def public_notation(self, state: NapoleonicState, action: NapoleonicAction) -> str | None:
         """What the opponent may see before the arrays are laid out (10.1): no squares, no salt."""
         if isinstance(action, Seal):
             return "seal (array hidden until both are in)"
         if isinstance(action, Reveal):
             return "reveal (array hidden until both are revealed)"
-        return format_action(state, action)
+        return None
 
     def parse_action(
         self, state: NapoleonicState, text: str, side: str | None = None

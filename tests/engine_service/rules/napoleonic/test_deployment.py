@@ -295,4 +295,6 @@ def test_public_notation_hides_secret_arrays() -> None:
     placements = (("infantry", "a3"),)
     for action in (Seal("red", placements), Reveal("red", placements, bytes(32))):
         public = RULESET.public_notation(state, action)
-        assert "a3" not in public and "00" * 4 not in public
+        assert public is not None and "a3" not in public and "00" * 4 not in public
+    move = RULESET.legal_actions(state)[0]
+    assert RULESET.public_notation(state, move) is None  # nothing hidden: others see it all
