@@ -12,6 +12,7 @@ from engine_service.convert.war import WarConverter
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.war import WarRuleset
+from tests.engine_service.convert.support import refused, wire
 from wargame.v1 import game_pb2
 
 RULES = WarRuleset()
@@ -23,16 +24,11 @@ def _game(setup: str | None = None, **opts: str) -> Game[Any]:
 
 
 def _wire(game: Game[Any]) -> game_pb2.GameState:
-    """To proto and through bytes, as a client would send it back."""
-    msg = CONVERSIONS.game_to_proto(game, ply=7)
-    return game_pb2.GameState.FromString(msg.SerializeToString())
+    return wire(CONVERSIONS, game, 7)
 
 
 def _refused(msg: game_pb2.GameState) -> RuleError:
-    with pytest.raises(RuleError) as error:
-        CONVERSIONS.game_from_proto(msg)
-    assert error.value.reason == "INVALID_STATE"
-    return error.value
+    return refused(CONVERSIONS, msg)
 
 
 @pytest.mark.parametrize(
