@@ -3,7 +3,7 @@
 Each servicer method is wrapped once, by `unary(...)` or `stream(...)`: the wrapper binds
 the request id, the RPC and the game id to the logs (the player id once the token is
 checked), times the call, and maps failures to the architecture's error model:
-`ServiceError` to its own status; Redis unreachable to UNAVAILABLE (STORE_UNAVAILABLE,
+a `Refusal` to its own status; Redis unreachable to UNAVAILABLE (STORE_UNAVAILABLE,
 with a retry hint); anything else to INTERNAL with the request id, logged with its
 traceback and never sent to the client.
 """
@@ -11,10 +11,11 @@ traceback and never sent to the client.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 import grpc
@@ -24,9 +25,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from matchmaker.errors import ServiceError, unavailable
-from wargame.runtime.serving import MalformedRequest
-from wargame.runtime.status import rich_status
+from wargame.runtime.refusal import Reason, Refusal, internal, unavailable
+from wargame.runtime.serving import check_decoded
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -61,65 +61,47 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
-def _status_of(error: BaseException, request_id: str) -> tuple[grpc.Status, str]:
-    """The gRPC status of a failure, and the reason for metrics."""
-    if isinstance(error, ServiceError):
-        service = error
-    elif isinstance(error, (RedisConnectionError, RedisTimeoutError)):
-        service = unavailable(
-            "STORE_UNAVAILABLE", "the session store cannot be reached", RETRY_HINT
+def _refusal_of(error: BaseException, request_id: str) -> Refusal:
+    """The refusal a failure is answered with."""
+    if isinstance(error, Refusal):
+        return error
+    if isinstance(error, (RedisConnectionError, RedisTimeoutError)):
+        return unavailable(
+            Reason.STORE_UNAVAILABLE, "the session store cannot be reached", RETRY_HINT
         )
-    elif isinstance(error, RedisError) and "LOADING" in str(error):
-        service = unavailable("STORE_UNAVAILABLE", "the session store is starting", RETRY_HINT)
-    else:
-        service = ServiceError(
-            grpc.StatusCode.INTERNAL, "INTERNAL_ERROR", f"internal error (request id {request_id})"
-        )
-    status = rich_status(
-        service.code,
-        service.reason,
-        service.message,
-        fields=service.fields,
-        metadata=service.metadata,
-        retry_after=service.retry_after,
-    )
-    return status, service.reason
+    if isinstance(error, RedisError) and "LOADING" in str(error):
+        return unavailable(Reason.STORE_UNAVAILABLE, "the session store is starting", RETRY_HINT)
+    return internal(request_id)
 
 
-def _log_failure(error: BaseException, status: grpc.Status, reason: str, started: float) -> None:
-    if status.code == grpc.StatusCode.INTERNAL and not isinstance(error, ServiceError):
+def _failed(name: str, error: Exception, request_id: str, started: float) -> grpc.Status:
+    """Count and log a failed call; the status to end it with."""
+    refusal = _refusal_of(error, request_id)
+    ERRORS.labels(name, refusal.reason).inc()
+    fields = {"code": refusal.code.name, "reason": refusal.reason, "message": str(error)}
+    if refusal.code == grpc.StatusCode.INTERNAL and not isinstance(error, Refusal):
         log.error("rpc failed", duration_ms=_ms(started), exc_info=error)
-    elif status.code == grpc.StatusCode.UNAVAILABLE:
-        log.warning(
-            "rpc unavailable",
-            code=status.code.name,
-            reason=reason,
-            message=str(error),
-            duration_ms=_ms(started),
-        )
+    elif refusal.code == grpc.StatusCode.UNAVAILABLE:
+        log.warning("rpc unavailable", **fields, duration_ms=_ms(started))
     else:
-        log.info(
-            "rpc refused",
-            code=status.code.name,
-            reason=reason,
-            message=str(error),
-            duration_ms=_ms(started),
-        )
+        log.info("rpc refused", **fields, duration_ms=_ms(started))
+    return refusal.status()
 
 
-def _check_decoded(request: Any) -> None:
-    """Refuse a request whose bytes were not a valid message (see `register_service`)."""
-    if isinstance(request, MalformedRequest):
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe()
-        )
-
-
-def _request_id(context: grpc.aio.ServicerContext) -> str:
+@contextlib.contextmanager
+def _call(name: str, request: Any, context: grpc.aio.ServicerContext) -> Iterator[str]:
+    """The call's request id (the client's, or a new one), bound to its logs with the RPC
+    and the game."""
+    request_id = ""
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and value:
-            return str(value)[:64]
-    return uuid.uuid4().hex[:16]
+            request_id = str(value)[:64]
+            break
+    request_id = request_id or uuid.uuid4().hex[:16]
+    with structlog.contextvars.bound_contextvars(
+        request_id=request_id, rpc=name, game_id=_game_id(request), player_id=""
+    ):
+        yield request_id
 
 
 Method = TypeVar("Method", bound=Callable[..., Awaitable[Any]])
@@ -132,25 +114,20 @@ def unary(name: str) -> Callable[[Method], Method]:
     def wrap(method: Method) -> Method:
         @functools.wraps(method)
         async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-            request_id = _request_id(context)
             started = time.perf_counter()
             status: grpc.Status | None = None
             code = "OK"
-            with structlog.contextvars.bound_contextvars(
-                request_id=request_id, rpc=name, game_id=_game_id(request), player_id=""
-            ):
+            with _call(name, request, context) as request_id:
                 try:
-                    _check_decoded(request)
+                    check_decoded(request)
                     response = await method(self, request, context)
                     log.debug("rpc", duration_ms=_ms(started))
                 except asyncio.CancelledError:
                     code = "CANCELLED"
                     raise
                 except Exception as error:
-                    status, reason = _status_of(error, request_id)
+                    status = _failed(name, error, request_id, started)
                     code = status.code.name
-                    ERRORS.labels(name, reason).inc()
-                    _log_failure(error, status, reason, started)
                 finally:
                     RPCS.labels(name, code).inc()
                     LATENCY.labels(name).observe(time.perf_counter() - started)
@@ -171,16 +148,13 @@ def stream(name: str) -> Callable[[StreamMethod], StreamMethod]:
         async def handler(
             self: Any, request: Any, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[Any]:
-            request_id = _request_id(context)
             started = time.perf_counter()
             first = True
             status: grpc.Status | None = None
             code = "OK"
-            with structlog.contextvars.bound_contextvars(
-                request_id=request_id, rpc=name, game_id=_game_id(request), player_id=""
-            ):
+            with _call(name, request, context) as request_id:
                 try:
-                    _check_decoded(request)
+                    check_decoded(request)
                     async for item in method(self, request, context):
                         if first:
                             LATENCY.labels(name).observe(time.perf_counter() - started)
@@ -191,10 +165,8 @@ def stream(name: str) -> Callable[[StreamMethod], StreamMethod]:
                     code = "CANCELLED"
                     raise
                 except Exception as error:
-                    status, reason = _status_of(error, request_id)
+                    status = _failed(name, error, request_id, started)
                     code = status.code.name
-                    ERRORS.labels(name, reason).inc()
-                    _log_failure(error, status, reason, started)
                 finally:
                     RPCS.labels(name, code).inc()
             if status is not None:

@@ -20,6 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from matchmaker.engine import Engine
 from matchmaker.handling import set_retry_hint
+from matchmaker.play import Play
 from matchmaker.players import Players
 from matchmaker.queue import Pairer, Queues
 from matchmaker.scripts import Scripts
@@ -71,7 +72,8 @@ class Replica:
         self.sessions = Sessions(
             self.store, self.engine, self.players, settings, wake=self._wake_sweeper
         )
-        self.sweeper = Sweeper(self.store, self.sessions, settings)
+        self.play = Play(self.store, self.engine, self.players, settings, wake=self._wake_sweeper)
+        self.sweeper = Sweeper(self.store, self.engine, self.play, self.sessions, settings)
         self.queues = Queues(
             redis=self.redis,
             scripts=self.scripts,
@@ -89,6 +91,7 @@ class Replica:
             tokens=self.tokens,
             players=self.players,
             sessions=self.sessions,
+            play=self.play,
             queues=self.queues,
             hub=self.hub,
         )
