@@ -11,11 +11,10 @@ traceback and never sent to the client.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -88,20 +87,53 @@ def _failed(name: str, error: Exception, request_id: str, started: float) -> grp
     return refusal.status()
 
 
-@contextlib.contextmanager
-def _call(name: str, request: Any, context: grpc.aio.ServicerContext) -> Iterator[str]:
-    """The call's request id (the client's, or a new one), bound to its logs with the RPC
-    and the game."""
-    request_id = ""
+def _request_id(context: grpc.aio.ServicerContext) -> str:
+    """The client's request id (`x-request-id`, cut to 64 characters) or a new one."""
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and value:
-            request_id = str(value)[:64]
-            break
-    request_id = request_id or uuid.uuid4().hex[:16]
-    with structlog.contextvars.bound_contextvars(
-        request_id=request_id, rpc=name, game_id=_game_id(request), player_id=""
-    ):
-        yield request_id
+            return str(value)[:64]
+    return uuid.uuid4().hex[:16]
+
+
+class _Call:
+    """One call being handled: its request id and RPC bound to the logs, its outcome
+    counted, a failure logged and turned into `status` (the status to end the call with;
+    None while it has not failed)."""
+
+    def __init__(
+        self, name: str, request: Any, context: grpc.aio.ServicerContext, *, timed: bool
+    ) -> None:
+        self.name = name
+        self.timed = timed  # observe the latency of the whole call (unary calls)
+        self.started = time.perf_counter()
+        self.status: grpc.Status | None = None
+        self.request_id = _request_id(context)
+        self._bound = structlog.contextvars.bound_contextvars(
+            request_id=self.request_id, rpc=name, game_id=_game_id(request), player_id=""
+        )
+
+    def seconds(self) -> float:
+        """Time since the call began."""
+        return time.perf_counter() - self.started
+
+    def __enter__(self) -> _Call:
+        self._bound.__enter__()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: Any
+    ) -> bool:
+        code = "OK"
+        if isinstance(error, (asyncio.CancelledError, GeneratorExit)):
+            code = "CANCELLED"
+        elif isinstance(error, Exception):
+            self.status = _failed(self.name, error, self.request_id, self.started)
+            code = self.status.code.name
+        RPCS.labels(self.name, code).inc()
+        if self.timed:
+            LATENCY.labels(self.name).observe(self.seconds())
+        self._bound.__exit__(kind, error, trace)
+        return self.status is not None  # a failure ends here: the handler aborts with it
 
 
 Method = TypeVar("Method", bound=Callable[..., Awaitable[Any]])
@@ -114,25 +146,14 @@ def unary(name: str) -> Callable[[Method], Method]:
     def wrap(method: Method) -> Method:
         @functools.wraps(method)
         async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-            started = time.perf_counter()
-            status: grpc.Status | None = None
-            code = "OK"
-            with _call(name, request, context) as request_id:
-                try:
-                    check_decoded(request)
-                    response = await method(self, request, context)
-                    log.debug("rpc", duration_ms=_ms(started))
-                except asyncio.CancelledError:
-                    code = "CANCELLED"
-                    raise
-                except Exception as error:
-                    status = _failed(name, error, request_id, started)
-                    code = status.code.name
-                finally:
-                    RPCS.labels(name, code).inc()
-                    LATENCY.labels(name).observe(time.perf_counter() - started)
-            if status is not None:
-                await context.abort(status.code, status.details, status.trailing_metadata)
+            with _Call(name, request, context, timed=True) as call:
+                check_decoded(request)
+                response = await method(self, request, context)
+                log.debug("rpc", duration_ms=_ms(call.started))
+            if call.status is not None:
+                await context.abort(
+                    call.status.code, call.status.details, call.status.trailing_metadata
+                )
             return response
 
         return handler  # type: ignore[return-value]
@@ -148,29 +169,19 @@ def stream(name: str) -> Callable[[StreamMethod], StreamMethod]:
         async def handler(
             self: Any, request: Any, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[Any]:
-            started = time.perf_counter()
-            first = True
-            status: grpc.Status | None = None
-            code = "OK"
-            with _call(name, request, context) as request_id:
-                try:
-                    check_decoded(request)
-                    async for item in method(self, request, context):
-                        if first:
-                            LATENCY.labels(name).observe(time.perf_counter() - started)
-                            first = False
-                        yield item
-                    log.debug("stream ended", duration_ms=_ms(started))
-                except (asyncio.CancelledError, GeneratorExit):
-                    code = "CANCELLED"
-                    raise
-                except Exception as error:
-                    status = _failed(name, error, request_id, started)
-                    code = status.code.name
-                finally:
-                    RPCS.labels(name, code).inc()
-            if status is not None:
-                await context.abort(status.code, status.details, status.trailing_metadata)
+            with _Call(name, request, context, timed=False) as call:
+                check_decoded(request)
+                first = True
+                async for item in method(self, request, context):
+                    if first:  # streams: the time to the first message
+                        LATENCY.labels(name).observe(call.seconds())
+                        first = False
+                    yield item
+                log.debug("stream ended", duration_ms=_ms(call.started))
+            if call.status is not None:
+                await context.abort(
+                    call.status.code, call.status.details, call.status.trailing_metadata
+                )
 
         return handler  # type: ignore[return-value]
 

@@ -31,7 +31,6 @@ from matchmaker.record import (
     Visibility,
     moves_json,
 )
-from matchmaker.schedule import next_due
 from matchmaker.settings import Settings
 from matchmaker.store import CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
@@ -101,22 +100,14 @@ def require_running(game: GameRecord) -> None:
         )
 
 
+@dataclass
 class Play:
     """Actions on running games: submitted, server-made, forfeited; and their commit."""
 
-    def __init__(
-        self,
-        store: Store,
-        engine: Engine,
-        players: Players,
-        settings: Settings,
-        wake: Callable[[], None] = lambda: None,
-    ) -> None:
-        self.store = store
-        self.engine = engine
-        self.players = players
-        self.settings = settings
-        self.wake = wake  # tells this replica's sweeper that a game is due now (bot turn)
+    store: Store
+    engine: Engine
+    players: Players
+    settings: Settings
 
     async def submit(
         self,
@@ -341,8 +332,6 @@ class Play:
                     log.warning("ratings not settled yet", game_id=after.id, exc_info=True)
                     return
             await self.store.unschedule(after.id)
-        elif next_due(after, now, self.settings) == now:
-            self.wake()
 
     async def _replay(self, game_id: str, record: str, print_: str) -> Played:
         """The first result of a submission whose idempotency key was seen before."""

@@ -65,14 +65,12 @@ class Replica:
         # Blocking stream reads get their own pool, with a timeout beyond the longest block.
         self.blocking = redis_client(settings.redis_url, settings.watch_block + 10)
         self.scripts = Scripts(self.redis)
-        self.store = Store(self.redis, self.scripts, settings)
+        self.store = Store(self.redis, self.scripts, settings, wake=self._wake_sweeper)
         self.engine = Engine(settings.engine, settings)
         self.tokens = Tokens(self.redis, self.scripts, settings)
         self.players = Players(self.redis, self.scripts, settings)
-        self.sessions = Sessions(
-            self.store, self.engine, self.players, settings, wake=self._wake_sweeper
-        )
-        self.play = Play(self.store, self.engine, self.players, settings, wake=self._wake_sweeper)
+        self.sessions = Sessions(self.store, self.engine, self.players, settings)
+        self.play = Play(self.store, self.engine, self.players, settings)
         self.sweeper = Sweeper(self.store, self.engine, self.play, self.sessions, settings)
         self.queues = Queues(
             redis=self.redis,

@@ -18,7 +18,7 @@ import grpc
 
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
 from matchmaker.handling import bind_player, stream, unary
-from matchmaker.play import Play, Played, resignation
+from matchmaker.play import Play, resignation
 from matchmaker.players import Players, rating_message
 from matchmaker.queue import Queues, Ticket
 from matchmaker.record import BOT_PLAYER, GameStatus, Seat, SeatKind, Visibility
@@ -381,7 +381,11 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             replayed=played.replayed,
         )
 
-    def _view(self, played: Played, player_id: str) -> matchmaker_pb2.GameView:
+    async def _act(
+        self, player_id: str, game_id: str, make: Callable[[str], game_pb2.Action]
+    ) -> matchmaker_pb2.GameView:
+        """Commit a server-built action for the caller's side; the game as it sees it."""
+        played = await self.play.act(player_id, game_id, make)
         return game_view(played.game, player_id, played.now_ms)
 
     @unary("Resign")
@@ -394,8 +398,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         if withdrawn is not None:  # an open game: closed, nobody wins
             game, now = withdrawn
             return matchmaker_pb2.ResignResponse(game=game_view(game, caller.player_id, now))
-        played = await self.play.act(caller.player_id, request.game_id, resignation)
-        return matchmaker_pb2.ResignResponse(game=self._view(played, caller.player_id))
+        return matchmaker_pb2.ResignResponse(
+            game=await self._act(caller.player_id, request.game_id, resignation)
+        )
 
     @unary("OfferDraw")
     async def OfferDraw(
@@ -403,12 +408,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> matchmaker_pb2.OfferDrawResponse:
         """Offer a draw."""
         caller = await self._caller(context)
-        played = await self.play.act(
-            caller.player_id,
-            request.game_id,
-            lambda side: game_pb2.Action(side=side, offer_draw=game_pb2.OfferDraw()),
+        return matchmaker_pb2.OfferDrawResponse(
+            game=await self._act(
+                caller.player_id,
+                request.game_id,
+                lambda side: game_pb2.Action(side=side, offer_draw=game_pb2.OfferDraw()),
+            )
         )
-        return matchmaker_pb2.OfferDrawResponse(game=self._view(played, caller.player_id))
 
     @unary("AnswerDraw")
     async def AnswerDraw(
@@ -422,8 +428,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 return game_pb2.Action(side=side, accept_draw=game_pb2.AcceptDraw())
             return game_pb2.Action(side=side, decline_draw=game_pb2.DeclineDraw())
 
-        played = await self.play.act(caller.player_id, request.game_id, answer)
-        return matchmaker_pb2.AnswerDrawResponse(game=self._view(played, caller.player_id))
+        return matchmaker_pb2.AnswerDrawResponse(
+            game=await self._act(caller.player_id, request.game_id, answer)
+        )
 
     # -- live updates ------------------------------------------------------------------------
 

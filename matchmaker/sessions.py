@@ -9,7 +9,7 @@ version-checked commit (`Store.commit_change`); the play path is `play.py`.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 import structlog
@@ -20,7 +20,6 @@ from matchmaker.errors import kept_changing
 from matchmaker.play import COMMITS, CONFLICTS
 from matchmaker.players import Players
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
-from matchmaker.schedule import next_due
 from matchmaker.settings import Settings
 from matchmaker.store import CommitOutcome, Store
 from matchmaker.tokens import random_id
@@ -79,22 +78,14 @@ class GameSpec:
     bot_ms: int = 0
 
 
+@dataclass
 class Sessions:
     """Creating games, seating players, closing games that were never played."""
 
-    def __init__(
-        self,
-        store: Store,
-        engine: Engine,
-        players: Players,
-        settings: Settings,
-        wake: Callable[[], None] = lambda: None,
-    ) -> None:
-        self.store = store
-        self.engine = engine
-        self.players = players
-        self.settings = settings
-        self.wake = wake  # tells this replica's sweeper that a game is due now (bot turn)
+    store: Store
+    engine: Engine
+    players: Players
+    settings: Settings
 
     async def create(
         self,
@@ -159,8 +150,6 @@ class Sessions:
         COMMITS.labels("create").inc()
         if spec.visibility == Visibility.PUBLIC:
             await self.store.list_add(game.status, spec.ruleset, game_id, now)
-        if next_due(game, now, self.settings) == now:
-            self.wake()
         return game, now
 
     async def join(

@@ -13,7 +13,7 @@ late.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -125,10 +125,17 @@ def _record(game_id: str, names: Sequence[str], values: Sequence[Any]) -> GameRe
 class Store:
     """Redis access for game sessions and the indexes over them."""
 
-    def __init__(self, redis: Redis, scripts: Scripts, settings: Settings) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        scripts: Scripts,
+        settings: Settings,
+        wake: Callable[[], None] = lambda: None,
+    ) -> None:
         self.redis = redis
         self.scripts = scripts
         self.settings = settings
+        self.wake = wake  # tells this replica's sweeper that a game is due now (a bot's turn)
 
     async def time_ms(self) -> int:
         """Redis's clock, in ms (every replica uses it, so they agree on clocks)."""
@@ -202,7 +209,8 @@ class Store:
     ) -> CommitResult:
         """Commit `after` over `before` (None: a new game): the fields that changed, the
         update (stamped with the new version and time), the TTL and due time its status
-        asks for; a finished game keeps only its last few updates."""
+        asks for; a finished game keeps only its last few updates. A game due now (a
+        bot's turn) wakes this replica's sweeper."""
         expected = before.version if before is not None else 0
         if after.version != expected + 1:
             raise ValueError(f"version {after.version} does not follow {expected}")
@@ -211,7 +219,8 @@ class Store:
         update.version = after.version
         update.at.FromMilliseconds(now_ms)
         finished = after.status == GameStatus.FINISHED
-        return await self.commit(
+        due_ms = schedule.next_due(after, now_ms, self.settings)
+        result = await self.commit(
             Commit(
                 game_id=after.id,
                 expected_version=expected,
@@ -221,10 +230,13 @@ class Store:
                 ttl=schedule.ttl(after.status, self.settings),
                 idempotency_key=idempotency_key,
                 fingerprint=fingerprint,
-                due_ms=schedule.next_due(after, now_ms, self.settings),
+                due_ms=due_ms,
                 trim_stream_to=self.settings.finished_stream_keep if finished else 0,
             )
         )
+        if result.outcome == CommitOutcome.OK and due_ms == now_ms:
+            self.wake()
+        return result
 
     async def commit(self, change: Commit) -> CommitResult:
         """Run `commit.lua` (after lowering the due time, in the same round trip)."""
