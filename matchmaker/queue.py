@@ -13,7 +13,6 @@ game id is part of the match).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
 from collections.abc import Mapping
@@ -32,8 +31,9 @@ from matchmaker.record import GameRecord, Seat, SeatKind, Visibility
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import text
+from matchmaker.store import millis, text
 from matchmaker.tokens import random_id
+from matchmaker.workers import every
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing
 
 log = structlog.get_logger(component="matchmaker")
@@ -211,8 +211,7 @@ class Queues:
         return ticket
 
     async def _now(self) -> int:
-        seconds, micros = await self.redis.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+        return millis(await self.redis.time())
 
     async def status(self, player_id: str, ticket: Ticket) -> Status:
         """Renew a waiting ticket and report where it stands."""
@@ -231,10 +230,7 @@ class Queues:
         if kind == "matched":
             return Status(kind, match=json.loads(reply[1]))
         if kind == "waiting":
-            seconds, micros = replies[2]
-            await self.redis.zadd(
-                keys.queues(), {ticket.queue_id: int(seconds) * 1000 + int(micros) // 1000}
-            )
+            await self.redis.zadd(keys.queues(), {ticket.queue_id: millis(replies[2])})
             return Status(kind, int(reply[1]), int(reply[2]), int(float(reply[3])), int(reply[4]))
         return Status(kind)
 
@@ -358,13 +354,4 @@ class Pairer:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Pair every `interval` (sooner when poked) until `stop` is set."""
-        while not stop.is_set():
-            try:
-                await self.queues.pair_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("pairing round failed", error=str(error) or type(error).__name__)
-            self.poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.poke.wait(), self.interval)
+        await every(self.interval, self.poke, stop, self.queues.pair_all, "pairing round failed")

@@ -41,6 +41,12 @@ def text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def millis(time_reply: Any) -> int:
+    """Redis's TIME reply (seconds, microseconds) in ms."""
+    seconds, micros = time_reply
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
 @dataclass(frozen=True)
 class Update:
     """A stream entry: the public update message, and the full notations when some of the
@@ -139,8 +145,7 @@ class Store:
 
     async def time_ms(self) -> int:
         """Redis's clock, in ms (every replica uses it, so they agree on clocks)."""
-        seconds, micros = await self.redis.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+        return millis(await self.redis.time())
 
     async def load(
         self,
@@ -185,8 +190,7 @@ class Store:
             pipe.get(idempotency_key)
         replies = await self.scripts.execute(self.redis, pipe)
         auth_reply = replies.pop(0) if auth is not None else None
-        values, (seconds, micros) = replies[0], replies[1]
-        now = int(seconds) * 1000 + int(micros) // 1000
+        values, now = replies[0], millis(replies[1])
         prior = replies[2] if idempotency_key else None
         return _record(game_id, names, values), now, prior, auth_reply
 

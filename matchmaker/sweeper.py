@@ -14,7 +14,6 @@ checked commit, so even an expired lease cannot corrupt a game.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import time
 
@@ -29,6 +28,7 @@ from matchmaker.schedule import abandoned_at, next_due, open_until
 from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
 from matchmaker.store import Store
+from matchmaker.workers import every
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
 
@@ -61,27 +61,20 @@ class Sweeper:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep every interval (at once when poked) until `stop` is set."""
-        lease_ms = int(self.settings.sweep_lease * 1000)
-        while not stop.is_set():
-            free = self.settings.sweep_concurrency - len(self._tasks)
-            try:
-                if free > 0:
-                    lease, game_ids = await self.store.claim_due(
-                        lease_ms, min(free, self.settings.sweep_batch)
-                    )
-                    for game_id in game_ids:
-                        task = asyncio.create_task(
-                            self._work(game_id, lease), name=f"sweep-{game_id}"
-                        )
-                        self._tasks.add(task)
-                        task.add_done_callback(self._tasks.discard)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("sweep failed", error=str(error) or type(error).__name__)
-            self.poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.poke.wait(), self.settings.sweep_interval)
+        await every(self.settings.sweep_interval, self.poke, stop, self._claim, "sweep failed")
+
+    async def _claim(self) -> None:
+        """Claim as many due games as there are free slots, and start their work."""
+        free = self.settings.sweep_concurrency - len(self._tasks)
+        if free <= 0:
+            return
+        lease, game_ids = await self.store.claim_due(
+            int(self.settings.sweep_lease * 1000), min(free, self.settings.sweep_batch)
+        )
+        for game_id in game_ids:
+            task = asyncio.create_task(self._work(game_id, lease), name=f"sweep-{game_id}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _work(self, game_id: str, lease: int) -> None:
         async with self._slots:
