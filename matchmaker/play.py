@@ -32,7 +32,7 @@ from matchmaker.record import (
     moves_json,
 )
 from matchmaker.settings import Settings
-from matchmaker.store import CommitOutcome, Store
+from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
 from matchmaker.views import hidden_pending, public_events, public_notation
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing
@@ -40,10 +40,6 @@ from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
 log = structlog.get_logger(component="matchmaker")
 
-COMMITS = Counter("wargame_matchmaker_commits_total", "Committed game changes by kind", ["kind"])
-CONFLICTS = Counter(
-    "wargame_matchmaker_version_conflicts_total", "Commits refused for a stale version"
-)
 ENDINGS = Counter(
     "wargame_matchmaker_games_finished_total", "Finished games by outcome reason", ["reason"]
 )

@@ -12,21 +12,16 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-import structlog
-
 from matchmaker import clocks
 from matchmaker.engine import Engine, EngineError, refusal_status
 from matchmaker.errors import kept_changing
-from matchmaker.play import COMMITS, CONFLICTS
 from matchmaker.players import Players
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
 from matchmaker.settings import Settings
-from matchmaker.store import CommitOutcome, Store
+from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import random_id
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed
 from wargame.v1 import matchmaker_pb2
-
-log = structlog.get_logger(component="matchmaker")
 
 INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
 

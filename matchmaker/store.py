@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from prometheus_client import Counter
 from redis.asyncio import Redis
 
 from matchmaker import keys, schedule
@@ -34,6 +35,11 @@ from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from wargame.runtime.refusal import missing
 from wargame.v1 import game_pb2, matchmaker_pb2
+
+COMMITS = Counter("wargame_matchmaker_commits_total", "Committed game changes by kind", ["kind"])
+CONFLICTS = Counter(
+    "wargame_matchmaker_version_conflicts_total", "Commits refused for a stale version"
+)
 
 
 def text(value: Any) -> str:
