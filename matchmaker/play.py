@@ -309,25 +309,24 @@ class Play:
         if result.outcome == CommitOutcome.DUPLICATE:
             return await self._replay(game.id, f"{result.fingerprint}|{result.version}", print_)
         COMMITS.labels("actions").inc()
-        await self._after_commit(after, now)
+        if after.status == GameStatus.FINISHED:
+            await self._ended(after)
         return Played(after, now, list(reply.events), [entry.notation for entry in entries])
 
-    async def _after_commit(self, after: GameRecord, now: int) -> None:
-        if after.status == GameStatus.FINISHED:
-            reason = game_pb2.OutcomeReason.Name(after.state.outcome.reason).removeprefix(
-                "OUTCOME_REASON_"
-            )
-            ENDINGS.labels(reason).inc()
-            log.info("game finished", game_id=after.id, outcome=after.state.outcome.message)
-            if after.visibility == Visibility.PUBLIC:
-                await self.store.list_remove(GameStatus.RUNNING, after.ruleset, after.id)
-            if after.rated:
-                try:
-                    await self.settle_ratings(after)
-                except Exception:  # the sweeper settles it later (exactly once)
-                    log.warning("ratings not settled yet", game_id=after.id, exc_info=True)
-                    return
-            await self.store.unschedule(after.id)
+    async def _ended(self, game: GameRecord) -> None:
+        """A game that has just ended: counted, delisted, rated, no longer due."""
+        reason = game_pb2.OutcomeReason.Name(game.state.outcome.reason)
+        ENDINGS.labels(reason.removeprefix("OUTCOME_REASON_")).inc()
+        log.info("game finished", game_id=game.id, outcome=game.state.outcome.message)
+        if game.visibility == Visibility.PUBLIC:
+            await self.store.list_remove(GameStatus.RUNNING, game.ruleset, game.id)
+        if game.rated:
+            try:
+                await self.settle_ratings(game)
+            except Exception:  # the sweeper settles it later (exactly once)
+                log.warning("ratings not settled yet", game_id=game.id, exc_info=True)
+                return
+        await self.store.unschedule(game.id)
 
     async def _replay(self, game_id: str, record: str, print_: str) -> Played:
         """The first result of a submission whose idempotency key was seen before."""
