@@ -18,22 +18,22 @@ from typing import Any
 import grpc
 from google.protobuf import duration_pb2
 
-from matchmaker.errors import ServiceError, unavailable
 from matchmaker.settings import Settings
+from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
 
 # Refusals that say the request itself is malformed, whatever the stored state.
 MALFORMED = frozenset(
     {
-        "MISSING_FIELD",
-        "MALFORMED_REQUEST",
-        "NOTATION_INVALID",
-        "NOTATION_AMBIGUOUS",
-        "UNKNOWN_CELL",
-        "UNKNOWN_UNIT",
-        "REQUEST_TOO_LARGE",
-        "DEPLOYMENT_INVALID",
+        Reason.MISSING_FIELD,
+        Reason.MALFORMED_REQUEST,
+        Reason.NOTATION_INVALID,
+        Reason.NOTATION_AMBIGUOUS,
+        Reason.UNKNOWN_CELL,
+        Reason.UNKNOWN_UNIT,
+        Reason.REQUEST_TOO_LARGE,
+        Reason.DEPLOYMENT_INVALID,
     }
 )
 
@@ -46,7 +46,7 @@ class EngineError(Exception):
         self.details = details
 
 
-def refusal_status(refusal: EngineError, *, stored_session: bool) -> ServiceError:
+def refusal_status(refusal: EngineError, *, stored_session: bool) -> Refusal:
     """The matchmaker's status for an engine refusal, passing its reason and message on.
 
     Against a stored session an illegal action is FAILED_PRECONDITION (the caller's state
@@ -54,31 +54,25 @@ def refusal_status(refusal: EngineError, *, stored_session: bool) -> ServiceErro
     state the engine calls invalid is our bug (INTERNAL).
     """
     details = refusal.details
-    reason = details.reason or "INTERNAL_ERROR"
+    # A reason this matchmaker's contract does not know is a bug (of one side or the other).
+    reason = Reason(details.reason or Reason.INTERNAL_ERROR)
     code = details.code
-    if (
-        code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
-        and stored_session
-    ):
-        if reason == "INVALID_STATE":
-            return ServiceError(
-                grpc.StatusCode.INTERNAL,
-                "INTERNAL_ERROR",
+    if code in (Code.INVALID_ARGUMENT, Code.FAILED_PRECONDITION) and stored_session:
+        if reason == Reason.INVALID_STATE:
+            return Refusal(
+                Code.INTERNAL,
+                Reason.INTERNAL_ERROR,
                 "the stored game was refused by the engine",
             )
-        code = (
-            grpc.StatusCode.INVALID_ARGUMENT
-            if reason in MALFORMED
-            else grpc.StatusCode.FAILED_PRECONDITION
-        )
+        code = Code.INVALID_ARGUMENT if reason in MALFORMED else Code.FAILED_PRECONDITION
     elif code not in (
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.NOT_FOUND,
-        grpc.StatusCode.FAILED_PRECONDITION,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        Code.INVALID_ARGUMENT,
+        Code.NOT_FOUND,
+        Code.FAILED_PRECONDITION,
+        Code.RESOURCE_EXHAUSTED,
     ):
-        code, reason = grpc.StatusCode.INTERNAL, "INTERNAL_ERROR"
-    return ServiceError(
+        code, reason = Code.INTERNAL, Reason.INTERNAL_ERROR
+    return Refusal(
         code, reason, details.message, fields=tuple(details.fields), metadata=details.metadata
     )
 
@@ -138,7 +132,7 @@ class Engine:
                     grpc.StatusCode.CANCELLED,
                 ):
                     raise unavailable(
-                        "ENGINE_UNAVAILABLE",
+                        Reason.ENGINE_UNAVAILABLE,
                         "the rules engine cannot be reached",
                         self.settings.retry_hint,
                     ) from None
@@ -156,9 +150,9 @@ class Engine:
         """The side ids of a ruleset, in the game's order."""
         games = await self.games()
         if ruleset not in games:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND,
-                "UNKNOWN_GAME",
+            raise Refusal(
+                Code.NOT_FOUND,
+                Reason.UNKNOWN_GAME,
                 f"unknown game {ruleset!r}; games: {', '.join(games)}",
                 field="game",
             )

@@ -15,9 +15,10 @@ from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.ratings import Rating, Result, update
+from matchmaker.record import BOT_PLAYER
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
-from matchmaker.store import BOT_PLAYER, text
+from matchmaker.store import text
 from wargame.v1 import matchmaker_pb2
 
 RATING_PREFIX = "rating:"

@@ -20,6 +20,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from matchmaker.engine import Engine
 from matchmaker.handling import set_retry_hint
+from matchmaker.play import Play
 from matchmaker.players import Players
 from matchmaker.queue import Pairer, Queues
 from matchmaker.scripts import Scripts
@@ -64,14 +65,13 @@ class Replica:
         # Blocking stream reads get their own pool, with a timeout beyond the longest block.
         self.blocking = redis_client(settings.redis_url, settings.watch_block + 10)
         self.scripts = Scripts(self.redis)
-        self.store = Store(self.redis, self.scripts, settings)
+        self.store = Store(self.redis, self.scripts, settings, wake=self._wake_sweeper)
         self.engine = Engine(settings.engine, settings)
         self.tokens = Tokens(self.redis, self.scripts, settings)
         self.players = Players(self.redis, self.scripts, settings)
-        self.sessions = Sessions(
-            self.store, self.engine, self.players, settings, wake=self._wake_sweeper
-        )
-        self.sweeper = Sweeper(self.store, self.sessions, settings)
+        self.sessions = Sessions(self.store, self.engine, self.players, settings)
+        self.play = Play(self.store, self.engine, self.players, settings)
+        self.sweeper = Sweeper(self.store, self.engine, self.play, self.sessions, settings)
         self.queues = Queues(
             redis=self.redis,
             scripts=self.scripts,
@@ -89,6 +89,7 @@ class Replica:
             tokens=self.tokens,
             players=self.players,
             sessions=self.sessions,
+            play=self.play,
             queues=self.queues,
             hub=self.hub,
         )

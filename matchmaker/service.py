@@ -16,17 +16,19 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from matchmaker.engine import Engine, duration
-from matchmaker.errors import ServiceError, game_not_found, malformed, missing, unavailable
+from matchmaker.engine import Engine, EngineError, duration, refusal_status
 from matchmaker.handling import bind_player, stream, unary
+from matchmaker.play import Play, resignation
 from matchmaker.players import Players, rating_message
 from matchmaker.queue import Queues, Ticket
-from matchmaker.sessions import GameSpec, Played, Sessions, TimeControl
+from matchmaker.record import BOT_PLAYER, GameStatus, Seat, SeatKind, Visibility
+from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import BOT, BOT_PLAYER, OPEN, RUNNING, Seat, Store
+from matchmaker.store import Store
 from matchmaker.tokens import Identity, Tokens
-from matchmaker.views import game_view, hidden_pending, timestamp, watch_message
+from matchmaker.views import game_view, hidden_pending, public_record, timestamp, watch_message
 from matchmaker.watch import Batch, Hub, finished_at
+from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing, unavailable
 from wargame.v1 import game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 SERVICE_NAME = matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"].full_name
@@ -40,9 +42,9 @@ def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
             text = value.decode() if isinstance(value, bytes) else str(value)
             scheme, _, token = text.strip().partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
-                raise ServiceError(
-                    grpc.StatusCode.UNAUTHENTICATED,
-                    "TOKEN_INVALID",
+                raise Refusal(
+                    Code.UNAUTHENTICATED,
+                    Reason.TOKEN_INVALID,
                     "authorization must be 'Bearer <token>'",
                 )
             return token.strip()
@@ -61,6 +63,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         tokens: Tokens,
         players: Players,
         sessions: Sessions,
+        play: Play,
         queues: Queues,
         hub: Hub,
     ) -> None:
@@ -70,6 +73,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         self.tokens = tokens
         self.players = players
         self.sessions = sessions
+        self.play = play
         self.queues = queues
         self.hub = hub
         self.shutdown = asyncio.Event()  # set when the server stops: streams end
@@ -94,9 +98,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     async def _name(self, player_id: str) -> str:
         profile = await self.players.profile(player_id)
         if profile is None:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND, "PLAYER_NOT_FOUND", "the player has expired"
-            )
+            raise Refusal(Code.NOT_FOUND, Reason.PLAYER_NOT_FOUND, "the player has expired")
         return profile.name
 
     # -- players -----------------------------------------------------------------------------
@@ -143,9 +145,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             await self._viewer(context)  # a token, if given, must be valid
         profile = await self.players.profile(player_id)
         if profile is None:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND,
-                "PLAYER_NOT_FOUND",
+            raise Refusal(
+                Code.NOT_FOUND,
+                Reason.PLAYER_NOT_FOUND,
                 f"no player {player_id!r}",
                 field="player_id",
             )
@@ -190,16 +192,16 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 request.time_control if request.HasField("time_control") else None
             ),
             rated=request.rated and not bot,
-            visibility="private"
+            visibility=Visibility.PRIVATE
             if request.visibility == matchmaker_pb2.VISIBILITY_PRIVATE
-            else "public",
+            else Visibility.PUBLIC,
             bot_ms=bot_ms,
         )
         name = await self._name(caller.player_id)
         seats = [
             Seat(side=s, player=caller.player_id, name=name)
             if s == side
-            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=BOT)
+            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=SeatKind.BOT)
             if bot
             else Seat(side=s)
             for s in sides
@@ -234,9 +236,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> matchmaker_pb2.GetGameResponse:
         """A game as the caller may see it."""
         viewer = await self._viewer(context)
-        return matchmaker_pb2.GetGameResponse(
-            game=await self.sessions.view(request.game_id, viewer)
-        )
+        game, now = await self.store.get(request.game_id)
+        return matchmaker_pb2.GetGameResponse(game=game_view(game, viewer, now))
 
     @unary("BrowseGames")
     async def BrowseGames(
@@ -245,9 +246,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         """Public open and running games, newest first, a page at a time."""
         viewer = await self._viewer(context)
         wanted = {
-            matchmaker_pb2.GAME_STATUS_UNSPECIFIED: [OPEN, RUNNING],
-            matchmaker_pb2.GAME_STATUS_OPEN: [OPEN],
-            matchmaker_pb2.GAME_STATUS_RUNNING: [RUNNING],
+            matchmaker_pb2.GAME_STATUS_UNSPECIFIED: [GameStatus.OPEN, GameStatus.RUNNING],
+            matchmaker_pb2.GAME_STATUS_OPEN: [GameStatus.OPEN],
+            matchmaker_pb2.GAME_STATUS_RUNNING: [GameStatus.RUNNING],
         }.get(request.status)
         if wanted is None:
             raise malformed("status", "only OPEN and RUNNING games are listed")
@@ -365,7 +366,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         token = bearer_token(context)
         if token is None:
             raise _token_missing()
-        caller, played = await self.sessions.submit(
+        caller, played = await self.play.submit(
             self.tokens.prepare(token),
             request.game_id,
             request.expected_version,
@@ -380,7 +381,11 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             replayed=played.replayed,
         )
 
-    def _view(self, played: Played, player_id: str) -> matchmaker_pb2.GameView:
+    async def _act(
+        self, player_id: str, game_id: str, make: Callable[[str], game_pb2.Action]
+    ) -> matchmaker_pb2.GameView:
+        """Commit a server-built action for the caller's side; the game as it sees it."""
+        played = await self.play.act(player_id, game_id, make)
         return game_view(played.game, player_id, played.now_ms)
 
     @unary("Resign")
@@ -393,14 +398,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         if withdrawn is not None:  # an open game: closed, nobody wins
             game, now = withdrawn
             return matchmaker_pb2.ResignResponse(game=game_view(game, caller.player_id, now))
-        played = await self.sessions.act(
-            caller.player_id,
-            request.game_id,
-            lambda side: game_pb2.Action(
-                side=side, resign=game_pb2.Resign(reason=game_pb2.OUTCOME_REASON_RESIGNATION)
-            ),
+        return matchmaker_pb2.ResignResponse(
+            game=await self._act(caller.player_id, request.game_id, resignation)
         )
-        return matchmaker_pb2.ResignResponse(game=self._view(played, caller.player_id))
 
     @unary("OfferDraw")
     async def OfferDraw(
@@ -408,12 +408,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> matchmaker_pb2.OfferDrawResponse:
         """Offer a draw."""
         caller = await self._caller(context)
-        played = await self.sessions.act(
-            caller.player_id,
-            request.game_id,
-            lambda side: game_pb2.Action(side=side, offer_draw=game_pb2.OfferDraw()),
+        return matchmaker_pb2.OfferDrawResponse(
+            game=await self._act(
+                caller.player_id,
+                request.game_id,
+                lambda side: game_pb2.Action(side=side, offer_draw=game_pb2.OfferDraw()),
+            )
         )
-        return matchmaker_pb2.OfferDrawResponse(game=self._view(played, caller.player_id))
 
     @unary("AnswerDraw")
     async def AnswerDraw(
@@ -427,8 +428,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 return game_pb2.Action(side=side, accept_draw=game_pb2.AcceptDraw())
             return game_pb2.Action(side=side, decline_draw=game_pb2.DeclineDraw())
 
-        played = await self.sessions.act(caller.player_id, request.game_id, answer)
-        return matchmaker_pb2.AnswerDrawResponse(game=self._view(played, caller.player_id))
+        return matchmaker_pb2.AnswerDrawResponse(
+            game=await self._act(caller.player_id, request.game_id, answer)
+        )
 
     # -- live updates ------------------------------------------------------------------------
 
@@ -439,12 +441,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         """Every update of a game after a version, then live, until it ends."""
         viewer = await self._viewer(context)
         game_id = request.game_id
-        if not game_id:
-            raise missing("game_id")
-        game, now, _ = await self.store.load(game_id)
-        if game is None:
-            raise game_not_found(game_id)
-        seat = game.seat_of(viewer)
+        first, _ = await self.store.get(game_id)
+        seat = first.seat_of(viewer)
         side = seat.side if seat else ""
         sent = request.after_version
         async with self.hub.subscribe(game_id) as queue:
@@ -477,7 +475,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     return
                 if batch.error is not None:
                     raise unavailable(
-                        "STORE_UNAVAILABLE",
+                        Reason.STORE_UNAVAILABLE,
                         "the session store cannot be reached",
                         self.settings.retry_hint,
                     )
@@ -504,7 +502,21 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> matchmaker_pb2.GetRecordResponse:
         """The engine's record of a running or finished game."""
         await self._viewer(context)
-        return matchmaker_pb2.GetRecordResponse(record=await self.sessions.record(request.game_id))
+        game, _ = await self.store.get(request.game_id, full=True)
+        if game.status == GameStatus.OPEN or (game.status == GameStatus.FINISHED and game.closed):
+            raise Refusal(
+                Code.FAILED_PRECONDITION,
+                Reason.GAME_NOT_STARTED,
+                f"game {game.id} was never played",
+            )
+        entries, tags = public_record(game)
+        # Commits after the read only add at the end: the game's own moves are a prefix.
+        actions = (await self.store.actions(game.id))[: len(entries)]
+        try:
+            reply = await self.engine.write_record(game.initial, actions, tags)
+        except EngineError as refusal:
+            raise refusal_status(refusal, stored_session=True) from None
+        return matchmaker_pb2.GetRecordResponse(record=reply.record)
 
     @unary("GetLeaderboard")
     async def GetLeaderboard(
@@ -537,10 +549,10 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         return matchmaker_pb2.EchoResponse(payload=request.payload)
 
 
-def _token_missing() -> ServiceError:
-    return ServiceError(
-        grpc.StatusCode.UNAUTHENTICATED,
-        "TOKEN_MISSING",
+def _token_missing() -> Refusal:
+    return Refusal(
+        Code.UNAUTHENTICATED,
+        Reason.TOKEN_MISSING,
         "this call needs a player token: authorization: Bearer <token>",
     )
 

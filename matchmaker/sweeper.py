@@ -1,7 +1,10 @@
 """The sweeper: every replica's background worker for work that is due without a call.
 
 Clock flags, abandoned games, bot turns, pending ratings and open games nobody joined all
-live in one index, `keys.due()` (game id -> when, ms). A sweeper claims due games with
+live in one index, `keys.due()` (game id -> when, ms; `schedule.py` says when). The
+sweeper does that work (`work_on`): it flags clocks, forfeits abandoned games, moves for
+bots (a bot that cannot move resigns), settles pending ratings and closes open games
+nobody joined. It claims due games with
 `claim_due.lua`, which pushes each claimed game a lease ahead, so replicas never work on
 one game at once while the lease lasts, and a replica killed mid-work leaves its games to
 the others when the lease runs out. Whatever it does goes through the ordinary version-
@@ -11,15 +14,23 @@ checked commit, so even an expired lease cannot corrupt a game.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import hashlib
+import time
 
 import structlog
 from prometheus_client import Counter
 
-from matchmaker.errors import ServiceError
+from matchmaker import clocks
+from matchmaker.engine import Engine, EngineError
+from matchmaker.play import Play, Played, resignation
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
+from matchmaker.schedule import abandoned_at, next_due, open_until
 from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
 from matchmaker.store import Store
+from matchmaker.workers import every
+from wargame.runtime.refusal import Code, Reason, Refusal
+from wargame.v1 import game_pb2
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -27,11 +38,21 @@ SWEPT = Counter("wargame_matchmaker_sweeps_total", "Due games worked on by the s
 RETRY_MS = 2000  # a game whose work failed (engine or Redis away) is tried again after this
 
 
+def bot_seed(game_id: str, side: str) -> int:
+    """A stable search seed per game and side, so the engine can derive a bot's secret
+    deployment again when it must reveal it (the engine keeps nothing between calls)."""
+    return int.from_bytes(hashlib.sha256(f"{game_id}/{side}".encode()).digest()[:8], "big") or 1
+
+
 class Sweeper:
     """Claims due games and does their work, a bounded number at a time."""
 
-    def __init__(self, store: Store, sessions: Sessions, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, engine: Engine, play: Play, sessions: Sessions, settings: Settings
+    ) -> None:
         self.store = store
+        self.engine = engine
+        self.play = play
         self.sessions = sessions
         self.settings = settings
         self.poke = asyncio.Event()
@@ -40,43 +61,36 @@ class Sweeper:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep every interval (at once when poked) until `stop` is set."""
-        lease_ms = int(self.settings.sweep_lease * 1000)
-        while not stop.is_set():
-            free = self.settings.sweep_concurrency - len(self._tasks)
-            try:
-                if free > 0:
-                    lease, game_ids = await self.store.claim_due(
-                        lease_ms, min(free, self.settings.sweep_batch)
-                    )
-                    for game_id in game_ids:
-                        task = asyncio.create_task(
-                            self._work(game_id, lease), name=f"sweep-{game_id}"
-                        )
-                        self._tasks.add(task)
-                        task.add_done_callback(self._tasks.discard)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("sweep failed", error=str(error) or type(error).__name__)
-            self.poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.poke.wait(), self.settings.sweep_interval)
+        await every(self.settings.sweep_interval, self.poke, stop, self._claim, "sweep failed")
+
+    async def _claim(self) -> None:
+        """Claim as many due games as there are free slots, and start their work."""
+        free = self.settings.sweep_concurrency - len(self._tasks)
+        if free <= 0:
+            return
+        lease, game_ids = await self.store.claim_due(
+            int(self.settings.sweep_lease * 1000), min(free, self.settings.sweep_batch)
+        )
+        for game_id in game_ids:
+            task = asyncio.create_task(self._work(game_id, lease), name=f"sweep-{game_id}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _work(self, game_id: str, lease: int) -> None:
         async with self._slots:
             with structlog.contextvars.bound_contextvars(game_id=game_id, worker="sweeper"):
                 try:
-                    when = await self.sessions.work_on(game_id)
+                    when = await self.work_on(game_id)
                     SWEPT.labels("ok").inc()
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:
                     SWEPT.labels("failed").inc()
-                    level = log.info if isinstance(error, ServiceError) else log.warning
+                    level = log.info if isinstance(error, Refusal) else log.warning
                     level(
                         "due work failed; retrying later",
                         error=str(error) or type(error).__name__,
-                        exc_info=not isinstance(error, ServiceError),
+                        exc_info=not isinstance(error, Refusal),
                     )
                     try:
                         when = await self.store.time_ms() + RETRY_MS
@@ -86,6 +100,109 @@ class Sweeper:
                     await self.store.reschedule(game_id, lease, when)
                 except Exception as error:
                     log.warning("reschedule failed", error=str(error) or type(error).__name__)
+
+    # -- the work ---------------------------------------------------------------------------
+
+    async def work_on(self, game_id: str) -> int | None:
+        """Do what is due for a game; returns when it is next due (None: never)."""
+        game, now, _ = await self.store.load(game_id)
+        if game is None:
+            return None
+        if game.status == GameStatus.OPEN:
+            if now >= open_until(game, self.settings):
+                await self.sessions.close_open(game, now)
+                return None
+            return next_due(game, now, self.settings)
+        if game.status == GameStatus.FINISHED:
+            if game.rating_status == RatingStatus.PENDING:
+                await self.play.settle_ratings(game)
+            return None
+        played: Played | None = None
+        try:
+            played = await self._timeouts(game, now)
+            if played is None:
+                bot = game.seated_to_act(SeatKind.BOT)
+                if bot is not None:
+                    played = await self._bot_move(game, bot)
+        except Refusal as error:
+            if error.reason == Reason.VERSION_CONFLICT:
+                return now  # someone moved meanwhile: look again at once
+            raise
+        if played is None:
+            return next_due(game, now, self.settings)
+        if (
+            played.game.status == GameStatus.FINISHED
+            and played.game.rating_status != RatingStatus.PENDING
+        ):
+            return None
+        return next_due(played.game, played.now_ms, self.settings)
+
+    async def _timeouts(self, game: GameRecord, now: int) -> Played | None:
+        """A side whose clock ran out loses on time; a silent human side, as abandoned."""
+        if game.clock is not None:
+            side = clocks.flagged(game.clock, now)
+            if side is not None:
+                log.info("lost on time", game_id=game.id, side=side)
+                return await self.play.forfeit(game, now, side, game_pb2.OUTCOME_REASON_TIME)
+        if now >= abandoned_at(game, self.settings):
+            seat = game.seated_to_act(SeatKind.HUMAN)
+            if seat is not None:
+                log.info("abandoned", game_id=game.id, side=seat.side)
+                return await self.play.forfeit(
+                    game, now, seat.side, game_pb2.OUTCOME_REASON_ABANDONED
+                )
+        return None
+
+    async def _bot_move(self, game: GameRecord, seat: Seat) -> Played:
+        """The engine's suggestion for a bot's side; a bot that cannot move resigns."""
+        seconds = (game.bot_ms or int(self.settings.bot_time * 1000)) / 1000
+        started = time.perf_counter()
+        try:
+            reply = await self.engine.suggest(
+                game.state, seat.side, seconds, bot_seed(game.id, seat.side)
+            )
+            action = game_pb2.Action()
+            action.CopyFrom(reply.action)
+            if not action.side:
+                action.side = seat.side
+        except EngineError as refusal:
+            # A bot that cannot find an action would hold the game forever: it resigns.
+            log.warning(
+                "bot resigns: no suggestion",
+                game_id=game.id,
+                reason=refusal.details.reason,
+                message=refusal.details.message,
+            )
+            action = resignation(seat.side)
+        now = await self.store.time_ms()
+        try:
+            played = await self.play.commit(game, now, [action])
+        except Refusal as error:
+            if error.code not in (Code.FAILED_PRECONDITION, Code.INVALID_ARGUMENT):
+                raise
+            if (
+                error.reason in (Reason.VERSION_CONFLICT, Reason.GAME_OVER)
+                or action.WhichOneof("kind") == "resign"
+            ):
+                raise
+            # The engine refused its own suggestion: resigning beats holding the game forever.
+            log.warning(
+                "bot resigns: its action was refused",
+                game_id=game.id,
+                reason=error.reason,
+                message=error.message,
+            )
+            played = await self.play.commit(game, now, [resignation(seat.side)])
+        log.debug(
+            "bot moved",
+            game_id=game.id,
+            side=seat.side,
+            notation=list(played.notations),
+            think_ms=round((time.perf_counter() - started) * 1000),
+        )
+        return played
+
+    # -- shutdown ---------------------------------------------------------------------------
 
     async def drain(self, timeout: float) -> None:
         """Let the games being worked on finish (at shutdown), up to `timeout` s."""

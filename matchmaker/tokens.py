@@ -14,14 +14,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-import grpc
 from redis.asyncio import Redis
 
 from matchmaker import keys
-from matchmaker.errors import ServiceError
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import text
+from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing
 
 MAX_NAME = 32
 
@@ -42,9 +41,7 @@ def split_token(token: str) -> tuple[str, str]:
     """(player id, token hash) of a token; TOKEN_INVALID if it has not the token's form."""
     player_id, dot, secret = token.partition(".")
     if not dot or not player_id.startswith("p") or not player_id.isalnum() or len(secret) < 20:
-        raise ServiceError(
-            grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", "the token is malformed"
-        )
+        raise Refusal(Code.UNAUTHENTICATED, Reason.TOKEN_INVALID, "the token is malformed")
     return player_id, token_hash(token)
 
 
@@ -52,19 +49,9 @@ def check_display_name(name: str) -> str:
     """The display name, trimmed; MALFORMED_REQUEST unless 1-32 printable characters."""
     name = name.strip()
     if not name:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "MISSING_FIELD",
-            "display_name is required",
-            field="display_name",
-        )
+        raise missing("display_name")
     if len(name) > MAX_NAME or not name.isprintable():
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "MALFORMED_REQUEST",
-            f"display_name must be 1-{MAX_NAME} printable characters",
-            field="display_name",
-        )
+        raise malformed("display_name", f"display_name must be 1-{MAX_NAME} printable characters")
     return name
 
 
@@ -144,17 +131,17 @@ class Tokens:
         """The caller, from the reply of `authenticate.lua`; UNAUTHENTICATED if the token is
         unknown, RESOURCE_EXHAUSTED (with a retry hint) beyond the rate limit."""
         if reply[0] == 0:
-            raise ServiceError(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "TOKEN_INVALID",
+            raise Refusal(
+                Code.UNAUTHENTICATED,
+                Reason.TOKEN_INVALID,
                 "the token is unknown or has been revoked",
             )
         token_id = text(reply[1])
         if reply[0] == 2:
             wait_ms = int(reply[2])
-            raise ServiceError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "RATE_LIMITED",
+            raise Refusal(
+                Code.RESOURCE_EXHAUSTED,
+                Reason.RATE_LIMITED,
                 f"too many requests; retry in {wait_ms / 1000:g} s",
                 metadata={"retry_after_ms": str(wait_ms)},
                 retry_after=wait_ms / 1000,
@@ -172,9 +159,9 @@ class Tokens:
         target = token_id or caller.token_id
         digest = await self.redis.hget(keys.player_tokens(caller.player_id), target)
         if digest is None:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND,
-                "TOKEN_INVALID",
+            raise Refusal(
+                Code.NOT_FOUND,
+                Reason.TOKEN_INVALID,
                 f"the player has no token {target!r}",
                 field="token_id",
             )

@@ -10,19 +10,36 @@ Everything else is open information (the defender sees every declared attack).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from google.protobuf import timestamp_pb2
 
 from matchmaker import clocks
 from matchmaker.engine import duration
-from matchmaker.store import BOT, BOT_PLAYER, FINISHED, OPEN, RUNNING, GameRecord, StreamEntry
+from matchmaker.record import (
+    BOT_PLAYER,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    SeatKind,
+    Visibility,
+)
+from matchmaker.store import StreamEntry
 from wargame.v1 import game_pb2, matchmaker_pb2, napoleonic_pb2
 
 STATUS = {
-    OPEN: matchmaker_pb2.GAME_STATUS_OPEN,
-    RUNNING: matchmaker_pb2.GAME_STATUS_RUNNING,
-    FINISHED: matchmaker_pb2.GAME_STATUS_FINISHED,
+    GameStatus.OPEN: matchmaker_pb2.GAME_STATUS_OPEN,
+    GameStatus.RUNNING: matchmaker_pb2.GAME_STATUS_RUNNING,
+    GameStatus.FINISHED: matchmaker_pb2.GAME_STATUS_FINISHED,
+}
+VISIBILITY = {
+    Visibility.PUBLIC: matchmaker_pb2.VISIBILITY_PUBLIC,
+    Visibility.PRIVATE: matchmaker_pb2.VISIBILITY_PRIVATE,
+}
+SEAT_KIND = {
+    SeatKind.HUMAN: matchmaker_pb2.SEAT_KIND_HUMAN,
+    SeatKind.BOT: matchmaker_pb2.SEAT_KIND_BOT,
 }
 HIDDEN_PHASES = frozenset(
     {
@@ -122,12 +139,7 @@ def seat_messages(game: GameRecord) -> list[matchmaker_pb2.Seat]:
     """The seats as the contract shows them."""
     out = []
     for seat in game.seats:
-        message = matchmaker_pb2.Seat(
-            side=seat.side,
-            kind=matchmaker_pb2.SEAT_KIND_BOT
-            if seat.kind == BOT
-            else matchmaker_pb2.SEAT_KIND_HUMAN,
-        )
+        message = matchmaker_pb2.Seat(side=seat.side, kind=SEAT_KIND[seat.kind])
         if seat.player:
             message.player.CopyFrom(
                 matchmaker_pb2.Player(
@@ -143,10 +155,10 @@ def clock_message(game: GameRecord, now_ms: int) -> matchmaker_pb2.Clock | None:
     clock = game.clock
     if clock is None:
         return None
-    running = clock.running if game.status == RUNNING else ()
+    running = clock.running if game.status == GameStatus.RUNNING else ()
     # Several clocks run at once only during a simultaneous deployment: comma-separated.
     message = matchmaker_pb2.Clock(running=",".join(running))
-    at = now_ms if game.status == RUNNING else clock.at_ms
+    at = now_ms if game.status == GameStatus.RUNNING else clock.at_ms
     for side, left in clocks.remaining_at(clock, at).items():
         message.remaining[side].CopyFrom(duration(max(0, left) / 1000))
     message.as_of.CopyFrom(timestamp(at))
@@ -173,11 +185,7 @@ def game_view(
         version=game.version,
         seats=seat_messages(game),
         your_side=side,
-        visibility=(
-            matchmaker_pb2.VISIBILITY_PRIVATE
-            if game.visibility == "private"
-            else matchmaker_pb2.VISIBILITY_PUBLIC
-        ),
+        visibility=VISIBILITY[game.visibility],
         rated=game.rated,
     )
     view.created_at.CopyFrom(timestamp(game.created_ms))
@@ -198,12 +206,25 @@ def game_view(
                 entry.public if entry.hidden and pending and entry.side != side else entry.notation
                 for entry in game.moves
             )
-    if game.status == FINISHED and not view.HasField("outcome") and game.closed:
+    if game.status == GameStatus.FINISHED and not view.HasField("outcome") and game.closed:
         # An open game nobody joined: closed without a game played, so no winner.
         view.outcome.CopyFrom(
             game_pb2.Outcome(reason=game_pb2.OUTCOME_REASON_ABANDONED, message=game.closed)
         )
     return view
+
+
+def public_record(game: GameRecord) -> tuple[list[ActionEntry], dict[str, str]]:
+    """What anyone may see of a game's record: its moves up to the first one the rules
+    still hide, and the record's tags (players' names by side, date, session)."""
+    entries = game.moves
+    if hidden_pending(game.state):
+        cut = next((i for i, entry in enumerate(entries) if entry.hidden), len(entries))
+        entries = entries[:cut]
+    tags = {seat.side.capitalize(): seat.name for seat in game.seats if seat.name}
+    tags["Date"] = time.strftime("%Y.%m.%d", time.gmtime(game.created_ms / 1000))
+    tags["Session"] = game.id
+    return entries, tags
 
 
 def watch_message(

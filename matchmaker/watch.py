@@ -22,7 +22,8 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from matchmaker import keys
-from matchmaker.store import FINISHED, GameRecord, Store, StreamEntry
+from matchmaker.record import GameRecord, GameStatus
+from matchmaker.store import Store, StreamEntry
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -126,4 +127,4 @@ class Hub:
 
 def finished_at(game: GameRecord | None, version: int) -> bool:
     """True when `version` is the last version of a finished game."""
-    return game is not None and game.status == FINISHED and version >= game.version
+    return game is not None and game.status == GameStatus.FINISHED and version >= game.version

@@ -409,7 +409,7 @@ def test_rated_games_update_ratings_once_and_the_leaderboard(
     assert [(r.game, r.games) for r in winner.ratings] == [("war", 1)]
     assert winner.ratings[0].rating > 1500 > loser.ratings[0].rating
     # The sweeper, too, settles finished rated games; it must not count this one again.
-    matchmaker.call(lambda replica: replica.sessions.work_on(game.id))
+    matchmaker.call(lambda replica: replica.sweeper.work_on(game.id))
     assert south.GetPlayer(mm.GetPlayerRequest()).player.ratings[0].games == 1
     board = north.GetLeaderboard(mm.GetLeaderboardRequest(game="war")).entries
     assert [(e.rank, e.player.id) for e in board] == [(1, south.player_id), (2, north.player_id)]

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from matchmaker.clocks import start
-from matchmaker.store import BOT, BOT_PLAYER, ActionEntry, GameRecord, Seat, moves_json
+from matchmaker.record import (
+    BOT_PLAYER,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    RatingStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+    moves_json,
+)
 from matchmaker.views import (
     game_view,
     hidden_pending,
@@ -35,20 +45,20 @@ def record(state: game_pb2.GameState, moves: list[ActionEntry]) -> GameRecord:
     return GameRecord(
         id="g1",
         ruleset="napoleonic",
-        status="running",
+        status=GameStatus.RUNNING,
         version=3,
-        visibility="public",
+        visibility=Visibility.PUBLIC,
         rated=False,
         created_ms=1,
         updated_ms=2,
         acted_ms=2,
-        seats=[Seat("red", "pred", "Red"), Seat("black", BOT_PLAYER, "Bot", BOT)],
+        seats=[Seat("red", "pred", "Red"), Seat("black", BOT_PLAYER, "Bot", SeatKind.BOT)],
         state_bytes=state.SerializeToString(),
         initial_bytes=b"",
         clock=start(60_000, 0, ["red", "black"], 0, ["black"]),
         invite="CODE",
         bot_ms=0,
-        rating_status="",
+        rating_status=RatingStatus.NONE,
         moves_raw=moves_json("[]", moves),
     )
 

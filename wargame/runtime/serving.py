@@ -23,6 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from wargame.runtime.config import ConfigError, host_port
+from wargame.runtime.refusal import Code, Reason, Refusal
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
@@ -41,6 +42,12 @@ class MalformedRequest:
     def describe(self) -> str:
         """One line saying what was wrong."""
         return f"the request is not a valid {self.message_type}: {self.error}"
+
+
+def check_decoded(request: Any) -> None:
+    """Refuse a request whose bytes were not a valid message (see `register_service`)."""
+    if isinstance(request, MalformedRequest):
+        raise Refusal(Code.INVALID_ARGUMENT, Reason.MALFORMED_REQUEST, request.describe())
 
 
 def _tolerant(message_class: Any) -> Callable[[bytes], Any]:
@@ -113,6 +120,27 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(probe.getsockname()[1])
 
 
+def _register_and_bind(
+    server: Any,
+    address: str,
+    register: Callable[[Any], None],
+    health_servicer: Any,
+    service_names: Sequence[str],
+) -> int:
+    """Register the services, health checking and reflection on `server`; bind; the port."""
+    register(server)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (
+            *service_names,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    return _bind(server, address)
+
+
 def _bind(server: Any, address: str) -> int:
     try:
         port = server.add_insecure_port(address)
@@ -161,18 +189,8 @@ def create_server(
         options=server_options(max_message_bytes, reuse_port),
         maximum_concurrent_rpcs=max_workers * 64,
     )
-    register(server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            *service_names,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
-    port = _bind(server, address)
+    port = _register_and_bind(server, address, register, health_servicer, service_names)
     return Serving(server, port, health_servicer, tuple(service_names))
 
 
@@ -235,18 +253,8 @@ def create_aio_server(
     server = grpc.aio.server(
         interceptors=list(interceptors), options=server_options(max_message_bytes, reuse_port=False)
     )
-    register(server)
     health_servicer = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            *service_names,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
-    port = _bind(server, address)
+    port = _register_and_bind(server, address, register, health_servicer, service_names)
     return AioServing(server, port, health_servicer, tuple(service_names))
 
 
