@@ -420,6 +420,7 @@ class CreateGameRequest(_message.Message):
     RATED_FIELD_NUMBER: _builtins.int
     BOT_TIME_FIELD_NUMBER: _builtins.int
     SETUP_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id."""
     preset: _builtins.str
@@ -434,6 +435,8 @@ class CreateGameRequest(_message.Message):
     """Whether the result changes ratings (never for games against the bot)."""
     setup: _builtins.str
     """A set-up text for the engine's NewGame (empty for the default)."""
+    bot_level: _builtins.int
+    """The bot's playing strength, 1 (beginner) to 5 (strongest); 0 means the default level."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values (see the engine's ListGames)."""
@@ -459,10 +462,11 @@ class CreateGameRequest(_message.Message):
         rated: _builtins.bool = ...,
         bot_time: _duration_pb2.Duration | None = ...,
         setup: _builtins.str = ...,
+        bot_level: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bot_time", b"bot_time", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_time", b"bot_time", "game", b"game", "opponent", b"opponent", "options", b"options", "preset", b"preset", "rated", b"rated", "setup", b"setup", "side", b"side", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "bot_time", b"bot_time", "game", b"game", "opponent", b"opponent", "options", b"options", "preset", b"preset", "rated", b"rated", "setup", b"setup", "side", b"side", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
