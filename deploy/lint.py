@@ -221,7 +221,8 @@ def _check_services(docs: list[Doc]) -> Iterator[str]:
     if len(images) != 1:
         yield f"the services run different images: {sorted(images)} (set it once, images:)"
     for image in images:
-        if "." not in image.split("/")[0] and ":" not in image.split("/")[0]:
+        host, slash, _ = image.partition("/")
+        if not slash or not ("." in host or ":" in host or host == "localhost"):
             yield f"image {image!r} names no registry"
     engine = by_name["wargame-engine"]["spec"]["template"]
     engine_labels = engine["metadata"]["labels"]
