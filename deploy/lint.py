@@ -138,10 +138,10 @@ def reachable(policies: list[Doc], source: Pod, target: Pod, port: int) -> bool:
 # --- the checks ------------------------------------------------------------------------
 
 
-def _pod_templates(docs: list[Doc]) -> Iterator[tuple[str, Doc, Doc]]:
+def _pod_templates(docs: list[Doc]) -> Iterator[tuple[str, Doc]]:
     for doc in docs:
         if doc["kind"] in ("Deployment", "StatefulSet", "DaemonSet", "Job"):
-            yield f"{doc['kind']} {doc['metadata']['name']}", doc, doc["spec"]["template"]
+            yield f"{doc['kind']} {doc['metadata']['name']}", doc["spec"]["template"]
 
 
 def _containers(pod_spec: Doc) -> list[Doc]:
@@ -264,7 +264,7 @@ def _check_seal_key(docs: list[Doc], engine: Doc) -> Iterator[str]:
 def _pod_labels(docs: list[Doc]) -> list[Mapping[str, str]]:
     """The labels of every pod: workloads' templates, and the pods a RedisCluster's operator
     makes (they carry the resource's labels)."""
-    labels = [t["metadata"].get("labels", {}) for _, _, t in _pod_templates(docs)]
+    labels = [t["metadata"].get("labels", {}) for _, t in _pod_templates(docs)]
     return labels + [c["metadata"].get("labels", {}) for c in _of_kind(docs, "RedisCluster")]
 
 
@@ -302,7 +302,7 @@ def _check_network(docs: list[Doc], overlay: str) -> Iterator[str]:
 def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
     """Every rule the rendered `overlay` breaks, one line each."""
     problems: list[str] = []
-    for where, _, template in _pod_templates(docs):
+    for where, template in _pod_templates(docs):
         problems += _check_pod(where, template)
     problems += _check_scaling(docs)
     problems += _check_services(docs)
@@ -320,7 +320,10 @@ def check_compose(compose: Doc) -> list[str]:
     for name, service in services.items():
         if "healthcheck" not in service:
             problems.append(f"compose: {name} has no health check")
-        for other, how in (service.get("depends_on") or {}).items():
+        depends = service.get("depends_on") or {}
+        if isinstance(depends, list):  # the short form waits for nothing but the start
+            depends = dict.fromkeys(depends)
+        for other, how in depends.items():
             if not isinstance(how, dict) or how.get("condition") != "service_healthy":
                 problems.append(f"compose: {name} starts before {other} is healthy")
     if set(services["matchmaker"].get("depends_on") or {}) != {"redis", "engine"}:
