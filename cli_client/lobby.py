@@ -11,6 +11,7 @@ import grpc
 from rich.text import Text
 
 from cli_client.connection import Connection, duration, iterate
+from cli_client.display.line import LineDisplay
 from cli_client.errors import ClientError
 from cli_client.identity import Store
 from cli_client.play import Play
@@ -192,7 +193,7 @@ def start(
     session = open_session(connection, view)
     side = session.name(session.your_side) if session.your_side else "?"
     terminal.console.print(Text(f"Game {view.id}: you play {side}."))
-    return Play(connection, store, session, terminal, invite_code=invite).run()
+    return Play(connection, store, session, LineDisplay(terminal), invite_code=invite).run()
 
 
 def resume(connection: Connection, store: Store, terminal: Terminal, game_id: str) -> int:
@@ -217,7 +218,7 @@ def resume(connection: Connection, store: Store, terminal: Terminal, game_id: st
         earlier = len(view.moves) - len(shown)
         more = f"… ({earlier} earlier) " if earlier else ""
         terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"))
-    return Play(connection, store, session, terminal).run()
+    return Play(connection, store, session, LineDisplay(terminal)).run()
 
 
 def watch(connection: Connection, store: Store, terminal: Terminal, game_id: str) -> int:
@@ -230,4 +231,4 @@ def watch(connection: Connection, store: Store, terminal: Terminal, game_id: str
             terminal.console.print(line)
         terminal.console.print(panel.outcome_line(session, terminal.theme))
         return 0
-    return Play(connection, store, session, terminal, spectator=True).run()
+    return Play(connection, store, session, LineDisplay(terminal), spectator=True).run()

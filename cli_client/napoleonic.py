@@ -1,5 +1,7 @@
 """Napoleonic Chess on the screen: the turn's phases explained, and secret deployments.
 
+`NapoleonicHooks` is what the game adds to the game loop (see `hooks.py`).
+
 A turn is small actions (`move`, `attack`, `support`, `advance`, `end`) that the engine
 checks one by one; this module only says which phase the state is in, whose part it is,
 what `end` does there, and takes examples from the engine's notation help.
@@ -16,9 +18,11 @@ import re
 import secrets
 from collections import Counter
 
+from cli_client.commands import Command
 from cli_client.connection import Connection
 from cli_client.details import PHASE_NAMES
 from cli_client.errors import ClientError
+from cli_client.hooks import GameHooks, Table
 from cli_client.identity import Store
 from cli_client.session import GameSession
 from wargame.v1 import game_pb2, napoleonic_pb2
@@ -220,3 +224,115 @@ def _square_order(item: tuple[str, str]) -> tuple[int, str]:
     cell = item[0]
     digits = "".join(ch for ch in cell if ch.isdigit())
     return (int(digits or 0), cell)
+
+
+class NapoleonicHooks(GameHooks):
+    """Phase guidance in the prompt and announcements; the secret deployment flow."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(table)
+        self.deployment = Deployment(table.session, table.store, table.connection)
+        self._revealing = False
+
+    @property
+    def deploying(self) -> bool:
+        """Whether the player is building a secret array."""
+        state = self.session.state
+        return (
+            not self.table.spectator
+            and state.napoleonic.phase
+            in (
+                napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
+                napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
+            )
+            and self.session.my_turn
+        )
+
+    def marked(self) -> set[str]:
+        """The deployment rows while the array is built."""
+        return self.deployment.rows() if self.deploying else set()
+
+    def extra_pieces(self) -> list[game_pb2.Piece]:
+        """The array being built."""
+        return self.deployment.pieces() if self.deploying else []
+
+    def prompt_label(self) -> str:
+        """The phase."""
+        return phase_label(self.session)
+
+    def guidance(self) -> str:
+        """What the player does in this phase."""
+        return guidance(self.session)
+
+    def announce(self) -> list[str]:
+        """The phase's guidance, and the array so far while deploying."""
+        lines = super().announce()
+        if self.deploying:
+            lines.append(self.deployment.summary())
+        return lines
+
+    def handle(self, command: Command) -> bool:
+        """The deployment words: placements, `army`, `clear`, `commit`."""
+        table = self.table
+        if command.name == "army":
+            table.note(self.deployment.summary())
+        elif command.name == "clear":
+            self.deployment.clear()
+            table.show_board()
+        elif command.name == "place":
+            self.deployment.add(command.argument)
+            table.show_board()
+            table.note(self.deployment.summary())
+        elif command.name == "commit":
+            if command.argument:
+                self.deployment.add(command.argument)
+            self.commit()
+        else:
+            return False
+        return True
+
+    def commit(self) -> None:
+        """Send the secret array's commitment (sealed mode: the array, for the engine to seal)."""
+        table = self.table
+        table.check_turn()
+        phase = self.session.state.napoleonic.phase
+        if phase == napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED:
+            text = self.deployment.sealed()
+        else:
+            text = self.deployment.commitment()
+            table.note(
+                "Committed: only the digest was sent; your array stays here until the reveal."
+            )
+        table.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
+
+    def automatic(self) -> None:
+        """Reveal a committed array when the reveal phase comes."""
+        self._reveal()
+
+    def _reveal(self) -> None:
+        state = self.session.state
+        table = self.table
+        if (
+            table.spectator
+            or self._revealing
+            or state.napoleonic.phase != napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL
+            or not self.session.my_turn
+            or self.deployment.revealed()
+        ):
+            return
+        text = self.deployment.reveal_text()
+        if text is None:
+            table.error(
+                "your committed array is not on this computer; it cannot be revealed from here"
+            )
+            self._revealing = True
+            return
+        self._revealing = True
+        try:
+            table.note("Revealing your array.")
+            table.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
+            self.deployment.forget()
+        except ClientError as error:
+            table.error(error.message)
+        finally:
+            self._revealing = False
