@@ -19,7 +19,8 @@ Where things are:
 - `submit.py`      sending actions: versions, idempotency keys, the retry policy
 - `hooks.py`       what a game may add to the loop; `napoleonic.py` is the one game that
                    does (phase guidance, secret Attack-at-Dawn deployments)
-- `display/`       where the game is shown: `line.py` the scrolling log
+- `display/`       where the game is shown: `fullscreen.py` one screen updated in place
+                   (prompt_toolkit), `line.py` the scrolling log (pipes, `--plain`)
 - `terminal.py`    line-mode terminal: output through rich, a prompt that never blocks
 - `render/`        drawings from the engine's descriptions: `board.py` (grid and lattice
                    boards), `panel.py` (players, clocks, events, combat tallies, legends),

@@ -79,6 +79,15 @@ def parse(line: str, *, deploying: bool = False) -> Command:
     return Command("action", text)
 
 
+def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
+    """The client's words a player may type now (for completion)."""
+    viewing = ["moves", "board", "flip", "help", "quit"]
+    if spectator:
+        return viewing
+    playing = ["hint", "draw", "accept", "decline", "resign"]
+    return viewing + playing + (["army", "clear", "commit"] if deploying else [])
+
+
 def help_lines(notation: str, deploying: bool = False) -> list[str]:
     """The help text: the client's words and the game's notation."""
     lines = ["Type an action in the game's notation, or one of:"]

@@ -65,7 +65,9 @@ class Play:
         self.submitter = Submitter(connection, session, catch_up=self._catch_up, warn=self.warn)
         self._pending_version = 0
         self._announced: tuple[object, ...] = ()
+        self._legal: tuple[int, list[str]] = (-1, [])
         self.watcher: Watcher | None = None
+        display.complete_from(self.candidates)
 
     # -- the loop --------------------------------------------------------------------
 
@@ -271,6 +273,28 @@ class Play:
         self.display.prompt(Text(arrow), waiting=f"waiting for {acting}")
 
     # -- commands --------------------------------------------------------------------------
+
+    def legal_notations(self) -> list[str]:
+        """The notations of the legal actions now (asked once per version)."""
+        version, notations = self._legal
+        if version != self.session.version:
+            if self.session.finished or not self.session.started:
+                notations = []
+            else:
+                reply = self.connection.legal_actions(self.session.state)
+                notations = [action.notation for action in reply.actions]
+            self._legal = (self.session.version, notations)
+        return notations
+
+    def candidates(self) -> list[str]:
+        """What the input line may complete to: the client's words and the legal actions."""
+        words = commands.words(deploying=self.hooks.deploying, spectator=self.spectator)
+        if self.spectator or not self.session.my_turn:
+            return words
+        try:
+            return words + self.legal_notations()
+        except ClientError:
+            return words
 
     def handle(self, command: Command) -> bool:
         """Carry out one typed command; True when the player leaves."""

@@ -1,9 +1,9 @@
-"""Where a game is shown: a scrolling log of lines, or a full-screen view updated in place.
+"""Where a game is shown: a scrolling log of lines, or `fullscreen.FullScreen` updated in place.
 
 `Display` is what the game loop (`play.Play`) talks to. `line.LineDisplay` prints each
-change below the last (pipes, `--ascii`, `--plain`, screen readers); a full-screen view
+change below the last (pipes, `--ascii`, `--plain`, screen readers); `fullscreen.FullScreen`
 keeps board, side panel (players, ticking clocks, legend, move list), the latest events and
-the input line on one screen.
+the input line on one screen. `choose` picks one for the terminal at hand.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from rich.text import Text
 from cli_client.render.board import Scene
 from cli_client.render.theme import Theme
 from cli_client.session import GameSession
+from cli_client.terminal import Terminal
 
 
 class Display(Protocol):
@@ -53,6 +54,9 @@ class Display(Protocol):
     def read(self, timeout: float) -> list[str]:
         """Lines typed within `timeout` seconds (maybe none)."""
 
+    def complete_from(self, source: Callable[[], Sequence[str]]) -> None:
+        """Where completion of the input line finds its candidates (if it completes)."""
+
     def tick(self) -> None:
         """Called every loop turn: animate what waits."""
 
@@ -64,3 +68,19 @@ class Display(Protocol):
 def nothing() -> Iterator[None]:
     """A context that shows nothing."""
     yield
+
+
+def full_screen_possible(terminal: Terminal) -> bool:
+    """Whether the terminal can show the full-screen view: interactive, with Unicode."""
+    return terminal.interactive and terminal.theme.unicode
+
+
+def choose(terminal: Terminal, *, plain: bool = False) -> Display:
+    """The full-screen view on a capable terminal unless `plain`; the line display otherwise."""
+    from cli_client.display.line import LineDisplay
+
+    if plain or not full_screen_possible(terminal):
+        return LineDisplay(terminal)
+    from cli_client.display.fullscreen import FullScreen
+
+    return FullScreen(terminal)

@@ -70,6 +70,9 @@ class LineDisplay:
         """Lines typed within `timeout` seconds."""
         return self.terminal.read(timeout)
 
+    def complete_from(self, source: Callable[[], Sequence[str]]) -> None:
+        """No completion here (the line editor of `Terminal` has history only)."""
+
     def tick(self) -> None:
         """Turn the spinner."""
         self.terminal.tick()
