@@ -40,6 +40,9 @@ class Table(Protocol):
     def submit(self, actions: list[game_pb2.Action]) -> None:
         """Send actions and show what they did."""
 
+    def legal_notations(self) -> list[str]:
+        """The legal actions now, as the engine writes them."""
+
 
 class GameHooks:
     """The hooks of a game that needs none."""

@@ -261,6 +261,9 @@ def _identity(args: argparse.Namespace, connection: Connection, terminal: Termin
 
 def run(args: argparse.Namespace, parser: Parser) -> int:
     """Carry out a parsed command."""
+    for name in ("game", "side"):  # game and side ids are lower case; people may not type them so
+        if isinstance(getattr(args, name, None), str):
+            setattr(args, name, getattr(args, name).lower())
     theme = _theme(args)
     terminal = Terminal(theme)
     console = terminal.console

@@ -14,11 +14,11 @@ from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
-from cli_client import commands, napoleonic
+from cli_client import commands, napoleonic, notation, wording
 from cli_client.commands import Command
 from cli_client.connection import Connection
 from cli_client.display import Display
-from cli_client.errors import ClientError
+from cli_client.errors import ClientError, is_rules_reason
 from cli_client.hooks import GameHooks
 from cli_client.identity import Store
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
@@ -31,7 +31,7 @@ from wargame.v1 import game_pb2, matchmaker_pb2
 POLL_SECONDS = 0.1
 HINT_SECONDS = 1.0
 INTRO = (
-    "Type your actions in the game's notation; `moves` lists the legal ones (`moves e3`: "
+    "Type your actions in the game's notation; `moves` lists the legal ones (`moves {cell}`: "
     "from one square), `hint` suggests one, `help` shows the rest."
 )
 CATCH_UP_SECONDS = 2.0
@@ -66,6 +66,7 @@ class Play:
         self._pending_version = 0
         self._announced: tuple[object, ...] = ()
         self._legal: tuple[int, list[str]] = (-1, [])
+        self.cells = notation.Cells(session.board)
         self.watcher: Watcher | None = None
         display.complete_from(self.candidates)
 
@@ -84,7 +85,7 @@ class Play:
         self.hooks.changed()
         self.show_board()
         if not self.spectator and not self.session.finished:
-            self.note(INTRO)
+            self.note(INTRO.format(cell=self.example_cell()))
         self.announce()
         try:
             return self._loop(watcher)
@@ -141,7 +142,7 @@ class Play:
             elif isinstance(item, Lost):
                 self.warn(f"lost connection to the matchmaker ({item.reason}); reconnecting…")
             elif isinstance(item, Reconnected):
-                self.note(f"reconnected to the matchmaker; resuming after version {item.version}")
+                self.note("reconnected to the matchmaker; catching up with the game")
             elif isinstance(item, Ended):
                 pass
             elif isinstance(item, Failed):
@@ -199,7 +200,28 @@ class Play:
             if side and side == self.session.your_side
             else (self.session.name(side) if side else "")
         )
-        self.display.played(who, notations, panel.event_lines(events, self.theme))
+        lines = panel.event_lines(
+            events,
+            self.theme,
+            board=self.session.board,
+            clean=lambda text: wording.for_players(text, self.options),
+        )
+        self.display.played(who, notations, lines)
+
+    def example_cell(self) -> str:
+        """A square of this board with one of the player's pieces (for examples)."""
+        order = {cell.name: index for index, cell in enumerate(self.session.board.cells)}
+        own = [
+            piece.cell
+            for piece in self.session.state.pieces
+            if piece.side == self.session.your_side
+        ]
+        return min(own, key=lambda cell: order.get(cell, len(order)), default="SQUARE")
+
+    @property
+    def options(self) -> list[str]:
+        """The game's option names (kept out of what players read)."""
+        return list(self.session.state.options)
 
     def note(self, text: str) -> None:
         """A line of information."""
@@ -357,9 +379,38 @@ class Play:
             raise ClientError(f"not your turn: {acting} to act", reason="NOT_YOUR_TURN")
 
     def act(self, text: str) -> None:
-        """Send an action typed in the game's notation."""
+        """Send an action typed in the game's notation; a refusal becomes one helpful line."""
         self.check_turn()
-        self.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
+        try:
+            self.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
+            return
+        except ClientError as error:
+            if not is_rules_reason(error.reason):
+                raise
+            refused = error
+        words = commands.words(deploying=self.hooks.deploying)
+        reading = notation.read(text, self.legal_notations(), self.cells, words)
+        if reading.play:
+            arrow = "→" if self.theme.unicode else "->"
+            self.note(f"{text.strip()} {arrow} {reading.play} (the only legal action there)")
+            self.submit([game_pb2.Action(side=self.session.your_side, notation=reading.play)])
+            return
+        raise ClientError(self.explain(refused, text, reading), reason=refused.reason)
+
+    def explain(self, refused: ClientError, text: str, reading: notation.Reading) -> str:
+        """A refusal in one line: the rule in words, and a suggestion or where to look."""
+        prefix, _, _ = refused.message.partition(": ")
+        if reading.replaces:
+            return f"{prefix}: {reading.hint}"
+        message, trimmed = wording.refusal(refused.message, text.strip(), self.options)
+        dash = " — " if self.theme.unicode else " - "
+        if reading.hint:
+            return message + dash + reading.hint
+        if trimmed:
+            route = self.cells.of(text)
+            where = f"moves {route[0]}" if route else "moves"
+            return message + dash + f"`{where}` lists what is legal"
+        return message
 
     def submit(self, actions: list[game_pb2.Action]) -> None:
         """Submit actions (see `submit.Submitter`) and show what they did."""

@@ -52,11 +52,11 @@ class LineDisplay:
             text.append(", ".join(notations), style=self.theme.style("bold"))
             self.terminal.print(text)
         if events:
-            self.terminal.print(*events)
+            self.terminal.print(*events, wrap=True)
 
     def say(self, *lines: Text) -> None:
         """Print lines, word-wrapped to the terminal."""
-        self.terminal.print(*lines)
+        self.terminal.print(*lines, wrap=True)
 
     def prompt(self, prompt: Text, waiting: str = "") -> None:
         """Set the prompt line."""
@@ -79,4 +79,4 @@ class LineDisplay:
 
     def farewell(self, *lines: Text) -> None:
         """Print the last lines."""
-        self.terminal.print(*lines)
+        self.terminal.print(*lines, wrap=True)

@@ -64,7 +64,8 @@ def test_board_ticking_clocks_moves_events_and_input_on_one_screen(
     cli = full_screen(clients, tmp_path, stack, "--clock", "10+5")
     screen = cli.text()
     assert "The Game of War" in screen and "Moves" in screen and "none yet" in screen
-    assert "⌂ Citadel" in screen
+    assert "⌂ Citadel" in screen and "♔♚ K King" in screen  # the legend: symbols, letters
+    assert "South: outlined ♔, capitals K · North: filled ♚, small letters k" in screen
     top, bottom = board_rows(cli)
     assert bottom - top == 11  # ten ranks between the labels
 
