@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, ThreadedCompleter
+from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import InMemoryHistory
@@ -62,6 +63,7 @@ GAP = 3  # columns between the board and the side panel
 SIDE_MIN = 30  # narrowest side panel beside the board; narrower terminals stack them
 LOG_KEPT = 400  # messages kept for the log pane
 MOVE_LINES_MIN = 2
+LOG_LINES_MIN = 3
 INPUT_STYLE = "fg:#ececec bg:#2b2b2b"
 KEYS = "Enter sends · ↑↓ history · Tab completes · `help` · Ctrl-C leaves"
 
@@ -155,7 +157,12 @@ class FullScreen:
             style=INPUT_STYLE if self.theme.colour else "reverse",  # a field to type in
         )
         board = Window(
-            FormattedTextControl(lambda: self._board_ansi),
+            # A board taller than the screen shows its lower part: the player's own side.
+            FormattedTextControl(
+                lambda: self._board_ansi,
+                get_cursor_position=lambda: Point(0, max(len(self._board) - 1, 0)),
+                show_cursor=False,
+            ),
             width=lambda: Dimension.exact(self.geometry().board_width),
             height=lambda: Dimension.exact(self.geometry().board_height),
             dont_extend_width=True,
@@ -384,15 +391,18 @@ class FullScreen:
         side_fixed = len(self._panel_head(max(columns - board_width - GAP, SIDE_MIN)))
         side_by_side = columns - board_width - GAP >= SIDE_MIN
         free = max(rows - 3, 1)  # the rule, the status line, the input line
+        log_min = LOG_LINES_MIN
         if side_by_side:
             side_width = columns - board_width - GAP
-            top = min(max(board_height, side_fixed + MOVE_LINES_MIN + 1), max(free - 3, 1))
+            top = min(max(board_height, side_fixed + MOVE_LINES_MIN + 1), max(free - log_min, 1))
             side_height = top
             board_height = min(board_height, top)
         else:
             side_width = columns
-            board_height = min(board_height, max(free - 3, 1))
-            side_height = max(min(side_fixed + MOVE_LINES_MIN + 1, free - board_height - 3), 0)
+            board_height = min(board_height, max(free - log_min, 1))
+            side_height = max(
+                min(side_fixed + MOVE_LINES_MIN + 1, free - board_height - log_min), 0
+            )
             top = board_height + side_height
         return Geometry(
             columns=columns,
@@ -410,7 +420,8 @@ class FullScreen:
         with console.capture() as captured:
             for line in lines:
                 console.print(line, soft_wrap=True, no_wrap=True, overflow="ignore")
-        return ANSI(captured.get().rstrip("\n"))
+        text = captured.get()
+        return ANSI(text[:-1] if text.endswith("\n") else text)  # one line per line given
 
     def _wrapped(self, lines: Sequence[Text], width: int) -> list[Text]:
         out: list[Text] = []
@@ -462,6 +473,10 @@ class FullScreen:
             if not self._busy:
                 text.append(f" {elapsed(time.monotonic() - self._waiting_since)}")
             return self._ansi([text])
+        geometry = self.geometry()
+        if geometry.board_height < len(self._board):
+            cut = "the board does not fit: make the terminal taller, or use --plain"
+            return self._ansi([Text(cut, style=theme.style("yellow"))])
         return self._ansi([Text(KEYS, style=theme.style("dim"))])
 
     def _prompt_text(self) -> ANSI:
