@@ -16,9 +16,14 @@ Where things are:
 - `live.py`        the thread that follows WatchGame and reconnects
 - `play.py`        the game loop, the same for every game, player or spectator
 - `commands.py`    what a typed line means: the client's words or the game's notation
+- `notation.py`    a refused text read against the legal actions: a destination alone,
+                   "did you mean Hb1-c3?", the nearest word
+- `wording.py`     engine sentences as players read them (no section numbers, option
+                   names or lists of alternatives)
 - `submit.py`      sending actions: versions, idempotency keys, the retry policy
 - `hooks.py`       what a game may add to the loop; `napoleonic.py` is the one game that
-                   does (phase guidance, secret Attack-at-Dawn deployments)
+                   does (phase guidance, combat sums, `end` when nothing else is legal,
+                   secret Attack-at-Dawn deployments)
 - `display/`       where the game is shown: `fullscreen.py` one screen updated in place
                    (prompt_toolkit), `line.py` the scrolling log (pipes, `--plain`)
 - `terminal.py`    line-mode terminal: output through rich, a prompt that never blocks
