@@ -29,8 +29,8 @@ from engine_service.ai.evaluation import EVALUATORS
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.battle.artillery import BLOCKS, batteries, battery_range, exposed
 from engine_service.rules.battle.board import DIRECTIONS, SQUARES, STEP
-from engine_service.rules.battle.duties import CITADEL_BYTE, WAGON_BYTE, analyse, capturers
-from engine_service.rules.battle.end import decided
+from engine_service.rules.battle.endings import decided
+from engine_service.rules.battle.legal import CITADEL_BYTE, WAGON_BYTE, analyse, capturers
 from engine_service.rules.battle.movement import Move
 from engine_service.rules.battle.pieces import (
     ATTACKER,

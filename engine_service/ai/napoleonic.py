@@ -56,11 +56,11 @@ from engine_service.rules.napoleonic.actions import (
     Seal,
     Support,
 )
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.ruleset import RANDOM_SEEDS, random_player_array
 from engine_service.rules.napoleonic.setup import canonical_placements
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase, Unit
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
-from engine_service.rules.napoleonic.units import UnitStats
 
 COMMANDER_VALUE: Final = 1000.0  # the Guards: losing them loses the game (8)
 VALUES: Final = MATERIAL["napoleonic"]

@@ -27,19 +27,7 @@ from engine_service.ai.evaluation import EVALUATORS
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.board import ALL_DIRECTIONS, ORTHOGONAL
 from engine_service.rules.war.actions import PLACE, Action
-from engine_service.rules.war.army import (
-    CANNON,
-    FLYING_MACHINE,
-    GENERAL,
-    HORSE,
-    KING,
-    MORTAR,
-    SIDE_IDS,
-    SIDE_SPAN,
-    TROOP,
-    TROOP_MOVED,
-)
-from engine_service.rules.war.geometry import (
+from engine_service.rules.war.board import (
     BOARD,
     CELLS,
     DIAGONAL_RAYS,
@@ -52,10 +40,22 @@ from engine_service.rules.war.geometry import (
     rank_of,
     relative_rank,
 )
-from engine_service.rules.war.movegen import is_finished, legal_actions
+from engine_service.rules.war.legal import is_finished, legal_actions
+from engine_service.rules.war.pieces import (
+    CANNON,
+    FLYING_MACHINE,
+    GENERAL,
+    HORSE,
+    KING,
+    MORTAR,
+    SIDE_IDS,
+    SIDE_SPAN,
+    TROOP,
+    TROOP_MOVED,
+)
 from engine_service.rules.war.state import WarState
 
-# Material by kind offset (army.py): Troop, moved Troop, King, General, Mortar, Cannon,
+# Material by kind offset (pieces.py): Troop, moved Troop, King, General, Mortar, Cannon,
 # Horse, placed Flying Machine.
 VALUES: Final = (1.0, 1.0, 3.0, 9.0, 5.0, 3.25, 3.0, 0.0)
 RESERVE_VALUE: Final = 0.6  # a Flying Machine not yet placed

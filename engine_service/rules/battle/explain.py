@@ -20,7 +20,7 @@ from engine_service.rules.battle.board import (
     SQUARES,
     STEP,
 )
-from engine_service.rules.battle.duties import Analysis, Context, Duty, Verdict
+from engine_service.rules.battle.legal import Analysis, Context, Duty, Verdict
 from engine_service.rules.battle.movement import CAN_CAPTURE, Move, line_between, reach
 from engine_service.rules.battle.options import Rules
 from engine_service.rules.battle.pieces import (

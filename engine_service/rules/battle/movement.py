@@ -4,7 +4,7 @@ A move is one straight line of one to three steps in one direction; it stops bef
 own piece or on the first enemy piece (a capture by replacement). Lines are the shared
 `CellGraph` rays, already cut by the river, the closed sides of the crossings and the
 edges, so "geometric" moves need nothing but the board. The artillery rules (section 6)
-filter these moves afterwards (`duties`).
+filter these moves afterwards (`legal`).
 
 Every possible (origin, destination) pair is interned as one `Move`, and the tables below
 hold, for each piece code and square, the rays the piece walks with the `Move` of each

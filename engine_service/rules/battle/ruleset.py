@@ -17,9 +17,9 @@ from engine_service.rules.base import (
 from engine_service.rules.battle.artillery import BLOCKS, batteries, battery_range, exposed
 from engine_service.rules.battle.board import NAMES, SQUARES
 from engine_service.rules.battle.describe import SIDES, describe_board
-from engine_service.rules.battle.duties import CITADEL_BYTE, Analysis, analyse
-from engine_service.rules.battle.end import decided, no_move_outcome
+from engine_service.rules.battle.endings import decided, no_move_outcome
 from engine_service.rules.battle.explain import explain
+from engine_service.rules.battle.legal import CITADEL_BYTE, Analysis, analyse
 from engine_service.rules.battle.movement import Move
 from engine_service.rules.battle.notation import format_move, parse_move
 from engine_service.rules.battle.options import OPTION_SPECS, PRESETS, rules_of

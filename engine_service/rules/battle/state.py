@@ -16,7 +16,7 @@ from engine_service.rules.battle.zobrist import position_key
 from engine_service.rules.options import Options
 
 if TYPE_CHECKING:
-    from engine_service.rules.battle.duties import Analysis
+    from engine_service.rules.battle.legal import Analysis
 
 
 class BattleState:

@@ -12,6 +12,7 @@ from collections import Counter
 from engine_service.rules.errors import RuleError
 from engine_service.rules.napoleonic.combat import under_attack
 from engine_service.rules.napoleonic.deployment import DIGEST_BYTES, Sealer
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.setup import UNIT_ID
 from engine_service.rules.napoleonic.state import (
     ACTIVE_PHASES,
@@ -19,7 +20,6 @@ from engine_service.rules.napoleonic.state import (
     NapoleonicState,
     Phase,
 )
-from engine_service.rules.napoleonic.units import UNIT_TYPES
 
 _ARMY_COUNTS: dict[tuple[tuple[str, tuple[str, ...]], ...], dict[tuple[str, str], int]] = {}
 _GOOD_IDS: set[str] = set()  # ids already found well-formed (ids repeat from state to state)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from engine_service.rules.base import Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Move
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit
 from engine_service.rules.napoleonic.terrain import step_blocked
-from engine_service.rules.napoleonic.units import UnitStats
 from engine_service.rules.napoleonic.words import dirs_words, kind_title, unit_title
 
 

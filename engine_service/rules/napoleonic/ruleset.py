@@ -35,12 +35,13 @@ from engine_service.rules.napoleonic.actions import (
     Seal,
     Support,
 )
+from engine_service.rules.napoleonic.board import geometry
 from engine_service.rules.napoleonic.consistency import check_state, deployment_mode
 from engine_service.rules.napoleonic.describe import describe_board
 from engine_service.rules.napoleonic.endings import position_key
-from engine_service.rules.napoleonic.geometry import geometry
 from engine_service.rules.napoleonic.notation import format_action, parse_action
 from engine_service.rules.napoleonic.options import OPTION_SPECS, PRESETS, rules_of
+from engine_service.rules.napoleonic.pieces import type_rank
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES, Scenario
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
@@ -62,7 +63,6 @@ from engine_service.rules.napoleonic.state import (
     Unit,
     sort_units,
 )
-from engine_service.rules.napoleonic.units import type_rank
 from engine_service.rules.napoleonic.words import side_title
 from engine_service.rules.options import Options, resolve_options
 

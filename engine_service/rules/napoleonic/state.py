@@ -15,9 +15,9 @@ from enum import StrEnum
 from typing import Any
 
 from engine_service.rules.base import Outcome
-from engine_service.rules.napoleonic.geometry import Geometry
+from engine_service.rules.napoleonic.board import Geometry
 from engine_service.rules.napoleonic.options import Rules
-from engine_service.rules.napoleonic.units import UnitStats
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.options import Options
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from engine_service.rules.base import Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.napoleonic.geometry import CORNER_EDGES, Geometry
+from engine_service.rules.napoleonic.board import CORNER_EDGES, Geometry
 from engine_service.rules.napoleonic.state import Construction, NapoleonicState, Terrain
 from engine_service.rules.napoleonic.words import side_title, unit_words
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 from engine_service.rules.base import Outcome
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.endings import outcome
-from engine_service.rules.war.movegen import legal_actions
+from engine_service.rules.war.legal import legal_actions
 from engine_service.rules.war.state import WarState
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import SIDE_SPAN, TROOP_MOVED
-from engine_service.rules.war.geometry import BEHIND, FORWARD, JUMPED, WIDTH
+from engine_service.rules.war.board import BEHIND, FORWARD, JUMPED, WIDTH
+from engine_service.rules.war.pieces import SIDE_SPAN, TROOP_MOVED
 from engine_service.rules.war.rules import Turn, WarRules
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import BEHIND, CELLS, NAMES, relative_rank
+from engine_service.rules.war.pieces import (
     ARMY,
     FLYING_MACHINE,
     FLYING_MACHINES_PER_SIDE,
@@ -23,7 +24,6 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.geometry import BEHIND, CELLS, NAMES, relative_rank
 from engine_service.rules.war.setup import TROOP_RANKS
 from engine_service.rules.war.state import WarState, position_key
 

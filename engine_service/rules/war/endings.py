@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 from engine_service.rules.base import Outcome, OutcomeReason
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import SIDE_IDS, SIDE_NAMES, describe_man, side_of
-from engine_service.rules.war.geometry import NAMES
-from engine_service.rules.war.movegen import has_legal_action
+from engine_service.rules.war.board import NAMES
+from engine_service.rules.war.legal import has_legal_action
+from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES, describe_man, side_of
 from engine_service.rules.war.state import WarState
 
 

@@ -26,15 +26,15 @@ from typing import Final
 
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action, split_action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import JUMPED, NAMES, WIDTH, cell_index
+from engine_service.rules.war.flying_machines import with_machine
+from engine_service.rules.war.pieces import (
     KIND_LETTERS,
     KIND_NAMES,
     SIDE_SPAN,
     TROOP_MOVED,
     kind_of,
 )
-from engine_service.rules.war.flying_machines import with_machine
-from engine_service.rules.war.geometry import JUMPED, NAMES, WIDTH, cell_index
 from engine_service.rules.war.state import WarState
 
 _CELL: Final = r"[a-j](?:10|[1-9])"

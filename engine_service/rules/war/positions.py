@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
-from engine_service.rules.war.army import SIDE_IDS, SIDE_NAMES
 from engine_service.rules.war.consistency import check_state
+from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES
 from engine_service.rules.war.rules import rules_for
 from engine_service.rules.war.setup import (
     SetupError,

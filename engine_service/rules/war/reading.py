@@ -5,8 +5,8 @@ from __future__ import annotations
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.war import cached
 from engine_service.rules.war.actions import Action, split_action
-from engine_service.rules.war.army import KIND_NAMES, LETTER_KINDS, SIDE_NAMES
-from engine_service.rules.war.geometry import NAMES
+from engine_service.rules.war.board import NAMES
+from engine_service.rules.war.explain import explain
 from engine_service.rules.war.notation import (
     Parsed,
     format_action_text,
@@ -14,8 +14,8 @@ from engine_service.rules.war.notation import (
     man_on,
     read_text,
 )
+from engine_service.rules.war.pieces import KIND_NAMES, LETTER_KINDS, SIDE_NAMES
 from engine_service.rules.war.state import WarState
-from engine_service.rules.war.validation import explain
 
 
 def _same_frame(parsed: Parsed, action: Action) -> bool:

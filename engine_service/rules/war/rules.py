@@ -10,7 +10,14 @@ from __future__ import annotations
 from typing import Final, NamedTuple
 
 from engine_service.rules.options import Options
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import (
+    BACK_RANK,
+    BOTH_WAY_JUMPS,
+    CELLS,
+    FORWARD_JUMPS,
+    rank_of,
+)
+from engine_service.rules.war.pieces import (
     EMPTY,
     FLYING_MACHINE,
     KING,
@@ -19,13 +26,6 @@ from engine_service.rules.war.army import (
     TROOP_MOVED,
     kind_of,
     side_of,
-)
-from engine_service.rules.war.geometry import (
-    BACK_RANK,
-    BOTH_WAY_JUMPS,
-    CELLS,
-    FORWARD_JUMPS,
-    rank_of,
 )
 
 CODES: Final = 32  # table stride: index = (cell << 5) | code

@@ -15,7 +15,18 @@ from engine_service.rules.base import (
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import FORWARD, NAMES, relative_rank
+from engine_service.rules.war.cached import clear_caches, ended, legal
+from engine_service.rules.war.compulsion import exposed
+from engine_service.rules.war.consistency import check_state
+from engine_service.rules.war.describe import SIDES, TITLE, describe_board
+from engine_service.rules.war.endings import citadel_holder
+from engine_service.rules.war.events import action_events
+from engine_service.rules.war.explain import explain
+from engine_service.rules.war.legal import legal_actions
+from engine_service.rules.war.notation import format_action_text
+from engine_service.rules.war.options import OPTION_SPECS, PRESETS
+from engine_service.rules.war.pieces import (
     KIND_IDS,
     SIDE_IDS,
     TROOP,
@@ -23,22 +34,11 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.cached import clear_caches, ended, legal
-from engine_service.rules.war.compulsion import exposed
-from engine_service.rules.war.consistency import check_state
-from engine_service.rules.war.describe import SIDES, TITLE, describe_board
-from engine_service.rules.war.endings import citadel_holder
-from engine_service.rules.war.events import action_events
-from engine_service.rules.war.geometry import FORWARD, NAMES, relative_rank
-from engine_service.rules.war.movegen import legal_actions
-from engine_service.rules.war.notation import format_action_text
-from engine_service.rules.war.options import OPTION_SPECS, PRESETS
 from engine_service.rules.war.play import play
 from engine_service.rules.war.positions import setup_text_of, state_from_setup
 from engine_service.rules.war.reading import parse_action
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import REAR_RANK
-from engine_service.rules.war.validation import explain
 
 __all__ = ["WarRuleset", "clear_caches", "perft"]
 

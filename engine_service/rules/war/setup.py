@@ -40,7 +40,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from engine_service.rules.options import Options
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
+from engine_service.rules.war.pieces import (
     EMPTY,
     FLYING_MACHINES_PER_SIDE,
     KING,
@@ -55,7 +56,6 @@ from engine_service.rules.war.army import (
     letter_of,
     side_of,
 )
-from engine_service.rules.war.geometry import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
 
 TROOP_RANKS: Final = (2, 3)  # relative ranks where Troops stand at the start (3.1, 3.2)
 _TOKEN_KEYS: Final = ("moved", "citadels", "ep", "huff", "quiet", "move")

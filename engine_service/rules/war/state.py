@@ -1,7 +1,7 @@
 """The position of a game: an immutable tuple, cheap to copy, with a Zobrist key.
 
 `WarState` is a named tuple so that making a new one is a single C call and equality and
-hashing come for free. Its `board` is 100 bytes (codes of `army`), a1 first.
+hashing come for free. Its `board` is 100 bytes (codes of `pieces`), a1 first.
 
 Position keys (for the repetition draw, A25) are Zobrist keys from a table drawn with a
 fixed seed, so the same position has the same key in every process; `play` updates them
@@ -15,15 +15,15 @@ from functools import reduce
 from operator import xor
 from typing import Final, NamedTuple
 
-from engine_service.rules.war.army import FLYING_MACHINES_PER_SIDE, SIDE_SPAN
-from engine_service.rules.war.geometry import CELLS
+from engine_service.rules.war.board import CELLS
+from engine_service.rules.war.pieces import FLYING_MACHINES_PER_SIDE, SIDE_SPAN
 from engine_service.rules.war.rules import CODES, WarRules
 
 
 class WarState(NamedTuple):
     """A Game of War position with everything needed to continue the game.
 
-    - `board`: 100 cell codes (`army`), a1 = index 0, j10 = index 99;
+    - `board`: 100 cell codes (`pieces`), a1 = index 0, j10 = index 99;
     - `side`: the side to move (0 South, 1 North);
     - `reserves`: Flying Machines (South, North) not yet placed;
     - `ep`: the square a Troop has just passed by a double step (en_passant option), or -1;

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.rules.base import Outcome, OutcomeReason
-from engine_service.rules.battle.duties import CITADEL_BYTE, WAGON_BYTE
+from engine_service.rules.battle.legal import CITADEL_BYTE, WAGON_BYTE
 from engine_service.rules.battle.pieces import (
     ATTACKER,
     CAVALRY,

@@ -10,7 +10,30 @@ from __future__ import annotations
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.war import cached
 from engine_service.rules.war.actions import Action, ActionParts, split_action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import (
+    BEHIND,
+    FINAL_RANK,
+    FORWARD,
+    FORWARD2,
+    FORWARD_DIAGONAL_STEPS,
+    HORSE_LEAPS,
+    HORSE_LEAPS_OVER,
+    JUMPED,
+    KING_STEPS,
+    NAMES,
+    rank_of,
+    relative_rank,
+)
+from engine_service.rules.war.compulsion import (
+    allowed_victims,
+    exposed_by_chains,
+    victim_of,
+)
+from engine_service.rules.war.flying_machines import with_machine
+from engine_service.rules.war.legal import piece_moves
+from engine_service.rules.war.men import SLIDER_RAYS
+from engine_service.rules.war.notation import format_action_text
+from engine_service.rules.war.pieces import (
     CANNON,
     FLYING_MACHINE,
     GENERAL,
@@ -25,29 +48,6 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.compulsion import (
-    allowed_victims,
-    exposed_by_chains,
-    victim_of,
-)
-from engine_service.rules.war.flying_machines import with_machine
-from engine_service.rules.war.geometry import (
-    BEHIND,
-    FINAL_RANK,
-    FORWARD,
-    FORWARD2,
-    FORWARD_DIAGONAL_STEPS,
-    HORSE_LEAPS,
-    HORSE_LEAPS_OVER,
-    JUMPED,
-    KING_STEPS,
-    NAMES,
-    rank_of,
-    relative_rank,
-)
-from engine_service.rules.war.men import SLIDER_RAYS
-from engine_service.rules.war.movegen import piece_moves
-from engine_service.rules.war.notation import format_action_text
 from engine_service.rules.war.rules import Turn, WarRules
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import REAR_RANK

@@ -19,7 +19,7 @@ from engine_service.rules.board import (
     CellGraph,
     square_grid,
 )
-from engine_service.rules.napoleonic.units import DIRECTION_SETS
+from engine_service.rules.napoleonic.pieces import DIRECTION_SETS
 
 MAX_SIDE = 26  # files are letters a..z
 

@@ -8,11 +8,11 @@ finished game has no legal actions (section 11).
 from __future__ import annotations
 
 from engine_service.rules.war.actions import HUFF, PASS_ACTION, PLACE, Action
-from engine_service.rules.war.army import FLYING_MACHINE, KING, SIDE_SPAN, TROOP_MOVED
+from engine_service.rules.war.board import BEHIND
 from engine_service.rules.war.compulsion import exposed_by_chains, keep_compulsory, longest_only
 from engine_service.rules.war.flying_machines import may_place, placements, with_machine
-from engine_service.rules.war.geometry import BEHIND
 from engine_service.rules.war.men import man_moves
+from engine_service.rules.war.pieces import FLYING_MACHINE, KING, SIDE_SPAN, TROOP_MOVED
 from engine_service.rules.war.rules import Turn, WarRules
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import has_jump, jump_chains, troop_moves
