@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable
-from functools import lru_cache
 from typing import Final
 
 from engine_service.ai.evaluation import EVALUATORS
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.battle.artillery import BLOCKS, batteries, battery_range, exposed
 from engine_service.rules.battle.board import DIRECTIONS, SQUARES, STEP
@@ -78,7 +78,7 @@ def _distances() -> tuple[tuple[int, ...], ...]:
 DISTANCE: Final = _distances()
 
 
-@lru_cache(maxsize=SQUARES)
+@memo(SQUARES)
 def march_table(target: int) -> tuple[tuple[float, ...], ...]:
     """Per piece code, per square: the march bonus of that piece towards `target`."""
     far = DISTANCE[target]

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from typing import Final
 
 from engine_service.ai.evaluation import EVALUATORS, MATERIAL
 from engine_service.ai.search import Suggestion
+from engine_service.memo import LruCache, memo
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.napoleonic import combat, deployment, movement
 from engine_service.rules.napoleonic.actions import (
@@ -56,6 +56,7 @@ from engine_service.rules.napoleonic.actions import (
     Seal,
     Support,
 )
+from engine_service.rules.napoleonic.board import geometry
 from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.ruleset import RANDOM_SEEDS, random_player_array
 from engine_service.rules.napoleonic.setup import canonical_placements
@@ -138,20 +139,15 @@ def distance(state: NapoleonicState, a: int, b: int) -> int:
     return state.geo.distance(a, b)
 
 
-_SLOTS: dict[tuple[int, int, int, str], tuple[int, ...]] = {}
-
-
 def slots(state: NapoleonicState, stats: UnitStats, target: int) -> tuple[int, ...]:
     """The squares from which a unit of `stats` could attack `target`."""
-    key = (state.width, state.height, target, stats.attack_dirs_key)
-    found = _SLOTS.get(key)
-    if found is None:
-        geo = state.geo
-        found = tuple(
-            n for n in geo.direction_to[target] if geo.direction_to[n][target] in stats.attack_dirs
-        )
-        _SLOTS[key] = found
-    return found
+    return _slots(state.width, state.height, target, stats.attack_dirs)
+
+
+@memo(4096)
+def _slots(width: int, height: int, target: int, dirs: tuple[str, ...]) -> tuple[int, ...]:
+    direction_to = geometry(width, height).direction_to
+    return tuple(n for n in direction_to[target] if direction_to[n][target] in dirs)
 
 
 def slot_distance(state: NapoleonicState, stats: UnitStats, cell: int, target: int) -> int:
@@ -331,23 +327,19 @@ def threat_map(state: NapoleonicState, side: str, gone: AbstractSet[str]) -> lis
     return threat
 
 
-_BALLS: dict[tuple[int, int, int, int], tuple[int, ...]] = {}
-
-
 def _ball(state: NapoleonicState, cell: int, radius: int) -> tuple[int, ...]:
-    """The cells within `radius` king steps of `cell` (cached per board size)."""
-    key = (state.width, state.height, cell, radius)
-    found = _BALLS.get(key)
-    if found is None:
-        width = state.width
-        x, y = cell % width, cell // width
-        found = tuple(
-            yy * width + xx
-            for yy in range(max(0, y - radius), min(state.height, y + radius + 1))
-            for xx in range(max(0, x - radius), min(width, x + radius + 1))
-        )
-        _BALLS[key] = found
-    return found
+    """The cells within `radius` king steps of `cell`."""
+    return _cells_within(state.width, state.height, cell, radius)
+
+
+@memo(4096)
+def _cells_within(width: int, height: int, cell: int, radius: int) -> tuple[int, ...]:
+    x, y = cell % width, cell // width
+    return tuple(
+        yy * width + xx
+        for yy in range(max(0, y - radius), min(height, y + radius + 1))
+        for xx in range(max(0, x - radius), min(width, x + radius + 1))
+    )
 
 
 def supports_at(state: NapoleonicState, side: str, cell: int, exclude: str) -> int:
@@ -953,7 +945,7 @@ def deployment_action(
 # --- the entry point -----------------------------------------------------------------------
 
 PlanKey = tuple[object, ...]
-_CACHE: OrderedDict[PlanKey, tuple[float, tuple[NapoleonicAction, ...]]] = OrderedDict()
+_CACHE: LruCache[PlanKey, tuple[float, tuple[NapoleonicAction, ...]]] = LruCache(PLAN_CACHE)
 
 
 def plan_key(state: NapoleonicState, side: str, seed: int) -> PlanKey:
@@ -992,15 +984,11 @@ def _remember(
 ) -> None:
     """Remember the plan for every state along it, so that the next calls continue it."""
     for i, action in enumerate(actions):
-        key = plan_key(state, side, seed)
-        _CACHE[key] = (value, tuple(actions[i:]))
-        _CACHE.move_to_end(key)
+        _CACHE.put(plan_key(state, side, seed), (value, tuple(actions[i:])))
         if i + 1 < len(actions):
             state = ruleset.play(state, action)
             if ruleset.outcome(state) is not None or side not in ruleset.to_act(state):
                 break
-    while len(_CACHE) > PLAN_CACHE:
-        _CACHE.popitem(last=False)
 
 
 def _line(
@@ -1025,7 +1013,6 @@ def plan_suggestion(
     cached = _CACHE.get(key)
     if cached is not None:
         value, actions = cached
-        _CACHE.move_to_end(key)
         return Suggestion(actions[0], value, len(actions), _line(ruleset, state, actions), 1)
     planner = Planner(ruleset, state, side, started + seconds * 0.8)
     phase = state.phase

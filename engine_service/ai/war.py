@@ -20,10 +20,10 @@ on the slower public `pieces` view.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
 from typing import Final
 
 from engine_service.ai.evaluation import EVALUATORS
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.board import ALL_DIRECTIONS, ORTHOGONAL
 from engine_service.rules.war.actions import PLACE, Action
@@ -79,7 +79,7 @@ def _chebyshev(a: int, b: int) -> int:
     return max(abs(a % WIDTH - b % WIDTH), abs(a // WIDTH - b // WIDTH))
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def piece_square(citadels: tuple[int, int]) -> tuple[tuple[float, ...], ...]:
     """Per cell code, per cell: material plus position, positive for South, negative North."""
     table: list[tuple[float, ...]] = [(0.0,) * CELLS]
@@ -245,7 +245,7 @@ def static_value(state: WarState, side: int) -> float:
     return total if side == 0 else -total
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def placement_cells(citadels: tuple[int, int]) -> frozenset[int]:
     """Cells where a Flying Machine may matter to a short search: next to a Citadel."""
     return frozenset(

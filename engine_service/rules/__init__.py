@@ -7,13 +7,12 @@ game lives in its own package and adds only what is its own to the shared layer
 
 from __future__ import annotations
 
-from functools import cache
-
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import Reason, RuleError
 
 
-@cache
+@memo(8)
 def rulesets(seal_key: bytes | None = None) -> dict[str, AnyRuleset]:
     """Every game by id, in display order; `seal_key` is the engine's key for sealed deployment."""
     from engine_service.rules.battle import BattleRuleset

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec, resolve_options
 
-RESOLVED_OPTIONS_KEPT = 256  # distinct option sets remembered per ruleset
+RESOLVED_OPTIONS_KEPT = 768  # distinct option sets remembered (all games together)
 S = TypeVar("S")  # a game's state: an immutable value
 A = TypeVar("A")  # a game's action: an immutable, hashable value
 
@@ -232,15 +233,7 @@ class Ruleset(ABC, Generic[S, A]):
         Every request carries its options as text, so the answers are remembered: the same
         text always gives the same immutable `Options`.
         """
-        key = (tuple(sorted(given.items())), preset)
-        cache: dict[Any, Options] = self.__dict__.setdefault("_resolved_options", {})
-        found = cache.get(key)
-        if found is None:
-            found = self.read_options(given, preset)
-            if len(cache) >= RESOLVED_OPTIONS_KEPT:
-                cache.clear()
-            cache[key] = found
-        return found
+        return _resolved_options(self, tuple(sorted(given.items())), preset)
 
     def read_options(self, given: Mapping[str, str], preset: str | None) -> Options:
         """Checked options from text, uncached (games that layer scenario defaults override it)."""
@@ -374,3 +367,10 @@ class Ruleset(ABC, Generic[S, A]):
 
 
 AnyRuleset = Ruleset[Any, Any]
+
+
+@memo(RESOLVED_OPTIONS_KEPT)
+def _resolved_options(
+    ruleset: AnyRuleset, given: tuple[tuple[str, str], ...], preset: str | None
+) -> Options:
+    return ruleset.read_options(dict(given), preset)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
-from functools import cache
 from typing import ClassVar
 
+from engine_service.memo import memo
 from engine_service.rules.base import (
     BoardDescription,
     Event,
@@ -55,7 +55,7 @@ def analysis_of(state: BattleState) -> Analysis:
     return found
 
 
-@cache
+@memo(1)
 def _description() -> BoardDescription:
     return describe_board()
 

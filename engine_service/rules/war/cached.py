@@ -7,8 +7,7 @@ hundred positions. States are immutable and hashable, which makes them safe keys
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from engine_service.memo import memo
 from engine_service.rules.base import Outcome
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.endings import outcome
@@ -16,14 +15,14 @@ from engine_service.rules.war.legal import legal_actions
 from engine_service.rules.war.state import WarState
 
 
-@lru_cache(maxsize=512)
+@memo(512)
 def legal(state: WarState) -> tuple[tuple[Action, ...], frozenset[Action]]:
     """The legal actions of a position, as a tuple (in order) and as a set."""
     actions = tuple(legal_actions(state))
     return actions, frozenset(actions)
 
 
-@lru_cache(maxsize=512)
+@memo(512)
 def ended(state: WarState) -> Outcome | None:
     """The outcome of a position."""
     return outcome(state)

@@ -26,8 +26,7 @@ could take, and a displacement capture of a member of J still meets the obligati
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from engine_service.memo import memo
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.board import BEHIND, FORWARD, JUMPED, WIDTH
 from engine_service.rules.war.pieces import SIDE_SPAN, TROOP_MOVED
@@ -60,7 +59,7 @@ def exposed(rules: WarRules, board: bytes | bytearray, side: int) -> dict[int, l
     return found
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def offenders_of(rules: WarRules, board: bytes, side: int) -> tuple[dict[int, list[int]], set[int]]:
     """compulsion = huff: the Troops that could jump at the start of the turn, and J.
 

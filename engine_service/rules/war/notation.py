@@ -21,9 +21,9 @@ man concerned.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Final
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action, split_action
 from engine_service.rules.war.board import JUMPED, NAMES, WIDTH, cell_index
@@ -126,7 +126,7 @@ def _cell(text: str, whole: str) -> int:
     return cell
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)  # keyed by text a client sends
 def read_text(text: str) -> Parsed:
     """Split a text into huff, placement, pass and move; NOTATION_INVALID if it is none.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
 from engine_service.rules.war.consistency import check_state
@@ -15,28 +16,25 @@ from engine_service.rules.war.setup import (
 )
 from engine_service.rules.war.state import WarState, position_key
 
-_CITADELS: dict[str, tuple[int, int]] = {}
-
 
 def options_citadels(options: Options) -> tuple[int, int]:
     """The Citadels of the options' initial position: its Kings' squares (section 9)."""
-    text = derived_setup_text(options)
-    found = _CITADELS.get(text)
-    if found is None:
-        setup = parse_setup(text)
-        if setup.citadels is not None:
-            found = setup.citadels
-        else:
-            south, north = setup.king_cells()
-            if south is None or north is None:  # the option's check refuses this
-                raise RuleError(
-                    Reason.INVALID_SETUP,
-                    "the initial position needs one King per side (or citadels=...)",
-                    field="options.initial_position",
-                )
-            found = (south, north)
-        _CITADELS[text] = found
-    return found
+    return _citadels_of(derived_setup_text(options))
+
+
+@memo(256)  # keyed by text a client may send (initial_position)
+def _citadels_of(text: str) -> tuple[int, int]:
+    setup = parse_setup(text)
+    if setup.citadels is not None:
+        return setup.citadels
+    south, north = setup.king_cells()
+    if south is None or north is None:  # the option's check refuses this
+        raise RuleError(
+            Reason.INVALID_SETUP,
+            "the initial position needs one King per side (or citadels=...)",
+            field="options.initial_position",
+        )
+    return south, north
 
 
 def state_from_setup(options: Options, text: str | None, field: str = "setup") -> WarState:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final, NamedTuple
 
+from engine_service.memo import memo
 from engine_service.rules.options import Options
 from engine_service.rules.war.board import (
     BACK_RANK,
@@ -150,18 +151,10 @@ class WarRules:
         return f"WarRules({self.options.non_default()!r}, citadels={self.citadels!r})"
 
 
-_CACHE: dict[tuple[Options, tuple[int, int]], WarRules] = {}
-
-
+@memo(256)
 def rules_for(options: Options, citadels: tuple[int, int]) -> WarRules:
     """The shared `WarRules` of these options and Citadels (built once, then reused)."""
-    key = (options, citadels)
-    found = _CACHE.get(key)
-    if found is None:
-        if len(_CACHE) > 256:
-            _CACHE.clear()
-        found = _CACHE[key] = WarRules(options, citadels)
-    return found
+    return WarRules(options, citadels)
 
 
 class Turn(NamedTuple):
