@@ -29,8 +29,9 @@ from __future__ import annotations
 from engine_service.memo import memo
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.board import BEHIND, FORWARD, JUMPED, WIDTH
+from engine_service.rules.war.options import WarRules
 from engine_service.rules.war.pieces import SIDE_SPAN, TROOP_MOVED
-from engine_service.rules.war.rules import Turn, WarRules
+from engine_service.rules.war.state import Turn
 
 
 def exposed_by_chains(chains: list[Action]) -> set[int]:

@@ -4,13 +4,15 @@ Section 9's test "an O man stood on P's Citadel at the start of P's move and sti
 there after it" needs no memory: P's move cannot put an O man anywhere, so after P's move
 (O to move) an O man on P's Citadel is exactly such a survivor. The outcome is therefore a
 function of the position, checked in the order of section 11's `after_move`: Citadel,
-then no legal move, then repetition and no progress.
+then no legal move, then repetition and no progress. `ended` remembers it for the last few
+hundred positions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine_service.memo import memo
 from engine_service.rules.base import Outcome, OutcomeReason
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.board import NAMES
@@ -85,3 +87,9 @@ def outcome(state: WarState, actions: Sequence[Action] | None = None) -> Outcome
             "Troop move or Flying-Machine placement",
         )
     return None
+
+
+@memo(512)
+def ended(state: WarState) -> Outcome | None:
+    """`outcome(state)`, remembered (a request asks it more than once)."""
+    return outcome(state)

@@ -27,7 +27,7 @@ from engine_service.rules.war.pieces import (
     MORTAR,
     kind_of,
 )
-from engine_service.rules.war.rules import Turn
+from engine_service.rules.war.state import Turn
 
 SLIDER_RAYS = {GENERAL: QUEEN_RAYS, MORTAR: ORTHOGONAL_RAYS, CANNON: DIAGONAL_RAYS}
 

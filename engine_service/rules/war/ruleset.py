@@ -16,15 +16,14 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.board import FORWARD, NAMES, relative_rank
-from engine_service.rules.war.cached import clear_caches, ended, legal
 from engine_service.rules.war.compulsion import exposed
 from engine_service.rules.war.consistency import check_state
 from engine_service.rules.war.describe import SIDES, TITLE, describe_board
-from engine_service.rules.war.endings import citadel_holder
+from engine_service.rules.war.endings import citadel_holder, ended
 from engine_service.rules.war.events import action_events
-from engine_service.rules.war.explain import explain
-from engine_service.rules.war.legal import legal_actions
-from engine_service.rules.war.notation import format_action_text
+from engine_service.rules.war.explain import explain, explain_text
+from engine_service.rules.war.legal import legal_actions, legal_in
+from engine_service.rules.war.notation import format_action_text, read_action
 from engine_service.rules.war.options import OPTION_SPECS, PRESETS
 from engine_service.rules.war.pieces import (
     KIND_IDS,
@@ -35,8 +34,7 @@ from engine_service.rules.war.pieces import (
     side_of,
 )
 from engine_service.rules.war.play import play
-from engine_service.rules.war.positions import setup_text_of, state_from_setup
-from engine_service.rules.war.reading import parse_action
+from engine_service.rules.war.start import setup_text_of, state_from_setup
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import REAR_RANK
 
@@ -53,6 +51,12 @@ def perft(state: WarState, depth: int) -> int:
             play(state, action)
         return len(actions)
     return sum(perft(play(state, action), depth - 1) for action in actions)
+
+
+def clear_caches() -> None:
+    """Forget the remembered legal actions and outcomes (for benchmarks of uncached work)."""
+    legal_in.cache_clear()
+    ended.cache_clear()
 
 
 def _is_action(action: object) -> bool:
@@ -90,7 +94,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def legal_actions(self, state: WarState) -> list[Action]:
         """Every legal action (empty once the game is over)."""
-        return list(legal(state)[0])
+        return list(legal_in(state)[0])
 
     def apply(self, state: WarState, action: Action) -> tuple[WarState, list[Event]]:
         """Check `action`, then return the new position and the events (RuleError if illegal)."""
@@ -99,7 +103,7 @@ class WarRuleset(Ruleset[WarState, Action]):
             raise RuleError(Reason.GAME_OVER, f"the game is over: {over.message}")
         if not _is_action(action):
             raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of War action")
-        if action not in legal(state)[1]:
+        if action not in legal_in(state)[1]:
             raise explain(state, action)
         after = play(state, action)
         return after, action_events(state, action, after, ended(after))
@@ -124,7 +128,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def format_action(self, state: WarState, action: Action) -> str:
         """The notation of an action (section 2); `#C` marks a move after which a Citadel held."""
-        wins = action in legal(state)[1] and citadel_holder(play(state, action)) is not None
+        wins = action in legal_in(state)[1] and citadel_holder(play(state, action)) is not None
         return format_action_text(state, action, ends_by_citadel=wins)
 
     def parse_action(self, state: WarState, text: str, side: str | None = None) -> Action:
@@ -137,7 +141,10 @@ class WarRuleset(Ruleset[WarState, Action]):
             raise RuleError(
                 Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(SIDE_IDS)}"
             )
-        return parse_action(state, text, side_index)
+        action = read_action(state, text, side_index)
+        if side_index == state.side and action not in legal_in(state)[1]:
+            raise explain_text(state, text, action)
+        return action
 
     # -- inspection --------------------------------------------------------------------
 

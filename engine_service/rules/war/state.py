@@ -5,7 +5,7 @@ hashing come for free. Its `board` is 100 bytes (codes of `pieces`), a1 first.
 
 Position keys (for the repetition draw, A25) are Zobrist keys from a table drawn with a
 fixed seed, so the same position has the same key in every process; `play` updates them
-incrementally.
+incrementally. `Turn` is the part of a position the move generator works with.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from operator import xor
 from typing import Final, NamedTuple
 
 from engine_service.rules.war.board import CELLS
+from engine_service.rules.war.options import CODES, WarRules
 from engine_service.rules.war.pieces import FLYING_MACHINES_PER_SIDE, SIDE_SPAN
-from engine_service.rules.war.rules import CODES, WarRules
 
 
 class WarState(NamedTuple):
@@ -81,3 +81,12 @@ def position_key(
     for cell in huffable:
         key ^= HUFF_KEYS[cell]
     return key
+
+
+class Turn(NamedTuple):
+    """What the move generator works with: the rules, a board, the side to move and ep."""
+
+    rules: WarRules
+    board: bytes
+    side: int
+    ep: int

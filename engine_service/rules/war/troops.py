@@ -15,8 +15,9 @@ from engine_service.rules.war.board import (
     WIDTH,
     relative_rank,
 )
+from engine_service.rules.war.options import WarRules
 from engine_service.rules.war.pieces import SIDE_SPAN, TROOP
-from engine_service.rules.war.rules import Turn, WarRules
+from engine_service.rules.war.state import Turn
 
 REAR_RANK = 2  # relative rank of the Rear Troops at the start (3.2)
 

@@ -1,4 +1,9 @@
-"""Positions from setup strings and back: `new_game` and `setup_text` of the ruleset."""
+"""The start of a game (section 3): the initial state from the options and a setup string,
+and a state's setup string (`new_game` and `setup_text` of the ruleset).
+
+The setup string format itself is `setup`'s; the Citadels of a game are the King squares
+of the options' initial position (section 9).
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,8 @@ from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
 from engine_service.rules.war.consistency import check_state
+from engine_service.rules.war.options import rules_for
 from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES
-from engine_service.rules.war.rules import rules_for
 from engine_service.rules.war.setup import (
     SetupError,
     derived_setup_text,
