@@ -27,20 +27,22 @@ from typing import Final
 from engine_service.ai.evaluation import EVALUATORS
 from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
+from engine_service.rules.battle.actions import Move
 from engine_service.rules.battle.artillery import BLOCKS, batteries, battery_range, exposed
 from engine_service.rules.battle.board import DIRECTIONS, SQUARES, STEP
 from engine_service.rules.battle.endings import decided
-from engine_service.rules.battle.legal import CITADEL_BYTE, WAGON_BYTE, analyse, capturers
-from engine_service.rules.battle.movement import Move
+from engine_service.rules.battle.legal import analyse, capturers
 from engine_service.rules.battle.pieces import (
     ATTACKER,
     CAVALRY,
     CITADEL,
+    CITADEL_BYTE,
     DEFENDER,
     INFANTRY_OF_THE_LINE,
     LIGHT_INFANTRY,
     SIDE_IDS,
     WAGON,
+    WAGON_BYTE,
 )
 from engine_service.rules.battle.state import BattleState
 

@@ -16,14 +16,15 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.rules.base import Outcome, OutcomeReason
-from engine_service.rules.battle.legal import CITADEL_BYTE, WAGON_BYTE
 from engine_service.rules.battle.pieces import (
     ATTACKER,
     CAVALRY,
+    CITADEL_BYTE,
     DEFENDER,
     INFANTRY_OF_THE_LINE,
     LIGHT_INFANTRY,
     SIDE_IDS,
+    WAGON_BYTE,
     code,
 )
 from engine_service.rules.battle.state import BattleState

@@ -88,6 +88,10 @@ def kind_of(piece: int) -> int:
     return piece & 7
 
 
+CITADEL_BYTE: Final = bytes([code(DEFENDER, CITADEL)])  # for `bytes.find` on a board
+WAGON_BYTE: Final = bytes([code(ATTACKER, WAGON)])
+
+
 def describe_piece(piece: int, article: str = "") -> str:
     """'attacking Cavalry' (or 'the attacking Cavalry' with article "the"), 'the Citadel'."""
     kind = kind_of(piece)

@@ -8,10 +8,11 @@ tested on the position itself with `duties.analyse`, which is what `legal_action
 from __future__ import annotations
 
 from engine_service.rules.battle import BattleRuleset, BattleState, Move
+from engine_service.rules.battle.actions import move_of
 from engine_service.rules.battle.artillery import exposed
 from engine_service.rules.battle.board import cell_of
 from engine_service.rules.battle.legal import Analysis, Context, Verdict, analyse
-from engine_service.rules.battle.movement import move_of, piece_moves
+from engine_service.rules.battle.movement import piece_moves
 from engine_service.rules.battle.pieces import SIDE_IDS
 from engine_service.rules.battle.play import play_move
 
