@@ -57,8 +57,8 @@ from engine_service.rules.napoleonic.actions import (
     Support,
 )
 from engine_service.rules.napoleonic.board import geometry
+from engine_service.rules.napoleonic.deployment import RANDOM_SEEDS, random_player_array
 from engine_service.rules.napoleonic.pieces import UnitStats
-from engine_service.rules.napoleonic.ruleset import RANDOM_SEEDS, random_player_array
 from engine_service.rules.napoleonic.setup import canonical_placements
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase, Unit
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked

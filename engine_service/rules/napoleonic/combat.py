@@ -101,6 +101,14 @@ def legal_attacks(state: NapoleonicState, side: str) -> list[Attack]:
     return result
 
 
+def declare(state: NapoleonicState, action: Attack) -> NapoleonicState:
+    """The state with a legal declaration entry recorded in the turn's attacks."""
+    turn = state.turn
+    return state.evolve(
+        turn=replace(turn, attacks=(*turn.attacks, (action.attacker, action.target)))
+    )
+
+
 # --- support allocation (7.2) -------------------------------------------------------------
 
 
@@ -208,6 +216,13 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
             ):
                 result.append(Support(side, unit.id, other.id))
     return result
+
+
+def allocate(state: NapoleonicState, action: Support) -> NapoleonicState:
+    """The state with a legal allocation entry recorded in the turn's supports."""
+    turn = state.turn
+    supports = (*turn.supports, (action.supporter, action.supported))
+    return state.evolve(turn=replace(turn, supports=supports))
 
 
 # --- resolution (7.3) -----------------------------------------------------------------------

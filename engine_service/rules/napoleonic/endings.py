@@ -9,29 +9,10 @@ end of every player-turn.
 
 from __future__ import annotations
 
-import hashlib
-
 from engine_service.rules.base import Outcome, OutcomeReason
 from engine_service.rules.napoleonic.state import NapoleonicState
 
 MAX_ATTACKERS = 8  # a square has at most eight neighbours, so at most eight attackers
-
-
-def position_key(state: NapoleonicState) -> int:
-    """A stable 64-bit key of units, terrain and the side to move (repetition_draw)."""
-    units = sorted((u.cell, u.side, u.kind) for u in state.units)
-    terrain = state.terrain
-    text = "|".join(
-        (
-            state.active,
-            ",".join(f"{c}:{s}:{k}" for c, s, k in units),
-            ",".join(str(c) for c in sorted(terrain.hills)),
-            ",".join(f"{c}:{o}" for c, o in terrain.redoubts),
-            ",".join(f"{s.cell}:{s.builder}:{s.turns_done}" for s in terrain.constructions),
-            ",".join(f"{a}-{b}" for a, b in sorted(terrain.obstacles)),
-        )
-    )
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 def material(state: NapoleonicState, side: str) -> int:
