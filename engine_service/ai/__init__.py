@@ -24,7 +24,7 @@ from engine_service.ai.napoleonic import plan_suggestion
 from engine_service.ai.search import Policy, RulesetPolicy, Suggestion
 from engine_service.ai.search import search as search_best
 from engine_service.ai.war import WarPolicy
-from engine_service.rules.base import AnyRuleset
+from engine_service.rules.base import AnyRuleset, require_ongoing
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import Game
 
@@ -51,9 +51,7 @@ def suggest(
     breaks ties so that bots with different seeds vary; the same state, side, seed and
     depth cap give the same suggestion.
     """
-    outcome = game.outcome
-    if outcome is not None:
-        raise RuleError(Reason.GAME_OVER, f"the game is over: {outcome.message}")
+    require_ongoing(game.outcome)
     to_act = game.to_act()
     if side is None:
         if len(to_act) != 1:

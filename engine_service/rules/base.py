@@ -52,6 +52,12 @@ class Outcome:
     message: str
 
 
+def require_ongoing(outcome: Outcome | None) -> None:
+    """Raise GAME_OVER, with how the game ended, when there is an outcome."""
+    if outcome is not None:
+        raise RuleError(Reason.GAME_OVER, f"the game is over: {outcome.message}")
+
+
 class EventKind(StrEnum):
     """What happened when an action was applied (`wargame.v1.EventKind`)."""
 
@@ -361,9 +367,15 @@ class Ruleset(ABC, Generic[S, A]):
 
     def require_ongoing(self, state: S) -> None:
         """Raise GAME_OVER if the game has ended."""
-        ended = self.outcome(state)
-        if ended is not None:
-            raise RuleError(Reason.GAME_OVER, f"the game is over: {ended.message}")
+        require_ongoing(self.outcome(state))
+
+    def side_index(self, side: str) -> int:
+        """The position of a side id in `sides`; ILLEGAL_ACTION naming the sides if unknown."""
+        for index, info in enumerate(self.sides):
+            if info.id == side:
+                return index
+        known = ", ".join(info.id for info in self.sides)
+        raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {known}")
 
 
 AnyRuleset = Ruleset[Any, Any]

@@ -105,14 +105,7 @@ class BattleRuleset(Ruleset[BattleState, Move]):
 
     def parse_action(self, state: BattleState, text: str, side: str | None = None) -> Move:
         """The move of `text` for `side` (default: the side to move)."""
-        if side is None:
-            mover = state.side
-        elif side in SIDE_IDS:
-            mover = SIDE_IDS.index(side)
-        else:
-            raise RuleError(
-                Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(SIDE_IDS)}"
-            )
+        mover = state.side if side is None else self.side_index(side)
         legal = self.legal_actions(state) if mover == state.side else []
         return parse_move(state.board, mover, legal, text)
 

@@ -10,6 +10,7 @@ end of every player-turn.
 from __future__ import annotations
 
 from engine_service.rules.base import Outcome, OutcomeReason
+from engine_service.rules.draws import no_progress_draw, repetition_draw
 from engine_service.rules.napoleonic.state import NapoleonicState
 
 MAX_ATTACKERS = 8  # a square has at most eight neighbours, so at most eight attackers
@@ -42,20 +43,13 @@ def can_still_win(state: NapoleonicState, side: str) -> bool:
 def draw_outcome(state: NapoleonicState) -> Outcome | None:
     """The ending the termination options give at the end of a player-turn, if any."""
     rules = state.rules
-    if rules.repetition and state.position_history:
-        key = state.position_history[-1]
-        if state.position_history.count(key) >= rules.repetition:
-            return Outcome(
-                None,
-                OutcomeReason.REPETITION,
-                f"the same position occurred {rules.repetition} times: drawn",
-            )
-    if rules.no_elimination_limit and state.turns_since_elimination >= rules.no_elimination_limit:
-        return Outcome(
-            None,
-            OutcomeReason.NO_PROGRESS,
-            f"{rules.no_elimination_limit} player-turns without an elimination: drawn",
-        )
+    drawn = repetition_draw(state.position_history, rules.repetition) or no_progress_draw(
+        state.turns_since_elimination,
+        rules.no_elimination_limit,
+        f"{rules.no_elimination_limit} player-turns without an elimination",
+    )
+    if drawn is not None:
+        return drawn
     if rules.turn_limit and state.turn_number >= rules.turn_limit:
         if rules.adjudicate:
             scores = {p.id: material(state, p.id) for p in state.players}

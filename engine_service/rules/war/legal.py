@@ -13,6 +13,7 @@ The unremembered `legal_actions` serves perft and search.
 from __future__ import annotations
 
 from engine_service.memo import memo
+from engine_service.rules.draws import repeated
 from engine_service.rules.war.actions import HUFF, PASS_ACTION, PLACE, Action
 from engine_service.rules.war.board import BEHIND
 from engine_service.rules.war.compulsion import exposed_by_chains, keep_compulsory, longest_only
@@ -96,7 +97,7 @@ def is_finished(state: WarState) -> bool:
     occupier = state.board[rules.citadels[1 - side]]
     if occupier and (occupier - 1) >> 3 == side:
         return True  # section 9: the side to move held the enemy Citadel through the reply
-    if rules.repetition and state.history.count(state.history[-1]) >= rules.repetition:
+    if repeated(state.history, rules.repetition):
         return True
     return bool(rules.quiet_limit) and state.quiet >= rules.quiet_limit
 

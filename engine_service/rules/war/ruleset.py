@@ -98,9 +98,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def apply(self, state: WarState, action: Action) -> tuple[WarState, list[Event]]:
         """Check `action`, then return the new position and the events (RuleError if illegal)."""
-        over = ended(state)
-        if over is not None:
-            raise RuleError(Reason.GAME_OVER, f"the game is over: {over.message}")
+        self.require_ongoing(state)
         if not _is_action(action):
             raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of War action")
         if action not in legal_in(state)[1]:
@@ -133,14 +131,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def parse_action(self, state: WarState, text: str, side: str | None = None) -> Action:
         """The action `text` names for `side` (default: the side to move)."""
-        if side is None:
-            side_index = state.side
-        elif side in SIDE_IDS:
-            side_index = SIDE_IDS.index(side)
-        else:
-            raise RuleError(
-                Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(SIDE_IDS)}"
-            )
+        side_index = state.side if side is None else self.side_index(side)
         action = read_action(state, text, side_index)
         if side_index == state.side and action not in legal_in(state)[1]:
             raise explain_text(state, text, action)
