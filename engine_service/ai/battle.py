@@ -24,7 +24,7 @@ from collections import deque
 from collections.abc import Hashable
 from typing import Final
 
-from engine_service.ai.evaluation import EVALUATORS
+from engine_service.ai.search import SearchStrategy
 from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.battle.actions import Move
@@ -220,9 +220,6 @@ class BattlePolicy:
         return False
 
 
-def evaluate_battle(ruleset: AnyRuleset, state: BattleState, side: str) -> float:
-    """The registered evaluator (the same static value the search uses)."""
-    return static_value(state, SIDE_IDS.index(side))
-
-
-EVALUATORS["battle"] = evaluate_battle
+def strategy(ruleset: AnyRuleset) -> SearchStrategy:
+    """The Game of Battle's AI (its registry entry names it): the search with `BattlePolicy`."""
+    return SearchStrategy(BattlePolicy(ruleset))

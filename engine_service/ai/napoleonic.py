@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Final
 
-from engine_service.ai.evaluation import EVALUATORS, MATERIAL
 from engine_service.ai.search import Suggestion
 from engine_service.memo import LruCache, memo
 from engine_service.rules.base import AnyRuleset
@@ -64,7 +63,18 @@ from engine_service.rules.napoleonic.state import NapoleonicState, Phase, Unit
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
 
 COMMANDER_VALUE: Final = 1000.0  # the Guards: losing them loses the game (8)
-VALUES: Final = MATERIAL["napoleonic"]
+# Material by unit type (the Guards' loss ends the game: see COMMANDER_VALUE).
+VALUES: Final = {
+    "infantry": 1.0,
+    "cavalry": 1.5,
+    "artillery": 2.0,
+    "guards": 6.0,
+    "horse_artillery": 1.5,
+    "dragoons": 1.5,
+    "foot_guards": 2.0,
+    "cuirassiers": 2.0,
+    "heavy_infantry": 2.0,
+}
 PRESSURE: Final = 0.05  # per unit of value attacked beyond its defence but saved by supports
 PRESSURE_CAP: Final = 10.0
 KILL_SEARCH_NODES: Final = 1500  # per target
@@ -1048,4 +1058,21 @@ def evaluate_napoleonic(ruleset: AnyRuleset, state: NapoleonicState, side: str) 
     return total
 
 
-EVALUATORS["napoleonic"] = evaluate_napoleonic
+class TurnPlanner:
+    """Napoleonic Chess's AI (its registry entry names it): the turn planner."""
+
+    def __init__(self, ruleset: AnyRuleset) -> None:
+        self.ruleset = ruleset
+
+    def suggest(
+        self, state: NapoleonicState, side: str, *, seconds: float, max_depth: int, seed: int
+    ) -> Suggestion:
+        """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
+        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed)
+
+    def evaluate(self, state: NapoleonicState, side: str) -> float:
+        """Material and the planner's positional worth, own minus the enemy's."""
+        return evaluate_napoleonic(self.ruleset, state, side)
+
+
+strategy = TurnPlanner

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Final
 
-from engine_service.ai.evaluation import EVALUATORS
+from engine_service.ai.search import SearchStrategy
 from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.board import ALL_DIRECTIONS, ORTHOGONAL
@@ -353,9 +353,6 @@ class WarPolicy:
         return bool(piece) and (piece - 1) >> 3 != state.side
 
 
-def evaluate_war(ruleset: AnyRuleset, state: WarState, side: str) -> float:
-    """The registered evaluator (the same static value the search uses)."""
-    return static_value(state, SIDE_IDS.index(side))
-
-
-EVALUATORS["war"] = evaluate_war
+def strategy(ruleset: AnyRuleset) -> SearchStrategy:
+    """The Game of War's AI (its registry entry names it): the search with `WarPolicy`."""
+    return SearchStrategy(WarPolicy(ruleset))

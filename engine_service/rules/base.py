@@ -231,6 +231,10 @@ class Ruleset(ABC, Generic[S, A]):
     option_specs: ClassVar[tuple[OptionSpec, ...]]
     presets: ClassVar[Mapping[str, Mapping[str, str]]] = {}
 
+    def __init__(self, seal_key: bytes | None = None) -> None:
+        """A ruleset; `seal_key` is the engine's key for hidden information (Napoleonic
+        Chess's sealed deployment), which games without any ignore."""
+
     # -- options and set-up ----------------------------------------------------------
 
     def resolve_options(self, given: Mapping[str, str], preset: str | None = None) -> Options:
@@ -379,6 +383,24 @@ class Ruleset(ABC, Generic[S, A]):
 
 
 AnyRuleset = Ruleset[Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """One game as every layer of the engine finds it, declared once in its own package.
+
+    The rules stay pure: the parts outside them (the converter to the wire format, the
+    AI) are named as "module:attribute" and loaded by the layer that uses them.
+    """
+
+    ruleset: type[AnyRuleset]  # made with the engine's seal key
+    converter: str  # its `GameConverter` class (engine_service.convert)
+    ai: str  # its AI: a function of the ruleset giving a `Strategy` (engine_service.ai)
+
+    @property
+    def id(self) -> str:
+        """The game's id."""
+        return self.ruleset.id
 
 
 @memo(RESOLVED_OPTIONS_KEPT)

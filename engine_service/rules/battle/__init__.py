@@ -26,8 +26,15 @@ The game's own rules, by section: `movement.py` (5: who moves how, who takes wha
 
 from __future__ import annotations
 
+from engine_service.rules.base import GameEntry
 from engine_service.rules.battle.actions import Move
 from engine_service.rules.battle.ruleset import BattleRuleset
 from engine_service.rules.battle.state import BattleState
 
-__all__ = ["BattleRuleset", "BattleState", "Move"]
+GAME = GameEntry(
+    ruleset=BattleRuleset,
+    converter="engine_service.convert.battle:BattleConverter",
+    ai="engine_service.ai.battle:strategy",
+)
+
+__all__ = ["GAME", "BattleRuleset", "BattleState", "Move"]

@@ -25,6 +25,13 @@ events are made where the rule is: each section's `check_*` raises the rule's
 `RuleError`, its `apply_*` says what happened.
 """
 
+from engine_service.rules.base import GameEntry
 from engine_service.rules.napoleonic.ruleset import NapoleonicRuleset
 
-__all__ = ["NapoleonicRuleset"]
+GAME = GameEntry(
+    ruleset=NapoleonicRuleset,
+    converter="engine_service.convert.napoleonic:NapoleonicConverter",
+    ai="engine_service.ai.napoleonic:strategy",
+)
+
+__all__ = ["GAME", "NapoleonicRuleset"]

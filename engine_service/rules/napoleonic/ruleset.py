@@ -61,6 +61,7 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
     presets = PRESETS
 
     def __init__(self, seal_key: bytes | None = None) -> None:
+        super().__init__(seal_key)
         self._sealer = deployment.Sealer(seal_key) if seal_key else None
 
     # -- options and set-up ------------------------------------------------------------

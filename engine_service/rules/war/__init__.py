@@ -24,8 +24,15 @@ The game's own rules, by section: `men.py` (6), `troops.py` (7), `compulsion.py`
 the legality rule and the huff), `flying_machines.py` (8).
 """
 
+from engine_service.rules.base import GameEntry
 from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action
 from engine_service.rules.war.ruleset import WarRuleset
 from engine_service.rules.war.state import WarState
 
-__all__ = ["HUFF", "PASS", "PLACE", "Action", "WarRuleset", "WarState"]
+GAME = GameEntry(
+    ruleset=WarRuleset,
+    converter="engine_service.convert.war:WarConverter",
+    ai="engine_service.ai.war:strategy",
+)
+
+__all__ = ["GAME", "HUFF", "PASS", "PLACE", "Action", "WarRuleset", "WarState"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine_service.ai import suggest
-from engine_service.ai.evaluation import evaluate
+from engine_service.ai import evaluate, suggest
 from engine_service.ai.napoleonic import (
     Fight,
     best_allocation,
