@@ -13,6 +13,7 @@ from dataclasses import replace
 from engine_service.rules.base import CombatTally, Contribution, Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Advance, Attack, Support
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
 from engine_service.rules.napoleonic.words import dirs_words, kind_name, kind_title, unit_title
@@ -66,6 +67,34 @@ def check_attack(state: NapoleonicState, action: Attack) -> tuple[Unit, Unit]:
                 f"{name} on {here} already attacks {where}: a unit makes a single attack",
             )
     return attacker, target
+
+
+def may_attack(state: NapoleonicState, stats: UnitStats, source: int, target: int) -> bool:
+    """7.1: whether a unit of `stats` on `source` may attack a unit on `target` (an
+    adjacent square in its attack directions)."""
+    direction = state.geo.direction_to[source].get(target)
+    return direction is not None and direction in stats.attack_dirs
+
+
+def attack_value(state: NapoleonicState, stats: UnitStats, source: int, target: int) -> int:
+    """The value an attack from `source` into `target` counts (10.4: `artillery_limits`)."""
+    return 1 if artillery_limits(state, stats, source, target) else stats.attack
+
+
+def artillery_limits(
+    state: NapoleonicState, stats: UnitStats, source: int, target: int
+) -> tuple[str, ...]:
+    """10.4: why an artillery attack from `source` into `target` counts only 1 ("into a
+    redoubt", "across an obstacle"; the two do not stack); empty when it counts in full."""
+    if not stats.is_artillery or stats.attack <= 1:
+        return ()
+    terrain = state.terrain
+    into_redoubt = target in terrain.redoubt_owner
+    across = across_obstacle(
+        state.geo, terrain.obstacles, source, target, state.rules.diagonal_both
+    )
+    reasons = (("into a redoubt", into_redoubt), ("across an obstacle", across))
+    return tuple(why for why, applies in reasons if applies)
 
 
 def attack_event(state: NapoleonicState, attacker: Unit, target: Unit) -> Event:
@@ -178,6 +207,15 @@ def check_support(state: NapoleonicState, action: Support) -> tuple[Unit, Unit]:
     return supporter, supported
 
 
+def may_support(state: NapoleonicState, supporter: Unit, cell: int) -> bool:
+    """7.2, 10.4: whether `supporter` could support a unit on `cell` (an adjacent square in
+    its support directions, and not across an obstacle under obstacles_block_support)."""
+    direction = state.geo.direction_to[supporter.cell].get(cell)
+    if direction is None or direction not in state.stats(supporter).support_dirs:
+        return False
+    return not (state.rules.obstacles_block_support and step_blocked(state, supporter.cell, cell))
+
+
 def support_event(state: NapoleonicState, supporter: Unit, supported: Unit) -> Event:
     """The SUPPORT_ALLOCATED event of an allocation entry."""
     names = state.geo.names
@@ -198,7 +236,6 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
     assigned = {s for s, _t in state.turn.supports}
     at = state.at()
     step = state.geo.step
-    block = state.rules.obstacles_block_support and bool(state.terrain.obstacles)
     result: list[Support] = []
     for unit in state.units:
         if unit.side != side or unit.id in attacked or unit.id in assigned:
@@ -212,7 +249,7 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
                 other is not None
                 and other.id in attacked
                 and other.side == side
-                and not (block and step_blocked(state, unit.cell, n))
+                and may_support(state, unit, n)
             ):
                 result.append(Support(side, unit.id, other.id))
     return result
@@ -236,7 +273,6 @@ def tally(
     terrain = state.terrain
     rules = state.rules
     names = geo.names
-    into_redoubt = target.cell in terrain.redoubt_owner
     contributions: list[Contribution] = []
     all_across = bool(attackers)
     elevated_attackers = 0
@@ -250,15 +286,10 @@ def tally(
         all_across = all_across and across
         if attacker.cell in terrain.elevated:
             elevated_attackers += 1
-        if stats.is_artillery and value > 1 and (into_redoubt or across):
-            # 10.4: artillery attacks at 1 into a redoubt or across an obstacle (no stacking).
+        limits = artillery_limits(state, stats, attacker.cell, target.cell)
+        if limits:
             value = 1
-            why = [
-                w
-                for w, on in (("into a redoubt", into_redoubt), ("across an obstacle", across))
-                if on
-            ]
-            note = "attacks at 1 " + " and ".join(why)
+            note = "attacks at 1 " + " and ".join(limits)
         contributions.append(
             Contribution(attacker.id, attacker.kind, names[attacker.cell], value, note)
         )
