@@ -13,6 +13,7 @@ from dataclasses import replace
 from engine_service.rules.base import CombatTally, Contribution, Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Advance, Attack, Support
+from engine_service.rules.napoleonic.events import unit_event
 from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
@@ -95,20 +96,6 @@ def artillery_limits(
     )
     reasons = (("into a redoubt", into_redoubt), ("across an obstacle", across))
     return tuple(why for why, applies in reasons if applies)
-
-
-def attack_event(state: NapoleonicState, attacker: Unit, target: Unit) -> Event:
-    """The ATTACK_DECLARED event of a declaration entry."""
-    names = state.geo.names
-    return Event(
-        EventKind.ATTACK_DECLARED,
-        f"{unit_title(state, attacker)} attacks {target.side} {kind_name(target.kind)} "
-        f"on {names[target.cell]}.",
-        side=attacker.side,
-        cells=(names[attacker.cell], names[target.cell]),
-        piece=attacker.kind,
-        unit=attacker.id,
-    )
 
 
 def legal_attacks(state: NapoleonicState, side: str) -> list[Attack]:
@@ -214,20 +201,6 @@ def may_support(state: NapoleonicState, supporter: Unit, cell: int) -> bool:
     if direction is None or direction not in state.stats(supporter).support_dirs:
         return False
     return not (state.rules.obstacles_block_support and step_blocked(state, supporter.cell, cell))
-
-
-def support_event(state: NapoleonicState, supporter: Unit, supported: Unit) -> Event:
-    """The SUPPORT_ALLOCATED event of an allocation entry."""
-    names = state.geo.names
-    return Event(
-        EventKind.SUPPORT_ALLOCATED,
-        f"{unit_title(state, supporter)} supports {kind_name(supported.kind)} on "
-        f"{names[supported.cell]} (+{state.stats(supporter).support}).",
-        side=supporter.side,
-        cells=(names[supporter.cell], names[supported.cell]),
-        piece=supporter.kind,
-        unit=supporter.id,
-    )
 
 
 def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
@@ -375,13 +348,11 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
         target = units[target_id]
         result = tally(state, target, attackers_of[target_id], supporters_of.get(target_id, []))
         events.append(
-            Event(
+            unit_event(
                 EventKind.COMBAT_RESOLVED,
                 tally_text(state, result),
-                side=target.side,
-                cells=(names[target.cell],),
-                piece=target.kind,
-                unit=target.id,
+                target,
+                (names[target.cell],),
                 combat=result,
             )
         )
@@ -391,13 +362,11 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
             commander_lost = commander_lost or state.stats(target).is_commander
     for unit in eliminated:
         events.append(
-            Event(
+            unit_event(
                 EventKind.ELIMINATED,
                 f"{unit_title(state, unit)} is eliminated.",
-                side=unit.side,
-                cells=(names[unit.cell],),
-                piece=unit.kind,
-                unit=unit.id,
+                unit,
+                (names[unit.cell],),
             )
         )
     if not eliminated:
@@ -496,13 +465,11 @@ def apply_advance(
     if events is not None:
         names = state.geo.names
         events.append(
-            Event(
+            unit_event(
                 EventKind.ADVANCED,
                 f"{unit_title(state, unit)} advances into {names[dest]}.",
-                side=unit.side,
-                cells=(names[unit.cell], names[dest]),
-                piece=unit.kind,
-                unit=unit.id,
+                unit,
+                (names[unit.cell], names[dest]),
             )
         )
     return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=new_turn)

@@ -13,19 +13,8 @@ from dataclasses import replace
 
 from engine_service.rules.base import Event, EventKind, Outcome, OutcomeReason
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.napoleonic.actions import (
-    Advance,
-    Attack,
-    BeginRedoubt,
-    Commit,
-    EndPhase,
-    Move,
-    NapoleonicAction,
-    Place,
-    Reveal,
-    Seal,
-    Support,
-)
+from engine_service.rules.napoleonic import actions
+from engine_service.rules.napoleonic.actions import Attack, NapoleonicAction
 from engine_service.rules.napoleonic.combat import declare, legal_supports, resolve
 from engine_service.rules.napoleonic.endings import draw_outcome
 from engine_service.rules.napoleonic.state import (
@@ -219,29 +208,29 @@ def end_phase(state: NapoleonicState, side: str, events: list[Event] | None) -> 
 
 
 _PHASES_OF: dict[type, tuple[Phase, ...]] = {
-    Move: (Phase.MOVEMENT,),
-    Attack: (Phase.MOVEMENT, Phase.ATTACK_DECLARATION),
-    BeginRedoubt: ACTIVE_PHASES,
-    Advance: (Phase.ADVANCE,),
-    Support: (Phase.DEFENCE,),
-    EndPhase: (*ACTIVE_PHASES, Phase.DEFENCE),
-    Commit: (Phase.DEPLOY_COMMIT,),
-    Reveal: (Phase.DEPLOY_REVEAL,),
-    Seal: (Phase.DEPLOY_SEALED,),
-    Place: (Phase.PLACEMENT,),
+    actions.Move: (Phase.MOVEMENT,),
+    actions.Attack: (Phase.MOVEMENT, Phase.ATTACK_DECLARATION),
+    actions.BeginRedoubt: ACTIVE_PHASES,
+    actions.Advance: (Phase.ADVANCE,),
+    actions.Support: (Phase.DEFENCE,),
+    actions.EndPhase: (*ACTIVE_PHASES, Phase.DEFENCE),
+    actions.Commit: (Phase.DEPLOY_COMMIT,),
+    actions.Reveal: (Phase.DEPLOY_REVEAL,),
+    actions.Seal: (Phase.DEPLOY_SEALED,),
+    actions.Place: (Phase.PLACEMENT,),
 }
-_ACTIVE_KINDS = (Move, Attack, Advance, BeginRedoubt)
+_ACTIVE_KINDS = (actions.Move, actions.Attack, actions.Advance, actions.BeginRedoubt)
 _WHAT = {
-    Move: "move",
-    Attack: "declare an attack",
-    Advance: "advance",
-    BeginRedoubt: "begin a redoubt",
-    Support: "allocate a support",
-    EndPhase: "end a phase",
-    Commit: "commit a deployment",
-    Reveal: "reveal a deployment",
-    Seal: "seal a deployment",
-    Place: "place a unit",
+    actions.Move: "move",
+    actions.Attack: "declare an attack",
+    actions.Advance: "advance",
+    actions.BeginRedoubt: "begin a redoubt",
+    actions.Support: "allocate a support",
+    actions.EndPhase: "end a phase",
+    actions.Commit: "commit a deployment",
+    actions.Reveal: "reveal a deployment",
+    actions.Seal: "seal a deployment",
+    actions.Place: "place a unit",
 }
 
 
@@ -272,12 +261,12 @@ def check_turn(state: NapoleonicState, action: NapoleonicAction) -> None:
     own_turn = side == state.active and state.phase not in DEPLOY_PHASES
     if (
         (isinstance(action, _ACTIVE_KINDS) and own_turn)
-        or (isinstance(action, Support) and side != state.active)
-        or isinstance(action, Commit | Reveal | Seal | Place)
-        or (isinstance(action, EndPhase) and side in to_act_now)
+        or (isinstance(action, actions.Support) and side != state.active)
+        or isinstance(action, actions.Commit | actions.Reveal | actions.Seal | actions.Place)
+        or (isinstance(action, actions.EndPhase) and side in to_act_now)
     ):
         hint = ""
-        if isinstance(action, Move) and state.phase is not Phase.MOVEMENT:
+        if isinstance(action, actions.Move) and state.phase is not Phase.MOVEMENT:
             hint = " (movement ends when attacks are declared, 6)"
         raise RuleError(
             Reason.WRONG_PHASE,

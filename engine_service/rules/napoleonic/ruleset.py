@@ -12,14 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine_service.rules.base import (
-    BoardDescription,
-    Event,
-    Outcome,
-    PieceView,
-    Ruleset,
-    SideInfo,
-)
+from engine_service.rules.base import BoardDescription, Event, Outcome, PieceView, Ruleset, SideInfo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic import combat, deployment, movement, phases, terrain
 from engine_service.rules.napoleonic.actions import (
@@ -37,6 +30,7 @@ from engine_service.rules.napoleonic.actions import (
 )
 from engine_service.rules.napoleonic.consistency import check_state
 from engine_service.rules.napoleonic.describe import describe_board
+from engine_service.rules.napoleonic.events import attack_event, support_event
 from engine_service.rules.napoleonic.legal import legal_actions
 from engine_service.rules.napoleonic.notation import format_action, parse_action
 from engine_service.rules.napoleonic.options import OPTION_SPECS, PRESETS
@@ -123,11 +117,11 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
             return movement.apply_move(state, unit, dest, events), events
         if isinstance(action, Attack):
             attacker, target = combat.check_attack(state, action)
-            event = combat.attack_event(state, attacker, target)
+            event = attack_event(state, attacker, target)
             return phases.declare_attack(state, action, events, event), events
         if isinstance(action, Support):
             supporter, supported = combat.check_support(state, action)
-            events.append(combat.support_event(state, supporter, supported))
+            events.append(support_event(state, supporter, supported))
             return combat.allocate(state, action), events
         if isinstance(action, Advance):
             unit, dest, index = combat.check_advance(state, action)

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine_service.rules.base import (
-    BoardDescription,
-    CellInfo,
-    CellShape,
-    PieceKind,
-    SideInfo,
-)
+from engine_service.rules.base import BoardDescription, CellInfo, CellShape, PieceKind, SideInfo
 from engine_service.rules.options import Options
 from engine_service.rules.war.board import BACK_RANK, CELLS, HEIGHT, NAMES, WIDTH, rank_of
 from engine_service.rules.war.pieces import EMPTY

@@ -25,7 +25,7 @@ from typing import Final
 
 from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action, split_action
+from engine_service.rules.war.actions import PLACE, Action, ActionParts, join_action, split_action
 from engine_service.rules.war.board import JUMPED, NAMES, WIDTH, cell_index
 from engine_service.rules.war.flying_machines import with_machine
 from engine_service.rules.war.legal import legal_in
@@ -106,15 +106,8 @@ class Parsed:
 
     def action(self) -> Action:
         """The action tuple this text spells out literally."""
-        out: list[int] = []
-        if self.huff is not None:
-            out += [HUFF, self.huff]
-        if self.place is not None:
-            out += [PLACE, self.place]
-        if self.passes:
-            out.append(PASS)
-        out += self.path
-        return tuple(out)
+        origin = self.path[0] if self.path else None
+        return join_action(ActionParts(self.huff, self.place, origin, self.path[1:], self.passes))
 
 
 def _invalid(text: str, why: str) -> RuleError:

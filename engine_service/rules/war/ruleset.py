@@ -4,14 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine_service.rules.base import (
-    BoardDescription,
-    Event,
-    Outcome,
-    PieceView,
-    Ruleset,
-    SideInfo,
-)
+from engine_service.rules.base import BoardDescription, Event, Outcome, PieceView, Ruleset, SideInfo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec
 from engine_service.rules.war.actions import Action
