@@ -24,6 +24,7 @@ from engine_service.rules.war.board import (
     CELLS,
     FORWARD_JUMPS,
     rank_of,
+    relative_rank,
 )
 from engine_service.rules.war.pieces import (
     EMPTY,
@@ -31,11 +32,18 @@ from engine_service.rules.war.pieces import (
     KING,
     NORTH,
     SOUTH,
+    TROOP,
     TROOP_MOVED,
+    code,
     kind_of,
     side_of,
 )
-from engine_service.rules.war.setup import SetupError, parse_setup
+from engine_service.rules.war.setup import (
+    TROOP_RANKS,
+    SetupError,
+    derived_setup_text,
+    parse_setup,
+)
 
 BACK_RANK_MEN: Final = Counter("KGMMHHCC..")
 DEFAULT_BACK_RANK: Final = "MHC.GK.CHM"
@@ -57,7 +65,7 @@ def check_initial_position(text: str) -> str | None:
     if not text:
         return None
     try:
-        setup = parse_setup(text)
+        setup = parse_setup(text, initial=True)
     except SetupError as error:
         return f"not a valid setup string ({error})"
     if setup.citadels is None:
@@ -293,6 +301,7 @@ class WarRules:
         "quiet_limit",
         "rear_only_double_step",
         "repetition",
+        "troop_starts",
     )
 
     def __init__(self, options: Options, citadels: tuple[int, int]) -> None:
@@ -329,6 +338,17 @@ class WarRules:
             for code in range(CODES)
         )
         self.placement_cells = tuple(c for c in range(CELLS) if c not in citadels)
+        # Section 11: a Troop that has not moved stands where its side's Troops start: on
+        # its Troop ranks, or where the options' initial position puts one.
+        start = parse_setup(derived_setup_text(options), initial=True).board
+        self.troop_starts = tuple(
+            frozenset(
+                cell
+                for cell in range(CELLS)
+                if relative_rank(side, cell) in TROOP_RANKS or start[cell] == code(side, TROOP)
+            )
+            for side in (SOUTH, NORTH)
+        )
         # The common case takes the fast paths of `play` and of the move generator.
         self.plain = not self.huff and self.placement_uses_turn
         self._hash = hash((options, citadels))

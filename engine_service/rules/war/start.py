@@ -48,6 +48,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
     `text` None means the options' own initial position. INVALID_SETUP names what is wrong,
     including every problem `check_state` finds.
     """
+    initial = text is None  # the options' own initial position: no Troop has moved (11)
     if text is None:
         text = derived_setup_text(options)
         given: str = options["initial_position"]
@@ -62,7 +63,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
                     field=field,
                 )
     try:
-        setup = parse_setup(text)
+        setup = parse_setup(text, initial=initial)
     except SetupError as error:
         raise RuleError(Reason.INVALID_SETUP, f"setup: {error}", field=field) from None
     citadels = setup.citadels or options_citadels(options)
