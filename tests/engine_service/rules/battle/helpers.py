@@ -2,7 +2,7 @@
 
 Positions of the plates often lack the Citadel, the Wagon or a side's figures, so the game
 would be over at once (9.1, 9.2); the rules of movement and of the artillery are then
-tested on the position itself with `duties.analyse`, which is what `legal_actions` runs.
+tested on the position itself with `legal.analyse`, which is what `legal_actions` runs.
 """
 
 from __future__ import annotations
