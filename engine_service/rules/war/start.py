@@ -1,12 +1,18 @@
-"""Positions from setup strings and back: `new_game` and `setup_text` of the ruleset."""
+"""The start of a game (section 3): the initial state from the options and a setup string,
+and a state's setup string (`new_game` and `setup_text` of the ruleset).
+
+The setup string format itself is `setup`'s; the Citadels of a game are the King squares
+of the options' initial position (section 9).
+"""
 
 from __future__ import annotations
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
-from engine_service.rules.war.army import SIDE_IDS, SIDE_NAMES
 from engine_service.rules.war.consistency import check_state
-from engine_service.rules.war.rules import rules_for
+from engine_service.rules.war.options import rules_for
+from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES
 from engine_service.rules.war.setup import (
     SetupError,
     derived_setup_text,
@@ -15,28 +21,25 @@ from engine_service.rules.war.setup import (
 )
 from engine_service.rules.war.state import WarState, position_key
 
-_CITADELS: dict[str, tuple[int, int]] = {}
-
 
 def options_citadels(options: Options) -> tuple[int, int]:
     """The Citadels of the options' initial position: its Kings' squares (section 9)."""
-    text = derived_setup_text(options)
-    found = _CITADELS.get(text)
-    if found is None:
-        setup = parse_setup(text)
-        if setup.citadels is not None:
-            found = setup.citadels
-        else:
-            south, north = setup.king_cells()
-            if south is None or north is None:  # the option's check refuses this
-                raise RuleError(
-                    Reason.INVALID_SETUP,
-                    "the initial position needs one King per side (or citadels=...)",
-                    field="options.initial_position",
-                )
-            found = (south, north)
-        _CITADELS[text] = found
-    return found
+    return _citadels_of(derived_setup_text(options))
+
+
+@memo(256)  # keyed by text a client may send (initial_position)
+def _citadels_of(text: str) -> tuple[int, int]:
+    setup = parse_setup(text)
+    if setup.citadels is not None:
+        return setup.citadels
+    south, north = setup.king_cells()
+    if south is None or north is None:  # the option's check refuses this
+        raise RuleError(
+            Reason.INVALID_SETUP,
+            "the initial position needs one King per side (or citadels=...)",
+            field="options.initial_position",
+        )
+    return south, north
 
 
 def state_from_setup(options: Options, text: str | None, field: str = "setup") -> WarState:
@@ -45,6 +48,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
     `text` None means the options' own initial position. INVALID_SETUP names what is wrong,
     including every problem `check_state` finds.
     """
+    initial = text is None  # the options' own initial position: no Troop has moved (11)
     if text is None:
         text = derived_setup_text(options)
         given: str = options["initial_position"]
@@ -59,7 +63,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
                     field=field,
                 )
     try:
-        setup = parse_setup(text)
+        setup = parse_setup(text, initial=initial)
     except SetupError as error:
         raise RuleError(Reason.INVALID_SETUP, f"setup: {error}", field=field) from None
     citadels = setup.citadels or options_citadels(options)

@@ -16,17 +16,19 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.rules.base import Outcome, OutcomeReason
-from engine_service.rules.battle.duties import CITADEL_BYTE, WAGON_BYTE
 from engine_service.rules.battle.pieces import (
     ATTACKER,
     CAVALRY,
+    CITADEL_BYTE,
     DEFENDER,
     INFANTRY_OF_THE_LINE,
     LIGHT_INFANTRY,
     SIDE_IDS,
+    WAGON_BYTE,
     code,
 )
 from engine_service.rules.battle.state import BattleState
+from engine_service.rules.draws import no_progress_draw, repetition_draw
 
 FIGURE_BYTES: Final = tuple(
     tuple(bytes([code(side, kind)]) for kind in (LIGHT_INFANTRY, INFANTRY_OF_THE_LINE, CAVALRY))
@@ -65,20 +67,11 @@ def decided(state: BattleState) -> Outcome | None:
                 f"{'Wagon' if loser == DEFENDER else 'Citadel'}: the {winner} wins.",
             )
     rules = state.rules
-    history = state.history
-    if rules.repetition_draw and history.count(history[-1]) >= rules.repetition_draw:
-        return Outcome(
-            None,
-            OutcomeReason.REPETITION,
-            f"The same position has occurred {rules.repetition_draw} times: the game is drawn.",
-        )
-    if rules.no_capture_limit and state.quiet >= 2 * rules.no_capture_limit:
-        return Outcome(
-            None,
-            OutcomeReason.NO_PROGRESS,
-            f"{rules.no_capture_limit} moves by each side without a capture: the game is drawn.",
-        )
-    return None
+    return repetition_draw(state.history, rules.repetition_draw) or no_progress_draw(
+        state.quiet,
+        2 * rules.no_capture_limit,
+        f"{rules.no_capture_limit} moves by each side without a capture",
+    )
 
 
 def no_move_outcome(state: BattleState) -> Outcome:

@@ -76,6 +76,13 @@ def kind_of(cell_code: int) -> int:
     return (cell_code - 1) & 7
 
 
+CODE_COUNT: Final = 2 * SIDE_SPAN + 1  # the codes 0 (empty) .. 16
+# The side and the kind offset of every cell code, by lookup, for loops over many cells
+# (-1 for an empty cell).
+SIDE_OF_CODE: Final = (-1, *(side_of(c) for c in range(1, CODE_COUNT)))
+KIND_OF_CODE: Final = (-1, *(kind_of(c) for c in range(1, CODE_COUNT)))
+
+
 def is_troop(cell_code: int) -> bool:
     """Whether a cell code is a Troop of either side (moved or not)."""
     return cell_code != EMPTY and kind_of(cell_code) <= TROOP_MOVED

@@ -8,9 +8,32 @@ first rule the action breaks, then lists what the man concerned may do instead.
 from __future__ import annotations
 
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.war import cached
 from engine_service.rules.war.actions import Action, ActionParts, split_action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import (
+    BEHIND,
+    FINAL_RANK,
+    FORWARD,
+    FORWARD2,
+    FORWARD_DIAGONAL_STEPS,
+    HORSE_LEAPS,
+    HORSE_LEAPS_OVER,
+    JUMPED,
+    KING_STEPS,
+    NAMES,
+    rank_of,
+    relative_rank,
+)
+from engine_service.rules.war.compulsion import (
+    allowed_victims,
+    exposed_by_chains,
+    victim_of,
+)
+from engine_service.rules.war.flying_machines import with_machine
+from engine_service.rules.war.legal import legal_in, piece_moves
+from engine_service.rules.war.men import SLIDER_RAYS
+from engine_service.rules.war.notation import format_action_text
+from engine_service.rules.war.options import WarRules
+from engine_service.rules.war.pieces import (
     CANNON,
     FLYING_MACHINE,
     GENERAL,
@@ -25,31 +48,7 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.compulsion import (
-    allowed_victims,
-    exposed_by_chains,
-    victim_of,
-)
-from engine_service.rules.war.flying_machines import with_machine
-from engine_service.rules.war.geometry import (
-    BEHIND,
-    FINAL_RANK,
-    FORWARD,
-    FORWARD2,
-    FORWARD_DIAGONAL_STEPS,
-    HORSE_LEAPS,
-    HORSE_LEAPS_OVER,
-    JUMPED,
-    KING_STEPS,
-    NAMES,
-    rank_of,
-    relative_rank,
-)
-from engine_service.rules.war.men import SLIDER_RAYS
-from engine_service.rules.war.movegen import piece_moves
-from engine_service.rules.war.notation import format_action_text
-from engine_service.rules.war.rules import Turn, WarRules
-from engine_service.rules.war.state import WarState
+from engine_service.rules.war.state import Turn, WarState
 from engine_service.rules.war.troops import REAR_RANK
 
 _SLIDER_WAYS = {
@@ -65,7 +64,7 @@ def _listing(state: WarState, actions: list[Action]) -> str:
 
 def _alternatives(state: WarState, parts: ActionParts) -> str:
     """'; legal moves of the Mortar on d1: ...' for the man (or placement) concerned."""
-    legal = list(cached.legal(state)[0])
+    legal = list(legal_in(state)[0])
     if parts.origin is not None:
         mine = [a for a in legal if split_action(a).origin == parts.origin]
         piece = state.board[parts.origin]
@@ -93,12 +92,24 @@ def _error(state: WarState, parts: ActionParts, reason: Reason, message: str) ->
 def _compulsion_message(state: WarState, board: bytes, chains: list[Action]) -> str:
     side = state.side
     men = sorted(allowed_victims(state.rules, board, side, exposed_by_chains(chains)))
-    legal = list(cached.legal(state)[0])
+    legal = list(legal_in(state)[0])
     return (
         f"{SIDE_NAMES[side]} must capture an exposed {SIDE_NAMES[1 - side]} man "
         f"({', '.join(NAMES[c] for c in men)}) by any piece or method (7.1); "
         f"legal captures: {_listing(state, legal)}"
     )
+
+
+def explain_text(state: WarState, text: str, action: Action) -> RuleError:
+    """The error for `text`, read as `action`, when that is no legal action in `state`."""
+    if not legal_in(state)[0]:
+        return RuleError(Reason.GAME_OVER, f"{text!r}: the game is over; no action is legal")
+    try:
+        split_action(action)
+    except ValueError as error:
+        return RuleError(Reason.NOTATION_INVALID, f"{text!r}: {error}")
+    problem = explain(state, action)
+    return RuleError(problem.reason, f"{text!r}: {problem.message}", field=problem.field)
 
 
 def explain(state: WarState, action: Action) -> RuleError:

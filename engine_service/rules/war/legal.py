@@ -3,18 +3,25 @@
 The generator lists each man's moves, the Troops' jump chains, then applies the
 compulsory capture (7.1), and adds placements and passes where they are allowed. A
 finished game has no legal actions (section 11).
+
+A request usually asks several questions about one position (what is legal, is this
+action legal, what does this text mean), so `legal_in` remembers the answer for the last
+few hundred positions; states are immutable and hashable, which makes them safe keys.
+The unremembered `legal_actions` serves perft and search.
 """
 
 from __future__ import annotations
 
+from engine_service.memo import memo
+from engine_service.rules.draws import repeated
 from engine_service.rules.war.actions import HUFF, PASS_ACTION, PLACE, Action
-from engine_service.rules.war.army import FLYING_MACHINE, KING, SIDE_SPAN, TROOP_MOVED
+from engine_service.rules.war.board import BEHIND
 from engine_service.rules.war.compulsion import exposed_by_chains, keep_compulsory, longest_only
 from engine_service.rules.war.flying_machines import may_place, placements, with_machine
-from engine_service.rules.war.geometry import BEHIND
 from engine_service.rules.war.men import man_moves
-from engine_service.rules.war.rules import Turn, WarRules
-from engine_service.rules.war.state import WarState
+from engine_service.rules.war.options import WarRules
+from engine_service.rules.war.pieces import FLYING_MACHINE, KING, SIDE_SPAN, TROOP_MOVED
+from engine_service.rules.war.state import Turn, WarState
 from engine_service.rules.war.troops import has_jump, jump_chains, troop_moves
 
 
@@ -90,7 +97,7 @@ def is_finished(state: WarState) -> bool:
     occupier = state.board[rules.citadels[1 - side]]
     if occupier and (occupier - 1) >> 3 == side:
         return True  # section 9: the side to move held the enemy Citadel through the reply
-    if rules.repetition and state.history.count(state.history[-1]) >= rules.repetition:
+    if repeated(state.history, rules.repetition):
         return True
     return bool(rules.quiet_limit) and state.quiet >= rules.quiet_limit
 
@@ -100,6 +107,13 @@ def legal_actions(state: WarState) -> list[Action]:
     if is_finished(state):
         return []
     return all_actions(state)
+
+
+@memo(512)
+def legal_in(state: WarState) -> tuple[tuple[Action, ...], frozenset[Action]]:
+    """The legal actions of a position, as a tuple (in order) and as a set (remembered)."""
+    actions = tuple(legal_actions(state))
+    return actions, frozenset(actions)
 
 
 def all_actions(state: WarState) -> list[Action]:

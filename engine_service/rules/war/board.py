@@ -17,7 +17,7 @@ from engine_service.rules.board import (
     offset_table,
     square_grid,
 )
-from engine_service.rules.war.army import NORTH, SOUTH
+from engine_service.rules.war.pieces import NORTH, SOUTH
 
 WIDTH: Final = 10
 HEIGHT: Final = 10

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 
+from engine_service.memo import memo
 from engine_service.rules.board import (
     ALL_DIRECTIONS,
     DIAGONAL,
@@ -19,7 +19,7 @@ from engine_service.rules.board import (
     CellGraph,
     square_grid,
 )
-from engine_service.rules.napoleonic.units import DIRECTION_SETS
+from engine_service.rules.napoleonic.pieces import DIRECTION_SETS
 
 MAX_SIDE = 26  # files are letters a..z
 
@@ -120,9 +120,9 @@ def _two_step_tables(
     return tuple(king), tuple(line)
 
 
-@cache
+@memo(32)  # board sizes come from set-up texts clients send
 def geometry(width: int, height: int) -> Geometry:
-    """The geometry of a `width` x `height` board (cached; boards are immutable)."""
+    """The geometry of a `width` x `height` board (remembered: boards are immutable)."""
     if not (2 <= width <= MAX_SIDE and 2 <= height <= 99):
         raise ValueError(f"board {width}x{height} is outside 2..{MAX_SIDE} x 2..99")
     graph = square_grid(width, height)

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
+from engine_service.rules.battle.actions import Move, move_of
 from engine_service.rules.battle.artillery import (
     BLOCKS,
     EXPOSABLE,
@@ -45,30 +46,27 @@ from engine_service.rules.battle.artillery import (
     wagon_literal_forbidden,
 )
 from engine_service.rules.battle.board import DIRECTIONS, SQUARES, ray
+from engine_service.rules.battle.endings import decided
 from engine_service.rules.battle.movement import (
     CAN_CAPTURE,
     MOVABLE_CODES,
     MOVE_RAYS,
     REACH,
-    Move,
     geometric_moves,
-    move_of,
 )
 from engine_service.rules.battle.options import Rules
 from engine_service.rules.battle.pieces import (
     ARTILLERY,
     ATTACKER,
     CITADEL,
+    CITADEL_BYTE,
     DEFENDER,
     EXPOSABLE_KINDS,
     FIGURE_KINDS,
     WAGON,
-    code,
+    WAGON_BYTE,
 )
-
-CITADEL_BYTE: Final = bytes([code(DEFENDER, CITADEL)])
-WAGON_BYTE: Final = bytes([code(ATTACKER, WAGON)])
-
+from engine_service.rules.battle.state import BattleState
 
 # RAYS_3[cell]: up to three squares in each of the eight directions.
 RAYS_3: Final = tuple(
@@ -230,6 +228,21 @@ class Analysis:
         if self._legal_set is None:
             self._legal_set = frozenset(self.legal)
         return self._legal_set
+
+
+def legal_actions(state: BattleState) -> list[Move]:
+    """The legal moves (section 10); none once the game is over."""
+    if decided(state) is not None:
+        return []
+    return list(analysis_of(state).legal)
+
+
+def analysis_of(state: BattleState) -> Analysis:
+    """The legal moves of a state and why the others are not, computed once and kept on it."""
+    found = state._analysis
+    if found is None:
+        found = state._analysis = analyse(state.board, state.side, state.rules)
+    return found
 
 
 def analyse(board: bytes, side: int, rules: Rules) -> Analysis:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from importlib import resources
 from typing import Any
 
+from engine_service.memo import memo
 from engine_service.rules.board import ALL_DIRECTIONS, DIAGONAL, ORTHOGONAL
 
 DIRECTION_SETS: dict[str, tuple[str, ...]] = {
@@ -119,7 +119,7 @@ def type_rank(type_id: str) -> int:
     return TYPE_ORDER.index(type_id)
 
 
-@cache
+@memo(64)
 def stats_for(
     horse_artillery_is_artillery: bool,
     heavy_infantry_is_artillery: bool,
