@@ -12,7 +12,15 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
-from engine_service.rules.base import BoardDescription, Event, Outcome, PieceView, Ruleset, SideInfo
+from engine_service.rules.base import (
+    BoardDescription,
+    Event,
+    Outcome,
+    PieceView,
+    PositionStyle,
+    Ruleset,
+    SideInfo,
+)
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic import combat, deployment, movement, phases, terrain
 from engine_service.rules.napoleonic.actions import (
@@ -53,6 +61,7 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
     )
     option_specs = OPTION_SPECS
     presets = PRESETS
+    position_style = PositionStyle.SECTIONS
 
     def __init__(self, seal_key: bytes | None = None) -> None:
         super().__init__(seal_key)

@@ -1,8 +1,10 @@
 """Arrays and set-up texts: how positions are written down.
 
-**Array** (a side's deployment, spec 5 and 10.1): items `square=LETTER` or
-`square=LETTER#id`, separated by spaces or commas; LETTER is the unit-type letter of
-`units.json` (I C A G H D F K Y) or a type id (`infantry`, `horse_guards`...).
+**Array** (a side's deployment, spec 5 and 10.1): items `square=LETTER`,
+`square=LETTER<n>` or `square=LETTER#id`, separated by spaces or commas; LETTER is the
+unit-type letter of `units.json` (I C A G H D F K Y) or a type id (`infantry`,
+`horse_guards`...); `<n>` names the unit `<P>_<LETTER><n>` (`c3=I4` on red's side is
+`R_I4`), `#id` any id.
 
 **Canonical array text** (what a commitment hashes, 10.1): the items `square=LETTER`,
 without ids, sorted by rank and then by file (a1, b1, ..., a2, ...), joined by single
@@ -16,8 +18,10 @@ separated by `;`, each optional except `board`:
     army red: 8I 4C 2A 1G; hills: c4 f5; redoubts: d5=black; sites: e4=red/1/R_I5;
     obstacles: d4|d5 d5|e5
 
-`red:`/`black:` list the units on the board; an item without `#id` gets the engine's id
-(`R_`/`B_` + letter + number in board order, no number when the army has one of that type).
+`red:`/`black:` list the units on the board; an item without a number or `#id` gets the
+engine's id (`R_`/`B_` + letter + number in board order among that side's units of its type
+on the board, no number when there is one). The whole state of a game in progress adds more
+sections to this text (`position.py`, docs/positions.md).
 `army <side>:` gives a player's order of battle (counts and letters) where it differs from
 the units on the board (deployments to come, units already lost). `sites` are redoubts
 under construction: `square=builder/turns_done/unit id`.
@@ -35,7 +39,7 @@ from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_of_word, type_rank
 from engine_service.rules.napoleonic.scenarios import SIDES
 
-_ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+)(?:#([A-Za-z0-9_]{1,32}))?$")
+_ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+?)(\d{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
 _SQUARE = re.compile(r"^([a-z])(\d{1,2})$")
 _COUNT = re.compile(r"^(\d{1,3})\*?([A-Za-z_]+)$")
 UNIT_ID = re.compile(r"^[A-Za-z0-9_]{1,32}$")
@@ -52,6 +56,7 @@ class ArrayItem:
     square: str
     kind: str
     id: str = ""
+    number: int = 0  # `square=LETTER<n>`: the unit <P>_<LETTER><n> (0: not given)
 
 
 def parse_array(text: str) -> list[ArrayItem]:
@@ -65,7 +70,8 @@ def parse_array(text: str) -> list[ArrayItem]:
         if kind is None:
             letters = ", ".join(f"{t.letter} {t.id}" for t in UNIT_TYPES.values())
             raise ArrayError(f"{match.group(2)!r} in {word!r} is no unit type ({letters})")
-        items.append(ArrayItem(match.group(1), kind, match.group(3) or ""))
+        number = int(match.group(3) or 0)
+        items.append(ArrayItem(match.group(1), kind, match.group(4) or "", number))
     return items
 
 
@@ -156,9 +162,19 @@ def default_ids(side: str, placements: Sequence[tuple[str, str]]) -> list[str]:
 
 def unit_id_for(side: str, kind: str, number: int, total: int) -> str:
     """The engine's id of the `number`-th unit of a type in an army of `total` of them."""
-    letter = UNIT_TYPES[kind].letter
-    prefix = side[:1].upper() + "_"
-    return f"{prefix}{letter}" if total == 1 else f"{prefix}{letter}{number}"
+    return numbered_id(side, kind, 0 if total == 1 else number)
+
+
+def numbered_id(side: str, kind: str, number: int) -> str:
+    """The id `<P>_<LETTER><n>` of a side's unit (no number when `number` is 0)."""
+    return f"{side[:1].upper()}_{UNIT_TYPES[kind].letter}{number or ''}"
+
+
+def item_id(side: str, item: ArrayItem, default: str) -> str:
+    """The id an array item names: its `#id`, its number, or else `default`."""
+    if item.id:
+        return item.id
+    return numbered_id(side, item.kind, item.number) if item.number else default
 
 
 # --- set-up texts ----------------------------------------------------------------------
@@ -216,7 +232,7 @@ def _read_section(position: Position, head: str, body: str) -> None:
         items = parse_array(body)
         auto = default_ids(head, [(item.square, item.kind) for item in items])
         for item, auto_id in zip(items, auto, strict=True):
-            position.units.append((item.id or auto_id, head, item.kind, item.square))
+            position.units.append((item_id(head, item, auto_id), head, item.kind, item.square))
     elif head.startswith("army "):
         side = head.removeprefix("army ").strip()
         if side not in SIDES:
@@ -247,7 +263,7 @@ def _read_section(position: Position, head: str, body: str) -> None:
     else:
         raise ArrayError(
             f"unknown section {head!r}; sections: red, black, army <side>, hills, redoubts, "
-            "sites, obstacles"
+            "sites, obstacles (and, for a game in progress, those of docs/positions.md)"
         )
 
 

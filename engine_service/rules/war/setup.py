@@ -30,21 +30,33 @@ reads as before, so every section 3.2 string is accepted unchanged):
 - `huff=<cells>` (compulsion = huff): the Troops the side to move may huff.
 - `quiet=<n>`: plies since the last capture, Troop move or placement (no_progress_limit).
 - `move=<n>`: the turn number, 1 on each side's first turn (placement_first_turn).
+- `hist=<base64url>` and `histkeys=<base64url>`: the repetition history (repetition_draw),
+  the positions since the last irreversible action, as the moves that lead back to them and
+  as raw keys where no move does (`engine_service.rules.position`, "steps back"). Without
+  them the history starts afresh at this position, as in a chess FEN.
 
 `setup_text` writes a token only when it says something the board does not, so the initial
-position prints as the plain section 3.2 string. The repetition history is not part of a
-set-up (like a chess FEN, a set-up starts a fresh history). A set-up is read as the position
-after the opponent's last move: if the side to move already has a man on the enemy Citadel,
-that occupation has held and the game is over (section 9).
+position prints as the plain section 3.2 string. With these tokens the string writes every
+field of a position (docs/positions.md), so one text serves set-ups, records and states. A
+set-up is read as the position after the opponent's last move: if the side to move already
+has a man on the enemy Citadel, that occupation has held and the game is over (section 9).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeVar
 
 from engine_service.rules.options import Options
+from engine_service.rules.position import (
+    PositionError,
+    keys_of,
+    keys_text,
+    steps_of,
+    steps_text,
+)
 from engine_service.rules.war.board import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
 from engine_service.rules.war.pieces import (
     EMPTY,
@@ -62,8 +74,19 @@ from engine_service.rules.war.pieces import (
     side_of,
 )
 
+T = TypeVar("T")
 TROOP_RANKS: Final = (2, 3)  # relative ranks where Troops stand at the start (3.1, 3.2)
-_TOKEN_KEYS: Final = ("moved", "unmoved", "citadels", "ep", "huff", "quiet", "move")
+_TOKEN_KEYS: Final = (
+    "moved",
+    "unmoved",
+    "citadels",
+    "ep",
+    "huff",
+    "quiet",
+    "move",
+    "hist",
+    "histkeys",
+)
 
 
 class SetupError(ValueError):
@@ -82,6 +105,8 @@ class Setup:
     huffable: tuple[int, ...] = ()
     quiet: int = 0
     move: int = 1
+    back: list[tuple[int, int]] = field(default_factory=list)  # history: steps back
+    older: tuple[int, ...] = ()  # history: keys no step explains, newest first
     notes: list[str] = field(default_factory=list)
 
     def king_cells(self) -> tuple[int | None, int | None]:
@@ -115,6 +140,13 @@ def _count(text: str, what: str) -> int:
     if not text.isdigit():
         raise SetupError(f"{what}: {text!r} is not a whole number")
     return int(text)
+
+
+def _decoded(read: Callable[[str], T], text: str) -> T:
+    try:
+        return read(text)
+    except PositionError as error:
+        raise SetupError(str(error)) from None
 
 
 def _read_board(text: str) -> list[int]:
@@ -215,6 +247,10 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
             setup.huffable = tuple(sorted(set(_cells(value, "huff"))))
         elif key == "quiet":
             setup.quiet = _count(value, "quiet")
+        elif key == "hist":
+            setup.back = _decoded(steps_of, value)
+        elif key == "histkeys":
+            setup.older = _decoded(lambda text: keys_of(text, "histkeys"), value)
         else:
             setup.move = _count(value, "move")
             if setup.move < 1:
@@ -272,6 +308,8 @@ def format_setup(
     huffable: tuple[int, ...] = (),
     quiet: int = 0,
     move: int = 1,
+    back: Sequence[tuple[int, int]] = (),
+    older: Sequence[int] = (),
 ) -> str:
     """A setup string; `citadels` is written only when given (the caller decides)."""
     reserve_text = ("F" * reserves[0] or "-") + ":" + ("f" * reserves[1] or "-")
@@ -294,6 +332,10 @@ def format_setup(
         parts.append(f"quiet={quiet}")
     if move != 1:
         parts.append(f"move={move}")
+    if back:
+        parts.append(f"hist={steps_text(back)}")
+    if older:
+        parts.append(f"histkeys={keys_text(older)}")
     return " ".join(parts)
 
 
