@@ -4,8 +4,10 @@ The only hidden information of the three games is Napoleonic Chess's "Attack at 
 deployment (rules 10.1): until the arrays are laid out, nobody but its author sees an
 array, a salt, or the notation of the action that carried them. The engine gives every
 applied action a `public_notation` for the others; the state's deployment record keeps
-other players' reveals and sealed ciphertexts, which are cut from the copy a viewer gets.
-Everything else is open information (the defender sees every declared attack).
+other players' reveals and sealed ciphertexts, which are withheld from the copy a viewer
+gets (the entry stays, marked `withheld`, so the copy still says who has acted and the
+engine accepts it), and its position text, which writes them in full, is left out of that
+copy. Everything else is open information (the defender sees every declared attack).
 """
 
 from __future__ import annotations
@@ -109,13 +111,16 @@ def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
         return state
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
+    copy.ClearField("position")  # it writes every array; the view below is the state now
     mine = copy.napoleonic.deployment
-    kept_reveals = [item for item in mine.reveals if item.player == side]
-    kept_sealed = [item for item in mine.sealed if item.player == side]
-    del mine.reveals[:]
-    del mine.sealed[:]
-    mine.reveals.extend(kept_reveals)
-    mine.sealed.extend(kept_sealed)
+    for revealed in mine.reveals:
+        if revealed.player != side:
+            revealed.ClearField("placements")
+            revealed.withheld = True
+    for sealed in mine.sealed:
+        if sealed.player != side:
+            sealed.ciphertext = b""
+            sealed.withheld = True
     return copy
 
 

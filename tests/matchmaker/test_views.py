@@ -73,9 +73,15 @@ def test_others_reveals_are_cut_while_the_deployment_is_hidden() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
     assert hidden_pending(state)
     red = redacted_state(state, "red").napoleonic.deployment
-    assert [a.player for a in red.reveals] == ["red"] and list(red.sealed) == []
+    assert [(a.player, a.withheld, bool(a.placements)) for a in red.reveals] == [
+        ("red", False, True),
+        ("black", True, False),
+    ]
+    assert [(s.player, s.withheld, s.ciphertext) for s in red.sealed] == [("black", True, b"")]
     spectator = redacted_state(state, "").napoleonic.deployment
-    assert list(spectator.reveals) == [] and list(spectator.sealed) == []
+    assert all(a.withheld and not a.placements for a in spectator.reveals)
+    assert all(s.withheld and not s.ciphertext for s in spectator.sealed)
+    assert not redacted_state(state, "").position  # the position writes every array
     assert len(state.napoleonic.deployment.reveals) == 2  # the stored state is untouched
 
 

@@ -50,6 +50,22 @@ from engine_service.rules.options import Options, resolve_options
 SECRET_PHASES = (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED)
 
 
+def _require_arrays(state: NapoleonicState) -> None:
+    """INVALID_STATE when the last array would come in but a server's copy of the state
+    withholds another player's: the arrays cannot be laid out from it (10.1)."""
+    dep = state.deployment
+    if dep is None or not dep.withheld:
+        return
+    entries = dep.reveals if state.phase is Phase.DEPLOY_REVEAL else dep.sealed
+    if len(entries) + 1 >= len(state.players):
+        raise RuleError(
+            Reason.INVALID_STATE,
+            f"this copy of the state withholds {' and '.join(sorted(dep.withheld))}'s "
+            "deployment, so the arrays cannot be laid out from it; send the whole state",
+            field="state",
+        )
+
+
 class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
     """Napoleonic Chess (Peter J Carroll, 2016), with its advanced scenarios (10.1-10.5)."""
 
@@ -173,6 +189,8 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
         *,
         checked: bool,
     ) -> NapoleonicState:
+        if isinstance(action, Reveal | Seal):
+            _require_arrays(state)
         if isinstance(action, Commit):
             return deployment.apply_commit(state, action.side, action.digest, events)
         if isinstance(action, Reveal):

@@ -8,7 +8,10 @@ from engine_service.rules.battle.board import plate_figures
 from engine_service.rules.errors import Reason, RuleError
 from tests.engine_service.rules.battle.helpers import RULES, position
 
-START = "W129A126A131C125C130I113I127I128I132I133L85L87L101L103t19a9a14c10c15i7i8i11i12i13l39l41l43l45 a"
+START = (
+    "W129A126A131C125C130I113I127I128I132I133L85L87L101L103"
+    "t19a9a14c10c15i7i8i11i12i13l39l41l43l45 a"
+)
 # The same position in the set-up text of earlier versions, which still reads.
 START_SECTIONS = (
     "attacker to move; "
