@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 
 from engine_service.rules.base import (
     BoardDescription,
@@ -50,20 +51,37 @@ from engine_service.rules.options import Options, resolve_options
 SECRET_PHASES = (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED)
 
 
-def _require_arrays(state: NapoleonicState) -> None:
-    """INVALID_STATE when the last array would come in but a server's copy of the state
-    withholds another player's: the arrays cannot be laid out from it (10.1)."""
+def _completes_withheld(state: NapoleonicState) -> bool:
+    """Whether the next reveal or seal is the last one while a server's copy of the state
+    withholds another player's array: the arrays cannot be laid out from it (10.1)."""
     dep = state.deployment
     if dep is None or not dep.withheld:
-        return
+        return False
     entries = dep.reveals if state.phase is Phase.DEPLOY_REVEAL else dep.sealed
-    if len(entries) + 1 >= len(state.players):
-        raise RuleError(
-            Reason.INVALID_STATE,
-            f"this copy of the state withholds {' and '.join(sorted(dep.withheld))}'s "
-            "deployment, so the arrays cannot be laid out from it; send the whole state",
-            field="state",
-        )
+    return len(entries) + 1 >= len(state.players)
+
+
+def _refuse_withheld(state: NapoleonicState) -> RuleError:
+    assert state.deployment is not None
+    withheld = " and ".join(sorted(state.deployment.withheld))
+    return RuleError(
+        Reason.INVALID_STATE,
+        f"this copy of the state withholds {withheld}'s deployment, so the arrays cannot be "
+        "laid out from it; send the whole state",
+        field="state",
+    )
+
+
+def _noted(state: NapoleonicState, side: str) -> NapoleonicState:
+    """`play` of the last reveal or seal on a copy that withholds arrays (the AI writing its
+    line, say): the action is noted as withheld too, and nothing is laid out."""
+    dep = state.deployment
+    assert dep is not None
+    if state.phase is Phase.DEPLOY_REVEAL:
+        dep = replace(dep, reveals=(*dep.reveals, (side, ())))
+    else:
+        dep = replace(dep, sealed=(*dep.sealed, (side, b"")))
+    return state.evolve(deployment=replace(dep, withheld=dep.withheld | {side}))
 
 
 class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
@@ -189,8 +207,10 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
         *,
         checked: bool,
     ) -> NapoleonicState:
-        if isinstance(action, Reveal | Seal):
-            _require_arrays(state)
+        if isinstance(action, Reveal | Seal) and _completes_withheld(state):
+            if checked:
+                raise _refuse_withheld(state)
+            return _noted(state, action.side)
         if isinstance(action, Commit):
             return deployment.apply_commit(state, action.side, action.digest, events)
         if isinstance(action, Reveal):
