@@ -325,20 +325,25 @@ def steps_back(
     work = bytearray(board)
     key = history[-1] ^ first
     steps: list[tuple[int, int]] = []
-    piece_key, cells_by_key, mover = how.piece_key, how.cells_by_key, how.mover
+    piece_key, cells_by_key = how.piece_key, how.cells_by_key
+    men: tuple[list[int], list[int]] = ([], [])  # each side's cells that may move back
+    for cell, piece in enumerate(work):
+        if piece and how.mover(piece) >= 0:
+            men[how.mover(piece)].append(cell)
     for done, earlier in enumerate(reversed(history[:-1])):
         wanted = earlier ^ key ^ how.turn_key
-        moving = 1 - side if len(steps) % 2 == 0 else side
+        cells = men[1 - side if len(steps) % 2 == 0 else side]
         found: tuple[int, int] | None = None
         if wanted == 0 and how.passes:
             found = (0, 0)
         else:
-            for landing, piece in enumerate(work):
-                if piece and mover(piece) == moving:
-                    origin = cells_by_key[piece].get(wanted ^ piece_key(piece, landing), -1)
-                    if origin >= 0 and not work[origin]:
-                        found = (origin, landing)
-                        break
+            for index, landing in enumerate(cells):
+                piece = work[landing]
+                origin = cells_by_key[piece].get(wanted ^ piece_key(piece, landing), -1)
+                if origin >= 0 and not work[origin]:
+                    found = (origin, landing)
+                    cells[index] = origin
+                    break
         if found is None:
             return steps, list(reversed(history[: len(history) - 1 - done]))
         origin, landing = found

@@ -24,6 +24,7 @@ from engine_service.rules.war.setup import (
 from engine_service.rules.war.state import WarState, position_key
 
 
+@memo(256)  # keyed by the options of a game
 def options_citadels(options: Options) -> tuple[int, int]:
     """The Citadels of the options' initial position: its Kings' squares (section 9)."""
     return _citadels_of(derived_setup_text(options))
