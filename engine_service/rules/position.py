@@ -283,8 +283,8 @@ def read_position(ruleset: AnyRuleset, text: str) -> Game[Any]:
         for prefix in ("setup: ", "set-up: "):
             message = message.removeprefix(prefix)
         raise RuleError(Reason.INVALID_STATE, message, field="position") from None
-    by_rules = ruleset.outcome(state)
-    if ended is not None and by_rules is not None:
+    by_rules = ruleset.outcome(state) if ended is not None else None
+    if by_rules is not None and ended is not None:
         raise RuleError(
             Reason.INVALID_STATE,
             f"the game ended by the rules ({by_rules.message}), so it cannot also end "
@@ -309,8 +309,8 @@ class Reversal:
     in an earlier position) is written as it is, and so is every older one.
     """
 
-    piece_key: Callable[[int, int], int]  # (code, cell) -> the key part of a piece there
-    cells_by_key: Mapping[int, Mapping[int, int]]  # code -> {key part: cell}
+    piece_keys: Sequence[Sequence[int]]  # [code][cell] -> the key part of a piece there
+    cells_by_key: Sequence[Mapping[int, int]]  # [code] -> {key part: cell}
     turn_key: int  # XORed in on every ply (the side to move changes)
     mover: Callable[[int], int]  # code -> the side that owns it, -1 if it cannot move back
     passes: bool = False  # the game's history may hold a pass (War, passing_allowed)
@@ -325,7 +325,7 @@ def steps_back(
     work = bytearray(board)
     key = history[-1] ^ first
     steps: list[tuple[int, int]] = []
-    piece_key, cells_by_key = how.piece_key, how.cells_by_key
+    piece_keys, cells_by_key = how.piece_keys, how.cells_by_key
     men: tuple[list[int], list[int]] = ([], [])  # each side's cells that may move back
     for cell, piece in enumerate(work):
         if piece and how.mover(piece) >= 0:
@@ -339,7 +339,7 @@ def steps_back(
         else:
             for index, landing in enumerate(cells):
                 piece = work[landing]
-                origin = cells_by_key[piece].get(wanted ^ piece_key(piece, landing), -1)
+                origin = cells_by_key[piece].get(wanted ^ piece_keys[piece][landing], -1)
                 if origin >= 0 and not work[origin]:
                     found = (origin, landing)
                     cells[index] = origin
@@ -380,7 +380,8 @@ def history_from_steps(
                 raise PositionError(
                     f"hist: step {number} takes back no move of the side that made it"
                 )
-            key ^= how.piece_key(piece, landing) ^ how.piece_key(piece, origin)
+            table = how.piece_keys[piece]
+            key ^= table[landing] ^ table[origin]
             work[origin], work[landing] = piece, 0
         key ^= how.turn_key
         keys.append(key)

@@ -25,11 +25,6 @@ from engine_service.rules.battle.state import (
 )
 from engine_service.rules.position import Reversal, history_from_steps, steps_back
 
-
-def _piece_key(code: int, cell: int) -> int:
-    return PIECE_KEYS[code][cell]
-
-
 # The side that may take back a move of each piece code (-1: the Citadel, unknown codes).
 _MOVER: Final = tuple(
     side
@@ -39,11 +34,10 @@ _MOVER: Final = tuple(
 )
 
 REVERSAL: Final = Reversal(
-    piece_key=_piece_key,
-    cells_by_key={
-        code: {PIECE_KEYS[code][cell]: cell for cell in range(SQUARES)}
-        for code in range(1, CODE_COUNT)
-    },
+    piece_keys=PIECE_KEYS,
+    cells_by_key=tuple(
+        {PIECE_KEYS[code][cell]: cell for cell in range(SQUARES)} for code in range(CODE_COUNT)
+    ),
     turn_key=DEFENDER_TO_MOVE,
     mover=_MOVER.__getitem__,
 )

@@ -34,9 +34,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
-from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_of_word, type_rank
+from engine_service.rules.napoleonic.pieces import BY_LETTER, UNIT_TYPES, type_of_word, type_rank
 from engine_service.rules.napoleonic.scenarios import SIDES
 
 _ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+?)(\d{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
@@ -63,6 +64,17 @@ def parse_array(text: str) -> list[ArrayItem]:
     """The items of an array text; ArrayError names the first bad item."""
     items: list[ArrayItem] = []
     for word in text.replace(",", " ").split():
+        # The common items first, without a regular expression: `c3=I`, `c3=I4`.
+        square, _sep, rest = word.partition("=")
+        kind = BY_LETTER.get(rest[:1])
+        tail = rest[1:]
+        if (
+            kind is not None
+            and _SQUARE.match(square)
+            and (not tail or (tail.isascii() and tail.isdigit() and len(tail) <= 3))
+        ):
+            items.append(ArrayItem(square, kind, "", int(tail or 0)))
+            continue
         match = _ITEM.match(word)
         if not match:
             raise ArrayError(f"{word!r} is not an array item 'square=LETTER' (e.g. 'a2=A')")
@@ -75,6 +87,7 @@ def parse_array(text: str) -> list[ArrayItem]:
     return items
 
 
+@memo(4096)  # square names: a few hundred on any board, and bounded if a client sends more
 def square_order(square: str) -> tuple[int, int, str]:
     """Sort key of a square name: rank, then file (unreadable names last)."""
     match = _SQUARE.match(square)
@@ -148,15 +161,17 @@ def parse_counts(text: str) -> tuple[str, ...]:
 def default_ids(side: str, placements: Sequence[tuple[str, str]]) -> list[str]:
     """The engine's ids for an array: R_/B_ + letter + number in board order (10.1)."""
     prefix = side[:1].upper() + "_"
-    totals = Counter(kind for _square, kind in placements)
-    numbers: Counter[str] = Counter()
+    totals: dict[str, int] = {}
+    for _square, kind in placements:
+        totals[kind] = totals.get(kind, 0) + 1
+    numbers: dict[str, int] = {}
     order = sorted(range(len(placements)), key=lambda i: square_order(placements[i][0]))
     ids = [""] * len(placements)
     for i in order:
         kind = placements[i][1]
-        numbers[kind] += 1
+        number = numbers[kind] = numbers.get(kind, 0) + 1
         letter = UNIT_TYPES[kind].letter
-        ids[i] = f"{prefix}{letter}" if totals[kind] == 1 else f"{prefix}{letter}{numbers[kind]}"
+        ids[i] = f"{prefix}{letter}" if totals[kind] == 1 else f"{prefix}{letter}{number}"
     return ids
 
 

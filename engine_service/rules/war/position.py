@@ -23,21 +23,17 @@ from engine_service.rules.war.pieces import (
 from engine_service.rules.war.state import HUFF_KEYS, PIECE_KEYS, SIDE_KEY, WarState
 
 
-def _piece_key(code: int, cell: int) -> int:
-    return PIECE_KEYS[(cell << 5) | code]
-
-
 def _mover(code: int) -> int:
     kind = KIND_OF_CODE[code]
     return SIDE_OF_CODE[code] if TROOP_MOVED < kind < FLYING_MACHINE else -1
 
 
+_KEYS: Final = tuple(
+    tuple(PIECE_KEYS[(cell << 5) | code] for cell in range(CELLS)) for code in range(CODE_COUNT)
+)
 REVERSAL: Final = Reversal(
-    piece_key=_piece_key,
-    cells_by_key={
-        code: {_piece_key(code, cell): cell for cell in range(CELLS)}
-        for code in range(1, CODE_COUNT)
-    },
+    piece_keys=_KEYS,
+    cells_by_key=tuple({key: cell for cell, key in enumerate(keys)} for keys in _KEYS),
     turn_key=SIDE_KEY,
     mover=_mover,
     passes=True,
