@@ -15,8 +15,6 @@ travel in a GameState and be checked by any engine replica.
 from __future__ import annotations
 
 import random
-from functools import reduce
-from operator import xor
 from typing import TYPE_CHECKING, Any, Final
 
 from engine_service.rules.battle.board import SQUARES
@@ -40,9 +38,11 @@ DEFENDER_TO_MOVE: Final = _RANDOM.getrandbits(64)
 
 def position_key(board: bytes, side: int) -> int:
     """The key of a board and side to move, computed from scratch."""
-    keys = PIECE_KEYS
-    key = reduce(xor, [keys[piece][cell] for cell, piece in enumerate(board) if piece], 0)
-    return key ^ DEFENDER_TO_MOVE if side == DEFENDER else key
+    key = DEFENDER_TO_MOVE if side == DEFENDER else 0
+    for cell, piece in enumerate(board):
+        if piece:
+            key ^= PIECE_KEYS[piece][cell]
+    return key
 
 
 class BattleState:
