@@ -24,9 +24,54 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def free_port() -> int:
     """A TCP port free on loopback right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` different TCP ports, all free on loopback right now."""
+    probes = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [int(probe.getsockname()[1]) for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+def reserve_port() -> socket.socket:
+    """A loopback port held without listening: connecting is refused and binding fails.
+
+    Keep the socket open as long as the port must stay reserved.
+    """
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))  # no SO_REUSEADDR: nobody else may bind it meanwhile
+    return holder
+
+
+def without_wargame_variables() -> dict[str, str]:
+    """This process's environment less the WARGAME_ variables (tests/conftest.py sets them)."""
+    return {name: value for name, value in os.environ.items() if not name.startswith("WARGAME_")}
+
+
+def local_stack_variables(tmp_path: Path) -> dict[str, str]:
+    """What `make run` / `make play` read, for a stack of a test's own.
+
+    The README's variables on free ports, and a run folder, a temporary folder and a home
+    (`make run` links the commands into ~/.local/bin) under `tmp_path`.
+    """
+    engine, matchmaker, engine_metrics, matchmaker_metrics, redis_port = free_ports(5)
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    return {
+        "WARGAME_ENGINE_LISTEN": f"127.0.0.1:{engine}",
+        "WARGAME_MATCHMAKER_LISTEN": f"127.0.0.1:{matchmaker}",
+        "WARGAME_ENGINE_METRICS_LISTEN": f"127.0.0.1:{engine_metrics}",
+        "WARGAME_MATCHMAKER_METRICS_LISTEN": f"127.0.0.1:{matchmaker_metrics}",
+        "WARGAME_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "RUN_DIR": str(tmp_path / "run"),
+        "TMPDIR": str(tmp_path / "tmp"),
+        "HOME": str(tmp_path / "home"),
+    }
 
 
 def wait_healthy(address: str, service: str = "", timeout: float = 20.0) -> None:
