@@ -92,21 +92,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     linked, warnings = link_commands(venv_bin, bin_dir)
     startup_files, found = ensure_on_path(bin_dir)
     where = _home_relative(bin_dir)
-    news = []
-    if linked:
-        news.append(f"linked {', '.join(linked)} into {where}")
-    if startup_files:
-        news.append(f"added {where} to PATH in {' and '.join(startup_files)}")
+    shell_path = f"$HOME/{bin_dir.relative_to(Path.home())}" if where.startswith("~/") else where
     for name, warning in warnings.items():
         print(f"setup: warning: {warning}; run {venv_bin / name} instead", file=sys.stderr)
     if not found:
         print(
             f"setup: warning: new shells do not find {where}: add it to PATH in your shell's "
-            f'start-up file (export PATH="{bin_dir}:$PATH")',
+            f'start-up file (export PATH="{shell_path}:$PATH")',
             file=sys.stderr,
         )
-    elif startup_files:
-        news[-1] += f': new shells find `wargame` (in this one: export PATH="{bin_dir}:$PATH")'
+    news = [f"linked {', '.join(linked)} into {where}"] if linked else []
+    if startup_files:
+        news.append(
+            f"put {where} on PATH in {', '.join(startup_files)}: open a new shell to use "
+            f'`wargame` (or here: export PATH="{shell_path}:$PATH")'
+        )
     if news:
         print("setup: " + "; ".join(news))
     return 0

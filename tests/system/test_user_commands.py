@@ -66,7 +66,7 @@ def test_new_shells_find_the_readme_commands_after_setup(tmp_path: Path) -> None
     assert len(lines) == 1, linked.stdout  # one clear line about what changed
     assert lines[0].startswith(
         "setup: linked wargame, wargame-engine, wargame-matchmaker into ~/.local/bin; "
-        "added ~/.local/bin to PATH in ~/.bashrc"
+        "put ~/.local/bin on PATH in ~/.bashrc"
     ), lines[0]
     for name in COMMANDS:
         link = home / ".local" / "bin" / name
