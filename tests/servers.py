@@ -49,9 +49,14 @@ def reserve_port() -> socket.socket:
     return holder
 
 
-def without_wargame_variables() -> dict[str, str]:
-    """This process's environment less the WARGAME_ variables (tests/conftest.py sets them)."""
-    return {name: value for name, value in os.environ.items() if not name.startswith("WARGAME_")}
+def user_environment() -> dict[str, str]:
+    """This process's environment as a user's shell has it, to run `make` as a user does.
+
+    Without the WARGAME_ variables tests/conftest.py sets, and without those of the `make`
+    (`make test`) this run may be a part of.
+    """
+    inner = ("WARGAME_", "MAKE", "MFLAGS")
+    return {name: value for name, value in os.environ.items() if not name.startswith(inner)}
 
 
 def local_stack_variables(tmp_path: Path) -> dict[str, str]:

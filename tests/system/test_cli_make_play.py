@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import ROOT, local_stack_variables, without_wargame_variables
+from tests.servers import ROOT, local_stack_variables, user_environment
 from tests.system.cli_support import Cli, clients, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-make-play")]
@@ -34,7 +34,7 @@ def local_stack(tmp_path: Path) -> Iterator[dict[str, str]]:
     yield variables
     subprocess.run(
         [make, "-s", "stop", f"RUN_DIR={variables['RUN_DIR']}"],
-        cwd=ROOT, env={**without_wargame_variables(), **variables}, capture_output=True,
+        cwd=ROOT, env={**user_environment(), **variables}, capture_output=True,
         timeout=120, check=False,
     )  # fmt: skip
 

@@ -23,7 +23,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from tests.servers import ROOT, local_stack_variables, start_redis, without_wargame_variables
+from tests.servers import ROOT, local_stack_variables, start_redis, user_environment
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("local-stack")]
 HEALTH_TIMEOUT = 30  # deploy/local/stack.py waits this long for a process that stays alive
@@ -37,7 +37,7 @@ def _make(
     return subprocess.run(
         [make, *(["-s"] if silent else []), target, f"RUN_DIR={env['RUN_DIR']}"],
         cwd=ROOT,
-        env={**without_wargame_variables(), **env},
+        env={**user_environment(), **env},
         capture_output=True,
         text=True,
         timeout=180,
