@@ -14,7 +14,14 @@ import grpc
 import pytest
 import redis
 
-from tests.servers import RedisServer, ServiceProcess, reserve_port, start_redis, start_service
+from tests.servers import (
+    RedisServer,
+    ServiceProcess,
+    free_port,
+    reserve_port,
+    start_redis,
+    start_service,
+)
 
 KINDS = ("unit", "integration", "system")
 NOWHERE = reserve_port()  # held for the whole session; see keep_off_default_addresses
@@ -82,7 +89,7 @@ def redis_url(redis_server: RedisServer) -> str:
 
 @pytest.fixture(scope="session")
 def engine_address() -> Iterator[str]:
-    """A RulesEngine served in-process on a free port (port 0)."""
+    """A RulesEngine served in-process on a free port (not a default one)."""
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
     from wargame.runtime.serving import create_server, register_service
@@ -90,7 +97,7 @@ def engine_address() -> Iterator[str]:
 
     servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
     serving = create_server(
-        "127.0.0.1:0",
+        f"127.0.0.1:{free_port()}",
         lambda server: register_service(
             server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
         ),

@@ -27,13 +27,24 @@ def free_port() -> int:
     return free_ports(1)[0]
 
 
+# The ports the services listen on by default (50051 and 50052 lie in the kernel's range for
+# port 0, so a port the kernel picks may be one of them: such a pick is passed over).
+DEFAULT_PORTS = frozenset({50051, 50052, 6399, 9151, 9152})
+
+
 def free_ports(count: int) -> list[int]:
-    """`count` different TCP ports, all free on loopback right now."""
-    probes = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    """`count` different TCP ports, all free on loopback right now, none a default port."""
+    probes: list[socket.socket] = []
+    chosen: list[int] = []
     try:
-        for probe in probes:
+        while len(chosen) < count:
+            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            probes.append(probe)  # held until the end, so the kernel picks another one
             probe.bind(("127.0.0.1", 0))
-        return [int(probe.getsockname()[1]) for probe in probes]
+            port = int(probe.getsockname()[1])
+            if port not in DEFAULT_PORTS:
+                chosen.append(port)
+        return chosen
     finally:
         for probe in probes:
             probe.close()
@@ -44,9 +55,15 @@ def reserve_port() -> socket.socket:
 
     Keep the socket open as long as the port must stay reserved.
     """
-    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    holder.bind(("127.0.0.1", 0))  # no SO_REUSEADDR: nobody else may bind it meanwhile
-    return holder
+    for _ in range(5):
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            holder.bind(("127.0.0.1", free_port()))  # no SO_REUSEADDR: nobody else may bind it
+        except OSError:  # taken since it was found free: try another
+            holder.close()
+            continue
+        return holder
+    raise RuntimeError("could not reserve a loopback port")
 
 
 def user_environment() -> dict[str, str]:

@@ -323,11 +323,12 @@ def port_busy(address: str) -> bool:
 
 @dataclass(frozen=True)
 class Holder:
-    """The process listening on a port."""
+    """The process that has a port: listening on it, or using it for a connection of its own."""
 
     pid: int
     command: str
     folder: Path | None
+    listening: bool
 
     @property
     def stack_folder(self) -> Path | None:
@@ -339,13 +340,32 @@ class Holder:
     def __str__(self) -> str:
         command = self.command if len(self.command) <= 90 else self.command[:87] + "..."
         if self.stack_folder:
-            return f"pid {self.pid} ({command}) of the local stack run from {self.folder}"
-        return f"pid {self.pid} ({command}" + (f", in {self.folder})" if self.folder else ")")
+            text = f"pid {self.pid} ({command}) of the local stack run from {self.folder}"
+        else:
+            text = f"pid {self.pid} ({command}" + (f", in {self.folder})" if self.folder else ")")
+        if not self.listening:
+            text += " for a connection of its own (the port is free again when that ends)"
+        return text
+
+
+def _fd_links(proc: Path) -> Iterator[str]:
+    """What the open files of a process are ("socket:[inode]" for sockets); those we may see."""
+    try:
+        fds = list((proc / "fd").iterdir())
+    except OSError:
+        return
+    for fd in fds:
+        with contextlib.suppress(OSError):  # closed meanwhile
+            yield os.readlink(fd)
 
 
 def port_holder(port: int) -> Holder | None:
-    """The process listening on `port`, if /proc shows it (Linux, and a process we may see)."""
-    inodes: set[str] = set()
+    """The process that has `port`, if /proc shows it (Linux, and a process we may see).
+
+    A listener first; else a process whose own connection happens to use the port (the kernel
+    hands out ports from a range that contains 50051 and 50052).
+    """
+    sockets: dict[str, bool] = {}  # "socket:[inode]" -> listening
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
             rows = Path(table).read_text().splitlines()[1:]
@@ -354,24 +374,21 @@ def port_holder(port: int) -> Holder | None:
         for row in rows:
             columns = row.split()
             local, state, inode = columns[1], columns[3], columns[9]
-            if state == "0A" and int(local.rpartition(":")[2], 16) == port and inode != "0":
-                inodes.add(f"socket:[{inode}]")
-    if not inodes:
-        return None
-    for proc in Path("/proc").iterdir():
+            if int(local.rpartition(":")[2], 16) == port and inode != "0":
+                sockets[f"socket:[{inode}]"] = state == "0A"
+    found: list[Holder] = []
+    for proc in Path("/proc").iterdir() if sockets else ():
         if not proc.name.isdigit():
             continue
-        try:
-            if not any(os.readlink(fd) in inodes for fd in (proc / "fd").iterdir()):
-                continue
-        except OSError:
-            continue
-        try:
-            folder: Path | None = Path(os.readlink(proc / "cwd"))
-        except OSError:
-            folder = None
-        return Holder(int(proc.name), _command_line(int(proc.name)), folder)
-    return None
+        held = [sockets[link] for link in _fd_links(proc) if link in sockets]
+        if held:
+            pid = int(proc.name)
+            try:
+                folder: Path | None = Path(os.readlink(proc / "cwd"))
+            except OSError:
+                folder = None
+            found.append(Holder(pid, _command_line(pid), folder, any(held)))
+    return max(found, key=lambda holder: holder.listening, default=None)
 
 
 def _way_out(listener: Listener) -> str:
