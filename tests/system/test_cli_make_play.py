@@ -7,6 +7,7 @@ game the stack opens must talk to those addresses. `make stop` ends exactly what
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -14,23 +15,25 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
+from matchmaker import keys
 from tests.servers import ROOT, local_stack_variables, user_environment
-from tests.system.cli_support import Cli, clients, run
+from tests.system.cli_support import Cli, clients, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-make-play")]
 __all__ = ["clients"]
 
 
 @pytest.fixture
-def local_stack(tmp_path: Path) -> Iterator[dict[str, str]]:
+def local_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Variables for a private local stack; stopped afterwards."""
     make = shutil.which("make")
     if make is None:
         pytest.fail("make is not installed")
-    # Empty is unset: the stack must find the engine and the matchmaker from *_LISTEN alone
-    # (tests/conftest.py points WARGAME_ENGINE and WARGAME_MATCHMAKER nowhere).
-    variables = {**local_stack_variables(tmp_path), "WARGAME_ENGINE": "", "WARGAME_MATCHMAKER": ""}
+    for name in [name for name in os.environ if name.startswith("WARGAME_")]:
+        monkeypatch.delenv(name)  # tests/conftest.py's "nowhere" addresses: a user has none
+    variables = local_stack_variables(tmp_path)
     yield variables
     subprocess.run(
         [make, "-s", "stop", f"RUN_DIR={variables['RUN_DIR']}"],
@@ -66,15 +69,20 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     make.expect_text("Registered as")
     your_turn(make, "South|North")
     assert "♚" in make.screen()  # the board, in Unicode and colours on a terminal
+    stack_redis = redis.Redis.from_url(local_stack["WARGAME_REDIS_URL"])
+    assert stack_redis.exists(keys.game(game_id_of(make)))  # the game is the stack's
     make.send("quit")
     make.expect_text("you left game")
     assert make.wait(60) == 0
-    # The stack keeps running for the next `make play` (and `make stop` ends it).
+    # The stack keeps running, with its addresses, for the next `make play` without the
+    # variables (and `make stop` ends it).
+    folders = {name: local_stack[name] for name in ("HOME", "TMPDIR")}
     again = run(
         clients, ["-s", "play", run_dir, "GAME=napoleonic"], home, None, ascii_only=False,
-        env=local_stack, program="make", cwd=ROOT, timeout=60,
+        env=folders, program="make", cwd=ROOT, timeout=60,
     )  # fmt: skip
     again.expect_text("the local stack already runs")
     your_turn(again, "Red|Black")
+    assert stack_redis.exists(keys.game(game_id_of(again)))
     again.interrupt()
     again.expect_text("you left game")
