@@ -600,20 +600,18 @@ def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, lis
 
 
 def _summary(run_dir: Path, config: Config) -> list[str]:
+    """One line per part: where it listens, its pid (or that it is not running)."""
     lines = []
     for part in PARTS:
-        pid = running_pid(run_dir, part)
         if part.name == "redis":
-            address = config.redis_address
-            metrics = "off"
+            address, extra = config.redis_address, ""
         else:
             address = getattr(config, part.name)
-            metrics = getattr(config, f"{part.name}_metrics")
+            extra = f"metrics {getattr(config, part.name + '_metrics')}"
+        pid = running_pid(run_dir, part)
+        state = f"pid {pid}" if pid else "not running"
         if part.name == "redis" and not config.own_redis:
             state = "external"
-        else:
-            state = f"pid {pid}" if pid else "not running"
-        extra = f"metrics {metrics}" if part.name != "redis" else ""
         lines.append(f"  {part.name:<11}{address:<18} {state:<12} {extra}".rstrip())
     return lines
 
@@ -750,11 +748,15 @@ def status(run_dir: Path) -> int:
         print(f"the local stack is not running ({run_dir}); `make run` starts it")
         return NOT_RUNNING
     lines = _summary(run_dir, config)
-    down = [line.split()[0] for line in lines if "not running" in line]
-    print(f"the local stack {'is partly down' if down else 'runs'} ({run_dir}):")
+    down = [line for line in lines if "not running" in line]
+    if not down:
+        print(f"the local stack runs ({run_dir}):")
+    else:
+        partly = any(" pid " in line for line in lines)
+        print(f"the local stack {'is partly down' if partly else 'stopped'} ({run_dir}):")
     print("\n".join(lines))
     if down:
-        print("`make run` starts what is missing, `make stop` stops the rest")
+        print(f"its logs are in {run_dir / 'logs'}; `make run` starts what is missing")
     return NOT_RUNNING if down else 0
 
 
