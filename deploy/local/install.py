@@ -30,7 +30,11 @@ PIP = "pip==26.3"
 MINIMUM_PYTHON = (3, 11)
 # pip's notes about a configured index or links folder that does not exist on this machine.
 MACHINE_NOISE = re.compile(r"^WARNING: (Location|Url) '[^']*' is ignored")
-PACKAGE_LINE = re.compile(r"^(?:Collecting|Requirement already satisfied:) ([A-Za-z0-9._-]+)")
+# The lines where pip takes up one package: from an index or already there, or a local wheel.
+PACKAGE_LINE = re.compile(
+    r"^(?:Collecting|Requirement already satisfied:) ([A-Za-z0-9._-]+)"
+    r"|^Processing \S*/([A-Za-z0-9_.]+)-\d"
+)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
@@ -153,8 +157,9 @@ def install_packages(venv: Path) -> None:
     def follow(line: str) -> None:
         found = PACKAGE_LINE.match(line)
         if found:
-            seen.add(found.group(1).lower())
-            step.update(f"{len(seen)}/{total} {found.group(1)}")
+            name = (found.group(1) or found.group(2)).lower().replace("_", "-")
+            seen.add(name)
+            step.update(f"{len(seen)}/{total} {name}")
         elif line.startswith("Building editable"):
             step.update("building the project's editable install")
         elif line.startswith("Installing collected packages"):
