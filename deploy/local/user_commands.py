@@ -89,9 +89,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     bin_dir: Path = args.bin_dir.expanduser()
     venv_bin = Path(sys.executable).parent  # .venv/bin (not resolved: python is a symlink)
-    linked, warnings = link_commands(venv_bin, bin_dir)
-    startup_files, found = ensure_on_path(bin_dir)
     where = _home_relative(bin_dir)
+    try:
+        linked, warnings = link_commands(venv_bin, bin_dir)
+        startup_files, found = ensure_on_path(bin_dir)
+    except OSError as error:  # a home we may not write: the game works without the link
+        print(
+            f"setup: warning: could not put wargame into {where} ({error.strerror or error}); "
+            f"run {venv_bin / 'wargame'} instead",
+            file=sys.stderr,
+        )
+        return 0
     shell_path = f"$HOME/{bin_dir.relative_to(Path.home())}" if where.startswith("~/") else where
     for name, warning in warnings.items():
         print(f"setup: warning: {warning}; run {venv_bin / name} instead", file=sys.stderr)
