@@ -5,6 +5,7 @@ No mocks: tests talk to a real `redis-server` and to real gRPC servers on loopba
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -213,6 +214,57 @@ class ServiceProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` (or a child of it, an engine worker) listens on `port`."""
+    sockets = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            columns = row.split()
+            if columns[3] == "0A" and int(columns[1].rpartition(":")[2], 16) == port:
+                sockets.add(f"socket:[{columns[9]}]")
+    for owner in (pid, *_children(pid)):
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{owner}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) in sockets:
+                        return True
+    return False
+
+
+def _serving_itself(handle: ServiceProcess, port: int, service: str, timeout: float) -> bool:
+    """Wait until the process serves `service` on `port` itself; False if it exits first.
+
+    Only the process's own socket counts: a server another program started meanwhile on a
+    port found free a moment ago may answer health checks there too.
+    """
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(handle.address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline and handle.process.poll() is None:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING and listens(
+                    handle.process.pid, port
+                ):
+                    return True
+            except grpc.RpcError:
+                pass
+            time.sleep(0.05)
+    return False
+
+
 def start_service(
     module: str,
     args: Sequence[str],
@@ -223,23 +275,28 @@ def start_service(
     env: dict[str, str] | None = None,
     timeout: float = 30.0,
 ) -> ServiceProcess:
-    """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy."""
-    chosen = port or free_port()
-    address = f"127.0.0.1:{chosen}"
-    argv = [sys.executable, "-m", module, "serve", "--listen", address, *args]
+    """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy.
+
+    Without a given port it takes a free one, and another if that was taken before the process
+    could bind it.
+    """
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    out = log_path.open("ab")
-    process = subprocess.Popen(
-        argv,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-        env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
-    )
-    handle = ServiceProcess(address, process, log_path, argv)
-    try:
-        wait_healthy(address, service, timeout)
-    except TimeoutError:
+    for _ in range(1 if port else 5):
+        chosen = port or free_port()
+        address = f"127.0.0.1:{chosen}"
+        argv = [sys.executable, "-m", module, "serve", "--listen", address, *args]
+        with log_path.open("ab") as out:
+            process = subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
+            )
+        handle = ServiceProcess(address, process, log_path, argv)
+        if _serving_itself(handle, chosen, service, timeout):
+            return handle
         handle.kill()
-        raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}") from None
-    return handle
+        if f"cannot listen on {address}" not in handle.log():
+            break  # a real failure, not a port lost to another program
+    raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}")
