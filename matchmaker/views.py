@@ -17,6 +17,8 @@ from google.protobuf import timestamp_pb2
 
 from matchmaker import clocks
 from matchmaker.engine import duration
+from matchmaker.players import rating_message
+from matchmaker.ratings import Rating
 from matchmaker.record import (
     BOT_PLAYER,
     ActionEntry,
@@ -24,9 +26,10 @@ from matchmaker.record import (
     GameStatus,
     SeatKind,
     Visibility,
+    hidden_pending,
 )
 from matchmaker.store import StreamEntry
-from wargame.v1 import game_pb2, matchmaker_pb2, napoleonic_pb2
+from wargame.v1 import game_pb2, matchmaker_pb2
 
 STATUS = {
     GameStatus.OPEN: matchmaker_pb2.GAME_STATUS_OPEN,
@@ -41,20 +44,6 @@ SEAT_KIND = {
     SeatKind.HUMAN: matchmaker_pb2.SEAT_KIND_HUMAN,
     SeatKind.BOT: matchmaker_pb2.SEAT_KIND_BOT,
 }
-HIDDEN_PHASES = frozenset(
-    {
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
-    }
-)
-
-
-def hidden_pending(state: game_pb2.GameState) -> bool:
-    """True while the rules still hide a secret deployment (before the arrays are laid out;
-    a game that ends before then keeps them hidden for good)."""
-    return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
-
 
 # Napoleonic actions that carry a whole array (10.1): secret until the arrays are laid out.
 SECRET_ACTIONS = frozenset({"reveal", "seal"})
@@ -139,12 +128,26 @@ def seat_messages(game: GameRecord) -> list[matchmaker_pb2.Seat]:
     """The seats as the contract shows them."""
     out = []
     for seat in game.seats:
-        message = matchmaker_pb2.Seat(side=seat.side, kind=SEAT_KIND[seat.kind])
+        bot = seat.kind == SeatKind.BOT
+        message = matchmaker_pb2.Seat(
+            side=seat.side,
+            kind=SEAT_KIND[seat.kind],
+            bot_level=(game.bot_level or 5) if bot else 0,
+            connected=bool(seat.player) and (bot or seat.side not in game.away),
+            reserved_for=seat.reserved,
+        )
         if seat.player:
             message.player.CopyFrom(
                 matchmaker_pb2.Player(
                     id=seat.player, display_name=seat.name, bot=seat.player == BOT_PLAYER
                 )
+            )
+        if seat.rating_after:
+            message.rating_before.CopyFrom(
+                rating_message(game.ruleset, Rating.parse(seat.rating_before))
+            )
+            message.rating_after.CopyFrom(
+                rating_message(game.ruleset, Rating.parse(seat.rating_after))
             )
         out.append(message)
     return out
@@ -187,6 +190,8 @@ def game_view(
         your_side=side,
         visibility=VISIBILITY[game.visibility],
         rated=game.rated,
+        rematch_game_id=game.rematch,
+        rematch_of=game.rematch_of,
     )
     view.created_at.CopyFrom(timestamp(game.created_ms))
     if seat is not None and game.invite:
@@ -194,10 +199,11 @@ def game_view(
     clock = clock_message(game, now_ms)
     if clock is not None:
         view.clock.CopyFrom(clock)
+    outcome = game.outcome()
+    if outcome is not None:
+        view.outcome.CopyFrom(outcome)
     if game.state_bytes:
         state = game.state
-        if state.HasField("outcome"):
-            view.outcome.CopyFrom(state.outcome)
         if with_state:
             view.state.CopyFrom(redacted_state(state, side))
         if with_moves:
@@ -225,6 +231,42 @@ def public_record(game: GameRecord) -> tuple[list[ActionEntry], dict[str, str]]:
     tags["Date"] = time.strftime("%Y.%m.%d", time.gmtime(game.created_ms / 1000))
     tags["Session"] = game.id
     return entries, tags
+
+
+NOTICE_KINDS: dict[str, matchmaker_pb2.NoticeKind.ValueType] = {
+    name.removeprefix("NOTICE_KIND_"): number
+    for name, number in matchmaker_pb2.NoticeKind.items()
+    if number
+}
+
+
+def notice_message(
+    entry: StreamEntry, view: matchmaker_pb2.GameView | None
+) -> matchmaker_pb2.WatchGameResponse:
+    """A notice of the stream as every watcher sees it (notices hide nothing)."""
+    fields = entry.notice
+    kind = fields.get("n", "")
+    side = fields.get("s", "")
+    deadline = int(fields.get("d") or 0)
+    notice = matchmaker_pb2.Notice(
+        kind=NOTICE_KINDS.get(kind, matchmaker_pb2.NOTICE_KIND_UNSPECIFIED), side=side, game_id=fields.get("g", "")
+    )
+    if kind == "DISCONNECTED":
+        notice.text = f"{side} disconnected"
+    elif kind == "RECONNECTED":
+        notice.text = f"{side} reconnected"
+    elif kind == "ABANDON_WARNING":
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline / 1000))
+        notice.text = f"{side} has left; the game ends as abandoned at {when} unless they come back"
+        notice.deadline.CopyFrom(timestamp(deadline))
+    elif kind == "REMATCH_OFFERED":
+        notice.text = f"{side} offers a rematch"
+    message = matchmaker_pb2.WatchGameResponse(
+        version=entry.version, side=side, notice=notice, at=timestamp(int(fields.get("t") or 0))
+    )
+    if view is not None:
+        message.game.CopyFrom(view)
+    return message
 
 
 def watch_message(

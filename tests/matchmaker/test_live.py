@@ -48,12 +48,17 @@ class Watcher:
         finally:
             self.ended.set()
 
-    def until(self, version: int, timeout: float = 20) -> list[mm.WatchGameResponse]:
-        """Messages until one of `version` arrives."""
+    def until(
+        self, version: int, timeout: float = 20, *, notices: bool = False
+    ) -> list[mm.WatchGameResponse]:
+        """Updates until the one of `version` arrives (with the notices among them if
+        `notices`: players without a stream of their own are announced as gone)."""
         out: list[mm.WatchGameResponse] = []
         deadline = time.monotonic() + timeout
-        while not out or out[-1].version < version:
-            out.append(self.messages.get(timeout=max(0.01, deadline - time.monotonic())))
+        while not out or out[-1].version < version or out[-1].HasField("notice"):
+            message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            if notices or not message.HasField("notice"):
+                out.append(message)
         return out
 
     def close(self) -> None:

@@ -163,7 +163,6 @@ def test_the_bot_plays_its_seat(
             game="war",
             side=side,
             opponent=mm.SEAT_KIND_BOT,
-            rated=True,
             bot_time=seconds(0.05),
         )
     )

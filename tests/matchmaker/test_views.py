@@ -12,11 +12,11 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
+    hidden_pending,
     moves_json,
 )
 from matchmaker.views import (
     game_view,
-    hidden_pending,
     notations_for,
     public_events,
     public_notation,
