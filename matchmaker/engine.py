@@ -24,6 +24,7 @@ import grpc
 import structlog
 from google.protobuf import duration_pb2
 
+from matchmaker.errors import quoted
 from matchmaker.settings import Settings
 from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
@@ -211,7 +212,7 @@ class Engine:
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.UNKNOWN_GAME,
-                f"unknown game {ruleset!r}; games: {', '.join(games)}",
+                f"unknown game {quoted(ruleset)}; games: {', '.join(games)}",
                 field="game",
             )
         return [side.id for side in games[ruleset].sides]

@@ -25,6 +25,12 @@ import hashlib
 PREFIX = "wg"
 
 
+def plausible_id(text: str) -> bool:
+    """True when a client-sent id could be one of ours (ids are short, ASCII letters and
+    digits): anything else names nothing, and never becomes part of a key."""
+    return 0 < len(text) <= 64 and text.isascii() and text.isalnum()
+
+
 def _digest(text: str, size: int = 16) -> str:
     """A short stable digest (for client-chosen strings that go into key names)."""
     return hashlib.sha256(text.encode()).hexdigest()[:size]

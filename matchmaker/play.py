@@ -121,6 +121,8 @@ class Play:
         problem: Refusal | None = None
         if not game_id:
             problem = missing("game_id")
+        elif not keys.plausible_id(game_id):
+            problem = game_not_found(game_id)
         elif not actions:
             problem = missing("actions")
         elif len(actions) > self.settings.max_actions_per_submit:

@@ -17,7 +17,9 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
+from matchmaker.errors import quoted
 from matchmaker.handling import bind_player, stream, unary
+from matchmaker.keys import plausible_id
 from matchmaker.limits import Limits, caller_address
 from matchmaker.play import Play, resignation
 from matchmaker.players import Players, rating_message
@@ -125,7 +127,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         return caller_address(context, self.limits.trusted)
 
     async def _name(self, player_id: str) -> str:
-        profile = await self.players.profile(player_id)
+        profile = await self.players.profile(player_id) if plausible_id(player_id) else None
         if profile is None:
             raise Refusal(Code.NOT_FOUND, Reason.PLAYER_NOT_FOUND, "the player has expired")
         return profile.name
@@ -179,7 +181,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.PLAYER_NOT_FOUND,
-                f"no player {player_id!r}",
+                f"no player {quoted(player_id)}",
                 field="player_id",
             )
         return matchmaker_pb2.GetPlayerResponse(player=profile.message())
@@ -198,7 +200,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         side = request.side or sides[0 if len(sides) < 2 else _coin(len(sides))]
         if side not in sides:
             raise malformed(
-                "side", f"{request.game} has no side {side!r}; sides: {', '.join(sides)}"
+                "side", f"{request.game} has no side {quoted(side)}; sides: {', '.join(sides)}"
             )
         bot = request.opponent == matchmaker_pb2.SEAT_KIND_BOT
         bot_ms = 0
@@ -505,6 +507,12 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         viewer = await self._viewer(context)
         game_id = request.game_id
         first, _ = await self.store.get(game_id)
+        if request.after_version > first.version:
+            raise malformed(
+                "after_version",
+                f"after_version {request.after_version} is beyond the game's version "
+                f"{first.version}",
+            )
         seat = first.seat_of(viewer)
         watcher = ""
         if seat is not None and seat.kind == SeatKind.HUMAN and first.status != GameStatus.FINISHED:
@@ -513,7 +521,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             async for message in self._watch(request, viewer, seat.side if seat else ""):
                 yield message
         finally:
-            if watcher:
+            # A stream the server ends as it shuts down is left to lapse: its player
+            # reconnects to another replica meanwhile and never seems to have gone.
+            if watcher and not self.shutdown.is_set():
                 with contextlib.suppress(Exception):
                     await asyncio.shield(self.presence.leave(game_id, watcher))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from matchmaker import clocks, invites
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import kept_changing, not_seated
+from matchmaker.errors import kept_changing, not_seated, quoted
 from matchmaker.limits import Limits
 from matchmaker.players import Players
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
@@ -287,7 +287,7 @@ class Sessions:
             if seat is None:
                 raise malformed(
                     "side",
-                    f"game {game.ruleset} has no side {side!r}; sides: "
+                    f"game {game.ruleset} has no side {quoted(side)}; sides: "
                     + ", ".join(s.side for s in game.seats),
                 )
             if seat.player:

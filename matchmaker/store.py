@@ -209,6 +209,8 @@ class Store:
         game is unknown or expired."""
         if not game_id:
             raise missing("game_id")
+        if not keys.plausible_id(game_id):
+            raise game_not_found(game_id)
         game, now, _ = await self.load(game_id, full=full)
         if game is None:
             raise game_not_found(game_id)

@@ -17,6 +17,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from matchmaker import keys
+from matchmaker.errors import quoted
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import text
@@ -171,7 +172,7 @@ class Tokens:
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.TOKEN_INVALID,
-                f"the player has no token {target!r}",
+                f"the player has no token {quoted(target)}",
                 field="token_id",
             )
         pipe = self.redis.pipeline(transaction=True)

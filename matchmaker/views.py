@@ -4,8 +4,10 @@ The only hidden information of the three games is Napoleonic Chess's "Attack at 
 deployment (rules 10.1): until the arrays are laid out, nobody but its author sees an
 array, a salt, or the notation of the action that carried them. The engine gives every
 applied action a `public_notation` for the others; the state's deployment record keeps
-other players' reveals and sealed ciphertexts, which are cut from the copy a viewer gets.
-Everything else is open information (the defender sees every declared attack).
+other players' reveals and sealed ciphertexts, whose content is cut from the copy a viewer
+gets (the entries stay, empty, so the copy still says who has deployed: the engine is to
+accept such a withheld entry, see `redacted_state`). Everything else is open information
+(the defender sees every declared attack).
 """
 
 from __future__ import annotations
@@ -87,7 +89,9 @@ def public_events(events: Sequence[game_pb2.Event], secret_sides: set[str]) -> l
 
 
 def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
-    """The state as `side` may see it ("" for a spectator)."""
+    """The state as `side` may see it ("" for a spectator): other players' reveals and
+    sealed arrays keep their player and lose their content (the placements, the
+    ciphertext), so the state still says who has deployed without saying how."""
     if not hidden_pending(state):
         return state
     deployment = state.napoleonic.deployment
@@ -99,12 +103,12 @@ def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
     mine = copy.napoleonic.deployment
-    kept_reveals = [item for item in mine.reveals if item.player == side]
-    kept_sealed = [item for item in mine.sealed if item.player == side]
-    del mine.reveals[:]
-    del mine.sealed[:]
-    mine.reveals.extend(kept_reveals)
-    mine.sealed.extend(kept_sealed)
+    for reveal in mine.reveals:
+        if reveal.player != side:
+            del reveal.placements[:]
+    for sealed in mine.sealed:
+        if sealed.player != side:
+            sealed.ciphertext = b""
     return copy
 
 
@@ -249,7 +253,9 @@ def notice_message(
     side = fields.get("s", "")
     deadline = int(fields.get("d") or 0)
     notice = matchmaker_pb2.Notice(
-        kind=NOTICE_KINDS.get(kind, matchmaker_pb2.NOTICE_KIND_UNSPECIFIED), side=side, game_id=fields.get("g", "")
+        kind=NOTICE_KINDS.get(kind, matchmaker_pb2.NOTICE_KIND_UNSPECIFIED),
+        side=side,
+        game_id=fields.get("g", ""),
     )
     if kind == "DISCONNECTED":
         notice.text = f"{side} disconnected"

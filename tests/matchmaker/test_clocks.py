@@ -59,6 +59,7 @@ def test_of_two_clocks_out_the_one_that_ran_out_first_alone_has_fallen() -> None
     clock = clocks.Clock(30_000, 0, {"red": 4_000, "black": 9_000}, 0, ("red", "black"))
     assert clocks.fallen(clock, 12_000) == ("red",)
 
+
 def test_stop_freezes_the_clock() -> None:
     clock = clocks.stop(clocks.start(60_000, 0, ["a", "b"], 0, ["a"]), 7_000)
     assert clock.running == () and clock.remaining["a"] == 53_000

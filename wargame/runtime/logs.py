@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import structlog
 
 HIDDEN = "[redacted]"
+HIDDEN_IN_URL = "***"  # what stands for the user information and secret values of a URL
 # Keys whose values are secrets, matched as whole words of a key ("redis_password",
 # "seal_key", "token" — but not "token_id", "idempotency_key" or "keys").
 SECRET_WORDS = frozenset(
@@ -41,13 +42,16 @@ def redact_url(url: str) -> str:
         parts = urlsplit(url)
         netloc = parts.netloc
         if "@" in netloc:
-            netloc = HIDDEN + "@" + netloc.rpartition("@")[2]
+            netloc = HIDDEN_IN_URL + "@" + netloc.rpartition("@")[2]
         query = parts.query
         if query:
             pairs = parse_qsl(query, keep_blank_values=True)
             query = urlencode(
-                [(name, HIDDEN if SECRET_QUERY.search(name) else value) for name, value in pairs],
-                safe="[]",
+                [
+                    (name, HIDDEN_IN_URL if SECRET_QUERY.search(name) else value)
+                    for name, value in pairs
+                ],
+                safe="*",
             )
         return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
     except ValueError:
