@@ -561,7 +561,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 if finished_at(game, sent[0]):
                     if not request.follow_rematch or game.rematch:
                         return
-                    wait = (game.ended_ms + self.settings.rematch_follow * 1000 - now) / 1000
+                    # A finished game's last commit is its end.
+                    wait = (game.updated_ms + self.settings.rematch_follow * 1000 - now) / 1000
                     if wait <= 0:
                         return
                 batch = await _next_batch(queue, self.shutdown, wait)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from matchmaker import clocks, invites
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import kept_changing, not_seated, quoted
+from matchmaker.errors import game_not_found, kept_changing, not_seated, quoted
 from matchmaker.limits import Limits
 from matchmaker.players import Players
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
@@ -371,6 +371,8 @@ class Sessions:
         )
         game, now = await self.create(spec, seats, capped=(player_id,))
         offered = await self.store.claim_rematch(old.id, game.id)
+        if not offered:
+            raise game_not_found(old.id)  # expired meanwhile
         if offered != game.id:  # the opponent offered one at the same moment: take theirs
             await self.close_open(game, now, f"{seat.side} accepted the rematch offered at once")
             await self.store.unschedule(game.id)

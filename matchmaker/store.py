@@ -507,12 +507,7 @@ class Store:
     async def claim_rematch(self, game_id: str, rematch_id: str) -> str:
         """Record `rematch_id` as the rematch of a finished game unless one is recorded
         already; the rematch the game has now."""
-        key = keys.game(game_id)
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.hsetnx(key, "rematch", rematch_id)
-        pipe.hget(key, "rematch")
-        _, current = await pipe.execute()
-        return text(current) if current else rematch_id
+        return text(await self.scripts.run("claim_rematch", [keys.game(game_id)], [rematch_id]))
 
     async def set_unversioned(self, before: GameRecord, after: GameRecord) -> None:
         """Write bookkeeping that is not part of the game's versioned content (its rating

@@ -24,6 +24,7 @@ NAMES = (
     "limit",
     "open_game",
     "presence",
+    "claim_rematch",
     "apply_rating",
     "queue_join",
     "queue_status",

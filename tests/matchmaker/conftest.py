@@ -110,8 +110,8 @@ class InProcessMatchmaker:
         return future.result(timeout)
 
     def stop(self) -> None:
-        """Stop gracefully and wait for the thread."""
-        if self._loop is not None and self._stop is not None:
+        """Stop gracefully and wait for the thread (once; later calls do nothing)."""
+        if self._loop is not None and self._stop is not None and self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(30)
 
