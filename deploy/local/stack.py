@@ -3,8 +3,9 @@
     python deploy/local/stack.py start|stop|status [--run-dir run]
 
 Everything lives under the run folder: pid files, logs, Redis's append-only file, the seal
-key and the engine's metrics scratch. `start` refuses to start duplicates; `stop` ends exactly
-the processes it started (each pid is checked against its command line before signalling).
+key, the matchmaker's secret key and the engine's metrics scratch. `start` refuses to start
+duplicates; `stop` ends exactly the processes it started (each pid is checked against its
+command line before signalling).
 """
 
 from __future__ import annotations
@@ -157,9 +158,11 @@ def start(run_dir: Path) -> int:
                 f"cannot start the {part.name}: {addresses[part.name]} is in use by another program"
             )
     key_file = run_dir / "seal.key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_hex(32) + "\n")
-        key_file.chmod(0o600)
+    secret_file = run_dir / "matchmaker-secret.key"
+    for path in (key_file, secret_file):
+        if not path.exists():
+            path.write_text(secrets.token_hex(32) + "\n")
+            path.chmod(0o600)
     (run_dir / "redis").mkdir(exist_ok=True)
     (run_dir / "engine-metrics").mkdir(exist_ok=True)
     commands = {
@@ -197,6 +200,8 @@ def start(run_dir: Path) -> int:
             f"redis://127.0.0.1:{REDIS_PORT}/0",
             "--engine",
             ENGINE,
+            "--secret-key-file",
+            str(secret_file),
             "--log-format",
             "json",
         ],

@@ -3,6 +3,7 @@ is never rated, and it answers draw offers from the engine's evaluation."""
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -35,7 +36,7 @@ def listening_engine() -> Iterator[tuple[str, list[engine_pb2.SuggestActionReque
     heard: list[engine_pb2.SuggestActionRequest] = []
     lock = threading.Lock()
 
-    class Listening(RulesEngine):  # type: ignore[misc]
+    class Listening(RulesEngine):
         def SuggestAction(self, request: Any, context: Any) -> Any:
             with lock:
                 heard.append(request)
@@ -78,7 +79,7 @@ def test_the_bot_plays_at_the_level_the_game_asks_and_shows_it(
         assert bot.bot_level == shown and bot.connected
         (human,) = [seat for seat in game.seats if seat.kind == mm.SEAT_KIND_HUMAN]
         assert human.bot_level == 0
-        wait_for(lambda before=before: len(heard) > before)
+        wait_for(functools.partial(lambda n: len(heard) > n, before))
         assert heard[before].level == shown and heard[before].side == "south"
     expect_error(
         lambda: ada.CreateGame(

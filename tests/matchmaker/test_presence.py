@@ -75,7 +75,7 @@ def connected(game: mm.GameView) -> dict[str, bool]:
 
 def watching(redis_url: str, game_id: str) -> set[str]:
     """The sides with a watcher in the game's presence hash."""
-    client = redis.Redis.from_url(redis_url)
+    client: Any = redis.Redis.from_url(redis_url)
     try:
         fields = client.hkeys(keys.game_presence(game_id))
     finally:
