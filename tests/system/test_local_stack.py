@@ -102,6 +102,7 @@ def test_run_status_stop(stack_env: dict[str, str]) -> None:
         "redis",
         "engine-metrics",
         "seal.key",
+        "matchmaker-secret.key",
         "bench",
     }
     assert set(os.listdir(tempfile.gettempdir())) - temp_before == set()
