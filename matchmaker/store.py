@@ -267,10 +267,10 @@ class Store:
 
     def moves_after(
         self, game: GameRecord, added: Sequence[ActionEntry], pending: bool
-    ) -> tuple[str, list[ActionEntry]]:
-        """The `moves` field after appending `added`, and every entry in memory: hidden
-        notations sealed while `pending`, and all in the clear once the rules reveal them."""
-        entries = [*game.moves, *added]
+    ) -> tuple[str, list[ActionEntry] | None]:
+        """The `moves` field after appending `added`: hidden notations sealed while
+        `pending`, and all in the clear once the rules reveal them; with every entry as
+        memory holds it when the stored field alone would not say (None: parse the field)."""
         if pending:
             context = f"moves|{game.id}"
             rows = [
@@ -279,10 +279,11 @@ class Store:
                 else entry.row()
                 for entry in added
             ]
-            return rows_json(game.moves_raw, rows), entries
+            return rows_json(game.moves_raw, rows), [*game.moves, *added]
         if "\\u0000" in game.moves_raw:  # laid out now: every notation in the clear again
+            entries = [*game.moves, *added]
             return rows_json("", [entry.row() for entry in entries]), entries
-        return rows_json(game.moves_raw, [entry.row() for entry in added]), entries
+        return rows_json(game.moves_raw, [entry.row() for entry in added]), None
 
     def open_entry(self, game_id: str, entry: StreamEntry) -> StreamEntry:
         """A stream entry with its sealed full notations opened."""

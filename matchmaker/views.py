@@ -226,7 +226,8 @@ def game_view(
 
 def public_record(game: GameRecord) -> tuple[list[ActionEntry], dict[str, str]]:
     """What anyone may see of a game's record: its moves up to the first one the rules
-    still hide, and the record's tags (players' names by side, date, session)."""
+    still hide, and the record's tags (players' names by side, date, session, and how it
+    ended when the matchmaker ended it)."""
     entries = game.moves
     if hidden_pending(game.state):
         cut = next((i for i, entry in enumerate(entries) if entry.hidden), len(entries))
@@ -234,6 +235,8 @@ def public_record(game: GameRecord) -> tuple[list[ActionEntry], dict[str, str]]:
     tags = {seat.side.capitalize(): seat.name for seat in game.seats if seat.name}
     tags["Date"] = time.strftime("%Y.%m.%d", time.gmtime(game.created_ms / 1000))
     tags["Session"] = game.id
+    if game.ending:  # an ending no action of the record shows (clocks out together)
+        tags["Termination"] = game_pb2.Outcome.FromString(game.ending).message
     return entries, tags
 
 

@@ -430,6 +430,8 @@ def test_clocks_running_out_together_draw_the_game_never_by_name(
     )
     assert over.outcome.reason == game_pb2.OUTCOME_REASON_TIME and over.outcome.winner == ""
     assert "together" in over.outcome.message
+    record = players["black"].GetRecord(mm.GetRecordRequest(game_id=game.id)).record
+    assert over.outcome.message in record
     settled = wait_for(
         lambda: all(
             seat.HasField("rating_after")
