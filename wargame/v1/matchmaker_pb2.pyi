@@ -489,7 +489,9 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def bot_time(self) -> _duration_pb2.Duration:
-        """Bot thinking time per action (default 1 s), when the opponent is the bot."""
+        """Bot thinking time per action (default 1 s). Only with opponent BOT: set for a game
+        against a person, it (like bot_level) is refused (INVALID_ARGUMENT).
+        """
 
     def __init__(
         self,
@@ -931,7 +933,7 @@ class BrowseGamesRequest(_message.Message):
     page_size: _builtins.int
     """At most this many (default 20, at most 100)."""
     page_token: _builtins.str
-    """From a previous response's next_page_token."""
+    """From a previous response's next_page_token (anything else: INVALID_ARGUMENT)."""
     def __init__(
         self,
         *,
@@ -1357,7 +1359,9 @@ class WatchGameRequest(_message.Message):
     game_id: _builtins.str
     """The game id."""
     after_version: _builtins.int
-    """Send every update after this version (0 = from the start), then live updates."""
+    """Send every update after this version (0 = from the start), then live updates. A
+    version beyond the game's current one is refused (INVALID_ARGUMENT).
+    """
     follow_rematch: _builtins.bool
     """Keep the stream open after the game ends until a rematch is offered (a REMATCH_OFFERED
     notice, then the stream ends) or the server's wait for one is over.
