@@ -152,7 +152,7 @@ def rows_json(before: str, added: Sequence[Sequence[str]]) -> str:
 
 def parse_moves(raw: str) -> list[ActionEntry]:
     """The entries of a `moves` field. A row whose notation is sealed (a fourth item, see
-    `Store.seal_moves`) reads as its public notation until the store opens it."""
+    `Store.moves_after`) reads as its public notation until the store opens it."""
     return [
         ActionEntry(row[0], row[1] or row[2], row[2] or row[1]) for row in json.loads(raw or "[]")
     ]
