@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -138,8 +139,9 @@ class RedisServer:
                 self.process.wait()
 
 
-def start_redis(directory: Path, port: int | None = None) -> RedisServer:
-    """Start redis-server on a free loopback port (no persistence) and wait until it answers."""
+def start_redis(directory: Path, port: int | None = None, password: str = "") -> RedisServer:
+    """Start redis-server on a free loopback port (no persistence) and wait until it answers;
+    with a `password`, clients must authenticate."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed: run `make setup`")
@@ -163,6 +165,7 @@ def start_redis(directory: Path, port: int | None = None) -> RedisServer:
                 "yes",
                 "--loglevel",
                 "warning",
+                *(["--requirepass", password] if password else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -171,16 +174,30 @@ def start_redis(directory: Path, port: int | None = None) -> RedisServer:
         while time.monotonic() < deadline and process.poll() is None:
             try:
                 with socket.create_connection(("127.0.0.1", chosen), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
+                    hello = f"AUTH {password}\r\nPING\r\n" if password else "PING\r\n"
+                    conn.sendall(hello.encode())
+                    reply = b""
+                    while b"\r\n" not in reply.removeprefix(b"+OK\r\n"):
+                        reply += conn.recv(64) or b"-closed\r\n"
+                    if b"+PONG" in reply:
                         return RedisServer(chosen, directory, process)
             except OSError:
-                time.sleep(0.02)
+                pass
+            time.sleep(0.02)
         process.kill()
         process.wait()
         if port:
             break
     raise RuntimeError("could not start redis-server")
+
+
+def matchmaker_key_env(directory: Path) -> dict[str, str]:
+    """WARGAME_MATCHMAKER_SECRET_KEY_FILE naming a fresh secret key file in `directory`."""
+    path = directory / "matchmaker-secret.key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32) + "\n")
+        path.chmod(0o600)
+    return {"WARGAME_MATCHMAKER_SECRET_KEY_FILE": str(path)}
 
 
 @dataclass
@@ -281,6 +298,8 @@ def start_service(
     could bind it.
     """
     log_path.parent.mkdir(parents=True, exist_ok=True)
+    if module == "matchmaker.main" and "--secret-key-file" not in args:
+        env = {**matchmaker_key_env(log_path.parent), **(env or {})}
     for _ in range(1 if port else 5):
         chosen = port or free_port()
         address = f"127.0.0.1:{chosen}"

@@ -9,10 +9,10 @@ WARGAME_ENGINE_METRICS_LISTEN, WARGAME_MATCHMAKER_METRICS_LISTEN and WARGAME_RED
 WARGAME_REDIS_URL where a Redis already answers is used as it is, and no redis-server is
 started. `start` checks every port before it starts anything, reports a process that dies
 with its own error at once, and keeps what it started in the run folder: pid files, the
-addresses (`stack.json`), logs, Redis's append-only file, the seal key and the engine's metrics
-scratch. `status` and `stop` read them back; `stop` ends exactly those processes (a pid is
-signalled only while its start time matches). `play` starts the stack if needed and opens a
-game against the bot on it.
+addresses (`stack.json`), logs, Redis's append-only file, the seal key, the matchmaker's secret
+key and the engine's metrics scratch. `status` and `stop` read them back; `stop` ends exactly
+those processes (a pid is signalled only while its start time matches). `play` starts the
+stack if needed and opens a game against the bot on it.
 
 Only the standard library is needed, so `stop` and `status` work without the virtual
 environment; the health checks import grpc when they run.
@@ -571,6 +571,9 @@ def wait_ready(batch: list[Started], run_dir: Path, config: Config) -> None:
 def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, list[str]]:
     redis_host, redis_port = host_port(config.redis_address)
     key_file = os.environ.get("WARGAME_ENGINE_SEAL_KEY_FILE") or str(run_dir / "seal.key")
+    secret_file = os.environ.get("WARGAME_MATCHMAKER_SECRET_KEY_FILE") or str(
+        run_dir / "matchmaker-secret.key"
+    )
     return {
         "redis": [
             redis_server,
@@ -594,6 +597,7 @@ def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, lis
             "--metrics-listen", config.matchmaker_metrics,
             "--redis-url", config.redis_url,
             "--engine", config.engine,
+            "--secret-key-file", secret_file,
             "--log-format", "json",
         ],
     }  # fmt: skip
@@ -671,10 +675,10 @@ def start(run_dir: Path) -> Config:
     check_ports([listener for listener in config.listeners() if listener.part in names])
 
     save_config(run_dir, config)
-    key_file = run_dir / "seal.key"
-    if not key_file.exists():
-        key_file.write_text(secrets.token_hex(32) + "\n")
-        key_file.chmod(0o600)
+    for path in (run_dir / "seal.key", run_dir / "matchmaker-secret.key"):
+        if not path.exists():
+            path.write_text(secrets.token_hex(32) + "\n")
+            path.chmod(0o600)
     (run_dir / "redis").mkdir(exist_ok=True)
     commands = _commands(run_dir, config, redis_server)
     env = {"WARGAME_ENGINE_METRICS_DIR": str(run_dir / "engine-metrics")}

@@ -126,7 +126,13 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
     assert stopped.returncode == 0 and "stopped matchmaker, engine, redis" in stopped.stdout
     assert not any(_alive(pid) for pid in [*pids.values(), *children])
     assert list(run_dir.glob("*.pid")) == []
-    assert {p.name for p in run_dir.iterdir()} <= {"logs", "redis", "engine-metrics", "seal.key"}
+    assert {p.name for p in run_dir.iterdir()} <= {
+        "logs",
+        "redis",
+        "engine-metrics",
+        "seal.key",
+        "matchmaker-secret.key",
+    }
     assert list(Path(stack_env["TMPDIR"]).iterdir()) == []  # everything stayed in the run folder
 
     # `make status` answers in its own words, without make's "Error 1" line.
