@@ -108,7 +108,8 @@ def test_a_terminal_gets_colours_and_unicode(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
     cli = run(clients, ["play", "war", "--side", "south"], tmp_path, stack, ascii_only=False)
-    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    # The view is drawn in pieces: wait for its last parts (the input line and the legend).
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›") and "⌂ Citadel" in c.text())
     raw = "".join(cli._seen)
     assert "\x1b[" in raw and "38;2;" in raw  # truecolour styles
     screen = cli.text()  # the full-screen view, as the emulated terminal shows it
