@@ -166,14 +166,16 @@ class Engine:
         self._squares: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
     def _open(self) -> None:
-        """Open the channels (TLS files read now)."""
+        """Open the channels (TLS files read now; nothing changes if they cannot be)."""
         tls = self.settings.engine_tls
-        self._tls_signature = tls.signature() if tls else ()
-        self._tls_look = time.monotonic() + TLS_LOOK_INTERVAL
-        self.channels = [
+        signature = tls.signature() if tls else ()
+        channels = [
             aio_channel(self.target, tls, CHANNEL_OPTIONS)
             for _ in range(max(1, self.settings.engine_connections))
         ]
+        self.channels = channels
+        self._tls_signature = signature
+        self._tls_look = time.monotonic() + TLS_LOOK_INTERVAL
         self._stubs = itertools.cycle(
             [engine_pb2_grpc.RulesEngineStub(channel) for channel in self.channels]
         )

@@ -1,22 +1,39 @@
-"""Throwaway certificate authorities for the TLS tests, made with the `cryptography` package.
+"""TLS in tests: throwaway certificate authorities (the `cryptography` package) and services
+started with TLS.
 
 `Authority.create(folder)` writes a CA certificate (`ca_file`); `issue` writes a
 certificate and key it signs for server names and addresses, for serving, for presenting
 as a client, or both — valid now, or expired. Nothing here is ever trusted outside a test.
+`start_tls_service` runs a service whose port speaks TLS only and waits for it on its
+plaintext health port.
 """
 
 from __future__ import annotations
 
 import datetime
 import ipaddress
+import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+from tests.servers import (
+    ROOT,
+    ServiceProcess,
+    free_ports,
+    listens,
+    matchmaker_key_env,
+    wait_healthy,
+)
+from wargame.runtime.tls import ClientTLS, channel
 
 HOUR = datetime.timedelta(hours=1)
 LOCAL = ("localhost", "127.0.0.1")
@@ -139,3 +156,56 @@ class Authority:
         issued.cert_file.write_bytes(_pem(certificate))
         _write_key(key, issued.key_file)
         return issued
+
+
+def tls_channel(
+    address: str, ca: Authority, client: Issued | None = None, **tls: str
+) -> grpc.Channel:
+    """A channel to `address` trusting `ca`, presenting `client` if given."""
+    settings = ClientTLS(
+        ca_file=str(ca.ca_file),
+        cert_file=str(client.cert_file) if client else "",
+        key_file=str(client.key_file) if client else "",
+        **tls,
+    )
+    return channel(address, settings)
+
+
+@dataclass
+class TlsService(ServiceProcess):
+    """A service process whose port speaks TLS, and its plaintext health port."""
+
+    health_address: str = ""
+
+
+def start_tls_service(
+    module: str,
+    args: Sequence[str],
+    *,
+    log_path: Path,
+    service: str,
+    env: dict[str, str] | None = None,
+) -> TlsService:
+    """Start `python -m module serve --listen 127.0.0.1:<free> --health-listen 127.0.0.1:<free>
+    args...` and wait until its health port says SERVING and the process holds its port."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    if module == "matchmaker.main" and "--secret-key-file" not in args:
+        env = {**matchmaker_key_env(log_path.parent), **(env or {})}
+    port, health = free_ports(2)
+    address, health_address = f"127.0.0.1:{port}", f"127.0.0.1:{health}"
+    argv = [sys.executable, "-m", module, "serve", "--listen", address]
+    argv += ["--health-listen", health_address, *args]
+    with log_path.open("ab") as out:
+        process = subprocess.Popen(
+            argv, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+            env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
+        )  # fmt: skip
+    handle = TlsService(address, process, log_path, argv, health_address=health_address)
+    try:
+        wait_healthy(health_address, service, timeout=30)
+        if not listens(process.pid, port):
+            raise TimeoutError(f"another program answers on {address}")
+    except TimeoutError as error:
+        handle.kill()
+        raise RuntimeError(f"{module} did not start ({error}): {handle.log()[-2000:]}") from None
+    return handle
