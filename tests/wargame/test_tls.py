@@ -6,6 +6,7 @@ from a throwaway CA."""
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import time
 from collections.abc import Iterator
@@ -342,3 +343,52 @@ def test_bad_client_files_are_one_line(pki: Pki) -> None:
         ).credentials()
     with pytest.raises(ConfigError, match="cannot read the TLS CA file /nonexistent"):
         ClientTLS(ca_file="/nonexistent/ca.crt").credentials()
+
+
+# --- every transport setting is documented -----------------------------------------------
+
+SERVICE_VARIABLES = [
+    f"WARGAME_{service}_{name}"
+    for service in ("ENGINE", "MATCHMAKER")
+    for name in ("TLS_CERT_FILE", "TLS_KEY_FILE", "TLS_CLIENT_CA_FILE", "INSECURE", "HEALTH_LISTEN")
+]
+ENGINE_CLIENT_VARIABLES = [
+    f"WARGAME_MATCHMAKER_ENGINE_TLS{name}"
+    for name in ("", "_CA_FILE", "_CERT_FILE", "_KEY_FILE", "_SERVER_NAME")
+]
+CLI_VARIABLES = ["WARGAME_TLS", "WARGAME_TLS_CA_FILE", "WARGAME_TLS_SERVER_NAME"]
+
+
+def test_every_transport_setting_is_in_help_and_in_the_readme() -> None:
+    from cli_client.main import build_parser as cli_parser
+    from engine_service.main import build_parser as engine_parser
+    from matchmaker.main import build_parser as matchmaker_parser
+    from tests.servers import ROOT
+
+    def serve_help(parser: argparse.ArgumentParser, command: str) -> str:
+        commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return " ".join(commands.choices[command].format_help().split())
+
+    helps = serve_help(engine_parser(), "serve") + serve_help(matchmaker_parser(), "serve")
+    client_help = serve_help(cli_parser(), "play")
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("## Configuration") : readme.index("### The matchmaker:")]
+    for variable in [*SERVICE_VARIABLES, *ENGINE_CLIENT_VARIABLES]:
+        assert f"[env {variable}]" in helps, variable
+    for variable in CLI_VARIABLES:
+        assert f"[env {variable}]" in client_help, variable
+    documented: set[str] = set()
+    for row in table.splitlines():
+        # A row names variables in full, or by an ending (`_KEY_FILE`) that replaces the
+        # ending of the row's first full name.
+        names = re.findall(r"`(_?[A-Z][A-Z_]*)`", row)
+        full = next((name for name in names if name.startswith("WARGAME_")), "")
+        for name in names:
+            if name.startswith("WARGAME_"):
+                documented.add(name)
+            elif full:
+                cuts = [i for i, char in enumerate(full) if char == "_"]
+                documented.update(full[:i] + name for i in cuts)
+    for variable in [*SERVICE_VARIABLES, *ENGINE_CLIENT_VARIABLES, *CLI_VARIABLES]:
+        assert variable in documented, variable
+    assert "### Transport security (TLS)" in readme
