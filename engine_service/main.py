@@ -216,12 +216,6 @@ def serve_command(args: argparse.Namespace) -> int:
     return _serve_one(args, seal_key, metrics, log, tls)
 
 
-def _health_address(args: argparse.Namespace, port: int) -> str:
-    if args.health_listen == "off":
-        return "off"
-    return f"{host_port(args.health_listen)[0]}:{port}"
-
-
 def _passthrough(args: argparse.Namespace) -> list[str]:
     flags = (
         "threads",
@@ -255,7 +249,13 @@ def _serve_one(
     from engine_service.handling import Limits
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import ConnectionAge, create_server, register_service, serve
+    from wargame.runtime.serving import (
+        ConnectionAge,
+        bound_address,
+        create_server,
+        register_service,
+        serve,
+    )
     from wargame.v1 import engine_pb2
 
     limits = Limits(
@@ -296,7 +296,7 @@ def _serve_one(
         "engine serving",
         address=f"{host}:{serving.port}",
         tls=tls.mode if tls else "off",
-        health=_health_address(args, serving.health_port),
+        health=bound_address(args.health_listen, serving.health_port),
         pid=os.getpid(),
         worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"),
     )

@@ -25,7 +25,7 @@ from matchmaker.settings import Settings
 from matchmaker.vault import read_secret_key
 from wargame.runtime.config import ConfigError, Parser, fail, host_port
 from wargame.runtime.logs import configure_logging, redact_url
-from wargame.runtime.serving import aio_serve, check_port_free
+from wargame.runtime.serving import aio_serve, bound_address, check_port_free
 from wargame.runtime.tls import ClientTLS, add_server_flags, check_plaintext, server_tls
 
 PROG = "wargame-matchmaker"
@@ -405,9 +405,7 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
         "matchmaker serving",
         address=f"{host}:{serving.port}",
         tls=tls.mode if tls else "off",
-        health=f"{host_port(args.health_listen)[0]}:{serving.health_port}"
-        if serving.health_server
-        else "off",
+        health=bound_address(args.health_listen, serving.health_port),
         redis=redact_url(settings.redis_url),
         engine=settings.engine,
         engine_tls=settings.engine_tls.mode if settings.engine_tls else "off",

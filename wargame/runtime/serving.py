@@ -126,6 +126,13 @@ def server_options(
     return options
 
 
+def bound_address(address: str | None, port: int) -> str:
+    """Where a listener of `address` (port 0: any) ended up, for logs; "off" without one."""
+    if not address or address == "off":
+        return "off"
+    return f"{host_port(address)[0]}:{port}"
+
+
 def check_port_free(address: str) -> None:
     """Raise ConfigError if `address` cannot be bound exclusively (used before forking workers)."""
     host, port = host_port(address)
