@@ -265,7 +265,8 @@ def _engine_tls_flags(serve: Parser) -> None:
         "--engine-tls",
         env="MATCHMAKER_ENGINE_TLS",
         action="store_true",
-        help="call the engine over TLS (on by itself with any --engine-tls-* setting)",
+        help="call the engine over TLS (on by itself with any --engine-tls-* setting); "
+        "plaintext to an engine beyond loopback needs --insecure",
     )
     serve.flag(
         "--engine-tls-ca-file",
