@@ -38,6 +38,7 @@ from matchmaker.watch import Hub
 from wargame.runtime.config import ConfigError
 from wargame.runtime.logs import redact_url, scrub
 from wargame.runtime.serving import AioServing, create_aio_server, register_service
+from wargame.runtime.tls import ServerTLS
 from wargame.v1 import matchmaker_pb2
 
 log = structlog.get_logger(component="matchmaker")
@@ -129,8 +130,11 @@ class Replica:
                 f"cannot use Redis at {redact_url(self.settings.redis_url)}: {scrub(str(error))}"
             ) from None
 
-    def server(self, listen: str) -> AioServing:
-        """The gRPC server (bound, not started) with health checking and reflection."""
+    def server(
+        self, listen: str, *, tls: ServerTLS | None = None, health_listen: str | None = None
+    ) -> AioServing:
+        """The gRPC server (bound, not started) with health checking and reflection; TLS-only
+        with `tls`, and a plaintext health port on `health_listen`."""
         return create_aio_server(
             listen,
             # Registered with tolerant decoding: undecodable bytes become INVALID_ARGUMENT.
@@ -138,6 +142,8 @@ class Replica:
                 server, self.service, matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"]
             ),
             [SERVICE_NAME],
+            tls=tls,
+            health_address=health_listen,
         )
 
     def start_workers(self) -> None:

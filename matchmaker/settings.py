@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wargame.runtime.tls import ClientTLS
+
 DAY = 24 * 3600
 HOUR = 3600
 
@@ -18,6 +20,8 @@ class Settings:
 
     redis_url: str = "redis://127.0.0.1:6399/0"
     engine: str = "127.0.0.1:50051"
+    # TLS to the engine (None: plaintext, on loopback or with --insecure; wargame/runtime/tls.py)
+    engine_tls: ClientTLS | None = None
     # The installation's secret (vault.py): read from --secret-key-file, never shown.
     secret_key: bytes = field(default=b"", repr=False, compare=False)
     # -- Redis and engine calls
