@@ -12,11 +12,11 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
+    hidden_pending,
     moves_json,
 )
 from matchmaker.views import (
     game_view,
-    hidden_pending,
     notations_for,
     public_events,
     public_notation,
@@ -73,16 +73,18 @@ def test_others_reveals_are_cut_while_the_deployment_is_hidden() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
     assert hidden_pending(state)
     red = redacted_state(state, "red").napoleonic.deployment
-    assert [(a.player, a.withheld, bool(a.placements)) for a in red.reveals] == [
-        ("red", False, True),
-        ("black", True, False),
+    # Others' entries stay, withheld: who has deployed is public, how is not.
+    assert [(a.player, len(a.placements), a.withheld) for a in red.reveals] == [
+        ("red", 1, False),
+        ("black", 0, True),
     ]
-    assert [(s.player, s.withheld, s.ciphertext) for s in red.sealed] == [("black", True, b"")]
+    assert [(s.player, s.ciphertext, s.withheld) for s in red.sealed] == [("black", b"", True)]
     spectator = redacted_state(state, "").napoleonic.deployment
-    assert all(a.withheld and not a.placements for a in spectator.reveals)
-    assert all(s.withheld and not s.ciphertext for s in spectator.sealed)
+    assert [(len(a.placements), a.withheld) for a in spectator.reveals] == [(0, True), (0, True)]
+    assert [(s.ciphertext, s.withheld) for s in spectator.sealed] == [(b"", True)]
+    assert b"e8" not in redacted_state(state, "red").SerializeToString()
     assert not redacted_state(state, "").position  # the position writes every array
-    assert len(state.napoleonic.deployment.reveals) == 2  # the stored state is untouched
+    assert len(state.napoleonic.deployment.reveals[1].placements) == 1  # the stored state
 
 
 def test_once_laid_out_everything_is_open() -> None:

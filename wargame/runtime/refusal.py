@@ -107,6 +107,8 @@ class Reason(StrEnum):
     ENGINE_UNAVAILABLE = "ENGINE_UNAVAILABLE"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    TOO_MANY_GAMES = "TOO_MANY_GAMES"
+    GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
 
 
 class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)
