@@ -160,6 +160,7 @@ def test_a_copy_that_withholds_a_sealed_array_reads_with_who_has_sealed() -> Non
     )
     game: Game[Any] = Game(napoleonic, napoleonic.new_game(options))
     seal = napoleonic.random_action(game.state, random.Random(1))
+    assert seal is not None
     game, _ = game.apply(seal.side, seal)
     text = write_position(game)
     hidden = re.sub(rf"(sealed {seal.side}: )[^;]*", r"\1withheld", text)
