@@ -44,8 +44,14 @@ REVERSAL: Final = Reversal(
 
 
 def history_parts(state: BattleState) -> tuple[list[tuple[int, int]], list[int]]:
-    """The history of a position as steps back and older keys, both newest first."""
-    return steps_back(REVERSAL, state.board, state.side, state.history)
+    """The history of a position as steps back and older keys, both newest first (the
+    moves the state keeps, or else the ones that explain its keys)."""
+    steps = state.steps
+    if steps is None:
+        return steps_back(REVERSAL, state.board, state.side, state.history)
+    history = state.history
+    back = [(step >> 12, step & 0xFFF) for step in reversed(steps)]
+    return back, list(reversed(history[: len(history) - 1 - len(steps)]))
 
 
 def history_of(

@@ -122,13 +122,14 @@ def _parse_position(text: str, options: Options) -> BattleState:
             raise _bad(str(error)) from None
     side = SIDE_LETTERS.index(words[1])
     board_bytes = bytes(board)
-    history = None
-    if back or older:
-        try:
-            history = history_of(board_bytes, side, back, older)
-        except PositionError as error:
-            raise _bad(str(error)) from None
-    return BattleState(board_bytes, side, options, quiet, history)
+    if not back and not older:
+        return BattleState(board_bytes, side, options, quiet)
+    try:
+        history = history_of(board_bytes, side, back, older)
+    except PositionError as error:
+        raise _bad(str(error)) from None
+    steps = tuple(origin << 12 | landing for origin, landing in reversed(back))
+    return BattleState(board_bytes, side, options, quiet, history, steps=steps)
 
 
 def _put(

@@ -86,6 +86,7 @@ def _check_wire_and_text(game: Game[Any], wired: Conversions) -> None:
     again = read_position(game.ruleset, text)
     assert again == game, f"the position text does not read back: {text}"
     assert write_position(again) == text, f"the position text is not canonical: {text}"
+    assert write_position(back) == text, "the structured form writes another text"
     assert wired.game_from_proto(compact(wired, game)) == game, "the position alone changed it"
 
 
