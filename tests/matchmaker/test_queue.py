@@ -115,9 +115,8 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
             and queues.window(10**9) == 1000
         )
         # As if "low" had waited 21 s: its window (625) now reaches "high".
-        joined = keys.queue_joined(SPEC.queue_id)
-        oldest: list[Any] = await queues.redis.zrange(joined, 0, 0)
-        await queues.redis.zincrby(joined, -21_000, oldest[0])
+        oldest: list[Any] = await queues.redis.zrange(keys.queue_arrivals(SPEC.queue_id), 0, 0)
+        await queues.redis.zincrby(keys.queue_joined(SPEC.queue_id), -21_000, oldest[0])
         matches = await queues.pair(SPEC.queue_id)
         assert len(matches) == 1
         assert sorted(seat["p"] for seat in matches[0]["seats"]) == ["high", "low"]
@@ -134,6 +133,47 @@ def test_nearest_rating_is_preferred(redis_url: str) -> None:
             await queues.join(player_id, player_id, SPEC)
         matches = await queues.pair(SPEC.queue_id)
         assert sorted(seat["p"] for seat in matches[0]["seats"]) == ["a", "near"]
+        await close(queues)
+
+    run(scenario())
+
+
+async def same_millisecond(queues: Queues) -> None:
+    """Give every waiting ticket one join time, as if all had joined in one millisecond."""
+    joined = keys.queue_joined(SPEC.queue_id)
+    tickets: list[Any] = await queues.redis.zrange(joined, 0, -1)
+    await queues.redis.zadd(joined, dict.fromkeys(tickets, await queues._now()))
+
+
+def test_arrival_not_the_ticket_id_orders_joins_in_one_millisecond(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        players = [f"p{i:02}" for i in range(40)]
+        for index, player_id in enumerate(players):
+            await set_rating(queues.redis, player_id, 1000 + 100 * index)  # nobody pairs
+        tickets = [await queues.join(p, p, SPEC) for p in players]
+        await same_millisecond(queues)
+        positions = [(await queues.status(p, t)).position for p, t in zip(players, tickets)]
+        assert positions == list(range(1, len(players) + 1))
+        await close(queues)
+
+    run(scenario())
+
+
+def test_pairing_serves_arrivals_in_order_within_one_millisecond(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url, window_base=500.0, window_growth=0.0)
+        # Served first, "a" takes "near"; served first, "far" would take "near" from it.
+        # Ticket ids are random, so ten rounds leave a ticket-id order no place to hide.
+        for round_ in range(10):
+            players = [(f"a{round_}", 1500), (f"far{round_}", 1900), (f"near{round_}", 1520)]
+            for player_id, rating in players:
+                await set_rating(queues.redis, player_id, rating)
+                await queues.join(player_id, player_id, SPEC)
+            await same_millisecond(queues)
+            [match] = await queues.pair(SPEC.queue_id)
+            assert sorted(seat["p"] for seat in match["seats"]) == [f"a{round_}", f"near{round_}"]
+            assert (await queues.leave(f"far{round_}", None)).kind == "left"
         await close(queues)
 
     run(scenario())
@@ -188,6 +228,7 @@ def test_tickets_whose_stream_stopped_are_dropped(redis_url: str) -> None:
         await queues.join("live", "live", SPEC)
         assert await queues.pair(SPEC.queue_id) == []
         assert await queues.redis.zcard(keys.queue_joined(SPEC.queue_id)) == 1
+        assert await queues.redis.zcard(keys.queue_arrivals(SPEC.queue_id)) == 1
         assert await queues.redis.hkeys(keys.queue_tickets(SPEC.queue_id)) != []
         raw = await queues.redis.hvals(keys.queue_tickets(SPEC.queue_id))
         assert [json.loads(value)["p"] for value in raw] == ["live"]
