@@ -1,0 +1,117 @@
+"""`make mutate`: run mutmut over one or more scopes, then print the report.
+
+    python -m tools.mutate [--scope DIR]... [--workers N] [--run-dir run] [--resume]
+
+Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
+the tests and carries the project's pyproject.toml with `[tool.mutmut]` narrowed to the
+scope. A fresh run starts from scratch; `--resume` keeps earlier results and tests only
+new or changed mutants. Tests start their own redis-server (tests/servers.py); those of a
+mutant stopped for its time limit are ended here afterwards, found by their folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from tools.mutate import report
+from tools.mutate.scopes import DEFAULT_SCOPES, normalise, only_mutate, slug, tests_for
+
+ROOT = Path(__file__).resolve().parents[2]
+# Linked into each scope's folder: mutmut copies the package under test and the tests.
+LINKED = ("engine_service", "matchmaker", "tests")
+
+
+def mutmut_section(scope: str) -> str:
+    """The `[tool.mutmut]` table for a scope: the project's, narrowed to the scope."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    settings = dict(project["tool"]["mutmut"])
+    settings["source_paths"] = [scope.split("/")[0]]
+    settings["only_mutate"] = only_mutate(scope, ROOT)
+    settings["pytest_add_cli_args_test_selection"] = tests_for(scope, ROOT)
+    lines = ["[tool.mutmut]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
+    return "\n".join(lines) + "\n"
+
+
+def narrowed_pyproject(scope: str) -> str:
+    """pyproject.toml with its `[tool.mutmut]` table replaced by the scope's."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    start = text.index("[tool.mutmut]\n")
+    end = text.find("\n[", start + 1)
+    rest = text[end + 1 :] if end >= 0 else ""
+    return text[:start] + mutmut_section(scope) + ("\n" + rest if rest else "")
+
+
+def prepare(scope: str, work: Path, resume: bool) -> None:
+    """The scope's working folder: links to the code and tests, its pyproject.toml."""
+    if not resume and work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    for name in LINKED:
+        link = work / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name, target_is_directory=True)
+    (work / "pyproject.toml").write_text(narrowed_pyproject(scope), encoding="utf-8")
+    (work / "tmp").mkdir(exist_ok=True)
+
+
+def end_leftover_servers(work: Path) -> None:
+    """End the redis-servers that tests of killed mutants left behind (their --dir is ours)."""
+    marker = str(work / "tmp")
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv and argv[0].endswith(b"redis-server") and any(marker.encode() in a for a in argv):
+            os.kill(int(proc.name), signal.SIGTERM)
+
+
+def run_scope(scope: str, run_dir: Path, workers: int, resume: bool) -> int:
+    """Run mutmut over one scope; returns its exit code."""
+    work = run_dir / "mutate" / "work" / slug(scope)
+    prepare(scope, work, resume)
+    print(f"== mutate {scope}: tests {' '.join(tests_for(scope, ROOT))}", flush=True)
+    # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
+    env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
+    mutmut = Path(sys.executable).with_name("mutmut")
+    try:
+        return subprocess.run(
+            [str(mutmut), "run", "--max-children", str(workers)], cwd=work, env=env, check=False
+        ).returncode
+    finally:
+        end_leftover_servers(work)
+
+
+def main() -> None:
+    """Mutate the scopes given (or the default ones), then report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scope", action="append", help=f"default: {' '.join(DEFAULT_SCOPES)}")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--run-dir", type=Path, default=ROOT / "run")
+    parser.add_argument("--resume", action="store_true", help="keep earlier results")
+    args = parser.parse_args()
+    try:
+        scopes = [normalise(s, ROOT) for s in args.scope or DEFAULT_SCOPES]
+    except ValueError as error:
+        parser.error(str(error))
+    run_dir = args.run_dir.resolve()
+    failed = [s for s in scopes if run_scope(s, run_dir, args.workers, args.resume) != 0]
+    print(report.write(run_dir), end="")
+    print(f"report: {run_dir / 'mutate' / 'report.txt'}, diffs of survivors: survivors.txt")
+    if failed:
+        raise SystemExit(f"mutmut failed for {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()
