@@ -24,7 +24,13 @@ from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.engine_service.state_mutations import MUTATIONS, REFUSE, Mutation, structural_problem
+from tests.engine_service.state_mutations import (
+    MUTATIONS,
+    REFUSE,
+    SIDES,
+    Mutation,
+    structural_problem,
+)
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -290,14 +296,18 @@ def test_mutated_states_are_refused_or_accepted_consistently(
 def _random_action(
     state: game_pb2.GameState, legal: list[engine_pb2.LegalAction], data: st.DataObject
 ) -> game_pb2.Action:
-    """A legal action, a legal action with one field changed, or an action made up."""
+    """A legal action, one sent for another side, one with a field changed, or one made up."""
     kind = data.draw(
-        st.sampled_from(["legal", "changed", "notation", "war", "battle", "napoleonic", "resign"])
+        st.sampled_from(
+            ["legal", "other side", "changed", "notation", "war", "battle", "napoleonic", "resign"]
+        )
     )
-    if kind in ("legal", "changed") and legal:
+    if kind in ("legal", "other side", "changed") and legal:
         action = game_pb2.Action()
         action.CopyFrom(data.draw(st.sampled_from(legal)).action)
-        if kind == "changed":
+        if kind == "other side":
+            action.side = data.draw(st.sampled_from(SIDES[state.game]))
+        elif kind == "changed":
             scalars = [
                 (holder, field)
                 for holder, field in _targets(action)
@@ -357,6 +367,7 @@ def test_random_actions_are_refused_with_a_reason(
             or (action.WhichOneof("kind") == "decline_draw")
         )
         return
+    assert not action.side or action.side in state.to_act, "a side acted out of turn"
     same = [entry for entry in legal if entry.notation == verdict.notation]
     assert len(same) == 1, f"{verdict.notation!r} is not one of the legal actions"
     by_rules = stub.ApplyActions(

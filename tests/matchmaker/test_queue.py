@@ -153,7 +153,8 @@ def test_arrival_not_the_ticket_id_orders_joins_in_one_millisecond(redis_url: st
             await set_rating(queues.redis, player_id, 1000 + 100 * index)  # nobody pairs
         tickets = [await queues.join(p, p, SPEC) for p in players]
         await same_millisecond(queues)
-        positions = [(await queues.status(p, t)).position for p, t in zip(players, tickets)]
+        statuses = [await queues.status(p, t) for p, t in zip(players, tickets, strict=True)]
+        positions = [status.position for status in statuses]
         assert positions == list(range(1, len(players) + 1))
         await close(queues)
 

@@ -22,18 +22,25 @@ import tomllib
 from pathlib import Path
 
 from tools.mutate import report
-from tools.mutate.scopes import DEFAULT_SCOPES, normalise, only_mutate, slug, tests_for
+from tools.mutate.scopes import (
+    DEFAULT_SCOPES,
+    PACKAGES,
+    normalise,
+    only_mutate,
+    slug,
+    tests_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 # Linked into each scope's folder: mutmut copies the package under test and the tests.
-LINKED = ("engine_service", "matchmaker", "tests")
+LINKED = (*PACKAGES, "tests")
 
 
 def mutmut_section(scope: str) -> str:
     """The `[tool.mutmut]` table for a scope: the project's, narrowed to the scope."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     settings = dict(project["tool"]["mutmut"])
-    settings["source_paths"] = [scope.split("/")[0]]
+    settings["source_paths"] = [Path(scope).parts[0]]
     settings["only_mutate"] = only_mutate(scope, ROOT)
     settings["pytest_add_cli_args_test_selection"] = tests_for(scope, ROOT)
     lines = ["[tool.mutmut]"]

@@ -46,8 +46,8 @@ class FileResult:
 def equivalent_mutants(path: Path = EQUIVALENT) -> dict[str, str]:
     """Mutant name -> why it cannot change behaviour, from `equivalent.txt`."""
     found: dict[str, str] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        line = raw.strip()
         if line and not line.startswith("#"):
             name, _, why = line.partition(" ")
             found[name] = why.strip()

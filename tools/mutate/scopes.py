@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The packages a scope may lie in.
+PACKAGES = ("engine_service", "matchmaker", "cli_client")
 # The packages `make mutate` covers when no scope is given, each run on its own.
 DEFAULT_SCOPES = ("engine_service/rules", "engine_service/convert", "matchmaker")
 
@@ -27,8 +29,8 @@ def normalise(scope: str, root: Path) -> str:
     path = Path(scope.rstrip("/"))
     if path.is_absolute():
         path = path.relative_to(root)
-    if not (root / path).exists() or path.parts[0] not in {"engine_service", "matchmaker"}:
-        raise ValueError(f"scope {scope!r} is no folder or file of engine_service/ or matchmaker/")
+    if not (root / path).exists() or path.parts[0] not in PACKAGES:
+        raise ValueError(f"scope {scope!r} is no folder or file of {', '.join(PACKAGES)}")
     return path.as_posix()
 
 
