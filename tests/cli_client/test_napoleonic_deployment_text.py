@@ -138,6 +138,7 @@ def test_the_reveal_sends_the_kept_array_and_salt_once_both_have_committed(
     black.add(BLACK_ARRAY)
     committed = red.commitment()
     secret = store.secret(red.key)
+    assert secret is not None
     assert secret == {"array": RED_CANONICAL, "salt": secret["salt"], "commit": committed}
     assert red.reveal_text() == f"reveal {RED_CANONICAL} salt {secret['salt']}"
     state = apply(connection, state, ("red", committed), ("black", black.commitment()))

@@ -483,9 +483,9 @@ def napoleonic_unit_beyond_its_army(
     kind = rng.choice(sorted(set(kinds)))
     army.ClearField("unit_types")
     army.unit_types.extend(k for k in kinds if k != kind)
-    return state, REFUSE if any(
-        p.side == army.player and p.kind == kind for p in state.pieces
-    ) else None
+    if not any(p.side == army.player and p.kind == kind for p in state.pieces):
+        return None
+    return state, REFUSE
 
 
 def build() -> list[Mutation]:
