@@ -32,8 +32,9 @@ from tools.mutate.scopes import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-# Linked into each scope's folder: mutmut copies the package under test and the tests.
-LINKED = (*PACKAGES, "tests")
+# Linked into each scope's folder: mutmut copies the package under test, the tests and
+# this tool (its pytest plugin runs in the mutated copy).
+LINKED = (*PACKAGES, "tests", "tools")
 
 
 def mutmut_section(scope: str) -> str:
