@@ -1,12 +1,14 @@
 """`make mutate`: run mutmut over one or more scopes, then print the report.
 
-    python -m tools.mutate [--scope DIR]... [--workers N] [--run-dir run] [--resume]
+    python -m tools.mutate [--scope DIR]... [--workers N] [--run-dir run] [--resume | --survivors]
 
 Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
 the tests and carries the project's pyproject.toml with `[tool.mutmut]` narrowed to the
 scope. A fresh run starts from scratch; `--resume` keeps earlier results and tests only
-new or changed mutants. Tests start their own redis-server (tests/servers.py); those of a
-mutant stopped for its time limit are ended here afterwards, found by their folder.
+new or changed mutants; `--survivors` keeps them too and tests again every mutant not
+killed yet (after adding tests for them). Tests start their own redis-server
+(tests/servers.py); those of a mutant stopped for its time limit are ended here
+afterwards, found by their folder.
 """
 
 from __future__ import annotations
@@ -85,17 +87,33 @@ def end_leftover_servers(work: Path) -> None:
             os.kill(int(proc.name), signal.SIGTERM)
 
 
-def run_scope(scope: str, run_dir: Path, workers: int, resume: bool) -> int:
+def not_killed(work: Path) -> list[str]:
+    """The mutants of an earlier run of the scope that no test killed."""
+    found = report.results(work.parent.parent.parent, {})
+    return sorted(
+        name
+        for result in found
+        if result.work == work
+        for name, column in result.outcome.items()
+        if column in ("survived", "no tests", "other")
+    )
+
+
+def run_scope(scope: str, run_dir: Path, workers: int, resume: bool, survivors: bool) -> int:
     """Run mutmut over one scope; returns its exit code."""
     work = run_dir / "mutate" / "work" / slug(scope)
-    prepare(scope, work, resume)
+    names = not_killed(work) if survivors and work.exists() else []
+    prepare(scope, work, resume or survivors)
     print(f"== mutate {scope}: tests {' '.join(tests_for(scope, ROOT))}", flush=True)
     # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
     env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
     mutmut = Path(sys.executable).with_name("mutmut")
     try:
         return subprocess.run(
-            [str(mutmut), "run", "--max-children", str(workers)], cwd=work, env=env, check=False
+            [str(mutmut), "run", "--max-children", str(workers), *names],
+            cwd=work,
+            env=env,
+            check=False,
         ).returncode
     finally:
         end_leftover_servers(work)
@@ -108,13 +126,18 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--run-dir", type=Path, default=ROOT / "run")
     parser.add_argument("--resume", action="store_true", help="keep earlier results")
+    parser.add_argument(
+        "--survivors", action="store_true", help="keep earlier results, test the survivors again"
+    )
     args = parser.parse_args()
     try:
         scopes = [normalise(s, ROOT) for s in args.scope or DEFAULT_SCOPES]
     except ValueError as error:
         parser.error(str(error))
     run_dir = args.run_dir.resolve()
-    failed = [s for s in scopes if run_scope(s, run_dir, args.workers, args.resume) != 0]
+    failed = [
+        s for s in scopes if run_scope(s, run_dir, args.workers, args.resume, args.survivors) != 0
+    ]
     print(report.write(run_dir), end="")
     print(f"report: {run_dir / 'mutate' / 'report.txt'}, diffs of survivors: survivors.txt")
     if failed:
