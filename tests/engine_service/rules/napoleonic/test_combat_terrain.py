@@ -16,9 +16,12 @@ from tests.engine_service.rules.napoleonic.test_combat import fight, start
 GUARDS = "h1=G#R_G; black: a8=G#B_G"
 
 
-def terms(setup: str, attacks: list[tuple[str, str]], **options: str) -> tuple:
+Terms = tuple[list[tuple[str, int, str]], tuple[tuple[str, int], ...], int, int, bool]
+
+
+def terms(setup: str, attacks: list[tuple[str, str]], **options: str) -> Terms:
     """(attackers as (id, value, note), bonuses, attack total, defence total, eliminated)."""
-    _state, _events, tallies = fight(setup, attacks, **options)
+    _state, _events, tallies = fight(setup, attacks, (), **options)
     tally = tallies["B_I"]
     return (
         [(a.unit, a.value, a.note) for a in tally.attackers],
