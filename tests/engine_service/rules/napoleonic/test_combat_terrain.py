@@ -8,8 +8,9 @@ penalty applied to the wrong unit) fails even where the totals happen to agree.
 from __future__ import annotations
 
 from engine_service.rules.base import EventKind
-from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
+from engine_service.rules.napoleonic.actions import Advance, Attack, EndPhase, Support
 from engine_service.rules.napoleonic.combat import legal_attacks, legal_supports
+from engine_service.rules.napoleonic.state import Phase
 from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch
 from tests.engine_service.rules.napoleonic.test_combat import fight, start
 
@@ -161,3 +162,16 @@ def test_support_allocated_event_names_the_supporter() -> None:
         "B_S",
     )
     assert event.text == "Black infantry on e5 supports infantry on d5 (+1)."
+
+
+def test_an_advance_onto_a_hill_counts_as_entering_it_this_turn() -> None:
+    # 10.4 "not on and off in one turn" covers the post-combat advance: the unit that
+    # advanced onto the hill is recorded as having entered it, one that did not is not.
+    setup = (
+        "board 8x8; red: d4=I#R_I c5=I#R_I2 e5=I#R_I3 h1=G#R_G; black: d5=I#B_I a8=G#B_G; hills: d5"
+    )
+    state, _events, tallies = fight(setup, [("R_I", "B_I"), ("R_I2", "B_I"), ("R_I3", "B_I")])
+    assert tallies["B_I"].eliminated and state.phase is Phase.ADVANCE
+    assert "R_I" not in state.turn.entered_elevation
+    state, _ = RULESET.apply(state, Advance("red", "R_I", "d5"))
+    assert state.turn.entered_elevation == frozenset({"R_I"})
