@@ -142,7 +142,8 @@ def test_artillery_may_retake_its_own_sides_redoubt() -> None:
     )
     state = after(setup, [("R_A", "B_I"), ("R_I", "B_I"), ("R_I2", "B_I")])
     state, _ = RULESET.apply(state, Advance("red", "R_A", "d5"))
-    assert state.unit("R_A") is not None and state.geo.names[state.unit("R_A").cell] == "d5"
+    artillery = state.unit("R_A")
+    assert artillery is not None and state.geo.names[artillery.cell] == "d5"
 
 
 @pytest.mark.parametrize("blocking", ["false", "true"])
