@@ -175,3 +175,13 @@ def test_an_advance_onto_a_hill_counts_as_entering_it_this_turn() -> None:
     assert "R_I" not in state.turn.entered_elevation
     state, _ = RULESET.apply(state, Advance("red", "R_I", "d5"))
     assert state.turn.entered_elevation == frozenset({"R_I"})
+
+
+def test_with_all_attackers_negation_every_attacker_on_high_ground_takes_the_hill() -> None:
+    # hill_bonus_negation = all_attackers: the bonus goes only when every attacker stands
+    # on a hill or redoubt (here both do; test_combat covers one of two).
+    setup = f"board 8x8; red: d4=A#R_A c4=C#R_C {GUARDS} d5=I#B_I; hills: d5 c4 d4"
+    _a, bonuses, attack, defence, eliminated = terms(
+        setup, [("R_A", "B_I"), ("R_C", "B_I")], hill_bonus_negation="all_attackers"
+    )
+    assert (bonuses, attack, defence, eliminated) == ((), 3, 1, True)
