@@ -48,3 +48,16 @@ def test_a_unit_that_holds_is_told_so_with_the_notes_of_its_attackers() -> None:
         "and across an obstacle) = 1 against defence 1 + redoubt +1 + obstacle +1 = 3: it holds."
     )
     assert not [e for e in events if e.kind is EventKind.ELIMINATED]
+
+
+def test_a_declared_attack_is_an_event_naming_the_attacker() -> None:
+    setup = "board 8x8; red: d4=A#R_A h1=G#R_G; black: d5=I#B_I a8=G#B_G"
+    _state, events, _t = fight(setup, [("R_A", "B_I")])
+    [declared] = [e for e in events if e.kind is EventKind.ATTACK_DECLARED]
+    assert (declared.text, declared.side, declared.cells, declared.piece, declared.unit) == (
+        "Red artillery on d4 attacks black infantry on d5.",
+        "red",
+        ("d4", "d5"),
+        "artillery",
+        "R_A",
+    )

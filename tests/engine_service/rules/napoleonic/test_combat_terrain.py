@@ -185,3 +185,15 @@ def test_with_all_attackers_negation_every_attacker_on_high_ground_takes_the_hil
         setup, [("R_A", "B_I"), ("R_C", "B_I")], hill_bonus_negation="all_attackers"
     )
     assert (bonuses, attack, defence, eliminated) == ((), 3, 1, True)
+
+
+def test_supports_cross_obstacles_unless_the_option_blocks_them() -> None:
+    # 10.4: "movement and support are unaffected" by obstacles, by default.
+    setup = "board 8x8; red: d4=A#R_A h1=G#R_G; black: d5=I#B_I d6=I#B_S a8=G#B_G; obstacles: d5|d6"
+    for blocking, listed in (("false", True), ("true", False)):
+        state, _ = apply_batch(
+            RULESET,
+            start(setup, obstacles_block_support=blocking),
+            [Attack("red", "R_A", "B_I"), EndPhase("red")],
+        )
+        assert (Support("black", "B_S", "B_I") in legal_supports(state, "black")) is listed
