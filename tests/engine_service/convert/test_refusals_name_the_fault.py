@@ -1,0 +1,221 @@
+"""Every structural refusal of a state or action from the wire names the field and the fault.
+
+The converters refuse malformed states with INVALID_STATE (actions with ILLEGAL_ACTION), the
+field at fault and a message a person can act on; each case here pins all three, so a check
+that stops firing, fires on the wrong field, or loses its message fails.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from engine_service import convert
+from engine_service.rules import rulesets
+from engine_service.rules.errors import RuleError
+from engine_service.rules.game import Game
+from tests.conftest import TEST_SEAL_KEY
+from wargame.v1 import game_pb2, napoleonic_pb2
+
+RULESETS = rulesets(TEST_SEAL_KEY)
+CONVERSIONS = convert.conversions(RULESETS)
+# A change returns the index of the piece it changed; the field names that index.
+Change = Callable[[game_pb2.GameState], int]
+
+
+def initial(game: str, **options: str) -> game_pb2.GameState:
+    ruleset = RULESETS[game]
+    state = ruleset.new_game(ruleset.resolve_options(options), None)
+    return CONVERSIONS.game_to_proto(Game(ruleset, state), 0)
+
+
+def index_of(state: game_pb2.GameState, kind: str, side: str = "") -> int:
+    """The index of the first piece of a kind (and side)."""
+    return next(i for i, p in enumerate(state.pieces) if p.kind == kind and side in ("", p.side))
+
+
+def setting(kind: str, name: str, value: object) -> Change:
+    """Set one field of the first piece of `kind`."""
+
+    def change(state: game_pb2.GameState) -> int:
+        i = index_of(state, kind)
+        setattr(state.pieces[i], name, value)
+        return i
+
+    return change
+
+
+def onto_a_troop(state: game_pb2.GameState) -> int:
+    """Move the King onto the square of a Troop listed after him."""
+    king = index_of(state, "king")
+    troop = next(i for i in range(king + 1, len(state.pieces)) if state.pieces[i].kind == "troop")
+    state.pieces[king].cell = state.pieces[troop].cell
+    return troop
+
+
+def onto_artillery(state: game_pb2.GameState) -> int:
+    """Move the red Guards onto the red artillery's square (the Guards are listed later)."""
+    guards = index_of(state, "guards", "red")
+    state.pieces[guards].cell = state.pieces[index_of(state, "artillery", "red")].cell
+    return guards
+
+
+def id_of_artillery(state: game_pb2.GameState) -> int:
+    guards = index_of(state, "guards", "red")
+    state.pieces[guards].id = state.pieces[index_of(state, "artillery", "red")].id
+    return guards
+
+
+def a_third_artillery(state: game_pb2.GameState) -> int:
+    """The red Guards turned artillery: the last red artillery listed is one too many."""
+    state.pieces[index_of(state, "guards", "red")].kind = "artillery"
+    return max(i for i, p in enumerate(state.pieces) if (p.side, p.kind) == ("red", "artillery"))
+
+
+def black_army_gone(state: game_pb2.GameState) -> int:
+    """Black's order of battle emptied: its first unit is one more than the army holds."""
+    state.napoleonic.armies[1].ClearField("unit_types")
+    return next(i for i, p in enumerate(state.pieces) if p.side == "black")
+
+
+CASES: list[tuple[str, str, Change, str, str]] = [
+    (
+        "war",
+        "unknown kind",
+        setting("king", "kind", "queen"),
+        "kind",
+        "unknown piece kind 'queen'; kinds: troop, king, general, mortar, cannon, horse, "
+        "flying_machine",
+    ),
+    (
+        "war",
+        "no such cell",
+        setting("king", "cell", "k11"),
+        "cell",
+        "cell 'k11' is not a cell a1..j10",
+    ),
+    ("war", "two on one cell", onto_a_troop, "cell", "two pieces on {cell}"),
+    (
+        "war",
+        "a King marked moved",
+        setting("king", "moved", True),
+        "moved",
+        "only a Troop can be marked as moved, not a king",
+    ),
+    ("war", "a unit id", setting("king", "id", "K1"), "id", "Game of War pieces have no unit ids"),
+    (
+        "napoleonic",
+        "no such square",
+        setting("guards", "cell", "i9"),
+        "cell",
+        "'i9' is not a square of the 8x8 board",
+    ),
+    (
+        "napoleonic",
+        "a malformed id",
+        setting("guards", "id", "no spaces"),
+        "id",
+        "unit id 'no spaces' is not 1-32 letters, digits or '_'",
+    ),
+    ("napoleonic", "two units one id", id_of_artillery, "id", "two units have the id {id}"),
+    (
+        "napoleonic",
+        "two units one square",
+        onto_artillery,
+        "cell",
+        "units {other} and R_G are both on {cell}",
+    ),
+    (
+        "napoleonic",
+        "a unit its army lacks",
+        black_army_gone,
+        "kind",
+        "black has more {kind} on the board than its army holds (0)",
+    ),
+    (
+        "napoleonic",
+        "too many of a type",
+        a_third_artillery,
+        "kind",
+        "red has more artillery on the board than its army holds (2)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("game", "change", "field", "message"),
+    [case[:1] + case[2:] for case in CASES],
+    ids=[f"{case[0]}: {case[1]}" for case in CASES],
+)
+def test_a_malformed_state_is_refused_naming_field_and_fault(
+    game: str, change: Change, field: str, message: str
+) -> None:
+    state = initial(game)
+    i = change(state)
+    changed = state.pieces[i]
+    other = next(
+        (p.id for j, p in enumerate(state.pieces) if j != i and p.cell == changed.cell), ""
+    )
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.reason, error.value.field, error.value.message) == (
+        "INVALID_STATE",
+        f"state.pieces[{i}].{field}",
+        message.format(cell=changed.cell, id=changed.id, kind=changed.kind, other=other),
+    )
+
+
+def _action(state: game_pb2.GameState, build: Callable[[game_pb2.Action], None]) -> RuleError:
+    game, _ = CONVERSIONS.game_from_proto(state)
+    action = game_pb2.Action(side=state.to_act[0])
+    build(action)
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.action_from_proto(game, action)
+    return error.value
+
+
+def test_napoleonic_placements_name_the_unknown_unit_type() -> None:
+    dawn = initial("napoleonic", deployment="attack_at_dawn", attack_at_dawn_mode="sealed")
+
+    def seal(action: game_pb2.Action) -> None:
+        action.napoleonic.seal.placements.add(cell="a2", unit_type="artillery")
+        action.napoleonic.seal.placements.add(cell="b2", unit_type="dragon")
+
+    error = _action(dawn, seal)
+    assert (error.reason, error.field, error.message) == (
+        "ILLEGAL_ACTION",
+        "action.napoleonic.seal.placements[1].unit_type",
+        "'dragon' is no unit type",
+    )
+
+    def reveal(action: game_pb2.Action) -> None:
+        action.napoleonic.reveal.placements.add(cell="a2", unit_type="wyvern")
+
+    error = _action(dawn, reveal)
+    assert (error.field, error.message) == (
+        "action.napoleonic.reveal.placements[0].unit_type",
+        "'wyvern' is no unit type",
+    )
+    marching = initial("napoleonic", deployment="marching_orders")
+
+    def place(action: game_pb2.Action) -> None:
+        action.napoleonic.place.CopyFrom(
+            napoleonic_pb2.NapoleonicPlacement(unit_type="griffin", cell="c2")
+        )
+
+    error = _action(marching, place)
+    assert (error.reason, error.field, error.message) == (
+        "ILLEGAL_ACTION",
+        "action.napoleonic.place.unit_type",
+        "'griffin' is no unit type",
+    )
+
+
+def test_a_battle_action_that_is_no_move_is_refused() -> None:
+    error = _action(initial("battle"), lambda a: a.battle.SetInParent())
+    assert (error.reason, error.field, error.message) == (
+        "ILLEGAL_ACTION",
+        "action.battle.move",
+        "a battle action is a move",
+    )
