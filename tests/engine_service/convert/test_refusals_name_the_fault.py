@@ -219,3 +219,78 @@ def test_a_battle_action_that_is_no_move_is_refused() -> None:
         "action.battle.move",
         "a battle action is a move",
     )
+
+
+def _war_move(action: game_pb2.Action, origin: str, *path: str) -> None:
+    action.war.move.origin = origin
+    action.war.move.path.extend(path)
+
+
+WAR_ACTIONS: list[tuple[str, Callable[[game_pb2.Action], None], str, str, str]] = [
+    (
+        "nothing to do",
+        lambda a: a.war.SetInParent(),
+        "ILLEGAL_ACTION",
+        "action.war.kind",
+        "the action has no move, place or pass",
+    ),
+    (
+        "a huff of no cell",
+        lambda a: (setattr(a.war, "huff", "z0"), _war_move(a, "b2", "b3")),
+        "UNKNOWN_CELL",
+        "action.war.huff",
+        "'z0' is not a cell of the board (a1..j10)",
+    ),
+    (
+        "a move with nowhere to land",
+        lambda a: _war_move(a, "b2"),
+        "ILLEGAL_ACTION",
+        "action.war.move.path",
+        "a move needs at least one landing cell",
+    ),
+    (
+        "a placement's move with nowhere to land",
+        lambda a: (
+            setattr(a.war.place, "cell", "e5"),
+            setattr(a.war.move_after_placement, "origin", "b2"),
+        ),
+        "ILLEGAL_ACTION",
+        "action.war.move_after_placement.path",
+        "a move needs at least one landing cell",
+    ),
+    (
+        "a move after no placement",
+        lambda a: (_war_move(a, "b2", "b3"), a.war.move_after_placement.path.append("c3")),
+        "ILLEGAL_ACTION",
+        "action.war.move_after_placement",
+        "move_after_placement needs a placement in `place`",
+    ),
+    (
+        "a landing off the board",
+        lambda a: _war_move(a, "b2", "b3", "b11"),
+        "UNKNOWN_CELL",
+        "action.war.move.path[1]",
+        "'b11' is not a cell of the board (a1..j10)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("build", "reason", "field", "message"),
+    [case[1:] for case in WAR_ACTIONS],
+    ids=[case[0] for case in WAR_ACTIONS],
+)
+def test_a_malformed_war_action_is_refused_naming_field_and_fault(
+    build: Callable[[game_pb2.Action], None], reason: str, field: str, message: str
+) -> None:
+    error = _action(initial("war"), build)
+    assert (error.reason, error.field, error.message) == (reason, field, message)
+
+
+def test_an_empty_napoleonic_action_is_refused() -> None:
+    error = _action(initial("napoleonic"), lambda a: a.napoleonic.SetInParent())
+    assert (error.reason, error.field, error.message) == (
+        "ILLEGAL_ACTION",
+        "action.napoleonic.kind",
+        "the Napoleonic action is empty",
+    )
