@@ -226,48 +226,61 @@ def _war_move(action: game_pb2.Action, origin: str, *path: str) -> None:
     action.war.move.path.extend(path)
 
 
-WAR_ACTIONS: list[tuple[str, Callable[[game_pb2.Action], None], str, str, str]] = [
+def nothing_to_do(action: game_pb2.Action) -> None:
+    action.war.SetInParent()
+
+
+def huff_of_no_cell(action: game_pb2.Action) -> None:
+    action.war.huff = "z0"
+    _war_move(action, "b2", "b3")
+
+
+def nowhere_to_land(action: game_pb2.Action) -> None:
+    _war_move(action, "b2")
+
+
+def placement_move_nowhere_to_land(action: game_pb2.Action) -> None:
+    action.war.place.cell = "e5"
+    action.war.move_after_placement.origin = "b2"
+
+
+def move_after_no_placement(action: game_pb2.Action) -> None:
+    _war_move(action, "b2", "b3")
+    action.war.move_after_placement.path.append("c3")
+
+
+def landing_off_the_board(action: game_pb2.Action) -> None:
+    _war_move(action, "b2", "b3", "b11")
+
+
+WAR_ACTIONS: list[tuple[Callable[[game_pb2.Action], None], str, str, str]] = [
+    (nothing_to_do, "ILLEGAL_ACTION", "action.war.kind", "the action has no move, place or pass"),
     (
-        "nothing to do",
-        lambda a: a.war.SetInParent(),
-        "ILLEGAL_ACTION",
-        "action.war.kind",
-        "the action has no move, place or pass",
-    ),
-    (
-        "a huff of no cell",
-        lambda a: (setattr(a.war, "huff", "z0"), _war_move(a, "b2", "b3")),
+        huff_of_no_cell,
         "UNKNOWN_CELL",
         "action.war.huff",
         "'z0' is not a cell of the board (a1..j10)",
     ),
     (
-        "a move with nowhere to land",
-        lambda a: _war_move(a, "b2"),
+        nowhere_to_land,
         "ILLEGAL_ACTION",
         "action.war.move.path",
         "a move needs at least one landing cell",
     ),
     (
-        "a placement's move with nowhere to land",
-        lambda a: (
-            setattr(a.war.place, "cell", "e5"),
-            setattr(a.war.move_after_placement, "origin", "b2"),
-        ),
+        placement_move_nowhere_to_land,
         "ILLEGAL_ACTION",
         "action.war.move_after_placement.path",
         "a move needs at least one landing cell",
     ),
     (
-        "a move after no placement",
-        lambda a: (_war_move(a, "b2", "b3"), a.war.move_after_placement.path.append("c3")),
+        move_after_no_placement,
         "ILLEGAL_ACTION",
         "action.war.move_after_placement",
         "move_after_placement needs a placement in `place`",
     ),
     (
-        "a landing off the board",
-        lambda a: _war_move(a, "b2", "b3", "b11"),
+        landing_off_the_board,
         "UNKNOWN_CELL",
         "action.war.move.path[1]",
         "'b11' is not a cell of the board (a1..j10)",
@@ -277,8 +290,8 @@ WAR_ACTIONS: list[tuple[str, Callable[[game_pb2.Action], None], str, str, str]] 
 
 @pytest.mark.parametrize(
     ("build", "reason", "field", "message"),
-    [case[1:] for case in WAR_ACTIONS],
-    ids=[case[0] for case in WAR_ACTIONS],
+    WAR_ACTIONS,
+    ids=[case[0].__name__ for case in WAR_ACTIONS],
 )
 def test_a_malformed_war_action_is_refused_naming_field_and_fault(
     build: Callable[[game_pb2.Action], None], reason: str, field: str, message: str
