@@ -307,3 +307,82 @@ def test_an_empty_napoleonic_action_is_refused() -> None:
         "action.napoleonic.kind",
         "the Napoleonic action is empty",
     )
+
+
+def _deployment_case(
+    options: dict[str, str], change: Callable[[game_pb2.GameState], None]
+) -> RuleError:
+    state = initial("napoleonic", **options)
+    change(state)
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    return error.value
+
+
+DAWN = {"deployment": "attack_at_dawn"}
+SEALED = {"deployment": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
+MARCHING = {"deployment": "marching_orders"}
+DEPLOYMENT = "state.napoleonic.deployment"
+
+
+def _in_play(state: game_pb2.GameState) -> None:
+    state.napoleonic.phase = napoleonic_pb2.NAPOLEONIC_PHASE_MOVEMENT
+
+
+def _mode(value: str) -> Callable[[game_pb2.GameState], None]:
+    return lambda state: setattr(state.napoleonic.deployment, "mode", value)
+
+
+def _reveal(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.reveals.add(player="red")
+
+
+def _commitment(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.commitments.add(player="red", hash=bytes(32))
+
+
+def _sealed(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.sealed.add(player="red", ciphertext=b"x" * 40)
+
+
+def _no_deployment(state: game_pb2.GameState) -> None:
+    state.napoleonic.ClearField("deployment")
+
+
+def _next_placer(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.next_placer = "red"
+
+
+DEPLOYMENT_CASES = [
+    (DAWN, _no_deployment, DEPLOYMENT, "phase deploy_commit needs its deployment data"),
+    (DAWN, _in_play, DEPLOYMENT, "phase movement carries deployment data"),
+    (
+        DAWN,
+        _mode("sealed"),
+        f"{DEPLOYMENT}.mode",
+        "deployment mode 'sealed' is not the options' 'commit_reveal'",
+    ),
+    (SEALED, _reveal, f"{DEPLOYMENT}.reveals", "plaintext arrays in sealed deployment"),
+    (SEALED, _commitment, f"{DEPLOYMENT}.commitments", "commitments in sealed deployment"),
+    (DAWN, _sealed, f"{DEPLOYMENT}.sealed", "sealed arrays in commit_reveal deployment"),
+    (DAWN, _reveal, f"{DEPLOYMENT}.reveals", "reveals during the commit phase"),
+    (
+        DAWN,
+        _next_placer,
+        f"{DEPLOYMENT}.next_placer",
+        "Marching Orders data in commit_reveal deployment",
+    ),
+    (MARCHING, _sealed, f"{DEPLOYMENT}.sealed", "sealed arrays in marching_orders deployment"),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "change", "field", "message"),
+    DEPLOYMENT_CASES,
+    ids=[case[3] for case in DEPLOYMENT_CASES],
+)
+def test_deployment_data_that_does_not_fit_the_phase_or_mode_is_refused(
+    options: dict[str, str], change: Callable[[game_pb2.GameState], None], field: str, message: str
+) -> None:
+    error = _deployment_case(options, change)
+    assert (error.reason, error.field, error.message) == ("INVALID_STATE", field, message)
