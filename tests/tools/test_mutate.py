@@ -72,3 +72,19 @@ def test_the_report_counts_each_file_and_package_and_never_counts_equivalents_as
     assert packages == ["[engine_service/rules]", "[engine_service/rules/war]"]
     rules = next(line for line in text.splitlines() if line.startswith("[engine_service/rules]"))
     assert rules.split()[-2:] == ["50.0", "%"]  # 2 of 4 judged: no tests counts, unchecked not
+
+
+def test_redis_servers_left_in_a_scopes_folder_are_ended_and_no_others(tmp_path: Path) -> None:
+    from tests.servers import start_redis
+    from tools.mutate.__main__ import end_leftover_servers
+
+    work = tmp_path / "work"
+    ours = start_redis(work / "tmp" / "pytest-0" / "redis0")
+    theirs = start_redis(tmp_path / "elsewhere")
+    try:
+        end_leftover_servers(work)
+        assert ours.process.wait(10) is not None
+        assert theirs.process.poll() is None
+    finally:
+        ours.stop()
+        theirs.stop()

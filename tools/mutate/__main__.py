@@ -74,16 +74,21 @@ def prepare(scope: str, work: Path, resume: bool) -> None:
 
 
 def end_leftover_servers(work: Path) -> None:
-    """End the redis-servers that tests of killed mutants left behind (their --dir is ours)."""
-    marker = str(work / "tmp")
+    """End the redis-servers that tests of killed mutants left behind.
+
+    redis-server rewrites its command line, so it is known by its working folder: tests
+    start it with `--dir` inside their temporary folder, which lies in the scope's folder.
+    """
+    ours = work / "tmp"
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
         try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0")
+            name = (proc / "comm").read_text().strip()
+            cwd = Path(os.readlink(proc / "cwd"))
         except OSError:
             continue
-        if argv and argv[0].endswith(b"redis-server") and any(marker.encode() in a for a in argv):
+        if name == "redis-server" and cwd.is_relative_to(ours):
             os.kill(int(proc.name), signal.SIGTERM)
 
 
