@@ -21,19 +21,19 @@ from matchmaker.queue import Queues, QueueSpec
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import Store
+from matchmaker.store import HUMAN, Store
 from tests.matchmaker.conftest import run
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
 
 
-def make_queues(redis_url: str, **changes: object) -> Queues:
-    """Queues without the engine (pairing and waiting never call it)."""
+def make_queues(redis_url: str, engine_address: str = "127.0.0.1:1", **changes: object) -> Queues:
+    """Queues; without an engine unless one is given (pairing and waiting never call it)."""
     settings = dataclasses.replace(Settings(redis_url=redis_url, rate_limit=0), **changes)  # type: ignore[arg-type]
     redis = Redis.from_url(redis_url)
     scripts = Scripts(redis)
-    engine = Engine("127.0.0.1:1", settings)
+    engine = Engine(engine_address, settings)
     players = Players(redis, scripts, settings)
     sessions = Sessions(Store(redis, scripts, settings), engine, players, settings)
     return Queues(
@@ -233,6 +233,44 @@ def test_tickets_whose_stream_stopped_are_dropped(redis_url: str) -> None:
         assert await queues.redis.hkeys(keys.queue_tickets(SPEC.queue_id)) != []
         raw = await queues.redis.hvals(keys.queue_tickets(SPEC.queue_id))
         assert [json.loads(value)["p"] for value in raw] == ["live"]
+        await close(queues)
+
+    run(scenario())
+
+
+def test_a_match_makes_its_game_once_with_the_players_seated(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url, engine_address)
+        await set_rating(queues.redis, "x", 1500)
+        await set_rating(queues.redis, "y", 1510)
+        for player_id in ("x", "y"):
+            await queues.join(player_id, f"name of {player_id}", SPEC)
+        [match] = await queues.pair(SPEC.queue_id)
+        assert await queues.game_for(SPEC.queue_id, match, create=False) is None
+        game = await queues.game_for(SPEC.queue_id, match, create=True)
+        assert game is not None and game.id == match["g"]
+        assert (game.ruleset, game.rated, game.visibility) == ("war", True, "public")
+        assert game.clock is not None
+        assert [(s.side, s.player, s.name, s.kind, s.rating) for s in game.seats] == [
+            (side, seat["p"], f"name of {seat['p']}", HUMAN, seat["rt"])
+            for side, seat in zip(("south", "north"), match["seats"], strict=True)
+        ]
+        assert dict(game.state.options)["compulsion"] == "legality"
+        again = await queues.game_for(SPEC.queue_id, match, create=True)
+        assert again is not None and (again.id, again.version) == (game.id, game.version)
+        known = await queues.game_for(SPEC.queue_id, match, create=False)
+        assert known is not None and known.id == game.id
+        # A match whose queue expired before its game was made cannot make it any more.
+        await queues.redis.delete(keys.queue_config(SPEC.queue_id))
+        with pytest.raises(ServiceError) as caught:
+            await queues.game_for(SPEC.queue_id, {**match, "g": "g-later"}, create=True)
+        assert (caught.value.code, caught.value.reason, caught.value.message) == (
+            grpc.StatusCode.NOT_FOUND,
+            "SESSION_NOT_FOUND",
+            "the queue has expired",
+        )
         await close(queues)
 
     run(scenario())
