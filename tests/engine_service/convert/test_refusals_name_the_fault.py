@@ -386,3 +386,104 @@ def test_deployment_data_that_does_not_fit_the_phase_or_mode_is_refused(
 ) -> None:
     error = _deployment_case(options, change)
     assert (error.reason, error.field, error.message) == ("INVALID_STATE", field, message)
+
+
+def _revealing(state: game_pb2.GameState) -> napoleonic_pb2.NapoleonicDeployment:
+    state.napoleonic.phase = napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL
+    return state.napoleonic.deployment
+
+
+def _reveal_by_no_player(state: game_pb2.GameState) -> None:
+    _revealing(state).reveals.add(player="white")
+
+
+def _reveal_of_no_unit_type(state: game_pb2.GameState) -> None:
+    _revealing(state).reveals.add(player="red").placements.add(cell="a2", unit_type="wyvern")
+
+
+def _reveal_off_the_board(state: game_pb2.GameState) -> None:
+    _revealing(state).reveals.add(player="red").placements.add(cell="z9", unit_type="infantry")
+
+
+def _commitment_by_no_player(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.commitments.add(player="white", hash=bytes(32))
+
+
+def _sealed_by_no_player(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.sealed.add(player="white", ciphertext=b"x" * 40)
+
+
+def _placed_this_turn(state: game_pb2.GameState) -> None:
+    state.napoleonic.deployment.placed_this_turn = 1
+
+
+MORE_DEPLOYMENT_CASES = [
+    (
+        DAWN,
+        _placed_this_turn,
+        f"{DEPLOYMENT}.next_placer",
+        "Marching Orders data in commit_reveal deployment",
+    ),
+    (
+        DAWN,
+        _reveal_by_no_player,
+        f"{DEPLOYMENT}.reveals[0].player",
+        "'white' is no player (red, black)",
+    ),
+    (
+        DAWN,
+        _reveal_of_no_unit_type,
+        f"{DEPLOYMENT}.reveals[0].placements[0].unit_type",
+        "'wyvern' is no unit type (infantry, cavalry, artillery, guards, horse_artillery, "
+        "dragoons, foot_guards, cuirassiers, heavy_infantry)",
+    ),
+    (
+        DAWN,
+        _reveal_off_the_board,
+        f"{DEPLOYMENT}.reveals[0].placements",
+        "'z9' is not a square of the 8x8 board",
+    ),
+    (
+        DAWN,
+        _commitment_by_no_player,
+        f"{DEPLOYMENT}.commitments[0].player",
+        "'white' is no player (red, black)",
+    ),
+    (
+        SEALED,
+        _sealed_by_no_player,
+        f"{DEPLOYMENT}.sealed[0].player",
+        "'white' is no player (red, black)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("options", "change", "field", "message"),
+    MORE_DEPLOYMENT_CASES,
+    ids=[case[1].__name__.strip("_") for case in MORE_DEPLOYMENT_CASES],
+)
+def test_deployment_entries_name_the_entry_at_fault(
+    options: dict[str, str], change: Callable[[game_pb2.GameState], None], field: str, message: str
+) -> None:
+    error = _deployment_case(options, change)
+    assert (error.reason, error.field, error.message) == ("INVALID_STATE", field, message)
+
+
+def test_turn_entries_name_the_entry_at_fault() -> None:
+    state = initial("napoleonic")
+    state.napoleonic.turn.vacancies.add(cell="z9")
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.field, error.value.message) == (
+        "state.napoleonic.turn.vacancies[0].cell",
+        "'z9' is not a square of the 8x8 board",
+    )
+    state = initial("napoleonic")
+    state.napoleonic.turn.pending_defenders.append("white")
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.field, error.value.message) == (
+        "state.napoleonic.turn.pending_defenders[0]",
+        "'white' is no player (red, black)",
+    )
