@@ -17,7 +17,7 @@ from matchmaker import keys
 from matchmaker.engine import Engine
 from matchmaker.errors import ServiceError
 from matchmaker.players import Players
-from matchmaker.queue import Queues, QueueSpec
+from matchmaker.queue import Queues, QueueSpec, Ticket
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
@@ -271,6 +271,87 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
             "SESSION_NOT_FOUND",
             "the queue has expired",
         )
+        await close(queues)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("text", ["", "q1", "x1.t1", "q1.", ".t1", "t1"])
+def test_a_malformed_ticket_is_refused(text: str) -> None:
+    with pytest.raises(ServiceError) as caught:
+        Ticket.parse(text)
+    assert (caught.value.code, caught.value.reason, caught.value.fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+        (("ticket", "the ticket is malformed"),),
+    )
+
+
+def test_a_ticket_reads_back_from_its_text() -> None:
+    ticket = Ticket("qabc", "t123")
+    assert ticket.text == "qabc.t123" and Ticket.parse(ticket.text) == ticket
+
+
+def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url, engine_address)
+        tc = TimeControl(60_000, 0)
+        spec = await queues.spec("war", {}, "checkers_huff", tc, False)
+        assert spec.options["compulsion"] == "huff" and spec.preset == "checkers_huff"
+        plain = await queues.spec("war", {}, "", tc, False)
+        assert plain.options["compulsion"] == "legality"
+        with pytest.raises(ServiceError) as caught:
+            await queues.spec("", {}, "", tc, False)
+        assert (caught.value.code, caught.value.reason, caught.value.fields) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "MISSING_FIELD",
+            (("game", "game is required"),),
+        )
+        await close(queues)
+
+    run(scenario())
+
+
+def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url, ticket_liveness=0.4, window_growth=0.0)
+        await set_rating(queues.redis, "a", 1000)
+        ticket = await queues.join("a", "a", SPEC)
+        joined = keys.queue_joined(SPEC.queue_id)
+        await queues.redis.zincrby(joined, -5_000, ticket.ticket)  # as if it joined 5 s ago
+        await queues.redis.pexpire(keys.player_queue("a"), 50)
+        status = await queues.status("a", ticket)
+        assert status.kind == "waiting"
+        assert status.joined_ms == int(await queues.redis.zscore(joined, ticket.ticket) or 0)
+        assert status.now_ms - status.joined_ms >= 5_000
+        # renewed: the ticket lives until now + liveness, the player's ticket key 1 s more
+        alive = await queues.redis.zscore(keys.queue_alive(SPEC.queue_id), ticket.ticket)
+        assert alive == status.now_ms + 400
+        assert 50 < await queues.redis.pttl(keys.player_queue("a")) <= 1_000
+        # and the queue is marked active now, for the pairing workers
+        active = await queues.redis.zscore(keys.queues(), SPEC.queue_id)
+        assert active is not None and abs(active - status.now_ms) < 1_000
+        await close(queues)
+
+    run(scenario())
+
+
+def test_leaving_when_not_queued_and_claiming_a_match(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url)
+        assert (await queues.leave("nobody", None)).kind == "gone"
+        tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
+        [match] = await queues.pair(SPEC.queue_id)
+        await queues.claim("x", tickets[0])
+        matched = keys.queue_matched(SPEC.queue_id)
+        assert await queues.redis.zscore(matched, tickets[0].ticket) is None
+        assert await queues.redis.hget(keys.queue_matches(SPEC.queue_id), tickets[0].ticket) is None
+        assert await queues.redis.get(keys.player_queue("x")) is None
+        # the other player's match is untouched until claimed
+        assert await queues.redis.zscore(matched, tickets[1].ticket) is not None
+        assert (await queues.status("y", tickets[1])).match == match
         await close(queues)
 
     run(scenario())
