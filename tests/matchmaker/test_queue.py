@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import json
 import random
+import re
 from typing import Any
 
 import grpc
@@ -14,6 +15,7 @@ import pytest
 from redis.asyncio import Redis
 
 from matchmaker import keys
+from matchmaker import queue as queue_module
 from matchmaker.engine import Engine
 from matchmaker.errors import ServiceError
 from matchmaker.players import Players
@@ -352,6 +354,58 @@ def test_leaving_when_not_queued_and_claiming_a_match(redis_url: str) -> None:
         # the other player's match is untouched until claimed
         assert await queues.redis.zscore(matched, tickets[1].ticket) is not None
         assert (await queues.status("y", tickets[1])).match == match
+        await close(queues)
+
+    run(scenario())
+
+
+def test_pairing_runs_batch_after_batch_until_nobody_is_left(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(queue_module, "PAIR_BATCH", 2)  # three pairs need two full batches
+
+    async def scenario() -> None:
+        queues = make_queues(redis_url)
+        for index in range(7):
+            await queues.join(f"p{index}", f"p{index}", SPEC)
+        matches = await queues.pair(SPEC.queue_id)
+        assert len(matches) == 3
+        assert len({seat["p"] for m in matches for seat in m["seats"]}) == 6
+        assert await queues.redis.zcard(keys.queue_arrivals(SPEC.queue_id)) == 1
+        await close(queues)
+
+    run(scenario())
+
+
+def test_either_ticket_may_get_the_first_side(redis_url: str) -> None:
+    # The side is a coin per pair (queue_pair.lua ARGV[7+G]); seeded, the coins are known.
+    async def scenario() -> None:
+        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        firsts = []
+        random.seed(11)
+        for index in range(12):
+            older, newer = f"o{index}", f"n{index}"
+            for player_id in (older, newer):
+                await set_rating(queues.redis, player_id, 1000 + 100 * index)
+                await queues.join(player_id, player_id, SPEC)
+            [match] = await queues.pair(SPEC.queue_id)
+            firsts.append(match["seats"][0]["p"] == older)
+        assert True in firsts and False in firsts
+        await close(queues)
+
+    run(scenario())
+
+
+def test_ids_have_the_forms_of_their_kind(redis_url: str) -> None:
+    # Game ids made by pairing have the form of every other game id (sessions.py: g + 14).
+    async def scenario() -> None:
+        queues = make_queues(redis_url, ticket_liveness=30.0)
+        tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
+        assert all(re.fullmatch(r"t[a-z2-7]{12}", t.ticket) for t in tickets)
+        # the player's ticket key lives as long as the ticket, not for ever
+        assert 0 < await queues.redis.ttl(keys.player_queue("x")) <= 30
+        [match] = await queues.pair(SPEC.queue_id)
+        assert re.fullmatch(r"g[a-z2-7]{14}", match["g"])
         await close(queues)
 
     run(scenario())
