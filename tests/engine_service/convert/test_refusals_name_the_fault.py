@@ -67,6 +67,21 @@ def id_of_artillery(state: game_pb2.GameState) -> int:
     return guards
 
 
+def onto_the_citadel(state: game_pb2.GameState) -> int:
+    """The Wagon driven onto the Citadel's square (the later of the two is refused)."""
+    wagon, citadel = index_of(state, "wagon"), index_of(state, "citadel")
+    later = max(wagon, citadel)
+    state.pieces[later].cell = state.pieces[min(wagon, citadel)].cell
+    return later
+
+
+def a_second_citadel(state: game_pb2.GameState) -> int:
+    extra = state.pieces.add()
+    extra.CopyFrom(state.pieces[index_of(state, "citadel")])
+    extra.cell = "70"
+    return len(state.pieces) - 1
+
+
 def a_third_artillery(state: game_pb2.GameState) -> int:
     """The red Guards turned artillery: the last red artillery listed is one too many."""
     state.pieces[index_of(state, "guards", "red")].kind = "artillery"
@@ -104,6 +119,64 @@ CASES: list[tuple[str, str, Change, str, str]] = [
         "only a Troop can be marked as moved, not a king",
     ),
     ("war", "a unit id", setting("king", "id", "K1"), "id", "Game of War pieces have no unit ids"),
+    (
+        "battle",
+        "unknown kind",
+        setting("citadel", "kind", "queen"),
+        "kind",
+        "unknown piece kind 'queen'; kinds: light_infantry, infantry_of_the_line, cavalry, "
+        "artillery, wagon, citadel",
+    ),
+    (
+        "battle",
+        "no side",
+        setting("citadel", "side", "nobody"),
+        "side",
+        "side 'nobody' is neither attacker nor defender",
+    ),
+    (
+        "battle",
+        "a river cell",
+        setting("citadel", "cell", "0"),
+        "cell",
+        "'0' is not a square of the board: squares are 1..139 (the river cells are not squares)",
+    ),
+    (
+        "battle",
+        "the attacker's Citadel",
+        setting("citadel", "side", "attacker"),
+        "side",
+        "the Citadel belongs to the defender",
+    ),
+    (
+        "battle",
+        "the defender's Wagon",
+        setting("wagon", "side", "defender"),
+        "side",
+        "the Wagon belongs to the attacker",
+    ),
+    (
+        "battle",
+        "a unit id",
+        setting("citadel", "id", "C1"),
+        "id",
+        "Game of Battle pieces have no unit ids",
+    ),
+    (
+        "battle",
+        "a piece marked moved",
+        setting("citadel", "moved", True),
+        "moved",
+        "Game of Battle pieces are never marked as moved",
+    ),
+    ("battle", "two on one square", onto_the_citadel, "cell", "two pieces on square {cell}"),
+    (
+        "battle",
+        "a second Citadel",
+        a_second_citadel,
+        "kind",
+        "the defender has more than 1 Citadel (section 3)",
+    ),
     (
         "napoleonic",
         "no such square",
@@ -486,4 +559,17 @@ def test_turn_entries_name_the_entry_at_fault() -> None:
     assert (error.value.field, error.value.message) == (
         "state.napoleonic.turn.pending_defenders[0]",
         "'white' is no player (red, black)",
+    )
+
+
+@pytest.mark.parametrize("game", ["war", "battle"])
+def test_a_converter_given_another_games_detail_refuses_it(game: str) -> None:
+    other = initial("napoleonic")
+    options = RULESETS[game].resolve_options({})
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.converters[game].state_from_proto(other, options)
+    assert (error.value.reason, error.value.field, error.value.message) == (
+        "INVALID_STATE",
+        f"state.{game}",
+        f"a {game} state needs its detail in `{game}`",
     )
