@@ -65,6 +65,11 @@ def test_the_spec_decides_the_queue() -> None:
     assert dataclasses.replace(SPEC, rated=False).queue_id != SPEC.queue_id
     assert dataclasses.replace(SPEC, time_control=TimeControl()).queue_id != SPEC.queue_id
     assert QueueSpec.from_config(SPEC.config()) == SPEC
+    # Canonical JSON: every replica, of any version, derives the same queue id from it.
+    assert SPEC.config() == (
+        '{"game":"war","options":{"compulsion":"legality"},"preset":"","rated":true,'
+        '"tc":[60000,1000]}'
+    )
 
 
 def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: str) -> None:
