@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 from redis.asyncio import Redis
 
 from matchmaker import keys
@@ -23,7 +24,7 @@ from matchmaker.queue import Queues, QueueSpec, Ticket
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import HUMAN, Store
+from matchmaker.store import HUMAN, Store, text
 from tests.matchmaker.conftest import run
 
 pytestmark = pytest.mark.integration
@@ -411,6 +412,34 @@ def test_ids_have_the_forms_of_their_kind(redis_url: str) -> None:
         assert 0 < await queues.redis.ttl(keys.player_queue("x")) <= 30
         [match] = await queues.pair(SPEC.queue_id)
         assert re.fullmatch(r"g[a-z2-7]{14}", match["g"])
+        await close(queues)
+
+    run(scenario())
+
+
+def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queues(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        queues = make_queues(redis_url, engine_address)
+        unrated = dataclasses.replace(SPEC, rated=False)
+        tickets = {}
+        for spec, players in ((SPEC, ("a", "b")), (unrated, ("c", "d"))):
+            for player_id in players:
+                tickets[player_id] = await queues.join(player_id, player_id, spec)
+        now = await queues._now()
+        await queues.redis.zadd(keys.queues(), {"qidle": now - 120_000, "qquiet": now - 1_000})
+        waits = "wargame_matchmaker_queue_wait_seconds_count"
+        before = REGISTRY.get_sample_value(waits) or 0.0
+        assert await queues.pair_all() == 2
+        assert REGISTRY.get_sample_value(waits) == before + 2
+        for player_id in ("a", "c"):
+            status = await queues.status(player_id, tickets[player_id])
+            game, _, _ = await queues.sessions.store.load(status.match["g"])
+            assert game is not None and {s.player for s in game.seats} >= {player_id}
+        index = {text(q) for q in await queues.redis.zrange(keys.queues(), 0, -1)}
+        # a queue idle for over a minute with nobody waiting is forgotten; the others stay
+        assert index == {SPEC.queue_id, unrated.queue_id, "qquiet"}
         await close(queues)
 
     run(scenario())
