@@ -573,3 +573,86 @@ def test_a_converter_given_another_games_detail_refuses_it(game: str) -> None:
         f"state.{game}",
         f"a {game} state needs its detail in `{game}`",
     )
+
+
+def _napoleonic_game(setup: str, **options: str) -> game_pb2.GameState:
+    ruleset = RULESETS["napoleonic"]
+    state = ruleset.new_game(ruleset.resolve_options(options), setup)
+    return CONVERSIONS.game_to_proto(Game(ruleset, state), 0)
+
+
+@pytest.mark.parametrize(
+    ("width", "height"), [(2, 2), (26, 2), (2, 99), (26, 99)], ids=["2x2", "26x2", "2x99", "26x99"]
+)
+def test_napoleonic_boards_from_2x2_to_26x99_are_accepted(width: int, height: int) -> None:
+    last = f"{'abcdefghijklmnopqrstuvwxyz'[width - 1]}{height}"
+    rows = "1-1" if height == 2 else "2-3"  # both sides' deployment rows fit the board
+    setup = f"board {width}x{height}; red: a1=G#R_G; black: {last}=G#B_G"
+    state = _napoleonic_game(setup, deployment_rows=rows)
+    game, _ = CONVERSIONS.game_from_proto(state)
+    assert (game.state.width, game.state.height) == (width, height)
+
+
+@pytest.mark.parametrize(("width", "height"), [(1, 8), (27, 8), (8, 1), (8, 100), (0, 0)])
+def test_napoleonic_boards_outside_2x2_to_26x99_are_refused(width: int, height: int) -> None:
+    state = initial("napoleonic")
+    state.napoleonic.width, state.napoleonic.height = width, height
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.field, error.value.message) == (
+        "state.napoleonic.width",
+        f"board {width}x{height} is outside 2..26 x 2..99",
+    )
+
+
+def _guards(state: game_pb2.GameState) -> game_pb2.Piece:
+    return state.pieces[index_of(state, "guards", "red")]
+
+
+NAPOLEONIC_DETAIL_CASES: list[tuple[str, Callable[[game_pb2.GameState], None], str, str]] = [
+    (
+        "a scenario not the option's",
+        lambda s: setattr(s.napoleonic, "scenario", "grand_battle"),
+        "state.napoleonic.scenario",
+        "scenario 'grand_battle' is not the option scenario 'standard'",
+    ),
+    (
+        "a deployment phase in a fixed game",
+        lambda s: setattr(s.napoleonic, "phase", napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED),
+        "state.napoleonic.phase",
+        "phase deploy_sealed does not exist in a game with deployment fixed",
+    ),
+    (
+        "a unit of no player",
+        lambda s: setattr(_guards(s), "side", "white"),
+        "state.pieces[{i}].side",
+        "'white' is no player (red, black)",
+    ),
+    (
+        "a unit of no type",
+        lambda s: setattr(_guards(s), "kind", "dragon"),
+        "state.pieces[{i}].kind",
+        "'dragon' is no unit type (infantry, cavalry, artillery, guards, horse_artillery, "
+        "dragoons, foot_guards, cuirassiers, heavy_infantry)",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [case[1:] for case in NAPOLEONIC_DETAIL_CASES],
+    ids=[case[0] for case in NAPOLEONIC_DETAIL_CASES],
+)
+def test_napoleonic_details_name_the_field_at_fault(
+    change: Callable[[game_pb2.GameState], None], field: str, message: str
+) -> None:
+    state = initial("napoleonic")
+    i = index_of(state, "guards", "red")
+    change(state)
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.reason, error.value.field, error.value.message) == (
+        "INVALID_STATE",
+        field.format(i=i),
+        message,
+    )
