@@ -656,3 +656,117 @@ def test_napoleonic_details_name_the_field_at_fault(
         field.format(i=i),
         message,
     )
+
+
+TERRAIN = "state.napoleonic.terrain"
+
+
+def _terrain(state: game_pb2.GameState) -> napoleonic_pb2.NapoleonicTerrain:
+    return state.napoleonic.terrain
+
+
+def adding(*entries: tuple[str, dict[str, str]]) -> Callable[[game_pb2.GameState], None]:
+    """A change adding terrain entries: (list name, fields) each."""
+
+    def change(state: game_pb2.GameState) -> None:
+        for name, fields in entries:
+            getattr(_terrain(state), name).add(**fields)
+
+    return change
+
+
+TERRAIN_CASES: list[tuple[str, Callable[[game_pb2.GameState], None], str, str]] = [
+    (
+        "a redoubt off the board",
+        adding(("redoubts", {"cell": "z9", "owner": "red"})),
+        f"{TERRAIN}.redoubts[0].cell",
+        "'z9' is not a square of the 8x8 board",
+    ),
+    (
+        "two redoubts on a square",
+        adding(
+            ("redoubts", {"cell": "d4", "owner": "red"}),
+            ("redoubts", {"cell": "d4", "owner": "black"}),
+        ),
+        f"{TERRAIN}.redoubts[1]",
+        "two redoubts on d4",
+    ),
+    (
+        "a redoubt of no player",
+        adding(("redoubts", {"cell": "d4", "owner": "white"})),
+        f"{TERRAIN}.redoubts[0].owner",
+        "'white' is no player (red, black)",
+    ),
+    (
+        "a site off the board",
+        adding(("constructions", {"cell": "z9", "builder": "red"})),
+        f"{TERRAIN}.constructions[0].cell",
+        "'z9' is not a square of the 8x8 board",
+    ),
+    (
+        "two sites on a square",
+        adding(
+            ("constructions", {"cell": "d4", "builder": "red"}),
+            ("constructions", {"cell": "d4", "builder": "red"}),
+        ),
+        f"{TERRAIN}.constructions[1]",
+        "two redoubt sites on d4",
+    ),
+    (
+        "a site of no player",
+        adding(("constructions", {"cell": "d4", "builder": "white"})),
+        f"{TERRAIN}.constructions[0].builder",
+        "'white' is no player (red, black)",
+    ),
+    (
+        "an obstacle from off the board",
+        adding(("obstacles", {"a": "z9", "b": "d4"})),
+        f"{TERRAIN}.obstacles[0].a",
+        "'z9' is not a square of the 8x8 board",
+    ),
+    (
+        "an obstacle to off the board",
+        adding(("obstacles", {"a": "d4", "b": "z9"})),
+        f"{TERRAIN}.obstacles[0].b",
+        "'z9' is not a square of the 8x8 board",
+    ),
+    (
+        "a diagonal obstacle",
+        adding(("obstacles", {"a": "d4", "b": "e5"})),
+        f"{TERRAIN}.obstacles[0]",
+        "obstacle d4|e5 is not on an edge between orthogonal neighbours",
+    ),
+    (
+        "an obstacle between squares apart",
+        adding(("obstacles", {"a": "d4", "b": "d6"})),
+        f"{TERRAIN}.obstacles[0]",
+        "obstacle d4|d6 is not on an edge between orthogonal neighbours",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [case[1:] for case in TERRAIN_CASES],
+    ids=[case[0] for case in TERRAIN_CASES],
+)
+def test_terrain_entries_name_the_entry_at_fault(
+    change: Callable[[game_pb2.GameState], None], field: str, message: str
+) -> None:
+    state = initial("napoleonic")
+    change(state)
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.reason, error.value.field, error.value.message) == (
+        "INVALID_STATE",
+        field,
+        message,
+    )
+
+
+@pytest.mark.parametrize("other", ["d5", "e4", "d3", "c4"], ids=["N", "E", "S", "W"])
+def test_an_obstacle_may_stand_on_any_of_a_squares_four_edges(other: str) -> None:
+    state = initial("napoleonic")
+    _terrain(state).obstacles.add(a="d4", b=other)
+    game, _ = CONVERSIONS.game_from_proto(state)
+    assert len(game.state.terrain.obstacles) == 1
