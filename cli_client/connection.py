@@ -182,6 +182,16 @@ class Connection:
         )
         return reply
 
+    def apply_actions(
+        self, state: game_pb2.GameState, actions: list[game_pb2.Action]
+    ) -> engine_pb2.ApplyActionsResponse:
+        """What actions would do to a state (the engine applies them; nothing is stored)."""
+        request = engine_pb2.ApplyActionsRequest(state=state, actions=actions)
+        reply: engine_pb2.ApplyActionsResponse = self._engine_call(
+            self.engine.ApplyActions, request
+        )
+        return reply
+
     def parse_action(
         self, state: game_pb2.GameState, text: str, side: str = ""
     ) -> engine_pb2.ParseActionResponse:

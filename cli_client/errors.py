@@ -54,6 +54,11 @@ def _prefixed(prefix: str, message: str) -> str:
     return f"{prefix}: {message}"
 
 
+def is_rules_reason(reason: str) -> bool:
+    """Whether a reason says the action breaks a rule or cannot be read (not a service issue)."""
+    return _is_rules_reason(reason)
+
+
 def _is_rules_reason(reason: str) -> bool:
     try:
         number = errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason}")

@@ -9,6 +9,7 @@
     wargame replay FILE                  step through a record
     wargame leaderboard GAME             the best-rated players
 
+During a game a terminal shows a full-screen view; `--plain` keeps the scrolling log.
 Servers: `--engine` / $WARGAME_ENGINE and `--matchmaker` / $WARGAME_MATCHMAKER, by default
 the local stack that `make run` starts. The player's identity (a guest registered on first
 use) is kept in $WARGAME_HOME or $XDG_CONFIG_HOME/wargame. Every error is one line.
@@ -47,7 +48,9 @@ def address(text: str) -> str:
     return text
 
 
-def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> None:
+def _common(
+    parser: Parser, *, engine: bool = True, matchmaker: bool = True, game: bool = False
+) -> None:
     group = parser.add_argument_group("connection and display")
     if engine:
         parser.flag(
@@ -83,6 +86,15 @@ def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> 
     group.add_argument(
         "--no-color", "--no-colour", dest="no_colour", action="store_true", help="no colours"
     )
+    if game:
+        group.add_argument(
+            "--plain",
+            "--line",
+            dest="plain",
+            action="store_true",
+            help="during a game, print each change below the last instead of the full-screen "
+            "view (for screen readers and scripts; also with --ascii or when not a terminal)",
+        )
 
 
 def build_parser() -> Parser:
@@ -173,13 +185,13 @@ def build_parser() -> Parser:
         metavar="SECONDS",
         help="the bot's thinking time per action",
     )
-    _common(play)
+    _common(play, game=True)
 
     watch = commands.add_parser(
         "watch", help="follow a game live", description="Follow a game live as a spectator."
     )
     watch.add_argument("game_id", help="the game's id")
-    _common(watch)
+    _common(watch, game=True)
 
     resume = commands.add_parser(
         "resume",
@@ -189,7 +201,7 @@ def build_parser() -> Parser:
     resume.add_argument(
         "game_id", nargs="?", default="", help="the game's id (default: your last game)"
     )
-    _common(resume)
+    _common(resume, game=True)
 
     record = commands.add_parser(
         "record",
@@ -249,6 +261,9 @@ def _identity(args: argparse.Namespace, connection: Connection, terminal: Termin
 
 def run(args: argparse.Namespace, parser: Parser) -> int:
     """Carry out a parsed command."""
+    for name in ("game", "side"):  # game and side ids are lower case; people may not type them so
+        if isinstance(getattr(args, name, None), str):
+            setattr(args, name, getattr(args, name).lower())
     theme = _theme(args)
     terminal = Terminal(theme)
     console = terminal.console
@@ -272,15 +287,18 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
         if command == "record":
             return info.record(connection, console, args.game_id, args.output)
         if command == "watch":
-            return lobby.watch(connection, store, terminal, args.game_id)
+            return lobby.watch(connection, store, terminal, args.game_id, plain=args.plain)
         if command == "resume":
             game_id = args.game_id or store.last_game(connection.addresses.matchmaker)
             if not game_id:
                 raise ClientError("no game to resume: give its id (`wargame resume GAME_ID`)")
-            return lobby.resume(connection, store, terminal, game_id)
+            return lobby.resume(connection, store, terminal, game_id, plain=args.plain)
         if request is not None:
             mode = _mode(args)
-            return lobby.start(connection, store, terminal, request, mode=mode, join_code=args.join)
+            return lobby.start(
+                connection, store, terminal, request, mode=mode, join_code=args.join,
+                plain=args.plain,
+            )  # fmt: skip
     parser.print_help()
     return 2
 

@@ -2,9 +2,10 @@
 
 Each servicer method is wrapped once by `rpc(...)`: it binds a request id, the RPC and the
 game to the logs, times the call, and maps failures to the error model of the architecture:
-a `RuleError` becomes INVALID_ARGUMENT (NOT_FOUND for an unknown game), a `RequestError`
-its own code (RESOURCE_EXHAUSTED beyond a limit), and any other exception INTERNAL with the
-request id — logged with its traceback, never sent to the client.
+a `RuleError` (the rules' own error, free of gRPC) becomes a `Refusal` here, INVALID_ARGUMENT
+(NOT_FOUND for an unknown game); a `Refusal` raised by the servicer keeps its own code
+(RESOURCE_EXHAUSTED beyond a limit); any other exception is INTERNAL with the request id —
+logged with its traceback, never sent to the client.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ import grpc
 import structlog
 from prometheus_client import Counter, Histogram
 
-from engine_service.rules.errors import Reason, RuleError
-from wargame.runtime.serving import MalformedRequest
-from wargame.runtime.status import rich_status
+from engine_service.rules.errors import Reason as RuleReason
+from engine_service.rules.errors import RuleError
+from wargame.runtime.refusal import Code, Reason, Refusal, internal
+from wargame.runtime.serving import check_decoded
 
 log = structlog.get_logger(component="engine")
 
@@ -51,41 +53,21 @@ class Limits:
     max_suggest_seconds: float = 30.0
 
 
-class RequestError(Exception):
-    """A request refused before the rules see it: a missing field, a value beyond a limit."""
-
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str, field: str = "") -> None:
-        super().__init__(message)
-        self.code = code
-        self.reason = reason
-        self.message = message
-        self.field = field
-
-
-def missing(field: str) -> RequestError:
-    """The refusal of a request whose required field is empty."""
-    return RequestError(
-        grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", f"{field} is required", field
-    )
-
-
-def beyond_limit(reason: str, message: str, field: str) -> RequestError:
+def beyond_limit(reason: Reason, message: str, field: str) -> Refusal:
     """The refusal of a request beyond a service limit."""
-    return RequestError(grpc.StatusCode.RESOURCE_EXHAUSTED, reason, message, field)
+    return Refusal(Code.RESOURCE_EXHAUSTED, reason, message, field=field)
 
 
-def status_of(error: RuleError | RequestError) -> grpc.Status:
-    """The rich gRPC status of a refusal."""
-    fields = [(error.field, error.message)] if error.field else []
-    if isinstance(error, RequestError):
-        return rich_status(error.code, error.reason, error.message, fields=fields)
-    code = (
-        grpc.StatusCode.NOT_FOUND
-        if error.reason is Reason.UNKNOWN_GAME
-        else grpc.StatusCode.INVALID_ARGUMENT
+def refusal_of(error: RuleError) -> Refusal:
+    """What the rules refused, as the service's refusal (the rules know no gRPC)."""
+    code = Code.NOT_FOUND if error.reason is RuleReason.UNKNOWN_GAME else Code.INVALID_ARGUMENT
+    return Refusal(
+        code,
+        Reason(error.reason.value),
+        error.message,
+        field=error.field or "",
+        metadata={"index": str(error.index)} if error.index is not None else None,
     )
-    metadata = {"index": str(error.index)} if error.index is not None else {}
-    return rich_status(code, error.reason.value, error.message, fields=fields, metadata=metadata)
 
 
 def _game_of(request: Any) -> str:
@@ -121,31 +103,23 @@ def rpc(name: str) -> Callable[[Method], Method]:
                 request_id=request_id, rpc=name, game=_game_of(request)
             ):
                 try:
-                    if isinstance(request, MalformedRequest):
-                        raise RequestError(
-                            grpc.StatusCode.INVALID_ARGUMENT,
-                            "MALFORMED_REQUEST",
-                            request.describe(),
-                        )
+                    check_decoded(request)
                     response = method(self, request, context)
-                except (RuleError, RequestError) as error:
-                    status = status_of(error)
-                    ERRORS.labels(name, str(error.reason)).inc()
+                except (RuleError, Refusal) as error:
+                    refusal = refusal_of(error) if isinstance(error, RuleError) else error
+                    status = refusal.status()
+                    ERRORS.labels(name, refusal.reason).inc()
                     log.info(
                         "rpc refused",
                         code=status.code.name,
-                        reason=str(error.reason),
-                        message=error.message,
+                        reason=str(refusal.reason),
+                        message=refusal.message,
                         duration_ms=_ms(started),
                     )
                 except Exception:
                     log.exception("rpc failed", duration_ms=_ms(started))
-                    status = rich_status(
-                        grpc.StatusCode.INTERNAL,
-                        "INTERNAL_ERROR",
-                        f"internal error (request id {request_id})",
-                    )
-                    ERRORS.labels(name, "INTERNAL_ERROR").inc()
+                    status = internal(request_id).status()
+                    ERRORS.labels(name, Reason.INTERNAL_ERROR).inc()
                 else:
                     log.debug("rpc", duration_ms=_ms(started))
                 finally:

@@ -22,6 +22,12 @@ from wargame.runtime.logs import configure_logging
 PROG = "wargame-engine"
 DEFAULT_LISTEN = "127.0.0.1:50051"
 DEFAULT_METRICS = "127.0.0.1:9151"
+DEFAULT_CONNECTION_AGE = 60.0
+DEFAULT_CONNECTION_AGE_GRACE = 45.0
+SEAL_KEY_BYTES = 32
+# A random 32-byte key has about 30 distinct byte values; fewer than this is a placeholder
+# ("00…", "0123…" repeated), never a generated key (the odds are below 1 in 10^20).
+SEAL_KEY_MIN_DISTINCT = 12
 
 
 def build_parser() -> Parser:
@@ -76,6 +82,22 @@ def build_parser() -> Parser:
         help="longest SuggestAction time budget accepted",
     )
     serve.flag(
+        "--max-connection-age",
+        env="ENGINE_MAX_CONNECTION_AGE",
+        type=float,
+        default=DEFAULT_CONNECTION_AGE,
+        help="seconds a client connection lives before the engine asks the client to reconnect, "
+        "so clients spread over replicas added since (0: never)",
+    )
+    serve.flag(
+        "--max-connection-age-grace",
+        env="ENGINE_MAX_CONNECTION_AGE_GRACE",
+        type=float,
+        default=DEFAULT_CONNECTION_AGE_GRACE,
+        help="seconds the calls in flight on a connection past its age get to finish "
+        "(longer than the longest SuggestAction)",
+    )
+    serve.flag(
         "--seal-key-file",
         env="ENGINE_SEAL_KEY_FILE",
         default="",
@@ -121,16 +143,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _seal_key(path: str) -> bytes | None:
+    """The seal key in `path` (hex), refusing a short key or a placeholder such as all zeros."""
     if not path:
         return None
     try:
         key = bytes.fromhex(Path(path).read_text(encoding="ascii").strip())
     except (OSError, ValueError) as error:
         raise ConfigError(f"cannot read the seal key from {path}: {error}") from None
-    if len(key) != 32:
+    make = "make one with: python -c 'import secrets; print(secrets.token_hex(32))'"
+    if len(key) != SEAL_KEY_BYTES:
         raise ConfigError(
-            f"the seal key in {path} has {len(key)} bytes; it needs 32 (64 hex digits)"
+            f"the seal key in {path} has {len(key)} bytes; it needs {SEAL_KEY_BYTES} "
+            f"(64 hex digits); {make}"
         )
+    if not any(key):
+        raise ConfigError(f"the seal key in {path} is all zeros; {make}")
+    if len(set(key)) < SEAL_KEY_MIN_DISTINCT:
+        raise ConfigError(f"the seal key in {path} is a placeholder, not a random key; {make}")
     return key
 
 
@@ -143,6 +172,9 @@ def serve_command(args: argparse.Namespace) -> int:
     for name in ("workers", "threads", "max_message_bytes", "max_actions", "max_record_bytes"):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
+    for name in ("max_connection_age", "max_connection_age_grace"):
+        if not getattr(args, name) >= 0:
+            raise ConfigError(f"--{name.replace('_', '-')} must be 0 or more seconds")
     seal_key = _seal_key(args.seal_key_file)
     metrics = None if args.metrics_listen == "off" else host_port(args.metrics_listen)
     if args.workers > 1 and not args.worker:
@@ -176,6 +208,8 @@ def _passthrough(args: argparse.Namespace) -> list[str]:
         "max_actions",
         "max_record_bytes",
         "max_suggest_seconds",
+        "max_connection_age",
+        "max_connection_age_grace",
         "seal_key_file",
         "log_format",
         "log_level",
@@ -192,7 +226,7 @@ def _serve_one(
     from engine_service.handling import Limits
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import create_server, register_service, serve
+    from wargame.runtime.serving import ConnectionAge, create_server, register_service, serve
     from wargame.v1 import engine_pb2
 
     limits = Limits(
@@ -211,6 +245,11 @@ def _serve_one(
         max_workers=args.threads,
         max_message_bytes=args.max_message_bytes,
         reuse_port=args.worker,
+        connection_age=(
+            ConnectionAge(args.max_connection_age, args.max_connection_age_grace)
+            if args.max_connection_age > 0
+            else None
+        ),
     )
     if metrics is not None:
         from prometheus_client import start_http_server

@@ -7,7 +7,6 @@ rulesets, the conversions and the limits.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -18,12 +17,15 @@ from engine_service import convert
 from engine_service.ai import suggest
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
-from engine_service.handling import Limits, RequestError, beyond_limit, missing, rpc
+from engine_service.handling import Limits, beyond_limit, rpc
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import META_TYPES, Game
 from engine_service.rules.options import Options
 from engine_service.rules.record import parse_record, replay, write_record
+from wargame.runtime.refusal import Code, Refusal, malformed, missing
+from wargame.runtime.refusal import Reason as ServiceReason
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].full_name
@@ -72,7 +74,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def _check_action_count(self, count: int, field: str) -> None:
         if count > self.limits.max_actions:
             raise beyond_limit(
-                "TOO_MANY_ACTIONS",
+                ServiceReason.TOO_MANY_ACTIONS,
                 f"{count} actions in one request; at most {self.limits.max_actions}",
                 field,
             )
@@ -196,7 +198,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         initial, ply = self._game(request.initial_state, "initial_state")
         if len(request.actions) > self.limits.max_record_actions:
             raise beyond_limit(
-                "RECORD_TOO_LONG",
+                ServiceReason.RECORD_TOO_LONG,
                 f"{len(request.actions)} actions in one record; "
                 f"at most {self.limits.max_record_actions}",
                 "actions",
@@ -234,7 +236,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         size = len(request.record.encode())
         if size > self.limits.max_record_bytes:
             raise beyond_limit(
-                "RECORD_TOO_LONG",
+                ServiceReason.RECORD_TOO_LONG,
                 f"the record has {size} bytes; at most {self.limits.max_record_bytes}",
                 "record",
             )
@@ -261,19 +263,14 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         if request.HasField("time_budget"):
             budget = request.time_budget.ToTimedelta().total_seconds()
             if budget <= 0:
-                raise RequestError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "MALFORMED_REQUEST",
-                    "time_budget must be positive",
-                    "time_budget",
-                )
+                raise malformed("time_budget", "time_budget must be positive")
             if budget > self.limits.max_suggest_seconds:
-                raise RequestError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "DEADLINE_TOO_LONG",
+                raise Refusal(
+                    Code.INVALID_ARGUMENT,
+                    ServiceReason.DEADLINE_TOO_LONG,
                     f"time_budget {budget:g} s is beyond the limit of "
                     f"{self.limits.max_suggest_seconds:g} s",
-                    "time_budget",
+                    field="time_budget",
                 )
         remaining = context.time_remaining()
         if remaining is not None:
@@ -301,13 +298,13 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return engine_pb2.PingResponse(payload=request.payload)
 
 
-@functools.lru_cache(maxsize=64)
+@memo(64)
 def cell_names(ruleset: AnyRuleset, options: Options) -> frozenset[str]:
     """Every cell name of a ruleset's board under some options."""
     return frozenset(cell.name for cell in ruleset.describe(options).cells)
 
 
-@functools.lru_cache(maxsize=64)
+@memo(64)
 def _cell_pattern(cells: frozenset[str]) -> re.Pattern[str]:
     # Longest names first ("j10" before "j1"); a cell is not part of a longer name or
     # number, but may follow a piece letter or a mark ("Md1xd6", "F@e5", "a3:c5").

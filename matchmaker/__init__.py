@@ -8,18 +8,31 @@ Where things are:
 - `main.py`      the `wargame-matchmaker serve` command and its flags (`settings.py`)
 - `server.py`    one replica: Redis clients, engine client, parts, background workers
 - `service.py`   the servicer (one method per RPC); `handling.py` wraps each with request
-                 ids, logs, metrics and the error model (`errors.py`)
+                 ids, logs, metrics and the error model (the shared `Refusal`; the
+                 matchmaker's own refusals in `errors.py`)
 - `keys.py`      every Redis key, one hash tag per game / player / queue
 - `scripts/`     one Lua script per atomic operation (KEYS/ARGV in each header):
                  `commit.lua` commits any change of a game if its version is unchanged
-- `store.py`     game records, commits, the due index, browse lists
-- `sessions.py`  create, join, submit, endings, timeouts, bot moves, records, ratings
-- `views.py`     what each viewer may see (hidden "Attack at Dawn" deployments)
+- `record.py`    the session record: `GameRecord`, its one table of attribute <-> hash
+                 field, statuses, seats and moves
+- `store.py`     loading records, committing their changes, the due index, browse lists
+- `schedule.py`  when the sweeper must next look at a game, how long its keys live
+- `sessions.py`  seating: create, join, withdraw, play again, close games nobody joined
+- `play.py`      the play path: submit, server-made actions, flags and forfeits, the
+                 commit of every action, ratings settled as a rated game ends
+- `sweeper.py`   the worker for due games: clock flags, abandonment, bot moves and draw
+                 answers, pending ratings, open games nobody joined (`workers.py`: every
+                 worker's loop)
+- `bot.py`       the bot seat: its level, its secret Attack-at-Dawn array, its draw answers
+- `presence.py`  who watches: present players, "left"/"back" notices, abandonment warnings
+- `views.py`     what each viewer may see (hidden "Attack at Dawn" deployments, records)
+- `vault.py`     the installation's secret key: bot secrets, hidden data sealed at rest
 - `tokens.py`    secret tokens (stored as hashes) and the per-player rate limit
+- `limits.py`    limits by caller address and for everyone (token buckets in Redis)
+- `invites.py`   invite codes: 80 bits, typeable
 - `players.py`   profiles, Glicko-2 ratings applied once per game (`ratings.py`)
 - `clocks.py`    base + increment clocks for every side in `GameState.to_act`
 - `queue.py`     quick-match queues and the pairing worker
-- `sweeper.py`   the worker for due games: clock flags, abandonment, bot turns, ratings
 - `watch.py`     live updates: one stream reader per watched game per replica
 - `engine.py`    the engine client (deadlines, retries of UNAVAILABLE)
 """

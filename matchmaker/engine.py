@@ -4,36 +4,43 @@ The engine is stateless, so every call can be retried: a call that finds it UNAV
 is tried again with a short backoff, a few times. What still fails becomes the
 matchmaker's UNAVAILABLE (ENGINE_UNAVAILABLE, with a retry hint); a refusal by the rules
 comes back as `EngineError` carrying the engine's reason and message, which the caller
-maps to its own status (`refusal_status`).
+maps to its own status (`refusal_status`). Every call carries the request id of the call
+(or sweep) it serves as `x-request-id`, so both services log one story under one id; an
+engine failure (not a refusal by the rules) is relayed as an `EngineFailure`, which the
+matchmaker logs at error.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import random
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 import grpc
+import structlog
 from google.protobuf import duration_pb2
 
-from matchmaker.errors import ServiceError, unavailable
+from matchmaker.errors import quoted
 from matchmaker.settings import Settings
+from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
 
 # Refusals that say the request itself is malformed, whatever the stored state.
 MALFORMED = frozenset(
     {
-        "MISSING_FIELD",
-        "MALFORMED_REQUEST",
-        "NOTATION_INVALID",
-        "NOTATION_AMBIGUOUS",
-        "UNKNOWN_CELL",
-        "UNKNOWN_UNIT",
-        "REQUEST_TOO_LARGE",
-        "DEPLOYMENT_INVALID",
+        Reason.MISSING_FIELD,
+        Reason.MALFORMED_REQUEST,
+        Reason.NOTATION_INVALID,
+        Reason.NOTATION_AMBIGUOUS,
+        Reason.UNKNOWN_CELL,
+        Reason.UNKNOWN_UNIT,
+        Reason.REQUEST_TOO_LARGE,
+        Reason.DEPLOYMENT_INVALID,
     }
 )
 
@@ -46,7 +53,23 @@ class EngineError(Exception):
         self.details = details
 
 
-def refusal_status(refusal: EngineError, *, stored_session: bool) -> ServiceError:
+class EngineFailure(Refusal):
+    """A refusal that relays a failure of the engine, or of its use by the matchmaker (the
+    engine unreachable, its bug, a stored state it refuses): logged at error."""
+
+    def __init__(
+        self, code: grpc.StatusCode, reason: Reason, message: str, *, engine: str, **more: Any
+    ) -> None:
+        super().__init__(code, reason, message, **more)
+        self.engine = engine  # what the engine answered: code, reason and message
+
+
+def request_id() -> str:
+    """The request id the current call or sweep is logged under ("" outside one)."""
+    return str(structlog.contextvars.get_contextvars().get("request_id", ""))
+
+
+def refusal_status(refusal: EngineError, *, stored_session: bool) -> Refusal:
     """The matchmaker's status for an engine refusal, passing its reason and message on.
 
     Against a stored session an illegal action is FAILED_PRECONDITION (the caller's state
@@ -54,33 +77,30 @@ def refusal_status(refusal: EngineError, *, stored_session: bool) -> ServiceErro
     state the engine calls invalid is our bug (INTERNAL).
     """
     details = refusal.details
-    reason = details.reason or "INTERNAL_ERROR"
+    said = f"{details.code.name} {details.reason or '-'}: {details.message}"
+    try:
+        reason = Reason(details.reason or Reason.INTERNAL_ERROR)
+    except ValueError:  # a reason this matchmaker's contract does not know: a bug
+        return _bug("the rules engine answered with an unknown reason", said)
     code = details.code
-    if (
-        code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION)
-        and stored_session
-    ):
-        if reason == "INVALID_STATE":
-            return ServiceError(
-                grpc.StatusCode.INTERNAL,
-                "INTERNAL_ERROR",
-                "the stored game was refused by the engine",
-            )
-        code = (
-            grpc.StatusCode.INVALID_ARGUMENT
-            if reason in MALFORMED
-            else grpc.StatusCode.FAILED_PRECONDITION
-        )
+    if code in (Code.INVALID_ARGUMENT, Code.FAILED_PRECONDITION) and stored_session:
+        if reason == Reason.INVALID_STATE:
+            return _bug("the stored game was refused by the engine", said)
+        code = Code.INVALID_ARGUMENT if reason in MALFORMED else Code.FAILED_PRECONDITION
     elif code not in (
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.NOT_FOUND,
-        grpc.StatusCode.FAILED_PRECONDITION,
-        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        Code.INVALID_ARGUMENT,
+        Code.NOT_FOUND,
+        Code.FAILED_PRECONDITION,
+        Code.RESOURCE_EXHAUSTED,
     ):
-        code, reason = grpc.StatusCode.INTERNAL, "INTERNAL_ERROR"
-    return ServiceError(
+        return _bug(f"the rules engine failed (request id {request_id()})", said)
+    return Refusal(
         code, reason, details.message, fields=tuple(details.fields), metadata=details.metadata
     )
+
+
+def _bug(message: str, engine: str) -> EngineFailure:
+    return EngineFailure(Code.INTERNAL, Reason.INTERNAL_ERROR, message, engine=engine)
 
 
 def duration(seconds: float) -> duration_pb2.Duration:
@@ -90,31 +110,52 @@ def duration(seconds: float) -> duration_pb2.Duration:
     return value
 
 
+# Per-call balancing: every channel connects to every address its target resolves to and
+# sends each call to the next ready one.
+ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+
+CHANNEL_OPTIONS: list[tuple[str, Any]] = [
+    ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+    ("grpc.max_send_message_length", 16 * 1024 * 1024),
+    ("grpc.keepalive_time_ms", 30_000),
+    ("grpc.service_config", ROUND_ROBIN),
+    # A connection the engine recycles (its maximum connection age) or loses makes the
+    # channel resolve the name again: at most this often, so new replicas are found soon.
+    ("grpc.dns_min_time_between_resolutions_ms", 5_000),
+    # Reconnect quickly after an engine restart instead of backing off for long.
+    ("grpc.initial_reconnect_backoff_ms", 200),
+    ("grpc.max_reconnect_backoff_ms", 2000),
+    # Each channel its own connections (gRPC would otherwise share them between channels
+    # with the same target and options).
+    ("grpc.use_local_subchannel_pool", 1),
+]
+
+
 class Engine:
-    """An asyncio client of wargame.v1.RulesEngine with deadlines and retries."""
+    """An asyncio client of wargame.v1.RulesEngine with deadlines and retries.
+
+    The shape of the connections: `settings.engine_connections` channels, used in turn, each
+    balancing per call (round robin) over every address of `target`. With a name that
+    resolves to every engine replica (`dns:///wargame-engine:50051`, a headless Service on
+    Kubernetes) calls spread over all replicas, and each replica holds that many connections
+    from this matchmaker, which its worker processes share out (SO_REUSEPORT spreads
+    connections, not calls). The engine recycles connections after its maximum connection
+    age; the channel then resolves the name again and so reaches replicas added since.
+    """
 
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
-        options = [
-            ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-            ("grpc.max_send_message_length", 16 * 1024 * 1024),
-            ("grpc.keepalive_time_ms", 30_000),
-            ("grpc.lb_policy_name", "round_robin"),
-            # Reconnect quickly after an engine restart instead of backing off for long.
-            ("grpc.initial_reconnect_backoff_ms", 200),
-            ("grpc.max_reconnect_backoff_ms", 2000),
-            # Each channel its own connections: the pool spreads calls over engine workers.
-            ("grpc.use_local_subchannel_pool", 1),
-        ]
         self.channels = [
-            grpc.aio.insecure_channel(target, options=options)
+            grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
             for _ in range(max(1, settings.engine_connections))
         ]
         self._stubs = itertools.cycle(
             [engine_pb2_grpc.RulesEngineStub(channel) for channel in self.channels]
         )
         self._games: dict[str, board_pb2.GameInfo] = {}
+        # Deployment squares per (ruleset, options, side): few distinct keys, bounded anyway.
+        self._squares: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
     async def close(self) -> None:
         """Close the channels."""
@@ -124,9 +165,13 @@ class Engine:
     async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
         deadline = timeout or self.settings.engine_timeout
         attempts = max(1, self.settings.engine_retries)
+        rid = request_id()
+        metadata = (("x-request-id", rid),) if rid else None
         for attempt in range(attempts):
             try:
-                return await getattr(next(self._stubs), method)(request, timeout=deadline)
+                return await getattr(next(self._stubs), method)(
+                    request, timeout=deadline, metadata=metadata
+                )
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 if code == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
@@ -137,10 +182,18 @@ class Engine:
                     grpc.StatusCode.DEADLINE_EXCEEDED,
                     grpc.StatusCode.CANCELLED,
                 ):
-                    raise unavailable(
-                        "ENGINE_UNAVAILABLE",
+                    hint = unavailable(
+                        Reason.ENGINE_UNAVAILABLE,
                         "the rules engine cannot be reached",
                         self.settings.retry_hint,
+                    )
+                    raise EngineFailure(
+                        hint.code,
+                        hint.reason,
+                        hint.message,
+                        engine=f"{method}: {code.name} {error.details() or ''}".strip(),
+                        metadata=hint.metadata,
+                        retry_after=hint.retry_after,
                     ) from None
                 raise EngineError(error_details(error)) from None
         raise AssertionError("unreachable")
@@ -156,10 +209,10 @@ class Engine:
         """The side ids of a ruleset, in the game's order."""
         games = await self.games()
         if ruleset not in games:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND,
-                "UNKNOWN_GAME",
-                f"unknown game {ruleset!r}; games: {', '.join(games)}",
+            raise Refusal(
+                Code.NOT_FOUND,
+                Reason.UNKNOWN_GAME,
+                f"unknown game {quoted(ruleset)}; games: {', '.join(games)}",
                 field="game",
             )
         return [side.id for side in games[ruleset].sides]
@@ -186,16 +239,38 @@ class Engine:
         return reply  # type: ignore[no-any-return]
 
     async def suggest(
-        self, state: game_pb2.GameState, side: str, seconds: float, seed: int
+        self, state: game_pb2.GameState, side: str, seconds: float, seed: int, level: int = 0
     ) -> engine_pb2.SuggestActionResponse:
-        """The engine's choice of action for `side`, searched for `seconds`."""
+        """The engine's choice of action for `side` at `level` (1-5; 0: the engine's
+        default), searched for `seconds`."""
         request = engine_pb2.SuggestActionRequest(
-            state=state, side=side, time_budget=duration(seconds), seed=seed
+            state=state, side=side, time_budget=duration(seconds), seed=seed, level=level
         )
         reply = await self._call(
             "SuggestAction", request, timeout=seconds + self.settings.engine_timeout
         )
         return reply  # type: ignore[no-any-return]
+
+    async def deployment_squares(self, state: game_pb2.GameState, side: str) -> tuple[str, ...]:
+        """The squares `side` deploys on in this game (DescribeGame's `deployment:<side>`
+        cell tags), asked once per ruleset, options and side."""
+        key = json.dumps([state.game, dict(sorted(state.options.items())), side])
+        squares = self._squares.get(key)
+        if squares is None:
+            try:
+                reply = await self._call(
+                    "DescribeGame",
+                    engine_pb2.DescribeGameRequest(game=state.game, options=dict(state.options)),
+                )
+            except EngineError as refusal:
+                raise refusal_status(refusal, stored_session=True) from None
+            tag = f"deployment:{side}"
+            squares = tuple(cell.name for cell in reply.board.cells if tag in cell.tags)
+            self._squares[key] = squares
+            while len(self._squares) > 64:
+                self._squares.popitem(last=False)
+        self._squares.move_to_end(key)
+        return squares
 
     async def write_record(
         self, initial: game_pb2.GameState, actions: list[game_pb2.Action], tags: Mapping[str, str]

@@ -3,7 +3,7 @@
 Each servicer method is wrapped once, by `unary(...)` or `stream(...)`: the wrapper binds
 the request id, the RPC and the game id to the logs (the player id once the token is
 checked), times the call, and maps failures to the architecture's error model:
-`ServiceError` to its own status; Redis unreachable to UNAVAILABLE (STORE_UNAVAILABLE,
+a `Refusal` to its own status; Redis unreachable to UNAVAILABLE (STORE_UNAVAILABLE,
 with a retry hint); anything else to INTERNAL with the request id, logged with its
 traceback and never sent to the client.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,9 +25,9 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from matchmaker.errors import ServiceError, unavailable
-from wargame.runtime.serving import MalformedRequest
-from wargame.runtime.status import rich_status
+from matchmaker.engine import EngineFailure
+from wargame.runtime.refusal import Reason, Refusal, internal, unavailable
+from wargame.runtime.serving import check_decoded
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -61,65 +62,95 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
-def _status_of(error: BaseException, request_id: str) -> tuple[grpc.Status, str]:
-    """The gRPC status of a failure, and the reason for metrics."""
-    if isinstance(error, ServiceError):
-        service = error
-    elif isinstance(error, (RedisConnectionError, RedisTimeoutError)):
-        service = unavailable(
-            "STORE_UNAVAILABLE", "the session store cannot be reached", RETRY_HINT
+def _refusal_of(error: BaseException, request_id: str) -> Refusal:
+    """The refusal a failure is answered with."""
+    if isinstance(error, Refusal):
+        return error
+    if isinstance(error, (RedisConnectionError, RedisTimeoutError)):
+        return unavailable(
+            Reason.STORE_UNAVAILABLE, "the session store cannot be reached", RETRY_HINT
         )
-    elif isinstance(error, RedisError) and "LOADING" in str(error):
-        service = unavailable("STORE_UNAVAILABLE", "the session store is starting", RETRY_HINT)
-    else:
-        service = ServiceError(
-            grpc.StatusCode.INTERNAL, "INTERNAL_ERROR", f"internal error (request id {request_id})"
-        )
-    status = rich_status(
-        service.code,
-        service.reason,
-        service.message,
-        fields=service.fields,
-        metadata=service.metadata,
-        retry_after=service.retry_after,
-    )
-    return status, service.reason
+    if isinstance(error, RedisError) and "LOADING" in str(error):
+        return unavailable(Reason.STORE_UNAVAILABLE, "the session store is starting", RETRY_HINT)
+    return internal(request_id)
 
 
-def _log_failure(error: BaseException, status: grpc.Status, reason: str, started: float) -> None:
-    if status.code == grpc.StatusCode.INTERNAL and not isinstance(error, ServiceError):
+def _failed(name: str, error: Exception, request_id: str, started: float) -> grpc.Status:
+    """Count and log a failed call; the status to end it with."""
+    refusal = _refusal_of(error, request_id)
+    ERRORS.labels(name, refusal.reason).inc()
+    fields = {"code": refusal.code.name, "reason": refusal.reason, "message": str(error)}
+    if isinstance(error, EngineFailure):
+        log.error("engine call failed", **fields, engine=error.engine, duration_ms=_ms(started))
+    elif refusal.code == grpc.StatusCode.INTERNAL and not isinstance(error, Refusal):
         log.error("rpc failed", duration_ms=_ms(started), exc_info=error)
-    elif status.code == grpc.StatusCode.UNAVAILABLE:
-        log.warning(
-            "rpc unavailable",
-            code=status.code.name,
-            reason=reason,
-            message=str(error),
-            duration_ms=_ms(started),
-        )
+    elif refusal.code == grpc.StatusCode.INTERNAL:
+        log.error("rpc failed", **fields, duration_ms=_ms(started))
+    elif refusal.code == grpc.StatusCode.UNAVAILABLE:
+        log.warning("rpc unavailable", **fields, duration_ms=_ms(started))
     else:
-        log.info(
-            "rpc refused",
-            code=status.code.name,
-            reason=reason,
-            message=str(error),
-            duration_ms=_ms(started),
-        )
-
-
-def _check_decoded(request: Any) -> None:
-    """Refuse a request whose bytes were not a valid message (see `register_service`)."""
-    if isinstance(request, MalformedRequest):
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT, "MALFORMED_REQUEST", request.describe()
-        )
+        log.info("rpc refused", **fields, duration_ms=_ms(started))
+    return refusal.status()
 
 
 def _request_id(context: grpc.aio.ServicerContext) -> str:
+    """The client's request id (`x-request-id`: up to 64 letters, digits, `-`, `_`, `.`)
+    or a new one; anything else a client sends there is replaced, never logged as sent."""
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and value:
-            return str(value)[:64]
+            text = str(value)[:64]
+            if _REQUEST_ID.fullmatch(text):
+                return text
+    return new_request_id()
+
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def new_request_id() -> str:
+    """A fresh request id (also for work no request asked for: sweeps, pairing)."""
     return uuid.uuid4().hex[:16]
+
+
+class _Call:
+    """One call being handled: its request id and RPC bound to the logs, its outcome
+    counted, a failure logged and turned into `status` (the status to end the call with;
+    None while it has not failed)."""
+
+    def __init__(
+        self, name: str, request: Any, context: grpc.aio.ServicerContext, *, timed: bool
+    ) -> None:
+        self.name = name
+        self.timed = timed  # observe the latency of the whole call (unary calls)
+        self.started = time.perf_counter()
+        self.status: grpc.Status | None = None
+        self.request_id = _request_id(context)
+        self._bound = structlog.contextvars.bound_contextvars(
+            request_id=self.request_id, rpc=name, game_id=_game_id(request), player_id=""
+        )
+
+    def seconds(self) -> float:
+        """Time since the call began."""
+        return time.perf_counter() - self.started
+
+    def __enter__(self) -> _Call:
+        self._bound.__enter__()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: Any
+    ) -> bool:
+        code = "OK"
+        if isinstance(error, (asyncio.CancelledError, GeneratorExit)):
+            code = "CANCELLED"
+        elif isinstance(error, Exception):
+            self.status = _failed(self.name, error, self.request_id, self.started)
+            code = self.status.code.name
+        RPCS.labels(self.name, code).inc()
+        if self.timed:
+            LATENCY.labels(self.name).observe(self.seconds())
+        self._bound.__exit__(kind, error, trace)
+        return self.status is not None  # a failure ends here: the handler aborts with it
 
 
 Method = TypeVar("Method", bound=Callable[..., Awaitable[Any]])
@@ -132,30 +163,14 @@ def unary(name: str) -> Callable[[Method], Method]:
     def wrap(method: Method) -> Method:
         @functools.wraps(method)
         async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-            request_id = _request_id(context)
-            started = time.perf_counter()
-            status: grpc.Status | None = None
-            code = "OK"
-            with structlog.contextvars.bound_contextvars(
-                request_id=request_id, rpc=name, game_id=_game_id(request), player_id=""
-            ):
-                try:
-                    _check_decoded(request)
-                    response = await method(self, request, context)
-                    log.debug("rpc", duration_ms=_ms(started))
-                except asyncio.CancelledError:
-                    code = "CANCELLED"
-                    raise
-                except Exception as error:
-                    status, reason = _status_of(error, request_id)
-                    code = status.code.name
-                    ERRORS.labels(name, reason).inc()
-                    _log_failure(error, status, reason, started)
-                finally:
-                    RPCS.labels(name, code).inc()
-                    LATENCY.labels(name).observe(time.perf_counter() - started)
-            if status is not None:
-                await context.abort(status.code, status.details, status.trailing_metadata)
+            with _Call(name, request, context, timed=True) as call:
+                check_decoded(request)
+                response = await method(self, request, context)
+                log.debug("rpc", duration_ms=_ms(call.started))
+            if call.status is not None:
+                await context.abort(
+                    call.status.code, call.status.details, call.status.trailing_metadata
+                )
             return response
 
         return handler  # type: ignore[return-value]
@@ -171,34 +186,19 @@ def stream(name: str) -> Callable[[StreamMethod], StreamMethod]:
         async def handler(
             self: Any, request: Any, context: grpc.aio.ServicerContext
         ) -> AsyncIterator[Any]:
-            request_id = _request_id(context)
-            started = time.perf_counter()
-            first = True
-            status: grpc.Status | None = None
-            code = "OK"
-            with structlog.contextvars.bound_contextvars(
-                request_id=request_id, rpc=name, game_id=_game_id(request), player_id=""
-            ):
-                try:
-                    _check_decoded(request)
-                    async for item in method(self, request, context):
-                        if first:
-                            LATENCY.labels(name).observe(time.perf_counter() - started)
-                            first = False
-                        yield item
-                    log.debug("stream ended", duration_ms=_ms(started))
-                except (asyncio.CancelledError, GeneratorExit):
-                    code = "CANCELLED"
-                    raise
-                except Exception as error:
-                    status, reason = _status_of(error, request_id)
-                    code = status.code.name
-                    ERRORS.labels(name, reason).inc()
-                    _log_failure(error, status, reason, started)
-                finally:
-                    RPCS.labels(name, code).inc()
-            if status is not None:
-                await context.abort(status.code, status.details, status.trailing_metadata)
+            with _Call(name, request, context, timed=False) as call:
+                check_decoded(request)
+                first = True
+                async for item in method(self, request, context):
+                    if first:  # streams: the time to the first message
+                        LATENCY.labels(name).observe(call.seconds())
+                        first = False
+                    yield item
+                log.debug("stream ended", duration_ms=_ms(call.started))
+            if call.status is not None:
+                await context.abort(
+                    call.status.code, call.status.details, call.status.trailing_metadata
+                )
 
         return handler  # type: ignore[return-value]
 

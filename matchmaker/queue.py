@@ -14,28 +14,28 @@ game id is part of the match).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
 import structlog
 from prometheus_client import Counter, Histogram
 from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import ServiceError, malformed
 from matchmaker.players import Players
 from matchmaker.ratings import Rating
+from matchmaker.record import GameRecord, Seat, SeatKind, Visibility
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import HUMAN, GameRecord, Seat, text
+from matchmaker.store import millis, text
 from matchmaker.tokens import random_id
+from matchmaker.workers import every
+from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -93,7 +93,7 @@ class QueueSpec:
             self.preset,
             time_control=self.time_control,
             rated=self.rated,
-            visibility="public",
+            visibility=Visibility.PUBLIC,
         )
 
 
@@ -113,7 +113,12 @@ class Ticket:
     def parse(cls, text: str) -> Ticket:
         """A ticket from the client's form."""
         queue_id, dot, ticket = text.partition(".")
-        if not dot or not queue_id.startswith("q") or not ticket:
+        if (
+            not dot
+            or not queue_id.startswith("q")
+            or not keys.plausible_id(queue_id)
+            or not keys.plausible_id(ticket)
+        ):
             raise malformed("ticket", "the ticket is malformed")
         return cls(queue_id, ticket)
 
@@ -167,9 +172,7 @@ class Queues:
     ) -> QueueSpec:
         """A checked queue spec (the engine validates the options and fills defaults)."""
         if not ruleset:
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD", "game is required", field="game"
-            )
+            raise missing("game")
         await self.engine.sides(ruleset)
         try:
             state = await self.engine.new_game(ruleset, options, preset, "")
@@ -187,9 +190,9 @@ class Queues:
             keys.player_queue(player_id), ticket.text, nx=True, ex=max(1, round(live_s))
         )
         if not taken:
-            raise ServiceError(
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "ALREADY_QUEUED",
+            raise Refusal(
+                Code.FAILED_PRECONDITION,
+                Reason.ALREADY_QUEUED,
                 "you are already waiting in a queue: leave it first",
             )
         rating_text = await self.players.rating_text(player_id, spec.ruleset)
@@ -214,8 +217,7 @@ class Queues:
         return ticket
 
     async def _now(self) -> int:
-        seconds, micros = await self.redis.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+        return millis(await self.redis.time())
 
     async def status(self, player_id: str, ticket: Ticket) -> Status:
         """Renew a waiting ticket and report where it stands."""
@@ -234,10 +236,7 @@ class Queues:
         if kind == "matched":
             return Status(kind, match=json.loads(reply[1]))
         if kind == "waiting":
-            seconds, micros = replies[2]
-            await self.redis.zadd(
-                keys.queues(), {ticket.queue_id: int(seconds) * 1000 + int(micros) // 1000}
-            )
+            await self.redis.zadd(keys.queues(), {ticket.queue_id: millis(replies[2])})
             return Status(kind, int(reply[1]), int(reply[2]), int(float(reply[3])), int(reply[4]))
         return Status(kind)
 
@@ -310,13 +309,17 @@ class Queues:
             return game
         raw = await self.redis.get(keys.queue_config(queue_id))
         if raw is None:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND, "SESSION_NOT_FOUND", "the queue has expired"
-            )
+            raise Refusal(Code.NOT_FOUND, Reason.SESSION_NOT_FOUND, "the queue has expired")
         spec = QueueSpec.from_config(raw)
         sides = await self.engine.sides(spec.ruleset)
         seats = [
-            Seat(side=side, player=seat["p"], name=seat["n"], kind=HUMAN, rating=seat.get("rt", ""))
+            Seat(
+                side=side,
+                player=seat["p"],
+                name=seat["n"],
+                kind=SeatKind.HUMAN,
+                rating=seat.get("rt", ""),
+            )
             for side, seat in zip(sides, match["seats"], strict=False)
         ]
         game, _ = await self.sessions.create(spec.game_spec(), seats, game_id=match["g"])
@@ -335,7 +338,7 @@ class Queues:
                 WAIT.observe(max(0.0, (now - float(match["t"])) / 1000))
                 try:
                     await self.game_for(queue_id, match, create=True)
-                except ServiceError as error:
+                except Refusal as error:
                     # The players' streams create it after the grace period.
                     log.warning("match game not created", game_id=match["g"], reason=error.reason)
             if (
@@ -357,13 +360,4 @@ class Pairer:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Pair every `interval` (sooner when poked) until `stop` is set."""
-        while not stop.is_set():
-            try:
-                await self.queues.pair_all()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("pairing round failed", error=str(error) or type(error).__name__)
-            self.poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.poke.wait(), self.interval)
+        await every(self.interval, self.poke, stop, self.queues.pair_all, "pairing round failed")

@@ -1,120 +1,57 @@
-"""Game sessions in Redis: the record of one game, its commits, and the indexes over games.
+"""Game sessions in Redis: loading records, committing their changes, the indexes over games.
 
 A game is a hash (`keys.game`) plus its actions list and its update stream, all under the
-game's hash tag. `GameRecord` is the hash read back; every change goes through
-`Store.commit` (the `commit.lua` compare-and-set on the version). The indexes (due work,
+game's hash tag. The hash is a `GameRecord` (`record.py` maps one to the other); every
+change goes through `Store.commit` (the `commit.lua` compare-and-set on the version),
+usually as `commit_change(before, after, ...)`, which derives what to write from the two
+records: the changed fields, the update, the keys' TTL and the due time. The indexes (due work,
 browse lists, invite codes) are single keys updated next to the commits: writers only
 lower a game's due time, so a crash between two steps makes a sweeper look early, never
 late.
+
+Hidden information stays out of plain storage until the rules reveal it: while a secret
+deployment is pending (`hidden_pending`), the stored state, the hidden actions, their
+notations in `moves` and in the stream are sealed with the matchmaker's key
+(`vault.py`); the store opens them as it reads, and the commit that lays the arrays out
+writes the `moves` field in the clear again. The stream also carries notices that change
+no version (a player left or came back, a rematch offered): their entry ids are
+``<version>-<n>`` with n >= 1, after the update ``<version>-0`` of the version they follow.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
+from prometheus_client import Counter
 from redis.asyncio import Redis
 
-from matchmaker import keys
-from matchmaker.clocks import Clock
+from matchmaker import keys, schedule
+from matchmaker.errors import game_not_found
+from matchmaker.record import (
+    FULL_FIELDS,
+    LOAD_FIELDS,
+    VERSION,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    hidden_pending,
+    parse_moves,
+    rows_json,
+)
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
-from wargame.v1 import game_pb2
+from matchmaker.vault import Vault, is_sealed
+from wargame.runtime.refusal import missing
+from wargame.v1 import game_pb2, matchmaker_pb2
 
-OPEN, RUNNING, FINISHED = "open", "running", "finished"
-# The hash fields read with a game on every call (its initial state only for records).
-LOAD_FIELDS = (
-    "version",
-    "game",
-    "status",
-    "visibility",
-    "rated",
-    "created_ms",
-    "updated_ms",
-    "acted_ms",
-    "seats",
-    "state",
-    "clock",
-    "invite",
-    "bot_ms",
-    "rating",
-    "closed",
-    "moves",
+COMMITS = Counter("wargame_matchmaker_commits_total", "Committed game changes by kind", ["kind"])
+CONFLICTS = Counter(
+    "wargame_matchmaker_version_conflicts_total", "Commits refused for a stale version"
 )
-HUMAN, BOT = "human", "bot"
-BOT_PLAYER = "bot"  # the player id of every bot seat
-
-
-@dataclass
-class Seat:
-    """One seat of a game: the side, who sits there (empty while open) and their rating
-    at the start of the game (for the rating update)."""
-
-    side: str
-    player: str = ""
-    name: str = ""
-    kind: str = HUMAN
-    rating: str = ""  # ratings.Rating text, "" for a new player
-
-    def to_dict(self) -> dict[str, str]:
-        """The stored form."""
-        return {"s": self.side, "p": self.player, "n": self.name, "k": self.kind, "r": self.rating}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, str]) -> Seat:
-        """A seat from its stored form."""
-        return cls(
-            data["s"], data.get("p", ""), data.get("n", ""), data.get("k", HUMAN), data.get("r", "")
-        )
-
-
-def seats_json(seats: Sequence[Seat]) -> str:
-    """The stored form of a game's seats."""
-    return json.dumps([seat.to_dict() for seat in seats], separators=(",", ":"))
-
-
-@dataclass(frozen=True)
-class ActionEntry:
-    """One committed action: who, its notation, what others see, and the action itself.
-
-    The notations of a game live together in one field of its hash (`moves`, a JSON list
-    of `[side, notation, public or ""]`), read with the game on every call; the actions
-    themselves (serialized wargame.v1.Action) in the actions list, read only for records.
-    """
-
-    side: str
-    notation: str
-    public: str  # equal to `notation` unless the action hides something
-    action: bytes = b""  # serialized wargame.v1.Action, as the engine read it
-
-    @property
-    def hidden(self) -> bool:
-        """True when others must see `public` instead of `notation` until the reveal."""
-        return self.public != self.notation
-
-    def row(self) -> list[str]:
-        """The entry's row of the `moves` field."""
-        return [self.side, self.notation, self.public if self.hidden else ""]
-
-
-def moves_json(before: str, added: Sequence[ActionEntry]) -> str:
-    """The `moves` field after appending entries (the earlier text is not parsed again)."""
-    rows = json.dumps([entry.row() for entry in added], separators=(",", ":"), ensure_ascii=False)
-    if before in ("", "[]"):
-        return rows
-    if rows == "[]":
-        return before
-    return before[:-1] + "," + rows[1:]
-
-
-def parse_moves(raw: str) -> list[ActionEntry]:
-    """The entries of a `moves` field."""
-    return [
-        ActionEntry(side, notation, public or notation)
-        for side, notation, public in json.loads(raw or "[]")
-    ]
 
 
 def text(value: Any) -> str:
@@ -122,140 +59,80 @@ def text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _text(raw: Mapping[bytes, bytes], name: str, default: str = "") -> str:
-    value = raw.get(name.encode())
-    return value.decode() if value is not None else default
-
-
-def _int(raw: Mapping[bytes, bytes], name: str, default: int = 0) -> int:
-    value = raw.get(name.encode())
-    return int(value) if value else default
-
-
-@dataclass
-class GameRecord:
-    """A game as stored: meta fields, seats, current and initial state, clock."""
-
-    id: str
-    ruleset: str
-    status: str
-    version: int
-    visibility: str
-    rated: bool
-    created_ms: int
-    updated_ms: int  # last commit
-    acted_ms: int  # last game action (or start): abandonment counts from here
-    seats: list[Seat]
-    state_bytes: bytes
-    initial_bytes: bytes
-    clock: Clock | None
-    invite: str
-    bot_ms: int
-    rating_status: str  # "", "pending" or "done"
-    closed: str = ""  # why an open game was closed without being played
-    moves_raw: str = "[]"  # the `moves` field as stored
-    _state: game_pb2.GameState | None = None
-    _moves: list[ActionEntry] | None = None
-
-    @property
-    def moves(self) -> list[ActionEntry]:
-        """Every committed action's notations (parsed once)."""
-        if self._moves is None:
-            self._moves = parse_moves(self.moves_raw)
-        return self._moves
-
-    @classmethod
-    def from_hash(cls, game_id: str, raw: Mapping[bytes, bytes]) -> GameRecord:
-        """A record from the game hash (HGETALL)."""
-        clock_raw = raw.get(b"clock")
-        return cls(
-            id=game_id,
-            ruleset=_text(raw, "game"),
-            status=_text(raw, "status", OPEN),
-            version=_int(raw, "version"),
-            visibility=_text(raw, "visibility", "public"),
-            rated=_text(raw, "rated") == "1",
-            created_ms=_int(raw, "created_ms"),
-            updated_ms=_int(raw, "updated_ms"),
-            acted_ms=_int(raw, "acted_ms"),
-            seats=[Seat.from_dict(item) for item in json.loads(raw.get(b"seats") or b"[]")],
-            state_bytes=raw.get(b"state") or b"",
-            initial_bytes=raw.get(b"initial") or b"",
-            clock=Clock.from_json(clock_raw) if clock_raw else None,
-            invite=_text(raw, "invite"),
-            bot_ms=_int(raw, "bot_ms"),
-            rating_status=_text(raw, "rating"),
-            closed=_text(raw, "closed"),
-            moves_raw=_text(raw, "moves", "[]"),
-        )
-
-    @property
-    def state(self) -> game_pb2.GameState:
-        """The current state (parsed once)."""
-        if self._state is None:
-            self._state = game_pb2.GameState.FromString(self.state_bytes)
-        return self._state
-
-    @property
-    def initial(self) -> game_pb2.GameState:
-        """The initial state (only loaded by `Store.load(..., initial=True)`)."""
-        return game_pb2.GameState.FromString(self.initial_bytes)
-
-    def seat_of(self, player_id: str) -> Seat | None:
-        """The seat a player holds here, if any."""
-        if not player_id:
-            return None
-        return next((seat for seat in self.seats if seat.player == player_id), None)
-
-    def seat_for(self, side: str) -> Seat | None:
-        """The seat of a side."""
-        return next((seat for seat in self.seats if seat.side == side), None)
-
-    def opponent(self, side: str) -> Seat | None:
-        """The other seat of a two-sided game."""
-        return next((seat for seat in self.seats if seat.side != side), None)
-
-    def to_act(self) -> tuple[str, ...]:
-        """The sides that may act now (none unless running)."""
-        return tuple(self.state.to_act) if self.status == RUNNING else ()
+def millis(time_reply: Any) -> int:
+    """Redis's TIME reply (seconds, microseconds) in ms."""
+    seconds, micros = time_reply
+    return int(seconds) * 1000 + int(micros) // 1000
 
 
 @dataclass(frozen=True)
 class Update:
     """A stream entry: the public update message, and the full notations when some of the
-    actions hide something (shown to the actor only, until the rules reveal them)."""
+    actions hide something (shown to the actor only, until the rules reveal them; sealed
+    in the stream meanwhile)."""
 
     message: bytes  # serialized WatchGameResponse without `game`
     full_notations: Sequence[str] = ()
     side: str = ""
+    sealed_full: str = ""  # the full notations sealed (Store.commit_change), or ""
 
     def fields(self) -> list[Any]:
         """Stream field/value pairs."""
         out: list[Any] = ["u", self.message, "s", self.side]
-        if self.full_notations:
+        if self.sealed_full:
+            out += ["f", self.sealed_full]
+        elif self.full_notations:
             out += ["f", json.dumps(list(self.full_notations), ensure_ascii=False)]
         return out
 
 
 @dataclass(frozen=True)
 class StreamEntry:
-    """One update read back from a game's stream."""
+    """One entry read back from a game's stream: the update of a version (`seq` 0), or a
+    notice after it (`seq` >= 1, its fields in `notice`)."""
 
     version: int
     message: bytes
     side: str
     full_notations: tuple[str, ...]
+    seq: int = 0
+    notice: Mapping[str, str] = field(default_factory=dict)
+    sealed_full: str = ""  # full notations still sealed (`Store.open_entry` opens them)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the entry stands in the stream: (version, seq)."""
+        return (self.version, self.seq)
 
     @classmethod
     def parse(cls, entry_id: bytes, fields: Mapping[bytes, bytes]) -> StreamEntry:
         """An entry from XRANGE/XREAD output."""
-        full = fields.get(b"f")
+        full = (fields.get(b"f") or b"").decode()
+        version, _, seq = entry_id.decode().partition("-")
+        if seq not in ("", "0"):
+            return cls(
+                version=int(version),
+                message=b"",
+                side=(fields.get(b"s") or b"").decode(),
+                full_notations=(),
+                seq=int(seq),
+                notice={k.decode(): v.decode() for k, v in fields.items()},
+            )
         return cls(
-            version=int(entry_id.split(b"-")[0]),
+            version=int(version),
             message=fields.get(b"u", b""),
             side=(fields.get(b"s") or b"").decode(),
-            full_notations=tuple(json.loads(full)) if full else (),
+            full_notations=() if not full or is_sealed(full) else tuple(json.loads(full)),
+            sealed_full=full if full and is_sealed(full) else "",
         )
+
+
+class CommitOutcome(StrEnum):
+    """What `commit.lua` answered."""
+
+    OK = "ok"  # committed: the version is the new one
+    CONFLICT = "conflict"  # the game was not at the expected version: the version is its own
+    DUPLICATE = "duplicate"  # the idempotency key was seen: the version it committed then
 
 
 @dataclass
@@ -264,7 +141,7 @@ class Commit:
 
     game_id: str
     expected_version: int
-    fields: dict[str, Any]
+    fields: Mapping[str, Any]
     actions: Sequence[ActionEntry] = ()
     update: Update | None = None
     ttl: float = 0.0
@@ -276,50 +153,79 @@ class Commit:
 
 @dataclass(frozen=True)
 class CommitResult:
-    """What `commit.lua` answered: ok / conflict / duplicate, with the version concerned."""
+    """What `commit.lua` answered, with the version concerned."""
 
-    outcome: str
+    outcome: CommitOutcome
     version: int
     fingerprint: str = ""
+
+
+def _record(game_id: str, names: Sequence[str], values: Sequence[Any]) -> GameRecord | None:
+    """A record from HMGET values (None when the game does not exist)."""
+    if values[names.index(VERSION)] is None:  # every stored game has a version
+        return None
+    raw = {
+        name.encode(): value for name, value in zip(names, values, strict=True) if value is not None
+    }
+    return GameRecord.from_hash(game_id, raw)
 
 
 class Store:
     """Redis access for game sessions and the indexes over them."""
 
-    def __init__(self, redis: Redis, scripts: Scripts, settings: Settings) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        scripts: Scripts,
+        settings: Settings,
+        wake: Callable[[], None] = lambda: None,
+    ) -> None:
         self.redis = redis
         self.scripts = scripts
         self.settings = settings
+        self.wake = wake  # tells this replica's sweeper that a game is due now (a bot's turn)
+        self.vault = Vault(settings.secret_key)
 
     async def time_ms(self) -> int:
         """Redis's clock, in ms (every replica uses it, so they agree on clocks)."""
-        seconds, micros = await self.redis.time()
-        return int(seconds) * 1000 + int(micros) // 1000
+        return millis(await self.redis.time())
 
     async def load(
         self,
         game_id: str,
         *,
         idempotency_key: str = "",
-        initial: bool = False,
+        full: bool = False,
     ) -> tuple[GameRecord | None, int, bytes | None]:
         """The game (None if unknown), Redis's time, and the idempotency record if asked,
-        in one round trip."""
+        in one round trip; `full` adds the fields only records need (the initial state)."""
         record, now, prior, _ = await self.load_with_auth(
-            game_id, idempotency_key=idempotency_key, initial=initial
+            game_id, idempotency_key=idempotency_key, full=full
         )
         return record, now, prior
+
+    async def get(self, game_id: str, *, full: bool = False) -> tuple[GameRecord, int]:
+        """The game and Redis's time; MISSING_FIELD without an id, SESSION_NOT_FOUND if the
+        game is unknown or expired."""
+        if not game_id:
+            raise missing("game_id")
+        if not keys.plausible_id(game_id):
+            raise game_not_found(game_id)
+        game, now, _ = await self.load(game_id, full=full)
+        if game is None:
+            raise game_not_found(game_id)
+        return game, now
 
     async def load_with_auth(
         self,
         game_id: str,
         *,
         idempotency_key: str = "",
-        initial: bool = False,
+        full: bool = False,
         auth: tuple[list[str], list[Any]] | None = None,
     ) -> tuple[GameRecord | None, int, bytes | None, Any]:
         """`load`, plus the reply of the token check sent in the same round trip."""
-        names = (*LOAD_FIELDS, "initial") if initial else LOAD_FIELDS
+        names = FULL_FIELDS if full else LOAD_FIELDS
         pipe = self.redis.pipeline(transaction=False)
         if auth is not None:
             self.scripts.queue(pipe, "authenticate", auth[0], auth[1])
@@ -329,23 +235,130 @@ class Store:
             pipe.get(idempotency_key)
         replies = await self.scripts.execute(self.redis, pipe)
         auth_reply = replies.pop(0) if auth is not None else None
-        values, (seconds, micros) = replies[0], replies[1]
-        now = int(seconds) * 1000 + int(micros) // 1000
-        record = None
-        if values[0] is not None:
-            raw = {
-                name.encode(): value
-                for name, value in zip(names, values, strict=True)
-                if value is not None
-            }
-            record = GameRecord.from_hash(game_id, raw)
+        values, now = replies[0], millis(replies[1])
         prior = replies[2] if idempotency_key else None
-        return record, now, prior, auth_reply
+        return self._opened(_record(game_id, names, values)), now, prior, auth_reply
 
     async def actions(self, game_id: str) -> list[game_pb2.Action]:
         """Every committed action of a game, oldest first (for records)."""
         rows: list[Any] = await self.redis.lrange(keys.game_actions(game_id), 0, -1)
-        return [game_pb2.Action.FromString(row) for row in rows]
+        context = f"action|{game_id}"
+        return [game_pb2.Action.FromString(self.vault.open(row, context)) for row in rows]
+
+    # -- hidden information at rest ----------------------------------------------------
+
+    def _opened(self, game: GameRecord | None) -> GameRecord | None:
+        """A record as read, with what is sealed in it opened (in memory only)."""
+        if game is None:
+            return None
+        if is_sealed(game.state_bytes):
+            game.state_bytes = self.vault.open(game.state_bytes, f"state|{game.id}")
+        if "\\u0000" in game.moves_raw:
+            context = f"moves|{game.id}"
+            game._moves = [
+                replace(entry, notation=self.vault.open_text(row[3], context))
+                if len(row) > 3
+                else entry
+                for row, entry in zip(
+                    json.loads(game.moves_raw), parse_moves(game.moves_raw), strict=True
+                )
+            ]
+        return game
+
+    def moves_after(
+        self, game: GameRecord, added: Sequence[ActionEntry], pending: bool
+    ) -> tuple[str, list[ActionEntry] | None]:
+        """The `moves` field after appending `added`: hidden notations sealed while
+        `pending`, and all in the clear once the rules reveal them; with every entry as
+        memory holds it when the stored field alone would not say (None: parse the field)."""
+        if pending:
+            context = f"moves|{game.id}"
+            rows = [
+                [entry.side, "", entry.public, self.vault.seal_text(entry.notation, context)]
+                if entry.hidden
+                else entry.row()
+                for entry in added
+            ]
+            return rows_json(game.moves_raw, rows), [*game.moves, *added]
+        if "\\u0000" in game.moves_raw:  # laid out now: every notation in the clear again
+            entries = [*game.moves, *added]
+            return rows_json("", [entry.row() for entry in entries]), entries
+        return rows_json(game.moves_raw, [entry.row() for entry in added]), None
+
+    def open_entry(self, game_id: str, entry: StreamEntry) -> StreamEntry:
+        """A stream entry with its sealed full notations opened."""
+        if not entry.sealed_full:
+            return entry
+        full = json.loads(self.vault.open_text(entry.sealed_full, f"stream|{game_id}"))
+        return replace(entry, full_notations=tuple(full), sealed_full="")
+
+    def entries(self, game_id: str, rows: Any) -> list[StreamEntry]:
+        """Stream rows (XRANGE/XREAD output) as opened entries."""
+        return [
+            self.open_entry(game_id, StreamEntry.parse(entry_id, fields))
+            for entry_id, fields in rows
+        ]
+
+    async def commit_change(
+        self,
+        before: GameRecord | None,
+        after: GameRecord,
+        now_ms: int,
+        update: matchmaker_pb2.WatchGameResponse,
+        *,
+        full_notations: Sequence[str] = (),
+        actions: Sequence[ActionEntry] = (),
+        idempotency_key: str = "",
+        fingerprint: str = "",
+    ) -> CommitResult:
+        """Commit `after` over `before` (None: a new game): the fields that changed, the
+        update (stamped with the new version and time), the TTL and due time its status
+        asks for; a finished game keeps only its last few updates. A game due now (a
+        bot's turn) wakes this replica's sweeper."""
+        expected = before.version if before is not None else 0
+        if after.version != expected + 1:
+            raise ValueError(f"version {after.version} does not follow {expected}")
+        fields = after.to_hash() if before is None else after.changed_fields(before)
+        fields.pop(VERSION, None)  # commit.lua's to set
+        update.version = after.version
+        update.at.FromMilliseconds(now_ms)
+        stored = Update(update.SerializeToString(), full_notations, update.side)
+        if after.state_bytes and hidden_pending(after.state):
+            if "state" in fields:
+                fields["state"] = self.vault.seal(after.state_bytes, f"state|{after.id}")
+            actions = [
+                replace(entry, action=self.vault.seal(entry.action, f"action|{after.id}"))
+                if entry.hidden
+                else entry
+                for entry in actions
+            ]
+            if full_notations:
+                stored = replace(
+                    stored,
+                    full_notations=(),
+                    sealed_full=self.vault.seal_text(
+                        json.dumps(list(full_notations), ensure_ascii=False), f"stream|{after.id}"
+                    ),
+                )
+        finished = after.status == GameStatus.FINISHED
+        due_ms = schedule.next_due(after, now_ms, self.settings)
+        result = await self.commit(
+            Commit(
+                game_id=after.id,
+                expected_version=expected,
+                fields=fields,
+                actions=actions,
+                update=stored,
+                ttl=schedule.ttl(after.status, self.settings),
+                idempotency_key=idempotency_key,
+                fingerprint=fingerprint,
+                due_ms=due_ms,
+                trim_stream_to=self.settings.finished_stream_keep if finished else 0,
+            )
+        )
+        if result.outcome == CommitOutcome.OK and due_ms == now_ms:
+            self.wake()
+        return result
 
     async def commit(self, change: Commit) -> CommitResult:
         """Run `commit.lua` (after lowering the due time, in the same round trip)."""
@@ -371,9 +384,8 @@ class Store:
             pipe.zadd(keys.due(), {change.game_id: change.due_ms}, lt=True)
         self.scripts.queue(pipe, "commit", [game_key, actions_key, stream_key, idem_key], args)
         replies = await self.scripts.execute(self.redis, pipe)
-        outcome, value = replies[-1]
-        outcome, value = outcome.decode(), value.decode()
-        if outcome == "duplicate":
+        outcome, value = (CommitOutcome(text(replies[-1][0])), text(replies[-1][1]))
+        if outcome == CommitOutcome.DUPLICATE:
             fingerprint, _, version = value.rpartition("|")
             return CommitResult(outcome, int(version), fingerprint)
         return CommitResult(outcome, int(value))
@@ -381,20 +393,36 @@ class Store:
     # -- the update stream -------------------------------------------------------------
 
     async def updates_after(
-        self, game_id: str, after_version: int, count: int = 500
+        self, game_id: str, after: int | tuple[int, int], count: int = 500
     ) -> list[StreamEntry]:
-        """Stream entries of versions after `after_version` (oldest first, at most `count`)."""
+        """Stream entries after a version (its notices included) or after a (version, seq)
+        position, oldest first, at most `count`."""
+        version, seq = (after, 0) if isinstance(after, int) else after
         rows: Any = await self.redis.xrange(
-            keys.game_stream(game_id), f"({after_version}-0", "+", count=count
+            keys.game_stream(game_id), f"({version}-{seq}", "+", count=count
         )
-        return [StreamEntry.parse(entry_id, fields) for entry_id, fields in rows]
+        return self.entries(game_id, rows)
 
     async def update_at(self, game_id: str, version: int) -> StreamEntry | None:
         """The stream entry of one version, if still kept."""
         rows: Any = await self.redis.xrange(
             keys.game_stream(game_id), f"{version}-0", f"{version}-0"
         )
-        return StreamEntry.parse(*rows[0]) if rows else None
+        return self.entries(game_id, rows)[0] if rows else None
+
+    async def add_notice(self, game_id: str, version: int, notice: Mapping[str, str]) -> None:
+        """Add a notice to a game's stream after its update `version` (no version change);
+        the stream lives as long as the game."""
+        stream = keys.game_stream(game_id)
+        pairs: list[Any] = [item for pair in notice.items() for item in pair]
+        lifetime = await self.redis.pttl(keys.game(game_id))
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.execute_command(
+            "XADD", stream, "MAXLEN", "~", self.settings.stream_maxlen, f"{version}-*", *pairs
+        )
+        if lifetime > 0:
+            pipe.pexpire(stream, lifetime)
+        await pipe.execute()
 
     async def last_update_id(self, game_id: str) -> str:
         """The id of the newest stream entry ("0-0" when none)."""
@@ -426,7 +454,9 @@ class Store:
 
     # -- browse lists and invite codes -------------------------------------------------
 
-    async def list_add(self, status: str, ruleset: str, game_id: str, created_ms: int) -> None:
+    async def list_add(
+        self, status: GameStatus, ruleset: str, game_id: str, created_ms: int
+    ) -> None:
         """Add a public game to a browse list (bounded: the oldest fall off)."""
         key = keys.browse(status, ruleset)
         pipe = self.redis.pipeline(transaction=True)
@@ -434,19 +464,19 @@ class Store:
         pipe.zremrangebyrank(key, 0, -(self.settings.browse_size + 1))
         await pipe.execute()
 
-    async def list_remove(self, status: str, ruleset: str, game_id: str) -> None:
+    async def list_remove(self, status: GameStatus, ruleset: str, game_id: str) -> None:
         """Remove a game from a browse list."""
         await self.redis.zrem(keys.browse(status, ruleset), game_id)
 
     async def list_page(
-        self, statuses: Sequence[str], rulesets: Sequence[str], offset: int, size: int
-    ) -> list[tuple[str, str, str, float]]:
+        self, statuses: Sequence[GameStatus], rulesets: Sequence[str], offset: int, size: int
+    ) -> list[tuple[GameStatus, str, str, float]]:
         """(status, ruleset, game id, created) newest first, from several browse lists."""
         pipe = self.redis.pipeline(transaction=False)
         pairs = [(status, ruleset) for status in statuses for ruleset in rulesets]
         for status, ruleset in pairs:
             pipe.zrevrange(keys.browse(status, ruleset), 0, offset + size, withscores=True)
-        rows: list[tuple[str, str, str, float]] = []
+        rows: list[tuple[GameStatus, str, str, float]] = []
         for (status, ruleset), items in zip(pairs, await pipe.execute(), strict=True):
             rows += [(status, ruleset, member.decode(), score) for member, score in items]
         rows.sort(key=lambda row: (-row[3], row[2]))
@@ -458,32 +488,34 @@ class Store:
         pipe = self.redis.pipeline(transaction=False)
         for game_id in game_ids:
             pipe.hmget(keys.game(game_id), names)
-        out: list[GameRecord | None] = []
-        for game_id, values in zip(game_ids, await pipe.execute(), strict=True):
-            if values[0] is None:
-                out.append(None)
-                continue
-            raw = {
-                name.encode(): value
-                for name, value in zip(names, values, strict=True)
-                if value is not None
-            }
-            out.append(GameRecord.from_hash(game_id, raw))
-        return out
+        return [
+            _record(game_id, names, values)
+            for game_id, values in zip(game_ids, await pipe.execute(), strict=True)
+        ]
 
     async def set_invite(self, code: str, game_id: str) -> bool:
-        """Bind an invite code to a game (False if the code is taken)."""
+        """Bind an invite code (its normalized form) to a game (False if it is taken)."""
         done = await self.redis.set(
             keys.invite(code), game_id, nx=True, ex=int(self.settings.invite_ttl)
         )
         return bool(done)
 
     async def invite_target(self, code: str) -> str | None:
-        """The game an invite code opens."""
+        """The game an invite code (its normalized form) opens."""
         value = await self.redis.get(keys.invite(code))
         return text(value) if value else None
 
-    async def set_fields(self, game_id: str, values: Mapping[str, Any]) -> None:
-        """Set bookkeeping fields that are not part of the game's versioned content."""
-        mapping: dict[Any, Any] = dict(values)
-        await self.redis.hset(keys.game(game_id), mapping=mapping)
+    async def claim_rematch(self, game_id: str, rematch_id: str) -> str:
+        """Record `rematch_id` as the rematch of a finished game unless one is recorded
+        already; the rematch the game has now."""
+        return text(await self.scripts.run("claim_rematch", [keys.game(game_id)], [rematch_id]))
+
+    async def set_unversioned(self, before: GameRecord, after: GameRecord) -> None:
+        """Write bookkeeping that is not part of the game's versioned content (its rating
+        status): the fields `after` changes relative to `before`, outside the commit."""
+        changed = after.changed_fields(before)
+        if VERSION in changed:
+            raise ValueError("a change of version goes through commit_change")
+        if changed:
+            mapping: dict[Any, Any] = dict(changed)
+            await self.redis.hset(keys.game(after.id), mapping=mapping)

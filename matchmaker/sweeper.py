@@ -1,25 +1,40 @@
 """The sweeper: every replica's background worker for work that is due without a call.
 
-Clock flags, abandoned games, bot turns, pending ratings and open games nobody joined all
-live in one index, `keys.due()` (game id -> when, ms). A sweeper claims due games with
-`claim_due.lua`, which pushes each claimed game a lease ahead, so replicas never work on
-one game at once while the lease lasts, and a replica killed mid-work leaves its games to
-the others when the lease runs out. Whatever it does goes through the ordinary version-
-checked commit, so even an expired lease cannot corrupt a game.
+Clock flags, abandoned games, bot turns and draw offers to bots, pending ratings and open
+games nobody joined all live in one index, `keys.due()` (game id -> when, ms;
+`schedule.py` says when). The sweeper does that work (`work_on`): it flags clocks, looks
+at who is present and forfeits a side that left and did not come back after its warning
+(`presence.py`), has the bot answer draw offers and move (a bot that cannot move
+resigns), settles pending ratings and closes open games nobody joined. It claims due games
+with `claim_due.lua`, which pushes each claimed game a lease ahead, so replicas never work
+on one game at once while the lease lasts, and a replica killed mid-work leaves its games
+to the others when the lease runs out. Whatever it does goes through the ordinary version-
+checked commit, so even an expired lease cannot corrupt a game. Each piece of work has its
+own request id, sent to the engine with every call it makes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import time
 
 import structlog
 from prometheus_client import Counter
 
-from matchmaker.errors import ServiceError
+from matchmaker import clocks
+from matchmaker.bot import Bot
+from matchmaker.engine import EngineError, EngineFailure
+from matchmaker.handling import new_request_id
+from matchmaker.play import Play, Played, resignation
+from matchmaker.presence import Presence
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
+from matchmaker.schedule import next_due, offered_to_bot, open_until
 from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
 from matchmaker.store import Store
+from matchmaker.workers import every
+from wargame.runtime.refusal import Code, Reason, Refusal
+from wargame.v1 import game_pb2
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -30,9 +45,21 @@ RETRY_MS = 2000  # a game whose work failed (engine or Redis away) is tried agai
 class Sweeper:
     """Claims due games and does their work, a bounded number at a time."""
 
-    def __init__(self, store: Store, sessions: Sessions, settings: Settings) -> None:
+    def __init__(
+        self,
+        *,
+        store: Store,
+        bot: Bot,
+        play: Play,
+        sessions: Sessions,
+        presence: Presence,
+        settings: Settings,
+    ) -> None:
         self.store = store
+        self.bot = bot
+        self.play = play
         self.sessions = sessions
+        self.presence = presence
         self.settings = settings
         self.poke = asyncio.Event()
         self._slots = asyncio.Semaphore(settings.sweep_concurrency)
@@ -40,44 +67,42 @@ class Sweeper:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep every interval (at once when poked) until `stop` is set."""
-        lease_ms = int(self.settings.sweep_lease * 1000)
-        while not stop.is_set():
-            free = self.settings.sweep_concurrency - len(self._tasks)
-            try:
-                if free > 0:
-                    lease, game_ids = await self.store.claim_due(
-                        lease_ms, min(free, self.settings.sweep_batch)
-                    )
-                    for game_id in game_ids:
-                        task = asyncio.create_task(
-                            self._work(game_id, lease), name=f"sweep-{game_id}"
-                        )
-                        self._tasks.add(task)
-                        task.add_done_callback(self._tasks.discard)
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("sweep failed", error=str(error) or type(error).__name__)
-            self.poke.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.poke.wait(), self.settings.sweep_interval)
+        await every(self.settings.sweep_interval, self.poke, stop, self._claim, "sweep failed")
+
+    async def _claim(self) -> None:
+        """Claim as many due games as there are free slots, and start their work."""
+        free = self.settings.sweep_concurrency - len(self._tasks)
+        if free <= 0:
+            return
+        lease, game_ids = await self.store.claim_due(
+            int(self.settings.sweep_lease * 1000), min(free, self.settings.sweep_batch)
+        )
+        for game_id in game_ids:
+            task = asyncio.create_task(self._work(game_id, lease), name=f"sweep-{game_id}")
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _work(self, game_id: str, lease: int) -> None:
         async with self._slots:
-            with structlog.contextvars.bound_contextvars(game_id=game_id, worker="sweeper"):
+            with structlog.contextvars.bound_contextvars(
+                game_id=game_id, worker="sweeper", request_id=new_request_id()
+            ):
                 try:
-                    when = await self.sessions.work_on(game_id)
+                    when = await self.work_on(game_id)
                     SWEPT.labels("ok").inc()
                 except asyncio.CancelledError:
                     raise
                 except Exception as error:
                     SWEPT.labels("failed").inc()
-                    level = log.info if isinstance(error, ServiceError) else log.warning
-                    level(
-                        "due work failed; retrying later",
-                        error=str(error) or type(error).__name__,
-                        exc_info=not isinstance(error, ServiceError),
-                    )
+                    if isinstance(error, EngineFailure):
+                        log.error("due work failed: engine", error=str(error), engine=error.engine)
+                    else:
+                        level = log.info if isinstance(error, Refusal) else log.warning
+                        level(
+                            "due work failed; retrying later",
+                            error=str(error) or type(error).__name__,
+                            exc_info=not isinstance(error, Refusal),
+                        )
                     try:
                         when = await self.store.time_ms() + RETRY_MS
                     except Exception:
@@ -86,6 +111,126 @@ class Sweeper:
                     await self.store.reschedule(game_id, lease, when)
                 except Exception as error:
                     log.warning("reschedule failed", error=str(error) or type(error).__name__)
+
+    # -- the work ---------------------------------------------------------------------------
+
+    async def work_on(self, game_id: str) -> int | None:
+        """Do what is due for a game; returns when it is next due (None: never)."""
+        game, now, _ = await self.store.load(game_id)
+        if game is None:
+            return None
+        if game.status == GameStatus.OPEN:
+            if now >= open_until(game, self.settings):
+                await self.sessions.close_open(game, now)
+                return None
+            return next_due(game, now, self.settings)
+        if game.status == GameStatus.FINISHED:
+            if game.rating_status == RatingStatus.PENDING:
+                await self.play.settle_ratings(game)
+            return None
+        played: Played | None = None
+        try:
+            played, game = await self._timeouts(game, now)
+            if played is None:
+                played = await self._bot_turn(game)
+        except Refusal as error:
+            if error.reason == Reason.VERSION_CONFLICT:
+                return now  # someone moved meanwhile: look again at once
+            raise
+        if played is None:
+            return next_due(game, await self.store.time_ms(), self.settings)
+        if (
+            played.game.status == GameStatus.FINISHED
+            and played.game.rating_status != RatingStatus.PENDING
+        ):
+            return None
+        return next_due(played.game, played.now_ms, self.settings)
+
+    async def _timeouts(self, game: GameRecord, now: int) -> tuple[Played | None, GameRecord]:
+        """Clocks that ran out end the game; a side to act that left and was warned loses
+        as abandoned once its deadline has passed. Returns what was played, if anything,
+        and the game with its presence brought up to date."""
+        if game.clock is not None:
+            fallen = clocks.fallen(game.clock, now)
+            if fallen:
+                log.info("time ran out", game_id=game.id, sides=list(fallen))
+                return await self.play.flag(game, now, fallen), game
+        reviewed = await self.presence.review(game)
+        if reviewed is None:
+            raise Refusal(Code.ABORTED, Reason.VERSION_CONFLICT, "the game changed meanwhile")
+        now = await self.store.time_ms()
+        for seat in reviewed.seats:
+            deadline = reviewed.warned.get(seat.side)
+            if (
+                seat.kind == SeatKind.HUMAN
+                and seat.side in reviewed.to_act()
+                and deadline is not None
+                and now >= deadline
+            ):
+                log.info("abandoned", game_id=game.id, side=seat.side)
+                played = await self.play.forfeit(
+                    reviewed, now, seat.side, game_pb2.OUTCOME_REASON_ABANDONED
+                )
+                return played, reviewed
+        return None, reviewed
+
+    async def _bot_turn(self, game: GameRecord) -> Played | None:
+        """The bot answers a draw offer made to it, or plays when it is to act."""
+        offered = offered_to_bot(game)
+        if offered is not None:
+            action = await self.bot.answer_draw(game, offered)
+            log.info(
+                "the bot answers a draw offer", game_id=game.id, action=action.WhichOneof("kind")
+            )
+            return await self.play.commit(game, await self.store.time_ms(), [action])
+        bot = game.seated_to_act(SeatKind.BOT)
+        if bot is not None:
+            return await self._bot_move(game, bot)
+        return None
+
+    async def _bot_move(self, game: GameRecord, seat: Seat) -> Played:
+        """The bot's action for its side; a bot that cannot move resigns."""
+        started = time.perf_counter()
+        try:
+            action = await self.bot.action(game, seat)
+        except EngineError as refusal:
+            # A bot that cannot find an action would hold the game forever: it resigns.
+            log.warning(
+                "bot resigns: no suggestion",
+                game_id=game.id,
+                reason=refusal.details.reason,
+                message=refusal.details.message,
+            )
+            action = resignation(seat.side)
+        now = await self.store.time_ms()
+        try:
+            played = await self.play.commit(game, now, [action])
+        except Refusal as error:
+            if error.code not in (Code.FAILED_PRECONDITION, Code.INVALID_ARGUMENT):
+                raise
+            if (
+                error.reason in (Reason.VERSION_CONFLICT, Reason.GAME_OVER)
+                or action.WhichOneof("kind") == "resign"
+            ):
+                raise
+            # The engine refused its own suggestion: resigning beats holding the game forever.
+            log.warning(
+                "bot resigns: its action was refused",
+                game_id=game.id,
+                reason=error.reason,
+                message=error.message,
+            )
+            played = await self.play.commit(game, now, [resignation(seat.side)])
+        log.debug(
+            "bot moved",
+            game_id=game.id,
+            side=seat.side,
+            moves=[entry.public for entry in played.game.moves[len(game.moves) :]],
+            think_ms=round((time.perf_counter() - started) * 1000),
+        )
+        return played
+
+    # -- shutdown ---------------------------------------------------------------------------
 
     async def drain(self, timeout: float) -> None:
         """Let the games being worked on finish (at shutdown), up to `timeout` s."""

@@ -14,14 +14,14 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-import grpc
 from redis.asyncio import Redis
 
 from matchmaker import keys
-from matchmaker.errors import ServiceError
+from matchmaker.errors import quoted
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import text
+from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing
 
 MAX_NAME = 32
 
@@ -42,9 +42,7 @@ def split_token(token: str) -> tuple[str, str]:
     """(player id, token hash) of a token; TOKEN_INVALID if it has not the token's form."""
     player_id, dot, secret = token.partition(".")
     if not dot or not player_id.startswith("p") or not player_id.isalnum() or len(secret) < 20:
-        raise ServiceError(
-            grpc.StatusCode.UNAUTHENTICATED, "TOKEN_INVALID", "the token is malformed"
-        )
+        raise Refusal(Code.UNAUTHENTICATED, Reason.TOKEN_INVALID, "the token is malformed")
     return player_id, token_hash(token)
 
 
@@ -52,19 +50,9 @@ def check_display_name(name: str) -> str:
     """The display name, trimmed; MALFORMED_REQUEST unless 1-32 printable characters."""
     name = name.strip()
     if not name:
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "MISSING_FIELD",
-            "display_name is required",
-            field="display_name",
-        )
+        raise missing("display_name")
     if len(name) > MAX_NAME or not name.isprintable():
-        raise ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "MALFORMED_REQUEST",
-            f"display_name must be 1-{MAX_NAME} printable characters",
-            field="display_name",
-        )
+        raise malformed("display_name", f"display_name must be 1-{MAX_NAME} printable characters")
     return name
 
 
@@ -94,21 +82,28 @@ class Tokens:
         self.settings = settings
 
     async def register(self, display_name: str, now_ms: int) -> tuple[str, str, str, str]:
-        """A new guest player: (player id, display name, token, token id)."""
+        """A new guest player: (player id, display name, token, token id). A guest's keys
+        live `guest_ttl` until it plays a game (`Players.mark_played`)."""
         name = check_display_name(display_name)
         player_id = random_id("p")
-        token, token_id = await self._issue(player_id, {"name": name, "created_ms": now_ms})
+        token, token_id = await self._issue(
+            player_id, {"name": name, "created_ms": now_ms}, self.settings.guest_ttl
+        )
         return player_id, name, token, token_id
 
     async def issue(self, player_id: str) -> tuple[str, str]:
         """Another token for an existing player: (token, token id)."""
-        return await self._issue(player_id, None)
+        played = await self.redis.hexists(keys.player(player_id), "played")
+        ttl = self.settings.player_ttl if played else self.settings.guest_ttl
+        return await self._issue(player_id, None, ttl)
 
-    async def _issue(self, player_id: str, profile: dict[Any, Any] | None) -> tuple[str, str]:
+    async def _issue(
+        self, player_id: str, profile: dict[Any, Any] | None, ttl_seconds: float
+    ) -> tuple[str, str]:
         token = f"{player_id}.{secrets.token_urlsafe(32)}"
         digest = token_hash(token)
         token_id = random_id("t", 10)
-        ttl = int(self.settings.player_ttl)
+        ttl = int(ttl_seconds)
         pipe = self.redis.pipeline(transaction=True)
         if profile is not None:
             pipe.hset(keys.player(player_id), mapping=profile)
@@ -130,12 +125,14 @@ class Tokens:
                 keys.player_tokens(player_id),
                 keys.player_bucket(player_id),
                 keys.player_rated(player_id),
+                keys.player_games(player_id),
             ],
             [
                 int(self.settings.player_ttl),
                 self.settings.rate_limit,
                 self.settings.rate_burst,
                 cost,
+                int(self.settings.guest_ttl),
             ],
         )
 
@@ -144,17 +141,17 @@ class Tokens:
         """The caller, from the reply of `authenticate.lua`; UNAUTHENTICATED if the token is
         unknown, RESOURCE_EXHAUSTED (with a retry hint) beyond the rate limit."""
         if reply[0] == 0:
-            raise ServiceError(
-                grpc.StatusCode.UNAUTHENTICATED,
-                "TOKEN_INVALID",
+            raise Refusal(
+                Code.UNAUTHENTICATED,
+                Reason.TOKEN_INVALID,
                 "the token is unknown or has been revoked",
             )
         token_id = text(reply[1])
         if reply[0] == 2:
             wait_ms = int(reply[2])
-            raise ServiceError(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "RATE_LIMITED",
+            raise Refusal(
+                Code.RESOURCE_EXHAUSTED,
+                Reason.RATE_LIMITED,
                 f"too many requests; retry in {wait_ms / 1000:g} s",
                 metadata={"retry_after_ms": str(wait_ms)},
                 retry_after=wait_ms / 1000,
@@ -172,10 +169,10 @@ class Tokens:
         target = token_id or caller.token_id
         digest = await self.redis.hget(keys.player_tokens(caller.player_id), target)
         if digest is None:
-            raise ServiceError(
-                grpc.StatusCode.NOT_FOUND,
-                "TOKEN_INVALID",
-                f"the player has no token {target!r}",
+            raise Refusal(
+                Code.NOT_FOUND,
+                Reason.TOKEN_INVALID,
+                f"the player has no token {quoted(target)}",
                 field="token_id",
             )
         pipe = self.redis.pipeline(transaction=True)

@@ -102,9 +102,14 @@ def test_create_and_join_refusals(
         "SESSION_NOT_FOUND",
     )
     expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE1234")),
+        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000")),
         Code.NOT_FOUND,
         "SESSION_NOT_FOUND",
+    )
+    expect_error(
+        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE1234")),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
     )
     expect_error(
         lambda: north.JoinGame(mm.JoinGameRequest()), Code.INVALID_ARGUMENT, "MISSING_FIELD"
@@ -409,7 +414,7 @@ def test_rated_games_update_ratings_once_and_the_leaderboard(
     assert [(r.game, r.games) for r in winner.ratings] == [("war", 1)]
     assert winner.ratings[0].rating > 1500 > loser.ratings[0].rating
     # The sweeper, too, settles finished rated games; it must not count this one again.
-    matchmaker.call(lambda replica: replica.sessions.work_on(game.id))
+    matchmaker.call(lambda replica: replica.sweeper.work_on(game.id))
     assert south.GetPlayer(mm.GetPlayerRequest()).player.ratings[0].games == 1
     board = north.GetLeaderboard(mm.GetLeaderboardRequest(game="war")).entries
     assert [(e.rank, e.player.id) for e in board] == [(1, south.player_id), (2, north.player_id)]

@@ -21,10 +21,11 @@ from matchmaker.engine import Engine
 from matchmaker.errors import ServiceError
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec, Ticket
+from matchmaker.record import SeatKind
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import HUMAN, Store, text
+from matchmaker.store import Store, text
 from tests.matchmaker.conftest import run
 
 pytestmark = pytest.mark.integration
@@ -262,7 +263,7 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
         assert (game.ruleset, game.rated, game.visibility) == ("war", True, "public")
         assert game.clock is not None
         assert [(s.side, s.player, s.name, s.kind, s.rating) for s in game.seats] == [
-            (side, seat["p"], f"name of {seat['p']}", HUMAN, seat["rt"])
+            (side, seat["p"], f"name of {seat['p']}", SeatKind.HUMAN, seat["rt"])
             for side, seat in zip(("south", "north"), match["seats"], strict=True)
         ]
         assert dict(game.state.options)["compulsion"] == "legality"

@@ -9,9 +9,10 @@ import pytest
 from redis.asyncio import Redis
 
 from matchmaker import keys
+from matchmaker.record import ActionEntry, GameStatus, moves_json
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
-from matchmaker.store import ActionEntry, Commit, Store, Update, moves_json, parse_moves
+from matchmaker.store import Commit, Store, Update
 from tests.matchmaker.conftest import run
 from wargame.v1 import game_pb2
 
@@ -151,21 +152,12 @@ def test_browse_lists_are_bounded_and_newest_first(redis_url: str) -> None:
     async def scenario() -> None:
         store = make_store(redis_url, browse_size=5)
         for i in range(8):
-            await store.list_add("open", "war", f"g{i}", 1000 + i)
-        await store.list_add("open", "battle", "b0", 1006)
-        rows = await store.list_page(["open"], ["war", "battle"], 0, 3)
+            await store.list_add(GameStatus.OPEN, "war", f"g{i}", 1000 + i)
+        await store.list_add(GameStatus.OPEN, "battle", "b0", 1006)
+        rows = await store.list_page([GameStatus.OPEN], ["war", "battle"], 0, 3)
         # Newest first across both lists (ties by id); one more row than asked: "more pages".
         assert [row[2] for row in rows] == ["g7", "b0", "g6", "g5"]
         assert await store.redis.zcard(keys.browse("open", "war")) == 5
         await store.redis.aclose()
 
     run(scenario())
-
-
-def test_moves_field_appends_without_reparsing() -> None:
-    first = [ActionEntry("south", "e3-e5", "e3-e5")]
-    hidden = [ActionEntry("red", "seal a2=I", "seal (hidden)"), ActionEntry("red", "end", "end")]
-    text = moves_json(moves_json("[]", first), hidden)
-    assert [m.row() for m in parse_moves(text)] == [m.row() for m in first + hidden]
-    assert parse_moves(text)[1].hidden and not parse_moves(text)[2].hidden
-    assert moves_json(text, []) == text and parse_moves("") == []

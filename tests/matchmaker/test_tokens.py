@@ -10,11 +10,11 @@ import pytest
 from redis.asyncio import Redis
 
 from matchmaker import keys
-from matchmaker.errors import ServiceError
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.tokens import Tokens, token_hash
 from tests.matchmaker.conftest import run
+from wargame.runtime.refusal import Refusal
 
 pytestmark = pytest.mark.integration
 
@@ -63,7 +63,7 @@ def test_register_authenticate_and_the_token_is_stored_only_as_a_hash(redis_url:
 def test_bad_tokens_are_unauthenticated(redis_url: str, bad: str) -> None:
     async def scenario() -> None:
         tokens = make(redis_url)
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await tokens.authenticate(bad)
         assert caught.value.code == grpc.StatusCode.UNAUTHENTICATED
         assert caught.value.reason == "TOKEN_INVALID"
@@ -79,14 +79,14 @@ def test_revoke_this_token_or_another_by_id(redis_url: str) -> None:
         caller = await tokens.authenticate(first)
         second, second_id = await tokens.issue(caller.player_id)
         await tokens.revoke(caller, second_id)
-        with pytest.raises(ServiceError):
+        with pytest.raises(Refusal):
             await tokens.authenticate(second)
         await tokens.authenticate(first)
         await tokens.revoke(caller, "")
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await tokens.authenticate(first)
         assert caught.value.reason == "TOKEN_INVALID"
-        with pytest.raises(ServiceError) as unknown:
+        with pytest.raises(Refusal) as unknown:
             await tokens.revoke(caller, first_id)
         assert unknown.value.code == grpc.StatusCode.NOT_FOUND
         await tokens.redis.aclose()
@@ -100,7 +100,7 @@ def test_rate_limit_refuses_beyond_the_burst_and_refills(redis_url: str) -> None
         _, _, token, _ = await tokens.register("Cy", 1)
         for _ in range(5):
             await tokens.authenticate(token)
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await tokens.authenticate(token)
         assert caught.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED
         assert caught.value.reason == "RATE_LIMITED"
@@ -116,7 +116,7 @@ def test_rate_limit_refuses_beyond_the_burst_and_refills(redis_url: str) -> None
 def test_display_names_are_checked(redis_url: str, name: str) -> None:
     async def scenario() -> None:
         tokens = make(redis_url)
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await tokens.register(name, 1)
         assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT
         await tokens.redis.aclose()

@@ -3,10 +3,20 @@
 from __future__ import annotations
 
 from matchmaker.clocks import start
-from matchmaker.store import BOT, BOT_PLAYER, ActionEntry, GameRecord, Seat, moves_json
+from matchmaker.record import (
+    BOT_PLAYER,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    RatingStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+    hidden_pending,
+    moves_json,
+)
 from matchmaker.views import (
     game_view,
-    hidden_pending,
     notations_for,
     public_events,
     public_notation,
@@ -35,20 +45,20 @@ def record(state: game_pb2.GameState, moves: list[ActionEntry]) -> GameRecord:
     return GameRecord(
         id="g1",
         ruleset="napoleonic",
-        status="running",
+        status=GameStatus.RUNNING,
         version=3,
-        visibility="public",
+        visibility=Visibility.PUBLIC,
         rated=False,
         created_ms=1,
         updated_ms=2,
         acted_ms=2,
-        seats=[Seat("red", "pred", "Red"), Seat("black", BOT_PLAYER, "Bot", BOT)],
+        seats=[Seat("red", "pred", "Red"), Seat("black", BOT_PLAYER, "Bot", SeatKind.BOT)],
         state_bytes=state.SerializeToString(),
         initial_bytes=b"",
         clock=start(60_000, 0, ["red", "black"], 0, ["black"]),
         invite="CODE",
         bot_ms=0,
-        rating_status="",
+        rating_status=RatingStatus.NONE,
         moves_raw=moves_json("[]", moves),
     )
 
@@ -63,10 +73,14 @@ def test_others_reveals_are_cut_while_the_deployment_is_hidden() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
     assert hidden_pending(state)
     red = redacted_state(state, "red").napoleonic.deployment
-    assert [a.player for a in red.reveals] == ["red"] and list(red.sealed) == []
+    # Others' entries stay, withheld: who has deployed is public, how is not.
+    assert [(a.player, len(a.placements)) for a in red.reveals] == [("red", 1), ("black", 0)]
+    assert [(s.player, s.ciphertext) for s in red.sealed] == [("black", b"")]
     spectator = redacted_state(state, "").napoleonic.deployment
-    assert list(spectator.reveals) == [] and list(spectator.sealed) == []
-    assert len(state.napoleonic.deployment.reveals) == 2  # the stored state is untouched
+    assert [len(a.placements) for a in spectator.reveals] == [0, 0]
+    assert [s.ciphertext for s in spectator.sealed] == [b""]
+    assert b"e8" not in redacted_state(state, "red").SerializeToString()
+    assert len(state.napoleonic.deployment.reveals[1].placements) == 1  # the stored state
 
 
 def test_once_laid_out_everything_is_open() -> None:

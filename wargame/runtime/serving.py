@@ -23,6 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from wargame.runtime.config import ConfigError, host_port
+from wargame.runtime.refusal import Code, Reason, Refusal
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
@@ -41,6 +42,12 @@ class MalformedRequest:
     def describe(self) -> str:
         """One line saying what was wrong."""
         return f"the request is not a valid {self.message_type}: {self.error}"
+
+
+def check_decoded(request: Any) -> None:
+    """Refuse a request whose bytes were not a valid message (see `register_service`)."""
+    if isinstance(request, MalformedRequest):
+        raise Refusal(Code.INVALID_ARGUMENT, Reason.MALFORMED_REQUEST, request.describe())
 
 
 def _tolerant(message_class: Any) -> Callable[[bytes], Any]:
@@ -79,9 +86,24 @@ def register_service(server: Any, servicer: Any, service: Any) -> None:
     )
 
 
-def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, Any]]:
+@dataclass(frozen=True)
+class ConnectionAge:
+    """How long a client connection may live: after `maximum` seconds (gRPC adds ±10 % jitter)
+    the server sends GOAWAY and in-flight calls get `grace` more seconds to finish.
+
+    Recycled connections are what spread a long-lived client over replicas added since it
+    connected: the client reconnects, re-resolves the name and balances anew.
+    """
+
+    maximum: float
+    grace: float
+
+
+def server_options(
+    max_message_bytes: int, reuse_port: bool, connection_age: ConnectionAge | None = None
+) -> list[tuple[str, Any]]:
     """Channel arguments every server uses."""
-    return [
+    options: list[tuple[str, Any]] = [
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         # gRPC turns SO_REUSEPORT on by default: a second server would silently share a busy
@@ -90,6 +112,12 @@ def server_options(max_message_bytes: int, reuse_port: bool) -> list[tuple[str, 
         ("grpc.keepalive_time_ms", 30_000),
         ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
     ]
+    if connection_age is not None:
+        options += [
+            ("grpc.max_connection_age_ms", max(1, round(connection_age.maximum * 1000))),
+            ("grpc.max_connection_age_grace_ms", max(0, round(connection_age.grace * 1000))),
+        ]
+    return options
 
 
 def check_port_free(address: str) -> None:
@@ -111,6 +139,27 @@ def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind((host, 0))
         return int(probe.getsockname()[1])
+
+
+def _register_and_bind(
+    server: Any,
+    address: str,
+    register: Callable[[Any], None],
+    health_servicer: Any,
+    service_names: Sequence[str],
+) -> int:
+    """Register the services, health checking and reflection on `server`; bind; the port."""
+    register(server)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (
+            *service_names,
+            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
+            reflection.SERVICE_NAME,
+        ),
+        server,
+    )
+    return _bind(server, address)
 
 
 def _bind(server: Any, address: str) -> int:
@@ -152,27 +201,22 @@ def create_server(
     max_workers: int = 8,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     reuse_port: bool = False,
+    connection_age: ConnectionAge | None = None,
     interceptors: Sequence[grpc.ServerInterceptor] = (),
 ) -> Serving:
-    """A sync gRPC server on `address` with health checking and reflection."""
+    """A sync gRPC server on `address` with health checking and reflection.
+
+    `connection_age` (None: connections live until the client closes them) recycles client
+    connections; see `ConnectionAge`.
+    """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rpc"),
         interceptors=list(interceptors),
-        options=server_options(max_message_bytes, reuse_port),
+        options=server_options(max_message_bytes, reuse_port, connection_age),
         maximum_concurrent_rpcs=max_workers * 64,
     )
-    register(server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            *service_names,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
-    port = _bind(server, address)
+    port = _register_and_bind(server, address, register, health_servicer, service_names)
     return Serving(server, port, health_servicer, tuple(service_names))
 
 
@@ -235,18 +279,8 @@ def create_aio_server(
     server = grpc.aio.server(
         interceptors=list(interceptors), options=server_options(max_message_bytes, reuse_port=False)
     )
-    register(server)
     health_servicer = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            *service_names,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
-    port = _bind(server, address)
+    port = _register_and_bind(server, address, register, health_servicer, service_names)
     return AioServing(server, port, health_servicer, tuple(service_names))
 
 

@@ -764,12 +764,15 @@ class SuggestActionRequest(_message.Message):
     TIME_BUDGET_FIELD_NUMBER: _builtins.int
     MAX_DEPTH_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
     side: _builtins.str
     """The side to suggest for; empty means the one side to act."""
     max_depth: _builtins.int
     """Stop at this depth even if time remains (0 = no limit)."""
     seed: _builtins.int
     """Seed for tie-breaking, so the same request gives the same answer (0 = engine default)."""
+    level: _builtins.int
+    """Playing strength from 1 (a beginner can beat it) to 5 (the strongest); 0 means 5."""
     @_builtins.property
     def state(self) -> _game_pb2.GameState:
         """The state."""
@@ -786,10 +789,11 @@ class SuggestActionRequest(_message.Message):
         time_budget: _duration_pb2.Duration | None = ...,
         max_depth: _builtins.int = ...,
         seed: _builtins.int = ...,
+        level: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "time_budget", b"time_budget"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_depth", b"max_depth", "seed", b"seed", "side", b"side", "state", b"state", "time_budget", b"time_budget"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "max_depth", b"max_depth", "seed", b"seed", "side", b"side", "state", b"state", "time_budget", b"time_budget"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

