@@ -9,8 +9,15 @@ from __future__ import annotations
 
 from engine_service.rules.base import EventKind
 from engine_service.rules.napoleonic.actions import Advance, Attack, EndPhase, Support
-from engine_service.rules.napoleonic.combat import legal_attacks, legal_supports
-from engine_service.rules.napoleonic.state import Phase
+from engine_service.rules.napoleonic.combat import (
+    attack_value,
+    legal_attacks,
+    legal_supports,
+    may_attack,
+    may_support,
+)
+from engine_service.rules.napoleonic.pieces import UnitStats
+from engine_service.rules.napoleonic.state import NapoleonicState, Phase
 from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch
 from tests.engine_service.rules.napoleonic.test_combat import fight, start
 
@@ -197,3 +204,51 @@ def test_supports_cross_obstacles_unless_the_option_blocks_them() -> None:
             [Attack("red", "R_A", "B_I"), EndPhase("red")],
         )
         assert (Support("black", "B_S", "B_I") in legal_supports(state, "black")) is listed
+
+
+# -- the rule questions the AI asks (combat.may_attack, attack_value, may_support) --------
+
+
+def stats_of(state: NapoleonicState, unit_id: str) -> UnitStats:
+    unit = state.unit(unit_id)
+    assert unit is not None
+    return state.stats(unit)
+
+
+def test_may_attack_is_adjacency_in_the_units_attack_directions() -> None:
+    state = start("board 8x8; red: d4=A#R_A e4=C#R_C h1=G#R_G; black: a8=G#B_G")
+    geo = state.geo
+    artillery, cavalry = stats_of(state, "R_A"), stats_of(state, "R_C")
+    d4, d5, e5, d6 = (geo.index[c] for c in ("d4", "d5", "e5", "d6"))
+    assert may_attack(state, artillery, d4, d5)  # orthogonal: yes
+    assert not may_attack(state, artillery, d4, e5)  # diagonal: artillery attacks orthogonally
+    assert not may_attack(state, artillery, d4, d6)  # two squares away: never
+    assert may_attack(state, cavalry, d4, e5) and not may_attack(state, cavalry, d4, d5)
+
+
+def test_attack_value_is_the_units_own_unless_artillery_is_limited() -> None:
+    setup = (
+        "board 8x8; red: d4=A#R_A c4=K#R_K h1=G#R_G; black: a8=G#B_G; "
+        "redoubts: d5=black; obstacles: c4|c5"
+    )
+    state = start(setup)
+    geo = state.geo
+    artillery, cuirassiers = stats_of(state, "R_A"), stats_of(state, "R_K")
+    d4, d5, c4, c5, e4, e5 = (geo.index[c] for c in ("d4", "d5", "c4", "c5", "e4", "e5"))
+    assert attack_value(state, artillery, d4, d5) == 1  # into a redoubt
+    assert attack_value(state, artillery, c4, c5) == 1  # across an obstacle
+    assert attack_value(state, artillery, e4, e5) == 2  # in full
+    assert attack_value(state, cuirassiers, c4, c5) == 2  # only artillery is limited
+
+
+def test_may_support_is_adjacency_in_the_support_directions_and_obstacles_by_option() -> None:
+    setup = "board 8x8; red: d4=I#R_I h1=G#R_G; black: a8=G#B_G; obstacles: d4|d5"
+    for blocking, across in (("false", True), ("true", False)):
+        state = start(setup, obstacles_block_support=blocking)
+        infantry = state.unit("R_I")
+        assert infantry is not None
+        geo = state.geo
+        assert may_support(state, infantry, geo.index["c4"])  # orthogonal, open
+        assert not may_support(state, infantry, geo.index["e5"])  # diagonal: not infantry's
+        assert not may_support(state, infantry, geo.index["d6"])  # not adjacent
+        assert may_support(state, infantry, geo.index["d5"]) is across
