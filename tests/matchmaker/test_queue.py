@@ -252,13 +252,14 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
 ) -> None:
     async def scenario() -> None:
         queues = make_queues(redis_url, engine_address)
+        huff = dataclasses.replace(SPEC, options={"compulsion": "huff"})
         await set_rating(queues.redis, "x", 1500)
         await set_rating(queues.redis, "y", 1510)
         for player_id in ("x", "y"):
-            await queues.join(player_id, f"name of {player_id}", SPEC)
-        [match] = await queues.pair(SPEC.queue_id)
-        assert await queues.game_for(SPEC.queue_id, match, create=False) is None
-        game = await queues.game_for(SPEC.queue_id, match, create=True)
+            await queues.join(player_id, f"name of {player_id}", huff)
+        [match] = await queues.pair(huff.queue_id)
+        assert await queues.game_for(huff.queue_id, match, create=False) is None
+        game = await queues.game_for(huff.queue_id, match, create=True)
         assert game is not None and game.id == match["g"]
         assert (game.ruleset, game.rated, game.visibility) == ("war", True, "public")
         assert game.clock is not None
@@ -266,15 +267,19 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
             (side, seat["p"], f"name of {seat['p']}", SeatKind.HUMAN, seat["rt"])
             for side, seat in zip(("south", "north"), match["seats"], strict=True)
         ]
-        assert dict(game.state.options)["compulsion"] == "legality"
-        again = await queues.game_for(SPEC.queue_id, match, create=True)
+        assert dict(game.state.options)["compulsion"] == "huff"  # the queue's options
+        again = await queues.game_for(huff.queue_id, match, create=True)
         assert again is not None and (again.id, again.version) == (game.id, game.version)
-        known = await queues.game_for(SPEC.queue_id, match, create=False)
+        known = await queues.game_for(huff.queue_id, match, create=False)
         assert known is not None and known.id == game.id
+        # Tickets from before ratings were carried seat their players as unrated.
+        unrated = {"g": "gunrated", "seats": [{"p": "x", "n": "x"}, {"p": "y", "n": "y"}]}
+        made = await queues.game_for(huff.queue_id, unrated, create=True)
+        assert made is not None and [s.rating for s in made.seats] == ["", ""]
         # A match whose queue expired before its game was made cannot make it any more.
-        await queues.redis.delete(keys.queue_config(SPEC.queue_id))
+        await queues.redis.delete(keys.queue_config(huff.queue_id))
         with pytest.raises(ServiceError) as caught:
-            await queues.game_for(SPEC.queue_id, {**match, "g": "g-later"}, create=True)
+            await queues.game_for(huff.queue_id, {**match, "g": "g-later"}, create=True)
         assert (caught.value.code, caught.value.reason, caught.value.message) == (
             grpc.StatusCode.NOT_FOUND,
             "SESSION_NOT_FOUND",
@@ -325,10 +330,14 @@ def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
 
 def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, ticket_liveness=0.4, window_growth=0.0)
+        queues = make_queues(redis_url, ticket_liveness=1.4, window_growth=0.0)
         await set_rating(queues.redis, "a", 1000)
         ticket = await queues.join("a", "a", SPEC)
-        joined = keys.queue_joined(SPEC.queue_id)
+        joined, alive = keys.queue_joined(SPEC.queue_id), keys.queue_alive(SPEC.queue_id)
+        # joining: alive for the liveness (1400 ms), the player's ticket key for 1 s
+        join_ms = await queues.redis.zscore(joined, ticket.ticket)
+        assert await queues.redis.zscore(alive, ticket.ticket) == (join_ms or 0) + 1_400
+        assert 0 < await queues.redis.pttl(keys.player_queue("a")) <= 1_000
         await queues.redis.zincrby(joined, -5_000, ticket.ticket)  # as if it joined 5 s ago
         await queues.redis.pexpire(keys.player_queue("a"), 50)
         status = await queues.status("a", ticket)
@@ -336,8 +345,7 @@ def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) 
         assert status.joined_ms == int(await queues.redis.zscore(joined, ticket.ticket) or 0)
         assert status.now_ms - status.joined_ms >= 5_000
         # renewed: the ticket lives until now + liveness, the player's ticket key 1 s more
-        alive = await queues.redis.zscore(keys.queue_alive(SPEC.queue_id), ticket.ticket)
-        assert alive == status.now_ms + 400
+        assert await queues.redis.zscore(alive, ticket.ticket) == status.now_ms + 1_400
         assert 50 < await queues.redis.pttl(keys.player_queue("a")) <= 1_000
         # and the queue is marked active now, for the pairing workers
         active = await queues.redis.zscore(keys.queues(), SPEC.queue_id)
