@@ -770,3 +770,76 @@ def test_an_obstacle_may_stand_on_any_of_a_squares_four_edges(other: str) -> Non
     _terrain(state).obstacles.add(a="d4", b=other)
     game, _ = CONVERSIONS.game_from_proto(state)
     assert len(game.state.terrain.obstacles) == 1
+
+
+def _war_detail(name: str, value: object) -> Callable[[game_pb2.GameState], None]:
+    return lambda state: setattr(state.war, name, value)
+
+
+def _a_second_king(state: game_pb2.GameState) -> None:
+    state.pieces.add(kind="king", side="south", cell="e5")
+
+
+def _a_third_machine(state: game_pb2.GameState) -> None:
+    state.pieces.add(kind="flying_machine", side="north", cell="e5")
+
+
+WAR_DETAIL_CASES: list[tuple[Callable[[game_pb2.GameState], None], str, str]] = [
+    (
+        _war_detail("north_reserve", 3),
+        "state.war.north_reserve",
+        "north_reserve is 3; a side has 2 Flying Machines",
+    ),
+    (
+        _war_detail("south_citadel", "k1"),
+        "state.war.south_citadel",
+        "south_citadel 'k1' is not a cell a1..j10",
+    ),
+    (
+        _war_detail("north_citadel", "k10"),
+        "state.war.north_citadel",
+        "north_citadel 'k10' is not a cell a1..j10",
+    ),
+    (
+        _war_detail("en_passant", "z3"),
+        "state.war.en_passant",
+        "en_passant 'z3' is not a cell a1..j10",
+    ),
+    (
+        _war_detail("side_to_move", "east"),
+        "state.war.side_to_move",
+        "side 'east' is neither south nor north",
+    ),
+    (_a_second_king, "state.pieces", "south has 2 king pieces; an army has 1"),
+    (
+        _a_third_machine,
+        "state.pieces",
+        "north has 3 Flying Machines placed and in reserve; a side has 2",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    WAR_DETAIL_CASES,
+    ids=[case[2].split(";")[0] for case in WAR_DETAIL_CASES],
+)
+def test_war_details_name_the_field_at_fault(
+    change: Callable[[game_pb2.GameState], None], field: str, message: str
+) -> None:
+    state = initial("war")
+    change(state)
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.reason, error.value.field, error.value.message) == (
+        "INVALID_STATE",
+        field,
+        message,
+    )
+
+
+def test_a_war_turn_number_of_0_reads_as_1() -> None:
+    state = initial("war")
+    state.war.move_number = 0
+    game, _ = CONVERSIONS.game_from_proto(state)
+    assert game.state.move == 1
