@@ -8,7 +8,8 @@ they live in one slot and the same Lua scripts run on Redis Cluster:
   (idempotency records);
 - one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit buckets,
   queue ticket, unfinished games and the set of games already counted in its ratings;
-- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, tickets, matches);
+- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, arrival order, tickets,
+  matches);
 - indexes, each a single key: the due-work index, the browse lists, the leaderboards,
   the list of active queues, invite codes;
 - limits, each a single key with its own tag: ``wg:limit:{<limit>}`` for everyone and
@@ -165,7 +166,19 @@ def queue_config(queue_id: str) -> str:
     return f"{PREFIX}:queue:{{{queue_id}}}:config"
 
 
-def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
+def queue_arrivals(queue_id: str) -> str:
+    """Sorted set: waiting ticket -> arrival number, the queue's order (oldest first).
+
+    Join times alone cannot order a queue: two joins in one millisecond tie."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:arrivals"
+
+
+def queue_sequence(queue_id: str) -> str:
+    """String: the last arrival number given out (INCR), so arrivals never tie."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:sequence"
+
+
+def queue_keys(queue_id: str) -> tuple[str, ...]:
     """The keys of one queue, in the order the queue scripts take them."""
     return (
         queue_ratings(queue_id),
@@ -175,6 +188,8 @@ def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
         queue_matches(queue_id),
         queue_matched(queue_id),
         queue_config(queue_id),
+        queue_arrivals(queue_id),
+        queue_sequence(queue_id),
     )
 
 
