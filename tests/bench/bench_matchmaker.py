@@ -291,19 +291,17 @@ def bench_pairing(bench: Bench, setup: Stack) -> None:
     ratings = [rng.gauss(1500, 200) for _ in range(QUEUE_PLAYERS)]
 
     async def fill(queues: Queues) -> None:
-        pipe = queues.redis.pipeline(transaction=False)
-        for index, rating in enumerate(ratings):
+        async def join(index: int, rating: float) -> None:
             seat = f'{{"p":"p{index}","n":"p{index}","r":{rating:.3f},"rt":""}}'
-            queues.scripts.queue(
-                pipe,
+            await queues.scripts.run(
                 "queue_join",
                 keys.queue_keys(spec.queue_id),
                 [f"t{index}", rating, seat, spec.config(), 600_000, 3600],
             )
-            if index % 1000 == 999:
-                await pipe.execute()
-                pipe = queues.redis.pipeline(transaction=False)
-        await pipe.execute()
+
+        for start in range(0, len(ratings), 1000):
+            chunk = list(enumerate(ratings))[start : start + 1000]
+            await asyncio.gather(*(join(index, rating) for index, rating in chunk))
 
     async def once() -> float:
 
@@ -311,7 +309,7 @@ def bench_pairing(bench: Bench, setup: Stack) -> None:
         client = Redis.from_url(setup.redis_url)
         await client.flushall()
         scripts = Scripts(client)
-        await scripts.load(client)
+        await scripts.load()
         engine = Engine(setup.engine, settings)
         players = Players(client, scripts, settings)
         sessions = Sessions(Store(client, scripts, settings), engine, players, settings)

@@ -12,6 +12,7 @@ import pytest
 import redis
 from google.protobuf import duration_pb2
 
+from matchmaker.redis_client import Client, connect
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -91,13 +92,28 @@ def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.G
     return joined
 
 
+def sync_client(url: str) -> Any:
+    """A synchronous client of the Redis or Redis Cluster at `url` (for checks)."""
+    probe = redis.Redis.from_url(url)
+    try:
+        clustered = bool(probe.info("cluster").get("cluster_enabled"))
+    finally:
+        probe.close()
+    return redis.RedisCluster.from_url(url) if clustered else redis.Redis.from_url(url)
+
+
+async def store_client(url: str) -> Client:
+    """The matchmaker's own client of the Redis or Redis Cluster at `url`."""
+    return await connect(url, socket_timeout=5.0, connections=64)
+
+
 # Keys that live without a TTL: single, bounded indexes (trimmed, or cleaned as games end).
-UNEXPIRING = ("wg:{due}", "wg:{queues}", "wg:browse:", "wg:leaderboard:")
+UNEXPIRING = ("wg:{due:", "wg:{queues:", "wg:{shards}", "wg:browse:", "wg:leaderboard:")
 
 
 def assert_everything_expires(redis_url: str) -> None:
     """Every key of the matchmaker but its bounded indexes has a TTL: nothing piles up."""
-    client = redis.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     try:
         for key in client.scan_iter(count=1000):
             name = key.decode()

@@ -11,27 +11,28 @@ from typing import Any
 
 import grpc
 import pytest
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.engine import Engine
 from matchmaker.errors import ServiceError
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store
-from tests.matchmaker.conftest import run
+from tests.matchmaker.conftest import both_stores, run
+from tests.matchmaker.helpers import store_client
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
 
 
-def make_queues(redis_url: str, **changes: object) -> Queues:
+async def make_queues(redis_url: str, **changes: object) -> Queues:
     """Queues without the engine (pairing and waiting never call it)."""
     settings = dataclasses.replace(Settings(redis_url=redis_url, rate_limit=0), **changes)  # type: ignore[arg-type]
-    redis = Redis.from_url(redis_url)
+    redis = await store_client(redis_url)
     scripts = Scripts(redis)
     engine = Engine("127.0.0.1:1", settings)
     players = Players(redis, scripts, settings)
@@ -51,7 +52,7 @@ async def close(queues: Queues) -> None:
     await queues.engine.close()
 
 
-async def set_rating(redis: Redis, player_id: str, rating: float) -> None:
+async def set_rating(redis: Client, player_id: str, rating: float) -> None:
     await redis.hset(
         keys.player(player_id), mapping={"name": player_id, "rating:war": f"{rating},80.0,0.06,5"}
     )
@@ -65,9 +66,10 @@ def test_the_spec_decides_the_queue() -> None:
     assert QueueSpec.from_config(SPEC.config()) == SPEC
 
 
+@both_stores
 def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: str) -> None:
     async def scenario() -> None:
-        pairers = [make_queues(redis_url) for _ in range(4)]
+        pairers = [await make_queues(redis_url) for _ in range(4)]
         first = pairers[0]
         rng = random.Random(7)
         players = [f"p{i}" for i in range(300)]
@@ -103,7 +105,9 @@ def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: 
 
 def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0)
+        queues = await make_queues(
+            redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0
+        )
         await set_rating(queues.redis, "low", 1200)
         await set_rating(queues.redis, "high", 1800)
         await queues.join("low", "low", SPEC)
@@ -128,7 +132,7 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
 
 def test_nearest_rating_is_preferred(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=500.0)
+        queues = await make_queues(redis_url, window_base=500.0)
         for player_id, rating in (("a", 1500), ("far", 1900), ("near", 1520)):
             await set_rating(queues.redis, player_id, rating)
             await queues.join(player_id, player_id, SPEC)
@@ -139,9 +143,10 @@ def test_nearest_rating_is_preferred(redis_url: str) -> None:
     run(scenario())
 
 
+@both_stores
 def test_status_position_leave_and_already_queued(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
         await set_rating(queues.redis, "a", 1000)
         await set_rating(queues.redis, "b", 2000)
         first = await queues.join("a", "a", SPEC)
@@ -166,7 +171,7 @@ def test_status_position_leave_and_already_queued(redis_url: str) -> None:
 
 def test_a_matched_ticket_stays_matched_when_leaving(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
         [match] = await queues.pair(SPEC.queue_id)
         status = await queues.status("x", tickets[0])
@@ -182,7 +187,7 @@ def test_a_matched_ticket_stays_matched_when_leaving(redis_url: str) -> None:
 
 def test_tickets_whose_stream_stopped_are_dropped(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         await queues.join("ghost", "ghost", SPEC, liveness=0.05)
         await asyncio.sleep(0.1)
         await queues.join("live", "live", SPEC)

@@ -107,6 +107,7 @@ class Reason(StrEnum):
     ENGINE_UNAVAILABLE = "ENGINE_UNAVAILABLE"
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
     INTERNAL_ERROR = "INTERNAL_ERROR"
+    TOO_MANY_WATCHERS = "TOO_MANY_WATCHERS"
 
 
 class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)

@@ -192,6 +192,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The session store (Redis) cannot be reached; retry later."""
     ERROR_REASON_INTERNAL_ERROR: _ErrorReason.ValueType  # 120
     """A bug; the request id is logged."""
+    ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 130
+    """The matchmaker replica holds as many live streams (WatchGame) as it is configured
+    for; retry after the hint, on this replica or another.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Machine-readable reasons for refusals.
@@ -372,4 +376,8 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 119
 """The session store (Redis) cannot be reached; retry later."""
 ERROR_REASON_INTERNAL_ERROR: ErrorReason.ValueType  # 120
 """A bug; the request id is logged."""
+ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 130
+"""The matchmaker replica holds as many live streams (WatchGame) as it is configured
+for; retry after the hint, on this replica or another.
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015
