@@ -109,7 +109,8 @@ class Replica:
         return replica
 
     def server(self, listen: str) -> AioServing:
-        """The gRPC server (bound, not started) with health checking and reflection."""
+        """The gRPC server (bound, not started) with health checking and reflection; every
+        watcher the replica may hold can (re)connect at once."""
         return create_aio_server(
             listen,
             # Registered with tolerant decoding: undecodable bytes become INVALID_ARGUMENT.
@@ -117,6 +118,7 @@ class Replica:
                 server, self.service, matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"]
             ),
             [SERVICE_NAME],
+            pending_calls=self.settings.max_watchers + 3000,
         )
 
     def start_workers(self) -> None:

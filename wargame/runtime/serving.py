@@ -272,13 +272,22 @@ def create_aio_server(
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     interceptors: Sequence[Any] = (),
+    pending_calls: int = 0,
 ) -> AioServing:
-    """A grpc.aio server on `address` with health checking and reflection (call in a loop)."""
+    """A grpc.aio server on `address` with health checking and reflection (call in a loop).
+
+    `pending_calls`: how many new calls may wait to be taken up at once (gRPC cancels
+    more, 3,000 by default: a burst of reconnecting streams meets that limit).
+    """
     from grpc_health.v1.health import aio as health_aio
 
-    server = grpc.aio.server(
-        interceptors=list(interceptors), options=server_options(max_message_bytes, reuse_port=False)
-    )
+    options = server_options(max_message_bytes, reuse_port=False)
+    if pending_calls:
+        options += [
+            ("grpc.server.max_pending_requests", pending_calls),
+            ("grpc.server.max_pending_requests_hard_limit", pending_calls),
+        ]
+    server = grpc.aio.server(interceptors=list(interceptors), options=options)
     health_servicer = health_aio.HealthServicer()
     port = _register_and_bind(server, address, register, health_servicer, service_names)
     return AioServing(server, port, health_servicer, tuple(service_names))
