@@ -48,10 +48,7 @@ def matchmaker_connections(redis_url: str) -> list[int]:
     client = sync_client(redis_url)
     try:
         lists: Any = client.client_list()
-        if isinstance(lists, dict):  # a cluster: one list per node
-            lists = lists.values()
-        else:
-            lists = [lists]
+        lists = lists.values() if isinstance(lists, dict) else [lists]  # a cluster: per node
         return [sum(1 for c in clients if c.get("name") == CLIENT_NAME) for clients in lists]
     finally:
         client.close()
