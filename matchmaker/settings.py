@@ -65,7 +65,7 @@ class Settings:
     sweep_interval: float = 0.25  # how often the sweeper looks for due games
     # A claimed game is left to its claimer this long, renewed every third of it while the
     # work runs: a replica that dies leaves its games to the others within one lease.
-    sweep_lease: float = 3.0
+    sweep_lease: float = 2.0
     sweep_batch: int = 64  # games claimed per look
     sweep_concurrency: int = 32  # games worked on at once per replica
     bot_time: float = 1.0  # default bot thinking time per action

@@ -104,6 +104,7 @@ class Sweeper:
     async def _work(self, claim: Claim) -> None:
         """Work on a claimed game under a renewed lease, then set when it is next due."""
         with structlog.contextvars.bound_contextvars(game_id=claim.game_id, worker="sweeper"):
+            log.debug("due game claimed", shard=claim.shard, lease=claim.lease)
             try:
                 async with self._renewing(claim):
                     when = await self._attempt(claim.game_id)
