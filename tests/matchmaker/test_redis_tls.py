@@ -142,10 +142,9 @@ def test_every_feature_runs_on_a_managed_redis_with_tls_and_a_password(
 
 
 def launch(url: str) -> subprocess.CompletedProcess[str]:
-    listen = f"127.0.0.1:{free_port()}"
+    flags = ["--listen", f"127.0.0.1:{free_port()}", "--metrics-listen", "off", "--redis-url", url]
     return subprocess.run(
-        [sys.executable, "-m", "matchmaker.main", "serve", "--listen", listen]
-        + ["--metrics-listen", "off", "--redis-url", url],
+        [sys.executable, "-m", "matchmaker.main", "serve", *flags],
         capture_output=True,
         text=True,
         cwd=ROOT,
