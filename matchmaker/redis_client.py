@@ -26,8 +26,9 @@ script's keys must share one slot anyway).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import urlsplit, urlunsplit
 
@@ -90,8 +91,25 @@ class _BoundedPipeline(ClusterPipeline):
     ) -> list[Any]:
         client = self.cluster_client
         assert isinstance(client, BoundedCluster)
-        async with client.slot():
+        async with client.slot(), _lost_connection():
             return await super().execute(raise_on_error, allow_redirections)
+
+
+@contextlib.asynccontextmanager
+async def _lost_connection() -> AsyncIterator[None]:
+    """A connection closed under a command, as the ConnectionError it is.
+
+    After a node fails, redis-py 8.1's cluster client closes its idle connections to that
+    node while other commands may be taking one of them: the command then meets a cleared
+    writer or reader (AttributeError, TypeError) instead of a ConnectionError (redis-py
+    issue 4217, fixed after 8.1). Both are answered UNAVAILABLE, and a retry succeeds.
+    """
+    try:
+        yield
+    except (AttributeError, TypeError) as error:
+        if "NoneType" not in str(error):
+            raise
+        raise RedisConnectionError(f"connection closed under the command: {error}") from error
 
 
 class BoundedCluster(RedisCluster):
@@ -113,7 +131,7 @@ class BoundedCluster(RedisCluster):
         return _Slot(self._slots)
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
-        async with self.slot():
+        async with self.slot(), _lost_connection():
             return await super().execute_command(*args, **kwargs)
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:

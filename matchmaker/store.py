@@ -10,8 +10,10 @@ failover loses no acknowledged commit.
 
 The indexes (due work, browse lists) are sharded by game id (`keys.shard`), one hash tag
 per shard, and updated next to the commits, never in a pipeline with them (on a cluster
-they live on other nodes): writers only lower a game's due time, and do so before the
-commit, so a crash between the two steps makes a sweeper look early, never late.
+they live on other nodes). Writers only lower a game's due time, before the commit (a
+crash between the two makes a sweeper look early, never late) and again after it (a
+sweeper that read the game just before the commit may have pushed its due time back;
+lowering it again brings it forward).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from matchmaker.record import (
     GameRecord,
     GameStatus,
 )
-from matchmaker.redis_client import Client, Replication
+from matchmaker.redis_client import Client, Replication, run_and_wait
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from wargame.runtime.refusal import Reason, missing, unavailable
@@ -301,6 +303,8 @@ class Store:
         else:
             reply, acked = await self.scripts.run("commit", script_keys, args), 0
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
+        if outcome == CommitOutcome.OK and change.due_ms is not None:
+            await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         if outcome == CommitOutcome.OK and replicas and not acked:
             await self._unconfirmed(change.game_id)
         if outcome == CommitOutcome.DUPLICATE:
@@ -353,6 +357,22 @@ class Store:
         """Make the game due no later than `when_ms` (None: nothing to do)."""
         if when_ms is not None:
             await self.redis.zadd(self._due(game_id), {game_id: when_ms}, lt=True)
+
+    async def _schedule_confirmed(self, game_id: str, when_ms: int, wait_ms: int) -> None:
+        """`schedule`, confirmed by a replica of the shard's primary when it has one (a due
+        time lost in a failover would leave a bot's turn undone)."""
+        key = self._due(game_id)
+        replicas = await self.replication.of(key) if wait_ms > 0 else 0
+        if not replicas:
+            await self.schedule(game_id, when_ms)
+            return
+        command = ("ZADD", key, "LT", when_ms, game_id)
+        reply, acked = await run_and_wait(self.redis, key, command, 1, wait_ms)
+        if isinstance(reply, Exception):
+            raise reply
+        if not acked:
+            await self.replication.refresh()
+            log.warning("due time not confirmed by a replica", game_id=game_id)
 
     async def unschedule(self, game_id: str) -> None:
         """Drop the game from the due index (it is finished and settled)."""

@@ -30,6 +30,7 @@ from matchmaker import clocks
 from matchmaker.engine import Engine, EngineError
 from matchmaker.play import Play, Played, resignation
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
+from matchmaker.redis_client import TRANSIENT_ERRORS
 from matchmaker.schedule import abandoned_at, next_due, open_until
 from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
@@ -125,11 +126,12 @@ class Sweeper:
                 raise
             except Exception as error:
                 SWEPT.labels("failed").inc()
-                level = log.info if isinstance(error, Refusal) else log.warning
+                expected = isinstance(error, (Refusal, *TRANSIENT_ERRORS))  # Redis failing over
+                level = log.info if expected else log.warning
                 level(
                     "due work failed; retrying later",
                     error=str(error) or type(error).__name__,
-                    exc_info=not isinstance(error, Refusal),
+                    exc_info=not expected,
                 )
                 return await self.store.time_ms() + RETRY_MS
 
