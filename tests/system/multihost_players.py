@@ -221,6 +221,7 @@ class Play:
 
     async def bot_turns(self, person: Player, game_id: str) -> None:
         for _ in range(self.plies):
+            waiting = time.monotonic()
             while True:  # the bot's turn: the sweeper of some replica plays it
                 view = (
                     await self.fleet.call(person, "GetGame", mm.GetGameRequest(game_id=game_id))
@@ -228,6 +229,8 @@ class Play:
                 self.events.saw(game_id, view.version)
                 if view.status != mm.GAME_STATUS_RUNNING or view.state.to_act[0] == "north":
                     break
+                if time.monotonic() - waiting > GIVE_UP / 2:
+                    raise TimeoutError(f"the bot never moved in {game_id} at {view.version}")
                 await asyncio.sleep(0.05)
             if view.status != mm.GAME_STATUS_RUNNING:
                 return
