@@ -7,9 +7,9 @@ and ASK, re-reads the slot map after a failover and sends SCRIPT LOAD to every p
 Both answer the same commands, so the rest of the matchmaker has one code path; what
 differs is kept here:
 
-- **Bounded connections.** Commands beyond `connections` in flight wait for a free
-  connection instead of failing (a `BlockingConnectionPool`; for a cluster, a semaphore
-  in front of redis-py's per-node pools, which would raise instead).
+- **Bounded connections.** Commands beyond `connections` in flight wait (up to
+  `POOL_WAIT`) for a free connection instead of failing (a `BlockingConnectionPool`; for a
+  cluster, a semaphore in front of redis-py's per-node pools, which would raise instead).
 - **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
   so the caller learns how many replicas hold the write (`Replication` says how many the
   primary of a key has).
@@ -51,6 +51,9 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 Client: TypeAlias = "Redis | RedisCluster"
 
 CLIENT_NAME = "wargame-matchmaker"
+# The longest a command waits for a free connection (a burst of calls queues rather than
+# fails); beyond, it fails as Redis being unreachable would (UNAVAILABLE, retry hint).
+POOL_WAIT = 10.0
 MIN_VERSION = (7, 0)  # sharded pub/sub (SPUBLISH) carries the live updates
 
 # Failures that pass: a node failing over, a connection lost, a slot on the move. The
@@ -150,7 +153,10 @@ class _Slot:
     async def __aenter__(self) -> None:
         if _HOLDING.get():
             return
-        await self.semaphore.acquire()
+        try:
+            await asyncio.wait_for(self.semaphore.acquire(), POOL_WAIT)
+        except TimeoutError:
+            raise RedisConnectionError("no Redis connection free") from None
         self.token = _HOLDING.set(True)
 
     async def __aexit__(self, *exc: object) -> None:
@@ -213,7 +219,7 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
         pool = BlockingConnectionPool.from_url(
             url,
             max_connections=connections,
-            timeout=socket_timeout,  # waiting for a free connection counts as the command's
+            timeout=POOL_WAIT,
             retry=Retry(ExponentialWithJitterBackoff(base=0.02, cap=0.2), 2),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
             **_options(socket_timeout),

@@ -171,7 +171,9 @@ class Store:
         self.read_shards = max([self.shards, *(int(count) for count in counts)])
 
     async def time_ms(self) -> int:
-        """Redis's clock, in ms (every replica uses it, so they agree on clocks)."""
+        """Redis's clock, in ms (every replica uses it, so they agree on clocks; on a
+        cluster it is one node's, and a game's own reads use its node's: the nodes' clocks
+        are kept in step by NTP)."""
         return millis(await self.redis.time())
 
     async def load(

@@ -107,10 +107,10 @@ class Feed:
         )
         if not rows:
             return None
+        game, now, _ = await self.hub.store.load(self.game_id)
         self.last_id = text(rows[-1][0])
         if len(rows) == READ_COUNT:
             self._stale = True  # there may be more
-        game, now, _ = await self.hub.store.load(self.game_id)
         return Batch(tuple(StreamEntry.parse(*row) for row in rows), game, now)
 
     def close(self) -> None:
