@@ -19,7 +19,7 @@ import pytest
 from tests.matchmaker.conftest import Client, start_engine_process, start_matchmaker_process
 from tests.matchmaker.helpers import legal_actions, play_moves, seconds
 from tests.matchmaker.test_live import QueueStream, Watcher
-from tests.servers import RedisServer, ServiceProcess
+from tests.servers import RedisServer, ServiceProcess, start_redis
 from wargame.v1 import engine_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -165,11 +165,13 @@ def claimed_by(replicas: list[ServiceProcess], game_id: str) -> list[ServiceProc
 
 
 def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_within_5_s(
-    redis_url: str, engine: ServiceProcess, tmp_path: Path
+    engine: ServiceProcess, tmp_path: Path
 ) -> None:
+    # A Redis of its own: no other replica (this module's shared ones) may take the turn.
+    redis = start_redis(tmp_path / "redis")
     replicas = [
         start_matchmaker_process(
-            tmp_path, redis_url, engine.address, "--log-level", "debug", name=f"takeover-{i}"
+            tmp_path, redis.url, engine.address, "--log-level", "debug", name=f"takeover-{i}"
         )
         for i in range(2)
     ]
@@ -207,6 +209,7 @@ def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_within_5_s(
     finally:
         for replica in replicas:
             replica.stop()
+        redis.stop()
 
 
 def test_sigterm_ends_streams_cleanly_and_finishes_calls(

@@ -263,18 +263,29 @@ def kill_a_primary(fleet: Fleet) -> tuple[float, float]:
     return killed, took
 
 
-def report(result: dict[str, Any], fleet: Fleet, recoveries: dict[str, float]) -> None:
+def report(
+    result: dict[str, Any],
+    fleet: Fleet,
+    recoveries: dict[str, float],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Print the run's figures (to the terminal, past pytest's capture) and keep them beside
+    the run's logs."""
     watchers = result["watchers"].values()
-    print(
-        f"\nmulti-host run: {result['games']} games ({result['finished']} finished), "
+    lines = [
+        f"multi-host run: {result['games']} games ({result['finished']} finished), "
         f"{result['moves']} moves, {result['acknowledged']} acknowledged commits, "
         f"{len(result['lost'])} lost; failovers: {', '.join(fleet.failovers) or 'none'}; "
         f"{len(list(watchers))} watchers, "
         f"{sum(w['resumed'] for w in result['watchers'].values())} resumes; "
         f"{result['retries']} client retries"
-    )
-    for failure, seconds in recoveries.items():
-        print(f"  {failure}: recovered in {seconds:.1f} s")
+    ]
+    lines += [
+        f"  {failure}: recovered in {seconds:.1f} s" for failure, seconds in recoveries.items()
+    ]
+    (fleet.folder / "figures.txt").write_text("\n".join(lines) + "\n")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
 
 
 def check(result: dict[str, Any]) -> None:
@@ -285,26 +296,31 @@ def check(result: dict[str, Any]) -> None:
         assert watcher["complete"], (game_id, watcher)
 
 
-def test_a_redis_primary_fails_over_mid_play(fleet: Fleet) -> None:
+def test_a_redis_primary_fails_over_mid_play(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
     players = Players(fleet, games=8, bot_games=4, plies=24)
     players.until_share(0.25)
     killed, failover = kill_a_primary(fleet)
-    recoveries = {"Redis primary killed (replica promoted)": players.recovered(killed)}
+    recoveries = {
+        f"Redis primary killed (replica promoted in {failover:.1f} s)": players.recovered(killed)
+    }
     result = players.result()
-    report(result, fleet, recoveries)
-    print(f"  failover itself: {failover:.1f} s")
+    report(result, fleet, recoveries, capsys)
     check(result)
 
 
 @pytest.mark.slow
 def test_fifty_games_survive_a_primary_a_matchmaker_host_and_an_engine_host(
-    fleet: Fleet,
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
 ) -> None:
     players = Players(fleet, games=40, bot_games=14, plies=40)
     recoveries: dict[str, float] = {}
     players.until_share(0.15)
-    killed, _ = kill_a_primary(fleet)
-    recoveries["Redis primary killed (replica promoted)"] = players.recovered(killed)
+    killed, failover = kill_a_primary(fleet)
+    recoveries[f"Redis primary killed (replica promoted in {failover:.1f} s)"] = players.recovered(
+        killed
+    )
     players.until_share(0.4)
     fleet.matchmakers[1].cut()
     cut = time.time()
@@ -316,6 +332,6 @@ def test_fifty_games_survive_a_primary_a_matchmaker_host_and_an_engine_host(
     died = time.time()
     recoveries["engine host dead"] = players.recovered(died)
     result = players.result()
-    report(result, fleet, recoveries)
+    report(result, fleet, recoveries, capsys)
     check(result)
     assert result["games"] >= 50
