@@ -40,12 +40,12 @@ from typing import Any
 
 import grpc
 import redis
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.engine import Engine
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec
+from matchmaker.redis_client import connect
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
@@ -322,7 +322,7 @@ def bench_pairing(bench: Bench, setup: Stack) -> None:
     async def once() -> float:
 
         settings = Settings(redis_url=setup.redis_url)
-        client = Redis.from_url(setup.redis_url)
+        client = await connect(setup.redis_url, socket_timeout=10.0, connections=64)
         await client.flushall()
         scripts = Scripts(client)
         await scripts.load()
