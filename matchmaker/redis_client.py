@@ -248,14 +248,6 @@ def is_cluster(client: Client) -> bool:
     return isinstance(client, RedisCluster)
 
 
-async def each_primary(client: Client, *command: Any) -> list[Any]:
-    """Send a keyless command to every primary (the one server of a standalone Redis)."""
-    if isinstance(client, RedisCluster):
-        replies: Any = await client.execute_command(*command, target_nodes=RedisCluster.PRIMARIES)
-        return list(replies.values()) if isinstance(replies, dict) else [replies]
-    return [await client.execute_command(*command)]  # type: ignore[no-untyped-call]
-
-
 async def refresh(client: Client) -> None:
     """Read the cluster's slot map again (after a failover or a moved slot)."""
     if isinstance(client, RedisCluster):

@@ -73,6 +73,10 @@ class Scripts:
             raise reply
         return reply, acked
 
+    def sha(self, name: str) -> str:
+        """The SHA1 a script is called by."""
+        return self._scripts[name].sha
+
     async def load(self) -> None:
         """Load every script into Redis, on every primary (at start-up, after NOSCRIPT)."""
         for script in self._scripts.values():

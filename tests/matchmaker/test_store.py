@@ -16,7 +16,7 @@ from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, Store, Update
 from tests.matchmaker.conftest import both_stores, run
-from tests.matchmaker.helpers import store_client
+from tests.matchmaker.helpers import store_client, sync_client
 from wargame.v1 import game_pb2
 
 pytestmark = pytest.mark.integration
@@ -88,6 +88,27 @@ def test_a_key_seen_before_returns_the_first_commit(redis_url: str) -> None:
         record, _, prior = await store.load("g1", idempotency_key=idem)
         assert record is not None and record.version == 2 and prior == b"abc|2"
         assert 0 < await store.redis.ttl(idem) <= store.settings.idempotency_ttl
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_scripts_come_back_after_every_primary_forgot_them(redis_url: str) -> None:
+    """A restarted primary, or a replica promoted since the scripts were loaded, answers
+    NOSCRIPT: the scripts are loaded again (on every primary) and the call goes through."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.scripts.load()
+        await store.commit(change(0))
+        checker: Any = sync_client(redis_url)
+        checker.script_flush()  # on a cluster: on every primary
+        assert not any(checker.script_exists(store.scripts.sha("commit")))
+        assert (await store.commit(change(1))).version == 2
+        record, _, _ = await store.load("g1")
+        assert record is not None and record.version == 2
+        checker.close()
         await store.redis.aclose()
 
     run(scenario())
