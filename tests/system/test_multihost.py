@@ -15,6 +15,7 @@ one Redis primary in a shorter run.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -173,8 +174,11 @@ def fleet(tmp_path: Path, seal_key_file: Path) -> Iterator[Fleet]:
         client.run([sys.executable, "-m", PLAYERS, "--wait-healthy", *servers], timeout=90)
         yield fleet
         for host in matchmakers:
+            # No failure of the matchmaker's own code (gRPC itself logs a traceback for a
+            # reply to a caller that gave up meanwhile: those are not ours).
             log = (tmp_path / f"{host.name}.log").read_text(errors="replace")
-            assert "Traceback" not in log, log[-3000:]
+            ours = re.search(r'File \\?"[^"\\]*/matchmaker/[^\n]*', log)
+            assert ours is None and '"rpc failed"' not in log, log[-3000:]
 
 
 class Players:
