@@ -178,7 +178,12 @@ class Play:
         return reply.game
 
     async def resign(self, player: Player, game_id: str) -> None:
-        reply = await self.fleet.call(player, "Resign", mm.ResignRequest(game_id=game_id))
+        try:
+            reply = await self.fleet.call(player, "Resign", mm.ResignRequest(game_id=game_id))
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            return  # the bot's move ended the game first
         self.acked(reply.game)
 
     async def people_game(self, index: int) -> None:
@@ -199,7 +204,7 @@ class Play:
                 if view.status != mm.GAME_STATUS_RUNNING:
                     break
                 view = await self.move(players[view.state.to_act[0]], view)
-            else:
+            if view.status == mm.GAME_STATUS_RUNNING:  # not ended by the rules: one resigns
                 await self.resign(players[view.state.to_act[0]], view.id)
         finally:
             self.events.ended(view.id)
@@ -234,8 +239,9 @@ class Play:
                 await asyncio.sleep(0.05)
             if view.status != mm.GAME_STATUS_RUNNING:
                 return
-            await self.move(person, view)
-        await self.resign(person, game_id)
+            view = await self.move(person, view)
+        if view.status == mm.GAME_STATUS_RUNNING:  # not ended by the rules: the person resigns
+            await self.resign(person, game_id)
 
     def watch(self, game_id: str, index: int) -> None:
         if len(self.watched) < self.watch_limit:
