@@ -1,0 +1,34 @@
+"""The `wargame` terminal client: play the three games against people or the bot.
+
+Thin by design: boards come from the engine's DescribeGame, actions are the engine's
+notation, and every rule question goes to the engine; the client keeps no rule of its own.
+
+Where things are:
+
+- `main.py`        the `wargame` command: subcommands, flags, one-line errors
+- `connection.py`  channels to the engine and the matchmaker, one method per call
+- `errors.py`      every failure as one readable line (`ClientError`)
+- `identity.py`    the guest identity file (token, last game, deployment secrets)
+- `info.py`        commands that only show: games, rules, record, leaderboard
+- `lobby.py`       getting into a game: bot, open, invite, join, quick-match queue
+- `session.py`     the client's model of one game (view, board, seats, clocks, losses)
+- `details.py`     what a game's own state adds to the screen (phases, reserves, terrain)
+- `live.py`        the thread that follows WatchGame and reconnects
+- `play.py`        the game loop, the same for every game, player or spectator
+- `commands.py`    what a typed line means: the client's words or the game's notation
+- `notation.py`    a refused text read against the legal actions: a destination alone,
+                   "did you mean Hb1-c3?", the nearest word
+- `wording.py`     engine sentences as players read them (no section numbers, option
+                   names or lists of alternatives)
+- `submit.py`      sending actions: versions, idempotency keys, the retry policy
+- `hooks.py`       what a game may add to the loop; `napoleonic.py` is the one game that
+                   does (phase guidance, combat sums, `end` when nothing else is legal,
+                   secret Attack-at-Dawn deployments)
+- `display/`       where the game is shown: `fullscreen.py` one screen updated in place
+                   (prompt_toolkit), `line.py` the scrolling log (pipes, `--plain`)
+- `terminal.py`    line-mode terminal: output through rich, a prompt that never blocks
+- `render/`        drawings from the engine's descriptions: `board.py` (grid and lattice
+                   boards), `panel.py` (players, clocks, events, combat tallies, legends),
+                   `theme.py` (Unicode or ASCII, colours, cell marks), `canvas.py`
+- `replay.py`      `wargame replay`: a record stepped through position by position
+"""

@@ -17,7 +17,7 @@ WORDS = {
     "draw": "draw             offer a draw (or accept the one offered)",
     "accept": "accept / decline answer a draw offer",
     "resign": "resign           give up the game",
-    "board": "board            draw the board again (flip: turn it round)",
+    "board": "board            draw the board again (`board flip`: turn it round)",
     "help": "help             this help",
     "quit": "quit             leave; the game goes on (`wargame resume` comes back)",
 }
@@ -67,6 +67,8 @@ def parse(line: str, *, deploying: bool = False) -> Command:
     head, _, rest = text.partition(" ")
     word = _ALIASES.get(head.lower(), head.lower())
     rest = rest.strip()
+    if word == "board" and rest.lower() == "flip":
+        return Command("flip")
     if word in _CLIENT_WORDS and (word == "moves" or not rest):
         return Command(word, rest)
     if deploying:
@@ -77,6 +79,15 @@ def parse(line: str, *, deploying: bool = False) -> Command:
         if is_placements(text):
             return Command("place", text)
     return Command("action", text)
+
+
+def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
+    """The client's words a player may type now (for completion)."""
+    viewing = ["moves", "board", "flip", "help", "quit"]
+    if spectator:
+        return viewing
+    playing = ["hint", "draw", "accept", "decline", "resign"]
+    return viewing + playing + (["army", "clear", "commit"] if deploying else [])
 
 
 def help_lines(notation: str, deploying: bool = False) -> list[str]:

@@ -58,6 +58,14 @@ def unit_cells(state: game_pb2.GameState) -> dict[str, str]:
     return {piece.id: piece.cell for piece in state.pieces if piece.id}
 
 
+def moved_cells(state: game_pb2.GameState) -> frozenset[str]:
+    """Cells of the units that already moved this turn (Napoleonic Chess)."""
+    if state.WhichOneof("detail") != "napoleonic":
+        return frozenset()
+    cells = unit_cells(state)
+    return frozenset(cells[unit] for unit in state.napoleonic.turn.moved if unit in cells)
+
+
 def phase(state: game_pb2.GameState) -> int:
     """The Napoleonic phase (0 for other games)."""
     if state.WhichOneof("detail") != "napoleonic":
@@ -85,6 +93,9 @@ def extra_lines(state: game_pb2.GameState, name: dict[str, str]) -> list[str]:
             lines.append(
                 f"Turn {nap.turn_number + 1} · {active} · {PHASE_NAMES.get(nap.phase, '?')} phase"
             )
+        moved = sorted(moved_cells(state), key=lambda cell: (cell[1:].zfill(3), cell))
+        if moved and nap.phase == napoleonic_pb2.NAPOLEONIC_PHASE_MOVEMENT:
+            lines.append("moved this turn: " + ", ".join(moved))
         combat_phases = (
             napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION,
             napoleonic_pb2.NAPOLEONIC_PHASE_DEFENCE,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from collections.abc import Mapping
 
@@ -11,6 +12,7 @@ from rich.text import Text
 from cli_client.connection import Connection
 from cli_client.errors import ClientError
 from cli_client.render import Theme, bottom_side, draw_board
+from cli_client.render.board import Scene, Symbols
 from cli_client.render.panel import legend
 from cli_client.session import state_scene
 from wargame.v1 import board_pb2
@@ -39,45 +41,59 @@ def _wrapped(text: str, indent: str = "", width: int = WRAP) -> list[str]:
 
 
 def games(connection: Connection, console: Console, theme: Theme, only: str = "") -> int:
-    """Print the rulesets with their sides, presets and options."""
+    """Print the rulesets in short; with a game's id, that game with all its options."""
     every = list(connection.list_games().games)
-    listed = [game for game in every if game.id == only] if only else every
+    if not only:
+        return overview(every, console, theme)
+    listed = [game for game in every if game.id == only.lower()]
     if not listed:
         raise ClientError(
             f"no game {only!r}; the games are: {', '.join(game.id for game in every)}"
         )
-    for index, info in enumerate(listed):
-        if index:
-            console.print(Text(""))
-        console.print(_bold(f"{info.id}  {info.title}", theme))
-        console.print(
-            Text("  sides: " + ", ".join(f"{side.id} ({side.name})" for side in info.sides))
-        )
-        if info.presets:
-            console.print(Text("  presets: " + ", ".join(preset.name for preset in info.presets)))
-        console.print(
-            Text(f"  play: wargame play {info.id} --vs bot   rules: wargame rules {info.id}")
-        )
-        if info.options:
-            console.print(Text("  options (--option name=value):"))
-            for option in info.options:
-                default = option.default_value or '""'
-                console.print(Text(f"    {option.name} = {default}"))
-                allowed = option.allowed_text or ", ".join(option.allowed)
-                if allowed:
-                    for row in textwrap.wrap(f"values: {allowed}", WRAP - 8):
-                        console.print(_dim(f"        {row}", theme))
-                for row in textwrap.wrap(option.description, WRAP - 8):
+    info = listed[0]
+    console.print(_bold(f"{info.id}  {info.title}", theme))
+    console.print(Text("  sides: " + ", ".join(f"{side.id} ({side.name})" for side in info.sides)))
+    if info.presets:
+        console.print(Text("  presets: " + ", ".join(preset.name for preset in info.presets)))
+    console.print(Text(f"  play: wargame play {info.id} --vs bot   rules: wargame rules {info.id}"))
+    if info.options:
+        console.print(Text("  options (--option name=value):"))
+        for option in info.options:
+            default = option.default_value or '""'
+            console.print(Text(f"    {option.name} = {default}"))
+            allowed = option.allowed_text or ", ".join(option.allowed)
+            if allowed:
+                for row in textwrap.wrap(f"values: {allowed}", WRAP - 8):
                     console.print(_dim(f"        {row}", theme))
+            for row in textwrap.wrap(option.description, WRAP - 8):
+                console.print(_dim(f"        {row}", theme))
     return 0
 
 
-def piece_lines(board: board_pb2.BoardDescription, theme: Theme) -> list[Text]:
-    """One line per piece kind: symbol, name, what it does."""
+def overview(every: list[board_pb2.GameInfo], console: Console, theme: Theme) -> int:
+    """One short paragraph per game: its title, sides and how to start."""
+    width = max((len(info.id) for info in every), default=0)
+    for info in every:
+        console.print(_bold(f"{info.id.ljust(width)}  {info.title}", theme))
+        sides = " against ".join(side.name.partition(" (")[0] for side in info.sides)
+        options = f"{len(info.options)} options" if info.options else "no options"
+        console.print(Text(f"{' ' * width}  {sides} · {options}: `wargame games {info.id}`"))
+    console.print(Text(""))
+    console.print(
+        Text("Play the bot: `wargame play GAME`; the board and rules: `wargame rules GAME`.")
+    )
+    return 0
+
+
+def piece_lines(scene: Scene, theme: Theme) -> list[Text]:
+    """One line per piece kind: its symbols for each side, letter, name, what it does."""
+    symbols = Symbols(scene, theme)
+    sides = [side.id for side in scene.board.sides]
     lines = []
-    for kind in board.piece_kinds:
-        symbol = kind.glyph if theme.glyphs and kind.glyph else kind.letter
-        text = Text(f"  {symbol} ")
+    for kind in scene.board.piece_kinds:
+        glyphs = "".join(symbols.glyph(kind.id, side) for side in sides)
+        letter = symbols.letter(kind.id, symbols.upper)
+        text = Text(f"  {glyphs} {letter} " if glyphs else f"  {letter} ")
         text.append(kind.name, style=theme.style("bold"))
         if kind.summary:
             text.append(f" — {kind.summary}" if theme.unicode else f" - {kind.summary}")
@@ -109,7 +125,7 @@ def rules(
     for side in board.sides:
         console.print(Text(f"  {side.id}: {side.name}"))
     console.print(_bold("Pieces", theme))
-    for line in piece_lines(board, theme):
+    for line in piece_lines(dataclasses.replace(scene, pieces=[]), theme):  # every kind
         console.print(line)
     console.print(Text(""))
     console.print(_bold("Rules", theme))

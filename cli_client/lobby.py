@@ -11,6 +11,7 @@ import grpc
 from rich.text import Text
 
 from cli_client.connection import Connection, duration, iterate
+from cli_client.display import choose
 from cli_client.errors import ClientError
 from cli_client.identity import Store
 from cli_client.play import Play
@@ -169,6 +170,7 @@ def start(
     *,
     mode: str,
     join_code: str = "",
+    plain: bool = False,
 ) -> int:
     """Create, join or queue for a game, then play it."""
     invite = ""
@@ -192,10 +194,12 @@ def start(
     session = open_session(connection, view)
     side = session.name(session.your_side) if session.your_side else "?"
     terminal.console.print(Text(f"Game {view.id}: you play {side}."))
-    return Play(connection, store, session, terminal, invite_code=invite).run()
+    return Play(connection, store, session, choose(terminal, plain=plain), invite_code=invite).run()
 
 
-def resume(connection: Connection, store: Store, terminal: Terminal, game_id: str) -> int:
+def resume(
+    connection: Connection, store: Store, terminal: Terminal, game_id: str, *, plain: bool = False
+) -> int:
     """Come back to a game: the board as it stands, then live again from its version."""
     view = connection.get_game(game_id)
     session = open_session(connection, view, with_history=True)
@@ -217,10 +221,12 @@ def resume(connection: Connection, store: Store, terminal: Terminal, game_id: st
         earlier = len(view.moves) - len(shown)
         more = f"… ({earlier} earlier) " if earlier else ""
         terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"))
-    return Play(connection, store, session, terminal).run()
+    return Play(connection, store, session, choose(terminal, plain=plain)).run()
 
 
-def watch(connection: Connection, store: Store, terminal: Terminal, game_id: str) -> int:
+def watch(
+    connection: Connection, store: Store, terminal: Terminal, game_id: str, *, plain: bool = False
+) -> int:
     """Follow a game as a spectator."""
     view = connection.get_game(game_id)
     session = open_session(connection, view, with_history=True)
@@ -230,4 +236,4 @@ def watch(connection: Connection, store: Store, terminal: Terminal, game_id: str
             terminal.console.print(line)
         terminal.console.print(panel.outcome_line(session, terminal.theme))
         return 0
-    return Play(connection, store, session, terminal, spectator=True).run()
+    return Play(connection, store, session, choose(terminal, plain=plain), spectator=True).run()

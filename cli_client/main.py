@@ -9,8 +9,10 @@
     wargame replay FILE                  step through a record
     wargame leaderboard GAME             the best-rated players
 
+During a game a terminal shows a full-screen view; `--plain` keeps the scrolling log.
 Servers: `--engine` / $WARGAME_ENGINE and `--matchmaker` / $WARGAME_MATCHMAKER, by default
-the local stack that `make run` starts. The player's identity (a guest registered on first
+the local stack that `make run` starts; `--tls` / $WARGAME_TLS (or a `grpcs://` address)
+reaches them over TLS. The player's identity (a guest registered on first
 use) is kept in $WARGAME_HOME or $XDG_CONFIG_HOME/wargame. Every error is one line.
 """
 
@@ -27,7 +29,13 @@ import sys
 from collections.abc import Sequence
 
 from cli_client import info, lobby
-from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, Addresses, Connection
+from cli_client.connection import (
+    DEFAULT_ENGINE,
+    DEFAULT_MATCHMAKER,
+    Addresses,
+    Connection,
+    split_target,
+)
 from cli_client.errors import ClientError
 from cli_client.identity import Store, ensure_identity, home_directory
 from cli_client.render import Theme
@@ -39,15 +47,17 @@ PROG = "wargame"
 
 
 def address(text: str) -> str:
-    """A HOST:PORT argument."""
+    """A HOST:PORT argument (grpcs://HOST:PORT for TLS, grpc://HOST:PORT for plaintext)."""
     try:
-        host_port(text)
+        host_port(split_target(text)[0])
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
 
 
-def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> None:
+def _common(
+    parser: Parser, *, engine: bool = True, matchmaker: bool = True, game: bool = False
+) -> None:
     group = parser.add_argument_group("connection and display")
     if engine:
         parser.flag(
@@ -56,7 +66,7 @@ def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> 
             default=DEFAULT_ENGINE,
             type=address,
             metavar="HOST:PORT",
-            help="the rules engine's address",
+            help="the rules engine's address (grpcs://HOST:PORT: over TLS)",
         )
     if matchmaker:
         parser.flag(
@@ -65,7 +75,7 @@ def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> 
             default=DEFAULT_MATCHMAKER,
             type=address,
             metavar="HOST:PORT",
-            help="the matchmaker's address",
+            help="the matchmaker's address (grpcs://HOST:PORT: over TLS)",
         )
         parser.flag(
             "--home",
@@ -77,12 +87,43 @@ def _common(parser: Parser, *, engine: bool = True, matchmaker: bool = True) -> 
         parser.flag(
             "--name", env="NAME", default="", help="display name when registering as a guest"
         )
+    parser.flag(
+        "--tls",
+        env="TLS",
+        action="store_true",
+        help="reach the servers over TLS, trusting the system's CA certificates (use it for "
+        "any server beyond this machine)",
+    )
+    parser.flag(
+        "--tls-ca-file",
+        env="TLS_CA_FILE",
+        default="",
+        metavar="FILE",
+        help="PEM CA certificates to trust instead, for a server with a private CA (implies --tls)",
+    )
+    parser.flag(
+        "--tls-server-name",
+        env="TLS_SERVER_NAME",
+        default="",
+        metavar="NAME",
+        help="the name the servers' certificates carry, when not the host connected to "
+        "(implies --tls)",
+    )
     group.add_argument(
         "--ascii", action="store_true", help="plain ASCII, no colours (also when not a terminal)"
     )
     group.add_argument(
         "--no-color", "--no-colour", dest="no_colour", action="store_true", help="no colours"
     )
+    if game:
+        group.add_argument(
+            "--plain",
+            "--line",
+            dest="plain",
+            action="store_true",
+            help="during a game, print each change below the last instead of the full-screen "
+            "view (for screen readers and scripts; also with --ascii or when not a terminal)",
+        )
 
 
 def build_parser() -> Parser:
@@ -173,13 +214,13 @@ def build_parser() -> Parser:
         metavar="SECONDS",
         help="the bot's thinking time per action",
     )
-    _common(play)
+    _common(play, game=True)
 
     watch = commands.add_parser(
         "watch", help="follow a game live", description="Follow a game live as a spectator."
     )
     watch.add_argument("game_id", help="the game's id")
-    _common(watch)
+    _common(watch, game=True)
 
     resume = commands.add_parser(
         "resume",
@@ -189,7 +230,7 @@ def build_parser() -> Parser:
     resume.add_argument(
         "game_id", nargs="?", default="", help="the game's id (default: your last game)"
     )
-    _common(resume)
+    _common(resume, game=True)
 
     record = commands.add_parser(
         "record",
@@ -230,9 +271,12 @@ def _theme(args: argparse.Namespace) -> Theme:
 
 def _connection(args: argparse.Namespace) -> Connection:
     return Connection(
-        Addresses(
-            engine=getattr(args, "engine", DEFAULT_ENGINE),
-            matchmaker=getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+        Addresses.of(
+            getattr(args, "engine", DEFAULT_ENGINE),
+            getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+            tls=args.tls,
+            ca_file=args.tls_ca_file,
+            server_name=args.tls_server_name,
         )
     )
 
@@ -249,6 +293,9 @@ def _identity(args: argparse.Namespace, connection: Connection, terminal: Termin
 
 def run(args: argparse.Namespace, parser: Parser) -> int:
     """Carry out a parsed command."""
+    for name in ("game", "side"):  # game and side ids are lower case; people may not type them so
+        if isinstance(getattr(args, name, None), str):
+            setattr(args, name, getattr(args, name).lower())
     theme = _theme(args)
     terminal = Terminal(theme)
     console = terminal.console
@@ -272,15 +319,18 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
         if command == "record":
             return info.record(connection, console, args.game_id, args.output)
         if command == "watch":
-            return lobby.watch(connection, store, terminal, args.game_id)
+            return lobby.watch(connection, store, terminal, args.game_id, plain=args.plain)
         if command == "resume":
             game_id = args.game_id or store.last_game(connection.addresses.matchmaker)
             if not game_id:
                 raise ClientError("no game to resume: give its id (`wargame resume GAME_ID`)")
-            return lobby.resume(connection, store, terminal, game_id)
+            return lobby.resume(connection, store, terminal, game_id, plain=args.plain)
         if request is not None:
             mode = _mode(args)
-            return lobby.start(connection, store, terminal, request, mode=mode, join_code=args.join)
+            return lobby.start(
+                connection, store, terminal, request, mode=mode, join_code=args.join,
+                plain=args.plain,
+            )  # fmt: skip
     parser.print_help()
     return 2
 

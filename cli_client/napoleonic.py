@@ -1,5 +1,7 @@
 """Napoleonic Chess on the screen: the turn's phases explained, and secret deployments.
 
+`NapoleonicHooks` is what the game adds to the game loop (see `hooks.py`).
+
 A turn is small actions (`move`, `attack`, `support`, `advance`, `end`) that the engine
 checks one by one; this module only says which phase the state is in, whose part it is,
 what `end` does there, and takes examples from the engine's notation help.
@@ -16,10 +18,13 @@ import re
 import secrets
 from collections import Counter
 
+from cli_client.commands import Command
 from cli_client.connection import Connection
 from cli_client.details import PHASE_NAMES
 from cli_client.errors import ClientError
+from cli_client.hooks import GameHooks, Table
 from cli_client.identity import Store
+from cli_client.render.panel import combat_head
 from cli_client.session import GameSession
 from wargame.v1 import game_pb2, napoleonic_pb2
 
@@ -220,3 +225,188 @@ def _square_order(item: tuple[str, str]) -> tuple[int, str]:
     cell = item[0]
     digits = "".join(ch for ch in cell if ch.isdigit())
     return (int(digits or 0), cell)
+
+
+# Phases in which `end` is sent for the player when it is the only legal action.
+AUTO_END = {
+    napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION: "attack",
+    napoleonic_pb2.NAPOLEONIC_PHASE_ADVANCE: "advance",
+}
+COMBAT_PHASES = (
+    napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION,
+    napoleonic_pb2.NAPOLEONIC_PHASE_DEFENCE,
+)
+PREVIEW_STEPS = 3
+
+
+def resolve_now(connection: Connection, state: game_pb2.GameState) -> list[game_pb2.CombatTally]:
+    """The tallies the declared combats would have if every acting side ended its part now.
+
+    The engine resolves them on a copy of the state (ApplyActions stores nothing), so the
+    sums are the rules' own: attack values, terrain, the supports allocated so far.
+    """
+    for _ in range(PREVIEW_STEPS):
+        if state.napoleonic.phase not in COMBAT_PHASES or not state.to_act:
+            return []
+        ends = [game_pb2.Action(side=side, notation="end") for side in state.to_act]
+        reply = connection.apply_actions(state, ends)
+        tallies = [
+            event.combat
+            for event in reply.events
+            if event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED and event.combat.target
+        ]
+        if tallies:
+            return tallies
+        state = reply.state
+    return []
+
+
+class NapoleonicHooks(GameHooks):
+    """Phase guidance, running combat sums, `end` when nothing else is legal, deployments."""
+
+    def __init__(self, table: Table) -> None:
+        super().__init__(table)
+        self.deployment = Deployment(table.session, table.store, table.connection)
+        self._revealing = False
+        self._ended_at = -1
+
+    @property
+    def deploying(self) -> bool:
+        """Whether the player is building a secret array."""
+        state = self.session.state
+        return (
+            not self.table.spectator
+            and state.napoleonic.phase
+            in (
+                napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
+                napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
+            )
+            and self.session.my_turn
+        )
+
+    def marked(self) -> set[str]:
+        """The deployment rows while the array is built."""
+        return self.deployment.rows() if self.deploying else set()
+
+    def extra_pieces(self) -> list[game_pb2.Piece]:
+        """The array being built."""
+        return self.deployment.pieces() if self.deploying else []
+
+    def prompt_label(self) -> str:
+        """The phase."""
+        return phase_label(self.session)
+
+    def guidance(self) -> str:
+        """What the player does in this phase."""
+        return guidance(self.session)
+
+    def announce(self) -> list[str]:
+        """The phase's guidance, and the array so far while deploying."""
+        lines = super().announce()
+        if self.deploying:
+            lines.append(self.deployment.summary())
+        return lines
+
+    def handle(self, command: Command) -> bool:
+        """The deployment words: placements, `army`, `clear`, `commit`."""
+        table = self.table
+        if command.name == "army":
+            table.note(self.deployment.summary())
+        elif command.name == "clear":
+            self.deployment.clear()
+            table.show_board()
+        elif command.name == "place":
+            self.deployment.add(command.argument)
+            table.show_board()
+            table.note(self.deployment.summary())
+        elif command.name == "commit":
+            if command.argument:
+                self.deployment.add(command.argument)
+            self.commit()
+        else:
+            return False
+        return True
+
+    def commit(self) -> None:
+        """Send the secret array's commitment (sealed mode: the array, for the engine to seal)."""
+        table = self.table
+        table.check_turn()
+        phase = self.session.state.napoleonic.phase
+        if phase == napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED:
+            text = self.deployment.sealed()
+        else:
+            text = self.deployment.commitment()
+            table.note(
+                "Committed: only the digest was sent; your array stays here until the reveal."
+            )
+        table.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
+
+    def changed(self) -> None:
+        """The running sums of the declared attacks, for the side panel."""
+        self.session.extra = self.combat_sums()
+
+    def combat_sums(self) -> list[str]:
+        """One line per attacked unit: attack against defence if combat came now."""
+        state = self.session.state
+        if state.napoleonic.phase not in COMBAT_PHASES or not state.napoleonic.turn.attacks:
+            return []
+        try:
+            tallies = resolve_now(self.table.connection, state)
+        except ClientError:
+            return []
+        declaring = state.napoleonic.phase == napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION
+        when = "before supports" if declaring else "with the supports so far"
+        return [
+            f"{combat_head(tally, self.session.board)}: attack {tally.attack_total} vs "
+            f"defence {tally.defence_total} ({when})"
+            for tally in tallies
+        ]
+
+    def automatic(self) -> None:
+        """Reveal a committed array; send `end` when it is all the player can do."""
+        self._reveal()
+        self._end_if_only_end()
+
+    def _end_if_only_end(self) -> None:
+        session, table = self.session, self.table
+        phase = session.state.napoleonic.phase
+        if table.spectator or not session.my_turn or phase not in AUTO_END:
+            return
+        if self._ended_at == session.version:
+            return
+        self._ended_at = session.version
+        try:
+            if table.legal_notations() != ["end"]:
+                return
+            table.note(f"Nothing else is legal in the {AUTO_END[phase]} phase: `end` sent.")
+            table.submit([game_pb2.Action(side=session.your_side, notation="end")])
+        except ClientError as error:
+            table.error(error.message)
+
+    def _reveal(self) -> None:
+        state = self.session.state
+        table = self.table
+        if (
+            table.spectator
+            or self._revealing
+            or state.napoleonic.phase != napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL
+            or not self.session.my_turn
+            or self.deployment.revealed()
+        ):
+            return
+        text = self.deployment.reveal_text()
+        if text is None:
+            table.error(
+                "your committed array is not on this computer; it cannot be revealed from here"
+            )
+            self._revealing = True
+            return
+        self._revealing = True
+        try:
+            table.note("Revealing your array.")
+            table.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
+            self.deployment.forget()
+        except ClientError as error:
+            table.error(error.message)
+        finally:
+            self._revealing = False

@@ -1,47 +1,43 @@
-"""The game loop: draw, read what the player types, send it, show what the matchmaker streams.
+"""The game loop: show the game, read what the player types, send it, show what comes back.
 
-One thread (`live.Watcher`) follows the game; this loop drains what it reports, reads keys
-without blocking (`terminal.Terminal`), and talks to the engine (moves, hints, notation) and
-the matchmaker (actions, draws, resignation). The same loop serves spectators.
+One thread (`live.Watcher`) follows the game; the loop drains what it reports, reads typed
+lines from the display without blocking, and talks to the engine (moves, hints) and the
+matchmaker (actions, draws, resignation). The same loop serves spectators, every game and
+both displays: what a game adds is in its hooks (`HOOKS`), how actions are sent is in
+`submit.py`, where things appear is the display's business (`display/`).
 """
 
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
-from cli_client import commands, napoleonic
+from cli_client import commands, napoleonic, notation, wording
 from cli_client.commands import Command
 from cli_client.connection import Connection
-from cli_client.errors import ClientError, UnreachableError
+from cli_client.display import Display
+from cli_client.errors import ClientError, is_rules_reason
+from cli_client.hooks import GameHooks
 from cli_client.identity import Store
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
 from cli_client.render import panel
 from cli_client.render.theme import Theme
 from cli_client.session import GameSession
-from cli_client.terminal import Terminal
-from wargame.v1 import game_pb2, matchmaker_pb2, napoleonic_pb2
+from cli_client.submit import Submitter
+from wargame.v1 import game_pb2, matchmaker_pb2
 
-SUBMIT_RETRY_SECONDS = 30.0
 POLL_SECONDS = 0.1
 HINT_SECONDS = 1.0
-MAX_CONFLICTS = 3
 INTRO = (
-    "Type your actions in the game's notation; `moves` lists the legal ones (`moves e3`: "
+    "Type your actions in the game's notation; `moves` lists the legal ones (`moves {cell}`: "
     "from one square), `hint` suggests one, `help` shows the rest."
 )
 CATCH_UP_SECONDS = 2.0
 
-
-def _position(state: game_pb2.GameState) -> bytes:
-    """The state without the standing draw offer: what a player's decision rests on."""
-    copy = game_pb2.GameState()
-    copy.CopyFrom(state)
-    copy.ClearField("draw_offer")
-    return copy.SerializeToString(deterministic=True)
+# Each game's hooks, by ruleset id; games not listed need none.
+HOOKS: dict[str, type[GameHooks]] = {"napoleonic": napoleonic.NapoleonicHooks}
 
 
 class Play:
@@ -52,7 +48,7 @@ class Play:
         connection: Connection,
         store: Store,
         session: GameSession,
-        terminal: Terminal,
+        display: Display,
         *,
         spectator: bool = False,
         invite_code: str = "",
@@ -60,15 +56,19 @@ class Play:
         self.connection = connection
         self.store = store
         self.session = session
-        self.terminal = terminal
-        self.theme: Theme = terminal.theme
+        self.display = display
+        self.theme: Theme = display.theme
         self.spectator = spectator or not session.your_side
         self.invite_code = invite_code
-        self.deployment = napoleonic.Deployment(session, store, connection)
+        game = session.state.game or session.view.game
+        self.hooks: GameHooks = HOOKS.get(game, GameHooks)(self)
+        self.submitter = Submitter(connection, session, catch_up=self._catch_up, warn=self.warn)
         self._pending_version = 0
         self._announced: tuple[object, ...] = ()
-        self._revealing = False
+        self._legal: tuple[int, list[str]] = (-1, [])
+        self.cells = notation.Cells(session.board)
         self.watcher: Watcher | None = None
+        display.complete_from(self.candidates)
 
     # -- the loop --------------------------------------------------------------------
 
@@ -77,18 +77,21 @@ class Play:
         watcher = Watcher(self.connection, self.session.game_id, self.session.version).start()
         self.watcher = watcher
         try:
-            with self.terminal.session():
-                self.show_board()
-                if not self.spectator and not self.session.finished:
-                    self.note(INTRO)
-                self.announce()
-                try:
-                    return self._loop(watcher)
-                except KeyboardInterrupt:
-                    self._left("interrupted")
-                    return 130
+            return self.display.run(lambda: self._play(watcher))
         finally:
             watcher.stop()
+
+    def _play(self, watcher: Watcher) -> int:
+        self.hooks.changed()
+        self.show_board()
+        if not self.spectator and not self.session.finished:
+            self.note(INTRO.format(cell=self.example_cell()))
+        self.announce()
+        try:
+            return self._loop(watcher)
+        except KeyboardInterrupt:
+            self._left("interrupted")
+            return 130
 
     def _loop(self, watcher: Watcher) -> int:
         while True:
@@ -98,11 +101,11 @@ class Play:
                 return 0
             if ended:
                 return 1
-            self._automatic()
+            self.hooks.automatic()
             self._prompt()
-            for line in self.terminal.read(POLL_SECONDS):
+            for line in self.display.read(POLL_SECONDS):
                 try:
-                    leaving = self.handle(commands.parse(line, deploying=self.deploying))
+                    leaving = self.handle(commands.parse(line, deploying=self.hooks.deploying))
                 except ClientError as error:
                     self.error(error.message)
                     continue
@@ -111,22 +114,22 @@ class Play:
                     return 0
                 if self._over():
                     break
-            if self.terminal.at_eof:
+            if self.display.at_eof:
                 self._left("end of input")
                 return 0
-            self.terminal.tick()
+            self.display.tick()
 
     def _over(self) -> bool:
         return self.session.finished
 
     def _left(self, why: str) -> None:
         if self.spectator:
-            self.terminal.print(Text("Stopped watching."))
+            self.display.farewell(Text("Stopped watching."))
             return
         game_id = self.session.game_id
         prefix = f"{why}: " if why else ""
         back = f"`wargame resume {game_id}` to return"
-        self.terminal.print(Text(f"{prefix}you left game {game_id}; it goes on — {back}."))
+        self.display.farewell(Text(f"{prefix}you left game {game_id}; it goes on — {back}."))
 
     # -- what the watcher reports ------------------------------------------------------
 
@@ -139,7 +142,7 @@ class Play:
             elif isinstance(item, Lost):
                 self.warn(f"lost connection to the matchmaker ({item.reason}); reconnecting…")
             elif isinstance(item, Reconnected):
-                self.note(f"reconnected to the matchmaker; resuming after version {item.version}")
+                self.note("reconnected to the matchmaker; catching up with the game")
             elif isinstance(item, Ended):
                 pass
             elif isinstance(item, Failed):
@@ -149,8 +152,7 @@ class Play:
             self._refresh()
             changed = True
         if changed:
-            self.show_board()
-            self.announce()
+            self._changed()
         return False
 
     def _update(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
@@ -175,18 +177,20 @@ class Play:
                 raise
         self._pending_version = 0
 
+    def _changed(self) -> None:
+        """The session moved on: let the hooks catch up, then show it."""
+        self.hooks.changed()
+        self.show_board()
+        self.announce()
+
     # -- output --------------------------------------------------------------------------
 
     def show_board(self) -> None:
-        """Draw the board with the status beside it."""
-        marked: set[str] = set()
-        extra: list[game_pb2.Piece] = []
-        if self.deploying:
-            marked = self.deployment.rows()
-            extra = self.deployment.pieces()
-        scene = self.session.scene(marked=marked, extra_pieces=extra)
-        lines = panel.screen(self.session, self.theme, self.terminal.console.width, scene=scene)
-        self.terminal.print(Text(""), *lines)
+        """Draw the game as it stands."""
+        scene = self.session.scene(
+            marked=self.hooks.marked(), extra_pieces=self.hooks.extra_pieces()
+        )
+        self.display.game(self.session, scene)
 
     def _show_actions(
         self, side: str, notations: Sequence[str], events: Sequence[game_pb2.Event]
@@ -196,36 +200,47 @@ class Play:
             if side and side == self.session.your_side
             else (self.session.name(side) if side else "")
         )
-        if notations:
-            text = Text(f"{who}: " if who else "")
-            text.append(", ".join(notations), style=self.theme.style("bold"))
-            self.terminal.print(text)
-        lines = panel.event_lines(events, self.theme)
-        if lines:
-            self.terminal.print(*lines)
+        lines = panel.event_lines(
+            events,
+            self.theme,
+            board=self.session.board,
+            clean=lambda text: wording.for_players(text, self.options),
+        )
+        self.display.played(who, notations, lines)
+
+    def example_cell(self) -> str:
+        """A square of this board with one of the player's pieces (for examples)."""
+        order = {cell.name: index for index, cell in enumerate(self.session.board.cells)}
+        own = [
+            piece.cell
+            for piece in self.session.state.pieces
+            if piece.side == self.session.your_side
+        ]
+        return min(own, key=lambda cell: order.get(cell, len(order)), default="SQUARE")
+
+    @property
+    def options(self) -> list[str]:
+        """The game's option names (kept out of what players read)."""
+        return list(self.session.state.options)
 
     def note(self, text: str) -> None:
         """A line of information."""
-        self.terminal.print(Text(text, style=self.theme.style("cyan")))
+        self.display.say(Text(text, style=self.theme.style("cyan")))
 
     def warn(self, text: str) -> None:
         """A line of warning."""
-        self.terminal.print(Text(text, style=self.theme.style("yellow")))
+        self.display.say(Text(text, style=self.theme.style("yellow")))
 
     def error(self, text: str) -> None:
         """An error, as one line."""
         mark = "✗ " if self.theme.unicode else "error: "
-        self.terminal.print(Text(mark + text, style=self.theme.style("bold red")))
+        self.display.say(Text(mark + text, style=self.theme.style("bold red")))
 
     def announce(self) -> None:
         """Say once what the player should do now (phase guidance, draw offers, waiting)."""
         session = self.session
         state = session.state
-        key = (
-            session.version,
-            session.my_turn,
-            napoleonic.is_napoleonic(state) and state.napoleonic.phase,
-        )
+        key = (session.version, session.my_turn, self.hooks.prompt_label())
         if key == self._announced:
             return
         self._announced = key
@@ -245,59 +260,63 @@ class Play:
                 self.note(f"{session.name(offer)} offers a draw — type `accept` or `decline`.")
             else:
                 self.note("Your draw offer stands.")
-        if session.my_turn and napoleonic.is_napoleonic(state):
-            guidance = napoleonic.guidance(session)
-            if guidance:
-                self.note(guidance)
-            if self.deploying:
-                self.note(self.deployment.summary())
+        if session.my_turn:
+            for line in self.hooks.announce():
+                self.note(line)
 
     def finish(self) -> None:
         """The result, and where to find the record."""
-        self.terminal.print(panel.outcome_line(self.session, self.theme))
-        self.terminal.print(
+        self.display.farewell(
+            panel.outcome_line(self.session, self.theme),
             Text(
                 f"The record: `wargame record {self.session.game_id}`",
                 style=self.theme.style("dim"),
-            )
+            ),
         )
 
     # -- prompt --------------------------------------------------------------------------
-
-    @property
-    def deploying(self) -> bool:
-        """Whether the player is building a secret array."""
-        state = self.session.state
-        return (
-            not self.spectator
-            and napoleonic.is_napoleonic(state)
-            and state.napoleonic.phase
-            in (
-                napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
-                napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
-            )
-            and self.session.my_turn
-        )
 
     def _prompt(self) -> None:
         session = self.session
         arrow = "› " if self.theme.unicode else "> "
         if not session.started:
-            self.terminal.set_prompt(arrow, waiting="waiting for an opponent")
+            self.display.prompt(Text(arrow), waiting="waiting for an opponent")
             return
         acting = ", ".join(session.seat_name(side) for side in session.to_act) or "nobody"
         if self.spectator:
-            self.terminal.set_prompt(arrow, waiting=f"watching · {acting} to act")
+            self.display.prompt(Text(arrow), waiting=f"watching · {acting} to act")
             return
         if session.my_turn:
             label = session.name(session.your_side)
-            if napoleonic.is_napoleonic(session.state):
-                label += " · " + napoleonic.phase_label(session)
-            self.terminal.set_prompt(Text(f"{label} {arrow}", style=self.theme.style("bold")))
+            if self.hooks.prompt_label():
+                label += " · " + self.hooks.prompt_label()
+            self.display.prompt(Text(f"{label} {arrow}", style=self.theme.style("bold")))
             return
-        self.terminal.set_prompt(arrow, waiting=f"waiting for {acting}")
+        self.display.prompt(Text(arrow), waiting=f"waiting for {acting}")
 
     # -- commands --------------------------------------------------------------------------
+
+    def legal_notations(self) -> list[str]:
+        """The notations of the legal actions now (asked once per version)."""
+        version, notations = self._legal
+        if version != self.session.version:
+            if self.session.finished or not self.session.started:
+                notations = []
+            else:
+                reply = self.connection.legal_actions(self.session.state)
+                notations = [action.notation for action in reply.actions]
+            self._legal = (self.session.version, notations)
+        return notations
+
+    def candidates(self) -> list[str]:
+        """What the input line may complete to: the client's words and the legal actions."""
+        words = commands.words(deploying=self.hooks.deploying, spectator=self.spectator)
+        if self.spectator or not self.session.my_turn:
+            return words
+        try:
+            return words + self.legal_notations()
+        except ClientError:
+            return words
 
     def handle(self, command: Command) -> bool:
         """Carry out one typed command; True when the player leaves."""
@@ -316,24 +335,21 @@ class Play:
             "draw": lambda _: self._draw(),
             "accept": lambda _: self._answer(True),
             "decline": lambda _: self._answer(False),
-            "army": lambda _: self.note(self.deployment.summary()),
-            "clear": lambda _: self._clear(),
-            "place": self._place,
-            "commit": self._commit,
         }
         if command.name in viewing:
             viewing[command.name](command.argument)
         elif self.spectator:
             raise ClientError("you are watching this game; `quit` stops watching")
-        else:
+        elif not self.hooks.handle(command):
             playing.get(command.name, self.act)(command.argument)
         return False
 
     def _help(self) -> None:
-        lines = commands.help_lines(self.session.board.notation, self.deploying)
-        if napoleonic.is_napoleonic(self.session.state) and napoleonic.guidance(self.session):
-            lines += ["", "Now: " + napoleonic.guidance(self.session)]
-        self.terminal.print(*[Text(line) for line in lines])
+        lines = commands.help_lines(self.session.board.notation, self.hooks.deploying)
+        guidance = self.hooks.guidance()
+        if guidance:
+            lines += ["", "Now: " + guidance]
+        self.display.say(*[Text(line) for line in lines])
 
     def _flip(self) -> None:
         self.session.flipped = not self.session.flipped
@@ -351,21 +367,8 @@ class Play:
         if not accept:
             self.note("You decline the draw.")
 
-    def _clear(self) -> None:
-        self.deployment.clear()
-        self.show_board()
-
-    def _place(self, text: str) -> None:
-        self.deployment.add(text)
-        self.show_board()
-        self.note(self.deployment.summary())
-
-    def _commit(self, text: str) -> None:
-        if text:
-            self.deployment.add(text)
-        self.commit()
-
-    def _check_turn(self) -> None:
+    def check_turn(self) -> None:
+        """Refuse to act when it is not the player's turn (or no game runs)."""
         session = self.session
         if session.finished:
             raise ClientError("the game is over")
@@ -376,99 +379,52 @@ class Play:
             raise ClientError(f"not your turn: {acting} to act", reason="NOT_YOUR_TURN")
 
     def act(self, text: str) -> None:
-        """Send an action typed in the game's notation."""
-        self._check_turn()
-        self.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
-
-    def commit(self) -> None:
-        """Send the secret array's commitment (sealed mode: the array, for the engine to seal)."""
-        self._check_turn()
-        phase = self.session.state.napoleonic.phase
-        if phase == napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED:
-            text = self.deployment.sealed()
-        else:
-            text = self.deployment.commitment()
-            self.note(
-                "Committed: only the digest was sent; your array stays here until the reveal."
-            )
-        self.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
-
-    def _automatic(self) -> None:
-        """Reveal a committed array when the reveal phase comes."""
-        state = self.session.state
-        if (
-            self.spectator
-            or self._revealing
-            or not napoleonic.is_napoleonic(state)
-            or state.napoleonic.phase != napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL
-            or not self.session.my_turn
-            or self.deployment.revealed()
-        ):
-            return
-        text = self.deployment.reveal_text()
-        if text is None:
-            self.error(
-                "your committed array is not on this computer; it cannot be revealed from here"
-            )
-            self._revealing = True
-            return
-        self._revealing = True
+        """Send an action typed in the game's notation; a refusal becomes one helpful line."""
+        self.check_turn()
         try:
-            self.note("Revealing your array.")
             self.submit([game_pb2.Action(side=self.session.your_side, notation=text)])
-            self.deployment.forget()
+            return
         except ClientError as error:
-            self.error(error.message)
-        finally:
-            self._revealing = False
+            if not is_rules_reason(error.reason):
+                raise
+            refused = error
+        words = commands.words(deploying=self.hooks.deploying)
+        reading = notation.read(text, self.legal_notations(), self.cells, words)
+        if reading.play:
+            arrow = "→" if self.theme.unicode else "->"
+            self.note(f"{text.strip()} {arrow} {reading.play} (the only legal action there)")
+            self.submit([game_pb2.Action(side=self.session.your_side, notation=reading.play)])
+            return
+        raise ClientError(self.explain(refused, text, reading), reason=refused.reason)
+
+    def explain(self, refused: ClientError, text: str, reading: notation.Reading) -> str:
+        """A refusal in one line: the rule in words, and a suggestion or where to look."""
+        prefix, _, _ = refused.message.partition(": ")
+        if reading.replaces:
+            return f"{prefix}: {reading.hint}"
+        message, trimmed = wording.refusal(refused.message, text.strip(), self.options)
+        dash = " — " if self.theme.unicode else " - "
+        if reading.hint:
+            return message + dash + reading.hint
+        if trimmed:
+            route = self.cells.of(text)
+            where = f"moves {route[0]}" if route else "moves"
+            return message + dash + f"`{where}` lists what is legal"
+        return message
 
     def submit(self, actions: list[game_pb2.Action]) -> None:
-        """Submit actions at the version seen; retried with the same key while unreachable.
-
-        When the game moved on in between without changing the position (a draw offer
-        answered, a clock read), the same actions are sent again at the new version.
-        """
-        key = uuid.uuid4().hex
-        deadline = time.monotonic() + SUBMIT_RETRY_SECONDS
-        warned = False
-        conflicts = 0
-        while True:
-            seen = _position(self.session.state)
-            try:
-                reply = self.connection.submit(
-                    self.session.game_id, self.session.version, key, actions
-                )
-                break
-            except ClientError as error:
-                if error.reason == "VERSION_CONFLICT":
-                    self._catch_up()
-                    conflicts += 1
-                    if (
-                        conflicts <= MAX_CONFLICTS
-                        and self.session.my_turn
-                        and _position(self.session.state) == seen
-                    ):
-                        key = uuid.uuid4().hex
-                        continue
-                    self.show_board()
-                    raise
-                if not (
-                    isinstance(error, UnreachableError)
-                    or error.reason in {"ENGINE_UNAVAILABLE", "STORE_UNAVAILABLE"}
-                ):
-                    raise
-                if time.monotonic() > deadline:
-                    raise
-                if not warned:
-                    self.warn(f"{error.message}; retrying…")
-                    warned = True
-                time.sleep(0.5)
+        """Submit actions (see `submit.Submitter`) and show what they did."""
+        try:
+            reply = self.submitter.submit(actions)
+        except ClientError as error:
+            if error.reason == "VERSION_CONFLICT":
+                self.show_board()
+            raise
         if reply.game.version > self.session.version:
             self._show_actions(self.session.your_side, list(reply.notations), list(reply.events))
             self.session.note_events(reply.events)
             self.session.update(reply.game)
-            self.show_board()
-            self.announce()
+            self._changed()
 
     def _catch_up(self) -> None:
         """Bring the session to the matchmaker's version, showing what happened meanwhile."""
@@ -485,8 +441,7 @@ class Play:
 
     def _apply_view(self, view: matchmaker_pb2.GameView) -> None:
         if self.session.update(view):
-            self.show_board()
-            self.announce()
+            self._changed()
 
     def list_moves(self, cell: str) -> None:
         """List the legal actions (for one cell if given)."""
@@ -502,15 +457,20 @@ class Play:
             return
         self.note(f"{len(notations)} legal action(s){where} for {acting}:")
         width = max(len(text) for text in notations) + 2
-        columns = max(1, (self.terminal.console.width - 2) // width)
+        columns = max(1, (self.display.width - 2) // width)
+        rows = []
         for start in range(0, len(notations), columns):
             row = "".join(text.ljust(width) for text in notations[start : start + columns])
-            self.terminal.print(Text("  " + row.rstrip()))
+            rows.append(Text("  " + row.rstrip()))
+        self.display.say(*rows)
 
     def hint(self) -> None:
         """Ask the engine for a suggestion."""
-        self._check_turn()
-        reply = self.connection.suggest(self.session.state, self.session.your_side, HINT_SECONDS)
+        self.check_turn()
+        with self.display.busy("thinking about a hint"):
+            reply = self.connection.suggest(
+                self.session.state, self.session.your_side, HINT_SECONDS
+            )
         line = " ".join(reply.line[1:6])
         follow = f"; then {line}" if line else ""
         score = f"evaluation {reply.evaluation:+.2f}, depth {reply.depth}"

@@ -92,6 +92,7 @@ class GameSession:
         self.flipped = bool(self.your_side) and self.your_side != self.bottom
         self.last_cells: frozenset[str] = frozenset()
         self.marked: frozenset[str] = frozenset()
+        self.extra: list[str] = []  # status lines a game's hooks add (see hooks.py)
         self._baseline: Counter[tuple[str, str]] = Counter()
         if initial is not None:
             self._raise(initial.pieces)
@@ -230,6 +231,7 @@ class GameSession:
             upper_side=self.bottom,
             terrain=details.terrain_tags(self.state),
             replaced=details.state_tags(self.state),
+            spent=details.moved_cells(self.state),
         )
 
     # -- changing ------------------------------------------------------------------------

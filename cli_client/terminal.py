@@ -160,11 +160,11 @@ class Terminal:
 
     # -- output ----------------------------------------------------------------------
 
-    def print(self, *items: RenderableType | str) -> None:
-        """Print lines above the prompt line."""
+    def print(self, *items: RenderableType | str, wrap: bool = False) -> None:
+        """Print lines above the prompt line (word-wrapped to the width if `wrap`)."""
         self.hide_prompt()
         for item in items:
-            self.console.print(item)
+            self.console.print(item, soft_wrap=not wrap)
         self.stdout.flush()
         self._draw()
 

@@ -7,7 +7,6 @@ rulesets, the conversions and the limits.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -19,6 +18,7 @@ from engine_service.ai import suggest
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
 from engine_service.handling import Limits, beyond_limit, rpc
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import META_TYPES, Game
@@ -298,13 +298,13 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return engine_pb2.PingResponse(payload=request.payload)
 
 
-@functools.lru_cache(maxsize=64)
+@memo(64)
 def cell_names(ruleset: AnyRuleset, options: Options) -> frozenset[str]:
     """Every cell name of a ruleset's board under some options."""
     return frozenset(cell.name for cell in ruleset.describe(options).cells)
 
 
-@functools.lru_cache(maxsize=64)
+@memo(64)
 def _cell_pattern(cells: frozenset[str]) -> re.Pattern[str]:
     # Longest names first ("j10" before "j1"); a cell is not part of a longer name or
     # number, but may follow a piece letter or a mark ("Md1xd6", "F@e5", "a3:c5").

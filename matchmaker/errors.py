@@ -13,12 +13,17 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 ServiceError = Refusal
 
 
+def quoted(text: str, most: int = 40) -> str:
+    """A client's text as a message may quote it: repr'd, cut to `most` characters."""
+    return repr(text) if len(text) <= most else repr(text[:most]) + "..."
+
+
 def game_not_found(game_id: str) -> Refusal:
     """No session has this id (or it has expired)."""
     return Refusal(
         Code.NOT_FOUND,
         Reason.SESSION_NOT_FOUND,
-        f"no game {game_id!r} (unknown or expired)",
+        f"no game {quoted(game_id)} (unknown or expired)",
         field="game_id",
     )
 

@@ -4,17 +4,21 @@ Keys that one atomic operation touches together share a hash tag (the part in br
 they live in one slot and the same Lua scripts run on Redis Cluster:
 
 - one game:   ``wg:game:{<game id>}`` (hash) with ``...:actions`` (list), ``...:stream``
-  (stream of updates) and ``...:idem:<player>:<key>`` (idempotency records);
-- one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit bucket,
-  queue ticket and the set of games already counted in its ratings;
+  (stream of updates), ``...:presence`` (who watches) and ``...:idem:<player>:<key>``
+  (idempotency records);
+- one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit buckets,
+  queue ticket, unfinished games and the set of games already counted in its ratings;
 - one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, tickets, matches);
 - indexes over games and queues, written on every commit or join, are sharded: shard
   ``n`` of the due-work index is ``wg:{due:<n>}``, and so on, one hash tag per shard, so
   no single key (and no single cluster node) takes every commit of the fleet; a game or
   queue lives in the shard `shard` gives its id. Leaderboards (one key per ruleset,
-  written once per rated game) and invite codes (one key each) are not sharded.
+  written once per rated game) and invite codes (one key each) are not sharded;
+- limits, each a single key with its own tag: ``wg:limit:{<limit>}`` for everyone and
+  ``wg:limit:{<limit>:<address>}`` per caller address.
 
-Ids are random and never contain braces, so a tag is exactly the id.
+Ids are random and never contain braces, so a tag is exactly the id; text a client sends
+(addresses, invite codes) is checked to hold none either before it becomes part of a key.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ import hashlib
 import zlib
 
 PREFIX = "wg"
+
+
+def plausible_id(text: str) -> bool:
+    """True when a client-sent id could be one of ours (ids are short, ASCII letters and
+    digits): anything else names nothing, and never becomes part of a key."""
+    return 0 < len(text) <= 64 and text.isascii() and text.isalnum()
 
 
 def _digest(text: str, size: int = 16) -> str:
@@ -55,8 +65,8 @@ def game_idempotency(game_id: str, player_id: str, key: str) -> str:
 
 def game_channel(game_id: str) -> str:
     """Shard channel (pub/sub, not a key) of the game's live updates: every append to the
-    game's stream is announced on it (SPUBLISH, `commit.lua`). Named like the stream, so
-    it lives in the game's slot."""
+    game's stream is announced on it (SPUBLISH in `commit.lua`, `presence.lua`,
+    `notice.lua`). Named like the stream, so it lives in the game's slot."""
     return game_stream(game_id)
 
 
@@ -66,13 +76,18 @@ def game_no_idempotency(game_id: str) -> str:
     return f"{PREFIX}:game:{{{game_id}}}:idem:-"
 
 
+def game_presence(game_id: str) -> str:
+    """Hash: ``<side>|<watch id>`` -> until when (ms) that watcher of the side is present."""
+    return f"{PREFIX}:game:{{{game_id}}}:presence"
+
+
 def game_keys(game_id: str) -> tuple[str, str, str]:
     """The keys every commit of a game touches: hash, actions, stream."""
     return game(game_id), game_actions(game_id), game_stream(game_id)
 
 
 def invite(code: str) -> str:
-    """String: the game id an invite code opens."""
+    """String: the game id an invite code (its normalized form, `invites.py`) opens."""
     return f"{PREFIX}:invite:{{{code}}}"
 
 
@@ -99,6 +114,16 @@ def player_bucket(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:bucket"
 
 
+def player_guesses(player_id: str) -> str:
+    """Hash: the token bucket of the player's wrong invite codes."""
+    return f"{PREFIX}:player:{{{player_id}}}:guesses"
+
+
+def player_games(player_id: str) -> str:
+    """Sorted set: the player's unfinished games (game id -> since, ms), capped in number."""
+    return f"{PREFIX}:player:{{{player_id}}}:games"
+
+
 def player_queue(player_id: str) -> str:
     """String: ``<queue id>:<ticket>`` while the player waits in a queue."""
     return f"{PREFIX}:player:{{{player_id}}}:queue"
@@ -111,7 +136,12 @@ def player_rated(player_id: str) -> str:
 
 def player_keys(player_id: str) -> tuple[str, ...]:
     """Every long-lived key of a player (they expire together when it goes idle)."""
-    return (player(player_id), player_tokens(player_id), player_rated(player_id))
+    return (
+        player(player_id),
+        player_tokens(player_id),
+        player_rated(player_id),
+        player_games(player_id),
+    )
 
 
 # -- queues ------------------------------------------------------------------------------
@@ -206,3 +236,16 @@ def shard_counts() -> str:
 def leaderboard(ruleset: str) -> str:
     """Sorted set: player id -> rating in one ruleset (the best few thousand)."""
     return f"{PREFIX}:leaderboard:{{{ruleset}}}"
+
+
+# -- limits ------------------------------------------------------------------------------
+
+
+def limit(name: str) -> str:
+    """Hash: the token bucket of one limit for everyone ("register", "guess")."""
+    return f"{PREFIX}:limit:{{{name}}}"
+
+
+def limit_address(name: str, address: str) -> str:
+    """Hash: the token bucket of one limit for one caller address (`limits.caller_address`)."""
+    return f"{PREFIX}:limit:{{{name}:{address}}}"

@@ -112,7 +112,12 @@ class Ticket:
     def parse(cls, text: str) -> Ticket:
         """A ticket from the client's form."""
         queue_id, dot, ticket = text.partition(".")
-        if not dot or not queue_id.startswith("q") or not ticket:
+        if (
+            not dot
+            or not queue_id.startswith("q")
+            or not keys.plausible_id(queue_id)
+            or not keys.plausible_id(ticket)
+        ):
             raise malformed("ticket", "the ticket is malformed")
         return cls(queue_id, ticket)
 

@@ -30,7 +30,6 @@ import contextlib
 import contextvars
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeAlias
-from urllib.parse import urlsplit, urlunsplit
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import ClusterPipeline, RedisCluster
@@ -231,16 +230,6 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
         raise BadRedisUrlError(str(error)) from None
     except RedisError as error:
         raise RedisSetupError(str(error) or type(error).__name__) from None
-
-
-def redacted(url: str) -> str:
-    """The URL without its password (for logs and error messages)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = f"{parts.username}:" if parts.username else ":"
-    host = parts.netloc.rpartition("@")[2]
-    return urlunsplit(parts._replace(netloc=f"{user}***@{host}"))
 
 
 def is_cluster(client: Client) -> bool:

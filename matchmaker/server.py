@@ -13,10 +13,13 @@ import contextlib
 
 import structlog
 
+from matchmaker.bot import Bot
 from matchmaker.engine import Engine
 from matchmaker.handling import set_retry_hint
+from matchmaker.limits import Limits
 from matchmaker.play import Play
 from matchmaker.players import Players
+from matchmaker.presence import Presence
 from matchmaker.queue import Pairer, Queues
 from matchmaker.redis_client import (
     REDIS_ERRORS,
@@ -24,7 +27,6 @@ from matchmaker.redis_client import (
     Client,
     RedisSetupError,
     connect,
-    redacted,
 )
 from matchmaker.scripts import Scripts
 from matchmaker.service import SERVICE_NAME, MatchmakerService
@@ -33,9 +35,12 @@ from matchmaker.settings import Settings
 from matchmaker.store import Store
 from matchmaker.sweeper import Sweeper
 from matchmaker.tokens import Tokens
+from matchmaker.vault import check_secret_key
 from matchmaker.watch import Hub
 from wargame.runtime.config import ConfigError
+from wargame.runtime.logs import redact_url, scrub
 from wargame.runtime.serving import AioServing, create_aio_server, register_service
+from wargame.runtime.tls import ServerTLS
 from wargame.v1 import matchmaker_pb2
 
 log = structlog.get_logger(component="matchmaker")
@@ -45,6 +50,7 @@ class Replica:
     """The parts of one matchmaker replica, wired together."""
 
     def __init__(self, settings: Settings, redis: Client) -> None:
+        check_secret_key(settings.secret_key)
         self.settings = settings
         set_retry_hint(settings.retry_hint)
         self.redis = redis
@@ -53,9 +59,19 @@ class Replica:
         self.engine = Engine(settings.engine, settings)
         self.tokens = Tokens(self.redis, self.scripts, settings)
         self.players = Players(self.redis, self.scripts, settings)
-        self.sessions = Sessions(self.store, self.engine, self.players, settings)
+        self.limits = Limits(self.scripts, settings)
+        self.presence = Presence(self.store, self.scripts, settings)
+        self.sessions = Sessions(self.store, self.engine, self.players, settings, self.limits)
         self.play = Play(self.store, self.engine, self.players, settings)
-        self.sweeper = Sweeper(self.store, self.engine, self.play, self.sessions, settings)
+        self.bot = Bot(self.engine, self.store.vault, settings)
+        self.sweeper = Sweeper(
+            store=self.store,
+            bot=self.bot,
+            play=self.play,
+            sessions=self.sessions,
+            presence=self.presence,
+            settings=settings,
+        )
         self.queues = Queues(
             redis=self.redis,
             scripts=self.scripts,
@@ -76,6 +92,8 @@ class Replica:
             play=self.play,
             queues=self.queues,
             hub=self.hub,
+            limits=self.limits,
+            presence=self.presence,
         )
         self.service.poke_pairer = self.pairer.poke.set
         self.stopping = asyncio.Event()
@@ -88,7 +106,7 @@ class Replica:
     async def connect(cls, settings: Settings) -> Replica:
         """A replica on the Redis (or Redis Cluster) of `settings.redis_url`, its scripts
         loaded; start-up fails with one clear line when Redis cannot be used."""
-        where = f"cannot use Redis at {redacted(settings.redis_url)}"
+        where = f"cannot use Redis at {redact_url(settings.redis_url)}"
         try:
             redis = await connect(
                 settings.redis_url,
@@ -96,21 +114,26 @@ class Replica:
                 connections=settings.redis_connections,
             )
         except BadRedisUrlError as error:
-            raise ConfigError(f"--redis-url {redacted(settings.redis_url)!r}: {error}") from None
+            raise ConfigError(
+                f"--redis-url {redact_url(settings.redis_url)}: {scrub(str(error))}"
+            ) from None
         except RedisSetupError as error:
-            raise ConfigError(f"{where}: {error}") from None
+            raise ConfigError(f"{where}: {scrub(str(error))}") from None
         replica = cls(settings, redis)
         try:
             await replica.scripts.load()
             await replica.store.agree_shards()
         except REDIS_ERRORS as error:
             await replica.close()
-            raise ConfigError(f"{where}: {error}") from None
+            raise ConfigError(f"{where}: {scrub(str(error))}") from None
         return replica
 
-    def server(self, listen: str) -> AioServing:
-        """The gRPC server (bound, not started) with health checking and reflection; every
-        watcher the replica may hold can (re)connect at once."""
+    def server(
+        self, listen: str, *, tls: ServerTLS | None = None, health_listen: str | None = None
+    ) -> AioServing:
+        """The gRPC server (bound, not started) with health checking and reflection; TLS-only
+        with `tls`, and a plaintext health port on `health_listen`; every watcher the
+        replica may hold can (re)connect at once."""
         return create_aio_server(
             listen,
             # Registered with tolerant decoding: undecodable bytes become INVALID_ARGUMENT.
@@ -119,13 +142,16 @@ class Replica:
             ),
             [SERVICE_NAME],
             pending_calls=self.settings.max_watchers + 3000,
+            tls=tls,
+            health_address=health_listen,
         )
 
     def start_workers(self) -> None:
-        """Start the sweeper and the pairer of this replica."""
+        """Start the sweeper, the pairer and the presence renewal of this replica."""
         self._workers = [
             asyncio.create_task(self.sweeper.run(self.stopping), name="sweeper"),
             asyncio.create_task(self.pairer.run(self.stopping), name="pairer"),
+            asyncio.create_task(self.presence.run(self.stopping), name="presence"),
         ]
 
     def begin_shutdown(self) -> None:
@@ -134,6 +160,7 @@ class Replica:
         self.stopping.set()
         self.sweeper.poke.set()
         self.pairer.poke.set()
+        self.presence.poke.set()
 
     async def shutdown(self, serving: AioServing | None, grace: float) -> None:
         """Graceful stop: streams end, in-flight calls and sweeps finish within `grace`."""

@@ -1,13 +1,15 @@
 """Live updates: every watcher of a replica served over one Redis connection per primary.
 
-A game's stream (`keys.game_stream`) holds its updates, entry id ``<version>-0``, and every
-commit that appends one also announces it on the game's shard channel (SPUBLISH in
-`commit.lua`). A replica keeps one `Feed` per watched game (its watchers' queues and the
-last entry read) and one `Listener` per Redis primary (the one server of a standalone
-Redis): a dedicated connection subscribed (SSUBSCRIBE) to the channels of the watched
-games that primary serves. An announcement wakes the game's feed, which reads the new
-entries (XRANGE after its last id) and the game as it stands, once, and hands that batch to
-every watcher's queue, where each watcher attaches its own view of the newest version.
+A game's stream (`keys.game_stream`) holds its updates, entry id ``<version>-0``, and the
+notices after one (a player left or came back, a rematch offered), ``<version>-<n>``; every
+script that appends to it also announces the append on the game's shard channel
+(SPUBLISH in `commit.lua`, `presence.lua`, `notice.lua`). A replica keeps one `Feed` per
+watched game (its watchers' queues and the last entry read) and one `Listener` per Redis
+primary (the one server of a standalone Redis): a dedicated connection subscribed
+(SSUBSCRIBE) to the channels of the watched games that primary serves. An announcement
+wakes the game's feed, which reads the new entries (XRANGE after its last id, sealed
+notations opened) and the game as it stands, once, and hands that batch to every watcher's
+queue, where each watcher attaches its own view of the newest version.
 Thousands of watchers thus cost one connection per primary and one read per update.
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
@@ -111,7 +113,7 @@ class Feed:
         self.last_id = text(rows[-1][0])
         if len(rows) == READ_COUNT:
             self._stale = True  # there may be more
-        return Batch(tuple(StreamEntry.parse(*row) for row in rows), game, now)
+        return Batch(tuple(self.hub.store.entries(self.game_id, rows)), game, now)
 
     def close(self) -> None:
         """Stop reading."""

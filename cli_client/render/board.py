@@ -11,8 +11,10 @@ Two drawings cover every board the engine describes:
   cell's label (the book's square number), so the numbers stay readable with the pieces on.
 
 Features (the river, river cells, obstacles) are rasterised into the spaces between tokens.
-Pieces are a letter (upper case for the side at the bottom of the engine's drawing, lower case
-for the other) or, with colours, the kind's glyph in its side's colour.
+Pieces are their notation letter (capitals for the side at the bottom of the engine's drawing,
+small letters for the other) or, with colours, the kind's chess glyph in its side's colour,
+outlined for the side in capitals and filled for the other (`Symbols`). Units that already
+moved this turn (`Scene.spent`) carry a prime mark.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from wargame.v1 import board_pb2, game_pb2
 _CELL_NAME = re.compile(r"^([A-Za-z]+)(\d+)$")
 _EPSILON = 1e-6
 _LINE_FEATURES = frozenset({"river", "obstacle"})
+SPENT = "'"  # beside a unit that already moved this turn
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class Scene:
     upper_side: str = ""  # side written in capitals (default: the first side)
     terrain: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # tags from the state
     replaced: frozenset[str] = frozenset()  # board tags the state decides instead (see terrain)
+    spent: frozenset[str] = frozenset()  # cells of units that already moved this turn
 
 
 def cell_tags(cell: board_pb2.Cell, scene: Scene) -> tuple[str, ...]:
@@ -88,8 +92,22 @@ def _steps(values: Sequence[float]) -> float | None:
     return gaps.pop() if len(gaps) == 1 else None
 
 
-class _Pieces:
-    """Tokens of pieces: letters with case by side, or glyphs in side colours."""
+# Chess glyphs come in pairs, as on a chess diagram: the side written in capitals gets the
+# outlined ones, the other side the filled ones, so the sides differ without colour.
+OUTLINED = "♔♕♖♗♘♙"
+FILLED = "♚♛♜♝♞♟"
+
+
+def paired_glyph(glyph: str, outlined: bool) -> str:
+    """A chess glyph in its outlined or filled form; "" for a glyph with no such pair."""
+    for row in (OUTLINED, FILLED):
+        if len(glyph) == 1 and glyph in row:
+            return (OUTLINED if outlined else FILLED)[row.index(glyph)]
+    return ""
+
+
+class Symbols:
+    """How pieces are written: glyphs by side (outlined or filled), or letters by case."""
 
     def __init__(self, scene: Scene, theme: Theme) -> None:
         self.theme = theme
@@ -97,24 +115,40 @@ class _Pieces:
         self.kinds = {kind.id: kind for kind in board.piece_kinds}
         self.upper = scene.upper_side or (board.sides[0].id if board.sides else "")
         self.colours = {side.id: side_colour(side.colour) for side in board.sides}
-        present = {piece.kind for piece in scene.pieces}
-        glyph_counts: dict[str, int] = {}
+        present = {piece.kind for piece in scene.pieces} or set(self.kinds)
+        families: dict[str, int] = {}
         for kind_id in present:
             kind = self.kinds.get(kind_id)
-            if kind is not None and kind.glyph:
-                glyph_counts[kind.glyph] = glyph_counts.get(kind.glyph, 0) + 1
-        # A glyph shared by two kinds in play would hide which is which: use letters then.
-        self.glyph_ok = {glyph for glyph, count in glyph_counts.items() if count == 1}
+            family = paired_glyph(kind.glyph, False) if kind is not None else ""
+            if family:
+                families[family] = families.get(family, 0) + 1
+        # A glyph shared by two kinds in play would hide which is which: letters then.
+        self.glyph_ok = {family for family, count in families.items() if count == 1}
 
-    def char(self, piece: game_pb2.Piece) -> str:
-        """The one-character token of a piece."""
-        kind = self.kinds.get(piece.kind)
+    def glyph(self, kind_id: str, side: str) -> str:
+        """The kind's glyph for a side, or "" when it is written as a letter."""
+        kind = self.kinds.get(kind_id)
+        if kind is None or not self.theme.glyphs:
+            return ""
+        if paired_glyph(kind.glyph, False) not in self.glyph_ok:
+            return ""
+        return paired_glyph(kind.glyph, side == self.upper)
+
+    def letter(self, kind_id: str, side: str) -> str:
+        """The kind's notation letter, in capitals for the upper side."""
+        kind = self.kinds.get(kind_id)
         if kind is None:
             return "?"
-        if self.theme.glyphs and kind.glyph in self.glyph_ok and len(kind.glyph) == 1:
-            return kind.glyph
         letter = (kind.letter or kind.name[:1] or "?")[:1]
-        return letter.upper() if piece.side == self.upper else letter.lower()
+        return letter.upper() if side == self.upper else letter.lower()
+
+    def of(self, kind_id: str, side: str) -> str:
+        """The one-character token of a piece."""
+        return self.glyph(kind_id, side) or self.letter(kind_id, side)
+
+    def char(self, piece: game_pb2.Piece) -> str:
+        """The one-character token of a piece on the board."""
+        return self.of(piece.kind, piece.side)
 
     def style(self, piece: game_pb2.Piece, background: str) -> str:
         """The style of a piece on a background."""
@@ -149,7 +183,7 @@ class _Drawing:
     def __init__(self, scene: Scene, theme: Theme) -> None:
         self.scene = scene
         self.theme = theme
-        self.pieces = _Pieces(scene, theme)
+        self.pieces = Symbols(scene, theme)
         self.at = {piece.cell: piece for piece in scene.pieces}
         self.palette: Palette = palette_for([side.colour for side in scene.board.sides])
         self.empty = "·" if theme.unicode else "."
@@ -335,6 +369,7 @@ class _Grid(_Drawing):
         piece = self.at.get(cell.name)
         last = cell.name in self.scene.last
         marked = cell.name in self.scene.marked
+        spent = piece is not None and cell.name in self.scene.spent
         if self.theme.colour:
             background = self.background(cell, tags)
             plain = f"on {background}"
@@ -347,7 +382,10 @@ class _Grid(_Drawing):
                 )
             else:
                 centre, centre_style = " ", plain
-            canvas.put(line, col, " ", plain)
+            if spent:
+                canvas.put(line, col, SPENT, f"bold {on_colour(background)} on {background}")
+            else:
+                canvas.put(line, col, " ", plain)
             canvas.put(line, col + 1, centre, centre_style)
             canvas.put(line, col + 2, " ", plain)
             return
@@ -359,7 +397,7 @@ class _Grid(_Drawing):
         else:
             centre = _mark_char(mark, self.theme) if mark else self.empty
             right = " "
-        left = " "
+        left = SPENT if spent else " "
         if last:
             left, right = "[", "]"
         canvas.put(line, col, left + centre + right)
@@ -448,6 +486,8 @@ class _Lattice(_Drawing):
         text = (self.pieces.char(piece) if piece is not None else "") + label
         if cell.name in self.scene.last:
             text += "*"
+        elif piece is not None and cell.name in self.scene.spent:
+            text += SPENT
         elif cell.name in self.scene.marked:
             text += "!"
         self.reserve(line, centre - (len(text) - 1) // 2, len(text))

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import textwrap
+from collections.abc import Callable, Iterable, Sequence
 
 from rich.text import Text
 
-from cli_client import details
-from cli_client.render.board import Scene, cell_tags, draw_board
+from cli_client import details, wording
+from cli_client.render.board import SPENT, Scene, Symbols, cell_tags, draw_board
 from cli_client.render.theme import MARKS, Theme, mark_of, on_colour, side_colour
-from cli_client.session import GameSession
+from cli_client.session import GameSession, side_name
 from cli_client.terminal import elapsed
 from wargame.v1 import board_pb2, game_pb2
 
@@ -24,22 +25,10 @@ def chip(board: board_pb2.BoardDescription, side: str, text: str, theme: Theme) 
     return Text(f" {text} ", style=f"bold {on_colour(colour)} on {colour}")
 
 
-def piece_letters(
-    board: board_pb2.BoardDescription, kinds: Sequence[str], side: str, upper: str, theme: Theme
-) -> str:
-    """Kinds as letters (case by side) or glyphs."""
-    by_id = {kind.id: kind for kind in board.piece_kinds}
-    out = []
-    for kind_id in kinds:
-        kind = by_id.get(kind_id)
-        if kind is None:
-            out.append("?")
-        elif theme.glyphs and kind.glyph:
-            out.append(kind.glyph)
-        else:
-            letter = kind.letter[:1] or "?"
-            out.append(letter.upper() if side == upper else letter.lower())
-    return " ".join(out)
+def piece_letters(scene: Scene, kinds: Sequence[str], side: str, theme: Theme) -> str:
+    """Kinds of one side as they are drawn on the board."""
+    symbols = Symbols(scene, theme)
+    return " ".join(symbols.of(kind, side) for kind in kinds)
 
 
 def player_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:
@@ -65,9 +54,7 @@ def player_lines(session: GameSession, theme: Theme, now: float | None = None) -
         line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
         lost = session.lost(seat.side)
         if lost:
-            line.append(
-                "  lost: " + piece_letters(session.board, lost, seat.side, session.bottom, theme)
-            )
+            line.append("  lost: " + piece_letters(session.scene(), lost, seat.side, theme))
         lines.append(line)
     return lines
 
@@ -79,19 +66,39 @@ def status_lines(session: GameSession, theme: Theme, now: float | None = None) -
     lines = [title, *player_lines(session, theme, now)]
     names = {side: session.name(side) for side in session.sides}
     lines += [Text(line) for line in details.extra_lines(session.state, names)]
+    lines += [Text(line) for line in session.extra]
     return lines
 
 
-def legend(scene: Scene, theme: Theme, pieces_too: bool = False) -> list[Text]:
-    """What the symbols mean: marks on the board, letter case, highlights."""
+def piece_legend(scene: Scene, theme: Theme) -> list[str]:
+    """Each kind in play with its symbols and notation letter, and how the sides differ."""
     board = scene.board
-    parts: list[str] = []
-    if pieces_too:
-        kinds = []
-        for kind in board.piece_kinds:
-            symbol = kind.glyph if theme.glyphs and kind.glyph else kind.letter
-            kinds.append(f"{symbol} {kind.name}")
-        parts.append("  ".join(kinds))
+    symbols = Symbols(scene, theme)
+    upper = symbols.upper
+    lower = next((side.id for side in board.sides if side.id != upper), "")
+    present = {piece.kind for piece in scene.pieces}
+    kinds = [kind for kind in board.piece_kinds if kind.id in present] or list(board.piece_kinds)
+    items = []
+    for kind in kinds:
+        glyphs = symbols.glyph(kind.id, upper) + symbols.glyph(kind.id, lower)
+        letter = symbols.letter(kind.id, upper)
+        items.append(f"{glyphs} {letter} {kind.name}" if glyphs else f"{letter} {kind.name}")
+    names = {side.id: side_name(board, side.id) for side in board.sides}
+    example = kinds[0].id if kinds else ""
+    glyph_kind = next((kind.id for kind in kinds if symbols.glyph(kind.id, upper)), "")
+    sides = []
+    for side, shape, case in ((upper, "outlined", "capitals"), (lower, "filled", "small letters")):
+        if not side:
+            continue
+        glyph = f"{shape} {symbols.glyph(glyph_kind, side)}, " if glyph_kind else ""
+        sides.append(f"{names.get(side, side)}: {glyph}{case} {symbols.letter(example, side)}")
+    return ["  ".join(items), " · ".join(sides) if theme.unicode else " - ".join(sides)]
+
+
+def legend(scene: Scene, theme: Theme, pieces_too: bool = False) -> list[Text]:
+    """What the symbols mean: pieces and sides (if asked), marks on the board, highlights."""
+    board = scene.board
+    parts: list[str] = piece_legend(scene, theme) if pieces_too else []
     marks: list[str] = []
     seen = set()
     tags_by_cell = {cell.name: cell_tags(cell, scene) for cell in board.cells}
@@ -107,16 +114,28 @@ def legend(scene: Scene, theme: Theme, pieces_too: bool = False) -> list[Text]:
         marks.append(("≈" if theme.unicode else "~") + " river")
     if "obstacle" in kinds_of_features:
         marks.append(("━" if theme.unicode else "=") + " obstacle")
+    if scene.spent:
+        marks.append(f"{SPENT} moved this turn")
     if not theme.colour and len(board.sides) >= 2:
-        upper = scene.upper_side or board.sides[0].id
-        lower = [side.id for side in board.sides if side.id != upper]
-        marks.append(f"UPPER {upper}, lower {', '.join(lower)}")
+        if not pieces_too:
+            upper = scene.upper_side or board.sides[0].id
+            lower = [side.id for side in board.sides if side.id != upper]
+            marks.append(f"UPPER {upper}, lower {', '.join(lower)}")
         if scene.last:
             lattice = any(cell.shape == board_pb2.CELL_SHAPE_DIAMOND for cell in board.cells)
             marks.append("* last move" if lattice else "[ ] last move")
     if marks:
         parts.append("  ".join(marks))
     return [Text(part, style=theme.style("dim")) for part in parts]
+
+
+def wrapped(lines: Iterable[Text], width: int) -> list[Text]:
+    """One-style lines word-wrapped to `width` (each keeps its style)."""
+    out: list[Text] = []
+    for line in lines:
+        rows = textwrap.wrap(line.plain, max(width, 10)) or [""]
+        out += [Text(row, style=line.style) for row in rows]
+    return out
 
 
 def screen(
@@ -126,41 +145,56 @@ def screen(
     now: float | None = None,
     scene: Scene | None = None,
 ) -> list[Text]:
-    """The board with the status beside it (or below it on a narrow terminal)."""
+    """The board with the status and legend beside it (below it on a narrow terminal)."""
     scene = scene or session.scene()
     board_lines = draw_board(scene, theme)
     status = status_lines(session, theme, now)
-    keys = legend(scene, theme)
+    keys = legend(scene, theme, pieces_too=True)
     board_width = max((line.cell_len for line in board_lines), default=0)
     side_width = max((line.cell_len for line in status), default=0)
-    if board_width + PANEL_GAP + side_width <= width:
+    room = width - board_width - PANEL_GAP
+    if side_width <= room:
+        side = [*status, Text(""), *wrapped(keys, room)]
         out = []
         # Put the status next to the top of the board, after a blank line if there is room.
-        start = 1 if len(board_lines) > len(status) + 2 else 0
-        for index, line in enumerate(board_lines):
-            row = line.copy()
+        start = 1 if len(board_lines) > len(side) + 1 else 0
+        for index in range(max(len(board_lines), start + len(side))):
+            row = board_lines[index].copy() if index < len(board_lines) else Text("")
             panel_index = index - start
-            if 0 <= panel_index < len(status):
-                row.append(" " * (board_width - line.cell_len + PANEL_GAP))
-                row.append_text(status[panel_index])
+            if 0 <= panel_index < len(side) and side[panel_index].plain:
+                row.append(" " * (board_width - row.cell_len + PANEL_GAP))
+                row.append_text(side[panel_index])
             out.append(row)
-        extra = status[len(board_lines) - start :] if len(board_lines) - start < len(status) else []
-        return [*out, *extra, *keys]
-    return [*status, Text(""), *board_lines, *keys]
+        return out
+    return [*status, Text(""), *board_lines, *wrapped(keys, width)]
 
 
-def event_lines(events: Iterable[game_pb2.Event], theme: Theme) -> list[Text]:
-    """Events as sentences; combats as tallies."""
+def event_lines(
+    events: Iterable[game_pb2.Event],
+    theme: Theme,
+    *,
+    board: board_pb2.BoardDescription | None = None,
+    clean: Callable[[str], str] = str,
+) -> list[Text]:
+    """Events as sentences (passed through `clean`); combats as tallies."""
     lines: list[Text] = []
     skip = {game_pb2.EVENT_KIND_TURN_ENDED, game_pb2.EVENT_KIND_GAME_OVER}
     for event in events:
         if event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED and event.combat.target:
-            lines += combat_lines(event.combat, theme)
+            lines += combat_lines(event.combat, theme, board)
             continue
         if event.kind in skip or not event.text:
             continue
-        lines.append(Text("  " + event.text, style=theme.style("dim")))
+        lines.append(Text("  " + clean(event.text), style=theme.style("dim")))
     return lines
+
+
+def kind_name(board: board_pb2.BoardDescription | None, kind_id: str) -> str:
+    """A piece kind's display name ("Guards"), from the board's kinds."""
+    for kind in board.piece_kinds if board is not None else ():
+        if kind.id == kind_id:
+            return kind.name
+    return kind_id.replace("_", " ")
 
 
 def _contribution(part: game_pb2.Contribution) -> str:
@@ -168,9 +202,18 @@ def _contribution(part: game_pb2.Contribution) -> str:
     return f"{part.kind.replace('_', ' ')} {part.cell} {part.value:+d}{note}"
 
 
-def combat_lines(tally: game_pb2.CombatTally, theme: Theme) -> list[Text]:
+def combat_head(
+    tally: game_pb2.CombatTally, board: board_pb2.BoardDescription | None = None
+) -> str:
+    """Whom the combat is about: "Attack on Guards at h8"."""
+    return f"Attack on {kind_name(board, tally.target_kind)} at {tally.cell}"
+
+
+def combat_lines(
+    tally: game_pb2.CombatTally, theme: Theme, board: board_pb2.BoardDescription | None = None
+) -> list[Text]:
     """One combat's tally: attackers, defence, supports, bonuses, and the result."""
-    head = Text(f"  Combat at {tally.cell}: {tally.target_kind.replace('_', ' ')} ")
+    head = Text(f"  {combat_head(tally, board)}: ")
     result = "eliminated" if tally.eliminated else "holds"
     style = theme.style("bold red" if tally.eliminated else "bold green")
     head.append(
@@ -210,7 +253,7 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
     else:
         verdict = "you win" if outcome.winner == session.your_side else "you lose"
     text = Text(f"Game over: {verdict}", style=theme.style("bold"))
-    detail = outcome.message or reason
+    detail = wording.for_players(outcome.message, session.state.options) or reason
     if detail:
         text.append(f" — {detail}")
     return text

@@ -22,31 +22,48 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Hashable
-from functools import lru_cache
 from typing import Final
 
-from engine_service.ai.evaluation import EVALUATORS
+from engine_service.ai.search import SearchStrategy
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
-from engine_service.rules.battle.artillery import BLOCKS, batteries, battery_range, exposed
+from engine_service.rules.battle.actions import Move
+from engine_service.rules.battle.artillery import commanders, exposed
 from engine_service.rules.battle.board import DIRECTIONS, SQUARES, STEP
-from engine_service.rules.battle.duties import CITADEL_BYTE, WAGON_BYTE, analyse, capturers
-from engine_service.rules.battle.end import decided
-from engine_service.rules.battle.movement import Move
+from engine_service.rules.battle.endings import decided
+from engine_service.rules.battle.legal import capturers, legal_actions
 from engine_service.rules.battle.pieces import (
     ATTACKER,
     CAVALRY,
     CITADEL,
+    CITADEL_BYTE,
+    CODE_COUNT,
     DEFENDER,
     INFANTRY_OF_THE_LINE,
+    KIND_IDS,
+    KIND_OF_CODE,
+    KINDS,
     LIGHT_INFANTRY,
     SIDE_IDS,
+    SIDE_OF_CODE,
     WAGON,
+    WAGON_BYTE,
+    code,
+    kind_of,
+    side_of,
 )
 from engine_service.rules.battle.state import BattleState
 
-# Material by kind (pieces.py): -, Light Infantry, Infantry of the Line, Cavalry,
-# Artillery, Wagon, Citadel.
-VALUES: Final = (0.0, 2.0, 3.0, 4.5, 3.5, 0.0, 0.0)
+# Material by piece kind; VALUES by kind number (pieces.py), 0 for an empty square.
+MATERIAL: Final = {
+    "light_infantry": 2.0,
+    "infantry_of_the_line": 3.0,
+    "cavalry": 4.5,
+    "artillery": 3.5,
+    "citadel": 0.0,
+    "wagon": 0.0,
+}
+VALUES: Final = (0.0, *(MATERIAL[KIND_IDS[kind]] for kind in KINDS))
 # Value per step closer to the enemy objective, by kind.
 MARCH: Final = (0.0, 0.12, 0.10, 0.2, 0.03, 0.0, 0.0)
 MARCH_RANGE: Final = 16  # steps beyond which distance no longer matters
@@ -78,7 +95,7 @@ def _distances() -> tuple[tuple[int, ...], ...]:
 DISTANCE: Final = _distances()
 
 
-@lru_cache(maxsize=SQUARES)
+@memo(SQUARES)
 def march_table(target: int) -> tuple[tuple[float, ...], ...]:
     """Per piece code, per square: the march bonus of that piece towards `target`."""
     far = DISTANCE[target]
@@ -87,12 +104,12 @@ def march_table(target: int) -> tuple[tuple[float, ...], ...]:
         for kind in range(len(MARCH))
     }
     zero = rows[0]
-    return tuple(rows.get(code & 7, zero) for code in range(16))
+    return tuple(rows.get(KIND_OF_CODE[piece], zero) for piece in range(CODE_COUNT))
 
 
 def figures(board: bytes, side: int) -> int:
     """How many Light Infantry, Infantry of the Line and Cavalry `side` has."""
-    return sum(board.count(bytes([kind | side << 3])) for kind in FIGURE_KINDS)
+    return sum(board.count(bytes([code(side, kind)])) for kind in FIGURE_KINDS)
 
 
 def last_figures(count: int) -> float:
@@ -102,7 +119,7 @@ def last_figures(count: int) -> float:
 
 def takers(board: bytes, target: int, side: int) -> int:
     """How many pieces of `side` could take the piece on `target` by their move patterns."""
-    return sum(1 for cell in capturers(board, target) if board[cell] >> 3 == side)
+    return sum(1 for cell in capturers(board, target) if side_of(board[cell]) == side)
 
 
 def static_value(state: BattleState, side: int) -> float:
@@ -117,8 +134,8 @@ def static_value(state: BattleState, side: int) -> float:
     for cell, piece in enumerate(board):
         if not piece:
             continue
-        worth = VALUES[piece & 7]
-        if piece >> 3 == ATTACKER:
+        worth = VALUES[KIND_OF_CODE[piece]]
+        if SIDE_OF_CODE[piece] == ATTACKER:
             material += worth
             march += towards_citadel[piece][cell]
         else:
@@ -133,7 +150,7 @@ def static_value(state: BattleState, side: int) -> float:
     for owner, sign in ((ATTACKER, -1.0), (DEFENDER, 1.0)):
         for cell in exposed(board, owner, rules):
             # Section 6, A.3: an exposed figure must be relieved (or is lost, ruling 3).
-            worth = VALUES[board[cell] & 7] if rules.lose_figure else 0.0
+            worth = VALUES[kind_of(board[cell])] if rules.lose_figure else 0.0
             positional += sign * (EXPOSED + 0.8 * worth)
     mover = state.side
     for attacker, target in ((ATTACKER, citadel), (DEFENDER, wagon)):
@@ -153,9 +170,7 @@ def static_value(state: BattleState, side: int) -> float:
 
 def wagon_covered(state: BattleState, wagon: int) -> bool:
     """Whether the Wagon stands in range of an attacking battery (it cannot be taken)."""
-    board = state.board
-    blocks = BLOCKS[state.rules.citadel_and_wagon_block]
-    return any(wagon in battery_range(board, gun, blocks) for gun in batteries(board, ATTACKER))
+    return bool(commanders(state.board, wagon, ATTACKER, state.rules))
 
 
 class BattlePolicy:
@@ -178,10 +193,7 @@ class BattlePolicy:
 
     def actions(self, state: BattleState) -> list[Move]:
         """The legal moves (kept on the state by the rules, so computed once)."""
-        analysis = state._analysis
-        if analysis is None:
-            analysis = state._analysis = analyse(state.board, state.side, state.rules)
-        return list(analysis.legal) if decided(state) is None else []
+        return legal_actions(state)
 
     def outcome(self, state: BattleState) -> Outcome | None:
         """The exact ending (no legal move included)."""
@@ -200,11 +212,11 @@ class BattlePolicy:
             if not target:
                 scored.append((0.0, move))
                 continue
-            kind = target & 7
+            kind = KIND_OF_CODE[target]
             if kind in (CITADEL, WAGON):
                 scored.append((10_000.0, move))
             else:
-                mover_kind = board[move.origin] & 7
+                mover_kind = KIND_OF_CODE[board[move.origin]]
                 scored.append((10.0 * VALUES[kind] - 0.1 * VALUES[mover_kind], move))
         return scored
 
@@ -218,9 +230,6 @@ class BattlePolicy:
         return False
 
 
-def evaluate_battle(ruleset: AnyRuleset, state: BattleState, side: str) -> float:
-    """The registered evaluator (the same static value the search uses)."""
-    return static_value(state, SIDE_IDS.index(side))
-
-
-EVALUATORS["battle"] = evaluate_battle
+def strategy(ruleset: AnyRuleset) -> SearchStrategy:
+    """The Game of Battle's AI (its registry entry names it): the search with `BattlePolicy`."""
+    return SearchStrategy(BattlePolicy(ruleset))

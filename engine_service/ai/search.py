@@ -5,7 +5,8 @@ are, whose turn it is, a cheap test for a finished game, a static evaluation and
 static ordering of actions. Games with a policy of their own (`engine_service.ai.war`,
 `engine_service.ai.battle`) get a fast key, an evaluation of their objectives and
 capture-first ordering; any other game gets `RulesetPolicy`, which uses the public
-`Ruleset` interface and the material table of `evaluation`.
+`Ruleset` interface and counts material. `SearchStrategy` is a game's AI made of the
+search and its policy.
 
 The search is minimax on the side to act (so it works for any turn structure), with:
 
@@ -35,7 +36,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine_service.ai.evaluation import WIN, evaluate, outcome_value
+from engine_service.ai.evaluation import WIN, material, outcome_value
 from engine_service.rules.base import AnyRuleset, Outcome
 
 TABLE_LIMIT = 400_000  # transposition-table entries before the table is cleared
@@ -121,8 +122,8 @@ class RulesetPolicy:
         return self.ruleset.outcome(state)
 
     def evaluate(self, state: Any, side: str) -> float:
-        """Material and whatever the game's registered evaluator adds."""
-        return evaluate(self.ruleset, state, side, None)
+        """Material, every piece worth 1."""
+        return material(self.ruleset, state, side, {})
 
     def order(self, state: Any, actions: list[Any]) -> list[tuple[float, Any]]:
         """No static knowledge: listing order."""
@@ -444,3 +445,20 @@ def _adopt_partial(
         best.action, best.evaluation = pick[1], pick[0]
         best.depth = depth
     best.nodes = nodes
+
+
+class SearchStrategy:
+    """A game's AI made of the search and the game's policy."""
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+
+    def suggest(
+        self, state: Any, side: str, *, seconds: float, max_depth: int, seed: int
+    ) -> Suggestion:
+        """The best action the search finds for `side` within `seconds`."""
+        return search(self.policy, state, side, seconds=seconds, max_depth=max_depth, seed=seed)
+
+    def evaluate(self, state: Any, side: str) -> float:
+        """The policy's static value of an unfinished state for `side`."""
+        return self.policy.evaluate(state, side)

@@ -20,26 +20,14 @@ on the slower public `pieces` view.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
 from typing import Final
 
-from engine_service.ai.evaluation import EVALUATORS
+from engine_service.ai.search import SearchStrategy
+from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome
 from engine_service.rules.board import ALL_DIRECTIONS, ORTHOGONAL
 from engine_service.rules.war.actions import PLACE, Action
-from engine_service.rules.war.army import (
-    CANNON,
-    FLYING_MACHINE,
-    GENERAL,
-    HORSE,
-    KING,
-    MORTAR,
-    SIDE_IDS,
-    SIDE_SPAN,
-    TROOP,
-    TROOP_MOVED,
-)
-from engine_service.rules.war.geometry import (
+from engine_service.rules.war.board import (
     BOARD,
     CELLS,
     DIAGONAL_RAYS,
@@ -52,12 +40,38 @@ from engine_service.rules.war.geometry import (
     rank_of,
     relative_rank,
 )
-from engine_service.rules.war.movegen import is_finished, legal_actions
+from engine_service.rules.war.legal import is_finished, legal_actions
+from engine_service.rules.war.pieces import (
+    CANNON,
+    CODE_COUNT,
+    FLYING_MACHINE,
+    GENERAL,
+    HORSE,
+    KIND_IDS,
+    KIND_OF_CODE,
+    KING,
+    MORTAR,
+    SIDE_IDS,
+    SIDE_OF_CODE,
+    SIDE_SPAN,
+    SOUTH,
+    TROOP,
+    TROOP_MOVED,
+    code,
+)
 from engine_service.rules.war.state import WarState
 
-# Material by kind offset (army.py): Troop, moved Troop, King, General, Mortar, Cannon,
-# Horse, placed Flying Machine.
-VALUES: Final = (1.0, 1.0, 3.0, 9.0, 5.0, 3.25, 3.0, 0.0)
+# Material by piece kind; VALUES by kind offset (pieces.py).
+MATERIAL: Final = {
+    "king": 3.0,
+    "general": 9.0,
+    "mortar": 5.0,
+    "cannon": 3.25,
+    "horse": 3.0,
+    "troop": 1.0,
+    "flying_machine": 0.0,
+}
+VALUES: Final = tuple(MATERIAL[KIND_IDS[kind]] for kind in range(SIDE_SPAN))
 RESERVE_VALUE: Final = 0.6  # a Flying Machine not yet placed
 FINAL_RANK_TROOP: Final = 0.3  # an immobile, immune Troop (7.8) off the Citadel
 # How much each kind gains per step closer to the enemy Citadel (Chebyshev distance).
@@ -79,7 +93,7 @@ def _chebyshev(a: int, b: int) -> int:
     return max(abs(a % WIDTH - b % WIDTH), abs(a // WIDTH - b // WIDTH))
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def piece_square(citadels: tuple[int, int]) -> tuple[tuple[float, ...], ...]:
     """Per cell code, per cell: material plus position, positive for South, negative North."""
     table: list[tuple[float, ...]] = [(0.0,) * CELLS]
@@ -135,10 +149,9 @@ def reach(board: bytes, target: int, side: int) -> int:
     Flying Machines and men block lines; the compulsory capture is ignored.
     """
     count = 0
-    base = 1 + SIDE_SPAN * side
-    king, general = base + KING, base + GENERAL
-    sliders = (0, base + MORTAR, base + CANNON)
-    troop, moved = base + TROOP, base + TROOP_MOVED
+    king, general = code(side, KING), code(side, GENERAL)
+    sliders = (0, code(side, MORTAR), code(side, CANNON))
+    troop, moved = code(side, TROOP), code(side, TROOP_MOVED)
     empty = not board[target]
     for ray, how in LINES[side][target]:
         slider = sliders[how & 3]
@@ -156,7 +169,7 @@ def reach(board: bytes, target: int, side: int) -> int:
                         count += kind == 2 or (kind == 1 and empty)
                 break
             first = False
-    horse = base + HORSE
+    horse = code(side, HORSE)
     for cell in HORSE_LEAPS[target]:
         if board[cell] == horse:
             count += 1
@@ -171,9 +184,12 @@ LEAP_RAYS: Final = tuple(tuple((n,) for n in HORSE_LEAPS[c]) for c in range(CELL
 SLIDES[HORSE] = (LEAP_RAYS, 0.04)
 MOBILE: Final = tuple(
     None
-    if code == 0 or (code - 1) & 7 not in SLIDES
-    else (SLIDES[(code - 1) & 7][0], SLIDES[(code - 1) & 7][1] * (1 if code <= SIDE_SPAN else -1))
-    for code in range(2 * SIDE_SPAN + 1)
+    if KIND_OF_CODE[piece] not in SLIDES
+    else (
+        SLIDES[KIND_OF_CODE[piece]][0],
+        SLIDES[KIND_OF_CODE[piece]][1] * (1 if SIDE_OF_CODE[piece] == SOUTH else -1),
+    )
+    for piece in range(CODE_COUNT)
 )
 
 
@@ -183,7 +199,7 @@ def mobility(
     """Squares a General, Mortar, Cannon or Horse could go to (empty or enemy), weighted;
     positive for South's men, negative for North's."""
     lines, weight = rays
-    own = (piece - 1) >> 3
+    own = SIDE_OF_CODE[piece]
     count = 0
     for line in lines[cell]:
         for square in line:
@@ -191,7 +207,7 @@ def mobility(
             if not other:
                 count += 1
                 continue
-            if (other - 1) >> 3 != own and (other - 1) & 7 != FLYING_MACHINE:
+            if SIDE_OF_CODE[other] != own and KIND_OF_CODE[other] != FLYING_MACHINE:
                 count += 1  # a capture (a placed Flying Machine is never one, 8.3)
             break
     return count * weight
@@ -206,7 +222,7 @@ def citadel_terms(state: WarState) -> float:
     for side in (0, 1):
         enemy_citadel = citadels[1 - side]
         occupant = board[enemy_citadel]
-        if occupant and (occupant - 1) >> 3 == side:
+        if SIDE_OF_CODE[occupant] == side:
             # Section 9: the owner, to move, must take the intruder at once or lose.
             retakers = reach(board, enemy_citadel, 1 - side)
             term = 2 * CITADEL_WON if not retakers else CITADEL_INTRUDER
@@ -245,7 +261,7 @@ def static_value(state: WarState, side: int) -> float:
     return total if side == 0 else -total
 
 
-@lru_cache(maxsize=16)
+@memo(16)
 def placement_cells(citadels: tuple[int, int]) -> frozenset[int]:
     """Cells where a Flying Machine may matter to a short search: next to a Citadel."""
     return frozenset(
@@ -261,11 +277,11 @@ def _victims(board: bytes, action: Action) -> float:
         return 0.0
     origin = action[0]
     if len(action) > 2 or (
-        (board[origin] - 1) & 7 <= TROOP_MOVED and JUMPED[origin * 100 + action[1]] >= 0
+        KIND_OF_CODE[board[origin]] <= TROOP_MOVED and JUMPED[origin * 100 + action[1]] >= 0
     ):
         return float(len(action) - 1)  # a jump chain: one Troop per landing
     target = board[action[1]]
-    return VALUES[(target - 1) & 7] if target else 0.0
+    return VALUES[KIND_OF_CODE[target]] if target else 0.0
 
 
 class WarPolicy:
@@ -316,14 +332,14 @@ class WarPolicy:
         board = state.board
         mover = state.side
         own, enemy = state.rules.citadels[mover], state.rules.citadels[1 - mover]
-        intruder = board[own] and (board[own] - 1) >> 3 != mover
+        intruder = board[own] and SIDE_OF_CODE[board[own]] != mover
         scored = []
         for action in actions:
             if action[0] >= PLACE:
                 scored.append((-1.0, action))
                 continue
             gain = _victims(board, action)
-            score = 10.0 * gain - VALUES[(board[action[0]] - 1) & 7] * 0.1 if gain else 0.0
+            score = 10.0 * gain - VALUES[KIND_OF_CODE[board[action[0]]]] * 0.1 if gain else 0.0
             landing = action[-1]
             if landing == enemy:
                 score += 1000.0
@@ -342,7 +358,7 @@ class WarPolicy:
             and (
                 board[a[1]]
                 or len(a) > 2
-                or (JUMPED[a[0] * 100 + a[1]] >= 0 and (board[a[0]] - 1) & 7 <= TROOP_MOVED)
+                or (JUMPED[a[0] * 100 + a[1]] >= 0 and KIND_OF_CODE[board[a[0]]] <= TROOP_MOVED)
             )
         ]
 
@@ -350,12 +366,9 @@ class WarPolicy:
         """An enemy man on the mover's own Citadel must be taken at once (section 9)."""
         own = state.rules.citadels[state.side]
         piece = state.board[own]
-        return bool(piece) and (piece - 1) >> 3 != state.side
+        return bool(piece) and SIDE_OF_CODE[piece] != state.side
 
 
-def evaluate_war(ruleset: AnyRuleset, state: WarState, side: str) -> float:
-    """The registered evaluator (the same static value the search uses)."""
-    return static_value(state, SIDE_IDS.index(side))
-
-
-EVALUATORS["war"] = evaluate_war
+def strategy(ruleset: AnyRuleset) -> SearchStrategy:
+    """The Game of War's AI (its registry entry names it): the search with `WarPolicy`."""
+    return SearchStrategy(WarPolicy(ruleset))

@@ -1,18 +1,21 @@
-"""Proto <-> core conversion: the shared part in `base`, one converter module per game."""
+"""Proto <-> core conversion: the shared part in `base`, one converter module per game.
+
+Each game names its converter in its registry entry (`engine_service.rules.games`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
-from engine_service.convert.base import Conversions
+from engine_service.convert.base import Conversions, GameConverter
+from engine_service.rules import game_entry, load
 from engine_service.rules.base import AnyRuleset
 
 
 def conversions(rulesets: Mapping[str, AnyRuleset]) -> Conversions:
-    """The conversions of every registered game."""
-    from engine_service.convert.battle import BattleConverter
-    from engine_service.convert.napoleonic import NapoleonicConverter
-    from engine_service.convert.war import WarConverter
-
-    kinds = {cls.game: cls for cls in (WarConverter, BattleConverter, NapoleonicConverter)}
-    return Conversions({game_id: kinds[game_id](ruleset) for game_id, ruleset in rulesets.items()})
+    """The conversions of these rulesets, each by its game's registered converter."""
+    converters: dict[str, GameConverter[Any, Any]] = {}
+    for game_id, ruleset in rulesets.items():
+        converters[game_id] = load(game_entry(game_id).converter)(ruleset)
+    return Conversions(converters)

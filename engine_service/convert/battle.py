@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from engine_service.convert.base import GameConverter, invalid_state
+from engine_service.rules.battle.actions import Move, move_of
 from engine_service.rules.battle.board import NAMES, SQUARES
-from engine_service.rules.battle.movement import Move, move_of
 from engine_service.rules.battle.pieces import (
     ARMY,
     ATTACKER,
@@ -29,8 +29,7 @@ from engine_service.rules.battle.pieces import (
     WAGON,
     code,
 )
-from engine_service.rules.battle.state import BattleState
-from engine_service.rules.battle.zobrist import position_key
+from engine_service.rules.battle.state import BattleState, position_key
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
 from wargame.v1 import game_pb2

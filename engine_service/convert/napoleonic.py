@@ -31,9 +31,10 @@ from engine_service.rules.napoleonic.actions import (
     Seal,
     Support,
 )
+from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry, geometry
 from engine_service.rules.napoleonic.consistency import PHASE_OF_MODE
-from engine_service.rules.napoleonic.geometry import MAX_SIDE, Geometry, geometry
 from engine_service.rules.napoleonic.options import rules_of
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
 from engine_service.rules.napoleonic.setup import UNIT_ID, canonical_placements
 from engine_service.rules.napoleonic.state import (
@@ -49,7 +50,6 @@ from engine_service.rules.napoleonic.state import (
     Vacancy,
     sort_units,
 )
-from engine_service.rules.napoleonic.units import UNIT_TYPES, type_rank
 from engine_service.rules.options import Options
 from wargame.v1 import game_pb2, napoleonic_pb2
 

@@ -16,7 +16,9 @@ from engine_service.convert.base import GameConverter, invalid_state
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
 from engine_service.rules.war.actions import Action, ActionParts, join_action, split_action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import CELLS, NAMES, cell_index
+from engine_service.rules.war.options import rules_for
+from engine_service.rules.war.pieces import (
     ARMY,
     CANNON,
     EMPTY,
@@ -31,8 +33,6 @@ from engine_service.rules.war.army import (
     TROOP_MOVED,
     code,
 )
-from engine_service.rules.war.geometry import CELLS, NAMES, cell_index
-from engine_service.rules.war.rules import rules_for
 from engine_service.rules.war.state import WarState, position_key
 from wargame.v1 import game_pb2, war_pb2
 

@@ -1,37 +1,61 @@
 """The rules of the three games: pure Python, no I/O, one `Ruleset` interface.
 
-`rulesets()` is the registry (python-chess's plain variant list, looked up by id); each
-game lives in its own package and adds only what is its own to the shared layer
-(`base`, `board`, `options`, `game`, `record`).
+`games()` is the registry (python-chess's plain variant list, looked up by id): one
+`GameEntry` per game, declared in the game's own package as `GAME` and collected here, in
+display order. Every layer reads it: the rulesets (`rulesets`), the converters
+(`engine_service.convert`), the AI (`engine_service.ai`) and the conformance suite. Each
+game lives in its own package and adds only what is its own to the shared layer (`base`,
+`board`, `options`, `draws`, `game`, `record`).
 """
 
 from __future__ import annotations
 
-from functools import cache
+import importlib
+from typing import Any
 
-from engine_service.rules.base import AnyRuleset
+from engine_service.memo import memo
+from engine_service.rules.base import AnyRuleset, GameEntry
 from engine_service.rules.errors import Reason, RuleError
 
 
-@cache
-def rulesets(seal_key: bytes | None = None) -> dict[str, AnyRuleset]:
-    """Every game by id, in display order; `seal_key` is the engine's key for sealed deployment."""
-    from engine_service.rules.battle import BattleRuleset
-    from engine_service.rules.napoleonic import NapoleonicRuleset
-    from engine_service.rules.war import WarRuleset
+@memo(1)
+def games() -> tuple[GameEntry, ...]:
+    """Every game, in display order."""
+    from engine_service.rules import battle, napoleonic, war
 
-    games: list[AnyRuleset] = [WarRuleset(), BattleRuleset(), NapoleonicRuleset(seal_key=seal_key)]
-    return {game.id: game for game in games}
+    return (war.GAME, battle.GAME, napoleonic.GAME)
+
+
+@memo(8)
+def rulesets(seal_key: bytes | None = None) -> dict[str, AnyRuleset]:
+    """Every game's ruleset by id, in display order; `seal_key` is the engine's key for
+    sealed deployment."""
+    made = (entry.ruleset(seal_key) for entry in games())
+    return {ruleset.id: ruleset for ruleset in made}
+
+
+def game_entry(game_id: str) -> GameEntry:
+    """The registered game with this id, or UNKNOWN_GAME listing the ids there are."""
+    for entry in games():
+        if entry.id == game_id:
+            return entry
+    raise _unknown(game_id)
 
 
 def find_ruleset(game_id: str, seal_key: bytes | None = None) -> AnyRuleset:
     """The ruleset with this id, or UNKNOWN_GAME listing the ids there are."""
-    games = rulesets(seal_key)
     try:
-        return games[game_id]
+        return rulesets(seal_key)[game_id]
     except KeyError:
-        raise RuleError(
-            Reason.UNKNOWN_GAME,
-            f"unknown game {game_id!r}; games: {', '.join(games)}",
-            field="game",
-        ) from None
+        raise _unknown(game_id) from None
+
+
+def load(reference: str) -> Any:
+    """The object a "module:attribute" reference of a `GameEntry` names, imported now."""
+    module, _sep, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def _unknown(game_id: str) -> RuleError:
+    ids = ", ".join(rulesets())
+    return RuleError(Reason.UNKNOWN_GAME, f"unknown game {game_id!r}; games: {ids}", field="game")

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, TypeVar
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec, resolve_options
 
-RESOLVED_OPTIONS_KEPT = 256  # distinct option sets remembered per ruleset
+RESOLVED_OPTIONS_KEPT = 768  # distinct option sets remembered (all games together)
 S = TypeVar("S")  # a game's state: an immutable value
 A = TypeVar("A")  # a game's action: an immutable, hashable value
 
@@ -49,6 +50,12 @@ class Outcome:
     winner: str | None
     reason: OutcomeReason
     message: str
+
+
+def require_ongoing(outcome: Outcome | None) -> None:
+    """Raise GAME_OVER, with how the game ended, when there is an outcome."""
+    if outcome is not None:
+        raise RuleError(Reason.GAME_OVER, f"the game is over: {outcome.message}")
 
 
 class EventKind(StrEnum):
@@ -224,6 +231,10 @@ class Ruleset(ABC, Generic[S, A]):
     option_specs: ClassVar[tuple[OptionSpec, ...]]
     presets: ClassVar[Mapping[str, Mapping[str, str]]] = {}
 
+    def __init__(self, seal_key: bytes | None = None) -> None:
+        """A ruleset; `seal_key` is the engine's key for hidden information (Napoleonic
+        Chess's sealed deployment), which games without any ignore."""
+
     # -- options and set-up ----------------------------------------------------------
 
     def resolve_options(self, given: Mapping[str, str], preset: str | None = None) -> Options:
@@ -232,15 +243,7 @@ class Ruleset(ABC, Generic[S, A]):
         Every request carries its options as text, so the answers are remembered: the same
         text always gives the same immutable `Options`.
         """
-        key = (tuple(sorted(given.items())), preset)
-        cache: dict[Any, Options] = self.__dict__.setdefault("_resolved_options", {})
-        found = cache.get(key)
-        if found is None:
-            found = self.read_options(given, preset)
-            if len(cache) >= RESOLVED_OPTIONS_KEPT:
-                cache.clear()
-            cache[key] = found
-        return found
+        return _resolved_options(self, tuple(sorted(given.items())), preset)
 
     def read_options(self, given: Mapping[str, str], preset: str | None) -> Options:
         """Checked options from text, uncached (games that layer scenario defaults override it)."""
@@ -368,9 +371,40 @@ class Ruleset(ABC, Generic[S, A]):
 
     def require_ongoing(self, state: S) -> None:
         """Raise GAME_OVER if the game has ended."""
-        ended = self.outcome(state)
-        if ended is not None:
-            raise RuleError(Reason.GAME_OVER, f"the game is over: {ended.message}")
+        require_ongoing(self.outcome(state))
+
+    def side_index(self, side: str) -> int:
+        """The position of a side id in `sides`; ILLEGAL_ACTION naming the sides if unknown."""
+        for index, info in enumerate(self.sides):
+            if info.id == side:
+                return index
+        known = ", ".join(info.id for info in self.sides)
+        raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {known}")
 
 
 AnyRuleset = Ruleset[Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class GameEntry:
+    """One game as every layer of the engine finds it, declared once in its own package.
+
+    The rules stay pure: the parts outside them (the converter to the wire format, the
+    AI) are named as "module:attribute" and loaded by the layer that uses them.
+    """
+
+    ruleset: type[AnyRuleset]  # made with the engine's seal key
+    converter: str  # its `GameConverter` class (engine_service.convert)
+    ai: str  # its AI: a function of the ruleset giving a `Strategy` (engine_service.ai)
+
+    @property
+    def id(self) -> str:
+        """The game's id."""
+        return self.ruleset.id
+
+
+@memo(RESOLVED_OPTIONS_KEPT)
+def _resolved_options(
+    ruleset: AnyRuleset, given: tuple[tuple[str, str], ...], preset: str | None
+) -> Options:
+    return ruleset.read_options(dict(given), preset)

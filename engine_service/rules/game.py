@@ -18,6 +18,7 @@ from engine_service.rules.base import (
     OutcomeReason,
     Ruleset,
     S,
+    require_ongoing,
 )
 from engine_service.rules.errors import Reason, RuleError
 
@@ -101,10 +102,8 @@ class Game(Generic[S]):
 
     def apply(self, side: str, action: Any) -> tuple[Game[S], list[Event]]:
         """Check and apply one action by `side`; raise RuleError and change nothing if illegal."""
-        self._check_side(side)
-        ended = self.outcome
-        if ended is not None:
-            raise RuleError(Reason.GAME_OVER, f"the game is over: {ended.message}")
+        self.ruleset.side_index(side)
+        require_ongoing(self.outcome)
         if isinstance(action, META_TYPES):
             if action.side != side:
                 raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {action.side}")
@@ -176,7 +175,7 @@ class Game(Generic[S]):
         words = " ".join(text.lower().split())
         if words in _FORFEIT_WORDS or words in ("offer draw", "accept draw", "decline draw"):
             actor = side or self._default_side()
-            self._check_side(actor)
+            self.ruleset.side_index(actor)
             if words == "offer draw":
                 return OfferDraw(actor)
             if words == "accept draw":
@@ -184,8 +183,7 @@ class Game(Generic[S]):
             if words == "decline draw":
                 return DeclineDraw(actor)
             return Resign(actor, _FORFEIT_WORDS[words])
-        if self.ended is not None:
-            raise RuleError(Reason.GAME_OVER, f"the game is over: {self.ended.message}")
+        require_ongoing(self.ended)
         return self.ruleset.parse_action(self.state, text, side)
 
     def format(self, action: Any) -> str:
@@ -207,13 +205,6 @@ class Game(Generic[S]):
         return self.ruleset.actor(self.state, action)
 
     # -- helpers -----------------------------------------------------------------------
-
-    def _check_side(self, side: str) -> None:
-        known = [info.id for info in self.ruleset.sides]
-        if side not in known:
-            raise RuleError(
-                Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(known)}"
-            )
 
     def _default_side(self) -> str:
         to_act = self.ruleset.to_act(self.state)

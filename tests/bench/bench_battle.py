@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from engine_service.rules.battle import BattleRuleset, BattleState, Move
-from engine_service.rules.battle.duties import analyse
+from engine_service.rules.battle.legal import analyse
 from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame
 
 RULESET = BattleRuleset()

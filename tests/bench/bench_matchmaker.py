@@ -87,7 +87,8 @@ def matchmaker(directory: Path, name: str, redis_url: str, engine: str) -> Servi
     return start_service(
         "matchmaker.main",
         ["--redis-url", redis_url, "--engine", engine, "--metrics-listen", "off",
-         "--rate-limit", "0", "--log-level", "warning", "--redis-connections", "16"],
+         "--rate-limit", "0", "--register-peer-rate", "0", "--register-rate", "0",
+         "--log-level", "warning", "--redis-connections", "16"],
         log_path=directory / f"{name}.log",
         service="wargame.v1.Matchmaker",
     )  # fmt: skip

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 
 from engine_service.rules.war import Action, WarRuleset, WarState
-from engine_service.rules.war.movegen import legal_actions
+from engine_service.rules.war.legal import legal_actions
 from engine_service.rules.war.ruleset import clear_caches
 from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cli_client.commands import Command, help_lines, is_placements, parse
+from cli_client.commands import Command, help_lines, is_placements, parse, words
 
 
 @pytest.mark.parametrize(
@@ -75,3 +75,16 @@ def test_help_lists_the_words_and_the_games_notation() -> None:
     assert lines[-1] == "Notation: Squares a1..j10: e3-e4"
     assert "commit" not in text
     assert "commit" in "\n".join(help_lines("", deploying=True))
+
+
+def test_board_flip_turns_the_board() -> None:
+    assert parse("board flip") == Command("flip")
+    assert parse("Board Flip") == Command("flip")
+    assert parse("board") == Command("board")
+    assert "board flip" in "\n".join(help_lines(""))
+
+
+def test_the_words_to_complete() -> None:
+    assert "hint" in words() and "commit" not in words()
+    assert "commit" in words(deploying=True)
+    assert "hint" not in words(spectator=True) and "moves" in words(spectator=True)

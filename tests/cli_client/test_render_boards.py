@@ -167,3 +167,56 @@ def test_shared_glyphs_fall_back_to_letters(describe: Describe) -> None:
     for glyph in shared:
         assert glyph not in text
     assert shared, "the variant corps should include two kinds drawn with the same glyph"
+
+
+def test_the_two_sides_differ_without_colour(describe: Describe) -> None:
+    reply = describe("war")
+    lines = [line.plain for line in drawing(reply, THEMES["colour"])]
+    rank = {line.split()[0]: line for line in lines if line.split() and line.split()[0].isdigit()}
+    assert "♔" in rank["1"] and "♙" in rank["3"]  # South (at the bottom): outlined
+    assert "♚" in rank["10"] and "♟" in rank["8"]  # North: filled, the shapes alone tell
+    assert not set("♚♛♜♝♞♟") & set(rank["1"] + rank["2"] + rank["3"])
+    ascii_lines = [line.plain for line in drawing(reply, THEMES["ascii"])]
+    assert "K#" in next(line for line in ascii_lines if line.startswith(" 1 "))
+    assert "k#" in next(line for line in ascii_lines if line.startswith("10 "))
+
+
+def test_the_legend_ties_symbols_to_letters_names_and_sides(describe: Describe) -> None:
+    reply = describe("war")
+    scene = Scene(
+        reply.board,
+        list(reply.initial_state.pieces),
+        upper_side=bottom_side(reply.board, reply.initial_state),
+    )
+    pieces, sides, marks = [line.plain for line in legend(scene, THEMES["colour"], pieces_too=True)]
+    for item in ("♔♚ K King", "♕♛ G General", "♖♜ M Mortar", "♗♝ C Cannon", "♘♞ H Horse"):
+        assert item in pieces
+    assert "♙♟ T Troop" in pieces and "Flying Machine" not in pieces  # only the kinds in play
+    assert sides == "South: outlined ♔, capitals K · North: filled ♚, small letters k"
+    assert "⌂ Citadel" in marks
+    pieces, sides, _ = [line.plain for line in legend(scene, THEMES["ascii"], pieces_too=True)]
+    assert pieces.startswith("K King  G General  M Mortar")
+    assert sides == "South: capitals K - North: small letters k"
+
+
+def test_units_that_moved_this_turn_are_marked(
+    describe: Describe, play: Callable[..., engine_pb2.ApplyActionsResponse]
+) -> None:
+    reply = describe("napoleonic")
+    after = play(reply.initial_state, "move a3-a4", "move b2-b4")
+    moved = frozenset({"a4", "b4"})
+    lines = [line.plain for line in drawing(reply, THEMES["ascii"], after.state, spent=moved)]
+    rank4 = next(line for line in lines if line.startswith("4 "))
+    assert rank4.count("'I") == 1 and rank4.count("'C") == 1
+    scene = Scene(reply.board, list(after.state.pieces), spent=moved)
+    assert "' moved this turn" in legend(scene, THEMES["ascii"])[-1].plain
+
+
+def test_a_kind_without_a_glyph_pair_is_a_letter_by_side(
+    describe: Describe, play: Callable[..., engine_pb2.ApplyActionsResponse]
+) -> None:
+    reply = describe("war")
+    after = play(reply.initial_state, "F@e5", "F@e6")
+    lines = [line.plain for line in drawing(reply, THEMES["colour"], after.state)]
+    assert "F" in next(line for line in lines if line.startswith(" 5 "))
+    assert "f" in next(line for line in lines if line.startswith(" 6 "))

@@ -93,12 +93,12 @@ def test_napoleonic_status_shows_phase_and_declared_attacks(
     assert "attacks: e5>e6, d6>e6" in lines
     assert session.my_turn  # the defender allocates supports
     supported = play(after.state, "support e7>e6", "end")
-    tally = [line.plain for line in event_lines(supported.events, UNICODE)]
+    tally = [line.plain for line in event_lines(supported.events, UNICODE, board=reply.board)]
     snapshots.check(
         "napoleonic_combat.unicode.txt", snapshots.as_text([Text(line) for line in tally])
     )
     assert any(
-        line.startswith("  Combat at e6: guards attack 3 vs defence 3 → holds") for line in tally
+        line.startswith("  Attack on Guards at e6: attack 3 vs defence 3 → holds") for line in tally
     )
     assert any("support infantry e7 +1" in line for line in tally)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
+import os
 import random
 import subprocess
 import sys
@@ -26,9 +27,8 @@ from cryptography.x509.oid import NameOID
 
 from matchmaker import keys
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings
-from tests.matchmaker.helpers import play_moves, seconds, start_game
-from tests.matchmaker.test_live import Watcher
-from tests.servers import ROOT, free_port, start_redis
+from tests.matchmaker.helpers import Watcher, play_moves, seconds, start_game
+from tests.servers import ROOT, free_port, matchmaker_key_env, start_redis
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -141,7 +141,7 @@ def test_every_feature_runs_on_a_managed_redis_with_tls_and_a_password(
     client.close()
 
 
-def launch(url: str) -> subprocess.CompletedProcess[str]:
+def launch(url: str, folder: Path) -> subprocess.CompletedProcess[str]:
     flags = ["--listen", f"127.0.0.1:{free_port()}", "--metrics-listen", "off", "--redis-url", url]
     return subprocess.run(
         [sys.executable, "-m", "matchmaker.main", "serve", *flags],
@@ -150,6 +150,7 @@ def launch(url: str) -> subprocess.CompletedProcess[str]:
         cwd=ROOT,
         timeout=60,
         check=False,
+        env={**os.environ, **matchmaker_key_env(folder)},
     )
 
 
@@ -157,11 +158,11 @@ def test_a_wrong_password_or_no_tls_stops_start_up_in_one_line_without_the_passw
     tls_redis: tuple[int, Path],
 ) -> None:
     port, ca_file = tls_redis
-    wrong = launch(tls_url(port, ca_file, password="not-the-Pa55word"))
+    wrong = launch(tls_url(port, ca_file, password="not-the-Pa55word"), ca_file.parent)
     assert wrong.returncode != 0
     (line,) = wrong.stderr.strip().splitlines()
     assert "cannot use Redis" in line and "not-the-Pa55word" not in line, line
-    plain = launch(f"redis://:{PASSWORD}@127.0.0.1:{port}/0")
+    plain = launch(f"redis://:{PASSWORD}@127.0.0.1:{port}/0", ca_file.parent)
     assert plain.returncode != 0
     (line,) = plain.stderr.strip().splitlines()
     assert "cannot use Redis" in line and PASSWORD not in line, line

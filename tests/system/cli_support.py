@@ -3,7 +3,9 @@
 `Stack` is a redis-server and a matchmaker process of the test module's own (fast timings,
 fast bot), beside the session's engine process. `Cli` runs the `wargame` console script in
 a pty with pexpect, a temporary WARGAME_HOME per player, and keeps the whole transcript so a
-test can check that no traceback ever reached the screen.
+test can check that no traceback ever reached the screen. Everything the client writes also
+goes through a terminal emulator (pyte), so a test of the full-screen view reads the screen
+as a person sees it (`wait_screen`, `rows`) and can resize the terminal (`resize`).
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ import struct
 import subprocess
 import sys
 import termios
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 from pexpect import fdpexpect
 
@@ -38,6 +42,9 @@ FAST_MATCHMAKER = [
     "--pair-interval", "0.05", "--queue-status-interval", "0.2", "--match-create-grace", "1",
     "--retry-hint", "0.5",
     "--watch-block", "1", "--bot-time", "0.05", "--grace", "2",
+    # Every test client registers from loopback: no per-address limit on new players here
+    # (the limits have their own tests in tests/matchmaker).
+    "--register-peer-rate", "0",
 ]  # fmt: skip
 
 # Positions that end quickly (each game's own set-up text, read by the engine).
@@ -135,12 +142,68 @@ class Cli:
         self.child = fdpexpect.fdspawn(
             master, encoding="utf-8", codec_errors="replace", timeout=timeout
         )
+        self.timeout = timeout
         self._seen: list[str] = []
+        self.view = pyte.Screen(size[1], size[0])
+        self._stream = pyte.Stream(self.view)
 
     def _keep(self) -> None:
         before = self.child.before if isinstance(self.child.before, str) else ""
         after = self.child.after if isinstance(self.child.after, str) else ""
-        self._seen.append(before + after)
+        self._feed(before + after)
+
+    def _feed(self, text: str) -> None:
+        self._seen.append(text)
+        self._stream.feed(text)
+
+    # -- the screen as a person sees it ------------------------------------------------
+
+    def rows(self) -> list[str]:
+        """The emulated terminal's rows, as shown now."""
+        return [row.rstrip() for row in self.view.display]
+
+    def text(self) -> str:
+        """The emulated terminal's screen as one text."""
+        return "\n".join(self.rows())
+
+    def wait_screen(
+        self, condition: str | Callable[[Cli], bool], timeout: float | None = None
+    ) -> re.Match[str] | None:
+        """Read output until the screen shows `condition` (a regex, or a test of this Cli)."""
+        check: Callable[[], re.Match[str] | bool | None]
+        if isinstance(condition, str):
+            pattern = re.compile(condition)
+            check = lambda: pattern.search(self.text())  # noqa: E731
+        else:
+            check = lambda: condition(self)  # noqa: E731
+        pending = self.child.buffer  # read by an earlier expect but not yet matched
+        if pending:
+            self.child.buffer = ""
+            self._feed(pending)
+        deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            found = check()
+            if found:
+                return found if isinstance(found, re.Match) else None
+            if time.monotonic() > deadline:
+                raise AssertionError(f"waited for {condition!r}; the screen was:\n{self.text()}")
+            try:
+                self._feed(self.child.read_nonblocking(65536, timeout=0.1))
+            except pexpect.TIMEOUT:
+                continue
+            except pexpect.EOF as error:
+                if check():
+                    continue
+                raise AssertionError(
+                    f"the client ended before {condition!r}; the screen was:\n{self.text()}"
+                ) from error
+
+    def resize(self, rows: int, columns: int) -> None:
+        """Change the terminal's size (the client gets SIGWINCH, as from a real window)."""
+        self.view.resize(rows, columns)
+        fcntl.ioctl(self.master, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+
+    # -- the output as a stream --------------------------------------------------------
 
     def expect(self, pattern: str | list[str], timeout: float | None = None) -> int:
         """Wait for a regex (or one of several); returns which matched."""

@@ -90,10 +90,13 @@ def test_napoleonic_guards_eliminated_with_the_phases_walked_through(
     cli.expect_text("attack h7>h8")
     cli.send("attack h7>h8")
     cli.expect(r"attacks: h7>h8")
+    # The running sums, from the engine's own resolution of a copy of the state.
+    cli.expect_text("Attack on Guards at h8: attack 2 vs defence 2 (before supports)")
     cli.send("attack g8>h8")
     cli.expect(r"attacks: h7>h8, g8>h8")
+    cli.expect_text("Attack on Guards at h8: attack 3 vs defence 2 (before supports)")
     cli.send("end")
-    cli.expect(r"Combat at h8: guards attack 3 vs defence 2 -> eliminated")
+    cli.expect(r"Attack on Guards at h8: attack 3 vs defence 2 -> eliminated")
     cli.expect_text("attack:  artillery h7 +2, infantry g8 +1")
     cli.expect_text("Game over: you win")
     assert cli.wait() == 0

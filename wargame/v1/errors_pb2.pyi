@@ -192,7 +192,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The session store (Redis) cannot be reached; retry later."""
     ERROR_REASON_INTERNAL_ERROR: _ErrorReason.ValueType  # 120
     """A bug; the request id is logged."""
-    ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 130
+    ERROR_REASON_TOO_MANY_GAMES: _ErrorReason.ValueType  # 130
+    """--- matchmaker limits and play again start at 130 ---
+    The player already sits in as many unfinished games as one player may.
+    """
+    ERROR_REASON_GAME_NOT_FINISHED: _ErrorReason.ValueType  # 131
+    """The game has not finished yet (a rematch follows a finished game)."""
+    ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 132
     """The matchmaker replica holds as many live streams (WatchGame) as it is configured
     for; retry after the hint, on this replica or another.
     """
@@ -376,7 +382,13 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 119
 """The session store (Redis) cannot be reached; retry later."""
 ERROR_REASON_INTERNAL_ERROR: ErrorReason.ValueType  # 120
 """A bug; the request id is logged."""
-ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 130
+ERROR_REASON_TOO_MANY_GAMES: ErrorReason.ValueType  # 130
+"""--- matchmaker limits and play again start at 130 ---
+The player already sits in as many unfinished games as one player may.
+"""
+ERROR_REASON_GAME_NOT_FINISHED: ErrorReason.ValueType  # 131
+"""The game has not finished yet (a rematch follows a finished game)."""
+ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 132
 """The matchmaker replica holds as many live streams (WatchGame) as it is configured
 for; retry after the hint, on this replica or another.
 """

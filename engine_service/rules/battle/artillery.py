@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from engine_service.memo import memo
 from engine_service.rules.battle.board import (
     CORNER_NEIGHBOURS,
     CORNER_NEIGHBOURS_ACROSS_RIVER,
@@ -66,26 +67,22 @@ def _exposable(side: int) -> tuple[bool, ...]:
 EXPOSABLE: Final = (_exposable(ATTACKER), _exposable(DEFENDER))
 
 
-def next_to_table(rules: Rules) -> tuple[frozenset[int], ...]:
+def next_to(rules: Rules) -> tuple[frozenset[int], ...]:
     """For each square, the squares "next to" a battery standing there (rulings 11, 12)."""
-    oblique = OBLIQUE_NEIGHBOURS if rules.river_cuts_protection else OBLIQUE_NEIGHBOURS_ACROSS_RIVER
-    corner = CORNER_NEIGHBOURS if rules.river_cuts_protection else CORNER_NEIGHBOURS_ACROSS_RIVER
+    return next_to_table(rules.corner_adjacency, rules.river_cuts_protection)
+
+
+@memo(4)
+def next_to_table(
+    corner_adjacency: bool, river_cuts_protection: bool
+) -> tuple[frozenset[int], ...]:
+    """`next_to` for one pair of adjacency options, made once."""
+    oblique = OBLIQUE_NEIGHBOURS if river_cuts_protection else OBLIQUE_NEIGHBOURS_ACROSS_RIVER
+    corner = CORNER_NEIGHBOURS if river_cuts_protection else CORNER_NEIGHBOURS_ACROSS_RIVER
     return tuple(
-        frozenset(oblique[cell] + (corner[cell] if rules.corner_adjacency else ()))
+        frozenset(oblique[cell] + (corner[cell] if corner_adjacency else ()))
         for cell in range(SQUARES)
     )
-
-
-_NEXT_TO_CACHE: dict[tuple[bool, bool], tuple[frozenset[int], ...]] = {}
-
-
-def next_to(rules: Rules) -> tuple[frozenset[int], ...]:
-    """`next_to_table`, made once per pair of adjacency options."""
-    key = (rules.corner_adjacency, rules.river_cuts_protection)
-    table = _NEXT_TO_CACHE.get(key)
-    if table is None:
-        table = _NEXT_TO_CACHE[key] = next_to_table(rules)
-    return table
 
 
 def batteries(board: bytes | bytearray, side: int) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from engine_service.memo import memo
 from engine_service.rules.base import (
     BoardDescription,
     CellInfo,
@@ -24,7 +25,9 @@ from engine_service.rules.battle.board import (
     SQUARES,
 )
 from engine_service.rules.battle.notation import HELP
-from engine_service.rules.battle.setup import INITIAL_BOARD
+from engine_service.rules.battle.start import INITIAL_BOARD
+
+TITLE: Final = "War-Chess, or the Game of Battle (Col. Charles Richardson, 1866)"
 
 SIDES: Final = (
     SideInfo("attacker", "Attacker (the invading army, north; white)", "white"),
@@ -127,6 +130,7 @@ def _closed_sides() -> tuple[Feature, ...]:
     return tuple(features)
 
 
+@memo(1)
 def describe_board() -> BoardDescription:
     """The board for drawing: diamonds at (col,row) labelled with their square numbers."""
     cells = []

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from engine_service.rules.battle.artillery import BLOCKS, batteries, battery_range, next_to
+from engine_service.rules.battle.actions import Move
+from engine_service.rules.battle.artillery import batteries, commanders, next_to
 from engine_service.rules.battle.board import (
     AT,
     COORDS,
@@ -20,8 +21,8 @@ from engine_service.rules.battle.board import (
     SQUARES,
     STEP,
 )
-from engine_service.rules.battle.duties import Analysis, Context, Duty, Verdict
-from engine_service.rules.battle.movement import CAN_CAPTURE, Move, line_between, reach
+from engine_service.rules.battle.legal import Analysis, Context, Duty, Verdict
+from engine_service.rules.battle.movement import CAN_CAPTURE, line_between, reach
 from engine_service.rules.battle.options import Rules
 from engine_service.rules.battle.pieces import (
     ARTILLERY,
@@ -99,7 +100,7 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
     verdict, _ = (Verdict.LEGAL, set()) if ctx.is_quiet(move) else ctx.evaluate(move)
     if verdict is Verdict.WAGON_UNDER_COVER:
         after = ctx.after(move)
-        guns = _commanders(after, destination, 1 - side, rules)
+        guns = commanders(after, destination, 1 - side, rules)
         return RuleError(
             Reason.WAGON_UNDER_COVER,
             f"the Wagon on {_sq(destination)} cannot be taken while under cover of attacking "
@@ -112,7 +113,7 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
         now = ctx.evaluate(move)[1]
         newly = sorted(s for s in now if s not in ctx.exposed and s not in (origin, destination))
         shown = newly[0]
-        guns = _commanders(after, shown, 1 - side, rules)
+        guns = commanders(after, shown, 1 - side, rules)
         return RuleError(
             Reason.UNCOVERS_FIGURE,
             f"{name} {_sq(origin)}-{_sq(destination)} would leave the "
@@ -182,17 +183,12 @@ def _capture_rule(piece: int, target: int) -> str:
     return f"{KIND_NAMES[kind]} cannot take {describe_piece(target)} (5)"
 
 
-def _commanders(board: bytes | bytearray, square: int, side: int, rules: Rules) -> list[int]:
-    blocks = BLOCKS[rules.citadel_and_wagon_block]
-    return [g for g in batteries(board, side) if square in battery_range(board, g, blocks)]
-
-
 def _exposed_sentence(ctx: Context, move: Move, name: str) -> str:
     destination = move.destination
     side, rules = ctx.side, ctx.rules
     after = ctx.after(move)
     square = _sq(destination)
-    enemy = _commanders(after, destination, 1 - side, rules)
+    enemy = commanders(after, destination, 1 - side, rules)
     adjacent = next_to(rules)
     own_next = [g for g in batteries(after, side) if destination in adjacent[g]]
     enemy_next = [g for g in batteries(after, 1 - side) if destination in adjacent[g]]

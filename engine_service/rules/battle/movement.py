@@ -4,17 +4,17 @@ A move is one straight line of one to three steps in one direction; it stops bef
 own piece or on the first enemy piece (a capture by replacement). Lines are the shared
 `CellGraph` rays, already cut by the river, the closed sides of the crossings and the
 edges, so "geometric" moves need nothing but the board. The artillery rules (section 6)
-filter these moves afterwards (`duties`).
+filter these moves afterwards (`legal`).
 
-Every possible (origin, destination) pair is interned as one `Move`, and the tables below
-hold, for each piece code and square, the rays the piece walks with the `Move` of each
-square on them: the generator only indexes tuples.
+The tables below hold, for each piece code and square, the rays the piece walks with the
+interned `Move` of each square on them: the generator only indexes tuples.
 """
 
 from __future__ import annotations
 
-from typing import Final, NamedTuple
+from typing import Final
 
+from engine_service.rules.battle.actions import Move, move_of
 from engine_service.rules.battle.board import DIRECTIONS, OBLIQUE, RELATIVE, SQUARES, ray
 from engine_service.rules.battle.pieces import (
     ARTILLERY,
@@ -31,14 +31,6 @@ from engine_service.rules.battle.pieces import (
     kind_of,
     side_of,
 )
-
-
-class Move(NamedTuple):
-    """A move of the piece on `origin` to `destination` (cell indices; a capture if occupied)."""
-
-    origin: int
-    destination: int
-
 
 # Light Infantry: 1-3 squares forward and forward-oblique, relative to its owner (ruling 14).
 FORWARD: Final[dict[int, tuple[str, ...]]] = {
@@ -72,17 +64,6 @@ def may_capture(mover: int, target: int) -> bool:
     if kind == ARTILLERY:
         return prey == ARTILLERY
     return False  # the Wagon and the Citadel take nothing
-
-
-MOVES: Final[tuple[dict[int, Move], ...]] = tuple({} for _ in range(SQUARES))
-
-
-def move_of(origin: int, destination: int) -> Move:
-    """The interned `Move` from `origin` to `destination`."""
-    known = MOVES[origin].get(destination)
-    if known is None:
-        known = MOVES[origin][destination] = Move(origin, destination)
-    return known
 
 
 def _rays_of(piece: int, cell: int) -> tuple[tuple[tuple[int, Move], ...], ...]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from engine_service.rules.battle.actions import Move, move_of
 from engine_service.rules.battle.board import NAMES, SQUARES
-from engine_service.rules.battle.movement import Move, move_of
 from engine_service.rules.battle.pieces import (
     KIND_NAMES,
     KIND_OF_LETTER,

@@ -7,9 +7,9 @@ attributes with the booleans the inner loops test, made once per set of options.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 
+from engine_service.memo import memo
 from engine_service.rules.battle.pieces import ATTACKER, DEFENDER
 from engine_service.rules.options import OptionKind, Options, OptionSpec
 
@@ -194,7 +194,7 @@ class Rules:
     citadel_capture_ignores_uncovering: bool
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def rules_of(options: Options) -> Rules:
     """The `Rules` of a set of resolved options (cached: options are few and immutable)."""
     return Rules(

@@ -88,6 +88,16 @@ def kind_of(piece: int) -> int:
     return piece & 7
 
 
+CITADEL_BYTE: Final = bytes([code(DEFENDER, CITADEL)])  # for `bytes.find` on a board
+WAGON_BYTE: Final = bytes([code(ATTACKER, WAGON)])
+
+
+# The side and the kind of every piece code, by lookup, for loops over many squares (an
+# empty square reads as the attacker's kind 0: test it first).
+SIDE_OF_CODE: Final = tuple(side_of(c) for c in range(CODE_COUNT))
+KIND_OF_CODE: Final = tuple(kind_of(c) for c in range(CODE_COUNT))
+
+
 def describe_piece(piece: int, article: str = "") -> str:
     """'attacking Cavalry' (or 'the attacking Cavalry' with article "the"), 'the Citadel'."""
     kind = kind_of(piece)

@@ -6,10 +6,9 @@ This is the hot path of perft and search: it checks nothing and reports nothing.
 
 from __future__ import annotations
 
-from engine_service.rules.battle.duties import lost_figures
-from engine_service.rules.battle.movement import Move
-from engine_service.rules.battle.state import BattleState
-from engine_service.rules.battle.zobrist import DEFENDER_TO_MOVE, PIECE_KEYS
+from engine_service.rules.battle.actions import Move
+from engine_service.rules.battle.legal import lost_figures
+from engine_service.rules.battle.state import DEFENDER_TO_MOVE, PIECE_KEYS, BattleState
 
 _new = object.__new__
 

@@ -1,4 +1,4 @@
-"""The initial position (section 3, Plate 1) and the set-up text that gives any position.
+"""The set-up text that gives any position of the Game of Battle.
 
 Set-up text: sections separated by ";", in any order::
 
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from engine_service.rules.battle.board import NAMES, SQUARES, setup_data
+from engine_service.rules.battle.board import NAMES, SQUARES
 from engine_service.rules.battle.pieces import (
     ARMY,
     ARTILLERY,
@@ -31,9 +31,7 @@ from engine_service.rules.battle.pieces import (
     INFANTRY_OF_THE_LINE,
     KIND_LETTERS,
     KIND_NAMES,
-    KIND_OF_ID,
     KIND_OF_LETTER,
-    KINDS,
     LIGHT_INFANTRY,
     SIDE_IDS,
     WAGON,
@@ -54,19 +52,6 @@ FORMAT_HELP: Final = (
     "Infantry, I Infantry of the Line, C Cavalry, A Artillery, W Wagon, T Citadel), e.g. "
     "'attacker to move; attacker: W129 C125 L101; defender: T19 A9 I11'"
 )
-
-
-def initial_board() -> bytes:
-    """The Plate 1 set-up (section 3) as a board, from the board file."""
-    board = bytearray(SQUARES)
-    for side_id, pieces in setup_data().items():
-        side = SIDE_IDS.index(side_id)
-        for cell, kind_id in pieces:
-            board[cell] = code(side, KIND_OF_ID[kind_id])
-    return bytes(board)
-
-
-INITIAL_BOARD: Final = initial_board()
 
 
 def _bad(message: str) -> RuleError:
@@ -154,34 +139,3 @@ def format_setup(state: BattleState) -> str:
     if state.quiet:
         parts.append(f"quiet: {state.quiet}")
     return "; ".join(parts)
-
-
-def composition_problems(board: bytes) -> list[str]:
-    """Every way the pieces break section 3 (kinds, sides, numbers); empty if none."""
-    problems = []
-    counts: dict[tuple[int, int], list[int]] = {}
-    for cell, piece in enumerate(board):
-        if not piece:
-            continue
-        owner, kind = side_of(piece), kind_of(piece)
-        if owner > DEFENDER or kind not in KINDS:
-            problems.append(f"square {NAMES[cell]} holds an unknown piece code {piece}")
-            continue
-        counts.setdefault((owner, kind), []).append(cell)
-    for (owner, kind), cells in sorted(counts.items()):
-        allowed = ARMY[owner].get(kind, 0)
-        if kind == CITADEL and owner != DEFENDER:
-            problems.append(
-                f"the Citadel belongs to the defender, not the attacker (square {NAMES[cells[0]]})"
-            )
-        elif kind == WAGON and owner != ATTACKER:
-            problems.append(
-                f"the Wagon belongs to the attacker, not the defender (square {NAMES[cells[0]]})"
-            )
-        elif len(cells) > allowed:
-            where = ", ".join(NAMES[c] for c in cells)
-            problems.append(
-                f"the {SIDE_IDS[owner]} has {len(cells)} {KIND_NAMES[kind]} ({where}); "
-                f"an army has {allowed}"
-            )
-    return problems

@@ -5,18 +5,44 @@ the moves since the last capture and the keys of the positions since then (curre
 last), plus its options. Equality and hashing use those alone; the legal moves, once
 computed, are kept on the value so that `legal_actions`, `outcome` and `apply` on the
 same state share one computation.
+
+Position keys (for the repetition rule, ruling 19) are Zobrist keys from a table drawn
+with `random.Random(SEED)`, whose generator is specified by Python, so every process on
+every machine computes the same 64-bit key for the same position; keys can therefore
+travel in a GameState and be checked by any engine replica.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import random
+from typing import TYPE_CHECKING, Any, Final
 
+from engine_service.rules.battle.board import SQUARES
 from engine_service.rules.battle.options import Rules, rules_of
-from engine_service.rules.battle.zobrist import position_key
+from engine_service.rules.battle.pieces import CODE_COUNT, DEFENDER
 from engine_service.rules.options import Options
 
 if TYPE_CHECKING:
-    from engine_service.rules.battle.duties import Analysis
+    from engine_service.rules.battle.legal import Analysis
+
+
+SEED: Final = 0x1866_BA77
+_RANDOM: Final = random.Random(SEED)
+# PIECE_KEYS[code][cell]; code 0 (empty) contributes nothing.
+PIECE_KEYS: Final[tuple[tuple[int, ...], ...]] = tuple(
+    tuple(0 if piece == 0 else _RANDOM.getrandbits(64) for _ in range(SQUARES))
+    for piece in range(CODE_COUNT)
+)
+DEFENDER_TO_MOVE: Final = _RANDOM.getrandbits(64)
+
+
+def position_key(board: bytes, side: int) -> int:
+    """The key of a board and side to move, computed from scratch."""
+    key = DEFENDER_TO_MOVE if side == DEFENDER else 0
+    for cell, piece in enumerate(board):
+        if piece:
+            key ^= PIECE_KEYS[piece][cell]
+    return key
 
 
 class BattleState:

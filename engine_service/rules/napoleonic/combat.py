@@ -13,6 +13,8 @@ from dataclasses import replace
 from engine_service.rules.base import CombatTally, Contribution, Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Advance, Attack, Support
+from engine_service.rules.napoleonic.events import unit_event
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
 from engine_service.rules.napoleonic.words import dirs_words, kind_name, kind_title, unit_title
@@ -68,18 +70,32 @@ def check_attack(state: NapoleonicState, action: Attack) -> tuple[Unit, Unit]:
     return attacker, target
 
 
-def attack_event(state: NapoleonicState, attacker: Unit, target: Unit) -> Event:
-    """The ATTACK_DECLARED event of a declaration entry."""
-    names = state.geo.names
-    return Event(
-        EventKind.ATTACK_DECLARED,
-        f"{unit_title(state, attacker)} attacks {target.side} {kind_name(target.kind)} "
-        f"on {names[target.cell]}.",
-        side=attacker.side,
-        cells=(names[attacker.cell], names[target.cell]),
-        piece=attacker.kind,
-        unit=attacker.id,
+def may_attack(state: NapoleonicState, stats: UnitStats, source: int, target: int) -> bool:
+    """7.1: whether a unit of `stats` on `source` may attack a unit on `target` (an
+    adjacent square in its attack directions)."""
+    direction = state.geo.direction_to[source].get(target)
+    return direction is not None and direction in stats.attack_dirs
+
+
+def attack_value(state: NapoleonicState, stats: UnitStats, source: int, target: int) -> int:
+    """The value an attack from `source` into `target` counts (10.4: `artillery_limits`)."""
+    return 1 if artillery_limits(state, stats, source, target) else stats.attack
+
+
+def artillery_limits(
+    state: NapoleonicState, stats: UnitStats, source: int, target: int
+) -> tuple[str, ...]:
+    """10.4: why an artillery attack from `source` into `target` counts only 1 ("into a
+    redoubt", "across an obstacle"; the two do not stack); empty when it counts in full."""
+    if not stats.is_artillery or stats.attack <= 1:
+        return ()
+    terrain = state.terrain
+    into_redoubt = target in terrain.redoubt_owner
+    across = across_obstacle(
+        state.geo, terrain.obstacles, source, target, state.rules.diagonal_both
     )
+    reasons = (("into a redoubt", into_redoubt), ("across an obstacle", across))
+    return tuple(why for why, applies in reasons if applies)
 
 
 def legal_attacks(state: NapoleonicState, side: str) -> list[Attack]:
@@ -99,6 +115,14 @@ def legal_attacks(state: NapoleonicState, side: str) -> list[Attack]:
                 if target is not None and target.side in enemies:
                     result.append(Attack(side, unit.id, target.id))
     return result
+
+
+def declare(state: NapoleonicState, action: Attack) -> NapoleonicState:
+    """The state with a legal declaration entry recorded in the turn's attacks."""
+    turn = state.turn
+    return state.evolve(
+        turn=replace(turn, attacks=(*turn.attacks, (action.attacker, action.target)))
+    )
 
 
 # --- support allocation (7.2) -------------------------------------------------------------
@@ -170,18 +194,13 @@ def check_support(state: NapoleonicState, action: Support) -> tuple[Unit, Unit]:
     return supporter, supported
 
 
-def support_event(state: NapoleonicState, supporter: Unit, supported: Unit) -> Event:
-    """The SUPPORT_ALLOCATED event of an allocation entry."""
-    names = state.geo.names
-    return Event(
-        EventKind.SUPPORT_ALLOCATED,
-        f"{unit_title(state, supporter)} supports {kind_name(supported.kind)} on "
-        f"{names[supported.cell]} (+{state.stats(supporter).support}).",
-        side=supporter.side,
-        cells=(names[supporter.cell], names[supported.cell]),
-        piece=supporter.kind,
-        unit=supporter.id,
-    )
+def may_support(state: NapoleonicState, supporter: Unit, cell: int) -> bool:
+    """7.2, 10.4: whether `supporter` could support a unit on `cell` (an adjacent square in
+    its support directions, and not across an obstacle under obstacles_block_support)."""
+    direction = state.geo.direction_to[supporter.cell].get(cell)
+    if direction is None or direction not in state.stats(supporter).support_dirs:
+        return False
+    return not (state.rules.obstacles_block_support and step_blocked(state, supporter.cell, cell))
 
 
 def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
@@ -190,7 +209,6 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
     assigned = {s for s, _t in state.turn.supports}
     at = state.at()
     step = state.geo.step
-    block = state.rules.obstacles_block_support and bool(state.terrain.obstacles)
     result: list[Support] = []
     for unit in state.units:
         if unit.side != side or unit.id in attacked or unit.id in assigned:
@@ -204,10 +222,17 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
                 other is not None
                 and other.id in attacked
                 and other.side == side
-                and not (block and step_blocked(state, unit.cell, n))
+                and may_support(state, unit, n)
             ):
                 result.append(Support(side, unit.id, other.id))
     return result
+
+
+def allocate(state: NapoleonicState, action: Support) -> NapoleonicState:
+    """The state with a legal allocation entry recorded in the turn's supports."""
+    turn = state.turn
+    supports = (*turn.supports, (action.supporter, action.supported))
+    return state.evolve(turn=replace(turn, supports=supports))
 
 
 # --- resolution (7.3) -----------------------------------------------------------------------
@@ -221,7 +246,6 @@ def tally(
     terrain = state.terrain
     rules = state.rules
     names = geo.names
-    into_redoubt = target.cell in terrain.redoubt_owner
     contributions: list[Contribution] = []
     all_across = bool(attackers)
     elevated_attackers = 0
@@ -235,15 +259,10 @@ def tally(
         all_across = all_across and across
         if attacker.cell in terrain.elevated:
             elevated_attackers += 1
-        if stats.is_artillery and value > 1 and (into_redoubt or across):
-            # 10.4: artillery attacks at 1 into a redoubt or across an obstacle (no stacking).
+        limits = artillery_limits(state, stats, attacker.cell, target.cell)
+        if limits:
             value = 1
-            why = [
-                w
-                for w, on in (("into a redoubt", into_redoubt), ("across an obstacle", across))
-                if on
-            ]
-            note = "attacks at 1 " + " and ".join(why)
+            note = "attacks at 1 " + " and ".join(limits)
         contributions.append(
             Contribution(attacker.id, attacker.kind, names[attacker.cell], value, note)
         )
@@ -329,13 +348,11 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
         target = units[target_id]
         result = tally(state, target, attackers_of[target_id], supporters_of.get(target_id, []))
         events.append(
-            Event(
+            unit_event(
                 EventKind.COMBAT_RESOLVED,
                 tally_text(state, result),
-                side=target.side,
-                cells=(names[target.cell],),
-                piece=target.kind,
-                unit=target.id,
+                target,
+                (names[target.cell],),
                 combat=result,
             )
         )
@@ -345,13 +362,11 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
             commander_lost = commander_lost or state.stats(target).is_commander
     for unit in eliminated:
         events.append(
-            Event(
+            unit_event(
                 EventKind.ELIMINATED,
                 f"{unit_title(state, unit)} is eliminated.",
-                side=unit.side,
-                cells=(names[unit.cell],),
-                piece=unit.kind,
-                unit=unit.id,
+                unit,
+                (names[unit.cell],),
             )
         )
     if not eliminated:
@@ -450,13 +465,11 @@ def apply_advance(
     if events is not None:
         names = state.geo.names
         events.append(
-            Event(
+            unit_event(
                 EventKind.ADVANCED,
                 f"{unit_title(state, unit)} advances into {names[dest]}.",
-                side=unit.side,
-                cells=(names[unit.cell], names[dest]),
-                piece=unit.kind,
-                unit=unit.id,
+                unit,
+                (names[unit.cell], names[dest]),
             )
         )
     return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=new_turn)

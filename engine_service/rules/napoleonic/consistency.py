@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from engine_service.memo import memo
 from engine_service.rules.errors import RuleError
 from engine_service.rules.napoleonic.combat import under_attack
 from engine_service.rules.napoleonic.deployment import DIGEST_BYTES, Sealer
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.setup import UNIT_ID
 from engine_service.rules.napoleonic.state import (
     ACTIVE_PHASES,
@@ -19,10 +21,7 @@ from engine_service.rules.napoleonic.state import (
     NapoleonicState,
     Phase,
 )
-from engine_service.rules.napoleonic.units import UNIT_TYPES
 
-_ARMY_COUNTS: dict[tuple[tuple[str, tuple[str, ...]], ...], dict[tuple[str, str], int]] = {}
-_GOOD_IDS: set[str] = set()  # ids already found well-formed (ids repeat from state to state)
 PHASE_OF_MODE = {
     "commit_reveal": (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL),
     "sealed": (Phase.DEPLOY_SEALED,),
@@ -70,15 +69,15 @@ def check_state(state: NapoleonicState, sealer: Sealer | None) -> list[str]:
     return problems
 
 
+@memo(256)  # armies rarely change from state to state
 def _army_counts(armies: tuple[tuple[str, tuple[str, ...]], ...]) -> dict[tuple[str, str], int]:
-    """(player, type) -> count of the orders of battle (cached: armies rarely change)."""
-    found = _ARMY_COUNTS.get(armies)
-    if found is None:
-        found = dict(Counter((side, kind) for side, kinds in armies for kind in kinds))
-        if len(_ARMY_COUNTS) > 256:
-            _ARMY_COUNTS.clear()
-        _ARMY_COUNTS[armies] = found
-    return found
+    """(player, type) -> count of the orders of battle."""
+    return dict(Counter((side, kind) for side, kinds in armies for kind in kinds))
+
+
+@memo(4096)  # ids repeat from state to state
+def _well_formed_id(unit_id: str) -> bool:
+    return UNIT_ID.match(unit_id) is not None
 
 
 def _check_units(
@@ -94,11 +93,8 @@ def _check_units(
             seen.add(unit_id)
     elif ids != sorted(ids):
         problems.append("units are not in id order")
-    for unit_id in set(ids) - _GOOD_IDS:
-        if UNIT_ID.match(unit_id):
-            if len(_GOOD_IDS) < 100_000:
-                _GOOD_IDS.add(unit_id)
-        else:
+    for unit_id in dict.fromkeys(ids):
+        if not _well_formed_id(unit_id):
             problems.append(f"unit id {unit_id!r} is not 1-32 letters, digits or '_'")
     cells = [u.cell for u in units]
     if (

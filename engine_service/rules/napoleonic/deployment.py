@@ -35,8 +35,13 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from engine_service.rules.base import Event, EventKind, Outcome, OutcomeReason
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.napoleonic.actions import Placements
-from engine_service.rules.napoleonic.endings import position_key
+from engine_service.rules.napoleonic.actions import (
+    Commit,
+    NapoleonicAction,
+    Placements,
+    Reveal,
+    Seal,
+)
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
     array_problems,
@@ -52,10 +57,12 @@ from engine_service.rules.napoleonic.state import (
     NapoleonicState,
     Phase,
     Unit,
+    position_key,
     sort_units,
 )
 from engine_service.rules.napoleonic.words import kind_name, side_title
 
+RANDOM_SEEDS = 1000  # random players' commitments are derived from a seed below this
 SALT_BYTES = 32
 DIGEST_BYTES = 32
 NONCE_BYTES = 12
@@ -101,6 +108,30 @@ def random_placements(state: NapoleonicState, side: str, rng: random.Random) -> 
     chosen = rng.sample(cells, len(army))
     names = state.geo.names
     return canonical_placements((names[c], k) for c, k in zip(chosen, army, strict=True))
+
+
+def random_player_array(state: NapoleonicState, side: str, seed: int) -> tuple[Placements, bytes]:
+    """The array and salt a random player derives from a small seed (so it can reveal)."""
+    rng = random.Random(f"napoleonic random deployment {side} {seed}")
+    placements = random_placements(state, side, rng)
+    salt = hashlib.sha256(f"napoleonic random salt {side} {seed}".encode()).digest()
+    return placements, salt
+
+
+def random_deployment(state: NapoleonicState, side: str, rng: random.Random) -> NapoleonicAction:
+    """A random player's action in a secret deployment phase (arrays are never listed)."""
+    if state.phase is Phase.DEPLOY_SEALED:
+        return Seal(side, random_placements(state, side, rng))
+    if state.phase is Phase.DEPLOY_COMMIT:
+        placements, salt = random_player_array(state, side, rng.randrange(RANDOM_SEEDS))
+        return Commit(side, commitment(placements, salt))
+    assert state.deployment is not None
+    committed = dict(state.deployment.commitments)[side]
+    for seed in range(RANDOM_SEEDS):
+        placements, salt = random_player_array(state, side, seed)
+        if commitment(placements, salt) == committed:
+            return Reveal(side, placements, salt)
+    return Reveal(side, random_placements(state, side, rng), rng.randbytes(32))
 
 
 # --- sealing (mode B) -----------------------------------------------------------------------

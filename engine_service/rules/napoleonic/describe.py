@@ -10,11 +10,11 @@ from engine_service.rules.base import (
     PieceKind,
     SideInfo,
 )
-from engine_service.rules.napoleonic.geometry import geometry
+from engine_service.rules.napoleonic.board import geometry
 from engine_service.rules.napoleonic.notation import HELP
 from engine_service.rules.napoleonic.options import parse_rows
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES, UnitType
 from engine_service.rules.napoleonic.scenarios import SCENARIOS
-from engine_service.rules.napoleonic.units import UNIT_TYPES, UnitType
 from engine_service.rules.napoleonic.words import dirs_words
 from engine_service.rules.options import Options
 

@@ -9,29 +9,11 @@ end of every player-turn.
 
 from __future__ import annotations
 
-import hashlib
-
 from engine_service.rules.base import Outcome, OutcomeReason
+from engine_service.rules.draws import no_progress_draw, repetition_draw
 from engine_service.rules.napoleonic.state import NapoleonicState
 
 MAX_ATTACKERS = 8  # a square has at most eight neighbours, so at most eight attackers
-
-
-def position_key(state: NapoleonicState) -> int:
-    """A stable 64-bit key of units, terrain and the side to move (repetition_draw)."""
-    units = sorted((u.cell, u.side, u.kind) for u in state.units)
-    terrain = state.terrain
-    text = "|".join(
-        (
-            state.active,
-            ",".join(f"{c}:{s}:{k}" for c, s, k in units),
-            ",".join(str(c) for c in sorted(terrain.hills)),
-            ",".join(f"{c}:{o}" for c, o in terrain.redoubts),
-            ",".join(f"{s.cell}:{s.builder}:{s.turns_done}" for s in terrain.constructions),
-            ",".join(f"{a}-{b}" for a, b in sorted(terrain.obstacles)),
-        )
-    )
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
 
 
 def material(state: NapoleonicState, side: str) -> int:
@@ -61,20 +43,13 @@ def can_still_win(state: NapoleonicState, side: str) -> bool:
 def draw_outcome(state: NapoleonicState) -> Outcome | None:
     """The ending the termination options give at the end of a player-turn, if any."""
     rules = state.rules
-    if rules.repetition and state.position_history:
-        key = state.position_history[-1]
-        if state.position_history.count(key) >= rules.repetition:
-            return Outcome(
-                None,
-                OutcomeReason.REPETITION,
-                f"the same position occurred {rules.repetition} times: drawn",
-            )
-    if rules.no_elimination_limit and state.turns_since_elimination >= rules.no_elimination_limit:
-        return Outcome(
-            None,
-            OutcomeReason.NO_PROGRESS,
-            f"{rules.no_elimination_limit} player-turns without an elimination: drawn",
-        )
+    drawn = repetition_draw(state.position_history, rules.repetition) or no_progress_draw(
+        state.turns_since_elimination,
+        rules.no_elimination_limit,
+        f"{rules.no_elimination_limit} player-turns without an elimination",
+    )
+    if drawn is not None:
+        return drawn
     if rules.turn_limit and state.turn_number >= rules.turn_limit:
         if rules.adjudicate:
             scores = {p.id: material(state, p.id) for p in state.players}

@@ -14,9 +14,10 @@ from __future__ import annotations
 from engine_service.rules.base import Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Move
+from engine_service.rules.napoleonic.events import unit_event
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit
 from engine_service.rules.napoleonic.terrain import step_blocked
-from engine_service.rules.napoleonic.units import UnitStats
 from engine_service.rules.napoleonic.words import dirs_words, kind_title, unit_title
 
 
@@ -264,13 +265,11 @@ def apply_move(
     if events is not None:
         names = state.geo.names
         events.append(
-            Event(
+            unit_event(
                 EventKind.MOVED,
                 f"{unit_title(state, unit)} moves to {names[dest]}.",
-                side=unit.side,
-                cells=(names[unit.cell], names[dest]),
-                piece=unit.kind,
-                unit=unit.id,
+                unit,
+                (names[unit.cell], names[dest]),
             )
         )
     return state.with_moved_unit(unit, moved, turn=new_turn)

@@ -39,9 +39,9 @@ from engine_service.rules.napoleonic.deployment import (
     commitment,
     read_placements,
 )
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.setup import ArrayError, canonical_array_text, parse_array
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from engine_service.rules.napoleonic.units import UNIT_TYPES
 
 _SQUARE = re.compile(r"^[a-z]{1,2}\d{1,3}$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")

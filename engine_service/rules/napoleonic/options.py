@@ -22,8 +22,8 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES, UnitStats, stats_for
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
-from engine_service.rules.napoleonic.units import UNIT_TYPES, UnitStats, stats_for
 from engine_service.rules.options import OptionKind, Options, OptionSpec
 
 _ROWS = re.compile(r"^(\d{1,2})-(\d{1,2})$")

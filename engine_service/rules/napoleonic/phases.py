@@ -1,4 +1,5 @@
-"""The turn as a state machine (spec 6): what `EndPhase` does in each phase.
+"""The turn as a state machine (spec 6): who may act, what they may send in each phase
+("Who may send what"), and what `EndPhase` does in each phase.
 
 MOVEMENT -> ATTACK_DECLARATION -> (no attacks: END_OF_TURN) -> DEFENCE -> RESOLUTION ->
 (a commander fell: GAME_OVER; nothing fell: END_OF_TURN) -> ADVANCE -> END_OF_TURN.
@@ -11,9 +12,19 @@ from __future__ import annotations
 from dataclasses import replace
 
 from engine_service.rules.base import Event, EventKind, Outcome, OutcomeReason
-from engine_service.rules.napoleonic.combat import legal_supports, resolve
-from engine_service.rules.napoleonic.endings import draw_outcome, position_key
-from engine_service.rules.napoleonic.state import EMPTY_TURN, NapoleonicState, Phase
+from engine_service.rules.errors import Reason, RuleError
+from engine_service.rules.napoleonic import actions
+from engine_service.rules.napoleonic.actions import Attack, NapoleonicAction
+from engine_service.rules.napoleonic.combat import declare, legal_supports, resolve
+from engine_service.rules.napoleonic.endings import draw_outcome
+from engine_service.rules.napoleonic.state import (
+    ACTIVE_PHASES,
+    DEPLOY_PHASES,
+    EMPTY_TURN,
+    NapoleonicState,
+    Phase,
+    position_key,
+)
 from engine_service.rules.napoleonic.terrain import end_of_turn_redoubts
 from engine_service.rules.napoleonic.words import side_title
 
@@ -25,6 +36,17 @@ def _phase_event(events: list[Event] | None, text: str, side: str | None) -> Non
 
 def _attacks_words(count: int) -> str:
     return "1 attack" if count == 1 else f"{count} attacks"
+
+
+def declare_attack(
+    state: NapoleonicState, action: Attack, events: list[Event] | None, event: Event | None
+) -> NapoleonicState:
+    """A legal declaration entry: an attack sent during movement ends it first (6, T25)."""
+    if state.phase is Phase.MOVEMENT:
+        state = end_movement(state, events)
+    if events is not None and event is not None:
+        events.append(event)
+    return declare(state, action)
 
 
 def end_movement(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
@@ -141,3 +163,116 @@ def end_turn(state: NapoleonicState, events: list[Event] | None) -> NapoleonicSt
             events.append(Event(EventKind.GAME_OVER, outcome.message))
         return state.evolve(phase=Phase.GAME_OVER, outcome=outcome)
     return state
+
+
+def to_act(state: NapoleonicState) -> tuple[str, ...]:
+    """The players that may act: the active player, the defenders, or the deployers."""
+    phase = state.phase
+    if state.outcome is not None:
+        return ()
+    if phase in ACTIVE_PHASES:
+        return (state.active,)
+    if phase is Phase.DEFENCE:
+        return state.turn.pending_defenders
+    dep = state.deployment
+    if dep is None:
+        return ()
+    if phase is Phase.PLACEMENT:
+        return (dep.next_placer,)
+    done = {
+        Phase.DEPLOY_COMMIT: dep.commitments,
+        Phase.DEPLOY_REVEAL: dep.reveals,
+        Phase.DEPLOY_SEALED: dep.sealed,
+    }[phase]
+    finished = {p for p, _x in done}
+    return tuple(p for p in state.turn_order if p not in finished)
+
+
+def end_phase(state: NapoleonicState, side: str, events: list[Event] | None) -> NapoleonicState:
+    phase = state.phase
+    if phase is Phase.MOVEMENT:
+        return end_movement(state, events)
+    if phase is Phase.ATTACK_DECLARATION:
+        return end_declaration(state, events)
+    if phase is Phase.DEFENCE:
+        return end_defence(state, side, events)
+    if events is not None:
+        events.append(
+            Event(
+                EventKind.PHASE_CHANGED,
+                f"{side_title(side)}'s advance phase ends.",
+                side=side,
+            )
+        )
+    return end_turn(state, events)
+
+
+_PHASES_OF: dict[type, tuple[Phase, ...]] = {
+    actions.Move: (Phase.MOVEMENT,),
+    actions.Attack: (Phase.MOVEMENT, Phase.ATTACK_DECLARATION),
+    actions.BeginRedoubt: ACTIVE_PHASES,
+    actions.Advance: (Phase.ADVANCE,),
+    actions.Support: (Phase.DEFENCE,),
+    actions.EndPhase: (*ACTIVE_PHASES, Phase.DEFENCE),
+    actions.Commit: (Phase.DEPLOY_COMMIT,),
+    actions.Reveal: (Phase.DEPLOY_REVEAL,),
+    actions.Seal: (Phase.DEPLOY_SEALED,),
+    actions.Place: (Phase.PLACEMENT,),
+}
+_ACTIVE_KINDS = (actions.Move, actions.Attack, actions.Advance, actions.BeginRedoubt)
+_WHAT = {
+    actions.Move: "move",
+    actions.Attack: "declare an attack",
+    actions.Advance: "advance",
+    actions.BeginRedoubt: "begin a redoubt",
+    actions.Support: "allocate a support",
+    actions.EndPhase: "end a phase",
+    actions.Commit: "commit a deployment",
+    actions.Reveal: "reveal a deployment",
+    actions.Seal: "seal a deployment",
+    actions.Place: "place a unit",
+}
+
+
+def check_turn(state: NapoleonicState, action: NapoleonicAction) -> None:
+    """NOT_YOUR_TURN, WRONG_PHASE or ALREADY_DEPLOYED when the sender may not act now."""
+    side = action.side
+    players = [p.id for p in state.players]
+    if side not in players:
+        raise RuleError(
+            Reason.NOT_YOUR_TURN, f"{side!r} is no player; players: {', '.join(players)}"
+        )
+    kind = type(action)
+    what = _WHAT[kind]
+    to_act_now = to_act(state)
+    if state.phase in _PHASES_OF[kind]:
+        if side in to_act_now:
+            return
+        if state.phase in DEPLOY_PHASES and state.phase is not Phase.PLACEMENT:
+            raise RuleError(
+                Reason.ALREADY_DEPLOYED,
+                f"{side} has already done its part of this deployment phase",
+            )
+        raise RuleError(
+            Reason.NOT_YOUR_TURN,
+            f"{side} cannot {what} now: {' and '.join(to_act_now) or 'nobody'} to act",
+        )
+    phase_words = str(state.phase).replace("_", " ")
+    own_turn = side == state.active and state.phase not in DEPLOY_PHASES
+    if (
+        (isinstance(action, _ACTIVE_KINDS) and own_turn)
+        or (isinstance(action, actions.Support) and side != state.active)
+        or isinstance(action, actions.Commit | actions.Reveal | actions.Seal | actions.Place)
+        or (isinstance(action, actions.EndPhase) and side in to_act_now)
+    ):
+        hint = ""
+        if isinstance(action, actions.Move) and state.phase is not Phase.MOVEMENT:
+            hint = " (movement ends when attacks are declared, 6)"
+        raise RuleError(
+            Reason.WRONG_PHASE,
+            f"{side} cannot {what} in the {phase_words} phase{hint}",
+        )
+    raise RuleError(
+        Reason.NOT_YOUR_TURN,
+        f"{side} cannot {what} now: it is {state.active}'s turn ({phase_words})",
+    )

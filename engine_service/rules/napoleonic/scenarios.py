@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from engine_service.rules.napoleonic.units import UNIT_TYPES, type_rank
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
 
 SIDES = ("red", "black")  # red = south (deploys from rank 1 upward), black = north (1)
 

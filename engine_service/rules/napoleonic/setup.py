@@ -31,9 +31,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.napoleonic.geometry import MAX_SIDE, Geometry
+from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_of_word, type_rank
 from engine_service.rules.napoleonic.scenarios import SIDES
-from engine_service.rules.napoleonic.units import UNIT_TYPES, type_of_word, type_rank
 
 _ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+)(?:#([A-Za-z0-9_]{1,32}))?$")
 _SQUARE = re.compile(r"^([a-z])(\d{1,2})$")

@@ -6,18 +6,20 @@ deployment in progress (10.1, 10.2) and, once the game is over, its outcome. Pla
 list and the turn order is general (10.6), so more players change no field.
 
 Lookups by id and by square are O(1) through caches built on first use (never compared).
+`position_key` is the key of a position for the repetition draw.
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from engine_service.rules.base import Outcome
-from engine_service.rules.napoleonic.geometry import Geometry
+from engine_service.rules.napoleonic.board import Geometry
 from engine_service.rules.napoleonic.options import Rules
-from engine_service.rules.napoleonic.units import UnitStats
+from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.options import Options
 
 
@@ -260,3 +262,20 @@ class NapoleonicState:
 def sort_units(units: list[Unit] | tuple[Unit, ...]) -> tuple[Unit, ...]:
     """Units in the state's canonical order (by id)."""
     return tuple(sorted(units, key=lambda u: u.id))
+
+
+def position_key(state: NapoleonicState) -> int:
+    """A stable 64-bit key of units, terrain and the side to move (repetition_draw)."""
+    units = sorted((u.cell, u.side, u.kind) for u in state.units)
+    terrain = state.terrain
+    text = "|".join(
+        (
+            state.active,
+            ",".join(f"{c}:{s}:{k}" for c, s, k in units),
+            ",".join(str(c) for c in sorted(terrain.hills)),
+            ",".join(f"{c}:{o}" for c, o in terrain.redoubts),
+            ",".join(f"{s.cell}:{s.builder}:{s.turns_done}" for s in terrain.constructions),
+            ",".join(f"{a}-{b}" for a, b in sorted(terrain.obstacles)),
+        )
+    )
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")

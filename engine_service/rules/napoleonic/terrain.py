@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from engine_service.rules.base import Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.napoleonic.geometry import CORNER_EDGES, Geometry
+from engine_service.rules.napoleonic.actions import BeginRedoubt, NapoleonicAction
+from engine_service.rules.napoleonic.board import CORNER_EDGES, Geometry
 from engine_service.rules.napoleonic.state import Construction, NapoleonicState, Terrain
 from engine_service.rules.napoleonic.words import side_title, unit_words
 
@@ -181,3 +182,20 @@ def end_of_turn_redoubts(state: NapoleonicState) -> tuple[Terrain, list[Event], 
                 redoubts[cell] = occupant.side
     new = Terrain(terrain.hills, tuple(sorted(redoubts.items())), tuple(sites), terrain.obstacles)
     return new, events, completed
+
+
+def legal_redoubts(state: NapoleonicState, side: str) -> list[NapoleonicAction]:
+    rules = state.rules
+    if rules.redoubt_build_turns == 0:
+        return []
+    ground = state.terrain
+    if rules.max_sites and sum(1 for c in ground.constructions if c.builder == side) >= (
+        rules.max_sites
+    ):
+        return []
+    names = state.geo.names
+    return [
+        BeginRedoubt(side, names[u.cell])
+        for u in sorted(state.units, key=lambda u: u.cell)
+        if u.side == side and u.cell not in ground.redoubt_owner and u.cell not in ground.sites
+    ]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from engine_service.rules.napoleonic.pieces import DIRECTION_WORDS, UNIT_TYPES
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit
-from engine_service.rules.napoleonic.units import DIRECTION_WORDS, UNIT_TYPES
 
 _NAMES = {t.id: t.name.lower() for t in UNIT_TYPES.values()}
 

@@ -26,12 +26,12 @@ could take, and a displacement capture of a member of J still meets the obligati
 
 from __future__ import annotations
 
-from functools import lru_cache
-
+from engine_service.memo import memo
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import SIDE_SPAN, TROOP_MOVED
-from engine_service.rules.war.geometry import BEHIND, FORWARD, JUMPED, WIDTH
-from engine_service.rules.war.rules import Turn, WarRules
+from engine_service.rules.war.board import BEHIND, FORWARD, JUMPED, WIDTH
+from engine_service.rules.war.options import WarRules
+from engine_service.rules.war.pieces import SIDE_SPAN, TROOP_MOVED
+from engine_service.rules.war.state import Turn
 
 
 def exposed_by_chains(chains: list[Action]) -> set[int]:
@@ -60,7 +60,7 @@ def exposed(rules: WarRules, board: bytes | bytearray, side: int) -> dict[int, l
     return found
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def offenders_of(rules: WarRules, board: bytes, side: int) -> tuple[dict[int, list[int]], set[int]]:
     """compulsion = huff: the Troops that could jump at the start of the turn, and J.
 

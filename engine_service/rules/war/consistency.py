@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import BEHIND, CELLS, NAMES, relative_rank
+from engine_service.rules.war.pieces import (
     ARMY,
     FLYING_MACHINE,
     FLYING_MACHINES_PER_SIDE,
@@ -23,8 +24,6 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.geometry import BEHIND, CELLS, NAMES, relative_rank
-from engine_service.rules.war.setup import TROOP_RANKS
 from engine_service.rules.war.state import WarState, position_key
 
 
@@ -113,10 +112,11 @@ def _check_troops(state: WarState, problems: list[str]) -> None:
         for piece in (unmoved, moved):
             for cell in _cells_holding(board, piece):
                 rank = relative_rank(side, cell)
-                if piece == unmoved and rank not in TROOP_RANKS:
+                if piece == unmoved and cell not in state.rules.troop_starts[side]:
                     problems.append(
                         f"the {SIDE_NAMES[side]} Troop on {NAMES[cell]} is marked as not moved "
-                        "but stands off its starting ranks"
+                        "but stands where no Troop of its side starts (its ranks 2 and 3, or "
+                        "the squares of initial_position)"
                     )
                 if rank == 1 and not backward:
                     problems.append(

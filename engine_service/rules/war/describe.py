@@ -4,18 +4,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine_service.rules.base import (
-    BoardDescription,
-    CellInfo,
-    CellShape,
-    PieceKind,
-    SideInfo,
-)
+from engine_service.rules.base import BoardDescription, CellInfo, CellShape, PieceKind, SideInfo
 from engine_service.rules.options import Options
-from engine_service.rules.war.army import EMPTY
-from engine_service.rules.war.geometry import BACK_RANK, CELLS, HEIGHT, NAMES, WIDTH, rank_of
-from engine_service.rules.war.positions import options_citadels
+from engine_service.rules.war.board import BACK_RANK, CELLS, HEIGHT, NAMES, WIDTH, rank_of
+from engine_service.rules.war.pieces import EMPTY
 from engine_service.rules.war.setup import derived_setup_text, parse_setup
+from engine_service.rules.war.start import options_citadels
 
 TITLE: Final = "The Game of War (Hudson Maxim, 1910)"
 

@@ -4,24 +4,22 @@ Section 9's test "an O man stood on P's Citadel at the start of P's move and sti
 there after it" needs no memory: P's move cannot put an O man anywhere, so after P's move
 (O to move) an O man on P's Citadel is exactly such a survivor. The outcome is therefore a
 function of the position, checked in the order of section 11's `after_move`: Citadel,
-then no legal move, then repetition and no progress.
+then no legal move, then repetition and no progress. `ended` remembers it for the last few
+hundred positions.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine_service.memo import memo
 from engine_service.rules.base import Outcome, OutcomeReason
+from engine_service.rules.draws import no_progress_draw, repetition_draw
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import SIDE_IDS, SIDE_NAMES, describe_man, side_of
-from engine_service.rules.war.geometry import NAMES
-from engine_service.rules.war.movegen import has_legal_action
+from engine_service.rules.war.board import NAMES
+from engine_service.rules.war.legal import has_legal_action
+from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES, describe_man, side_of
 from engine_service.rules.war.state import WarState
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def citadel_holder(state: WarState) -> int | None:
@@ -70,18 +68,15 @@ def outcome(state: WarState, actions: Sequence[Action] | None = None) -> Outcome
             OutcomeReason.NO_LEGAL_MOVE,
             f"{SIDE_IDS[enemy]} wins: {SIDE_IDS[side]} has no legal move",
         )
-    if rules.repetition and state.history.count(state.history[-1]) >= rules.repetition:
-        return Outcome(
-            None,
-            OutcomeReason.REPETITION,
-            f"drawn by repetition: the same position occurred for the "
-            f"{_ordinal(rules.repetition)} time",
-        )
-    if rules.quiet_limit and state.quiet >= rules.quiet_limit:
-        return Outcome(
-            None,
-            OutcomeReason.NO_PROGRESS,
-            f"drawn: {rules.quiet_limit // 2} moves by each side without a capture, "
-            "Troop move or Flying-Machine placement",
-        )
-    return None
+    return repetition_draw(state.history, rules.repetition) or no_progress_draw(
+        state.quiet,
+        rules.quiet_limit,
+        f"{rules.quiet_limit // 2} moves by each side without a capture, Troop move or "
+        "Flying-Machine placement",
+    )
+
+
+@memo(512)
+def ended(state: WarState) -> Outcome | None:
+    """`outcome(state)`, remembered (a request asks it more than once)."""
+    return outcome(state)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from engine_service.rules.base import Event, EventKind, Outcome
 from engine_service.rules.war.actions import Action, split_action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import FORWARD, JUMPED, NAMES
+from engine_service.rules.war.compulsion import victim_of
+from engine_service.rules.war.flying_machines import with_machine
+from engine_service.rules.war.pieces import (
     KIND_IDS,
     SIDE_IDS,
     SIDE_NAMES,
@@ -12,9 +15,6 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.compulsion import victim_of
-from engine_service.rules.war.flying_machines import with_machine
-from engine_service.rules.war.geometry import FORWARD, JUMPED, NAMES
 from engine_service.rules.war.state import WarState
 
 

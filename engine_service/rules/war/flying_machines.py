@@ -13,8 +13,8 @@ move, or (with passing_allowed) chooses to move nothing, is the whole turn on it
 from __future__ import annotations
 
 from engine_service.rules.war.actions import PLACEMENTS, Action
-from engine_service.rules.war.army import FLYING_MACHINE, code
-from engine_service.rules.war.rules import WarRules
+from engine_service.rules.war.options import WarRules
+from engine_service.rules.war.pieces import FLYING_MACHINE, code
 
 
 def may_place(rules: WarRules, reserves: tuple[int, int], side: int, move: int) -> bool:

@@ -10,7 +10,15 @@ horse_leaps_flying_machine is false (A6).
 from __future__ import annotations
 
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import (
+    DIAGONAL_RAYS,
+    HORSE_LEAPS,
+    HORSE_LEAPS_OVER,
+    KING_STEPS,
+    ORTHOGONAL_RAYS,
+    QUEEN_RAYS,
+)
+from engine_service.rules.war.pieces import (
     CANNON,
     FLYING_MACHINE,
     GENERAL,
@@ -19,15 +27,7 @@ from engine_service.rules.war.army import (
     MORTAR,
     kind_of,
 )
-from engine_service.rules.war.geometry import (
-    DIAGONAL_RAYS,
-    HORSE_LEAPS,
-    HORSE_LEAPS_OVER,
-    KING_STEPS,
-    ORTHOGONAL_RAYS,
-    QUEEN_RAYS,
-)
-from engine_service.rules.war.rules import Turn
+from engine_service.rules.war.state import Turn
 
 SLIDER_RAYS = {GENERAL: QUEEN_RAYS, MORTAR: ORTHOGONAL_RAYS, CANNON: DIAGONAL_RAYS}
 

@@ -14,27 +14,31 @@ Printed forms (piece letter for every man but the Troop):
 Reading is forgiving: any case, an optional piece letter (`Te3-e4`, `md1xd6`), `-`, `x`
 or `:` between squares (or none: `e3e4`), and a chain may be given by its first and last
 squares (`a3:e7`) when that names one chain. Annotations `#C`, `+`, `!`, `?` are ignored.
-Text that names no legal action gets a message saying why, with the legal moves of the
-man concerned.
+`read_action` reads text against a position; text that names no legal action is
+`explain.explain_text`'s to refuse, with the legal moves of the man concerned.
 """
 
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Final
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action, split_action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.actions import PLACE, Action, ActionParts, join_action, split_action
+from engine_service.rules.war.board import JUMPED, NAMES, WIDTH, cell_index
+from engine_service.rules.war.flying_machines import with_machine
+from engine_service.rules.war.legal import legal_in
+from engine_service.rules.war.pieces import (
     KIND_LETTERS,
     KIND_NAMES,
+    LETTER_KINDS,
+    SIDE_NAMES,
     SIDE_SPAN,
     TROOP_MOVED,
     kind_of,
+    side_of,
 )
-from engine_service.rules.war.flying_machines import with_machine
-from engine_service.rules.war.geometry import JUMPED, NAMES, WIDTH, cell_index
 from engine_service.rules.war.state import WarState
 
 _CELL: Final = r"[a-j](?:10|[1-9])"
@@ -102,15 +106,8 @@ class Parsed:
 
     def action(self) -> Action:
         """The action tuple this text spells out literally."""
-        out: list[int] = []
-        if self.huff is not None:
-            out += [HUFF, self.huff]
-        if self.place is not None:
-            out += [PLACE, self.place]
-        if self.passes:
-            out.append(PASS)
-        out += self.path
-        return tuple(out)
+        origin = self.path[0] if self.path else None
+        return join_action(ActionParts(self.huff, self.place, origin, self.path[1:], self.passes))
 
 
 def _invalid(text: str, why: str) -> RuleError:
@@ -126,7 +123,7 @@ def _cell(text: str, whole: str) -> int:
     return cell
 
 
-@lru_cache(maxsize=4096)
+@memo(4096)  # keyed by text a client sends
 def read_text(text: str) -> Parsed:
     """Split a text into huff, placement, pass and move; NOTATION_INVALID if it is none.
 
@@ -182,3 +179,65 @@ def letter_matches(board: bytes, side: int, cell: int, letter: str | None) -> bo
     piece = board[cell]
     base = 1 + SIDE_SPAN * side
     return base <= piece < base + SIDE_SPAN and KIND_LETTERS[kind_of(piece)] == letter
+
+
+def _same_frame(parsed: Parsed, action: Action) -> bool:
+    parts = split_action(action)
+    return (
+        parts.huff == parsed.huff
+        and parts.place == parsed.place
+        and not parts.passes
+        and parts.origin == parsed.path[0]
+    )
+
+
+def read_action(state: WarState, text: str, side: int) -> Action:
+    """The action `text` names for `side`: the legal action it names when `side` is to move.
+
+    Otherwise the literal action is returned: for the side not to move (whoever applies
+    it then says it is not that side's turn), or when the text names no legal action
+    (`explain.explain_text` says why).
+    """
+    parsed = read_text(text)
+    literal = parsed.action()
+    if side != state.side:
+        return literal
+    legal, legal_set = legal_in(state)
+    if parsed.path and parsed.letter is not None:
+        board = state.board
+        origin = parsed.path[0]
+        if not letter_matches(board, side, origin, parsed.letter):
+            raise RuleError(
+                Reason.NOTATION_INVALID,
+                f"{text!r}: the piece letter {parsed.letter} means a "
+                f"{KIND_NAMES[LETTER_KINDS[parsed.letter]]}, but {NAMES[origin]} holds "
+                f"{_holding(state, origin)}",
+            )
+    if literal in legal_set:
+        return literal
+    if len(parsed.path) == 2:
+        # A chain named by its first and last squares ("a3:e7").
+        chains = [
+            a
+            for a in legal
+            if _same_frame(parsed, a)
+            and split_action(a).path[-1] == parsed.path[1]
+            and len(split_action(a).path) > 1
+        ]
+        if len(chains) == 1:
+            return chains[0]
+        if len(chains) > 1:
+            raise RuleError(
+                Reason.NOTATION_AMBIGUOUS,
+                f"{text!r} fits several jump chains; write every landing square: "
+                + ", ".join(format_action_text(state, a) for a in chains),
+            )
+    return literal
+
+
+def _holding(state: WarState, cell: int) -> str:
+    piece = state.board[cell]
+    if not piece:
+        return "nothing"
+    owner = SIDE_NAMES[side_of(piece)]
+    return f"{owner}'s {man_on(state.board, cell)}"

@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action
-from engine_service.rules.war.army import FLYING_MACHINE, SIDE_SPAN, TROOP_MOVED
+from engine_service.rules.war.board import BEHIND, FORWARD, FORWARD2, JUMPED, WIDTH
 from engine_service.rules.war.compulsion import allowed_victims, offenders_of, victim_of
-from engine_service.rules.war.geometry import BEHIND, FORWARD, FORWARD2, JUMPED, WIDTH
-from engine_service.rules.war.rules import WarRules
+from engine_service.rules.war.options import WarRules
+from engine_service.rules.war.pieces import FLYING_MACHINE, SIDE_SPAN, TROOP_MOVED
 from engine_service.rules.war.state import (
     HUFF_KEYS,
     PIECE_KEYS,

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine_service.rules.base import (
-    BoardDescription,
-    Event,
-    Outcome,
-    PieceView,
-    Ruleset,
-    SideInfo,
-)
+from engine_service.rules.base import BoardDescription, Event, Outcome, PieceView, Ruleset, SideInfo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import FORWARD, NAMES, relative_rank
+from engine_service.rules.war.compulsion import exposed
+from engine_service.rules.war.consistency import check_state
+from engine_service.rules.war.describe import SIDES, TITLE, describe_board
+from engine_service.rules.war.endings import citadel_holder, ended
+from engine_service.rules.war.events import action_events
+from engine_service.rules.war.explain import explain, explain_text
+from engine_service.rules.war.legal import legal_actions, legal_in
+from engine_service.rules.war.notation import format_action_text, read_action
+from engine_service.rules.war.options import OPTION_SPECS, PRESETS
+from engine_service.rules.war.pieces import (
     KIND_IDS,
     SIDE_IDS,
     TROOP,
@@ -23,22 +26,10 @@ from engine_service.rules.war.army import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.cached import clear_caches, ended, legal
-from engine_service.rules.war.compulsion import exposed
-from engine_service.rules.war.consistency import check_state
-from engine_service.rules.war.describe import SIDES, TITLE, describe_board
-from engine_service.rules.war.endings import citadel_holder
-from engine_service.rules.war.events import action_events
-from engine_service.rules.war.geometry import FORWARD, NAMES, relative_rank
-from engine_service.rules.war.movegen import legal_actions
-from engine_service.rules.war.notation import format_action_text
-from engine_service.rules.war.options import OPTION_SPECS, PRESETS
 from engine_service.rules.war.play import play
-from engine_service.rules.war.positions import setup_text_of, state_from_setup
-from engine_service.rules.war.reading import parse_action
+from engine_service.rules.war.start import setup_text_of, state_from_setup
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import REAR_RANK
-from engine_service.rules.war.validation import explain
 
 __all__ = ["WarRuleset", "clear_caches", "perft"]
 
@@ -53,6 +44,12 @@ def perft(state: WarState, depth: int) -> int:
             play(state, action)
         return len(actions)
     return sum(perft(play(state, action), depth - 1) for action in actions)
+
+
+def clear_caches() -> None:
+    """Forget the remembered legal actions and outcomes (for benchmarks of uncached work)."""
+    legal_in.cache_clear()
+    ended.cache_clear()
 
 
 def _is_action(action: object) -> bool:
@@ -90,16 +87,14 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def legal_actions(self, state: WarState) -> list[Action]:
         """Every legal action (empty once the game is over)."""
-        return list(legal(state)[0])
+        return list(legal_in(state)[0])
 
     def apply(self, state: WarState, action: Action) -> tuple[WarState, list[Event]]:
         """Check `action`, then return the new position and the events (RuleError if illegal)."""
-        over = ended(state)
-        if over is not None:
-            raise RuleError(Reason.GAME_OVER, f"the game is over: {over.message}")
+        self.require_ongoing(state)
         if not _is_action(action):
             raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of War action")
-        if action not in legal(state)[1]:
+        if action not in legal_in(state)[1]:
             raise explain(state, action)
         after = play(state, action)
         return after, action_events(state, action, after, ended(after))
@@ -124,20 +119,16 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def format_action(self, state: WarState, action: Action) -> str:
         """The notation of an action (section 2); `#C` marks a move after which a Citadel held."""
-        wins = action in legal(state)[1] and citadel_holder(play(state, action)) is not None
+        wins = action in legal_in(state)[1] and citadel_holder(play(state, action)) is not None
         return format_action_text(state, action, ends_by_citadel=wins)
 
     def parse_action(self, state: WarState, text: str, side: str | None = None) -> Action:
         """The action `text` names for `side` (default: the side to move)."""
-        if side is None:
-            side_index = state.side
-        elif side in SIDE_IDS:
-            side_index = SIDE_IDS.index(side)
-        else:
-            raise RuleError(
-                Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {', '.join(SIDE_IDS)}"
-            )
-        return parse_action(state, text, side_index)
+        side_index = state.side if side is None else self.side_index(side)
+        action = read_action(state, text, side_index)
+        if side_index == state.side and action not in legal_in(state)[1]:
+            raise explain_text(state, text, action)
+        return action
 
     # -- inspection --------------------------------------------------------------------
 

@@ -12,10 +12,15 @@ Extensions, so that any position of a game can be written exactly (a string with
 reads as before, so every section 3.2 string is accepted unchanged):
 
 - `F` / `f` on the board: a placed Flying Machine of South / North (section 8).
-- Troop "has moved" (section 11): a Troop standing off its side's Troop ranks (ranks 2 and
-  3 counted from its own back rank, where every set-up of section 3 puts the Troops) has
-  always moved. A Troop on those ranks has not moved, unless the optional token
-  `moved=<cells>` lists it (`moved=b3,h3`).
+- Troop "has moved" (section 11): the flag is part of the state, tracked from the set-up
+  on. An initial position (the `initial_position` option) has no moved Troop, wherever
+  its Troops stand. A setup string of any other position says which Troops have moved
+  with two tokens: `moved=<cells>` for Troops on their side's Troop ranks (ranks 2 and 3
+  counted from its own back rank, where every set-up of section 3 puts them) that have
+  moved (`moved=b3,h3`), and `unmoved=<cells>` for Troops off those ranks that have not
+  (a custom initial position can put them there); a Troop neither token lists reads as
+  moved exactly when it stands off its Troop ranks, so that the section 3.2 strings and
+  every string written before the token existed read as they always did.
 - `citadels=<south>,<north>` (e.g. `citadels=f1,f10`): the Citadel squares. Without it, the
   Citadels are the King squares of the game's initial position as the options define it
   (section 9: "the square on which its King stood at the start"), so a middlegame position
@@ -40,7 +45,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from engine_service.rules.options import Options
-from engine_service.rules.war.army import (
+from engine_service.rules.war.board import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
+from engine_service.rules.war.pieces import (
     EMPTY,
     FLYING_MACHINES_PER_SIDE,
     KING,
@@ -55,10 +61,9 @@ from engine_service.rules.war.army import (
     letter_of,
     side_of,
 )
-from engine_service.rules.war.geometry import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
 
 TROOP_RANKS: Final = (2, 3)  # relative ranks where Troops stand at the start (3.1, 3.2)
-_TOKEN_KEYS: Final = ("moved", "citadels", "ep", "huff", "quiet", "move")
+_TOKEN_KEYS: Final = ("moved", "unmoved", "citadels", "ep", "huff", "quiet", "move")
 
 
 class SetupError(ValueError):
@@ -161,8 +166,12 @@ def _read_reserves(text: str) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
-def parse_setup(text: str) -> Setup:
-    """Read a setup string; SetupError names the part that is wrong."""
+def parse_setup(text: str, *, initial: bool = False) -> Setup:
+    """Read a setup string; SetupError names the part that is wrong.
+
+    With `initial` the string is an initial position (the `initial_position` option): every
+    Troop in it has not moved (section 11), wherever it stands.
+    """
     fields = text.split()
     if len(fields) < 3:
         raise SetupError(
@@ -175,6 +184,7 @@ def parse_setup(text: str) -> Setup:
         raise SetupError(f"side to move {fields[1]!r} is neither S nor N")
     setup = Setup(board, SIDE_LETTERS.index(side_text), _read_reserves(fields[2]))
     moved: tuple[int, ...] = ()
+    unmoved: tuple[int, ...] = ()
     seen: set[str] = set()
     for token in fields[3:]:
         key, sep, value = token.partition("=")
@@ -189,6 +199,8 @@ def parse_setup(text: str) -> Setup:
         seen.add(key)
         if key == "moved":
             moved = _cells(value, "moved")
+        elif key == "unmoved":
+            unmoved = _cells(value, "unmoved")
         elif key == "citadels":
             cells = _cells(value, "citadels")
             if len(cells) != 2 or cells[0] == cells[1]:
@@ -207,14 +219,25 @@ def parse_setup(text: str) -> Setup:
             setup.move = _count(value, "move")
             if setup.move < 1:
                 raise SetupError("move= counts from 1")
+    if initial and moved:
+        raise SetupError("moved=: every Troop of an initial position has not moved (11)")
+    both = set(moved) & set(unmoved)
+    if both:
+        raise SetupError(f"{NAMES[min(both)]} is listed both as moved and as unmoved")
     for cell, piece in enumerate(board):
-        if piece and kind_of(piece) == TROOP and not starts_unmoved(side_of(piece), cell):
+        if (
+            piece
+            and kind_of(piece) == TROOP
+            and not initial
+            and not starts_unmoved(side_of(piece), cell)
+        ):
             board[cell] = piece + (TROOP_MOVED - TROOP)
-    for cell in moved:
-        piece = board[cell]
-        if not piece or kind_of(piece) > TROOP_MOVED:
-            raise SetupError(f"moved: {NAMES[cell]} holds no Troop")
-        board[cell] = code(side_of(piece), TROOP_MOVED)
+    for token, cells, kind in (("moved", moved, TROOP_MOVED), ("unmoved", unmoved, TROOP)):
+        for cell in cells:
+            piece = board[cell]
+            if not piece or kind_of(piece) > TROOP_MOVED:
+                raise SetupError(f"{token}: {NAMES[cell]} holds no Troop")
+            board[cell] = code(side_of(piece), kind)
     return setup
 
 
@@ -253,13 +276,14 @@ def format_setup(
     """A setup string; `citadels` is written only when given (the caller decides)."""
     reserve_text = ("F" * reserves[0] or "-") + ":" + ("f" * reserves[1] or "-")
     parts = [board_text(board), SIDE_LETTERS[side], reserve_text]
-    moved = [
-        NAMES[cell]
-        for cell, piece in enumerate(board)
-        if piece and kind_of(piece) == TROOP_MOVED and starts_unmoved(side_of(piece), cell)
-    ]
-    if moved:
-        parts.append("moved=" + ",".join(moved))
+    for token, flag, on_ranks in (("moved", TROOP_MOVED, True), ("unmoved", TROOP, False)):
+        cells = [
+            NAMES[cell]
+            for cell, piece in enumerate(board)
+            if piece and kind_of(piece) == flag and starts_unmoved(side_of(piece), cell) == on_ranks
+        ]
+        if cells:
+            parts.append(f"{token}=" + ",".join(cells))
     if citadels is not None:
         parts.append(f"citadels={NAMES[citadels[0]]},{NAMES[citadels[1]]}")
     if ep >= 0:

@@ -1,11 +1,11 @@
 """The position of a game: an immutable tuple, cheap to copy, with a Zobrist key.
 
 `WarState` is a named tuple so that making a new one is a single C call and equality and
-hashing come for free. Its `board` is 100 bytes (codes of `army`), a1 first.
+hashing come for free. Its `board` is 100 bytes (codes of `pieces`), a1 first.
 
 Position keys (for the repetition draw, A25) are Zobrist keys from a table drawn with a
 fixed seed, so the same position has the same key in every process; `play` updates them
-incrementally.
+incrementally. `Turn` is the part of a position the move generator works with.
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from functools import reduce
 from operator import xor
 from typing import Final, NamedTuple
 
-from engine_service.rules.war.army import FLYING_MACHINES_PER_SIDE, SIDE_SPAN
-from engine_service.rules.war.geometry import CELLS
-from engine_service.rules.war.rules import CODES, WarRules
+from engine_service.rules.war.board import CELLS
+from engine_service.rules.war.options import CODES, WarRules
+from engine_service.rules.war.pieces import FLYING_MACHINES_PER_SIDE, SIDE_SPAN
 
 
 class WarState(NamedTuple):
     """A Game of War position with everything needed to continue the game.
 
-    - `board`: 100 cell codes (`army`), a1 = index 0, j10 = index 99;
+    - `board`: 100 cell codes (`pieces`), a1 = index 0, j10 = index 99;
     - `side`: the side to move (0 South, 1 North);
     - `reserves`: Flying Machines (South, North) not yet placed;
     - `ep`: the square a Troop has just passed by a double step (en_passant option), or -1;
@@ -81,3 +81,12 @@ def position_key(
     for cell in huffable:
         key ^= HUFF_KEYS[cell]
     return key
+
+
+class Turn(NamedTuple):
+    """What the move generator works with: the rules, a board, the side to move and ep."""
+
+    rules: WarRules
+    board: bytes
+    side: int
+    ep: int

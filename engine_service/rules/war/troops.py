@@ -7,8 +7,7 @@ at all (7.8), whatever the options: it "stays there for good".
 from __future__ import annotations
 
 from engine_service.rules.war.actions import Action
-from engine_service.rules.war.army import SIDE_SPAN, TROOP
-from engine_service.rules.war.geometry import (
+from engine_service.rules.war.board import (
     FINAL_RANK,
     FORWARD,
     FORWARD2,
@@ -16,7 +15,9 @@ from engine_service.rules.war.geometry import (
     WIDTH,
     relative_rank,
 )
-from engine_service.rules.war.rules import Turn, WarRules
+from engine_service.rules.war.options import WarRules
+from engine_service.rules.war.pieces import SIDE_SPAN, TROOP
+from engine_service.rules.war.state import Turn
 
 REAR_RANK = 2  # relative rank of the Rear Troops at the start (3.2)
 

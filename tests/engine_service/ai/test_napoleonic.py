@@ -5,16 +5,20 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from engine_service.ai import suggest
-from engine_service.ai.evaluation import evaluate
+import pytest
+
+from engine_service.ai import evaluate, suggest
 from engine_service.ai.napoleonic import (
     Fight,
     best_allocation,
     clear_plans,
     judge,
 )
+from engine_service.ai.napoleonic.allocation import fights
+from engine_service.ai.napoleonic.planner import Planner
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
+from engine_service.rules.napoleonic.combat import legal_supports, tally
 from engine_service.rules.napoleonic.state import Phase, Unit
 from tests.engine_service.ai.helpers import RULES, new_state, random_action
 
@@ -115,3 +119,50 @@ def test_the_registered_evaluation_is_symmetric_at_the_start() -> None:
     red = evaluate(RULESET, state, "red", None)
     black = evaluate(RULESET, state, "black", None)
     assert abs(red + black) < 1e-9
+
+
+# Red's Heavy Infantry on d4 attacks Black's Foot Guards (defence 2) across the obstacle
+# d4|d5, Red's Infantry on c5 from beside; Black's Infantry on d6 may support across d5|d6.
+ACROSS_OBSTACLES = (
+    "board 8x8; red: a1=G#R_G d4=Y#R_Y c5=I#R_I; black: d5=F#B_F d6=I#B_S h8=G#B_G; "
+    "obstacles: d4|d5 d5|d6"
+)
+
+
+@pytest.mark.parametrize("heavy_is_artillery", ["false", "true"])
+@pytest.mark.parametrize("block_support", ["false", "true"])
+def test_the_planner_counts_combat_by_the_rulings_in_force(
+    heavy_is_artillery: str, block_support: str
+) -> None:
+    """A ruling that changes an attack value (10.4, 3.2) or who may support (10.4, ruling
+    30) changes the planner's numbers with the rules'."""
+    state = new_state(
+        "napoleonic",
+        ACROSS_OBSTACLES,
+        heavy_infantry_is_artillery=heavy_is_artillery,
+        obstacles_block_support=block_support,
+        auto_skip_defence="false",
+    )
+    units = state.by_id()
+    target = units["B_F"]
+    attacks = [(units["R_Y"], target), (units["R_I"], target)]
+    # The rules: declare both attacks, give every legal support, resolve.
+    played = state
+    for action in (Attack("red", "R_Y", "B_F"), Attack("red", "R_I", "B_F"), EndPhase("red")):
+        played = RULESET.play(played, action)
+    supports = legal_supports(played, "black")
+    for support in supports:
+        played = RULESET.play(played, support)
+    played = RULESET.play(played, EndPhase("black"))
+    fell = "B_F" not in played.by_id()
+    # The planner, asked the same questions.
+    (fight,) = fights(state, attacks)
+    assert fight.attack == tally(state, target, [a for a, _ in attacks], []).attack_total
+    assert {unit.id for unit, _value in fight.supporters} == {s.supporter for s in supports}
+    predicted = judge(state, attacks)
+    assert ("B_F" in {unit.id for unit in predicted.eliminated}) == fell
+    planner = Planner(RULESET, state, "red", deadline=float("inf"))
+    planner.compute_reach()
+    assert bool(planner.offensive([target])) == fell  # a kill is planned only when sure
+    # Only the full Heavy Infantry attack without the support takes the Foot Guards.
+    assert fell == (heavy_is_artillery == "false" and block_support == "true")

@@ -1,25 +1,42 @@
 """One conformance suite for every registered game (OpenSpiel's games_sim_test, here).
 
-Random playouts under each game's defaults and presets: at every position the state is
-consistent, the legal actions all apply (by `apply` and by the fast `play`, to the same
-state), their notation reads back to the same action, and a finished game offers nothing
-more. At the end the game's record replays to the same final state.
+It iterates the registry (`engine_service.rules.games`), so a game is tested as soon as it
+is registered, and a registered game without the data below fails here:
+
+- random playouts under each game's defaults and presets: at every position the state is
+  consistent, goes over the wire and back unchanged (core -> proto -> core), its set-up
+  text reads back to the same text, the legal actions all apply (by `apply` and by the
+  fast `play`, to the same state), their notation reads back to the same action, and a
+  finished game offers nothing more; at the end the game's record replays to the same
+  final state;
+- every option set's initial state is its own set-up text;
+- golden transcripts of scripted games (`golden.py`, `<game>/golden/`);
+- perft counts (`<game>/perft.json`), the deep ones only with `-m slow`.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine_service.rules import rulesets
+from engine_service.ai import strategy_for
+from engine_service.convert import conversions
+from engine_service.convert.base import Conversions
+from engine_service.rules import games, rulesets
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game, OfferDraw, Resign
 from engine_service.rules.record import parse_record, record_of, replay
+from tests.engine_service.convert.support import wire
+from tests.engine_service.rules.golden import path_of, scripts_of, transcripts
 
-GAMES = ["war", "battle", "napoleonic"]
+GAMES = [entry.id for entry in games()]
+HERE = Path(__file__).parent
 PLAYOUTS = 6
 MAX_PLIES = 400
 ACTIONS_CHECKED_PER_POSITION = 25
@@ -31,10 +48,21 @@ def _option_sets(ruleset: AnyRuleset) -> list[tuple[str, Any]]:
     return sets
 
 
-def _check_position(ruleset: AnyRuleset, game: Game[Any], rng: random.Random) -> None:
+def _check_position(
+    ruleset: AnyRuleset, game: Game[Any], ply: int, rng: random.Random, wired: Conversions
+) -> None:
     state = game.state
     assert ruleset.check_state(state) == [], ruleset.check_state(state)
     assert hash(state) == hash(state)
+    back, back_ply = wired.game_from_proto(wire(wired, game, ply))
+    assert (back.state, back.ended, back.draw_offer, back_ply) == (
+        state,
+        game.ended,
+        game.draw_offer,
+        ply,
+    ), "the wire round trip changed the game"
+    text = ruleset.setup_text(state)
+    assert ruleset.setup_text(ruleset.new_game(ruleset.options_of(state), text)) == text
     actions = ruleset.legal_actions(state)
     if game.outcome is not None:
         assert actions == [] and game.to_act() == ()
@@ -52,14 +80,15 @@ def _check_position(ruleset: AnyRuleset, game: Game[Any], rng: random.Random) ->
 @pytest.mark.parametrize("game_id", GAMES)
 def test_random_playouts_keep_every_invariant(game_id: str) -> None:
     ruleset = rulesets()[game_id]
+    wired = conversions(rulesets())
     for label, options in _option_sets(ruleset):
         for seed in range(PLAYOUTS):
             rng = random.Random(f"{game_id}-{label}-{seed}")
             initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
             game = initial
             played: list[tuple[str, Any]] = []
-            for _ in range(MAX_PLIES):
-                _check_position(ruleset, game, rng)
+            for ply in range(MAX_PLIES):
+                _check_position(ruleset, game, ply, rng, wired)
                 if game.outcome is not None:
                     break
                 action = ruleset.random_action(game.state, rng)
@@ -114,3 +143,74 @@ def test_options_are_checked_and_named(game_id: str) -> None:
             assert bad.value.reason == "INVALID_OPTION_VALUE"
             assert spec.name in bad.value.message
             assert all(value in bad.value.message for value in spec.allowed)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_initial_state_is_its_set_up_text(game_id: str) -> None:
+    ruleset = rulesets()[game_id]
+    for label, options in _option_sets(ruleset):
+        initial = ruleset.new_game(options)
+        again = ruleset.new_game(options, ruleset.setup_text(initial))
+        assert again == initial, label
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_every_layer_finds_the_game_in_the_registry(game_id: str) -> None:
+    ruleset = rulesets()[game_id]
+    assert conversions(rulesets()).converter(game_id).ruleset is ruleset
+    state = ruleset.new_game(ruleset.resolve_options({}))
+    side = ruleset.to_act(state)[0]
+    assert isinstance(strategy_for(ruleset).evaluate(state, side), float)
+
+
+# --- golden transcripts ---------------------------------------------------------------------
+
+GOLDEN = [(game_id, name) for game_id in GAMES for name in scripts_of(game_id).SCRIPTS]
+
+
+@pytest.mark.parametrize(("game_id", "name"), GOLDEN, ids=[f"{g}-{n}" for g, n in GOLDEN])
+def test_golden_transcript(game_id: str, name: str) -> None:
+    stored = path_of(game_id, name).read_text(encoding="utf-8")
+    fresh = transcripts(game_id)[name]
+    if fresh != stored:
+        diff = "".join(
+            difflib.unified_diff(
+                stored.splitlines(keepends=True), fresh.splitlines(keepends=True), "stored", "now"
+            )
+        )
+        pytest.fail(
+            f"transcript {name} differs from {path_of(game_id, name)}; if the change is "
+            "intended, regenerate with `.venv/bin/python -m tests.engine_service.rules.golden "
+            f"--regenerate {game_id}`:\n{diff}"
+        )
+
+
+def test_every_game_has_golden_transcripts() -> None:
+    assert all(scripts_of(game_id).SCRIPTS for game_id in GAMES)
+
+
+# --- perft ----------------------------------------------------------------------------------
+
+
+def _perft_cases(game_id: str) -> list[Any]:
+    data = json.loads((HERE / game_id / "perft.json").read_text())["positions"]
+    return [
+        pytest.param(
+            game_id,
+            entry,
+            depth,
+            marks=[pytest.mark.slow] if depth > entry["fast_depth"] else [],
+            id=f"{game_id}-{entry['name'][:40]}-d{depth}",
+        )
+        for entry in data
+        for depth in range(1, len(entry["counts"]) + 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("game_id", "entry", "depth"), [case for g in GAMES for case in _perft_cases(g)]
+)
+def test_perft(game_id: str, entry: dict[str, Any], depth: int) -> None:
+    ruleset = rulesets()[game_id]
+    state = ruleset.new_game(ruleset.resolve_options(entry["options"]), entry["setup"])
+    assert ruleset.perft(state, depth) == entry["counts"][depth - 1]

@@ -2,16 +2,17 @@
 
 Positions of the plates often lack the Citadel, the Wagon or a side's figures, so the game
 would be over at once (9.1, 9.2); the rules of movement and of the artillery are then
-tested on the position itself with `duties.analyse`, which is what `legal_actions` runs.
+tested on the position itself with `legal.analyse`, which is what `legal_actions` runs.
 """
 
 from __future__ import annotations
 
 from engine_service.rules.battle import BattleRuleset, BattleState, Move
+from engine_service.rules.battle.actions import move_of
 from engine_service.rules.battle.artillery import exposed
 from engine_service.rules.battle.board import cell_of
-from engine_service.rules.battle.duties import Analysis, Context, Verdict, analyse
-from engine_service.rules.battle.movement import move_of, piece_moves
+from engine_service.rules.battle.legal import Analysis, Context, Verdict, analyse
+from engine_service.rules.battle.movement import piece_moves
 from engine_service.rules.battle.pieces import SIDE_IDS
 from engine_service.rules.battle.play import play_move
 

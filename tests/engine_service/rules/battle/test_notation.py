@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine_service.rules.battle.movement import Move
+from engine_service.rules.battle.actions import Move
 from engine_service.rules.errors import Reason, RuleError
 from tests.engine_service.rules.battle.helpers import RULES, mv, position, sq
 

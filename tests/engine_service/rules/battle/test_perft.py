@@ -1,5 +1,5 @@
-"""perft regression: the counts in `perft.json`, each cross-checked with the reference
-generator when it was written down; the deep ones run only with `-m slow`."""
+"""perft counts (`perft.json`, run for every game by the conformance suite), cross-checked
+live with the reference generator, and divide."""
 
 from __future__ import annotations
 
@@ -15,22 +15,6 @@ from tests.engine_service.rules.battle.helpers import RULES
 DATA: list[dict[str, Any]] = json.loads((Path(__file__).parent / "perft.json").read_text())[
     "positions"
 ]
-CASES = [
-    pytest.param(
-        entry,
-        depth,
-        marks=[pytest.mark.slow] if depth > entry["fast_depth"] else [],
-        id=f"{entry['name'].split(':')[0]}-d{depth}",
-    )
-    for entry in DATA
-    for depth in range(1, len(entry["counts"]) + 1)
-]
-
-
-@pytest.mark.parametrize(("entry", "depth"), CASES)
-def test_perft(entry: dict[str, Any], depth: int) -> None:
-    state = RULES.new_game(RULES.resolve_options(entry["options"]), entry["setup"])
-    assert RULES.perft(state, depth) == entry["counts"][depth - 1]
 
 
 def test_divide_sums_to_perft() -> None:

@@ -1,27 +1,11 @@
-"""Golden transcripts: scripted games whose full event log is kept as text under `golden/`.
-
-`test_golden.py` compares each script's transcript with its stored file and never writes.
-After an intended change of behaviour, regenerate on purpose and review the diff:
-
-    .venv/bin/python -m tests.engine_service.rules.napoleonic.golden --regenerate
-
-A script line is `<side> <notation>`; a line starting with `!` must be refused, and the
-transcript records the refusal's reason and message.
-"""
+"""Napoleonic Chess's golden scripts (see `tests/engine_service/rules/golden.py`)."""
 
 from __future__ import annotations
 
-import argparse
-from dataclasses import dataclass, field
-from pathlib import Path
-
-from engine_service.rules.base import Event
-from engine_service.rules.errors import RuleError
-from engine_service.rules.game import Game
 from engine_service.rules.napoleonic import NapoleonicRuleset
 from engine_service.rules.napoleonic.state import NapoleonicState
+from tests.engine_service.rules.golden import Script
 
-GOLDEN = Path(__file__).parent / "golden"
 RULESET = NapoleonicRuleset(seal_key=b"golden transcripts test key")
 
 RED_ARRAY = "a2=A b2=C c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
@@ -33,16 +17,6 @@ TERRAIN_SETUP = (
     "black: c6=I#B_I1 b6=I#B_I2 a6=A#B_A f6=I#B_I3 a8=G#B_G; "
     "hills: c4 f5; obstacles: a4|a5 b4|b5 g4|g5 h4|h5"
 )
-
-
-@dataclass(frozen=True)
-class Script:
-    """A scripted game: options, an optional set-up text and the lines played."""
-
-    options: dict[str, str]
-    lines: tuple[str, ...]
-    setup: str | None = None
-    notes: tuple[str, ...] = field(default=())
 
 
 SCRIPTS: dict[str, Script] = {
@@ -182,76 +156,6 @@ SCRIPTS: dict[str, Script] = {
 }
 
 
-def _events(events: list[Event]) -> list[str]:
-    out: list[str] = []
-    for event in events:
-        out.append(f"   {event.kind}: {event.text}")
-        tally = event.combat
-        if tally is not None:
-            attackers = ", ".join(f"{c.unit} {c.value}" for c in tally.attackers)
-            supports = ", ".join(f"{c.unit} {c.value}" for c in tally.supports) or "-"
-            bonuses = ", ".join(f"{s} {v}" for s, v in tally.bonuses) or "-"
-            verdict = "eliminated" if tally.eliminated else "holds"
-            out.append(
-                f"     tally {tally.target}: attack [{attackers}] = {tally.attack_total}; "
-                f"defence {tally.defence} + bonuses [{bonuses}] + supports [{supports}] = "
-                f"{tally.defence_total}; {verdict}"
-            )
-    return out
-
-
-def transcript(name: str) -> str:
-    """The transcript of a script: each action, its events, refusals and the end."""
-    script = SCRIPTS[name]
-    options = RULESET.resolve_options(script.options)
-    game: Game[NapoleonicState] = Game(RULESET, RULESET.new_game(options, script.setup))
-    lines = [f"# Napoleonic Chess golden transcript: {name}"]
-    lines += [f"# {note}" for note in script.notes]
-    lines.append(f"# options: {options.non_default()}")
-    lines.append(f"# setup: {RULESET.setup_text(game.state)}")
-    number = 0
-    for raw in script.lines:
-        refused = raw.startswith("! ")
-        side, _sep, text = raw.removeprefix("! ").partition(" ")
-        try:
-            action = game.parse(text, side)
-            after, events = game.apply(side, action)
-        except RuleError as error:
-            if not refused:
-                raise AssertionError(f"{raw!r} was refused: {error!r}") from None
-            lines.append(f"!  {side} {text}")
-            lines.append(f"   refused {error.reason}: {error.message}")
-            continue
-        if refused:
-            raise AssertionError(f"{raw!r} should have been refused")
-        number += 1
-        lines.append(f"{number}. {side} {game.format(action)}")
-        lines += _events(events)
-        game = after
-    outcome = game.outcome
-    lines.append(f"== to act: {', '.join(game.to_act()) or 'nobody'}; phase {game.state.phase}")
-    lines.append(f"== outcome: {outcome.message if outcome else 'none'}")
-    lines.append(f"== position: {RULESET.setup_text(game.state)}")
-    return "\n".join(lines) + "\n"
-
-
-def path_of(name: str) -> Path:
-    """The stored transcript file of a script."""
-    return GOLDEN / f"{name}.txt"
-
-
-def main() -> None:
-    """Rewrite the stored transcripts (only when asked to, with --regenerate)."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--regenerate", action="store_true", help="rewrite golden/*.txt")
-    args = parser.parse_args()
-    if not args.regenerate:
-        parser.error("pass --regenerate to rewrite the golden transcripts on purpose")
-    GOLDEN.mkdir(exist_ok=True)
-    for name in SCRIPTS:
-        path_of(name).write_text(transcript(name), encoding="utf-8")
-        print(f"wrote {path_of(name)}")
-
-
-if __name__ == "__main__":
-    main()
+def status(state: NapoleonicState) -> str:
+    """The phase, beside the players to act."""
+    return f"phase {state.phase}"

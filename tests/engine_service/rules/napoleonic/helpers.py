@@ -25,8 +25,8 @@ from engine_service.rules.napoleonic.actions import (
     NapoleonicAction,
     Support,
 )
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from engine_service.rules.napoleonic.units import UNIT_TYPES
 
 DATA = Path(__file__).parent / "data" / "napoleonic_chess_scenarios.json"
 RULESET = NapoleonicRuleset()

@@ -19,8 +19,8 @@ from engine_service.rules.napoleonic.actions import (
     Support,
 )
 from engine_service.rules.napoleonic.combat import legal_attacks, legal_supports
+from engine_service.rules.napoleonic.pieces import DIRECTION_SETS, UNIT_TYPES
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from engine_service.rules.napoleonic.units import DIRECTION_SETS, UNIT_TYPES
 from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch, spec_data
 
 TEST_OPTIONS = {"auto_skip_defence": "false"}

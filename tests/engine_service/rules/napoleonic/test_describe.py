@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine_service.rules.napoleonic.units import UNIT_TYPES
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from tests.engine_service.rules.napoleonic.helpers import RULESET, play_text
 
 

@@ -22,8 +22,8 @@ from engine_service.rules.napoleonic.actions import (
     Place,
     Support,
 )
+from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from engine_service.rules.napoleonic.units import UNIT_TYPES
 from tests.engine_service.rules.napoleonic.helpers import RULESET
 
 CONFIGS = {

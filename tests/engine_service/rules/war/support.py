@@ -9,7 +9,7 @@ from engine_service.rules.base import Outcome
 from engine_service.rules.options import Options
 from engine_service.rules.war import Action, WarRuleset, WarState
 from engine_service.rules.war.actions import split_action
-from engine_service.rules.war.geometry import NAMES
+from engine_service.rules.war.board import NAMES
 
 from .reference import Man, RefAction, Reference, RefPosition
 

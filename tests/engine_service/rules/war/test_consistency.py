@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine_service.rules.war import WarState
-from engine_service.rules.war.geometry import cell_index
+from engine_service.rules.war.board import cell_index
 from engine_service.rules.war.state import position_key
 
 from .support import RULES, act, options, position

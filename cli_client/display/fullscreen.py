@@ -1,0 +1,485 @@
+"""The full-screen view: one screen updated in place, built on prompt_toolkit.
+
+    ┌ board ───────────────┐  title, players and clocks (ticking), game status
+    │                      │  legend: pieces, sides, marks
+    │                      │  moves: the last ones that fit
+    └──────────────────────┘
+    ─────────────────────────────────────────────────────────────
+    the latest events and messages, word-wrapped to the width
+    spinner · what is awaited · time                (status line)
+    South › the input line (history: up/down, Tab completes)
+
+The application runs in the main thread (it owns the terminal, resizes and keys); the game
+loop runs in a worker thread and talks to this class through the `Display` methods, which
+only store what to show and ask for a redraw. Typed lines go to the loop through a queue.
+Drawings are the same `render/` code as the line display, turned into ANSI text.
+When the view closes, the last drawing and the farewell lines are printed to the normal
+screen, so the end of a game stays in the terminal's scrollback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, ThreadedCompleter
+from prompt_toolkit.data_structures import Point
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import (
+    Container,
+    DynamicContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
+)
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.output.color_depth import ColorDepth
+from rich.console import Console
+from rich.text import Text
+
+from cli_client.render import panel
+from cli_client.render.board import Scene, draw_board
+from cli_client.session import GameSession
+from cli_client.terminal import SPINNER_UNICODE, Terminal, elapsed
+
+REFRESH_SECONDS = 0.5  # clocks and the spinner move this often
+GAP = 3  # columns between the board and the side panel
+SIDE_MIN = 30  # narrowest side panel beside the board; narrower terminals stack them
+LOG_KEPT = 400  # messages kept for the log pane
+MOVE_LINES_MIN = 2
+LOG_LINES_MIN = 3
+INPUT_STYLE = "fg:#ececec bg:#2b2b2b"
+KEYS = "Enter sends · ↑↓ history · Tab completes · `help` · Ctrl-C leaves"
+
+
+class _Signal:
+    """A key that is not a line: Ctrl-C or end of input."""
+
+
+INTERRUPT = _Signal()
+END_OF_INPUT = _Signal()
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """How the screen is divided for a terminal size."""
+
+    columns: int
+    rows: int
+    side_by_side: bool
+    board_width: int
+    board_height: int
+    side_width: int
+    side_height: int
+    log_height: int
+
+
+class _Words(Completer):
+    """Completes the line from the client's words and the legal actions."""
+
+    def __init__(self, source: Callable[[], Sequence[str]]) -> None:
+        self.source = source
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        """Candidates that start with what is typed (case does not matter)."""
+        typed = document.text_before_cursor
+        lowered = typed.lower()
+        seen: set[str] = set()
+        for word in self.source():
+            if word.lower().startswith(lowered) and word != typed and word not in seen:
+                seen.add(word)
+                yield Completion(word, start_position=-len(typed))
+
+
+class FullScreen:
+    """A `Display` that keeps the whole game on one screen."""
+
+    def __init__(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self.theme = terminal.theme
+        self._lines: queue.Queue[str | _Signal] = queue.Queue()
+        self._lock = threading.Lock()
+        self._log: list[Text] = []
+        self._farewell: list[Text] = []
+        self._session: GameSession | None = None
+        self._scene: Scene | None = None
+        self._board: list[Text] = []
+        self._board_ansi = ANSI("")
+        self._prompt = Text("")
+        self._waiting = ""
+        self._waiting_since = time.monotonic()
+        self._busy = ""
+        self._eof = False
+        self._interrupted = False
+        self._words: Callable[[], Sequence[str]] = lambda: []
+        self._console = Console(
+            file=io.StringIO(),
+            force_terminal=True,
+            color_system="truecolor" if self.theme.colour else None,
+            no_color=not self.theme.colour,
+            width=1000,
+            highlight=False,
+            markup=False,
+            emoji=False,
+        )
+        self.buffer = Buffer(
+            multiline=False,
+            history=InMemoryHistory(),
+            completer=ThreadedCompleter(_Words(self._candidates)),
+            accept_handler=self._accept,
+        )
+        self.app: Application[int] = self._application()
+
+    # -- the application -------------------------------------------------------------
+
+    def _application(self) -> Application[int]:
+        input_line = Window(
+            BufferControl(self.buffer, input_processors=[BeforeInput(self._prompt_text)]),
+            height=1,
+            style=INPUT_STYLE if self.theme.colour else "reverse",  # a field to type in
+        )
+        board = Window(
+            # A board taller than the screen shows its lower part: the player's own side.
+            FormattedTextControl(
+                lambda: self._board_ansi,
+                get_cursor_position=lambda: Point(0, max(len(self._board) - 1, 0)),
+                show_cursor=False,
+            ),
+            width=lambda: Dimension.exact(self.geometry().board_width),
+            height=lambda: Dimension.exact(self.geometry().board_height),
+            dont_extend_width=True,
+        )
+        side = Window(
+            FormattedTextControl(self._side_text),
+            height=lambda: Dimension.exact(self.geometry().side_height),
+        )
+        gap = Window(width=GAP)
+
+        def top() -> Container:
+            if self.geometry().side_by_side:
+                return VSplit([board, gap, side])
+            return HSplit([board, side])
+
+        rule = "─" if self.theme.unicode else "-"
+        body = HSplit(
+            [
+                DynamicContainer(top),
+                Window(height=1, char=rule, style="fg:ansibrightblack"),
+                Window(
+                    FormattedTextControl(self._log_text),
+                    height=lambda: Dimension.exact(self.geometry().log_height),
+                ),
+                Window(FormattedTextControl(self._status_text), height=1),
+                input_line,
+            ]
+        )
+        root = FloatContainer(
+            content=body,
+            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))],
+        )
+        keys = KeyBindings()
+
+        @keys.add("c-c")
+        def _interrupt(event: KeyPressEvent) -> None:
+            if self._interrupted:  # a second Ctrl-C while the loop is busy: leave now
+                event.app.exit(result=130)
+                return
+            self._interrupted = True
+            self._lines.put(INTERRUPT)
+
+        @keys.add("c-d")
+        def _end(event: KeyPressEvent) -> None:
+            if self.buffer.text:
+                self.buffer.delete()
+            else:
+                self._lines.put(END_OF_INPUT)
+
+        return Application(
+            layout=Layout(root, focused_element=input_line),
+            key_bindings=keys,
+            full_screen=True,
+            refresh_interval=REFRESH_SECONDS,
+            color_depth=ColorDepth.TRUE_COLOR if self.theme.colour else ColorDepth.DEPTH_1_BIT,
+            mouse_support=False,
+        )
+
+    def _accept(self, buffer: Buffer) -> bool:
+        self._lines.put(buffer.text)
+        return False  # clear the line (it is kept in the history)
+
+    def run(self, body: Callable[[], int]) -> int:
+        """Run the loop in a worker thread while the view owns the terminal."""
+        outcome: list[int] = []
+        failure: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                outcome.append(body())
+            except BaseException as error:  # handed to the main thread
+                failure.append(error)
+            finally:
+                self._close()
+
+        def start() -> None:
+            threading.Thread(target=work, name="game-loop", daemon=True).start()
+
+        result = self.app.run(pre_run=start)
+        self._goodbye()
+        if failure:
+            raise failure[0]
+        return outcome[0] if outcome else result
+
+    def _close(self) -> None:
+        loop = self.app.loop
+        if loop is None:
+            return
+
+        def close() -> None:
+            if self.app.is_running and not self.app.is_done:
+                self.app.exit(result=0)
+
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(close)
+
+    def _goodbye(self) -> None:
+        """The last drawing and the farewell lines, on the normal screen."""
+        console = self.terminal.console
+        if self._session is not None and self._scene is not None:
+            console.print(Text(""))
+            for line in panel.screen(self._session, self.theme, console.width, scene=self._scene):
+                console.print(line)
+        for line in self._farewell:
+            console.print(line, soft_wrap=False)
+
+    def _changed(self) -> None:
+        self.app.invalidate()
+
+    # -- what the loop shows ---------------------------------------------------------
+
+    @property
+    def width(self) -> int:
+        """Columns of the log pane."""
+        return self._size()[0]
+
+    @property
+    def at_eof(self) -> bool:
+        """Whether the player ended input (Ctrl-D on an empty line)."""
+        return self._eof
+
+    def complete_from(self, source: Callable[[], Sequence[str]]) -> None:
+        """Where Tab finds its candidates."""
+        self._words = source
+
+    def _candidates(self) -> Sequence[str]:
+        return self._words()
+
+    def game(self, session: GameSession, scene: Scene) -> None:
+        """Keep the game and draw its board once (the panel is drawn on every refresh)."""
+        board = draw_board(scene, self.theme)
+        with self._lock:
+            self._session, self._scene = session, scene
+            self._board = board
+            self._board_ansi = self._ansi(board)
+        self._changed()
+
+    def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
+        """What was played, into the log."""
+        lines: list[Text] = []
+        if notations:
+            text = Text(f"{who}: " if who else "")
+            text.append(", ".join(notations), style=self.theme.style("bold"))
+            lines.append(text)
+        self._add(*lines, *events)
+
+    def say(self, *lines: Text) -> None:
+        """Lines into the log."""
+        self._add(*lines)
+
+    def _add(self, *lines: Text) -> None:
+        with self._lock:
+            self._log.extend(lines)
+            del self._log[:-LOG_KEPT]
+        self._changed()
+
+    def prompt(self, prompt: Text, waiting: str = "") -> None:
+        """The prompt before the input line, and what is awaited."""
+        with self._lock:
+            if waiting != self._waiting:
+                self._waiting = waiting
+                self._waiting_since = time.monotonic()
+            changed = prompt.markup != self._prompt.markup
+            self._prompt = prompt
+        if changed:
+            self._changed()
+
+    @contextlib.contextmanager
+    def busy(self, what: str) -> Iterator[None]:
+        """Show `what` in the status line meanwhile."""
+        self._busy = what
+        self._changed()
+        try:
+            yield
+        finally:
+            self._busy = ""
+            self._changed()
+
+    def read(self, timeout: float) -> list[str]:
+        """Lines typed since the last read (waiting up to `timeout` for the first)."""
+        items: list[str | _Signal] = []
+        try:
+            items.append(self._lines.get(timeout=timeout))
+            while True:
+                items.append(self._lines.get_nowait())
+        except queue.Empty:
+            pass
+        lines: list[str] = []
+        for item in items:
+            if item is INTERRUPT:
+                raise KeyboardInterrupt
+            if item is END_OF_INPUT:
+                self._eof = True
+                break
+            if isinstance(item, str):
+                lines.append(item)
+        return lines
+
+    def tick(self) -> None:
+        """Nothing: the view refreshes by itself."""
+
+    def farewell(self, *lines: Text) -> None:
+        """Shown now, and printed again when the view has closed."""
+        self._farewell.extend(lines)
+        self._add(*lines)
+
+    # -- drawing -----------------------------------------------------------------------
+
+    def _size(self) -> tuple[int, int]:
+        app: Application[int] | None = getattr(self, "app", None)  # None while it is built
+        try:
+            if app is None:
+                raise OSError
+            size = app.output.get_size()
+        except OSError:
+            return self.terminal.console.width, self.terminal.console.height
+        return size.columns, size.rows
+
+    def geometry(self) -> Geometry:
+        """The division of the screen for the current size."""
+        columns, rows = self._size()
+        with self._lock:
+            board = self._board
+        board_width = max((line.cell_len for line in board), default=0)
+        board_height = len(board)
+        side_fixed = len(self._panel_head(max(columns - board_width - GAP, SIDE_MIN)))
+        side_by_side = columns - board_width - GAP >= SIDE_MIN
+        free = max(rows - 3, 1)  # the rule, the status line, the input line
+        log_min = LOG_LINES_MIN
+        if side_by_side:
+            side_width = columns - board_width - GAP
+            top = min(max(board_height, side_fixed + MOVE_LINES_MIN + 1), max(free - log_min, 1))
+            side_height = top
+            board_height = min(board_height, top)
+        else:
+            side_width = columns
+            board_height = min(board_height, max(free - log_min, 1))
+            side_height = max(
+                min(side_fixed + MOVE_LINES_MIN + 1, free - board_height - log_min), 0
+            )
+            top = board_height + side_height
+        return Geometry(
+            columns=columns,
+            rows=rows,
+            side_by_side=side_by_side,
+            board_width=board_width,
+            board_height=board_height,
+            side_width=side_width,
+            side_height=side_height,
+            log_height=max(free - top, 1),
+        )
+
+    def _ansi(self, lines: Sequence[Text]) -> ANSI:
+        console = self._console
+        with console.capture() as captured:
+            for line in lines:
+                console.print(line, soft_wrap=True, no_wrap=True, overflow="ignore")
+        text = captured.get()
+        return ANSI(text[:-1] if text.endswith("\n") else text)  # one line per line given
+
+    def _wrapped(self, lines: Sequence[Text], width: int) -> list[Text]:
+        out: list[Text] = []
+        for line in lines:
+            if not line.plain:
+                out.append(line)
+                continue
+            out.extend(line.wrap(self._console, max(width, 10)))
+        return out
+
+    def _panel_head(self, width: int) -> list[Text]:
+        """Status and legend: the side panel above the moves."""
+        session, scene = self._session, self._scene
+        if session is None or scene is None:
+            return []
+        lines = panel.status_lines(session, self.theme)
+        lines.append(Text(""))
+        lines += self._wrapped(panel.legend(scene, self.theme, pieces_too=True), width)
+        return lines
+
+    def _side_text(self) -> ANSI:
+        geometry = self.geometry()
+        lines = self._panel_head(geometry.side_width)
+        session = self._session
+        room = geometry.side_height - len(lines) - 2
+        if session is not None and room > 0:
+            moves = [f"{number}. {text}" for number, text in enumerate(session.view.moves, 1)]
+            packed = self._wrapped([Text("  ".join(moves))], geometry.side_width) if moves else []
+            lines.append(Text(""))
+            lines.append(Text("Moves", style=self.theme.style("bold")))
+            lines += packed[-room:] if packed else [Text("none yet", style=self.theme.style("dim"))]
+        return self._ansi(lines[: max(geometry.side_height, 0)])
+
+    def _log_text(self) -> ANSI:
+        geometry = self.geometry()
+        with self._lock:
+            entries = list(self._log)
+        lines = self._wrapped(entries[-geometry.log_height * 2 :], geometry.columns - 1)
+        lines = lines[-geometry.log_height :]
+        # The newest line just above the input line, where the eye is.
+        return self._ansi([Text("")] * (geometry.log_height - len(lines)) + lines)
+
+    def _status_text(self) -> ANSI:
+        theme = self.theme
+        if self._busy or self._waiting:
+            frame = SPINNER_UNICODE[int(time.monotonic() / REFRESH_SECONDS) % len(SPINNER_UNICODE)]
+            what = self._busy or self._waiting
+            text = Text(f"{frame} {what}", style=theme.style("cyan"))
+            if not self._busy:
+                text.append(f" {elapsed(time.monotonic() - self._waiting_since)}")
+            return self._ansi([text])
+        geometry = self.geometry()
+        if geometry.board_height < len(self._board):
+            cut = "the board does not fit: make the terminal taller, or use --plain"
+            return self._ansi([Text(cut, style=theme.style("yellow"))])
+        return self._ansi([Text(KEYS, style=theme.style("dim"))])
+
+    def _prompt_text(self) -> ANSI:
+        with self._lock:
+            prompt = self._prompt
+        return self._ansi([prompt])

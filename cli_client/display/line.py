@@ -1,0 +1,82 @@
+"""The line display: every change printed below the last, above an editable prompt line.
+
+For pipes and scripts, `--ascii`, `--plain` and screen readers: nothing is redrawn in
+place, so everything shown stays in the terminal's scrollback in the order it happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Sequence
+
+from rich.text import Text
+
+from cli_client.display import nothing
+from cli_client.render import panel
+from cli_client.render.board import Scene
+from cli_client.session import GameSession
+from cli_client.terminal import Terminal
+
+
+class LineDisplay:
+    """A `Display` on a `Terminal`, as a scrolling log."""
+
+    def __init__(self, terminal: Terminal) -> None:
+        self.terminal = terminal
+        self.theme = terminal.theme
+
+    @property
+    def width(self) -> int:
+        """The terminal's width."""
+        return self.terminal.console.width
+
+    @property
+    def at_eof(self) -> bool:
+        """Whether input has ended."""
+        return self.terminal.at_eof
+
+    def run(self, body: Callable[[], int]) -> int:
+        """Run the loop with key-by-key input."""
+        with self.terminal.session():
+            return body()
+
+    def game(self, session: GameSession, scene: Scene) -> None:
+        """Print the board with the status beside it."""
+        lines = panel.screen(session, self.theme, self.width, scene=scene)
+        self.terminal.print(Text(""), *lines)
+
+    def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
+        """Print what was played and what it did."""
+        if notations:
+            text = Text(f"{who}: " if who else "")
+            text.append(", ".join(notations), style=self.theme.style("bold"))
+            self.terminal.print(text)
+        if events:
+            self.terminal.print(*events, wrap=True)
+
+    def say(self, *lines: Text) -> None:
+        """Print lines, word-wrapped to the terminal."""
+        self.terminal.print(*lines, wrap=True)
+
+    def prompt(self, prompt: Text, waiting: str = "") -> None:
+        """Set the prompt line."""
+        self.terminal.set_prompt(prompt, waiting=waiting)
+
+    def busy(self, what: str) -> contextlib.AbstractContextManager[None]:
+        """Nothing to show: the log goes on when the answer comes."""
+        return nothing()
+
+    def read(self, timeout: float) -> list[str]:
+        """Lines typed within `timeout` seconds."""
+        return self.terminal.read(timeout)
+
+    def complete_from(self, source: Callable[[], Sequence[str]]) -> None:
+        """No completion here (the line editor of `Terminal` has history only)."""
+
+    def tick(self) -> None:
+        """Turn the spinner."""
+        self.terminal.tick()
+
+    def farewell(self, *lines: Text) -> None:
+        """Print the last lines."""
+        self.terminal.print(*lines, wrap=True)

@@ -1,0 +1,92 @@
+"""What the player typed, read against the engine's legal actions when the engine refused it.
+
+Chess players bring habits: a destination alone (`c3`), the chess letter of a piece
+(`Nb1-c3` where the Game of War writes `Hb1-c3`), a slip of the keyboard (`mvoes`). The
+client keeps no rules, so it reads these only against what the engine says is legal now
+(`ListLegalActions`, each with its notation) and the board's cell names and piece letters
+(`DescribeGame`):
+
+- a destination alone is played when exactly one legal action ends on that cell;
+- otherwise a legal action over the same cells, in the same order, is suggested
+  ("did you mean Hb1-c3?"), and so is the nearest word the client or the notation knows.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wargame.v1 import board_pb2
+
+MAX_LISTED = 4
+WORD_CUTOFF = 0.7
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What to do with a refused text: play another action, or say something."""
+
+    play: str = ""  # the one legal action it can only mean
+    hint: str = ""  # a suggestion to add to the refusal
+    replaces: bool = False  # the hint says it all (the engine's words add nothing)
+
+
+class Cells:
+    """Finds a board's cell names inside action texts."""
+
+    def __init__(self, board: board_pb2.BoardDescription) -> None:
+        names = sorted({cell.name.lower() for cell in board.cells}, key=len, reverse=True)
+        self.names = frozenset(names)
+        pattern = "|".join(re.escape(name) for name in names) or r"(?!)"
+        self._pattern = re.compile(rf"(?<![0-9])(?:{pattern})(?![0-9])")
+        self.letters = {kind.letter.upper(): kind.name for kind in board.piece_kinds}
+
+    def of(self, text: str) -> list[str]:
+        """The cells named in a text, in order ("Hb1-c3" -> b1, c3)."""
+        return self._pattern.findall(text.lower())
+
+
+def _listed(notations: Sequence[str]) -> str:
+    shown = list(notations[:MAX_LISTED])
+    more = " …" if len(notations) > MAX_LISTED else ""
+    return ", ".join(shown) + more
+
+
+def _letter_note(typed: str, suggestion: str, cells: Cells) -> str:
+    """ " (H is the Horse here)" when the suggestion's piece letter is not the one typed."""
+    mine, theirs = typed.strip()[:1].upper(), suggestion.strip()[:1]
+    if theirs in cells.letters and mine != theirs.upper():
+        return f" ({theirs} is the {cells.letters[theirs]} here)"
+    return ""
+
+
+def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) -> Reading:
+    """What a refused `text` may have meant, given the legal actions and the client's words."""
+    typed = " ".join(text.split())
+    if typed.lower() in cells.names:
+        going = [notation for notation in legal if cells.of(notation)[-1:] == [typed.lower()]]
+        if len(going) == 1:
+            return Reading(play=going[0])
+        if going:
+            return Reading(
+                hint=f"more than one action goes to {typed}: {_listed(going)}", replaces=True
+            )
+        return Reading(hint=f"no legal action goes to {typed}", replaces=True)
+    route = cells.of(typed)
+    if route:
+        same = [notation for notation in legal if cells.of(notation) == route]
+        if len(same) == 1:
+            note = _letter_note(typed, same[0], cells)
+            return Reading(hint=f"did you mean {same[0]}?{note}")
+        if same:
+            return Reading(hint=f"did you mean one of {_listed(same)}?")
+        return Reading()
+    keywords = {notation.split()[0] for notation in legal if notation.split()[0].isalpha()}
+    vocabulary = sorted({*words, *keywords})
+    head = typed.split()[0].lower() if typed else ""
+    close = difflib.get_close_matches(head, vocabulary, n=1, cutoff=WORD_CUTOFF)
+    if close and close[0] != head:
+        return Reading(hint=f"did you mean `{close[0]}`?")
+    return Reading()

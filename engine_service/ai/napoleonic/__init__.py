@@ -1,0 +1,122 @@
+"""Napoleonic Chess: a turn planner.
+
+A Napoleonic Chess turn is many small actions (spec 6): move any units, declare attacks,
+the defender allocates supports, combats resolve at once, the attacker may advance. A
+ply-by-ply search cannot see a combat's result until the whole turn is played, so the AI
+plans whole phases instead:
+
+- **Movement and attack declaration** (`plan_turn`). For each enemy unit, Guards first,
+  the planner looks for attackers that can stand next to it this turn (in their attack
+  directions) and for units that can attack its possible supporters, since a unit under
+  attack cannot support (7.2). A kill is planned only when the attack exceeds the
+  defence plus every support the defender could still give (7.3: ties survive), so it
+  succeeds against the best allocation. The remaining units then move for position:
+  towards the enemy Guards, in contact with the enemy, near their own Guards, away from
+  squares the enemy could overwhelm next turn. Finally every unit that can attack
+  something does (attacks cost nothing: no counter-attack), the targets chosen to
+  maximise what the defender's best allocation must lose. Several orders of targets give
+  several plans; the best one by kills and final position is kept.
+- **Defence** (`plan_defence`): the allocation of supports that saves the most valuable
+  attacked units (the Guards above all), found exactly.
+- **Advance** (`plan_advance`): an attacker moves into a vacated square only when the
+  square is better for it and no more dangerous.
+- **Deployment**: a standard-looking array (front rank infantry and artillery, Guards in
+  the middle of the rear rank, cavalry on the wings), placed, sealed or committed.
+
+The planner is deterministic: the same state, side and seed give the same plan. A plan is
+remembered (bounded cache) for every state along it, so asking again after each of its
+actions continues the same plan; `line` shows the rest of the planned phase.
+
+Every rule question (may this unit attack or support there, what does this attack count,
+what is this unit's defence) is asked of the rules (`rules/napoleonic/combat.py`), so a
+ruling changes the plans with it. Where things are:
+
+- `weights.py`     what units are worth and what the position evaluation counts
+- `position.py`    threats, supports, the worth of a unit on a square; the evaluation
+- `allocation.py`  combat against the defender's best allocation of supports
+- `planner.py`     the turn plan: kills, moves for position, the declaration; defence, advance
+- `deployment.py`  the planner's arrays: placed, sealed or committed
+- `plan_cache.py`  the plans remembered along their states
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from engine_service.ai.napoleonic.allocation import Fight, Verdict, best_allocation, judge
+from engine_service.ai.napoleonic.deployment import deployment_action
+from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
+from engine_service.ai.napoleonic.planner import Planner
+from engine_service.ai.napoleonic.position import evaluate_napoleonic
+from engine_service.ai.search import Suggestion
+from engine_service.rules.base import AnyRuleset
+from engine_service.rules.napoleonic.actions import NapoleonicAction
+from engine_service.rules.napoleonic.state import NapoleonicState, Phase
+
+__all__ = [
+    "Fight",
+    "TurnPlanner",
+    "Verdict",
+    "best_allocation",
+    "clear_plans",
+    "judge",
+    "plan_suggestion",
+    "strategy",
+]
+
+
+def _line(
+    ruleset: AnyRuleset, state: NapoleonicState, actions: Sequence[NapoleonicAction]
+) -> list[str]:
+    """The notations of a plan's actions, each in the state it is played in."""
+    line = []
+    for action in actions:
+        line.append(ruleset.format_action(state, action))
+        state = ruleset.play(state, action)
+        if ruleset.outcome(state) is not None:
+            break
+    return line
+
+
+def plan_suggestion(
+    ruleset: AnyRuleset, state: NapoleonicState, side: str, *, seconds: float, seed: int
+) -> Suggestion:
+    """The next action of the plan for `side` in `state` (planning it if needed)."""
+    started = time.perf_counter()
+    cached = recall(state, side, seed)
+    if cached is not None:
+        value, actions = cached
+        return Suggestion(actions[0], value, len(actions), _line(ruleset, state, actions), 1)
+    planner = Planner(ruleset, state, side, started + seconds * 0.8)
+    phase = state.phase
+    if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
+        value, plan = planner.plan_turn()
+    elif phase is Phase.DEFENCE:
+        value, plan = planner.plan_defence()
+    elif phase is Phase.ADVANCE:
+        value, plan = planner.plan_advance()
+    else:
+        value, plan = 0.0, [deployment_action(ruleset, state, side, seed)]
+    remember(ruleset, state, side=side, seed=seed, value=value, actions=plan)
+    return Suggestion(plan[0], value, len(plan), _line(ruleset, state, plan), max(planner.nodes, 1))
+
+
+class TurnPlanner:
+    """Napoleonic Chess's AI (its registry entry names it): the turn planner."""
+
+    def __init__(self, ruleset: AnyRuleset) -> None:
+        self.ruleset = ruleset
+
+    def suggest(
+        self, state: NapoleonicState, side: str, *, seconds: float, max_depth: int, seed: int
+    ) -> Suggestion:
+        """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
+        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed)
+
+    def evaluate(self, state: NapoleonicState, side: str) -> float:
+        """Material and the planner's positional worth, own minus the enemy's."""
+        return evaluate_napoleonic(self.ruleset, state, side)
+
+
+strategy = TurnPlanner

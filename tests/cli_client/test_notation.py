@@ -1,0 +1,111 @@
+"""Chess habits read against the engine's legal actions: destination only, did you mean.
+
+The legal actions come from the real (in-process) engine, so each reading is checked
+against what the rules allow in that position, never against a list written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from cli_client.commands import words
+from cli_client.notation import Cells, Reading, read
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+Describe = Callable[..., engine_pb2.DescribeGameResponse]
+
+
+@pytest.fixture
+def legal(engine: engine_pb2_grpc.RulesEngineStub) -> Callable[[game_pb2.GameState], list[str]]:
+    def call(state: game_pb2.GameState) -> list[str]:
+        reply = engine.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state), timeout=30)
+        return [action.notation for action in reply.actions]
+
+    return call
+
+
+WAR_ENDGAME = "9k/10/10/t9/10/10/10/10/10/K8M S -:- citadels=a1,j10"  # no Flying Machines
+NAPOLEONIC_ENDGAME = "board 8x8; red: g8=I h7=A g7=C a1=G; black: h8=G a3=I"
+
+
+@pytest.fixture
+def position(engine: engine_pb2_grpc.RulesEngineStub) -> Callable[[str, str], game_pb2.GameState]:
+    def call(game: str, setup: str) -> game_pb2.GameState:
+        request = engine_pb2.NewGameRequest(game=game, setup=setup)
+        state: game_pb2.GameState = engine.NewGame(request, timeout=30).state
+        return state
+
+    return call
+
+
+def war_reading(
+    describe: Describe, legal: Callable[..., list[str]], text: str, state: game_pb2.GameState
+) -> Reading:
+    reply = describe("war")
+    return read(text, legal(state), Cells(reply.board), words())
+
+
+def test_cells_are_found_inside_any_notation(describe: Describe) -> None:
+    war, battle = Cells(describe("war").board), Cells(describe("battle").board)
+    assert war.of("Hb1-c3") == ["b1", "c3"]
+    assert war.of("a3:c5:e7") == ["a3", "c5", "e7"]
+    assert war.of("Ma1-a10") == ["a1", "a10"]
+    assert war.of("F@e5") == ["e5"]
+    assert battle.of("36x51") == ["36", "51"]
+    assert battle.of("C51") == ["51"]
+    assert Cells(describe("napoleonic").board).of("attack d4>e5") == ["d4", "e5"]
+
+
+def test_a_destination_reached_by_one_legal_action_plays_it(
+    describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
+) -> None:
+    state = position("war", WAR_ENDGAME)
+    assert war_reading(describe, legal, "j9", state) == Reading(play="Mj1-j9")
+    assert war_reading(describe, legal, " A2 ", state) == Reading(play="Ka1-a2")
+
+
+def test_a_destination_reached_by_several_or_none_is_said_so(
+    describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
+) -> None:
+    several = war_reading(describe, legal, "b1", position("war", WAR_ENDGAME))
+    assert several == Reading(hint="more than one action goes to b1: Ka1-b1, Mj1-b1", replaces=True)
+    opening = war_reading(describe, legal, "a4", describe("war").initial_state)
+    assert opening.hint == "more than one action goes to a4: a3-a4, F@a4"  # a placement too
+    assert war_reading(describe, legal, "c3", position("war", WAR_ENDGAME)) == Reading(
+        hint="no legal action goes to c3", replaces=True
+    )
+
+
+def test_a_chess_letter_gets_the_games_own(
+    describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
+) -> None:
+    reading = war_reading(describe, legal, "Rj1-j9", position("war", WAR_ENDGAME))
+    assert reading == Reading(hint="did you mean Mj1-j9? (M is the Mortar here)")
+    opening = war_reading(describe, legal, "Bh1-g2", describe("war").initial_state)
+    assert opening == Reading(hint="did you mean Ch1-g2? (C is the Cannon here)")
+
+
+def test_napoleonic_moves_without_their_keyword(
+    describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
+) -> None:
+    cells = Cells(describe("napoleonic").board)
+    actions = legal(position("napoleonic", NAPOLEONIC_ENDGAME))
+    assert read("a1-b1", actions, cells, words()) == Reading(hint="did you mean move a1-b1?")
+    assert read("b1", actions, cells, words()) == Reading(play="move a1-b1")
+
+
+def test_mistyped_words_get_the_nearest_one(
+    describe: Describe, legal: Callable[..., list[str]]
+) -> None:
+    opening = describe("war").initial_state
+    assert war_reading(describe, legal, "mvoes", opening).hint == "did you mean `moves`?"
+    assert war_reading(describe, legal, "hnit", opening).hint == "did you mean `hint`?"
+    assert war_reading(describe, legal, "zz-top", opening) == Reading()
+    reply = describe("napoleonic")
+    napoleonic = read("atack", legal(reply.initial_state), Cells(reply.board), words())
+    assert napoleonic == Reading()  # no attack is legal now: nothing to point at
+    assert read("mvoe", legal(reply.initial_state), Cells(reply.board), words()).hint == (
+        "did you mean `move`?"
+    )

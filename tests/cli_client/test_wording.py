@@ -1,0 +1,60 @@
+"""Engine refusals and events as players read them, taken from the real engine's answers."""
+
+from __future__ import annotations
+
+import re
+
+from cli_client.wording import for_players, refusal
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+
+SECTION = re.compile(r"\((?:[A-Z]\.?)?\d+(?:\.\d+)*(?:, ?\d+)*\)")
+
+
+def refused(engine: engine_pb2_grpc.RulesEngineStub, game: str, text: str) -> str:
+    state = engine.NewGame(engine_pb2.NewGameRequest(game=game), timeout=30).state
+    action = game_pb2.Action(side=state.to_act[0], notation=text)
+    reply = engine.ValidateAction(
+        engine_pb2.ValidateActionRequest(state=state, action=action), timeout=30
+    )
+    assert not reply.legal
+    return reply.message
+
+
+def test_a_refusal_keeps_the_rule_in_words_without_citations_or_alternatives(
+    engine: engine_pb2_grpc.RulesEngineStub,
+) -> None:
+    message = refused(engine, "war", "e3-e6")
+    assert SECTION.search(message) and "e3-e4, e3-e5" in message  # what the engine says
+    text, trimmed = refusal(message, "e3-e6")
+    assert trimmed
+    assert text.startswith("the South Troop on e3 cannot go to e6: a Troop steps forward")
+    assert not SECTION.search(text) and "e3-e4" not in text and "'e3-e6'" not in text
+
+
+def test_notation_help_is_left_for_help(engine: engine_pb2_grpc.RulesEngineStub) -> None:
+    for game, typed, kept in (
+        ("war", "zz-top", "'zz-top' is no move"),
+        ("battle", "zz", "cannot read 'zz'"),
+        ("napoleonic", "c3", "not an action"),
+    ):
+        text, trimmed = refusal(refused(engine, game, typed), typed)
+        assert trimmed and text.startswith(kept), text
+        assert "e.g." not in text and "'move c2-d4'" not in text and "accepted" not in text
+
+
+def test_section_numbers_go_and_values_stay() -> None:
+    assert for_players("Cavalry cannot take the Citadel (7)") == "Cavalry cannot take the Citadel"
+    assert for_players("not protected (A.1); and (5, 6) or (A24)") == "not protected; and or"
+    assert for_players("supports infantry on e6 (+1).") == "supports infantry on e6 (+1)."
+    assert for_players("3 turn(s) (10.4)") == "3 turn(s)"
+
+
+def test_option_names_are_not_shown(engine: engine_pb2_grpc.RulesEngineStub) -> None:
+    state = engine.NewGame(engine_pb2.NewGameRequest(game="napoleonic"), timeout=30).state
+    options = list(state.options)
+    text = "red has no legal support, so combat is resolved at once (auto_skip_defence)."
+    assert for_players(text, options) == "red has no legal support, so combat is resolved at once."
+    assert for_players("every player commits again (illegal_reveal = redeploy).", options) == (
+        "every player commits again."
+    )
+    assert for_players("may advance (advance).", options) == "may advance (advance)."

@@ -1,0 +1,147 @@
+"""The full-screen game view, read through a terminal emulator as a person sees it.
+
+A real `wargame` in a pseudo-terminal plays the bot; pyte turns everything it writes into
+the screen a person would see. The view keeps one board, a side panel whose clocks tick,
+the move list, the latest events and the input line; it follows resizes; and the line mode
+stays for pipes and `--plain`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.system.cli_support import WARGAME, Cli, Stack, clients, run, stack
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-full-screen")]
+__all__ = ["clients", "stack"]
+
+FILES = "a  b  c  d  e  f  g  h  i  j"
+ALTERNATE_SCREEN = "\x1b[?1049h"
+
+
+def full_screen(clients: list[Cli], tmp_path: Path, stack: Stack, *args: str, **kw: object) -> Cli:
+    """A client in the full-screen view (Unicode, colours), South against the bot."""
+    cli = run(
+        clients, ["play", "war", "--side", "south", *args], tmp_path, stack,
+        ascii_only=False, size=kw.pop("size", (40, 120)), **kw,
+    )  # fmt: skip
+    cli.wait_screen(lambda c: panel_beside_board(c) is not None)  # the whole view is drawn
+    return cli
+
+
+def clock(cli: Cli, side: str) -> int:
+    """A side's clock on the screen, in seconds."""
+    match = re.search(rf"{side}\s+\S+(?: \(you\))?\s+(\d+):(\d\d)", cli.text())
+    assert match, cli.text()
+    return int(match.group(1)) * 60 + int(match.group(2))
+
+
+def board_rows(cli: Cli) -> tuple[int, int]:
+    """The rows of the two file-label lines around the board."""
+    rows = [index for index, row in enumerate(cli.rows()) if FILES in row]
+    assert len(rows) == 2, cli.text()  # exactly one board on the screen
+    return rows[0], rows[1]
+
+
+def panel_beside_board(cli: Cli) -> bool | None:
+    """Whether the side panel's title is beside the board (None: no whole view yet)."""
+    rows = cli.rows()
+    labels = [index for index, row in enumerate(rows) if FILES in row]
+    titles = [index for index, row in enumerate(rows) if "The Game of War" in row]
+    if len(labels) != 2 or len(titles) != 1 or not rows[-1].startswith("South ›"):
+        return None
+    return titles[0] < labels[1]
+
+
+def test_board_ticking_clocks_moves_events_and_input_on_one_screen(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = full_screen(clients, tmp_path, stack, "--clock", "10+5")
+    screen = cli.text()
+    assert "The Game of War" in screen and "Moves" in screen and "none yet" in screen
+    assert "⌂ Citadel" in screen and "♔♚ K King" in screen  # the legend: symbols, letters
+    assert "South: outlined ♔, capitals K · North: filled ♚, small letters k" in screen
+    top, bottom = board_rows(cli)
+    assert bottom - top == 11  # ten ranks between the labels
+
+    # South's clock runs while South thinks, and the screen shows it going down.
+    started = clock(cli, "South")
+    cli.wait_screen(lambda c: clock(c, "South") < started)
+    assert clock(cli, "North") == 600
+
+    cli.send("e3-e4")
+    cli.wait_screen(r"You: e3-e4")
+    cli.wait_screen(r"1\. e3-e4  2\. \S+")  # the move list, with the bot's answer
+    cli.wait_screen(r"North: \S+")  # the events of the bot's move
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    top, bottom = board_rows(cli)  # still one board, drawn in place
+    column = cli.rows()[top].index("e  f")
+    rank4 = next(row for row in cli.rows()[top:bottom] if row.startswith(" 4 "))
+    assert rank4[column] != " "  # the Troop now on e4
+    assert clock(cli, "North") > 600  # its increment after the bot's move
+
+    cli.send("quit")
+    assert cli.wait() == 0
+    assert "you left game" in cli.text()
+
+
+def test_a_resize_redraws_the_view(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
+    cli = full_screen(clients, tmp_path, stack, size=(40, 120))
+
+    assert panel_beside_board(cli)
+    cli.resize(50, 60)  # too narrow for both: the panel goes below the board
+    cli.wait_screen(lambda c: panel_beside_board(c) is False)
+    assert all(len(row) <= 60 for row in cli.rows())
+    cli.resize(40, 120)
+    cli.wait_screen(lambda c: panel_beside_board(c) is True)
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_a_hint_answers_in_the_view_while_the_input_line_stays(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = full_screen(clients, tmp_path, stack)
+    cli.send("hint")
+    cli.wait_screen(r"Hint: \S+")
+    assert "thinking about a hint" in cli.screen()  # the status line while it was asked
+    assert cli.rows()[-1].startswith("South ›")
+    cli.interrupt()
+    assert cli.wait() == 130
+    assert "interrupted: you left game" in cli.text()
+
+
+def test_plain_keeps_the_scrolling_log_in_a_terminal(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = run(
+        clients, ["play", "war", "--side", "south", "--plain"], tmp_path, stack,
+        ascii_only=False,
+    )  # fmt: skip
+    cli.expect("South › ")
+    cli.send("e3-e4")
+    cli.expect(r"North: \S+")
+    cli.expect("South › ")
+    cli.send("quit")
+    assert cli.wait() == 0
+    assert ALTERNATE_SCREEN not in "".join(cli._seen)
+    assert cli.screen().count(FILES) >= 4  # a board for each change, one below the other
+
+
+def test_pipes_get_the_line_mode(stack: Stack, tmp_path: Path) -> None:
+    environment = {
+        **os.environ, "WARGAME_ENGINE": stack.engine, "WARGAME_MATCHMAKER": stack.address,
+        "WARGAME_HOME": str(tmp_path), "LANG": "C.UTF-8",
+    }  # fmt: skip
+    done = subprocess.run(
+        [WARGAME, "play", "war", "--side", "south"], input=b"e3-e4\nquit\n",
+        env=environment, capture_output=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.isascii() and b"\x1b[" not in done.stdout
+    assert b"You: e3-e4" in done.stdout and b"you left game" in done.stdout

@@ -1,0 +1,123 @@
+"""What players type, in a real pty against the bot: chess habits, mistakes, small commands.
+
+Destination-only input and "did you mean" are read against the engine's legal actions;
+a mistake is one line with the rule in words, word-wrapped to the terminal; `board flip`,
+game names in any case, a welcome that names a square of the game being played; and in
+Napoleonic Chess the units that moved, the running combat sums and `end` sent when it is
+the only legal action.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.system.cli_support import WAR_CITADEL, Cli, Stack, clients, run, stack
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-typing")]
+__all__ = ["clients", "stack"]
+
+NAPOLEONIC_ADVANCE = "board 8x8; red: d4=I c5=I a1=G h1=I; black: d5=I h8=G"
+
+
+def test_chess_habits_read_against_the_legal_actions(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    args = ["play", "War", "--side", "SOUTH", "--setup", WAR_CITADEL]  # names in any case
+    cli = run(clients, args, tmp_path, stack)
+    cli.expect_text("you play South")
+    cli.expect(r"South > ")
+    cli.send("b1")
+    cli.expect_text("error: not understood: more than one action goes to b1: Ka1-b1, Mj1-b1\r\n")
+    cli.send("c3")
+    cli.expect_text("error: not understood: no legal action goes to c3\r\n")
+    cli.send("Rj1-j9")
+    cli.expect(r"error: not understood: \S.* - did you mean Mj1-j9\? \(M is the Mortar here\)\r\n")
+    cli.send("mvoes")
+    cli.expect(r"error: not understood: .* - did you mean `moves`\?\r\n")
+    cli.send("j9")
+    cli.expect_text("j9 -> Mj1-j9 (the only legal action there)")
+    cli.expect_text("You: Mj1-j9")
+    cli.expect(r"North: \S+")
+    cli.expect(r"South > ")
+    cli.send("board flip")
+    cli.expect(r"\n\s+j  i  h  g  f  e  d  c  b  a\s*\r\n")
+    cli.send("quit")
+    assert cli.wait() == 0
+    assert "accepted:" not in cli.screen()  # the notation's forms stay in `help`
+
+
+def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = run(clients, ["play", "war", "--side", "south"], tmp_path, stack, size=(40, 60))
+    cli.expect(r"South > ")
+    cli.send("e3-e6")
+    expected = (
+        "error: illegal: the South Troop on e3 cannot go to e6: a Troop steps forward, "
+        "double-steps on its first move, captures diagonally forward or jumps an enemy Troop "
+        "diagonally forward - `moves e3` lists what is legal"
+    )
+
+    def shown(c: Cli) -> bool:
+        rows = c.rows()
+        start = next((i for i, row in enumerate(rows) if row.startswith("error: illegal")), -1)
+        if start < 0:
+            return False
+        end = next((i for i in range(start, len(rows)) if rows[i].endswith("is legal")), -1)
+        return end >= 0 and " ".join(rows[start : end + 1]) == expected
+
+    cli.wait_screen(shown)  # whole words on each row, nothing cut mid-word
+    assert all(len(row) <= 60 for row in cli.rows())
+    assert "(7)" not in cli.screen() and "e3-e4, e3-e5" not in cli.screen()
+    cli.send("moves e3")  # the alternatives, when asked
+    cli.expect_text("2 legal action(s) from e3 for South:")
+    cli.expect_text("e3-e4  e3-e5")
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_the_battle_welcome_names_a_square_of_the_battle(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = run(clients, ["play", "battle", "--side", "attacker"], tmp_path, stack)
+    cli.expect(r"`moves (\S+)`: from one square")
+    square = cli.child.match.group(1)
+    assert square.isdigit() and 1 <= int(square) <= 139, square
+    cli.expect(r"Attacker > |waiting for Defender")
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_napoleonic_marks_moves_sums_attacks_and_ends_what_has_no_choice(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = run(
+        clients, ["play", "napoleonic", "--side", "red", "--setup", NAPOLEONIC_ADVANCE],
+        tmp_path, stack,
+    )  # fmt: skip
+    cli.expect(r"Red - movement > ")
+    cli.send("move a1-b1")
+    cli.expect_text("moved this turn: b1")
+    cli.send("move h1-h2")  # (the last move is bracketed in ASCII; earlier ones are marked)
+    cli.expect_text("moved this turn: b1, h2")
+    cli.expect(r"\n1\s+\.\s+'G")  # the Guards on b1, marked as moved
+    cli.expect_text("' moved this turn")
+    cli.send("end")
+    cli.expect(r"Red - attack declaration > ")
+    cli.send("attack d4>d5")
+    cli.expect_text("Attack on Infantry at d5: attack 1 vs defence 1 (before supports)")
+    cli.send("attack c5>d5")
+    # Only `end` is legal now: the client sends it, the combat is resolved.
+    cli.expect_text("Nothing else is legal in the attack phase: `end` sent.")
+    cli.expect_text("Attack on Infantry at d5: attack 2 vs defence 1 -> eliminated")
+    cli.expect(r"Red - advance > ")
+    cli.send("advance d4>d5")
+    cli.expect_text("You: advance d4>d5")
+    cli.expect_text("Nothing else is legal in the advance phase: `end` sent.")
+    cli.expect(r"Black: ")  # the bot's turn came without another `end`
+    cli.expect(r"Red - movement > ")
+    cli.send("quit")
+    assert cli.wait() == 0
+    assert "auto_skip_defence" not in cli.screen()  # option names stay out of the game
