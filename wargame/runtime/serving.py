@@ -116,7 +116,12 @@ def server_options(
         # port. Only the engine's worker processes share one on purpose.
         ("grpc.so_reuseport", 1 if reuse_port else 0),
         ("grpc.keepalive_time_ms", 30_000),
-        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        # Clients may check their connections by a ping every few seconds, with calls or
+        # without (the matchmaker's engine channels ping every 5 s, to notice a vanished
+        # host soon): such pings are answered, not punished with GOAWAY "too_many_pings".
+        # (This option is the shortest interval between pings *received*.)
+        ("grpc.http2.min_ping_interval_without_data_ms", 4_000),
+        ("grpc.keepalive_permit_without_calls", 1),
     ]
     if connection_age is not None:
         options += [
