@@ -1,6 +1,7 @@
 """The players of the multi-host system test, run on the test's client host.
 
     python -m tests.system.multihost_players --matchmakers A,B --engine TARGET \\
+        --tls-ca-file CA --tls-cert-file CERT --tls-key-file KEY --engine-tls-name NAME \\
         --games N --bot-games M --plies K --watched W --out DIR
 
 People (two per game, scripted: random legal actions from the engine) and people against
@@ -10,11 +11,15 @@ idempotency key, to the other matchmaker. After K actions (bot games: K of the p
 one side resigns. W games are watched; a watcher whose stream breaks, or stays silent while
 its game goes on, resumes from the last version it saw, on the other matchmaker.
 
+Every connection is TLS, as in production: the matchmakers' certificates are checked
+against the CA, and the engines (mutual TLS) are shown the client certificate, their own
+checked for NAME (the engine target lists addresses, which name no certificate).
+
 Writes DIR/events.jsonl as it plays (one line per new version a client saw: time, game,
 version) and DIR/result.json at the end: every acknowledged commit checked against the
 game's final record (its moves must be a prefix of the final moves), every watcher's
-versions, the games' final states. `--wait-healthy ADDRESS...` only waits until those
-servers answer health checks.
+versions, the games' final states. `--wait-healthy` only waits until every matchmaker and
+every engine answers health checks.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from wargame.runtime.tls import ClientTLS, aio_channel
 from wargame.v1 import engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -47,6 +53,32 @@ RETRYABLE = {
     grpc.StatusCode.CANCELLED,
 }
 ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+# The engine channel as the matchmaker's: round robin, and a vanished host noticed by
+# keepalive within seconds (calls then go to the engine that answers).
+ENGINE_OPTIONS = [
+    ("grpc.service_config", ROUND_ROBIN),
+    ("grpc.keepalive_time_ms", 5_000),
+    ("grpc.keepalive_timeout_ms", 2_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+]
+
+
+@dataclass(frozen=True)
+class Transport:
+    """The TLS of the clients: what the matchmakers are trusted by, what the engines."""
+
+    matchmakers: ClientTLS
+    engine: ClientTLS
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> Transport:
+        return cls(
+            ClientTLS(ca_file=args.tls_ca_file),
+            ClientTLS(
+                args.tls_ca_file, args.tls_cert_file, args.tls_key_file, args.engine_tls_name
+            ),
+        )
 
 
 class Events:
@@ -72,13 +104,13 @@ class Fleet:
     """The matchmakers (a call goes to the caller's preferred one, then the other) and the
     engines (for legal actions)."""
 
-    def __init__(self, matchmakers: list[str], engine: str) -> None:
+    def __init__(self, matchmakers: list[str], engine: str, tls: Transport) -> None:
         self.stubs = [
-            matchmaker_pb2_grpc.MatchmakerStub(grpc.aio.insecure_channel(address))
+            matchmaker_pb2_grpc.MatchmakerStub(aio_channel(address, tls.matchmakers))
             for address in matchmakers
         ]
         self.engine = engine_pb2_grpc.RulesEngineStub(
-            grpc.aio.insecure_channel(engine, options=[("grpc.service_config", ROUND_ROBIN)])
+            aio_channel(engine, tls.engine, ENGINE_OPTIONS)
         )
         self.retries = 0
 
@@ -270,6 +302,8 @@ class Watch:
                     message = await asyncio.wait_for(call.read(), STALL)
                     if message is grpc.aio.EOF:
                         return  # the game is over: the stream ends
+                    if message.HasField("notice"):
+                        continue  # a player left or came back: no version of its own
                     self.versions.append(message.version)
                     self.play.events.saw(self.game_id, message.version)
             except (grpc.aio.AioRpcError, TimeoutError) as error:
@@ -283,7 +317,7 @@ class Watch:
 
 
 async def play(args: argparse.Namespace) -> dict[str, Any]:
-    fleet = Fleet(args.matchmakers.split(","), args.engine)
+    fleet = Fleet(args.matchmakers.split(","), args.engine, Transport.of(args))
     events = Events(args.out / "events.jsonl")
     session = Play(fleet, events, args.plies, random.Random(args.seed), args.watched)
     jobs: list[Awaitable[None]] = [session.people_game(i) for i in range(args.games)]
@@ -326,10 +360,15 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-async def wait_healthy(addresses: list[str], timeout: float = 60) -> None:
+async def wait_healthy(args: argparse.Namespace, timeout: float = 60) -> None:
+    """Until every matchmaker and every engine (each address of the target) is SERVING."""
+    tls = Transport.of(args)
+    engines = args.engine.removeprefix("ipv4:").split(",")
+    servers = [(address, tls.matchmakers) for address in args.matchmakers.split(",")]
+    servers += [(address, tls.engine) for address in engines]
     deadline = time.monotonic() + timeout
-    for address in addresses:
-        async with grpc.aio.insecure_channel(address) as channel:
+    for address, settings in servers:
+        async with aio_channel(address, settings) as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
                 try:
@@ -345,9 +384,13 @@ async def wait_healthy(addresses: list[str], timeout: float = 60) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--wait-healthy", nargs="*", default=None)
+    parser.add_argument("--wait-healthy", action="store_true")
     parser.add_argument("--matchmakers", default="")
     parser.add_argument("--engine", default="")
+    parser.add_argument("--tls-ca-file", default="")
+    parser.add_argument("--tls-cert-file", default="")
+    parser.add_argument("--tls-key-file", default="")
+    parser.add_argument("--engine-tls-name", default="")
     parser.add_argument("--games", type=int, default=0)
     parser.add_argument("--bot-games", type=int, default=0)
     parser.add_argument("--plies", type=int, default=16)
@@ -355,8 +398,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path, default=Path("."))
     args = parser.parse_args(argv)
-    if args.wait_healthy is not None:
-        asyncio.run(wait_healthy(args.wait_healthy))
+    if args.wait_healthy:
+        asyncio.run(wait_healthy(args))
         return 0
     result = asyncio.run(play(args))
     (args.out / "result.json").write_text(json.dumps(result, indent=1))

@@ -2,7 +2,9 @@
 (3 primaries, 3 replicas), 2 engines and 2 matchmakers, each host with its own address,
 and a client host whose people and bots play through the matchmakers while hosts fail: a
 Redis primary is killed (its replica takes over), a matchmaker host is cut off the
-network, an engine host dies.
+network, an engine host dies. Every connection is TLS as in production (a throwaway CA,
+`tests/tls_support.py`): the matchmakers serve TLS, the engines mutual TLS, and the
+matchmakers present a client certificate to them; the matchmakers share one secret key.
 
 Nothing a client was told is committed may be lost (every acknowledged version is in the
 final record), every game finishes, and every watcher sees every version once, resuming
@@ -25,7 +27,9 @@ from typing import Any
 
 import pytest
 
+from tests.servers import matchmaker_key_env
 from tests.system.hosts import Host, Network, require, wait_until
+from tests.tls_support import Authority, Issued
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("multihost")]
 
@@ -34,6 +38,38 @@ BUS_PORT = 17000
 ENGINE_PORT = 7100
 MATCHMAKER_PORT = 7200
 PLAYERS = "tests.system.multihost_players"
+# The name on the engines' certificate: the matchmakers' target lists addresses.
+ENGINE_NAME = "engine.wargame.test"
+
+
+@dataclass(frozen=True)
+class Transport:
+    """The TLS files of the run: one CA, a certificate per kind of server, and the client
+    certificate the matchmakers (and the players' process) present to the engines."""
+
+    ca: Authority
+    engine: Issued
+    matchmaker: Issued
+    client: Issued
+
+    @classmethod
+    def create(cls, folder: Path, engines: list[Host], matchmakers: list[Host]) -> Transport:
+        ca = Authority.create(folder / "tls", "multihost")
+        return cls(
+            ca,
+            ca.issue("engine", [ENGINE_NAME, *(host.address for host in engines)]),
+            ca.issue("matchmaker", [host.address for host in matchmakers]),
+            ca.issue("client", [], server=False, client=True),
+        )
+
+    def client_flags(self) -> list[str]:
+        """The players' flags: trust the CA, show the client certificate to the engines."""
+        return [
+            "--tls-ca-file", str(self.ca.ca_file),
+            "--tls-cert-file", str(self.client.cert_file),
+            "--tls-key-file", str(self.client.key_file),
+            "--engine-tls-name", ENGINE_NAME,
+        ]  # fmt: skip
 
 
 @dataclass
@@ -56,6 +92,7 @@ class Fleet:
     engines: list[Host]
     matchmakers: list[Host]
     client: Host
+    tls: Transport
     failovers: list[str] = field(default_factory=list)
 
     def nodes(self) -> list[ClusterNode]:
@@ -102,24 +139,33 @@ def redis_host(host: Host, folder: Path) -> None:
     host.spawn(argv, data / "redis.log")
 
 
-def engine_host(host: Host, folder: Path, seal_key_file: Path) -> None:
+def engine_host(host: Host, folder: Path, seal_key_file: Path, tls: Transport) -> None:
     argv = [
         sys.executable, "-m", "engine_service.main", "serve",
         "--listen", f"{host.address}:{ENGINE_PORT}", "--workers", "1",
         "--metrics-listen", "off", "--seal-key-file", str(seal_key_file),
+        "--tls-cert-file", str(tls.engine.cert_file), "--tls-key-file", str(tls.engine.key_file),
+        "--tls-client-ca-file", str(tls.ca.ca_file),
     ]  # fmt: skip
     host.spawn(argv, folder / f"{host.name}.log")
 
 
-def matchmaker_host(host: Host, folder: Path, redis_url: str, engine: str) -> None:
+def matchmaker_host(host: Host, folder: Path, redis_url: str, engine: str, tls: Transport) -> None:
+    # Every player registers from the one client host: no limit per address or in all.
     argv = [
         sys.executable, "-m", "matchmaker.main", "serve",
         "--listen", f"{host.address}:{MATCHMAKER_PORT}", "--redis-url", redis_url,
         "--engine", engine, "--engine-timeout", "2", "--metrics-listen", "off",
-        "--rate-limit", "0", "--retry-hint", "0.2", "--sweep-interval", "0.05",
-        "--bot-time", "0.05", "--grace", "2",
+        "--rate-limit", "0", "--register-peer-rate", "0", "--register-rate", "0",
+        "--retry-hint", "0.2", "--sweep-interval", "0.05", "--bot-time", "0.05", "--grace", "2",
+        "--tls-cert-file", str(tls.matchmaker.cert_file),
+        "--tls-key-file", str(tls.matchmaker.key_file),
+        "--engine-tls-ca-file", str(tls.ca.ca_file),
+        "--engine-tls-cert-file", str(tls.client.cert_file),
+        "--engine-tls-key-file", str(tls.client.key_file),
+        "--engine-tls-server-name", ENGINE_NAME,
     ]  # fmt: skip
-    host.spawn(argv, folder / f"{host.name}.log")
+    host.spawn(argv, folder / f"{host.name}.log", env=matchmaker_key_env(folder))
 
 
 @pytest.fixture
@@ -130,10 +176,11 @@ def fleet(tmp_path: Path, seal_key_file: Path) -> Iterator[Fleet]:
         engines = [network.host(f"engine{i}") for i in range(1, 3)]
         matchmakers = [network.host(f"matchmaker{i}") for i in range(1, 3)]
         client = network.host("client")
+        tls = Transport.create(tmp_path, engines, matchmakers)
         for host in redis:
             redis_host(host, tmp_path)
         for host in engines:
-            engine_host(host, tmp_path, seal_key_file)
+            engine_host(host, tmp_path, seal_key_file, tls)
         nodes = [f"{host.address}:{REDIS_PORT}" for host in redis]
 
         def answering() -> bool:
@@ -149,7 +196,7 @@ def fleet(tmp_path: Path, seal_key_file: Path) -> Iterator[Fleet]:
         client.run(
             ["redis-cli", "--cluster", "create", *nodes, "--cluster-replicas", "1", "--cluster-yes"]
         )
-        fleet = Fleet(network, tmp_path, redis, engines, matchmakers, client)
+        fleet = Fleet(network, tmp_path, redis, engines, matchmakers, client, tls)
 
         def info(host: Host, section: str) -> str:
             return client.run(["redis-cli", "-h", host.address, "-p", "7000", *section.split()])
@@ -168,10 +215,13 @@ def fleet(tmp_path: Path, seal_key_file: Path) -> Iterator[Fleet]:
         engine_target = "ipv4:" + ",".join(f"{h.address}:{ENGINE_PORT}" for h in engines)
         redis_url = f"redis://{redis[0].address}:{REDIS_PORT}/0"
         for host in matchmakers:
-            matchmaker_host(host, tmp_path, redis_url, engine_target)
-        servers = [f"{h.address}:{MATCHMAKER_PORT}" for h in matchmakers]
-        servers += [f"{h.address}:{ENGINE_PORT}" for h in engines]
-        client.run([sys.executable, "-m", PLAYERS, "--wait-healthy", *servers], timeout=90)
+            matchmaker_host(host, tmp_path, redis_url, engine_target, tls)
+        servers = ",".join(f"{h.address}:{MATCHMAKER_PORT}" for h in matchmakers)
+        client.run(
+            [sys.executable, "-m", PLAYERS, "--wait-healthy", "--matchmakers", servers,
+             "--engine", engine_target, *tls.client_flags()],
+            timeout=90,
+        )  # fmt: skip
         yield fleet
         for host in matchmakers:
             # No failure of the matchmaker's own code (gRPC itself logs a traceback for a
@@ -193,7 +243,7 @@ class Players:
         argv = [
             sys.executable, "-m", PLAYERS, "--matchmakers", addresses, "--engine", engine,
             "--games", str(games), "--bot-games", str(bot_games), "--plies", str(plies),
-            "--watched", "10", "--out", str(self.folder),
+            "--watched", "10", "--out", str(self.folder), *fleet.tls.client_flags(),
         ]  # fmt: skip
         self.process = fleet.client.spawn(argv, self.folder / "players.log")
 
