@@ -248,10 +248,9 @@ class Hub:
         self.listeners: dict[str, Listener] = {}
         self.watchers = 0
 
-    @contextlib.asynccontextmanager
-    async def subscribe(self, game_id: str) -> AsyncIterator[asyncio.Queue[Batch]]:
-        """A queue of the game's new entries from now on, for as long as the context lasts;
-        RESOURCE_EXHAUSTED (with a retry hint) when the replica holds its most watchers."""
+    def admit(self) -> None:
+        """RESOURCE_EXHAUSTED (with a retry hint) when the replica holds its most watchers
+        (asked before a watcher counts as present, and again by `subscribe`)."""
         if self.watchers >= self.settings.max_watchers:
             hint = self.settings.retry_hint
             raise Refusal(
@@ -262,6 +261,12 @@ class Hub:
                 metadata={"retry_after_ms": str(round(hint * 1000))},
                 retry_after=hint,
             )
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, game_id: str) -> AsyncIterator[asyncio.Queue[Batch]]:
+        """A queue of the game's new entries from now on, for as long as the context lasts;
+        refused when the replica holds its most watchers (`admit`)."""
+        self.admit()
         self.watchers += 1
         WATCHERS.inc()
         queue: asyncio.Queue[Batch] = asyncio.Queue()

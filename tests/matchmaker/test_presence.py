@@ -9,12 +9,20 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import grpc
 import pytest
 
 from matchmaker import keys
 from matchmaker.settings import Settings
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
-from tests.matchmaker.helpers import Watcher, play_moves, start_game, sync_client, wait_for
+from tests.matchmaker.helpers import (
+    Watcher,
+    expect_error,
+    play_moves,
+    start_game,
+    sync_client,
+    wait_for,
+)
 from wargame.v1 import game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -203,3 +211,48 @@ def test_presence_survives_a_change_of_replica(
     assert view.status == mm.GAME_STATUS_RUNNING and connected(view)["south"] is True
     south.close()
     north.close()
+
+
+@both_stores
+def test_a_stream_refused_for_too_many_watchers_is_no_presence(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
+    clients: Callable[..., Client],
+    redis_url: str,
+) -> None:
+    # Room for two streams; the warning's deadline far off (south, to act, has left).
+    changes = {**FAST, "abandon_after": 60.0, "max_watchers": 2}
+    server = make_matchmaker(engine=engine_address, **changes)
+    two = two_players(server, clients)
+    game = start_game(two, "war")
+    north = Watcher(two["north"], game.id)
+    spectator = Watcher(clients(server.address, "Spectator"), game.id)
+    north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    before = stream_notices(redis_url, game.id)
+    expect_error(
+        lambda: next(iter(two["south"].WatchGame(mm.WatchGameRequest(game_id=game.id)))),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "TOO_MANY_WATCHERS",
+    )
+    # Whatever a refused stream did is done by the time it is refused.
+    assert stream_notices(redis_url, game.id) == before, "the refused stream came and went"
+    spectator.close()
+    wait_for(lambda: server.call(_watchers) == 1)
+    south = Watcher(two["south"], game.id)  # room again: south is back
+    north.notice(mm.NOTICE_KIND_RECONNECTED, "south")
+    south.close()
+    north.close()
+
+
+def stream_notices(redis_url: str, game_id: str) -> list[tuple[bytes, bytes]]:
+    """The (kind, side) of every notice in a game's stream."""
+    client: Any = sync_client(redis_url)
+    try:
+        rows = client.xrange(keys.game_stream(game_id))
+    finally:
+        client.close()
+    return [(fields[b"n"], fields[b"s"]) for _, fields in rows if b"n" in fields]
+
+
+async def _watchers(replica: Any) -> int:
+    return int(replica.hub.watchers)
