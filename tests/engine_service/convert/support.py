@@ -23,6 +23,18 @@ def wire(conversions: Conversions, game: Game[Any], ply: int | None = None) -> g
     return game_pb2.GameState.FromString(msg.SerializeToString())
 
 
+def structured(
+    conversions: Conversions, game: Game[Any], *, ply: int | None = None
+) -> game_pb2.GameState:
+    """The state in its structured form alone (position left out), not through bytes: a
+    message for a test to change and send."""
+    if ply is not None:
+        game = replace(game, ply=ply)
+    msg = conversions.game_to_proto(game)
+    msg.ClearField("position")
+    return msg
+
+
 def compact(conversions: Conversions, game: Game[Any]) -> game_pb2.GameState:
     """The state as a server that keeps only the position sends it: game and position."""
     msg = conversions.game_to_proto(game, view=False)
