@@ -21,6 +21,7 @@ from engine_service.rules.napoleonic.state import (
     NapoleonicState,
     Phase,
 )
+from engine_service.rules.options import Options
 
 PHASE_OF_MODE = {
     "commit_reveal": (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL),
@@ -30,10 +31,15 @@ PHASE_OF_MODE = {
 
 
 def deployment_mode(state: NapoleonicState) -> str:
-    """The deployment mode the options give ('fixed' when none)."""
-    deployment = str(state.options["deployment"])
+    """The deployment mode the state's options give ('fixed' when none)."""
+    return deployment_mode_of(state.options)
+
+
+def deployment_mode_of(options: Options) -> str:
+    """The deployment mode options give ('fixed' when none)."""
+    deployment = str(options["deployment"])
     if deployment == "attack_at_dawn":
-        return str(state.options["attack_at_dawn_mode"])
+        return str(options["attack_at_dawn_mode"])
     return deployment
 
 

@@ -45,7 +45,7 @@ from typing import Final
 from engine_service.rules.base import Outcome, OutcomeReason
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.board import Geometry, geometry
-from engine_service.rules.napoleonic.consistency import check_state
+from engine_service.rules.napoleonic.consistency import check_state, deployment_mode_of
 from engine_service.rules.napoleonic.deployment import Sealer
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
@@ -120,12 +120,6 @@ DEFAULT_PLAYERS: Final = tuple(Player(side, side) for side in SIDES)
 def is_position(text: str) -> bool:
     """Whether a text writes a game in progress (it has a `turn` section)."""
     return _TURN_SECTION.search(text) is not None
-
-
-def deployment_mode_of(options: Options) -> str:
-    """The deployment mode the options give ('fixed' when none)."""
-    mode = str(options["deployment"])
-    return str(options["attack_at_dawn_mode"]) if mode == "attack_at_dawn" else mode
 
 
 def turn_order_of(options: Options) -> tuple[str, ...]:
