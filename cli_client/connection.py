@@ -217,6 +217,24 @@ class Connection:
         )
         return reply
 
+    def new_game_from(self, game: str, position: str) -> engine_pb2.NewGameResponse:
+        """A game from a whole position text, with its view (for drawing) and set-up."""
+        reply: engine_pb2.NewGameResponse = self._engine_call(
+            self.engine.NewGame, engine_pb2.NewGameRequest(game=game, position=position)
+        )
+        return reply
+
+    def position_of(self, state: game_pb2.GameState) -> str:
+        """A state's position text; the engine writes it for a state that came without one
+        (a copy that withholds a secret deployment, a game stored before positions)."""
+        if state.position:
+            return state.position
+        request = engine_pb2.WriteRecordRequest(
+            initial_state=state, view=engine_pb2.STATE_VIEW_POSITION
+        )
+        reply: engine_pb2.WriteRecordResponse = self._engine_call(self.engine.WriteRecord, request)
+        return reply.final_state.position
+
     def legal_actions(
         self, state: game_pb2.GameState, cell: str = ""
     ) -> engine_pb2.ListLegalActionsResponse:

@@ -109,10 +109,17 @@ def rules(
     *,
     options: Mapping[str, str],
     preset: str,
+    position: str = "",
 ) -> int:
-    """Print a game's board (initial position), pieces, rules summary and notation."""
-    reply = connection.describe_game(game, options, preset)
-    board, state = reply.board, reply.initial_state
+    """Print a game's board (its initial position, or the position text given), pieces,
+    rules summary and notation."""
+    if position:
+        state = connection.new_game_from(game, position).state
+        reply = connection.describe_game(game, state.options)
+    else:
+        reply = connection.describe_game(game, options, preset)
+        state = reply.initial_state
+    board = reply.board
     scene = state_scene(board, state, upper_side=bottom_side(board, state))
     console.print(_bold(board.title or reply.info.title, theme))
     console.print(Text(""))
@@ -136,6 +143,15 @@ def rules(
         console.print(_bold("Notation", theme))
         for row in _wrapped(board.notation, "  "):
             console.print(Text(row))
+    return 0
+
+
+def position(connection: Connection, console: Console, game_id: str) -> int:
+    """Print a game's current position text, as this player may see it."""
+    view = connection.get_game(game_id)
+    if not view.HasField("state"):
+        raise ClientError(f"game {game_id} has not started: it has no position yet")
+    console.print(Text(connection.position_of(view.state)), soft_wrap=True)
     return 0
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import grpc
 from rich.text import Text
@@ -61,6 +61,14 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
             raise ValueError(f"option {pair!r} is not name=value")
         options[name.strip()] = value.strip()
     return options
+
+
+def from_position(connection: Connection, request: GameRequest, position: str) -> GameRequest:
+    """The request to start a game from a position text: its options and its set-up."""
+    made = connection.new_game_from(request.game, position)
+    if made.state.HasField("outcome"):
+        raise ClientError(f"that position is a finished game: {made.state.outcome.message}")
+    return replace(request, options=dict(made.state.options), setup=made.setup)
 
 
 @dataclass

@@ -159,6 +159,13 @@ def build_parser() -> Parser:
         help="an option that changes the board (Napoleonic scenario, size)",
     )
     rules.add_argument("--preset", default="", help="a preset of options")
+    rules.add_argument(
+        "--position",
+        default="",
+        metavar="TEXT",
+        help="draw this position (a position text, as `wargame position` prints) instead of "
+        "the initial one",
+    )
     _common(rules, matchmaker=False)
 
     play = commands.add_parser(
@@ -200,11 +207,18 @@ def build_parser() -> Parser:
         metavar="MIN+SEC",
         help="time control, e.g. 10+5 (10 minutes, 5 seconds a move); untimed by default",
     )
-    play.add_argument(
+    start = play.add_mutually_exclusive_group()
+    start.add_argument(
         "--setup",
         default="",
         metavar="TEXT",
         help="start from this position (the game's set-up text)",
+    )
+    start.add_argument(
+        "--position",
+        default="",
+        metavar="TEXT",
+        help="start from this position text (as `wargame position` prints it), with its options",
     )
     play.add_argument("--rated", action="store_true", help="a rated game (not against the bot)")
     play.add_argument(
@@ -231,6 +245,16 @@ def build_parser() -> Parser:
         "game_id", nargs="?", default="", help="the game's id (default: your last game)"
     )
     _common(resume, game=True)
+
+    position = commands.add_parser(
+        "position",
+        help="print a game's position text",
+        description="Print the current position of a game as its position text (the whole "
+        "state in one line; docs/positions.md). `wargame rules GAME --position TEXT` draws it "
+        "and `wargame play GAME --position TEXT` starts a game from it.",
+    )
+    position.add_argument("game_id", help="the game's id")
+    _common(position)
 
     record = commands.add_parser(
         "record",
@@ -305,9 +329,12 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
             return info.games(connection, console, theme, args.game)
         if command == "rules":
             options = _options(args, parser)
+            if args.position and (options or args.preset):
+                parser.error("a --position carries its options: give no --option or --preset")
             return info.rules(
-                connection, console, theme, args.game, options=options, preset=args.preset
-            )
+                connection, console, theme, args.game, options=options, preset=args.preset,
+                position=args.position,
+            )  # fmt: skip
         if command == "replay":
             return replay(
                 connection, terminal, args.file, everything=args.everything, final=args.final
@@ -315,9 +342,15 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
         if command == "leaderboard":
             return info.leaderboard(connection, console, theme, args.game, args.limit)
         request = _game_request(args, parser) if command == "play" else None
+        if request is not None and args.position:
+            if args.option or args.preset:
+                parser.error("a --position carries its options: give no --option or --preset")
+            request = lobby.from_position(connection, request, args.position)
         store = _identity(args, connection, terminal)
         if command == "record":
             return info.record(connection, console, args.game_id, args.output)
+        if command == "position":
+            return info.position(connection, console, args.game_id)
         if command == "watch":
             return lobby.watch(connection, store, terminal, args.game_id, plain=args.plain)
         if command == "resume":

@@ -32,12 +32,14 @@ _UNAVAILABLE = frozenset({"ENGINE_UNAVAILABLE", "STORE_UNAVAILABLE"})
 def position(state: game_pb2.GameState) -> bytes:
     """The state without the draw offer and the count of actions: what a decision rests on.
 
-    (Offering or answering a draw counts as an action in `ply` but moves nothing.)
+    (Offering or answering a draw counts as an action in `ply` but moves nothing; the
+    position text writes both, so it is left out and the view compared.)
     """
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
     copy.ClearField("draw_offer")
     copy.ClearField("ply")
+    copy.ClearField("position")
     return copy.SerializeToString(deterministic=True)
 
 

@@ -1,7 +1,8 @@
 """The `wargame.v1.RulesEngine` servicer: every RPC, for every game, and nothing kept.
 
-Each call converts the request's state to core values (checking it), asks the game's
-ruleset, and converts the answer back. The servicer holds only read-only things: the
+Each call reads the request's state (its position text, checking it), asks the game's
+ruleset, and writes the answer back: always the position, the view for drawing only when
+the request does not ask STATE_VIEW_POSITION. The servicer holds only read-only things: the
 rulesets, the conversions and the limits.
 """
 
@@ -50,13 +51,13 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             raise missing("game")
         return self.conversions.converter(game_id).ruleset
 
-    def _game(self, state: game_pb2.GameState, field: str = "state") -> tuple[Game[Any], int]:
-        if not state.game and not state.pieces and not state.options:
+    def _game(self, state: game_pb2.GameState, field: str = "state") -> Game[Any]:
+        if not state.game and not state.position and not state.pieces and not state.options:
             raise missing(field)
         return self.conversions.game_from_proto(state, field)
 
-    def _state(self, game: Game[Any], ply: int) -> game_pb2.GameState:
-        return self.conversions.game_to_proto(game, ply)
+    def _state(self, game: Game[Any], view: engine_pb2.StateView.ValueType) -> game_pb2.GameState:
+        return self.conversions.game_to_proto(game, view=view != engine_pb2.STATE_VIEW_POSITION)
 
     def _applied(self, game: Game[Any], action: Any) -> engine_pb2.AppliedAction:
         notation = game.format(action)
@@ -97,7 +98,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return engine_pb2.DescribeGameResponse(
             info=next(info for info in self._infos.games if info.id == ruleset.id),
             board=describe.describe(ruleset, options),
-            initial_state=self._state(initial, 0),
+            initial_state=self._state(initial, request.view),
         )
 
     @rpc("NewGame")
@@ -105,17 +106,26 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext
     ) -> engine_pb2.NewGameResponse:
         ruleset = self._ruleset(request.game)
-        options = ruleset.resolve_options(dict(request.options), request.preset or None)
-        state = ruleset.new_game(options, request.setup or None)
+        if request.position:
+            given = [name for name in ("options", "preset", "setup") if getattr(request, name)]
+            if given:
+                raise malformed(given[0], f"a new game from a position takes no {given[0]}")
+            game = self.conversions.game_from_proto(
+                game_pb2.GameState(game=ruleset.id, position=request.position)
+            )
+            state = game.state
+        else:
+            options = ruleset.resolve_options(dict(request.options), request.preset or None)
+            state = ruleset.new_game(options, request.setup or None)
         return engine_pb2.NewGameResponse(
-            state=self._state(Game(ruleset, state), 0), setup=ruleset.setup_text(state)
+            state=self._state(Game(ruleset, state), request.view), setup=ruleset.setup_text(state)
         )
 
     @rpc("ListLegalActions")
     def ListLegalActions(
         self, request: engine_pb2.ListLegalActionsRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ListLegalActionsResponse:
-        game, _ = self._game(request.state)
+        game = self._game(request.state)
         response = engine_pb2.ListLegalActionsResponse(to_act=list(game.to_act()))
         cells = cell_names(game.ruleset, game.ruleset.options_of(game.state))
         if request.cell and request.cell not in cells:
@@ -135,7 +145,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def ValidateAction(
         self, request: engine_pb2.ValidateActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ValidateActionResponse:
-        game, _ = self._game(request.state)
+        game = self._game(request.state)
         if not request.HasField("action"):
             raise missing("action")
         try:
@@ -152,7 +162,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def ApplyActions(
         self, request: engine_pb2.ApplyActionsRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ApplyActionsResponse:
-        game, ply = self._game(request.state)
+        game = self._game(request.state)
         if not request.actions:
             raise missing("actions")
         self._check_action_count(len(request.actions), "actions")
@@ -166,14 +176,14 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
                 raise error.at(index) from None
             response.applied.append(applied)
             response.events.extend(describe.event(event) for event in events)
-        response.state.CopyFrom(self._state(game, ply + len(request.actions)))
+        response.state.CopyFrom(self._state(game, request.view))
         return response
 
     @rpc("ParseAction")
     def ParseAction(
         self, request: engine_pb2.ParseActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ParseActionResponse:
-        game, _ = self._game(request.state)
+        game = self._game(request.state)
         if not request.text.strip():
             raise missing("text")
         action = game.parse(request.text, request.side or None)
@@ -185,7 +195,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def FormatAction(
         self, request: engine_pb2.FormatActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.FormatActionResponse:
-        game, _ = self._game(request.state)
+        game = self._game(request.state)
         if not request.HasField("action"):
             raise missing("action")
         action = self.conversions.action_from_proto(game, request.action)
@@ -195,7 +205,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def WriteRecord(
         self, request: engine_pb2.WriteRecordRequest, context: grpc.ServicerContext
     ) -> engine_pb2.WriteRecordResponse:
-        initial, ply = self._game(request.initial_state, "initial_state")
+        initial = self._game(request.initial_state, "initial_state")
         if len(request.actions) > self.limits.max_record_actions:
             raise beyond_limit(
                 ServiceReason.RECORD_TOO_LONG,
@@ -224,7 +234,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             tags=dict(sorted(request.tags.items())),  # map order differs between processes
         )
         return engine_pb2.WriteRecordResponse(
-            record=text, final_state=self._state(game, ply + len(lines))
+            record=text, final_state=self._state(game, request.view)
         )
 
     @rpc("ReplayRecord")
@@ -244,21 +254,21 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         ruleset = self._ruleset(record.game)
         final, history = replay(ruleset, record)
         response = engine_pb2.ReplayRecordResponse(
-            final_state=self._state(final, len(history) - 1),
-            initial_state=self._state(history[0], 0),
+            final_state=self._state(final, request.view),
+            initial_state=self._state(history[0], request.view),
         )
         for index, (side, text) in enumerate(record.actions):
             before = history[index]
             response.actions.append(self._applied(before, before.parse(text, side)))
             if request.include_states:
-                response.states.append(self._state(history[index + 1], index + 1))
+                response.states.append(self._state(history[index + 1], request.view))
         return response
 
     @rpc("SuggestAction")
     def SuggestAction(
         self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.SuggestActionResponse:
-        game, _ = self._game(request.state)
+        game = self._game(request.state)
         budget = DEFAULT_SUGGEST_SECONDS
         if request.HasField("time_budget"):
             budget = request.time_budget.ToTimedelta().total_seconds()

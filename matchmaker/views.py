@@ -5,9 +5,9 @@ deployment (rules 10.1): until the arrays are laid out, nobody but its author se
 array, a salt, or the notation of the action that carried them. The engine gives every
 applied action a `public_notation` for the others; the state's deployment record keeps
 other players' reveals and sealed ciphertexts, whose content is cut from the copy a viewer
-gets (the entries stay, empty, so the copy still says who has deployed: the engine is to
-accept such a withheld entry, see `redacted_state`). Everything else is open information
-(the defender sees every declared attack).
+gets (the entries stay, marked `withheld`, so the copy still says who has deployed and the
+engine accepts it), and its position text, which writes them in full, is left out of that
+copy. Everything else is open information (the defender sees every declared attack).
 """
 
 from __future__ import annotations
@@ -102,13 +102,16 @@ def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
         return state
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
+    copy.ClearField("position")  # it writes every array; the view below is the state now
     mine = copy.napoleonic.deployment
     for reveal in mine.reveals:
         if reveal.player != side:
             del reveal.placements[:]
+            reveal.withheld = True
     for sealed in mine.sealed:
         if sealed.player != side:
             sealed.ciphertext = b""
+            sealed.withheld = True
     return copy
 
 

@@ -1,9 +1,13 @@
 """Proto <-> core values, at the edge and nowhere else.
 
-The common part of `wargame.v1.GameState` (options, pieces, turn, outcome, draw offer) is
-converted here once; each game's `GameConverter` converts only its `detail` and its actions.
-Everything a state from the wire gets wrong becomes a `RuleError` (INVALID_STATE, with the
-offending field named), never a repaired state and never an exception of another kind.
+A `wargame.v1.GameState` is its `position` text (`engine_service.rules.position`): the
+engine reads it when it is there and always writes it, with the summary (`to_act`, `ply`,
+`outcome`, `draw_offer`). The view for drawing (`options`, `pieces`, `detail`) is written
+only when the caller wants it, and read only from a state without a position (a client of
+the contract before the position existed). The common part of the view is converted here
+once; each game's `GameConverter` converts only its `detail` and its actions. Everything a
+state from the wire gets wrong becomes a `RuleError` (INVALID_STATE, with the offending
+field named), never a repaired state and never an exception of another kind.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from engine_service.rules.game import (
     Resign,
 )
 from engine_service.rules.options import Options
+from engine_service.rules.position import MAX_PLY, read_position, write_position
 from wargame.v1 import game_pb2
 
 STATE_FORMAT_VERSION = 1
@@ -94,38 +99,58 @@ class Conversions:
 
     # -- states --------------------------------------------------------------------------
 
-    def game_to_proto(self, game: Game[Any], ply: int) -> game_pb2.GameState:
-        """The contract's GameState of a game after `ply` actions."""
+    def game_to_proto(self, game: Game[Any], *, view: bool = True) -> game_pb2.GameState:
+        """The contract's GameState of a game: its position and summary, and with `view`
+        the options, pieces and detail for drawing."""
         ruleset = game.ruleset
         out = game_pb2.GameState(
             game=ruleset.id,
             format_version=STATE_FORMAT_VERSION,
-            ply=ply,
+            position=write_position(game),
+            to_act=game.to_act(),
+            ply=game.ply,
             draw_offer=game.draw_offer or "",
         )
-        out.options.update(ruleset.options_of(game.state).as_text())
-        out.pieces.extend(
-            game_pb2.Piece(
-                kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags
-            )
-            for p in ruleset.pieces(game.state)
-        )
-        out.to_act.extend(game.to_act())
         outcome = game.outcome
         if outcome is not None:
             out.outcome.winner = outcome.winner or ""
             out.outcome.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{outcome.reason}")
             out.outcome.message = outcome.message
-        self.converter(ruleset.id).detail_to_proto(game.state, out)
+        if view:
+            out.options.update(ruleset.options_of(game.state).as_text())
+            out.pieces.extend(
+                game_pb2.Piece(
+                    kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags
+                )
+                for p in ruleset.pieces(game.state)
+            )
+            self.converter(ruleset.id).detail_to_proto(game.state, out)
         return out
 
-    def game_from_proto(
-        self, msg: game_pb2.GameState, field: str = "state"
-    ) -> tuple[Game[Any], int]:
-        """The core game (and its ply) of a GameState; RuleError naming what is wrong."""
+    def game_from_proto(self, msg: game_pb2.GameState, field: str = "state") -> Game[Any]:
+        """The core game of a GameState (its position when it has one); RuleError naming
+        what is wrong."""
         if not msg.game:
             raise invalid_state("the state names no game", f"{field}.game")
         converter = self.converter(msg.game)
+        ruleset = converter.ruleset
+        if msg.position:
+            if msg.format_version not in (0, STATE_FORMAT_VERSION):
+                raise invalid_state(
+                    f"state format_version {msg.format_version} is not {STATE_FORMAT_VERSION}",
+                    f"{field}.format_version",
+                )
+            try:
+                return read_position(ruleset, msg.position)
+            except RuleError as error:
+                raise invalid_state(error.message, f"{field}.position") from None
+        return self._structured(converter, msg, field)
+
+    def _structured(
+        self, converter: GameConverter[Any, Any], msg: game_pb2.GameState, field: str
+    ) -> Game[Any]:
+        """The game of a state without a position, read from its view (as before the
+        position existed)."""
         ruleset = converter.ruleset
         if msg.format_version != STATE_FORMAT_VERSION:
             raise invalid_state(
@@ -160,15 +185,19 @@ class Conversions:
         sides = [info.id for info in ruleset.sides]
         if msg.draw_offer and msg.draw_offer not in sides:
             raise invalid_state(f"draw_offer {msg.draw_offer!r} is no side", f"{field}.draw_offer")
+        if msg.ply > MAX_PLY:
+            raise invalid_state(f"ply {msg.ply} is beyond {MAX_PLY}", f"{field}.ply")
         ended = self._meta_outcome(ruleset, state, msg, field)
-        game: Game[Any] = Game(ruleset, state, ended=ended, draw_offer=msg.draw_offer or None)
+        game: Game[Any] = Game(
+            ruleset, state, ended=ended, draw_offer=msg.draw_offer or None, ply=msg.ply
+        )
         if msg.to_act and tuple(msg.to_act) != game.to_act():
             raise invalid_state(
                 f"to_act says {', '.join(msg.to_act)} but the state has "
                 f"{', '.join(game.to_act()) or 'nobody'} to act",
                 f"{field}.to_act",
             )
-        return game, msg.ply
+        return game
 
     @staticmethod
     def _meta_outcome(

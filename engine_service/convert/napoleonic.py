@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import NoReturn
 
-from engine_service.convert.base import GameConverter, invalid_state
+from engine_service.convert.base import GameConverter, invalid_state, outcome_reason_name
 from engine_service.rules.base import Outcome, OutcomeReason
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import (
@@ -35,6 +35,7 @@ from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry, geometry
 from engine_service.rules.napoleonic.consistency import PHASE_OF_MODE
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
+from engine_service.rules.napoleonic.position import RULE_OUTCOMES
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
 from engine_service.rules.napoleonic.setup import UNIT_ID, canonical_placements
 from engine_service.rules.napoleonic.state import (
@@ -65,14 +66,6 @@ PHASE_TO_PROTO = {
     Phase.GAME_OVER: napoleonic_pb2.NAPOLEONIC_PHASE_GAME_OVER,
 }
 PROTO_TO_PHASE = {value: phase for phase, value in PHASE_TO_PROTO.items()}
-RULE_OUTCOMES = (
-    OutcomeReason.GUARDS_ELIMINATED,
-    OutcomeReason.DEPLOYMENT_FORFEIT,
-    OutcomeReason.TURN_LIMIT,
-    OutcomeReason.NO_PROGRESS,
-    OutcomeReason.REPETITION,
-    OutcomeReason.INSUFFICIENT_FORCE,
-)
 DETAIL = "state.napoleonic"
 
 
@@ -154,11 +147,11 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
             for committer, digest in dep.commitments:
                 out_dep.commitments.add(player=committer, hash=digest)
             for revealer, array in dep.reveals:
-                item = out_dep.reveals.add(player=revealer)
+                item = out_dep.reveals.add(player=revealer, withheld=revealer in dep.withheld)
                 for cell, kind in array:
                     item.placements.add(unit_type=kind, cell=names[cell])
             for sealer, data in dep.sealed:
-                out_dep.sealed.add(player=sealer, ciphertext=data)
+                out_dep.sealed.add(player=sealer, ciphertext=data, withheld=sealer in dep.withheld)
             out_dep.next_placer = dep.next_placer
             out_dep.placed_this_turn = dep.placed_this_turn
         for owner, kinds in state.armies:
@@ -432,9 +425,24 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
                 f"Marching Orders data in {mode} deployment", f"{field}.next_placer"
             )
         reveals: list[tuple[str, tuple[tuple[int, str], ...]]] = []
+        withheld: set[str] = set()
+        for i, sealed in enumerate(msg.sealed):
+            if sealed.withheld:
+                if sealed.ciphertext:
+                    raise invalid_state(
+                        "a withheld sealed array carries its ciphertext",
+                        f"{field}.sealed[{i}].ciphertext",
+                    )
+                withheld.add(sealed.player)
         for i, item in enumerate(msg.reveals):
             here = f"{field}.reveals[{i}]"
             player = _player(item.player, players, f"{here}.player")
+            if item.withheld:
+                if item.placements:
+                    raise invalid_state(
+                        "a withheld revealed array carries its placements", f"{here}.placements"
+                    )
+                withheld.add(player)
             pairs = canonical_placements(
                 (
                     p.cell,
@@ -458,13 +466,14 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
             ),
             next_placer=msg.next_placer,
             placed_this_turn=msg.placed_this_turn,
+            withheld=frozenset(withheld),
         )
 
     @staticmethod
     def _rule_outcome(msg: game_pb2.GameState, players: list[str]) -> Outcome:
         if not msg.HasField("outcome"):
             raise invalid_state("phase game_over needs the outcome", "state.outcome")
-        name = game_pb2.OutcomeReason.Name(msg.outcome.reason).removeprefix("OUTCOME_REASON_")
+        name = outcome_reason_name(msg.outcome.reason)
         if name not in RULE_OUTCOMES:
             raise invalid_state(
                 f"outcome {name} does not end a game in phase game_over", "state.outcome.reason"

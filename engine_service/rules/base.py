@@ -214,6 +214,14 @@ class PieceView:
     tags: tuple[str, ...] = ()  # "van"/"rear" (cosmetic), "immobile", "exposed"
 
 
+class PositionStyle(StrEnum):
+    """Where a game's position text carries its options and the part `Game` adds
+    (`engine_service.rules.position`)."""
+
+    WORDS = "words"  # appended as `key=value` words (War, Battle)
+    SECTIONS = "sections"  # as the sections `options: ...` and `game: ...` (Napoleonic)
+
+
 class Ruleset(ABC, Generic[S, A]):
     """One game's rules as pure functions over its own immutable states and actions.
 
@@ -230,6 +238,7 @@ class Ruleset(ABC, Generic[S, A]):
     sides: ClassVar[tuple[SideInfo, ...]]
     option_specs: ClassVar[tuple[OptionSpec, ...]]
     presets: ClassVar[Mapping[str, Mapping[str, str]]] = {}
+    position_style: ClassVar[PositionStyle] = PositionStyle.WORDS
 
     def __init__(self, seal_key: bytes | None = None) -> None:
         """A ruleset; `seal_key` is the engine's key for hidden information (Napoleonic
@@ -251,7 +260,13 @@ class Ruleset(ABC, Generic[S, A]):
 
     @abstractmethod
     def new_game(self, options: Options, setup: str | None = None) -> S:
-        """The initial state; `setup` is a set-up text (`setup_text`) or None for the default."""
+        """The initial state, or the state a set-up text describes.
+
+        `setup` is None for the options' own initial position, or a set-up text: the game's
+        position grammar (docs/positions.md), which writes a whole state (`setup_text`) and
+        still reads every set-up text of earlier versions. INVALID_SETUP names what is wrong,
+        including every problem `check_state` finds.
+        """
 
     @abstractmethod
     def options_of(self, state: S) -> Options:
@@ -259,7 +274,8 @@ class Ruleset(ABC, Generic[S, A]):
 
     @abstractmethod
     def setup_text(self, state: S) -> str:
-        """The position as set-up text that `new_game` accepts (for records)."""
+        """The whole state as the game's position text, without its options (the canonical
+        text: one state, one text); `new_game` reads it back to an equal state."""
 
     # -- play ------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 Resignation and draws by agreement work the same in all three games, so they live here,
 once, around the game-specific state: `Game` adds the ending by resignation or agreement
-and the standing draw offer, and applies batches of actions atomically.
+(or by time and abandonment, which the matchmaker records as forfeits), the standing draw
+offer and the number of actions played, and applies batches of actions atomically.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ _FORFEIT_WORDS = {
     "timeout": OutcomeReason.TIME,
     "abandon": OutcomeReason.ABANDONED,
 }
-_FORFEIT_TEXT = {
+FORFEIT_TEXT = {  # the notation of each forfeit, also its word in position texts
     OutcomeReason.RESIGNATION: "resign",
     OutcomeReason.TIME: "timeout",
     OutcomeReason.ABANDONED: "abandon",
@@ -77,6 +78,7 @@ class Game(Generic[S]):
     state: S
     ended: Outcome | None = None  # by resignation, agreement, time or abandonment
     draw_offer: str | None = None  # the side whose draw offer stands
+    ply: int = 0  # actions applied since the initial position (resign and draws included)
     # The rules' outcome of `state`, worked out once (a Game never changes).
     _by_rules: Any = field(default=_NOT_YET, init=False, compare=False, repr=False)
 
@@ -107,11 +109,12 @@ class Game(Generic[S]):
         if isinstance(action, META_TYPES):
             if action.side != side:
                 raise RuleError(Reason.NOT_YOUR_TURN, f"{side} cannot act for {action.side}")
-            return self._apply_meta(action)
+            game, events = self._apply_meta(action)
+            return replace(game, ply=self.ply + 1), events
         self.ruleset.check_turn(self.state, side, action)
         state, events = self.ruleset.apply(self.state, action)
         offer = self.draw_offer if self.draw_offer in (None, side) else None
-        game = replace(self, state=state, draw_offer=offer)
+        game = replace(self, state=state, draw_offer=offer, ply=self.ply + 1)
         result = game.outcome
         if result is not None and not any(e.kind is EventKind.GAME_OVER for e in events):
             events.append(Event(EventKind.GAME_OVER, result.message, side=result.winner))
@@ -132,13 +135,8 @@ class Game(Generic[S]):
     def _apply_meta(self, action: MetaAction) -> tuple[Game[S], list[Event]]:
         side = action.side
         if isinstance(action, Resign):
-            winner = self._opponent(side)
-            verb = {
-                OutcomeReason.RESIGNATION: "resigns",
-                OutcomeReason.TIME: "loses on time",
-                OutcomeReason.ABANDONED: "abandoned the game",
-            }.get(action.reason, "forfeits")
-            ended = Outcome(winner, action.reason, f"{side} {verb}; {winner} wins")
+            ended = forfeit(self.ruleset, side, action.reason)
+            winner = ended.winner
             return replace(self, ended=ended, draw_offer=None), [
                 Event(EventKind.GAME_OVER, ended.message, side=winner)
             ]
@@ -160,7 +158,7 @@ class Game(Generic[S]):
         if self.draw_offer is None or self.draw_offer == side:
             raise RuleError(Reason.DRAW_NOT_OFFERED, f"{side} has no draw offer to answer")
         if isinstance(action, AcceptDraw):
-            ended = Outcome(None, OutcomeReason.AGREEMENT, "drawn by agreement")
+            ended = AGREED
             return replace(self, ended=ended, draw_offer=None), [
                 Event(EventKind.GAME_OVER, ended.message)
             ]
@@ -189,7 +187,7 @@ class Game(Generic[S]):
     def format(self, action: Any) -> str:
         """The notation of an action (game or meta) in this position."""
         if isinstance(action, Resign):
-            return _FORFEIT_TEXT[action.reason]
+            return FORFEIT_TEXT[action.reason]
         if isinstance(action, OfferDraw):
             return "offer draw"
         if isinstance(action, AcceptDraw):
@@ -212,5 +210,17 @@ class Game(Generic[S]):
             raise RuleError(Reason.ILLEGAL_ACTION, "say which side acts: several sides may act now")
         return to_act[0]
 
-    def _opponent(self, side: str) -> str:
-        return next(info.id for info in self.ruleset.sides if info.id != side)
+
+AGREED = Outcome(None, OutcomeReason.AGREEMENT, "drawn by agreement")
+_FORFEIT_VERBS = {
+    OutcomeReason.RESIGNATION: "resigns",
+    OutcomeReason.TIME: "loses on time",
+    OutcomeReason.ABANDONED: "abandoned the game",
+}
+
+
+def forfeit(ruleset: Ruleset[Any, Any], side: str, reason: OutcomeReason) -> Outcome:
+    """The ending when `side` resigns, loses on time or abandons: its opponent wins."""
+    winner = next(info.id for info in ruleset.sides if info.id != side)
+    verb = _FORFEIT_VERBS.get(reason, "forfeits")
+    return Outcome(winner, reason, f"{side} {verb}; {winner} wins")

@@ -1,10 +1,21 @@
-"""RulesEngine under load (issue #6), every figure beside a same-run reference.
+"""RulesEngine under load (issues #6, #18), every figure beside a same-run reference.
 
-- A no-op RPC (Ping, carrying as many bytes as the game's state) is the ceiling; then
-  ApplyActions and ListLegalActions with a middlegame state of each game, at 1 and 16
-  clients in flight: requests per second, p50/p99 latency, ratio to the no-op.
+- A mid-game state of each game on the wire, in bytes: as a server keeps and sends it (the
+  game and its position text), as the engine answers without the view, and in the
+  structured form clients sent before the position existed (the reference).
+- One stateless cycle in-process, War: request bytes -> read the state -> validate and
+  apply the action -> response bytes, beside python-chess's `Board(fen)` + `is_legal` +
+  `push` + `fen()` in the same run; both go round 1000 distinct positions of random games
+  (more than any rules cache keeps), so neither answers from memory.
+- A no-op RPC (Ping, carrying as many bytes as the request) is the ceiling; then
+  ApplyActions with and without the view for drawing (STATE_VIEW_POSITION), and
+  ListLegalActions, at 1 and 16 clients in flight: requests per second, p50/p99 latency,
+  ratio to the no-op. Each load goes round 600 distinct game positions.
 - The same ApplyActions load against 1 worker and against 2 workers.
 - Resident memory per worker after the load.
+
+Load generators are separate processes (`tests.bench.load`), one asyncio client per
+connection; the figures name the number of clients.
 """
 
 from __future__ import annotations
@@ -23,20 +34,27 @@ from typing import Any
 from engine_service.convert import conversions
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
+from engine_service.service import RulesEngine
 from tests.bench.harness import Bench, Figure
+from tests.bench.load import write_requests
 from tests.servers import ROOT, free_port, wait_healthy
-from wargame.v1 import engine_pb2
+from wargame.runtime.logs import configure_logging
+from wargame.v1 import engine_pb2, game_pb2
 
 SECONDS = 2.0
 REPEATS = 5
-CONCURRENCY = (1, 16)
 MIDDLEGAME_PLIES = {"war": 24, "battle": 24, "napoleonic": 40}
+POSITIONS = 600  # distinct requests per load: more than the rules' caches keep (512)
+CYCLE_POSITIONS = 1000
+SKIPPED_PLIES = 8  # the openings are left out of the loads' positions
+SIZE_GOALS = {"war": 300, "battle": 300, "napoleonic": 600}
 SERVICE = "/wargame.v1.RulesEngine/"
+SEAL_KEY = bytes(32)
 
 
 def middlegame(game_id: str, seed: int = 7) -> tuple[Game[Any], Any]:
     """A middlegame position reached by seeded random play, and an action legal in it."""
-    games = rulesets(bytes(32))
+    games = rulesets(SEAL_KEY)
     ruleset = games[game_id]
     rng = random.Random(seed)
     game: Game[Any] = Game(ruleset, ruleset.new_game(ruleset.resolve_options({})))
@@ -51,23 +69,190 @@ def middlegame(game_id: str, seed: int = 7) -> tuple[Game[Any], Any]:
     return game, action
 
 
+def positions(game_id: str, count: int, seed: str) -> list[tuple[Game[Any], Any]]:
+    """`count` distinct (game, legal action) pairs along seeded random games, openings left
+    out."""
+    ruleset = rulesets(SEAL_KEY)[game_id]
+    rng = random.Random(seed)
+    found: list[tuple[Game[Any], Any]] = []
+    seen: set[str] = set()
+    converted = conversions(rulesets(SEAL_KEY))
+    while len(found) < count:
+        game: Game[Any] = Game(ruleset, ruleset.new_game(ruleset.resolve_options({})))
+        while len(found) < count and game.outcome is None:
+            action = ruleset.random_action(game.state, rng)
+            if action is None:
+                break
+            text = converted.game_to_proto(game, view=False).position
+            if game.ply >= SKIPPED_PLIES and text not in seen:
+                seen.add(text)
+                found.append((game, action))
+            game, _ = game.apply(ruleset.actor(game.state, action), action)
+    return found
+
+
+def _compact(state: game_pb2.GameState) -> game_pb2.GameState:
+    """A state as a server that keeps only positions sends it."""
+    return game_pb2.GameState(game=state.game, position=state.position)
+
+
+def _structured(state: game_pb2.GameState) -> game_pb2.GameState:
+    """A state as clients sent it before the position existed."""
+    old = game_pb2.GameState()
+    old.CopyFrom(state)
+    old.ClearField("position")
+    return old
+
+
+# --- sizes and the in-process cycle -------------------------------------------------------
+
+
+def sizes(bench: Bench) -> None:
+    """A mid-game state of each game on the wire, in bytes, beside the structured form."""
+    converted = conversions(rulesets(SEAL_KEY))
+    for game_id, goal in SIZE_GOALS.items():
+        game, _action = middlegame(game_id)
+        full = converted.game_to_proto(game)
+        answer = len(converted.game_to_proto(game, view=False).SerializeToString())
+        sent = len(_compact(full).SerializeToString())
+        before = len(_structured(full).SerializeToString())
+        reference = Figure(
+            f"{game_id} mid-game state on the wire, structured form (before positions)",
+            "bytes",
+            before,
+            before,
+            before,
+        )
+        bench.report(reference)
+        for label, size in (("game and position", sent), ("engine's answer without view", answer)):
+            bench.report(
+                Figure(f"{game_id} mid-game state on the wire, {label}", "bytes", size, size, size),
+                reference,
+                goal=f"<= {goal} bytes",
+            )
+
+
+class _Context:
+    """The servicer context of an in-process call: no deadline, no metadata."""
+
+    def time_remaining(self) -> float | None:
+        return None
+
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+    def abort_with_status(self, status: Any) -> None:
+        raise RuntimeError(status)
+
+
+def stateless_cycle(bench: Bench) -> None:
+    """One War ApplyActions in-process, beside python-chess's equivalent, same run."""
+    import chess
+
+    from engine_service.rules.war.ruleset import clear_caches
+
+    configure_logging("json", "warning")  # as the served engine logs (`--log-level warning`)
+    games = rulesets(SEAL_KEY)
+    converted = conversions(games)
+    engine = RulesEngine(games)
+    requests = []
+    for game, action in positions("war", CYCLE_POSITIONS, "war stateless cycle"):
+        state = _compact(converted.game_to_proto(game, view=False))
+        requests.append(
+            engine_pb2.ApplyActionsRequest(
+                state=state,
+                actions=[converted.action_to_proto(game, action)],
+                view=engine_pb2.STATE_VIEW_POSITION,
+            ).SerializeToString()
+        )
+    rng = random.Random("chess stateless cycle")
+    fens: list[tuple[str, str]] = []
+    while len(fens) < CYCLE_POSITIONS:
+        board = chess.Board()
+        while len(fens) < CYCLE_POSITIONS and not board.is_game_over():
+            move = rng.choice(list(board.legal_moves))
+            if board.ply() >= SKIPPED_PLIES:
+                fens.append((board.fen(), move.uci()))
+            board.push(move)
+    context = _Context()
+    call = engine.ApplyActions
+    read = engine_pb2.ApplyActionsRequest.FromString
+
+    def ours() -> float:
+        clear_caches()
+        started = time.perf_counter()
+        for data in requests:
+            call(read(data), context).SerializeToString()
+        return (time.perf_counter() - started) / len(requests) * 1e6
+
+    def theirs() -> float:
+        started = time.perf_counter()
+        for fen, uci in fens:
+            board = chess.Board(fen)
+            move = chess.Move.from_uci(uci)
+            if not board.is_legal(move):
+                raise AssertionError(uci)
+            board.push(move)
+            board.fen()
+        return (time.perf_counter() - started) / len(fens) * 1e6
+
+    reference = bench.report(
+        bench.sample(
+            "python-chess Board(fen) + is_legal + push + fen(), 1000 positions",
+            theirs,
+            "us/cycle",
+        ),
+        higher_is_better=False,
+    )
+    bench.report(
+        bench.sample(
+            "war stateless ApplyActions in-process (request bytes -> response bytes, "
+            "no view), 1000 positions, caches cleared",
+            ours,
+            "us/cycle",
+        ),
+        reference,
+        goal="<= 1.0x python-chess",
+    )
+
+
+# --- the engine under load ----------------------------------------------------------------
+
+
 def _requests(folder: Path) -> dict[str, dict[str, Path]]:
-    """Pre-serialized Ping, ApplyActions and ListLegalActions requests for each game."""
-    converted = conversions(rulesets(bytes(32)))
+    """Request files for each game: ApplyActions with and without the view, ListLegalActions
+    (position only), and Pings of the same sizes."""
+    converted = conversions(rulesets(SEAL_KEY))
     files: dict[str, dict[str, Path]] = {}
     for game_id in ("war", "battle", "napoleonic"):
-        game, action = middlegame(game_id)
-        state = converted.game_to_proto(game, MIDDLEGAME_PLIES[game_id])
-        apply = engine_pb2.ApplyActionsRequest(
-            state=state, actions=[converted.action_to_proto(game, action)]
-        )
-        legal = engine_pb2.ListLegalActionsRequest(state=state)
-        ping = engine_pb2.PingRequest(payload=b"x" * len(state.SerializeToString()))
+        made: dict[str, list[bytes]] = {name: [] for name in ("view", "position", "legal")}
+        for game, action in positions(game_id, POSITIONS, f"{game_id} engine load"):
+            full = converted.game_to_proto(game)
+            wire_action = converted.action_to_proto(game, action)
+            made["view"].append(
+                engine_pb2.ApplyActionsRequest(
+                    state=full, actions=[wire_action]
+                ).SerializeToString()
+            )
+            made["position"].append(
+                engine_pb2.ApplyActionsRequest(
+                    state=_compact(full),
+                    actions=[wire_action],
+                    view=engine_pb2.STATE_VIEW_POSITION,
+                ).SerializeToString()
+            )
+            made["legal"].append(
+                engine_pb2.ListLegalActionsRequest(state=_compact(full)).SerializeToString()
+            )
         files[game_id] = {}
-        for name, message in (("Ping", ping), ("ApplyActions", apply), ("ListLegalActions", legal)):
+        for name, requests in made.items():
             path = folder / f"{game_id}-{name}.bin"
-            path.write_bytes(message.SerializeToString())
+            write_requests(path, requests)
             files[game_id][name] = path
+            mean = sum(len(r) for r in requests) // len(requests)
+            ping = folder / f"{game_id}-{name}-ping.bin"
+            write_requests(ping, [engine_pb2.PingRequest(payload=b"x" * mean).SerializeToString()])
+            files[game_id][f"{name}-ping"] = ping
     return files
 
 
@@ -148,7 +333,10 @@ def _load(address: str, method: str, request: Path, concurrency: int) -> dict[st
         text=True,
         check=True,
     )
-    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    figures = dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    if figures["errors"]:
+        raise AssertionError(f"{method} load on {request.name}: {figures['errors']} errors")
+    return figures
 
 
 def _measure(
@@ -171,41 +359,57 @@ def _measure(
     return made[0], made[1], made[2]
 
 
+# (method, request file, clients, goal at that many clients)
+LOADS = (
+    ("ApplyActions", "view", 16, ">= 0.6 of Ping"),
+    ("ApplyActions", "position", 16, ">= 0.6 of Ping"),
+    ("ListLegalActions", "legal", 16, ""),
+    ("ApplyActions", "position", 1, ""),
+    ("ListLegalActions", "legal", 1, ""),
+)
+LABELS = {"view": "with view", "position": "without view", "legal": "position only"}
+
+
+def _loads(bench: Bench, engine: _Engine, files: dict[str, dict[str, Path]]) -> None:
+    for game_id, paths in files.items():
+        pings: dict[tuple[str, int], tuple[Figure, Figure, Figure]] = {}
+        for method, name, clients, goal in LOADS:
+            tag = f"engine 1 worker {game_id} {clients} client{'s' if clients > 1 else ''}"
+            if (name, clients) not in pings:
+                ping = _measure(
+                    f"{tag} Ping (same size as {method} {LABELS[name]})",
+                    engine.address,
+                    "Ping",
+                    paths[f"{name}-ping"],
+                    clients,
+                )
+                for figure in ping:
+                    bench.report(figure, higher_is_better=figure.unit == "req/s")
+                pings[(name, clients)] = ping
+            ping_rps, ping50, ping99 = pings[(name, clients)]
+            rps, p50, p99 = _measure(
+                f"{tag} {method} {LABELS[name]}", engine.address, method, paths[name], clients
+            )
+            bench.report(rps, ping_rps, goal=goal)
+            bench.report(p50, ping50, higher_is_better=False)
+            bench.report(p99, ping99, higher_is_better=False)
+
+
 def run(bench: Bench) -> None:
     """All engine-service figures."""
+    sizes(bench)
+    stateless_cycle(bench)
     with tempfile.TemporaryDirectory(prefix="wargame-bench-") as scratch:
         folder = Path(scratch)
-        requests = _requests(folder)
+        files = _requests(folder)
         engine = _Engine(1, folder)
         try:
-            for game_id, files in requests.items():
-                for clients in CONCURRENCY:
-                    tag = f"engine 1 worker {game_id} {clients} client{'s' if clients > 1 else ''}"
-                    ping, ping50, ping99 = _measure(
-                        f"{tag} Ping (same size)",
-                        engine.address,
-                        "Ping",
-                        files["Ping"],
-                        clients,
-                    )
-                    bench.report(ping)
-                    bench.report(ping50, higher_is_better=False)
-                    bench.report(ping99, higher_is_better=False)
-                    for method in ("ApplyActions", "ListLegalActions"):
-                        rps, p50, p99 = _measure(
-                            f"{tag} {method}", engine.address, method, files[method], clients
-                        )
-                        goal = (
-                            ">= 0.6 of Ping" if method == "ApplyActions" and clients == 16 else ""
-                        )
-                        bench.report(rps, ping, goal=goal)
-                        bench.report(p50, ping50, higher_is_better=False)
-                        bench.report(p99, ping99, higher_is_better=False)
+            _loads(bench, engine, files)
             one = _measure(
-                "engine 1 worker war 16 clients ApplyActions",
+                "engine 1 worker war 16 clients ApplyActions without view",
                 engine.address,
                 "ApplyActions",
-                requests["war"]["ApplyActions"],
+                files["war"]["position"],
                 16,
             )[0]
             rss_one = engine.worker_rss_mb()
@@ -214,10 +418,10 @@ def run(bench: Bench) -> None:
         engine = _Engine(2, folder)
         try:
             two = _measure(
-                "engine 2 workers war 16 clients ApplyActions",
+                "engine 2 workers war 16 clients ApplyActions without view",
                 engine.address,
                 "ApplyActions",
-                requests["war"]["ApplyActions"],
+                files["war"]["position"],
                 16,
             )[0]
             bench.report(one)
@@ -225,15 +429,15 @@ def run(bench: Bench) -> None:
             rss_two = engine.worker_rss_mb()
         finally:
             engine.stop()
-        for label, sizes in (("1 worker", rss_one), ("2 workers", rss_two)):
+        for label, sizes_mb in (("1 worker", rss_one), ("2 workers", rss_two)):
             bench.report(
                 Figure(
                     f"engine resident memory per worker after load ({label})",
                     "MB",
-                    max(sizes),
-                    min(sizes),
-                    max(sizes),
-                    sizes,
+                    max(sizes_mb),
+                    min(sizes_mb),
+                    max(sizes_mb),
+                    sizes_mb,
                 ),
                 goal="< 100 MB",
             )

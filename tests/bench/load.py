@@ -2,11 +2,14 @@
 
     python -m tests.bench.load TARGET METHOD REQUEST_FILE --concurrency N --seconds T
 
-Requests are sent as pre-serialized bytes (no protobuf work in the client), so the figures
-measure the server. Each client has its own connection, as separate callers would: a
-server's worker processes share a port by SO_REUSEPORT, which spreads connections (not the
-requests of one connection) over them. Prints one JSON line: calls, errors, seconds,
-latencies (p50, p99).
+The request file holds one or more requests, each a 4-byte big-endian length and the
+serialized message (`write_requests`); each client goes round them from its own starting
+point, so a server that remembers answers (the rules' bounded caches) cannot answer from
+memory when the file holds more requests than the caches keep. Requests are sent as
+pre-serialized bytes (no protobuf work in the client), so the figures measure the server.
+Each client has its own connection, as separate callers would: a server's worker processes
+share a port by SO_REUSEPORT, which spreads connections (not the requests of one
+connection) over them. Prints one JSON line: calls, errors, seconds, latencies (p50, p99).
 """
 
 from __future__ import annotations
@@ -22,8 +25,24 @@ from pathlib import Path
 import grpc
 
 
+def write_requests(path: Path, requests: list[bytes]) -> None:
+    """Write serialized requests in the load's file format."""
+    path.write_bytes(b"".join(len(r).to_bytes(4, "big") + r for r in requests))
+
+
+def read_requests(path: Path) -> list[bytes]:
+    """The requests of a file `write_requests` wrote."""
+    data = path.read_bytes()
+    requests, at = [], 0
+    while at < len(data):
+        size = int.from_bytes(data[at : at + 4], "big")
+        requests.append(data[at + 4 : at + 4 + size])
+        at += 4 + size
+    return requests
+
+
 async def _load(
-    target: str, method: str, payload: bytes, concurrency: int, seconds: float
+    target: str, method: str, payloads: list[bytes], concurrency: int, seconds: float
 ) -> dict[str, float]:
     options = [
         ("grpc.max_receive_message_length", 64 << 20),
@@ -34,12 +53,15 @@ async def _load(
     errors = 0
     channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(concurrency)]
     calls = [channel.unary_unary(method) for channel in channels]  # bytes in, bytes out
-    await asyncio.gather(*(call(payload, timeout=30) for call in calls))  # connect and warm
+    await asyncio.gather(*(call(payloads[0], timeout=30) for call in calls))  # connect, warm
     stop_at = time.perf_counter() + seconds
 
-    async def client(call: grpc.aio.UnaryUnaryMultiCallable) -> None:
+    async def client(call: grpc.aio.UnaryUnaryMultiCallable, start: int) -> None:
         nonlocal errors
+        at = start
         while time.perf_counter() < stop_at:
+            payload = payloads[at % len(payloads)]
+            at += 1
             started = time.perf_counter()
             try:
                 await call(payload, timeout=30)
@@ -49,7 +71,8 @@ async def _load(
             latencies.append(time.perf_counter() - started)
 
     began = time.perf_counter()
-    await asyncio.gather(*(client(call) for call in calls))
+    spread = max(1, len(payloads) // concurrency)
+    await asyncio.gather(*(client(call, i * spread) for i, call in enumerate(calls)))
     elapsed = time.perf_counter() - began
     for channel in channels:
         await channel.close()
@@ -75,7 +98,11 @@ def main() -> int:
     args = parser.parse_args()
     figures = asyncio.run(
         _load(
-            args.target, args.method, args.request_file.read_bytes(), args.concurrency, args.seconds
+            args.target,
+            args.method,
+            read_requests(args.request_file),
+            args.concurrency,
+            args.seconds,
         )
     )
     print(json.dumps(figures), flush=True)

@@ -159,7 +159,7 @@ def test_legal_actions_match_the_rules_core_each_with_its_notation(stub, game: s
     state = played(stub, game, 12)
     reply = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state))
     converted = conversions(rulesets(TEST_SEAL_KEY))
-    core, _ = converted.game_from_proto(state)
+    core = converted.game_from_proto(state)
     expected = sorted(core.format(action) for action in core.legal_actions())
     assert sorted(action.notation for action in reply.actions) == expected
     assert list(reply.to_act) == list(core.to_act())
@@ -426,7 +426,7 @@ def test_a_game_through_the_rpcs_equals_the_game_in_process(stub, game: str) -> 
     local: Game[Any] = Game(ruleset, ruleset.new_game(ruleset.resolve_options({})))
     remote = new_state(stub, game)
     rng = random.Random(f"agree-{game}")
-    for ply in range(60):
+    for _ply in range(60):
         if local.outcome is not None:
             break
         action = ruleset.random_action(local.state, rng)
@@ -435,4 +435,4 @@ def test_a_game_through_the_rpcs_equals_the_game_in_process(stub, game: str) -> 
         remote = stub.ApplyActions(
             engine_pb2.ApplyActionsRequest(state=remote, actions=[message])
         ).state
-        assert remote == converted.game_to_proto(local, ply + 1)
+        assert remote == converted.game_to_proto(local)

@@ -439,9 +439,15 @@ def test_state_record_and_request_reasons(
     state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
     broken = game_pb2.GameState()
     broken.CopyFrom(state)
+    broken.ClearField("position")  # the structured form, as clients before positions send it
     broken.pieces[0].cell = broken.pieces[1].cell
     assert (
         refused(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=broken)).reason
+        == "INVALID_STATE"
+    )
+    bad_text = game_pb2.GameState(game="war", position=state.position.replace("S FF", "X FF"))
+    assert (
+        refused(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=bad_text)).reason
         == "INVALID_STATE"
     )
     assert (

@@ -686,11 +686,6 @@ def test_the_engine_logs_the_callers_request_id_and_relayed_failures_are_errors(
 # -- 15.10 the states handed out are states the engine accepts -------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the engine must accept a withheld entry (a sealed array without its ciphertext, "
-    "a reveal without its placements) in a redacted deployment state: the engine side of 15.10",
-)
 def test_the_redacted_views_of_a_deployment_are_states_the_engine_accepts(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:

@@ -74,12 +74,16 @@ def test_others_reveals_are_cut_while_the_deployment_is_hidden() -> None:
     assert hidden_pending(state)
     red = redacted_state(state, "red").napoleonic.deployment
     # Others' entries stay, withheld: who has deployed is public, how is not.
-    assert [(a.player, len(a.placements)) for a in red.reveals] == [("red", 1), ("black", 0)]
-    assert [(s.player, s.ciphertext) for s in red.sealed] == [("black", b"")]
+    assert [(a.player, len(a.placements), a.withheld) for a in red.reveals] == [
+        ("red", 1, False),
+        ("black", 0, True),
+    ]
+    assert [(s.player, s.ciphertext, s.withheld) for s in red.sealed] == [("black", b"", True)]
     spectator = redacted_state(state, "").napoleonic.deployment
-    assert [len(a.placements) for a in spectator.reveals] == [0, 0]
-    assert [s.ciphertext for s in spectator.sealed] == [b""]
+    assert [(len(a.placements), a.withheld) for a in spectator.reveals] == [(0, True), (0, True)]
+    assert [(s.ciphertext, s.withheld) for s in spectator.sealed] == [(b"", True)]
     assert b"e8" not in redacted_state(state, "red").SerializeToString()
+    assert not redacted_state(state, "").position  # the position writes every array
     assert len(state.napoleonic.deployment.reveals[1].placements) == 1  # the stored state
 
 

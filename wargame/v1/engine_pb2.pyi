@@ -8,6 +8,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from wargame.v1 import board_pb2 as _board_pb2
 from wargame.v1 import errors_pb2 as _errors_pb2
 from wargame.v1 import game_pb2 as _game_pb2
@@ -21,6 +22,38 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _StateView:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _StateViewEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_StateView.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    STATE_VIEW_UNSPECIFIED: _StateView.ValueType  # 0
+    """Not set: the same as STATE_VIEW_FULL, so clients written before the position existed
+    get what they always got.
+    """
+    STATE_VIEW_FULL: _StateView.ValueType  # 1
+    """The position, the summary and the view for drawing."""
+    STATE_VIEW_POSITION: _StateView.ValueType  # 2
+    """The position and the summary only."""
+
+class StateView(_StateView, metaclass=_StateViewEnumTypeWrapper):
+    """How much of a GameState an answer writes. The position text and the summary (`to_act`,
+    `ply`, `outcome`, `draw_offer`) are always written; the view for drawing (`options`,
+    `pieces`, `detail`) costs most of the bytes and of the engine's time, so callers that only
+    pass states on (servers, benchmarks) leave it out.
+    """
+
+STATE_VIEW_UNSPECIFIED: StateView.ValueType  # 0
+"""Not set: the same as STATE_VIEW_FULL, so clients written before the position existed
+get what they always got.
+"""
+STATE_VIEW_FULL: StateView.ValueType  # 1
+"""The position, the summary and the view for drawing."""
+STATE_VIEW_POSITION: StateView.ValueType  # 2
+"""The position and the summary only."""
+Global___StateView: _TypeAlias = StateView  # noqa: Y015
 
 @_typing.final
 class ListGamesRequest(_message.Message):
@@ -93,12 +126,15 @@ class DescribeGameRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     PRESET_FIELD_NUMBER: _builtins.int
     SETUP_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id."""
     preset: _builtins.str
     """A preset to start from, if any."""
     setup: _builtins.str
     """A set-up text for the initial state (empty for the default set-up)."""
+    view: Global___StateView.ValueType
+    """How much of `initial_state` to write (default: the position and the view)."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values that change the board (Napoleonic board size, terrain); others are ignored."""
@@ -110,10 +146,11 @@ class DescribeGameRequest(_message.Message):
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         preset: _builtins.str = ...,
         setup: _builtins.str = ...,
+        view: Global___StateView.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "preset", b"preset", "setup", b"setup"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "preset", b"preset", "setup", b"setup", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -185,12 +222,21 @@ class NewGameRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     PRESET_FIELD_NUMBER: _builtins.int
     SETUP_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id."""
     preset: _builtins.str
     """A preset to start from, if any."""
     setup: _builtins.str
     """A set-up text in the game's own format (empty for the default set-up)."""
+    view: Global___StateView.ValueType
+    """How much of the returned state to write (default: the position and the view)."""
+    position: _builtins.str
+    """A whole position text (GameState.position, e.g. from `wargame position`): the game
+    starts from it, with its options, as a new game (ply 0, no draw offer). `options`,
+    `preset` and `setup` must be empty then.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values by name; options not given take their default (or the preset's value)."""
@@ -202,10 +248,12 @@ class NewGameRequest(_message.Message):
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         preset: _builtins.str = ...,
         setup: _builtins.str = ...,
+        view: Global___StateView.ValueType = ...,
+        position: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "preset", b"preset", "setup", b"setup"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "options", b"options", "position", b"position", "preset", b"preset", "setup", b"setup", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -397,6 +445,9 @@ class ApplyActionsRequest(_message.Message):
 
     STATE_FIELD_NUMBER: _builtins.int
     ACTIONS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    view: Global___StateView.ValueType
+    """How much of the returned state to write (default: the position and the view)."""
     @_builtins.property
     def state(self) -> _game_pb2.GameState:
         """The state to start from."""
@@ -410,10 +461,11 @@ class ApplyActionsRequest(_message.Message):
         *,
         state: _game_pb2.GameState | None = ...,
         actions: _abc.Iterable[_game_pb2.Action] | None = ...,
+        view: Global___StateView.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "state", b"state", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -630,6 +682,9 @@ class WriteRecordRequest(_message.Message):
     INITIAL_STATE_FIELD_NUMBER: _builtins.int
     ACTIONS_FIELD_NUMBER: _builtins.int
     TAGS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    view: Global___StateView.ValueType
+    """How much of the returned state to write (default: the position and the view)."""
     @_builtins.property
     def initial_state(self) -> _game_pb2.GameState:
         """The initial state of the game."""
@@ -648,10 +703,11 @@ class WriteRecordRequest(_message.Message):
         initial_state: _game_pb2.GameState | None = ...,
         actions: _abc.Iterable[_game_pb2.Action] | None = ...,
         tags: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
+        view: Global___StateView.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["initial_state", b"initial_state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "initial_state", b"initial_state", "tags", b"tags"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "initial_state", b"initial_state", "tags", b"tags", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -693,19 +749,23 @@ class ReplayRecordRequest(_message.Message):
 
     RECORD_FIELD_NUMBER: _builtins.int
     INCLUDE_STATES_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
     record: _builtins.str
     """The record text."""
     include_states: _builtins.bool
     """Also return the state after every action (for stepping through a game)."""
+    view: Global___StateView.ValueType
+    """How much of each returned state to write (default: the position and the view)."""
     def __init__(
         self,
         *,
         record: _builtins.str = ...,
         include_states: _builtins.bool = ...,
+        view: Global___StateView.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["include_states", b"include_states", "record", b"record"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["include_states", b"include_states", "record", b"record", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

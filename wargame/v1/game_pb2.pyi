@@ -215,10 +215,14 @@ class GameState(_message.Message):
     """The complete state of one game: everything needed to continue it with no other input.
 
     The engine keeps nothing between calls, so a client sends this message back with every
-    request. It carries the options the game was created with, the pieces, whose turn it is,
-    the game-specific rest (reserves, phases, hidden deployments, repetition history) in
-    `detail`, and how the game ended. States that could not arise in play are refused with
-    INVALID_ARGUMENT, never repaired.
+    request. The state itself is `position`, a compact text (like FEN for chess; grammar in
+    docs/positions.md) that the engine always writes. The other fields are derived from it:
+    the summary (`to_act`, `ply`, `outcome`, `draw_offer`), always written, and the view for
+    drawing (`options`, `pieces`, `detail`), written unless a request asks for
+    STATE_VIEW_POSITION. On input, a state with `position` is read from `game` and `position`
+    alone (every other field is ignored); a state without it is read from the structured
+    fields, as before the position existed. States that could not arise in play are refused
+    with INVALID_ARGUMENT, never repaired.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -254,6 +258,7 @@ class GameState(_message.Message):
     WAR_FIELD_NUMBER: _builtins.int
     BATTLE_FIELD_NUMBER: _builtins.int
     NAPOLEONIC_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id from ListGames: "war", "battle" or "napoleonic"."""
     format_version: _builtins.int
@@ -262,6 +267,11 @@ class GameState(_message.Message):
     """Number of actions applied since the initial position (resign and draw actions included)."""
     draw_offer: _builtins.str
     """The side whose draw offer stands, empty if none."""
+    position: _builtins.str
+    """The whole state as the game's position text (docs/positions.md): options off their
+    defaults, the position, the repetition history and the endings by the players' hands.
+    When set it is the state, and the fields above are a view derived from it.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """The effective value of every option of the game, as canonical text (see ListGames)."""
@@ -306,10 +316,11 @@ class GameState(_message.Message):
         war: _war_pb2.WarState | None = ...,
         battle: _battle_pb2.BattleState | None = ...,
         napoleonic: _napoleonic_pb2.NapoleonicState | None = ...,
+        position: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "napoleonic", b"napoleonic", "outcome", b"outcome", "war", b"war"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "draw_offer", b"draw_offer", "format_version", b"format_version", "game", b"game", "napoleonic", b"napoleonic", "options", b"options", "outcome", b"outcome", "pieces", b"pieces", "ply", b"ply", "to_act", b"to_act", "war", b"war"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "draw_offer", b"draw_offer", "format_version", b"format_version", "game", b"game", "napoleonic", b"napoleonic", "options", b"options", "outcome", b"outcome", "pieces", b"pieces", "ply", b"ply", "position", b"position", "to_act", b"to_act", "war", b"war"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["war", "battle", "napoleonic"]  # noqa: Y015
     _WhichOneofArgType_detail: _TypeAlias = _typing.Literal["detail", b"detail"]  # noqa: Y015

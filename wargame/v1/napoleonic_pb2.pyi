@@ -621,21 +621,28 @@ class NapoleonicArray(_message.Message):
 
     PLAYER_FIELD_NUMBER: _builtins.int
     PLACEMENTS_FIELD_NUMBER: _builtins.int
+    WITHHELD_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     """The player."""
+    withheld: _builtins.bool
+    """The player has revealed, but this copy of the state leaves the array out (a server's
+    view for another player or a spectator). The engine accepts such a state for every
+    call that does not need the array, and refuses to lay the arrays out from it.
+    """
     @_builtins.property
     def placements(self) -> _containers.RepeatedCompositeFieldContainer[Global___NapoleonicPlacement]:
-        """The placements, in canonical order (by rank, then file)."""
+        """The placements, in canonical order (by rank, then file); empty when withheld."""
 
     def __init__(
         self,
         *,
         player: _builtins.str = ...,
         placements: _abc.Iterable[Global___NapoleonicPlacement] | None = ...,
+        withheld: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements", "player", b"player"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["placements", b"placements", "player", b"player", "withheld", b"withheld"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -675,19 +682,28 @@ class NapoleonicSealedArray(_message.Message):
 
     PLAYER_FIELD_NUMBER: _builtins.int
     CIPHERTEXT_FIELD_NUMBER: _builtins.int
+    WITHHELD_FIELD_NUMBER: _builtins.int
     player: _builtins.str
     """The player."""
     ciphertext: _builtins.bytes
-    """AES-256-GCM ciphertext of the padded canonical array text, its 12-byte nonce first."""
+    """AES-256-GCM ciphertext of the padded canonical array text, its 12-byte nonce first;
+    empty when withheld.
+    """
+    withheld: _builtins.bool
+    """The player has sealed, but this copy of the state leaves the ciphertext out (a server's
+    view for another player or a spectator). The engine accepts such a state for every
+    call that does not need the array, and refuses to lay the arrays out from it.
+    """
     def __init__(
         self,
         *,
         player: _builtins.str = ...,
         ciphertext: _builtins.bytes = ...,
+        withheld: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ciphertext", b"ciphertext", "player", b"player"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ciphertext", b"ciphertext", "player", b"player", "withheld", b"withheld"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -7,6 +7,7 @@ the draw rules (ruling 19): the position history and the moves without a capture
 from __future__ import annotations
 
 from collections import Counter
+from typing import Final
 
 from engine_service.rules.battle.board import NAMES, SQUARES
 from engine_service.rules.battle.pieces import (
@@ -18,6 +19,7 @@ from engine_service.rules.battle.pieces import (
     KINDS,
     SIDE_IDS,
     WAGON,
+    code,
     kind_of,
     side_of,
 )
@@ -61,8 +63,17 @@ def check_state(state: BattleState) -> list[str]:
     return problems
 
 
+# How many of each piece code an army may have (section 3); codes not listed: none.
+_MOST: Final = {
+    code(owner, kind): most for owner, army in ARMY.items() for kind, most in army.items()
+}
+
+
 def composition_problems(board: bytes) -> list[str]:
     """Every way the pieces break section 3 (kinds, sides, numbers); empty if none."""
+    present = Counter(board)
+    if all(count <= _MOST.get(piece, 0) for piece, count in present.items() if piece):
+        return []  # the common case, decided by counting
     problems = []
     counts: dict[tuple[int, int], list[int]] = {}
     for cell, piece in enumerate(board):

@@ -39,9 +39,12 @@ def play_as_method(self: object, state: BattleState, action: Move) -> BattleStat
     if removed:
         new.quiet = 0
         new.history = (key,)
+        new.steps = ()
     else:
         new.quiet = state.quiet + 1
         new.history = (*state.history, key)
+        steps = state.steps
+        new.steps = None if steps is None else (*steps, origin << 12 | destination)
     new.options = state.options
     new.rules = rules
     new._analysis = None

@@ -1,7 +1,8 @@
 """The start of a game (section 3): Plate 1's position, or a set-up text's.
 
 The initial position is read from the board file; the side to move first is the
-`first_player` option (ruling 2) unless a set-up text names it.
+`first_player` option (ruling 2) unless a set-up text names it. A set-up text is any
+position (`setup.py`), checked as a state from a client is (`check_state`).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine_service.rules.battle.board import SQUARES, setup_data
-from engine_service.rules.battle.consistency import composition_problems
+from engine_service.rules.battle.consistency import check_state
 from engine_service.rules.battle.options import rules_of
 from engine_service.rules.battle.pieces import KIND_OF_ID, SIDE_IDS, code
 from engine_service.rules.battle.setup import parse_setup
@@ -37,7 +38,7 @@ def new_game(options: Options, setup: str | None = None) -> BattleState:
     if setup is None:
         return BattleState(INITIAL_BOARD, first, options)
     state = parse_setup(setup, options, first)
-    problems = composition_problems(state.board)
+    problems = check_state(state)
     if problems:
         raise RuleError(Reason.INVALID_SETUP, "; ".join(problems), field="setup")
     return state

@@ -4,7 +4,8 @@
 the moves since the last capture and the keys of the positions since then (current
 last), plus its options. Equality and hashing use those alone; the legal moves, once
 computed, are kept on the value so that `legal_actions`, `outcome` and `apply` on the
-same state share one computation.
+same state share one computation, and so are the moves that lead back through the
+history when they are known (`steps`), which its position text writes.
 
 Position keys (for the repetition rule, ruling 19) are Zobrist keys from a table drawn
 with `random.Random(SEED)`, whose generator is specified by Python, so every process on
@@ -48,7 +49,7 @@ def position_key(board: bytes, side: int) -> int:
 class BattleState:
     """Board, side to move, no-capture count and position history, with the options."""
 
-    __slots__ = ("_analysis", "board", "history", "options", "quiet", "rules", "side")
+    __slots__ = ("_analysis", "board", "history", "options", "quiet", "rules", "side", "steps")
 
     board: bytes
     side: int
@@ -56,6 +57,9 @@ class BattleState:
     history: tuple[int, ...]
     options: Options
     rules: Rules
+    # The moves (`origin << 12 | destination`, oldest first) that lead back through the
+    # newest entries of `history`, one each, when known; None: worked out from the keys.
+    steps: tuple[int, ...] | None
     _analysis: Analysis | None
 
     def __init__(
@@ -65,11 +69,14 @@ class BattleState:
         options: Options,
         quiet: int = 0,
         history: tuple[int, ...] | None = None,
+        *,
+        steps: tuple[int, ...] | None = None,
     ) -> None:
         self.board = bytes(board)
         self.side = side
         self.quiet = quiet
         self.history = history if history is not None else (position_key(self.board, side),)
+        self.steps = () if history is None else steps
         self.options = options
         self.rules = rules_of(options)
         self._analysis = None
@@ -84,6 +91,7 @@ class BattleState:
         *,
         options: Options,
         rules: Rules,
+        steps: tuple[int, ...] | None = None,
     ) -> BattleState:
         """The fast constructor for `play`: every field given, nothing recomputed."""
         state = object.__new__(cls)
@@ -91,6 +99,7 @@ class BattleState:
         state.side = side
         state.quiet = quiet
         state.history = history
+        state.steps = steps
         state.options = options
         state.rules = rules
         state._analysis = None
@@ -122,4 +131,12 @@ class BattleState:
         return f"BattleState({format_setup(self)!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (BattleState, (self.board, self.side, self.options, self.quiet, self.history))
+        fields = (self.board, self.side, self.options, self.quiet, self.history)
+        return (_restored, (fields, self.steps))
+
+
+def _restored(
+    fields: tuple[bytes, int, Options, int, tuple[int, ...]], steps: tuple[int, ...] | None
+) -> BattleState:
+    """A pickled state, unpickled."""
+    return BattleState(*fields, steps=steps)

@@ -21,6 +21,7 @@ from engine_service.rules.napoleonic.state import (
     NapoleonicState,
     Phase,
 )
+from engine_service.rules.options import Options
 
 PHASE_OF_MODE = {
     "commit_reveal": (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL),
@@ -30,10 +31,15 @@ PHASE_OF_MODE = {
 
 
 def deployment_mode(state: NapoleonicState) -> str:
-    """The deployment mode the options give ('fixed' when none)."""
-    deployment = str(state.options["deployment"])
+    """The deployment mode the state's options give ('fixed' when none)."""
+    return deployment_mode_of(state.options)
+
+
+def deployment_mode_of(options: Options) -> str:
+    """The deployment mode options give ('fixed' when none)."""
+    deployment = str(options["deployment"])
     if deployment == "attack_at_dawn":
-        return str(state.options["attack_at_dawn_mode"])
+        return str(options["attack_at_dawn_mode"])
     return deployment
 
 
@@ -195,6 +201,18 @@ def _check_deployment(
     for player, digest in deployment.commitments:
         if len(digest) != DIGEST_BYTES:
             problems.append(f"{player}'s commitment is not a {DIGEST_BYTES}-byte digest")
+    withheld = deployment.withheld
+    if withheld:
+        entries: dict[str, object] = {}
+        if state.phase is Phase.DEPLOY_SEALED:
+            entries = dict(deployment.sealed)
+        elif state.phase is Phase.DEPLOY_REVEAL:
+            entries = dict(deployment.reveals)
+        if not withheld <= entries.keys() or any(entries[p] for p in withheld):
+            problems.append(
+                f"withheld arrays {sorted(withheld)} are not empty entries of players who "
+                "have revealed or sealed"
+            )
     if (
         state.phase in (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED)
         and state.units
@@ -211,6 +229,8 @@ def _check_deployment(
         if not set(revealed) < set(players):
             problems.append("every array is revealed but the phase is still reveal")
         for player, array in deployment.reveals:
+            if player in withheld:
+                continue
             if len({c for c, _k in array}) != len(array) or any(
                 not 0 <= c < state.width * state.height or k not in UNIT_TYPES for c, k in array
             ):
@@ -222,6 +242,8 @@ def _check_deployment(
             problems.append("every array is sealed but the phase is still sealed deployment")
         if sealer is not None:
             for player, data in deployment.sealed:
+                if player in withheld:
+                    continue
                 try:
                     sealer.open(state, player, data)
                 except RuleError:

@@ -222,7 +222,7 @@ def forfeit(state: NapoleonicState, side: str, why: str, events: list[Event]) ->
     winner = state.enemies(side)[0]
     outcome = Outcome(winner, OutcomeReason.DEPLOYMENT_FORFEIT, f"{why}; {winner} wins")
     events.append(Event(EventKind.GAME_OVER, outcome.message, side=winner))
-    return state.evolve(phase=Phase.GAME_OVER, outcome=outcome)
+    return state.evolve(phase=Phase.GAME_OVER, outcome=outcome, deployment=None)
 
 
 # --- the deployment actions -------------------------------------------------------------------

@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from engine_service.memo import memo
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, UnitStats, stats_for
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
 from engine_service.rules.options import OptionKind, Options, OptionSpec
@@ -467,6 +468,7 @@ class Rules:
     insufficient_force: bool
 
 
+@memo(256)  # keyed by the options of a game: every request of the game asks again
 def rules_of(options: Options) -> Rules:
     """The typed view of a game's options."""
     sites = str(options["max_sites_per_side"])

@@ -114,9 +114,15 @@ def type_of_word(word: str) -> str | None:
     return _BY_NAME.get(word.lower())
 
 
+_RANKS: Mapping[str, int] = {type_id: rank for rank, type_id in enumerate(TYPE_ORDER)}
+
+
 def type_rank(type_id: str) -> int:
-    """The position of a type in the table (for canonical orders)."""
-    return TYPE_ORDER.index(type_id)
+    """The position of a type in the table (for canonical orders); ValueError if unknown."""
+    try:
+        return _RANKS[type_id]
+    except KeyError:
+        raise ValueError(f"{type_id!r} is no unit type") from None
 
 
 @memo(64)

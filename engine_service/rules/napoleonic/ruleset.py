@@ -11,8 +11,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
+from dataclasses import replace
 
-from engine_service.rules.base import BoardDescription, Event, Outcome, PieceView, Ruleset, SideInfo
+from engine_service.rules.base import (
+    BoardDescription,
+    Event,
+    Outcome,
+    PieceView,
+    PositionStyle,
+    Ruleset,
+    SideInfo,
+)
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic import combat, deployment, movement, phases, terrain
 from engine_service.rules.napoleonic.actions import (
@@ -42,6 +51,39 @@ from engine_service.rules.options import Options, resolve_options
 SECRET_PHASES = (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED)
 
 
+def _completes_withheld(state: NapoleonicState) -> bool:
+    """Whether the next reveal or seal is the last one while a server's copy of the state
+    withholds another player's array: the arrays cannot be laid out from it (10.1)."""
+    dep = state.deployment
+    if dep is None or not dep.withheld:
+        return False
+    entries = dep.reveals if state.phase is Phase.DEPLOY_REVEAL else dep.sealed
+    return len(entries) + 1 >= len(state.players)
+
+
+def _refuse_withheld(state: NapoleonicState) -> RuleError:
+    assert state.deployment is not None
+    withheld = " and ".join(sorted(state.deployment.withheld))
+    return RuleError(
+        Reason.INVALID_STATE,
+        f"this copy of the state withholds {withheld}'s deployment, so the arrays cannot be "
+        "laid out from it; send the whole state",
+        field="state",
+    )
+
+
+def _noted(state: NapoleonicState, side: str) -> NapoleonicState:
+    """`play` of the last reveal or seal on a copy that withholds arrays (the AI writing its
+    line, say): the action is noted as withheld too, and nothing is laid out."""
+    dep = state.deployment
+    assert dep is not None
+    if state.phase is Phase.DEPLOY_REVEAL:
+        dep = replace(dep, reveals=(*dep.reveals, (side, ())))
+    else:
+        dep = replace(dep, sealed=(*dep.sealed, (side, b"")))
+    return state.evolve(deployment=replace(dep, withheld=dep.withheld | {side}))
+
+
 class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
     """Napoleonic Chess (Peter J Carroll, 2016), with its advanced scenarios (10.1-10.5)."""
 
@@ -53,6 +95,7 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
     )
     option_specs = OPTION_SPECS
     presets = PRESETS
+    position_style = PositionStyle.SECTIONS
 
     def __init__(self, seal_key: bytes | None = None) -> None:
         super().__init__(seal_key)
@@ -164,6 +207,10 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
         *,
         checked: bool,
     ) -> NapoleonicState:
+        if isinstance(action, Reveal | Seal) and _completes_withheld(state):
+            if checked:
+                raise _refuse_withheld(state)
+            return _noted(state, action.side)
         if isinstance(action, Commit):
             return deployment.apply_commit(state, action.side, action.digest, events)
         if isinstance(action, Reveal):

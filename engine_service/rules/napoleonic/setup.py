@@ -1,8 +1,10 @@
 """Arrays and set-up texts: how positions are written down.
 
-**Array** (a side's deployment, spec 5 and 10.1): items `square=LETTER` or
-`square=LETTER#id`, separated by spaces or commas; LETTER is the unit-type letter of
-`units.json` (I C A G H D F K Y) or a type id (`infantry`, `horse_guards`...).
+**Array** (a side's deployment, spec 5 and 10.1): items `square=LETTER`,
+`square=LETTER<n>` or `square=LETTER#id`, separated by spaces or commas; LETTER is the
+unit-type letter of `units.json` (I C A G H D F K Y) or a type id (`infantry`,
+`horse_guards`...); `<n>` names the unit `<P>_<LETTER><n>` (`c3=I4` on red's side is
+`R_I4`), `#id` any id.
 
 **Canonical array text** (what a commitment hashes, 10.1): the items `square=LETTER`,
 without ids, sorted by rank and then by file (a1, b1, ..., a2, ...), joined by single
@@ -16,8 +18,10 @@ separated by `;`, each optional except `board`:
     army red: 8I 4C 2A 1G; hills: c4 f5; redoubts: d5=black; sites: e4=red/1/R_I5;
     obstacles: d4|d5 d5|e5
 
-`red:`/`black:` list the units on the board; an item without `#id` gets the engine's id
-(`R_`/`B_` + letter + number in board order, no number when the army has one of that type).
+`red:`/`black:` list the units on the board; an item without a number or `#id` gets the
+engine's id (`R_`/`B_` + letter + number in board order among that side's units of its type
+on the board, no number when there is one). The whole state of a game in progress adds more
+sections to this text (`position.py`, docs/positions.md).
 `army <side>:` gives a player's order of battle (counts and letters) where it differs from
 the units on the board (deployments to come, units already lost). `sites` are redoubts
 under construction: `square=builder/turns_done/unit id`.
@@ -30,12 +34,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
-from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_of_word, type_rank
+from engine_service.rules.napoleonic.pieces import BY_LETTER, UNIT_TYPES, type_of_word, type_rank
 from engine_service.rules.napoleonic.scenarios import SIDES
 
-_ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+)(?:#([A-Za-z0-9_]{1,32}))?$")
+_ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+?)(\d{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
 _SQUARE = re.compile(r"^([a-z])(\d{1,2})$")
 _COUNT = re.compile(r"^(\d{1,3})\*?([A-Za-z_]+)$")
 UNIT_ID = re.compile(r"^[A-Za-z0-9_]{1,32}$")
@@ -52,12 +57,24 @@ class ArrayItem:
     square: str
     kind: str
     id: str = ""
+    number: int = 0  # `square=LETTER<n>`: the unit <P>_<LETTER><n> (0: not given)
 
 
 def parse_array(text: str) -> list[ArrayItem]:
     """The items of an array text; ArrayError names the first bad item."""
     items: list[ArrayItem] = []
     for word in text.replace(",", " ").split():
+        # The common items first, without a regular expression: `c3=I`, `c3=I4`.
+        square, _sep, rest = word.partition("=")
+        kind = BY_LETTER.get(rest[:1])
+        tail = rest[1:]
+        if (
+            kind is not None
+            and _SQUARE.match(square)
+            and (not tail or (tail.isascii() and tail.isdigit() and len(tail) <= 3))
+        ):
+            items.append(ArrayItem(square, kind, "", int(tail or 0)))
+            continue
         match = _ITEM.match(word)
         if not match:
             raise ArrayError(f"{word!r} is not an array item 'square=LETTER' (e.g. 'a2=A')")
@@ -65,10 +82,12 @@ def parse_array(text: str) -> list[ArrayItem]:
         if kind is None:
             letters = ", ".join(f"{t.letter} {t.id}" for t in UNIT_TYPES.values())
             raise ArrayError(f"{match.group(2)!r} in {word!r} is no unit type ({letters})")
-        items.append(ArrayItem(match.group(1), kind, match.group(3) or ""))
+        number = int(match.group(3) or 0)
+        items.append(ArrayItem(match.group(1), kind, match.group(4) or "", number))
     return items
 
 
+@memo(4096)  # square names: a few hundred on any board, and bounded if a client sends more
 def square_order(square: str) -> tuple[int, int, str]:
     """Sort key of a square name: rank, then file (unreadable names last)."""
     match = _SQUARE.match(square)
@@ -142,23 +161,35 @@ def parse_counts(text: str) -> tuple[str, ...]:
 def default_ids(side: str, placements: Sequence[tuple[str, str]]) -> list[str]:
     """The engine's ids for an array: R_/B_ + letter + number in board order (10.1)."""
     prefix = side[:1].upper() + "_"
-    totals = Counter(kind for _square, kind in placements)
-    numbers: Counter[str] = Counter()
+    totals: dict[str, int] = {}
+    for _square, kind in placements:
+        totals[kind] = totals.get(kind, 0) + 1
+    numbers: dict[str, int] = {}
     order = sorted(range(len(placements)), key=lambda i: square_order(placements[i][0]))
     ids = [""] * len(placements)
     for i in order:
         kind = placements[i][1]
-        numbers[kind] += 1
+        number = numbers[kind] = numbers.get(kind, 0) + 1
         letter = UNIT_TYPES[kind].letter
-        ids[i] = f"{prefix}{letter}" if totals[kind] == 1 else f"{prefix}{letter}{numbers[kind]}"
+        ids[i] = f"{prefix}{letter}" if totals[kind] == 1 else f"{prefix}{letter}{number}"
     return ids
 
 
 def unit_id_for(side: str, kind: str, number: int, total: int) -> str:
     """The engine's id of the `number`-th unit of a type in an army of `total` of them."""
-    letter = UNIT_TYPES[kind].letter
-    prefix = side[:1].upper() + "_"
-    return f"{prefix}{letter}" if total == 1 else f"{prefix}{letter}{number}"
+    return numbered_id(side, kind, 0 if total == 1 else number)
+
+
+def numbered_id(side: str, kind: str, number: int) -> str:
+    """The id `<P>_<LETTER><n>` of a side's unit (no number when `number` is 0)."""
+    return f"{side[:1].upper()}_{UNIT_TYPES[kind].letter}{number or ''}"
+
+
+def item_id(side: str, item: ArrayItem, default: str) -> str:
+    """The id an array item names: its `#id`, its number, or else `default`."""
+    if item.id:
+        return item.id
+    return numbered_id(side, item.kind, item.number) if item.number else default
 
 
 # --- set-up texts ----------------------------------------------------------------------
@@ -216,7 +247,7 @@ def _read_section(position: Position, head: str, body: str) -> None:
         items = parse_array(body)
         auto = default_ids(head, [(item.square, item.kind) for item in items])
         for item, auto_id in zip(items, auto, strict=True):
-            position.units.append((item.id or auto_id, head, item.kind, item.square))
+            position.units.append((item_id(head, item, auto_id), head, item.kind, item.square))
     elif head.startswith("army "):
         side = head.removeprefix("army ").strip()
         if side not in SIDES:
@@ -247,52 +278,5 @@ def _read_section(position: Position, head: str, body: str) -> None:
     else:
         raise ArrayError(
             f"unknown section {head!r}; sections: red, black, army <side>, hills, redoubts, "
-            "sites, obstacles"
+            "sites, obstacles (and, for a game in progress, those of docs/positions.md)"
         )
-
-
-def format_setup_text(
-    geo: Geometry,
-    *,
-    players: Sequence[str],
-    units: Iterable[tuple[str, str, str, int]],
-    armies: Mapping[str, tuple[str, ...]],
-    hills: Iterable[int],
-    redoubts: Iterable[tuple[int, str]],
-    sites: Iterable[tuple[int, str, int, str]],
-    obstacles: Iterable[tuple[int, int]],
-) -> str:
-    """The set-up text of a position (units as (id, side, type, cell))."""
-    sections = [f"board {geo.width}x{geo.height}"]
-    by_side: dict[str, list[tuple[str, str, str, int]]] = {p: [] for p in players}
-    for unit in units:
-        by_side.setdefault(unit[1], []).append(unit)
-    for side in players:
-        listed = sorted(by_side[side], key=lambda u: u[3])
-        if listed:
-            sections.append(
-                f"{side}: "
-                + " ".join(f"{geo.names[c]}={UNIT_TYPES[k].letter}#{i}" for i, _s, k, c in listed)
-            )
-    for side in players:
-        present = tuple(sorted((u[2] for u in by_side[side]), key=type_rank))
-        army = armies.get(side, ())
-        if army != present:
-            sections.append(f"army {side}: {counts_text(Counter(army)) or 'none'}")
-    hill_list = sorted(hills)
-    if hill_list:
-        sections.append("hills: " + " ".join(geo.names[c] for c in hill_list))
-    redoubt_list = sorted(redoubts)
-    if redoubt_list:
-        sections.append("redoubts: " + " ".join(f"{geo.names[c]}={o}" for c, o in redoubt_list))
-    site_list = sorted(sites)
-    if site_list:
-        sections.append(
-            "sites: " + " ".join(f"{geo.names[c]}={b}/{t}/{u}" for c, b, t, u in site_list)
-        )
-    edges = sorted(obstacles)
-    if edges:
-        sections.append(
-            "obstacles: " + " ".join(f"{geo.names[a]}|{geo.names[b]}" for a, b in edges)
-        )
-    return "; ".join(sections)

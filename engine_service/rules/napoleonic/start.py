@@ -1,5 +1,7 @@
 """The start of a game (spec 5, 10.1-10.5): the initial state from the options, or from a
-set-up text, and a state's set-up text (`new_game` and `setup_text` of the ruleset).
+set-up text, and a state's set-up text (`new_game` and `setup_text` of the ruleset). A
+set-up text with a `turn` section writes a game in progress (`position.py`) and is read as
+the state it writes.
 
 A scenario (data, `scenarios.json`) gives the board, the terrain and the armies; the
 `deployment` option decides how the armies come onto it: a fixed array (the `setup`
@@ -17,22 +19,26 @@ from engine_service.rules.napoleonic.board import geometry
 from engine_service.rules.napoleonic.consistency import check_state, deployment_mode
 from engine_service.rules.napoleonic.deployment import Sealer
 from engine_service.rules.napoleonic.options import rules_of
-from engine_service.rules.napoleonic.pieces import type_rank
+from engine_service.rules.napoleonic.position import (
+    DEFAULT_PLAYERS,
+    is_position,
+    position_parts,
+    read_position,
+    turn_order_of,
+    write_position,
+)
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES, Scenario
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
-    Position,
     array_problems,
-    format_setup_text,
+    item_id,
     parse_array,
     parse_setup_text,
 )
 from engine_service.rules.napoleonic.state import (
-    Construction,
     Deployment,
     NapoleonicState,
     Phase,
-    Player,
     Terrain,
     Unit,
     position_key,
@@ -45,13 +51,17 @@ def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> Napo
     """The initial state of the options' scenario, or of a set-up text."""
     scenario = SCENARIOS[str(options["scenario"])]
     rules = rules_of(options)
-    players = tuple(Player(side, side) for side in SIDES)
-    turn_order = _turn_order(options)
+    if setup and is_position(setup):
+        state = read_position(options, setup, sealer)
+        _check_rows(state, options)
+        return state
+    players = DEFAULT_PLAYERS
+    turn_order = turn_order_of(options)
     mode = str(options["deployment"])
     if setup:
         position = parse_setup_text(setup)
         geo = geometry(position.width, position.height)
-        units, armies, ground = _position(position, geo.index)
+        units, armies, ground = position_parts(position, geo.index)
     else:
         geo = geometry(scenario.width, scenario.height)
         armies = dict(scenario.armies)
@@ -99,22 +109,6 @@ def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> Napo
     return state
 
 
-def _turn_order(options: Options) -> tuple[str, ...]:
-    first = str(options["first_player"])
-    text = str(options["turn_order"])
-    if text == "alternate_alliances":
-        return (first, *(side for side in SIDES if side != first))
-    order = tuple(p.strip() for p in text.split(","))
-    if order[0] != first:
-        raise RuleError(
-            Reason.INVALID_OPTION_VALUE,
-            f"option turn_order: {text!r} starts with {order[0]} but first_player is "
-            f"{first}; allowed: a turn order that starts with first_player",
-            field="options.turn_order",
-        )
-    return order
-
-
 def _scenario_terrain(scenario: Scenario, index: Mapping[str, int]) -> Terrain:
     try:
         return Terrain(
@@ -128,44 +122,6 @@ def _scenario_terrain(scenario: Scenario, index: Mapping[str, int]) -> Terrain:
         raise RuleError(
             Reason.INVALID_SETUP, f"scenario {scenario.id}: unknown square {error}"
         ) from None
-
-
-def _position(
-    position: Position, index: Mapping[str, int]
-) -> tuple[list[Unit], dict[str, tuple[str, ...]], Terrain]:
-    def cell(square: str) -> int:
-        """The cell of a square of the set-up, or INVALID_SETUP."""
-        if square not in index:
-            raise RuleError(
-                Reason.INVALID_SETUP,
-                f"set-up: {square} is not a square of the {position.width}x{position.height} board",
-                field="setup",
-            )
-        return index[square]
-
-    units = [Unit(uid, side, kind, cell(square)) for uid, side, kind, square in position.units]
-    armies: dict[str, tuple[str, ...]] = {}
-    for side in SIDES:
-        if side in position.armies:
-            armies[side] = position.armies[side]
-        else:
-            armies[side] = tuple(sorted((u.kind for u in units if u.side == side), key=type_rank))
-    obstacles: set[tuple[int, int]] = set()
-    for a, b in position.obstacles:
-        ca, cb = cell(a), cell(b)
-        obstacles.add((min(ca, cb), max(ca, cb)))
-    ground = Terrain(
-        hills=frozenset(cell(s) for s in position.hills),
-        redoubts=tuple(sorted((cell(s), owner) for s, owner in position.redoubts)),
-        constructions=tuple(
-            sorted(
-                (Construction(cell(s), b, t, u) for s, b, t, u in position.sites),
-                key=lambda c: c.cell,
-            )
-        ),
-        obstacles=frozenset(obstacles),
-    )
-    return units, armies, ground
 
 
 def _check_rows(state: NapoleonicState, options: Options) -> None:
@@ -215,7 +171,7 @@ def _fixed_array(state: NapoleonicState, scenario: Scenario, options: Options) -
             raise _setup_option_error(scenario, "; ".join(problems))
         auto = deployment.units_of_array(state, side, tuple(placements))
         for item, default in zip(items, auto, strict=True):
-            units.append(Unit(item.id or default.id, side, item.kind, default.cell))
+            units.append(Unit(item_id(side, item, default.id), side, item.kind, default.cell))
     return sort_units(units)
 
 
@@ -252,15 +208,5 @@ def _deployment_start(
 
 
 def setup_text_of(state: NapoleonicState) -> str:
-    """The whole position as set-up text (board, units with ids, armies, terrain)."""
-    ground = state.terrain
-    return format_setup_text(
-        state.geo,
-        players=[p.id for p in state.players],
-        units=((u.id, u.side, u.kind, u.cell) for u in state.units),
-        armies=dict(state.armies),
-        hills=ground.hills,
-        redoubts=ground.redoubts,
-        sites=((c.cell, c.builder, c.turns_done, c.unit) for c in ground.constructions),
-        obstacles=ground.obstacles,
-    )
+    """The whole state as its position text (`position.py`)."""
+    return write_position(state)

@@ -126,7 +126,12 @@ EMPTY_TURN = Turn()
 
 @dataclass(frozen=True, slots=True)
 class Deployment:
-    """A deployment in progress: Attack at Dawn (either mode) or Marching Orders."""
+    """A deployment in progress: Attack at Dawn (either mode) or Marching Orders.
+
+    A server shows each player only its own arrays until they are laid out; the copy it
+    gives others keeps every entry but lists the hidden ones in `withheld` (their array or
+    ciphertext empty), so the phase still says who has acted.
+    """
 
     mode: str  # "commit_reveal" | "sealed" | "marching_orders"
     commitments: tuple[tuple[str, bytes], ...] = ()  # (player, SHA-256), in arrival order
@@ -134,6 +139,7 @@ class Deployment:
     sealed: tuple[tuple[str, bytes], ...] = ()  # (player, AEAD ciphertext)
     next_placer: str = ""  # Marching Orders
     placed_this_turn: int = 0  # Marching Orders
+    withheld: frozenset[str] = frozenset()  # players whose reveal or seal is left out
 
 
 @dataclass(frozen=True)

@@ -30,29 +30,43 @@ reads as before, so every section 3.2 string is accepted unchanged):
 - `huff=<cells>` (compulsion = huff): the Troops the side to move may huff.
 - `quiet=<n>`: plies since the last capture, Troop move or placement (no_progress_limit).
 - `move=<n>`: the turn number, 1 on each side's first turn (placement_first_turn).
+- `hist=<base64url>` and `histkeys=<base64url>`: the repetition history (repetition_draw),
+  the positions since the last irreversible action, as the moves that lead back to them and
+  as raw keys where no move does (`engine_service.rules.position`, "steps back"). Without
+  them the history starts afresh at this position, as in a chess FEN.
 
 `setup_text` writes a token only when it says something the board does not, so the initial
-position prints as the plain section 3.2 string. The repetition history is not part of a
-set-up (like a chess FEN, a set-up starts a fresh history). A set-up is read as the position
-after the opponent's last move: if the side to move already has a man on the enemy Citadel,
-that occupation has held and the game is over (section 9).
+position prints as the plain section 3.2 string. With these tokens the string writes every
+field of a position (docs/positions.md), so one text serves set-ups, records and states. A
+set-up is read as the position after the opponent's last move: if the side to move already
+has a man on the enemy Citadel, that occupation has held and the game is over (section 9).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, TypeVar
 
 from engine_service.rules.options import Options
+from engine_service.rules.position import (
+    PositionError,
+    keys_of,
+    keys_text,
+    steps_of,
+    steps_text,
+)
 from engine_service.rules.war.board import CELLS, HEIGHT, NAMES, WIDTH, cell_index, relative_rank
 from engine_service.rules.war.pieces import (
     EMPTY,
     FLYING_MACHINES_PER_SIDE,
+    KIND_OF_CODE,
     KING,
     LETTER_KINDS,
     NORTH,
     SIDE_LETTERS,
+    SIDE_SPAN,
     SOUTH,
     TROOP,
     TROOP_MOVED,
@@ -62,8 +76,19 @@ from engine_service.rules.war.pieces import (
     side_of,
 )
 
+T = TypeVar("T")
 TROOP_RANKS: Final = (2, 3)  # relative ranks where Troops stand at the start (3.1, 3.2)
-_TOKEN_KEYS: Final = ("moved", "unmoved", "citadels", "ep", "huff", "quiet", "move")
+_TOKEN_KEYS: Final = (
+    "moved",
+    "unmoved",
+    "citadels",
+    "ep",
+    "huff",
+    "quiet",
+    "move",
+    "hist",
+    "histkeys",
+)
 
 
 class SetupError(ValueError):
@@ -74,7 +99,7 @@ class SetupError(ValueError):
 class Setup:
     """A position read from a setup string (codes per cell, a1 first)."""
 
-    board: list[int]
+    board: bytearray
     side: int
     reserves: tuple[int, int]
     citadels: tuple[int, int] | None = None
@@ -82,6 +107,8 @@ class Setup:
     huffable: tuple[int, ...] = ()
     quiet: int = 0
     move: int = 1
+    back: list[tuple[int, int]] = field(default_factory=list)  # history: steps back
+    older: tuple[int, ...] = ()  # history: keys no step explains, newest first
     notes: list[str] = field(default_factory=list)
 
     def king_cells(self) -> tuple[int | None, int | None]:
@@ -117,11 +144,47 @@ def _count(text: str, what: str) -> int:
     return int(text)
 
 
-def _read_board(text: str) -> list[int]:
+def _decoded(read: Callable[[str], T], text: str) -> T:
+    try:
+        return read(text)
+    except PositionError as error:
+        raise SetupError(str(error)) from None
+
+
+# A board field, one character per cell ('.' empty), to cell codes and back; runs of
+# empty cells are digits, longest first ("10" is an empty rank).
+_LETTERS: Final = "." + "".join(letter_of(piece) for piece in range(1, 2 * SIDE_SPAN + 1))
+_CHAR_OF_CODE: Final = bytes.maketrans(bytes(range(len(_LETTERS))), _LETTERS.encode("ascii"))
+_UNMOVED: Final = [piece for piece in range(len(_LETTERS)) if KIND_OF_CODE[piece] != TROOP_MOVED]
+_VALID: Final = "".join(_LETTERS[piece] for piece in _UNMOVED).encode("ascii")
+_CODE_OF_CHAR: Final = bytes.maketrans(_VALID, bytes(_UNMOVED))  # T: a Troop not yet moved
+_RUNS: Final = tuple(("." * n, str(n)) for n in range(WIDTH, 0, -1))
+_TROOP_RANK_CELLS: Final = tuple(
+    frozenset(cell for cell in range(CELLS) if starts_unmoved(side, cell))
+    for side in (SOUTH, NORTH)
+)
+
+
+def _read_board(text: str) -> bytearray:
+    """The cell codes of a board field (Troops as not moved; `parse_setup` decides)."""
     ranks = text.split("/")
     if len(ranks) != HEIGHT:
         raise SetupError(f"the board has {len(ranks)} ranks separated by '/', not {HEIGHT}")
-    board = [EMPTY] * CELLS
+    if "." in text:  # not a character of the grammar (it stands for an empty cell here)
+        return _read_board_slowly(ranks)
+    cells = text.replace("10", "." * 10)
+    for runs, digit in _RUNS[1:]:
+        cells = cells.replace(digit, runs)
+    rows = cells.split("/")
+    raw = "".join(reversed(rows)).encode("ascii", "replace")
+    if len(raw) != CELLS or any(len(row) != WIDTH for row in rows) or raw.translate(None, _VALID):
+        return _read_board_slowly(ranks)
+    return bytearray(raw.translate(_CODE_OF_CHAR))
+
+
+def _read_board_slowly(ranks: list[str]) -> bytearray:
+    """A board field token by token, with the precise error for what is wrong in it."""
+    board = bytearray(CELLS)
     for row, rank_text in enumerate(ranks):
         rank = HEIGHT - 1 - row
         file = 0
@@ -215,6 +278,10 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
             setup.huffable = tuple(sorted(set(_cells(value, "huff"))))
         elif key == "quiet":
             setup.quiet = _count(value, "quiet")
+        elif key == "hist":
+            setup.back = _decoded(steps_of, value)
+        elif key == "histkeys":
+            setup.older = _decoded(lambda text: keys_of(text, "histkeys"), value)
         else:
             setup.move = _count(value, "move")
             if setup.move < 1:
@@ -224,14 +291,13 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
     both = set(moved) & set(unmoved)
     if both:
         raise SetupError(f"{NAMES[min(both)]} is listed both as moved and as unmoved")
-    for cell, piece in enumerate(board):
-        if (
-            piece
-            and kind_of(piece) == TROOP
-            and not initial
-            and not starts_unmoved(side_of(piece), cell)
-        ):
-            board[cell] = piece + (TROOP_MOVED - TROOP)
+    if not initial:
+        for side in (SOUTH, NORTH):
+            troop = code(side, TROOP)
+            ranks = _TROOP_RANK_CELLS[side]
+            for cell in _cells_of(board, troop):
+                if cell not in ranks:
+                    board[cell] = troop + (TROOP_MOVED - TROOP)
     for token, cells, kind in (("moved", moved, TROOP_MOVED), ("unmoved", unmoved, TROOP)):
         for cell in cells:
             piece = board[cell]
@@ -241,29 +307,29 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
     return setup
 
 
-def board_text(board: bytes | list[int]) -> str:
+def _cells_of(board: bytes | bytearray | list[int], piece: int) -> list[int]:
+    """The cells holding `piece`, in board order."""
+    if isinstance(board, list):
+        return [cell for cell, here in enumerate(board) if here == piece]
+    found = []
+    at = board.find(piece)
+    while at >= 0:
+        found.append(at)
+        at = board.find(piece, at + 1)
+    return found
+
+
+def board_text(board: bytes | bytearray | list[int]) -> str:
     """The board field of a setup string."""
-    rows = []
-    for rank in range(HEIGHT - 1, -1, -1):
-        out = []
-        run = 0
-        for file in range(WIDTH):
-            piece = board[rank * WIDTH + file]
-            if piece == EMPTY:
-                run += 1
-                continue
-            if run:
-                out.append(str(run))
-                run = 0
-            out.append(letter_of(piece))
-        if run:
-            out.append(str(run))
-        rows.append("".join(out))
-    return "/".join(rows)
+    cells = bytes(board).translate(_CHAR_OF_CODE).decode("ascii")
+    text = "/".join(cells[rank * WIDTH : (rank + 1) * WIDTH] for rank in range(HEIGHT - 1, -1, -1))
+    for run, digits in _RUNS:
+        text = text.replace(run, digits)
+    return text
 
 
 def format_setup(
-    board: bytes | list[int],
+    board: bytes | bytearray | list[int],
     side: int,
     reserves: tuple[int, int],
     *,
@@ -272,18 +338,21 @@ def format_setup(
     huffable: tuple[int, ...] = (),
     quiet: int = 0,
     move: int = 1,
+    back: Sequence[tuple[int, int]] = (),
+    older: Sequence[int] = (),
 ) -> str:
     """A setup string; `citadels` is written only when given (the caller decides)."""
     reserve_text = ("F" * reserves[0] or "-") + ":" + ("f" * reserves[1] or "-")
     parts = [board_text(board), SIDE_LETTERS[side], reserve_text]
-    for token, flag, on_ranks in (("moved", TROOP_MOVED, True), ("unmoved", TROOP, False)):
+    for token, kind, on_ranks in (("moved", TROOP_MOVED, True), ("unmoved", TROOP, False)):
         cells = [
-            NAMES[cell]
-            for cell, piece in enumerate(board)
-            if piece and kind_of(piece) == flag and starts_unmoved(side_of(piece), cell) == on_ranks
+            cell
+            for side in (SOUTH, NORTH)
+            for cell in _cells_of(board, code(side, kind))
+            if (cell in _TROOP_RANK_CELLS[side]) == on_ranks
         ]
         if cells:
-            parts.append(f"{token}=" + ",".join(cells))
+            parts.append(f"{token}=" + ",".join(NAMES[cell] for cell in sorted(cells)))
     if citadels is not None:
         parts.append(f"citadels={NAMES[citadels[0]]},{NAMES[citadels[1]]}")
     if ep >= 0:
@@ -294,6 +363,10 @@ def format_setup(
         parts.append(f"quiet={quiet}")
     if move != 1:
         parts.append(f"move={move}")
+    if back:
+        parts.append(f"hist={steps_text(back)}")
+    if older:
+        parts.append(f"histkeys={keys_text(older)}")
     return " ".join(parts)
 
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
+from engine_service.rules.position import PositionError
 from engine_service.rules.war.consistency import check_state
 from engine_service.rules.war.options import rules_for
 from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES
+from engine_service.rules.war.position import history_of, history_parts
 from engine_service.rules.war.setup import (
     SetupError,
     derived_setup_text,
@@ -22,6 +24,7 @@ from engine_service.rules.war.setup import (
 from engine_service.rules.war.state import WarState, position_key
 
 
+@memo(256)  # keyed by the options of a game
 def options_citadels(options: Options) -> tuple[int, int]:
     """The Citadels of the options' initial position: its Kings' squares (section 9)."""
     return _citadels_of(derived_setup_text(options))
@@ -64,12 +67,15 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
                 )
     try:
         setup = parse_setup(text, initial=initial)
-    except SetupError as error:
+        board = bytes(setup.board)
+        key = position_key(board, setup.side, setup.reserves, setup.huffable)
+        history = history_of(
+            board, setup.side, key, setup.huffable, back=setup.back, older=setup.older
+        )
+    except (SetupError, PositionError) as error:
         raise RuleError(Reason.INVALID_SETUP, f"setup: {error}", field=field) from None
     citadels = setup.citadels or options_citadels(options)
     rules = rules_for(options, citadels)
-    board = bytes(setup.board)
-    key = position_key(board, setup.side, setup.reserves, setup.huffable)
     state = WarState(
         board,
         setup.side,
@@ -78,7 +84,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
         setup.huffable,
         setup.quiet,
         setup.move,
-        (key,),
+        history,
         rules,
     )
     problems = check_state(state)
@@ -88,9 +94,11 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
 
 
 def setup_text_of(state: WarState) -> str:
-    """The setup string of a position (section 3.2 format plus the extensions it needs)."""
+    """The setup string of a position (section 3.2 format plus the extensions it needs): its
+    position text, every field of the state written (docs/positions.md)."""
     rules = state.rules
     citadels = None if rules.citadels == options_citadels(rules.options) else rules.citadels
+    back, older = history_parts(state)
     return format_setup(
         state.board,
         state.side,
@@ -100,4 +108,6 @@ def setup_text_of(state: WarState) -> str:
         huffable=state.huffable,
         quiet=state.quiet,
         move=state.move,
+        back=back,
+        older=older,
     )

@@ -42,8 +42,8 @@ def test_states_round_trip_through_the_wire(opts: dict[str, str]) -> None:
         rng = random.Random(seed)
         game = _game(**opts)
         for _ in range(120):
-            back, ply = CONVERSIONS.game_from_proto(_wire(game))
-            assert back.state == game.state and ply == 5
+            back = CONVERSIONS.game_from_proto(_wire(game))
+            assert back.state == game.state and back.ply == 5
             assert back.outcome == game.outcome
             compared += 1
             actions = game.legal_actions()
@@ -69,7 +69,7 @@ def test_the_proto_carries_every_piece_and_the_detail() -> None:
 def test_a_state_without_history_starts_one() -> None:
     msg = _wire(_game())
     del msg.battle.position_history[:]
-    back, _ = CONVERSIONS.game_from_proto(msg)
+    back = CONVERSIONS.game_from_proto(msg)
     assert back.state == _game().state
 
 
@@ -152,7 +152,7 @@ def test_the_outcome_must_agree_with_the_position() -> None:
     over, _ = game.apply("attacker", game.parse("22x19"))
     msg = _wire(over)
     assert msg.outcome.reason == game_pb2.OUTCOME_REASON_CITADEL_CAPTURED
-    back, _ = CONVERSIONS.game_from_proto(msg)
+    back = CONVERSIONS.game_from_proto(msg)
     assert back.outcome is not None and back.outcome.winner == "attacker"
     msg.ClearField("outcome")
     assert _refused(msg).field == "state.outcome"

@@ -12,6 +12,7 @@ from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
+from tests.engine_service.convert.support import structured
 from tests.engine_service.convert.test_napoleonic import CONVERSIONS, RULESET
 from wargame.v1 import game_pb2
 
@@ -30,13 +31,13 @@ def finished() -> game_pb2.GameState:
     ):
         game, _ = game.apply(side, action)
     assert game.state.phase is Phase.GAME_OVER and game.outcome is not None
-    return CONVERSIONS.game_to_proto(game, 3)
+    return structured(CONVERSIONS, game, ply=3)
 
 
 def test_a_won_game_comes_back_with_its_winner_and_reason() -> None:
     message = finished()
     assert message.outcome.winner == "red"
-    game, _ply = CONVERSIONS.game_from_proto(message)
+    game = CONVERSIONS.game_from_proto(message)
     assert game.outcome is not None
     assert (game.outcome.winner, game.outcome.reason) == (
         "red",

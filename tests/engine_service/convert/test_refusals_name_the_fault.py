@@ -16,6 +16,7 @@ from engine_service.rules import rulesets
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from tests.conftest import TEST_SEAL_KEY
+from tests.engine_service.convert.support import structured
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 RULESETS = rulesets(TEST_SEAL_KEY)
@@ -27,7 +28,7 @@ Change = Callable[[game_pb2.GameState], int]
 def initial(game: str, **options: str) -> game_pb2.GameState:
     ruleset = RULESETS[game]
     state = ruleset.new_game(ruleset.resolve_options(options), None)
-    return CONVERSIONS.game_to_proto(Game(ruleset, state), 0)
+    return structured(CONVERSIONS, Game(ruleset, state))
 
 
 def index_of(state: game_pb2.GameState, kind: str, side: str = "") -> int:
@@ -240,7 +241,7 @@ def test_a_malformed_state_is_refused_naming_field_and_fault(
 
 
 def _action(state: game_pb2.GameState, build: Callable[[game_pb2.Action], None]) -> RuleError:
-    game, _ = CONVERSIONS.game_from_proto(state)
+    game = CONVERSIONS.game_from_proto(state)
     action = game_pb2.Action(side=state.to_act[0])
     build(action)
     with pytest.raises(RuleError) as error:
@@ -578,7 +579,7 @@ def test_a_converter_given_another_games_detail_refuses_it(game: str) -> None:
 def _napoleonic_game(setup: str, **options: str) -> game_pb2.GameState:
     ruleset = RULESETS["napoleonic"]
     state = ruleset.new_game(ruleset.resolve_options(options), setup)
-    return CONVERSIONS.game_to_proto(Game(ruleset, state), 0)
+    return structured(CONVERSIONS, Game(ruleset, state))
 
 
 @pytest.mark.parametrize(
@@ -589,7 +590,7 @@ def test_napoleonic_boards_from_2x2_to_26x99_are_accepted(width: int, height: in
     rows = "1-1" if height == 2 else "2-3"  # both sides' deployment rows fit the board
     setup = f"board {width}x{height}; red: a1=G#R_G; black: {last}=G#B_G"
     state = _napoleonic_game(setup, deployment_rows=rows)
-    game, _ = CONVERSIONS.game_from_proto(state)
+    game = CONVERSIONS.game_from_proto(state)
     assert (game.state.width, game.state.height) == (width, height)
 
 
@@ -768,7 +769,7 @@ def test_terrain_entries_name_the_entry_at_fault(
 def test_an_obstacle_may_stand_on_any_of_a_squares_four_edges(other: str) -> None:
     state = initial("napoleonic")
     _terrain(state).obstacles.add(a="d4", b=other)
-    game, _ = CONVERSIONS.game_from_proto(state)
+    game = CONVERSIONS.game_from_proto(state)
     assert len(game.state.terrain.obstacles) == 1
 
 
@@ -841,5 +842,5 @@ def test_war_details_name_the_field_at_fault(
 def test_a_war_turn_number_of_0_reads_as_1() -> None:
     state = initial("war")
     state.war.move_number = 0
-    game, _ = CONVERSIONS.game_from_proto(state)
+    game = CONVERSIONS.game_from_proto(state)
     assert game.state.move == 1

@@ -41,8 +41,8 @@ def test_states_round_trip_through_the_wire(opts: dict[str, str]) -> None:
         rng = random.Random(seed)
         game = _game(**opts)
         for _ in range(150):
-            back, ply = CONVERSIONS.game_from_proto(_wire(game))
-            assert back.state == game.state and ply == 7
+            back = CONVERSIONS.game_from_proto(_wire(game))
+            assert back.state == game.state and back.ply == 7
             assert back.outcome == game.outcome
             compared += 1
             actions = game.legal_actions()
@@ -57,7 +57,7 @@ def test_the_proto_carries_the_war_detail() -> None:
     game = _game(en_passant="displacement_only")
     game, _ = game.apply("south", RULES.parse_action(game.state, "F@e5"))
     game, _ = game.apply("north", RULES.parse_action(game.state, "d9-d7"))
-    msg = CONVERSIONS.game_to_proto(game, ply=2)
+    msg = CONVERSIONS.game_to_proto(game)
     assert msg.war.side_to_move == "south"
     assert (msg.war.south_reserve, msg.war.north_reserve) == (1, 2)
     assert (msg.war.south_citadel, msg.war.north_citadel) == ("f1", "f10")
@@ -132,7 +132,7 @@ def test_both_kings_missing_is_a_position_of_play() -> None:
     game = _game("10/3g6/10/10/4k5/10/4K5/10/10/4G5 S -:-")
     for text in ("Ke4-e5", "Ke6xe5", "Ge1xe5"):
         game, _ = game.apply(game.to_act()[0], RULES.parse_action(game.state, text))
-    back, _ = CONVERSIONS.game_from_proto(_wire(game))
+    back = CONVERSIONS.game_from_proto(_wire(game))
     assert back.state == game.state
 
 

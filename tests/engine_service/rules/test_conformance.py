@@ -3,12 +3,15 @@
 It iterates the registry (`engine_service.rules.games`), so a game is tested as soon as it
 is registered, and a registered game without the data below fails here:
 
-- random playouts under each game's defaults and presets: at every position the state is
-  consistent, goes over the wire and back unchanged (core -> proto -> core), its set-up
-  text reads back to the same text, the legal actions all apply (by `apply` and by the
-  fast `play`, to the same state), their notation reads back to the same action, and a
-  finished game offers nothing more; at the end the game's record replays to the same
-  final state;
+- random playouts under each game's defaults, presets and deployments: at every position
+  the state is consistent, goes over the wire and back unchanged (core -> proto -> core, in
+  the structured form and as the position alone), its position text reads back to an equal
+  game and is canonical (the text of what it reads is the text itself), the legal actions
+  all apply (by `apply` and by the fast `play`, to the same state), their notation reads
+  back to the same action, and a finished game offers nothing more; at the end the game's
+  record replays to the same final state;
+- the same with draw offers answered and games ended by the players' hands (resignation,
+  time, abandonment, agreement), so every field of a position text is exercised;
 - every option set's initial state is its own set-up text;
 - golden transcripts of scripted games (`golden.py`, `<game>/golden/`);
 - perft counts (`<game>/perft.json`), the deep ones only with `-m slow`.
@@ -28,11 +31,12 @@ from engine_service.ai import strategy_for
 from engine_service.convert import conversions
 from engine_service.convert.base import Conversions
 from engine_service.rules import games, rulesets
-from engine_service.rules.base import AnyRuleset
+from engine_service.rules.base import AnyRuleset, OutcomeReason
 from engine_service.rules.errors import RuleError
-from engine_service.rules.game import Game, OfferDraw, Resign
+from engine_service.rules.game import AcceptDraw, DeclineDraw, Game, OfferDraw, Resign
+from engine_service.rules.position import read_position, write_position
 from engine_service.rules.record import parse_record, record_of, replay
-from tests.engine_service.convert.support import wire
+from tests.engine_service.convert.support import compact, wire
 from tests.engine_service.rules.golden import path_of, scripts_of, transcripts
 
 GAMES = [entry.id for entry in games()]
@@ -40,27 +44,59 @@ HERE = Path(__file__).parent
 PLAYOUTS = 6
 MAX_PLIES = 400
 ACTIONS_CHECKED_PER_POSITION = 25
+SEAL_KEY = bytes(range(32))
+# Option sets beyond the defaults and presets, each a way through the game the defaults do
+# not take (deployments, passing, huffing): played out fewer times.
+MORE_OPTIONS: dict[str, list[dict[str, str]]] = {
+    "war": [{"passing_allowed": "true", "compulsion": "huff"}],
+    "battle": [{"forced_reply": "lose_figure", "first_player": "defender"}],
+    "napoleonic": [
+        {"scenario": "attack_at_dawn"},
+        {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
+        {"scenario": "attack_at_dawn", "illegal_reveal": "redeploy"},
+        {"deployment": "marching_orders", "split_two_square_moves": "true"},
+        {"scenario": "hill_and_stream", "repetition_draw": "3"},
+    ],
+}
+MORE_PLAYOUTS = 2
 
 
-def _option_sets(ruleset: AnyRuleset) -> list[tuple[str, Any]]:
-    sets: list[tuple[str, Any]] = [("defaults", ruleset.resolve_options({}))]
-    sets += [(f"preset {name}", ruleset.resolve_options({}, name)) for name in ruleset.presets]
+def _option_sets(ruleset: AnyRuleset) -> list[tuple[str, Any, int]]:
+    sets: list[tuple[str, Any, int]] = [("defaults", ruleset.resolve_options({}), PLAYOUTS)]
+    sets += [
+        (f"preset {name}", ruleset.resolve_options({}, name), PLAYOUTS) for name in ruleset.presets
+    ]
+    sets += [
+        (str(given), ruleset.resolve_options(given), MORE_PLAYOUTS)
+        for given in MORE_OPTIONS.get(ruleset.id, [])
+    ]
     return sets
 
 
+def _check_wire_and_text(game: Game[Any], wired: Conversions) -> None:
+    """The game survives the wire in both forms, and its position text is canonical."""
+    back = wired.game_from_proto(wire(wired, game))
+    assert (back.state, back.ended, back.draw_offer, back.ply) == (
+        game.state,
+        game.ended,
+        game.draw_offer,
+        game.ply,
+    ), "the wire round trip (structured form) changed the game"
+    text = write_position(game)
+    again = read_position(game.ruleset, text)
+    assert again == game, f"the position text does not read back: {text}"
+    assert write_position(again) == text, f"the position text is not canonical: {text}"
+    assert write_position(back) == text, "the structured form writes another text"
+    assert wired.game_from_proto(compact(wired, game)) == game, "the position alone changed it"
+
+
 def _check_position(
-    ruleset: AnyRuleset, game: Game[Any], ply: int, rng: random.Random, wired: Conversions
+    ruleset: AnyRuleset, game: Game[Any], rng: random.Random, wired: Conversions
 ) -> None:
     state = game.state
     assert ruleset.check_state(state) == [], ruleset.check_state(state)
     assert hash(state) == hash(state)
-    back, back_ply = wired.game_from_proto(wire(wired, game, ply))
-    assert (back.state, back.ended, back.draw_offer, back_ply) == (
-        state,
-        game.ended,
-        game.draw_offer,
-        ply,
-    ), "the wire round trip changed the game"
+    _check_wire_and_text(game, wired)
     text = ruleset.setup_text(state)
     assert ruleset.setup_text(ruleset.new_game(ruleset.options_of(state), text)) == text
     actions = ruleset.legal_actions(state)
@@ -79,16 +115,16 @@ def _check_position(
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_random_playouts_keep_every_invariant(game_id: str) -> None:
-    ruleset = rulesets()[game_id]
-    wired = conversions(rulesets())
-    for label, options in _option_sets(ruleset):
-        for seed in range(PLAYOUTS):
+    ruleset = rulesets(SEAL_KEY)[game_id]
+    wired = conversions(rulesets(SEAL_KEY))
+    for label, options, playouts in _option_sets(ruleset):
+        for seed in range(playouts):
             rng = random.Random(f"{game_id}-{label}-{seed}")
             initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
             game = initial
             played: list[tuple[str, Any]] = []
-            for ply in range(MAX_PLIES):
-                _check_position(ruleset, game, ply, rng, wired)
+            for _ply in range(MAX_PLIES):
+                _check_position(ruleset, game, rng, wired)
                 if game.outcome is not None:
                     break
                 action = ruleset.random_action(game.state, rng)
@@ -99,6 +135,58 @@ def test_random_playouts_keep_every_invariant(game_id: str) -> None:
             text = record_of(initial, played)
             final, _ = replay(ruleset, parse_record(text))
             assert final.state == game.state, f"{label} seed {seed}: replay differs"
+
+
+ENDINGS = (
+    OutcomeReason.RESIGNATION,
+    OutcomeReason.TIME,
+    OutcomeReason.ABANDONED,
+    OutcomeReason.AGREEMENT,
+)
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_position_texts_carry_offers_and_every_ending_by_the_players(game_id: str) -> None:
+    ruleset = rulesets(SEAL_KEY)[game_id]
+    wired = conversions(rulesets(SEAL_KEY))
+    sides = [info.id for info in ruleset.sides]
+
+    def other(side: str) -> str:
+        return next(s for s in sides if s != side)
+
+    offers = endings = 0
+    for number, ending in enumerate(ENDINGS * 3):
+        rng = random.Random(f"{game_id}-{ending}-{number}")
+        game: Game[Any] = Game(ruleset, ruleset.new_game(ruleset.resolve_options({})))
+        for _ply in range(rng.randrange(5, 120)):
+            if game.outcome is not None:
+                break
+            if game.draw_offer is None and rng.random() < 0.1:
+                side = rng.choice(sides)
+                game, _ = game.apply(side, OfferDraw(side))
+                offers += 1
+            elif game.draw_offer is not None and rng.random() < 0.3:
+                answer = other(game.draw_offer)
+                game, _ = game.apply(answer, DeclineDraw(answer))
+            else:
+                action = ruleset.random_action(game.state, rng)
+                assert action is not None
+                game, _ = game.apply(ruleset.actor(game.state, action), action)
+            _check_wire_and_text(game, wired)
+        if game.outcome is not None:
+            continue  # the rules ended it first
+        if ending is OutcomeReason.AGREEMENT:
+            if game.draw_offer is None:
+                game, _ = game.apply(sides[0], OfferDraw(sides[0]))
+            answer = other(game.draw_offer or "")
+            game, _ = game.apply(answer, AcceptDraw(answer))
+        else:
+            side = rng.choice(sides)
+            game, _ = game.apply(side, Resign(side, ending))
+        assert game.ended is not None and game.ended.reason is ending
+        _check_wire_and_text(game, wired)
+        endings += 1
+    assert offers and endings >= len(ENDINGS)
 
 
 @pytest.mark.parametrize("game_id", GAMES)
@@ -147,8 +235,8 @@ def test_options_are_checked_and_named(game_id: str) -> None:
 
 @pytest.mark.parametrize("game_id", GAMES)
 def test_every_initial_state_is_its_set_up_text(game_id: str) -> None:
-    ruleset = rulesets()[game_id]
-    for label, options in _option_sets(ruleset):
+    ruleset = rulesets(SEAL_KEY)[game_id]
+    for label, options, _playouts in _option_sets(ruleset):
         initial = ruleset.new_game(options)
         again = ruleset.new_game(options, ruleset.setup_text(initial))
         assert again == initial, label

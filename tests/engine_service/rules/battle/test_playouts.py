@@ -70,7 +70,7 @@ def test_record_from_a_setup_position_replays() -> None:
         game, _ = game.apply(side, action)
         played.append((side, action))
     text = record_of(initial, played)
-    assert '[Setup "defender to move; attacker: ' in text and "quiet: 3" in text
+    assert '[Setup "W134A40A60I127t19a1i16i26l45 d quiet=3' in text
     assert '[Option "no_capture_limit=20"]' in text
     final, _ = replay(RULES, parse_record(text))
     assert final.state == game.state

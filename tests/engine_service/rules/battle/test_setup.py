@@ -9,6 +9,11 @@ from engine_service.rules.errors import Reason, RuleError
 from tests.engine_service.rules.battle.helpers import RULES, position
 
 START = (
+    "W129A126A131C125C130I113I127I128I132I133L85L87L101L103"
+    "t19a9a14c10c15i7i8i11i12i13l39l41l43l45 a"
+)
+# The same position in the set-up text of earlier versions, which still reads.
+START_SECTIONS = (
     "attacker to move; "
     "attacker: W129 A126 A131 C125 C130 I113 I127 I128 I132 I133 L85 L87 L101 L103; "
     "defender: T19 A9 A14 C10 C15 I7 I8 I11 I12 I13 L39 L41 L43 L45"
@@ -27,18 +32,20 @@ def test_initial_position_as_setup_text() -> None:
     start = RULES.new_game(RULES.resolve_options({}))
     assert RULES.setup_text(start) == START
     assert RULES.new_game(RULES.resolve_options({}), START) == start
+    assert RULES.new_game(RULES.resolve_options({}), START_SECTIONS) == start
 
 
 def test_side_to_move_defaults_to_first_player() -> None:
-    text = START.removeprefix("attacker to move; ")
+    text = START_SECTIONS.removeprefix("attacker to move; ")
     options = RULES.resolve_options({"first_player": "defender"})
     assert RULES.to_act(RULES.new_game(options, text)) == ("defender",)
 
 
 def test_quiet_count_round_trips() -> None:
-    text = "defender to move; attacker: W129 I127; defender: T19 L45; quiet: 7"
+    text = "W129I127t19l45 d quiet=7"
     state = position(text)
     assert state.quiet == 7 and RULES.setup_text(state) == text
+    assert position("defender to move; attacker: W129 I127; defender: T19 L45; quiet: 7") == state
 
 
 def _plate_setup(name: str) -> str:

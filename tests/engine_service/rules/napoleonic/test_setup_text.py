@@ -40,12 +40,13 @@ def test_an_initial_state_is_its_set_up_text(given: dict[str, str]) -> None:
 
 def test_the_set_up_text_format() -> None:
     state = case_state(all_cases()[0])
+    # Ids the engine would give a unit where it stands are left out; others are written.
     assert RULESET.setup_text(state) == (
-        "board 8x8; red: h1=G#R_G c4=I#R_I d4=A#R_A e4=C#R_C_A f4=C#R_C_F; "
-        "black: c5=I#B_I_W d5=A#B_A e5=I#B_I_E d6=I#B_I_R a8=G#B_G"
+        "board 8x8; red: h1=G c4=I d4=A e4=C#R_C_A f4=C#R_C_F; "
+        "black: c5=I#B_I_W d5=A e5=I#B_I_E d6=I#B_I_R a8=G; turn: red movement 0"
     )
     terrain = case_state(next(c for c in all_cases() if c["id"].startswith("T30a")))
-    assert RULESET.setup_text(terrain).endswith("; obstacles: d4|d5")
+    assert "; obstacles: d4|d5; " in RULESET.setup_text(terrain)
 
 
 @pytest.mark.parametrize("case", all_cases(), ids=[c["id"] for c in all_cases()])
@@ -68,8 +69,8 @@ def test_a_position_in_play_keeps_terrain_sites_and_lost_units() -> None:
     )
     text = RULESET.setup_text(state)
     assert text == (
-        "board 8x8; red: h1=G#R_G d4=A#R_A; black: a8=G#B_G; army black: 1I 1G; "
-        "hills: c4; sites: d4=red/1/R_A"
+        "board 8x8; red: h1=G d4=A; black: a8=G; army black: 1I 1G; "
+        "hills: c4; sites: d4=red/1/R_A; turn: black movement 1"
     )
     again = RULESET.new_game(RULESET.options_of(state), text)
     assert again.units == state.units and again.terrain == state.terrain

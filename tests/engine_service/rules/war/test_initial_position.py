@@ -66,10 +66,10 @@ def test_a_state_with_unmoved_troops_on_the_initial_squares_comes_back_from_the_
     convert = conversions(rulesets())
     game_options = options(initial_position=ADVANCED_VAN)
     state = RULES.new_game(game_options)
-    back, _ply = convert.game_from_proto(wire(convert, Game(RULES, state), 0))
+    back = convert.game_from_proto(wire(convert, Game(RULES, state)))
     assert back.state == state
     # Under the default set-up, a Troop marked unmoved on rank 4 could not arise in play.
-    msg = wire(convert, Game(RULES, RULES.new_game(options())), 0)
+    msg = wire(convert, Game(RULES, RULES.new_game(options())))
     troop = next(piece for piece in msg.pieces if piece.cell == "e3")
     troop.cell = "e4"
     msg.war.ClearField("position_history")
