@@ -5,7 +5,8 @@ game to the logs, times the call, and maps failures to the error model of the ar
 a `RuleError` (the rules' own error, free of gRPC) becomes a `Refusal` here, INVALID_ARGUMENT
 (NOT_FOUND for an unknown game); a `Refusal` raised by the servicer keeps its own code
 (RESOURCE_EXHAUSTED beyond a limit); any other exception is INTERNAL with the request id —
-logged with its traceback, never sent to the client.
+logged with its traceback, never sent to the client. No response leaves larger than the
+message limit: the client gets RESPONSE_TOO_LARGE instead of a transport error.
 """
 
 from __future__ import annotations
@@ -51,6 +52,12 @@ class Limits:
     max_record_actions: int = 20_000  # actions in one WriteRecord request (a whole game)
     max_record_bytes: int = 1024 * 1024
     max_suggest_seconds: float = 30.0
+    max_work_seconds: float = 60.0  # a replay or record in the pool is stopped after this
+    max_ply: int = 1_000_000_000  # a state's ply beyond this is refused (counts stay in range)
+
+
+class CallerGoneError(Exception):
+    """The caller cancelled or its deadline passed, so its work was stopped."""
 
 
 def beyond_limit(reason: Reason, message: str, field: str) -> Refusal:
@@ -68,6 +75,25 @@ def refusal_of(error: RuleError) -> Refusal:
         field=error.field or "",
         metadata={"index": str(error.index)} if error.index is not None else None,
     )
+
+
+def _check_size(response: Any, limits: Limits) -> None:
+    size = response.ByteSize()
+    if size > limits.max_message_bytes:
+        raise beyond_limit(
+            Reason.RESPONSE_TOO_LARGE,
+            f"the answer would have {size} bytes; at most {limits.max_message_bytes}",
+            "",
+        )
+
+
+class _Gone(grpc.Status):  # type: ignore[misc]
+    code = grpc.StatusCode.CANCELLED
+    details = "the call was cancelled; its work was stopped"
+    trailing_metadata = ()
+
+
+_CALLER_GONE = _Gone()
 
 
 def _game_of(request: Any) -> str:
@@ -105,6 +131,10 @@ def rpc(name: str) -> Callable[[Method], Method]:
                 try:
                     check_decoded(request)
                     response = method(self, request, context)
+                    _check_size(response, self.limits)
+                except CallerGoneError:
+                    status = _CALLER_GONE
+                    log.info("caller left; its work was stopped", duration_ms=_ms(started))
                 except (RuleError, Refusal) as error:
                     refusal = refusal_of(error) if isinstance(error, RuleError) else error
                     status = refusal.status()

@@ -17,7 +17,7 @@ Lines starting with `#` and blank lines are ignored.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,13 +126,17 @@ def parse_record(text: str) -> Record:
     return record
 
 
-def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[Game[Any]]]:
-    """Replay a record: the final game and the game after every action (first = initial)."""
+def replay_steps(ruleset: Ruleset[Any, Any], record: Record) -> Iterator[Game[Any]]:
+    """Replay a record step by step: the initial game, then the game after each action.
+
+    A caller that stops iterating stops the replay (the engine does when an answer would
+    grow too large).
+    """
     if record.game != ruleset.id:
         raise RuleError(Reason.INVALID_RECORD, f"record is for {record.game!r}, not {ruleset.id!r}")
     options = ruleset.resolve_options(record.options)
     game: Game[Any] = Game(ruleset, ruleset.new_game(options, record.setup))
-    history = [game]
+    yield game
     for ply, (side, text) in enumerate(record.actions, start=1):
         try:
             action = game.parse(text, side)
@@ -141,8 +145,13 @@ def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[
             raise RuleError(
                 error.reason, f"action {ply} ({side} {text}): {error.message}", index=ply - 1
             ) from None
-        history.append(game)
-    return game, history
+        yield game
+
+
+def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[Game[Any]]]:
+    """Replay a record: the final game and the game after every action (first = initial)."""
+    history = list(replay_steps(ruleset, record))
+    return history[-1], history
 
 
 def record_of(

@@ -811,6 +811,8 @@ class SuggestActionResponse(_message.Message):
     DEPTH_FIELD_NUMBER: _builtins.int
     LINE_FIELD_NUMBER: _builtins.int
     NODES_FIELD_NUMBER: _builtins.int
+    WINS_IN_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
     notation: _builtins.str
     """Its notation."""
     evaluation: _builtins.float
@@ -821,6 +823,16 @@ class SuggestActionResponse(_message.Message):
     """The depth of the last completed search iteration."""
     nodes: _builtins.int
     """Positions searched."""
+    wins_in: _builtins.int
+    """A forced end the AI has proved: the number of turns of the winning side until it wins
+    (the suggested action counts when the suggesting side wins), positive when the
+    suggesting side wins, negative when it loses whatever it does (-3: the opponent wins
+    in 3), 0 when nothing is proved. In Napoleonic Chess a turn is a whole player-turn.
+    """
+    summary: _builtins.str
+    """The position in a few words for players, from the suggesting side's view: "wins in 2",
+    "loses in 3", "about even" (within half a unit of material), "+1.5 material".
+    """
     @_builtins.property
     def action(self) -> _game_pb2.Action:
         """The suggested action."""
@@ -838,10 +850,12 @@ class SuggestActionResponse(_message.Message):
         depth: _builtins.int = ...,
         line: _abc.Iterable[_builtins.str] | None = ...,
         nodes: _builtins.int = ...,
+        wins_in: _builtins.int = ...,
+        summary: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "depth", b"depth", "evaluation", b"evaluation", "line", b"line", "nodes", b"nodes", "notation", b"notation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "depth", b"depth", "evaluation", b"evaluation", "line", b"line", "nodes", b"nodes", "notation", b"notation", "summary", b"summary", "wins_in", b"wins_in"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -23,7 +23,9 @@ plans whole phases instead:
 - **Deployment**: a standard-looking array (front rank infantry and artillery, Guards in
   the middle of the rear rank, cavalry on the wings), placed, sealed or committed.
 
-The planner is deterministic: the same state, side and seed give the same plan. A plan is
+The planner is deterministic: the same state, side, seed and level give the same plan; a
+plan that surely eliminates an enemy commander this turn reports the win (`wins_in` 1), a
+defence that cannot save its own reports the loss. A plan is
 remembered (bounded cache) for every state along it, so asking again after each of its
 actions continues the same plan; `line` shows the rest of the planned phase.
 
@@ -80,15 +82,23 @@ def _line(
 
 
 def plan_suggestion(
-    ruleset: AnyRuleset, state: NapoleonicState, side: str, *, seconds: float, seed: int
+    ruleset: AnyRuleset,
+    state: NapoleonicState,
+    side: str,
+    *,
+    seconds: float,
+    seed: int,
+    noise: float = 0.0,
 ) -> Suggestion:
-    """The next action of the plan for `side` in `state` (planning it if needed)."""
+    """The next action of the plan for `side` in `state` (planning it if needed); `noise`
+    spoils the choices for the weaker levels (`ai/levels.py`)."""
     started = time.perf_counter()
-    cached = recall(state, side, seed)
+    cached = recall(state, side, seed, noise)
     if cached is not None:
-        value, actions = cached
-        return Suggestion(actions[0], value, len(actions), _line(ruleset, state, actions), 1)
-    planner = Planner(ruleset, state, side, started + seconds * 0.8)
+        value, actions, wins_in = cached
+        line = _line(ruleset, state, actions)
+        return Suggestion(actions[0], value, len(actions), line, 1, wins_in)
+    planner = Planner(ruleset, state, side, started + seconds * 0.8, noise=noise, seed=seed)
     phase = state.phase
     if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
         value, plan = planner.plan_turn()
@@ -98,8 +108,18 @@ def plan_suggestion(
         value, plan = planner.plan_advance()
     else:
         value, plan = 0.0, [deployment_action(ruleset, state, side, seed)]
-    remember(ruleset, state, side=side, seed=seed, value=value, actions=plan)
-    return Suggestion(plan[0], value, len(plan), _line(ruleset, state, plan), max(planner.nodes, 1))
+    remember(
+        ruleset,
+        state,
+        side=side,
+        seed=seed,
+        noise=noise,
+        value=value,
+        actions=plan,
+        wins_in=planner.wins_in,
+    )
+    line = _line(ruleset, state, plan)
+    return Suggestion(plan[0], value, len(plan), line, max(planner.nodes, 1), planner.wins_in)
 
 
 class TurnPlanner:
@@ -109,10 +129,17 @@ class TurnPlanner:
         self.ruleset = ruleset
 
     def suggest(
-        self, state: NapoleonicState, side: str, *, seconds: float, max_depth: int, seed: int
+        self,
+        state: NapoleonicState,
+        side: str,
+        *,
+        seconds: float,
+        max_depth: int,
+        seed: int,
+        noise: float = 0.0,
     ) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
-        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed)
+        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed, noise=noise)
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:
         """Material and the planner's positional worth, own minus the enemy's."""
