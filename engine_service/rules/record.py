@@ -24,9 +24,10 @@ from typing import Any
 from engine_service.rules.base import Ruleset
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import Game
+from wargame.runtime.quoting import quoted
 
-_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$')
-_MOVE = re.compile(r"^(\d+)\.\s+(\S+)\s+(.+)$")
+_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$', re.ASCII)
+_MOVE = re.compile(r"^([0-9]+)\.\s+(\S+)\s+(.+)$")
 MAX_RECORD_ACTIONS = 20_000
 
 
@@ -104,7 +105,7 @@ def parse_record(text: str) -> Record:
             raise RuleError(
                 Reason.INVALID_RECORD,
                 f"line {number}: expected a tag [Key \"value\"] or '<n>. <side> <action>', "
-                f"got {line!r}",
+                f"got {quoted(line)}",
             )
         if int(move.group(1)) != len(actions) + 1:
             raise RuleError(
@@ -133,7 +134,9 @@ def replay_steps(ruleset: Ruleset[Any, Any], record: Record) -> Iterator[Game[An
     grow too large).
     """
     if record.game != ruleset.id:
-        raise RuleError(Reason.INVALID_RECORD, f"record is for {record.game!r}, not {ruleset.id!r}")
+        raise RuleError(
+            Reason.INVALID_RECORD, f"record is for {quoted(record.game)}, not {quoted(ruleset.id)}"
+        )
     options = ruleset.resolve_options(record.options)
     game: Game[Any] = Game(ruleset, ruleset.new_game(options, record.setup))
     yield game

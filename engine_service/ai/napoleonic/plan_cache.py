@@ -14,7 +14,7 @@ from engine_service.rules.napoleonic.state import NapoleonicState
 PlanKey = tuple[object, ...]
 # The plan's value, its actions, and the turns to a win it makes sure of (see `Suggestion`).
 Plan = tuple[float, tuple[NapoleonicAction, ...], int]
-_CACHE: LruCache[PlanKey, Plan] = LruCache(PLAN_CACHE)
+_CACHE: LruCache[PlanKey, Plan] = LruCache(PLAN_CACHE, "napoleonic plans")
 
 
 def plan_key(state: NapoleonicState, side: str, seed: int, noise: float) -> PlanKey:

@@ -42,10 +42,11 @@ from engine_service.rules.battle.pieces import (
 from engine_service.rules.battle.state import BattleState
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
+from wargame.runtime.quoting import quoted
 
 # Order of the kinds in written set-ups: Citadel and Wagon first, then by weight.
 WRITE_ORDER: Final = (CITADEL, WAGON, ARTILLERY, CAVALRY, INFANTRY_OF_THE_LINE, LIGHT_INFANTRY)
-_PIECE: Final = re.compile(r"^([A-Za-z])(\d+)$")
+_PIECE: Final = re.compile(r"^([A-Za-z])([0-9]+)$")
 FORMAT_HELP: Final = (
     "set-up text is '<attacker|defender> to move; attacker: <pieces>; defender: <pieces>"
     "[; quiet: <n>]', pieces written as a kind letter and a square number (L Light "
@@ -79,17 +80,17 @@ def parse_setup(text: str, options: Options, default_side: int) -> BattleState:
         head, colon, rest = part.partition(":")
         head = head.strip().lower()
         if not colon:
-            raise _bad(f"cannot read {part!r}")
+            raise _bad(f"cannot read {quoted(part)}")
         if head == "quiet":
             if "quiet" in seen:
                 raise _bad("quiet is given twice")
             seen.add("quiet")
-            if not rest.strip().isdigit():
-                raise _bad(f"quiet needs a number of moves, not {rest.strip()!r}")
+            if not (rest.strip().isascii() and rest.strip().isdigit()):
+                raise _bad(f"quiet needs a number of moves, not {quoted(rest.strip())}")
             quiet = int(rest.strip())
             continue
         if head not in SIDE_IDS:
-            raise _bad(f"unknown section {head!r}")
+            raise _bad(f"unknown section {quoted(head)}")
         if head in seen:
             raise _bad(f"the {head}'s pieces are given twice")
         seen.add(head)
@@ -100,18 +101,20 @@ def parse_setup(text: str, options: Options, default_side: int) -> BattleState:
         for token in tokens:
             match = _PIECE.match(token)
             if not match:
-                raise _bad(f"{token!r} is no piece")
+                raise _bad(f"{quoted(token)} is no piece")
             letter, number = match.group(1).upper(), int(match.group(2))
             kind = KIND_OF_LETTER.get(letter)
             if kind is None:
-                raise _bad(f"{token!r}: unknown kind letter {letter!r}")
+                raise _bad(f"{quoted(token)}: unknown kind letter {quoted(letter)}")
             if not 1 <= number <= SQUARES:
-                raise _bad(f"{token!r}: there is no square {number} (squares are 1..{SQUARES})")
+                raise _bad(
+                    f"{quoted(token)}: there is no square {number} (squares are 1..{SQUARES})"
+                )
             cell = number - 1
             if board[cell]:
                 raise _bad(f"square {number} holds two pieces")
             if kind not in ARMY[owner]:
-                raise _bad(f"{token!r}: the {head} has no {KIND_NAMES[kind]}")
+                raise _bad(f"{quoted(token)}: the {head} has no {KIND_NAMES[kind]}")
             counts[owner, kind] = counts.get((owner, kind), 0) + 1
             if counts[owner, kind] > ARMY[owner][kind]:
                 raise _bad(
