@@ -419,12 +419,17 @@ def _error_reason(reason: Reason) -> errors_pb2.ErrorReason.ValueType:
 
 
 def _seconds(duration: duration_pb2.Duration, field: str) -> float:
-    """A Duration in seconds, refusing one outside the Duration's own range."""
-    if not -315_576_000_000 <= duration.seconds <= 315_576_000_000 or not (
-        -999_999_999 <= duration.nanos <= 999_999_999
+    """A Duration in seconds, refusing one the Duration's own rules forbid (its range, or
+    seconds and nanos of opposite signs)."""
+    seconds, nanos = duration.seconds, duration.nanos
+    if (
+        not -315_576_000_000 <= seconds <= 315_576_000_000
+        or not -999_999_999 <= nanos <= 999_999_999
+        or (seconds > 0 and nanos < 0)
+        or (seconds < 0 and nanos > 0)
     ):
         raise malformed(field, f"{field} is no valid duration")
-    return float(duration.seconds + duration.nanos / 1e9)
+    return float(seconds + nanos / 1e9)
 
 
 def within_deadline(seconds: float, context: grpc.ServicerContext) -> float:

@@ -27,7 +27,7 @@ from engine_service.rules.game import Game
 from wargame.runtime.quoting import quoted
 
 _TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$', re.ASCII)
-_MOVE = re.compile(r"^([0-9]+)\.\s+(\S+)\s+(.+)$")
+_MOVE = re.compile(r"^([0-9]{1,9})\.\s+(\S+)\s+(.+)$")
 MAX_RECORD_ACTIONS = 20_000
 
 

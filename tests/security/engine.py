@@ -3,6 +3,8 @@ memory as the system sees them, and long records."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -63,16 +65,58 @@ def resident_mb(pid: int) -> float:
     return total / 1024
 
 
-# Two Horses leaping out and back: a War game that never ends with the draw rules off.
-HORSE_DANCE = (("south", "Hi1-h3"), ("north", "Hi10-h8"), ("south", "Hh3-i1"), ("north", "Hh8-i10"))
+# Moves out and back again, for ever (no draw rule is on): two Horses in the Game of War,
+# two Infantry units in Napoleonic Chess.
+DANCES = {
+    "war": (("south", "Hi1-h3"), ("north", "Hi10-h8"), ("south", "Hh3-i1"), ("north", "Hh8-i10")),
+    "napoleonic": tuple(
+        (side, text)
+        for side, move in (
+            ("red", "move a3-a4"),
+            ("black", "move a6-a5"),
+            ("red", "move a4-a3"),
+            ("black", "move a5-a6"),
+        )
+        for text in (move, "end", "end")
+    ),
+}
+DRAWS_OFF = {"war": {"repetition_draw": "off", "no_progress_limit": "off"}, "napoleonic": {}}
 
 
-def long_record(plies: int) -> str:
-    """The record of a Game of War `plies` actions long (Horses leaping out and back)."""
-    ruleset = rulesets()["war"]
-    options = ruleset.resolve_options({"repetition_draw": "off", "no_progress_limit": "off"})
+def long_record(plies: int, game: str = "war") -> str:
+    """The record of a game `plies` actions long that never ends (see `DANCES`)."""
+    ruleset = rulesets()[game]
+    options = ruleset.resolve_options(DRAWS_OFF[game])
     initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
-    lines = [HORSE_DANCE[ply % len(HORSE_DANCE)] for ply in range(plies)]
-    return write_record(
-        "war", options.as_text(), ruleset.setup_text(initial.state), lines, tags={}
-    )
+    dance = DANCES[game]
+    lines = [dance[ply % len(dance)] for ply in range(plies)]
+    return write_record(game, options.as_text(), ruleset.setup_text(initial.state), lines)
+
+
+def wait_until(condition: Callable[[], bool], timeout: float) -> bool:
+    """Whether `condition` holds within `timeout` seconds (looked at every 50 ms)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def wait_idle(pid: int, timeout: float) -> bool:
+    """Whether the process tree stops using CPU (under 0.05 s in a second) within `timeout`."""
+    deadline = time.monotonic() + timeout
+    before = cpu_seconds(pid)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        now = cpu_seconds(pid)
+        if now - before < 0.05:
+            return True
+        before = now
+    return False
+
+
+def wait_working(pid: int, timeout: float) -> bool:
+    """Whether the process tree uses 0.3 s of CPU within `timeout` (its work began)."""
+    start = cpu_seconds(pid)
+    return wait_until(lambda: cpu_seconds(pid) - start >= 0.3, timeout)

@@ -9,16 +9,14 @@ call whose caller leaves has its work stopped.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
-from concurrent import futures
 from pathlib import Path
 
 import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from tests.security.engine import cpu_seconds, long_record, start_engine
+from tests.security.engine import start_engine, wait_idle, wait_until, wait_working
 from tests.servers import ServiceProcess
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -47,15 +45,6 @@ def _war(stub: engine_pb2_grpc.RulesEngineStub) -> game_pb2.GameState:
     return stub.NewGame(engine_pb2.NewGameRequest(game="war"), timeout=30).state
 
 
-def _wait_until(condition: object, timeout: float) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def test_a_suggest_flood_is_refused_with_a_retry_hint_and_cheap_calls_go_on(stub) -> None:
     state = _war(stub)
     flood = engine_pb2.SuggestActionRequest(
@@ -73,7 +62,7 @@ def test_a_suggest_flood_is_refused_with_a_retry_hint_and_cheap_calls_go_on(stub
 
     try:
         # The engine refuses what its pool cannot take at once (it holds a few, not 24).
-        assert _wait_until(settled, 20), "the flood was not refused"
+        assert wait_until(settled, 20), "the flood was not refused"
         for details in refused:
             assert details.code == grpc.StatusCode.RESOURCE_EXHAUSTED, details
             assert details.reason == "ENGINE_BUSY", details
@@ -98,42 +87,18 @@ def test_a_suggest_flood_is_refused_with_a_retry_hint_and_cheap_calls_go_on(stub
             call.cancel()
 
 
-def _wait_idle(pid: int, timeout: float) -> bool:
-    """Whether the process tree stops using CPU (under 0.05 s per second) within `timeout`."""
-    deadline = time.monotonic() + timeout
-    before = cpu_seconds(pid)
-    while time.monotonic() < deadline:
-        time.sleep(1.0)
-        now = cpu_seconds(pid)
-        if now - before < 0.05:
-            return True
-        before = now
-    return False
-
-
-def _wait_working(pid: int, timeout: float) -> bool:
-    """Whether the process tree has used 0.3 s of CPU within `timeout` (the work began)."""
-    start = cpu_seconds(pid)
-    return _wait_until(lambda: cpu_seconds(pid) - start >= 0.3, timeout)
-
-
-@pytest.mark.parametrize("rpc", ["SuggestAction", "ReplayRecord"])
-def test_work_stops_when_its_caller_goes_away(tmp_path: Path, rpc: str) -> None:
+def test_a_search_stops_when_its_caller_goes_away(tmp_path: Path) -> None:
     engine = start_engine(tmp_path)
     try:
         with grpc.insecure_channel(engine.address) as channel:
             stub = engine_pb2_grpc.RulesEngineStub(channel)
-            request: object
-            if rpc == "SuggestAction":
-                request = engine_pb2.SuggestActionRequest(
-                    state=_war(stub), time_budget=duration_pb2.Duration(seconds=30)
-                )
-            else:  # replaying 18,000 actions takes far longer than the wait below
-                request = engine_pb2.ReplayRecordRequest(record=long_record(18_000))
-            assert _wait_idle(engine.process.pid, 30)
-            call = getattr(stub, rpc).future(request, timeout=60)
-            assert _wait_working(engine.process.pid, 30), "the work did not start"
+            request = engine_pb2.SuggestActionRequest(
+                state=_war(stub), time_budget=duration_pb2.Duration(seconds=30)
+            )
+            assert wait_idle(engine.process.pid, 30)
+            call = stub.SuggestAction.future(request, timeout=60)
+            assert wait_working(engine.process.pid, 30), "the search did not start"
             call.cancel()
-            assert _wait_idle(engine.process.pid, 15), "the work went on after its caller left"
+            assert wait_idle(engine.process.pid, 15), "the search went on after its caller left"
     finally:
         engine.stop()

@@ -26,8 +26,8 @@ from engine_service.rules.battle.pieces import (
 from engine_service.rules.errors import Reason, RuleError
 from wargame.runtime.quoting import quoted
 
-_FULL: Final = re.compile(r"^([0-9]+)\s*([-x:×]|\s)\s*([0-9]+)$", re.IGNORECASE)
-_SHORT: Final = re.compile(r"^([LICAW])?\s*([-x])?\s*([0-9]+)$", re.IGNORECASE)
+_FULL: Final = re.compile(r"^([0-9]{1,3})\s*([-x:×]|\s)\s*([0-9]{1,3})$", re.IGNORECASE)
+_SHORT: Final = re.compile(r"^([LICAW])?\s*([-x])?\s*([0-9]{1,3})$", re.IGNORECASE)
 HELP: Final = (
     "write a move as <from>-<to> or a capture as <from>x<to> with square numbers 1..139 "
     "(e.g. 36-51, 36x51), or just the destination with an optional kind letter "

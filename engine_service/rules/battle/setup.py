@@ -46,7 +46,7 @@ from wargame.runtime.quoting import quoted
 
 # Order of the kinds in written set-ups: Citadel and Wagon first, then by weight.
 WRITE_ORDER: Final = (CITADEL, WAGON, ARTILLERY, CAVALRY, INFANTRY_OF_THE_LINE, LIGHT_INFANTRY)
-_PIECE: Final = re.compile(r"^([A-Za-z])([0-9]+)$")
+_PIECE: Final = re.compile(r"^([A-Za-z])([0-9]{1,3})$")
 FORMAT_HELP: Final = (
     "set-up text is '<attacker|defender> to move; attacker: <pieces>; defender: <pieces>"
     "[; quiet: <n>]', pieces written as a kind letter and a square number (L Light "
@@ -85,7 +85,7 @@ def parse_setup(text: str, options: Options, default_side: int) -> BattleState:
             if "quiet" in seen:
                 raise _bad("quiet is given twice")
             seen.add("quiet")
-            if not (rest.strip().isascii() and rest.strip().isdigit()):
+            if not (rest.strip().isascii() and rest.strip().isdigit() and len(rest.strip()) <= 9):
                 raise _bad(f"quiet needs a number of moves, not {quoted(rest.strip())}")
             quiet = int(rest.strip())
             continue

@@ -113,8 +113,8 @@ def _cells(text: str, what: str) -> tuple[int, ...]:
 
 
 def _count(text: str, what: str) -> int:
-    if not (text.isascii() and text.isdigit()):
-        raise SetupError(f"{what}: {quoted(text)} is not a whole number")
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise SetupError(f"{what}: {quoted(text)} is not a whole number below 10^9")
     return int(text)
 
 
@@ -158,7 +158,7 @@ def _read_reserves(text: str) -> tuple[int, int]:
     for part, letter in ((south, "F"), (north, "f")):
         if part in ("", "-"):
             counts.append(0)
-        elif part.isascii() and part.isdigit():
+        elif part.isascii() and part.isdigit() and len(part) <= 9:
             counts.append(int(part))
         elif set(part) == {letter}:
             counts.append(len(part))
