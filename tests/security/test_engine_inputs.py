@@ -74,7 +74,9 @@ def test_a_search_budget_of_two_to_the_63_seconds(stub) -> None:
         duration_pb2.Duration(seconds=10**11),
         duration_pb2.Duration(seconds=1, nanos=-5),
     ):
-        refused(stub.SuggestAction, engine_pb2.SuggestActionRequest(state=state, time_budget=budget))
+        refused(
+            stub.SuggestAction, engine_pb2.SuggestActionRequest(state=state, time_budget=budget)
+        )
 
 
 def test_a_ply_near_two_to_the_32(stub) -> None:
