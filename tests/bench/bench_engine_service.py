@@ -4,6 +4,9 @@
   ApplyActions and ListLegalActions with a middlegame state of each game, at 1 and 16
   clients in flight: requests per second, p50/p99 latency, ratio to the no-op.
 - The same ApplyActions load against 1 worker and against 2 workers.
+- ApplyActions p99 on 1 worker while a separate process floods it with maximum-budget
+  SuggestAction calls (FLOOD_CLIENTS in flight, each re-sent 50 ms after a refusal: the
+  search pool stays full and refuses the rest), beside its p99 without the flood.
 - Resident memory per worker after the load.
 """
 
@@ -20,7 +23,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from google.protobuf import duration_pb2
+
 from engine_service.convert import conversions
+from engine_service.handling import Limits
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from tests.bench.harness import Bench, Figure
@@ -30,6 +36,7 @@ from wargame.v1 import engine_pb2
 SECONDS = 2.0
 REPEATS = 5
 CONCURRENCY = (1, 16)
+FLOOD_CLIENTS = 12
 MIDDLEGAME_PLIES = {"war": 24, "battle": 24, "napoleonic": 40}
 SERVICE = "/wargame.v1.RulesEngine/"
 
@@ -52,7 +59,8 @@ def middlegame(game_id: str, seed: int = 7) -> tuple[Game[Any], Any]:
 
 
 def _requests(folder: Path) -> dict[str, dict[str, Path]]:
-    """Pre-serialized Ping, ApplyActions and ListLegalActions requests for each game."""
+    """Pre-serialized Ping, ApplyActions, ListLegalActions and maximum-budget SuggestAction
+    requests for each game."""
     converted = conversions(rulesets(bytes(32)))
     files: dict[str, dict[str, Path]] = {}
     for game_id in ("war", "battle", "napoleonic"):
@@ -63,8 +71,17 @@ def _requests(folder: Path) -> dict[str, dict[str, Path]]:
         )
         legal = engine_pb2.ListLegalActionsRequest(state=state)
         ping = engine_pb2.PingRequest(payload=b"x" * len(state.SerializeToString()))
+        search = engine_pb2.SuggestActionRequest(
+            state=state,
+            time_budget=duration_pb2.Duration(seconds=int(Limits().max_suggest_seconds)),
+        )
         files[game_id] = {}
-        for name, message in (("Ping", ping), ("ApplyActions", apply), ("ListLegalActions", legal)):
+        for name, message in (
+            ("Ping", ping),
+            ("ApplyActions", apply),
+            ("ListLegalActions", legal),
+            ("SuggestAction", search),
+        ):
             path = folder / f"{game_id}-{name}.bin"
             path.write_bytes(message.SerializeToString())
             files[game_id][name] = path
@@ -129,20 +146,26 @@ class _Engine:
             self.process.kill()
 
 
+def _load_argv(
+    address: str, method: str, request: Path, concurrency: int, seconds: float
+) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "tests.bench.load",
+        address,
+        SERVICE + method,
+        str(request),
+        "--concurrency",
+        str(concurrency),
+        "--seconds",
+        str(seconds),
+    ]
+
+
 def _load(address: str, method: str, request: Path, concurrency: int) -> dict[str, float]:
     out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.bench.load",
-            address,
-            SERVICE + method,
-            str(request),
-            "--concurrency",
-            str(concurrency),
-            "--seconds",
-            str(SECONDS),
-        ],
+        _load_argv(address, method, request, concurrency, SECONDS),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -169,6 +192,42 @@ def _measure(
             )
         )
     return made[0], made[1], made[2]
+
+
+def _flood_figures(bench: Bench, engine: _Engine, files: dict[str, Path]) -> None:
+    """ApplyActions p99 with and without a flood of maximum-budget searches (issue 15.2)."""
+    for clients in CONCURRENCY:
+        tag = f"engine 1 worker war {clients} client{'s' if clients > 1 else ''} ApplyActions"
+        apply = files["ApplyActions"]
+        calm = _measure(f"{tag} (no flood)", engine.address, "ApplyActions", apply, clients)
+        flood = subprocess.Popen(
+            [
+                *_load_argv(
+                    engine.address,
+                    "SuggestAction",
+                    files["SuggestAction"],
+                    FLOOD_CLIENTS,
+                    REPEATS * SECONDS * 4 + 30,
+                ),
+                "--pause-after-error",
+                "0.05",
+                "--no-warm-up",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            time.sleep(2.0)  # the flood connects and fills the search pool
+            flooded = _measure(
+                f"{tag} under a SuggestAction flood", engine.address, "ApplyActions", apply, clients
+            )
+        finally:
+            flood.send_signal(signal.SIGTERM)
+            flood.wait(30)
+        bench.report(calm[2], higher_is_better=False)
+        # The ratio reads "the flooded p99 is N times the calm one" (goal: at most 2).
+        bench.report(flooded[2], calm[2], goal="<= 2x (flooded / calm)")
+        bench.report(flooded[0], calm[0])
 
 
 def run(bench: Bench) -> None:
@@ -201,6 +260,7 @@ def run(bench: Bench) -> None:
                         bench.report(rps, ping, goal=goal)
                         bench.report(p50, ping50, higher_is_better=False)
                         bench.report(p99, ping99, higher_is_better=False)
+            _flood_figures(bench, engine, requests["war"])
             one = _measure(
                 "engine 1 worker war 16 clients ApplyActions",
                 engine.address,
