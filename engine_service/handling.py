@@ -65,16 +65,41 @@ def beyond_limit(reason: Reason, message: str, field: str) -> Refusal:
     return Refusal(Code.RESOURCE_EXHAUSTED, reason, message, field=field)
 
 
+LEGAL_TEXT_BYTES = 500  # of the alternatives a refusal lists (the rest: ListLegalActions)
+
+
 def refusal_of(error: RuleError) -> Refusal:
-    """What the rules refused, as the service's refusal (the rules know no gRPC)."""
+    """What the rules refused, as the service's refusal (the rules know no gRPC).
+
+    The ErrorInfo metadata carries what the message leaves out (errors.proto): `rule`, the
+    section of the game's rules; `alternatives`, what is legal instead (", "-separated
+    notations); `accepted`, how actions are written; `index`, the failing item of a batch.
+    """
     code = Code.NOT_FOUND if error.reason is RuleReason.UNKNOWN_GAME else Code.INVALID_ARGUMENT
+    metadata = {
+        "index": "" if error.index is None else str(error.index),
+        "rule": error.rule,
+        "alternatives": _listed(error.alternatives),
+        "accepted": error.accepted,
+    }
     return Refusal(
         code,
         Reason(error.reason.value),
         error.message,
         field=error.field or "",
-        metadata={"index": str(error.index)} if error.index is not None else None,
+        metadata={key: value for key, value in metadata.items() if value},
     )
+
+
+def _listed(notations: tuple[str, ...]) -> str:
+    """Whole notations, ", "-separated, as many as fit in LEGAL_TEXT_BYTES."""
+    text = ""
+    for notation in notations:
+        longer = f"{text}, {notation}" if text else notation
+        if len(longer.encode()) > LEGAL_TEXT_BYTES:
+            break
+        text = longer
+    return text
 
 
 def _check_size(response: Any, limits: Limits) -> None:

@@ -36,7 +36,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import META_TYPES, Game
 from engine_service.rules.options import Options
 from engine_service.rules.record import parse_record, replay_steps, write_record
-from wargame.runtime.refusal import Code, Refusal, malformed, missing
+from wargame.runtime.refusal import Code, Refusal, bounded, malformed, missing
 from wargame.runtime.refusal import Reason as ServiceReason
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
@@ -194,7 +194,11 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             game.apply(request.action.side or game.actor(action), action)
         except RuleError as error:
             return engine_pb2.ValidateActionResponse(
-                legal=False, reason=_error_reason(error.reason), message=error.message
+                legal=False,
+                reason=_error_reason(error.reason),
+                message=bounded(error.message),
+                rule=error.rule,
+                alternatives=error.alternatives,
             )
         return engine_pb2.ValidateActionResponse(legal=True, notation=notation)
 

@@ -28,7 +28,7 @@ from wargame.v1 import errors_pb2 as wargame_dot_v1_dot_errors__pb2
 from wargame.v1 import game_pb2 as wargame_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17wargame/v1/engine.proto\x12\nwargame.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16wargame/v1/board.proto\x1a\x17wargame/v1/errors.proto\x1a\x15wargame/v1/game.proto\"\x12\n\x10ListGamesRequest\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.wargame.v1.GameInfo\"\xb1\x01\n\x13\x44\x65scribeGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12=\n\x07options\x18\x02 \x03(\x0b\x32,.wargame.v1.DescribeGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x95\x01\n\x14\x44\x65scribeGameResponse\x12\"\n\x04info\x18\x01 \x01(\x0b\x32\x14.wargame.v1.GameInfo\x12+\n\x05\x62oard\x18\x02 \x01(\x0b\x32\x1c.wargame.v1.BoardDescription\x12,\n\rinitial_state\x18\x03 \x01(\x0b\x32\x15.wargame.v1.GameState\"\xa7\x01\n\x0eNewGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x38\n\x07options\x18\x02 \x03(\x0b\x32\'.wargame.v1.NewGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"F\n\x0fNewGameResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\r\n\x05setup\x18\x02 \x01(\t\"M\n\x17ListLegalActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\t\"T\n\x18ListLegalActionsResponse\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x17.wargame.v1.LegalAction\x12\x0e\n\x06to_act\x18\x02 \x03(\t\"C\n\x0bLegalAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"a\n\x15ValidateActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"s\n\x16ValidateActionResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\'\n\x06reason\x18\x02 \x01(\x0e\x32\x17.wargame.v1.ErrorReason\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x10\n\x08notation\x18\x04 \x01(\t\"`\n\x13\x41pplyActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\"\x8b\x01\n\x14\x41pplyActionsResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12!\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x11.wargame.v1.Event\x12*\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\"^\n\rAppliedAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x17\n\x0fpublic_notation\x18\x03 \x01(\t\"V\n\x12ParseActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\"K\n\x13ParseActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"_\n\x13\x46ormatActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"(\n\x14\x46ormatActionResponse\x12\x10\n\x08notation\x18\x01 \x01(\t\"\xcc\x01\n\x12WriteRecordRequest\x12,\n\rinitial_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\x12\x36\n\x04tags\x18\x03 \x03(\x0b\x32(.wargame.v1.WriteRecordRequest.TagsEntry\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"Q\n\x13WriteRecordResponse\x12\x0e\n\x06record\x18\x01 \x01(\t\x12*\n\x0b\x66inal_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\"=\n\x13ReplayRecordRequest\x12\x0e\n\x06record\x18\x01 \x01(\t\x12\x16\n\x0einclude_states\x18\x02 \x01(\x08\"\xc3\x01\n\x14ReplayRecordResponse\x12*\n\x0b\x66inal_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12,\n\rinitial_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\x12*\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\x12%\n\x06states\x18\x04 \x03(\x0b\x32\x15.wargame.v1.GameState\"\xaa\x01\n\x14SuggestActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04side\x18\x02 \x01(\t\x12.\n\x0btime_budget\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tmax_depth\x18\x04 \x01(\r\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\r\n\x05level\x18\x06 \x01(\r\"\xaf\x01\n\x15SuggestActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x12\n\nevaluation\x18\x03 \x01(\x01\x12\r\n\x05\x64\x65pth\x18\x04 \x01(\r\x12\x0c\n\x04line\x18\x05 \x03(\t\x12\r\n\x05nodes\x18\x06 \x01(\x04\x12\x0f\n\x07wins_in\x18\x07 \x01(\x05\x12\x0f\n\x07summary\x18\x08 \x01(\t\"\x1e\n\x0bPingRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0cPingResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\x32\xd0\x07\n\x0bRulesEngine\x12H\n\tListGames\x12\x1c.wargame.v1.ListGamesRequest\x1a\x1d.wargame.v1.ListGamesResponse\x12Q\n\x0c\x44\x65scribeGame\x12\x1f.wargame.v1.DescribeGameRequest\x1a .wargame.v1.DescribeGameResponse\x12\x42\n\x07NewGame\x12\x1a.wargame.v1.NewGameRequest\x1a\x1b.wargame.v1.NewGameResponse\x12]\n\x10ListLegalActions\x12#.wargame.v1.ListLegalActionsRequest\x1a$.wargame.v1.ListLegalActionsResponse\x12W\n\x0eValidateAction\x12!.wargame.v1.ValidateActionRequest\x1a\".wargame.v1.ValidateActionResponse\x12Q\n\x0c\x41pplyActions\x12\x1f.wargame.v1.ApplyActionsRequest\x1a .wargame.v1.ApplyActionsResponse\x12N\n\x0bParseAction\x12\x1e.wargame.v1.ParseActionRequest\x1a\x1f.wargame.v1.ParseActionResponse\x12Q\n\x0c\x46ormatAction\x12\x1f.wargame.v1.FormatActionRequest\x1a .wargame.v1.FormatActionResponse\x12N\n\x0bWriteRecord\x12\x1e.wargame.v1.WriteRecordRequest\x1a\x1f.wargame.v1.WriteRecordResponse\x12Q\n\x0cReplayRecord\x12\x1f.wargame.v1.ReplayRecordRequest\x1a .wargame.v1.ReplayRecordResponse\x12T\n\rSuggestAction\x12 .wargame.v1.SuggestActionRequest\x1a!.wargame.v1.SuggestActionResponse\x12\x39\n\x04Ping\x12\x17.wargame.v1.PingRequest\x1a\x18.wargame.v1.PingResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17wargame/v1/engine.proto\x12\nwargame.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16wargame/v1/board.proto\x1a\x17wargame/v1/errors.proto\x1a\x15wargame/v1/game.proto\"\x12\n\x10ListGamesRequest\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.wargame.v1.GameInfo\"\xb1\x01\n\x13\x44\x65scribeGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12=\n\x07options\x18\x02 \x03(\x0b\x32,.wargame.v1.DescribeGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x95\x01\n\x14\x44\x65scribeGameResponse\x12\"\n\x04info\x18\x01 \x01(\x0b\x32\x14.wargame.v1.GameInfo\x12+\n\x05\x62oard\x18\x02 \x01(\x0b\x32\x1c.wargame.v1.BoardDescription\x12,\n\rinitial_state\x18\x03 \x01(\x0b\x32\x15.wargame.v1.GameState\"\xa7\x01\n\x0eNewGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x38\n\x07options\x18\x02 \x03(\x0b\x32\'.wargame.v1.NewGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"F\n\x0fNewGameResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\r\n\x05setup\x18\x02 \x01(\t\"M\n\x17ListLegalActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\t\"T\n\x18ListLegalActionsResponse\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x17.wargame.v1.LegalAction\x12\x0e\n\x06to_act\x18\x02 \x03(\t\"C\n\x0bLegalAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"a\n\x15ValidateActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"\x97\x01\n\x16ValidateActionResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\'\n\x06reason\x18\x02 \x01(\x0e\x32\x17.wargame.v1.ErrorReason\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x10\n\x08notation\x18\x04 \x01(\t\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x14\n\x0c\x61lternatives\x18\x06 \x03(\t\"`\n\x13\x41pplyActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\"\x8b\x01\n\x14\x41pplyActionsResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12!\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x11.wargame.v1.Event\x12*\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\"^\n\rAppliedAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x17\n\x0fpublic_notation\x18\x03 \x01(\t\"V\n\x12ParseActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\"K\n\x13ParseActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"_\n\x13\x46ormatActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"(\n\x14\x46ormatActionResponse\x12\x10\n\x08notation\x18\x01 \x01(\t\"\xcc\x01\n\x12WriteRecordRequest\x12,\n\rinitial_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\x12\x36\n\x04tags\x18\x03 \x03(\x0b\x32(.wargame.v1.WriteRecordRequest.TagsEntry\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"Q\n\x13WriteRecordResponse\x12\x0e\n\x06record\x18\x01 \x01(\t\x12*\n\x0b\x66inal_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\"=\n\x13ReplayRecordRequest\x12\x0e\n\x06record\x18\x01 \x01(\t\x12\x16\n\x0einclude_states\x18\x02 \x01(\x08\"\xc3\x01\n\x14ReplayRecordResponse\x12*\n\x0b\x66inal_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12,\n\rinitial_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\x12*\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\x12%\n\x06states\x18\x04 \x03(\x0b\x32\x15.wargame.v1.GameState\"\xaa\x01\n\x14SuggestActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04side\x18\x02 \x01(\t\x12.\n\x0btime_budget\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tmax_depth\x18\x04 \x01(\r\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\r\n\x05level\x18\x06 \x01(\r\"\xaf\x01\n\x15SuggestActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x12\n\nevaluation\x18\x03 \x01(\x01\x12\r\n\x05\x64\x65pth\x18\x04 \x01(\r\x12\x0c\n\x04line\x18\x05 \x03(\t\x12\r\n\x05nodes\x18\x06 \x01(\x04\x12\x0f\n\x07wins_in\x18\x07 \x01(\x05\x12\x0f\n\x07summary\x18\x08 \x01(\t\"\x1e\n\x0bPingRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0cPingResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\x32\xd0\x07\n\x0bRulesEngine\x12H\n\tListGames\x12\x1c.wargame.v1.ListGamesRequest\x1a\x1d.wargame.v1.ListGamesResponse\x12Q\n\x0c\x44\x65scribeGame\x12\x1f.wargame.v1.DescribeGameRequest\x1a .wargame.v1.DescribeGameResponse\x12\x42\n\x07NewGame\x12\x1a.wargame.v1.NewGameRequest\x1a\x1b.wargame.v1.NewGameResponse\x12]\n\x10ListLegalActions\x12#.wargame.v1.ListLegalActionsRequest\x1a$.wargame.v1.ListLegalActionsResponse\x12W\n\x0eValidateAction\x12!.wargame.v1.ValidateActionRequest\x1a\".wargame.v1.ValidateActionResponse\x12Q\n\x0c\x41pplyActions\x12\x1f.wargame.v1.ApplyActionsRequest\x1a .wargame.v1.ApplyActionsResponse\x12N\n\x0bParseAction\x12\x1e.wargame.v1.ParseActionRequest\x1a\x1f.wargame.v1.ParseActionResponse\x12Q\n\x0c\x46ormatAction\x12\x1f.wargame.v1.FormatActionRequest\x1a .wargame.v1.FormatActionResponse\x12N\n\x0bWriteRecord\x12\x1e.wargame.v1.WriteRecordRequest\x1a\x1f.wargame.v1.WriteRecordResponse\x12Q\n\x0cReplayRecord\x12\x1f.wargame.v1.ReplayRecordRequest\x1a .wargame.v1.ReplayRecordResponse\x12T\n\rSuggestAction\x12 .wargame.v1.SuggestActionRequest\x1a!.wargame.v1.SuggestActionResponse\x12\x39\n\x04Ping\x12\x17.wargame.v1.PingRequest\x1a\x18.wargame.v1.PingResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -65,40 +65,40 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LEGALACTION']._serialized_end=1027
   _globals['_VALIDATEACTIONREQUEST']._serialized_start=1029
   _globals['_VALIDATEACTIONREQUEST']._serialized_end=1126
-  _globals['_VALIDATEACTIONRESPONSE']._serialized_start=1128
-  _globals['_VALIDATEACTIONRESPONSE']._serialized_end=1243
-  _globals['_APPLYACTIONSREQUEST']._serialized_start=1245
-  _globals['_APPLYACTIONSREQUEST']._serialized_end=1341
-  _globals['_APPLYACTIONSRESPONSE']._serialized_start=1344
-  _globals['_APPLYACTIONSRESPONSE']._serialized_end=1483
-  _globals['_APPLIEDACTION']._serialized_start=1485
-  _globals['_APPLIEDACTION']._serialized_end=1579
-  _globals['_PARSEACTIONREQUEST']._serialized_start=1581
-  _globals['_PARSEACTIONREQUEST']._serialized_end=1667
-  _globals['_PARSEACTIONRESPONSE']._serialized_start=1669
-  _globals['_PARSEACTIONRESPONSE']._serialized_end=1744
-  _globals['_FORMATACTIONREQUEST']._serialized_start=1746
-  _globals['_FORMATACTIONREQUEST']._serialized_end=1841
-  _globals['_FORMATACTIONRESPONSE']._serialized_start=1843
-  _globals['_FORMATACTIONRESPONSE']._serialized_end=1883
-  _globals['_WRITERECORDREQUEST']._serialized_start=1886
-  _globals['_WRITERECORDREQUEST']._serialized_end=2090
-  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_start=2047
-  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_end=2090
-  _globals['_WRITERECORDRESPONSE']._serialized_start=2092
-  _globals['_WRITERECORDRESPONSE']._serialized_end=2173
-  _globals['_REPLAYRECORDREQUEST']._serialized_start=2175
-  _globals['_REPLAYRECORDREQUEST']._serialized_end=2236
-  _globals['_REPLAYRECORDRESPONSE']._serialized_start=2239
-  _globals['_REPLAYRECORDRESPONSE']._serialized_end=2434
-  _globals['_SUGGESTACTIONREQUEST']._serialized_start=2437
-  _globals['_SUGGESTACTIONREQUEST']._serialized_end=2607
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=2610
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=2785
-  _globals['_PINGREQUEST']._serialized_start=2787
-  _globals['_PINGREQUEST']._serialized_end=2817
-  _globals['_PINGRESPONSE']._serialized_start=2819
-  _globals['_PINGRESPONSE']._serialized_end=2850
-  _globals['_RULESENGINE']._serialized_start=2853
-  _globals['_RULESENGINE']._serialized_end=3829
+  _globals['_VALIDATEACTIONRESPONSE']._serialized_start=1129
+  _globals['_VALIDATEACTIONRESPONSE']._serialized_end=1280
+  _globals['_APPLYACTIONSREQUEST']._serialized_start=1282
+  _globals['_APPLYACTIONSREQUEST']._serialized_end=1378
+  _globals['_APPLYACTIONSRESPONSE']._serialized_start=1381
+  _globals['_APPLYACTIONSRESPONSE']._serialized_end=1520
+  _globals['_APPLIEDACTION']._serialized_start=1522
+  _globals['_APPLIEDACTION']._serialized_end=1616
+  _globals['_PARSEACTIONREQUEST']._serialized_start=1618
+  _globals['_PARSEACTIONREQUEST']._serialized_end=1704
+  _globals['_PARSEACTIONRESPONSE']._serialized_start=1706
+  _globals['_PARSEACTIONRESPONSE']._serialized_end=1781
+  _globals['_FORMATACTIONREQUEST']._serialized_start=1783
+  _globals['_FORMATACTIONREQUEST']._serialized_end=1878
+  _globals['_FORMATACTIONRESPONSE']._serialized_start=1880
+  _globals['_FORMATACTIONRESPONSE']._serialized_end=1920
+  _globals['_WRITERECORDREQUEST']._serialized_start=1923
+  _globals['_WRITERECORDREQUEST']._serialized_end=2127
+  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_start=2084
+  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_end=2127
+  _globals['_WRITERECORDRESPONSE']._serialized_start=2129
+  _globals['_WRITERECORDRESPONSE']._serialized_end=2210
+  _globals['_REPLAYRECORDREQUEST']._serialized_start=2212
+  _globals['_REPLAYRECORDREQUEST']._serialized_end=2273
+  _globals['_REPLAYRECORDRESPONSE']._serialized_start=2276
+  _globals['_REPLAYRECORDRESPONSE']._serialized_end=2471
+  _globals['_SUGGESTACTIONREQUEST']._serialized_start=2474
+  _globals['_SUGGESTACTIONREQUEST']._serialized_end=2644
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=2647
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=2822
+  _globals['_PINGREQUEST']._serialized_start=2824
+  _globals['_PINGREQUEST']._serialized_end=2854
+  _globals['_PINGRESPONSE']._serialized_start=2856
+  _globals['_PINGRESPONSE']._serialized_end=2887
+  _globals['_RULESENGINE']._serialized_start=2890
+  _globals['_RULESENGINE']._serialized_end=3866
 # @@protoc_insertion_point(module_scope)

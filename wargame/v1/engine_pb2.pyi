@@ -365,6 +365,8 @@ class ValidateActionResponse(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     MESSAGE_FIELD_NUMBER: _builtins.int
     NOTATION_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    ALTERNATIVES_FIELD_NUMBER: _builtins.int
     legal: _builtins.bool
     """True when the action is legal."""
     reason: _errors_pb2.ErrorReason.ValueType
@@ -373,6 +375,14 @@ class ValidateActionResponse(_message.Message):
     """The rule that forbids it, in words ("Cavalry may not end on 44: ...")."""
     notation: _builtins.str
     """The action's notation, when it is legal."""
+    rule: _builtins.str
+    """When it is not legal: the section of the game's rules that forbids it ("7.1"), if any."""
+    @_builtins.property
+    def alternatives(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """When it is not legal: what is legal instead, as notations (the moves of the piece
+        concerned, or every legal action), if the engine lists them.
+        """
+
     def __init__(
         self,
         *,
@@ -380,10 +390,12 @@ class ValidateActionResponse(_message.Message):
         reason: _errors_pb2.ErrorReason.ValueType = ...,
         message: _builtins.str = ...,
         notation: _builtins.str = ...,
+        rule: _builtins.str = ...,
+        alternatives: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["legal", b"legal", "message", b"message", "notation", b"notation", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alternatives", b"alternatives", "legal", b"legal", "message", b"message", "notation", b"notation", "reason", b"reason", "rule", b"rule"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

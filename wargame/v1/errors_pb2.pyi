@@ -210,6 +210,18 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     `reason` is one of these names without the `ERROR_REASON_` prefix, for example
     "SUPPORTER_UNDER_ATTACK"; a field at fault is named in a `google.rpc.BadRequest` detail.
     ValidateAction returns the reason as data instead of as an error.
+
+    The status message is one sentence for people: the rule in words ("a Troop jumps only
+    diagonally forward"), quoting at most a short prefix of what the client sent. What a
+    reader may want next travels in the ErrorInfo `metadata`, each key present only when it
+    applies:
+      "rule"          the section of the game's rules specification that rules it ("7.6";
+                      several: "7.3, 7.7"; an appendix: "A.1")
+      "alternatives"  what is legal instead: notations separated by ", " (the moves of the
+                      piece concerned, or every legal action), as many as fit in 500 bytes
+      "accepted"      how actions of this game are written (for text that is no action)
+      "index"         the failing item of a batch (ApplyActions, WriteRecord), from 0
+      "retry_after_ms" with a `google.rpc.RetryInfo`: when to try again
     """
 
 ERROR_REASON_UNSPECIFIED: ErrorReason.ValueType  # 0

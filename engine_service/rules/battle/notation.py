@@ -45,7 +45,9 @@ def _square(text: str) -> int:
     number = int(text)
     if not 1 <= number <= SQUARES:
         raise RuleError(
-            Reason.UNKNOWN_CELL, f"there is no square {number}: squares are 1..{SQUARES}; {HELP}"
+            Reason.UNKNOWN_CELL,
+            f"there is no square {number}: squares are 1..{SQUARES}",
+            accepted=HELP,
         )
     return number - 1
 
@@ -88,7 +90,7 @@ def parse_move(board: bytes, side: int, legal: list[Move], text: str) -> Move:
         return move_of(origin, destination)
     short = _SHORT.match(words)
     if not short:
-        raise RuleError(Reason.NOTATION_INVALID, f"cannot read {quoted(words)}: {HELP}")
+        raise RuleError(Reason.NOTATION_INVALID, f"cannot read {quoted(words)}", accepted=HELP)
     destination = _square(short.group(3))
     letter = (short.group(1) or "").upper()
     kind = KIND_OF_LETTER.get(letter) if letter else None
@@ -110,8 +112,8 @@ def parse_move(board: bytes, side: int, legal: list[Move], text: str) -> Move:
             f"no legal move of a {what or 'piece '}of the {SIDE_IDS[side]} goes to "
             f"{NAMES[destination]}",
         )
-    options = ", ".join(format_move(board, move) for move in matches)
     raise RuleError(
         Reason.NOTATION_AMBIGUOUS,
-        f"{quoted(words)} fits {len(matches)} legal moves: {options}; give the origin square",
+        f"{quoted(words)} fits {len(matches)} legal moves; give the origin square",
+        alternatives=tuple(format_move(board, move) for move in matches),
     )

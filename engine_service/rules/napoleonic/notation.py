@@ -82,7 +82,7 @@ def format_action(state: NapoleonicState, action: NapoleonicAction) -> str:
 
 
 def _invalid(text: str, why: str) -> RuleError:
-    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}; {HELP}")
+    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}", accepted=HELP)
 
 
 def _unit_ref(state: NapoleonicState, word: str, text: str) -> str:

@@ -112,7 +112,7 @@ class Parsed:
 
 
 def _invalid(text: str, why: str) -> RuleError:
-    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}; accepted: {FORMS_HELP}")
+    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}", accepted=FORMS_HELP)
 
 
 def _cell(text: str, whole: str) -> int:
@@ -231,8 +231,8 @@ def read_action(state: WarState, text: str, side: int) -> Action:
         if len(chains) > 1:
             raise RuleError(
                 Reason.NOTATION_AMBIGUOUS,
-                f"{quoted(text)} fits several jump chains; write every landing square: "
-                + ", ".join(format_action_text(state, a) for a in chains),
+                f"{quoted(text)} fits several jump chains; write every landing square",
+                alternatives=tuple(format_action_text(state, a) for a in chains),
             )
     return literal
 
