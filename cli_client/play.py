@@ -411,11 +411,11 @@ class Play:
         prefix, _, _ = refused.message.partition(": ")
         if reading.replaces:
             return f"{prefix}: {reading.hint}"
-        message, trimmed = wording.refusal(refused.message, text.strip(), self.options)
+        message = wording.refusal(refused.message, text.strip(), self.options)
         dash = " — " if self.theme.unicode else " - "
         if reading.hint:
             return message + dash + reading.hint
-        if trimmed:
+        if refused.details.get("alternatives"):
             route = self.cells.of(text)
             where = f"moves {route[0]}" if route else "moves"
             return message + dash + f"`{where}` lists what is legal"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +59,7 @@ class Flood:
     def _client(self, address: str, rpc: str, requests: list[Any], number: int) -> None:
         options = [("grpc.use_local_subchannel_pool", 1)]
         with grpc.insecure_channel(address, options=options) as channel:
-            call: Callable[..., Any] = getattr(engine_pb2_grpc.RulesEngineStub(channel), rpc)
+            call: Any = getattr(engine_pb2_grpc.RulesEngineStub(channel), rpc)
             turn = number
             while not self.stop.is_set():
                 future = call.future(requests[turn % len(requests)], timeout=60)
