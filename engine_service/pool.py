@@ -23,7 +23,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from typing import Any, Protocol
 
@@ -198,6 +198,8 @@ class Pool:
         try:
             slot = self._take(context)
             try:
+                # The budget counts from now: a call that waited has less of its deadline.
+                job = replace(job, seconds=within_deadline(job.seconds, context))
                 return slot.call(job, context, request_id)
             finally:
                 with self._lock:
@@ -220,6 +222,14 @@ class Pool:
         """Stop every process."""
         for slot in self._slots:
             slot.stop()
+
+
+def within_deadline(seconds: float, context: grpc.ServicerContext) -> float:
+    """A work budget cut to most of the caller's remaining deadline."""
+    remaining = context.time_remaining()
+    if remaining is not None:
+        return min(seconds, max(0.01, float(remaining) * 0.8))
+    return seconds
 
 
 def _refusal_from(body: tuple[Any, ...]) -> Refusal:

@@ -28,7 +28,7 @@ from engine_service.convert import describe
 from engine_service.convert.base import Conversions
 from engine_service.handling import Limits, beyond_limit, rpc
 from engine_service.memo import memo
-from engine_service.pool import Job, Pool, Work
+from engine_service.pool import Job, Pool, Work, within_deadline
 from engine_service.rules import games
 from engine_service.rules import rulesets as load_rulesets
 from engine_service.rules.base import AnyRuleset
@@ -103,9 +103,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         limit: float,
     ) -> Any:
         """Run the work `name` in the pool (admitted, cancellable), or here without one."""
-        seconds = within_deadline(seconds, context)
         if self.pool is None:
-            return self.work(name, request, seconds)
+            return self.work(name, request, within_deadline(seconds, context))
         request_id = str(structlog.contextvars.get_contextvars().get("request_id", ""))
         job = Job(name, request.SerializeToString(), seconds, limit)
         answer = self.pool.run(job, context, request_id)
@@ -434,14 +433,6 @@ def _seconds(duration: duration_pb2.Duration, field: str) -> float:
     ):
         raise malformed(field, f"{field} is no valid duration")
     return float(seconds + nanos / 1e9)
-
-
-def within_deadline(seconds: float, context: grpc.ServicerContext) -> float:
-    """A work budget cut to most of the caller's remaining deadline."""
-    remaining = context.time_remaining()
-    if remaining is not None:
-        return min(seconds, max(0.01, float(remaining) * 0.8))
-    return seconds
 
 
 class _ResponseBudget:
