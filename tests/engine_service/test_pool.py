@@ -62,7 +62,7 @@ def _in_thread(pool: Pool, job: Job, caller: Caller) -> tuple[threading.Thread, 
 
     def run() -> None:
         try:
-            outcome.append(pool.run(job, caller))  # type: ignore[arg-type]
+            outcome.append(pool.run(job, caller))
         except Exception as error:
             outcome.append(error)
 
@@ -79,8 +79,8 @@ def _wait(condition: object, timeout: float = 30) -> None:
 
 
 def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
-    assert pool.run(Job("echo", b"hello", 1, 30), Caller()) == b"hello"  # type: ignore[arg-type]
-    pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))  # type: ignore[arg-type]
+    assert pool.run(Job("echo", b"hello", 1, 30), Caller()) == b"hello"
+    pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert pid != os.getpid()
     assert os.getpriority(os.PRIO_PROCESS, pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 10
 
@@ -91,7 +91,7 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     _wait(lambda: pool._admitted == pool.capacity)
     started = time.monotonic()
     with pytest.raises(Refusal) as refused:
-        pool.run(Job("echo", b"x", 1, 30), Caller())  # type: ignore[arg-type]
+        pool.run(Job("echo", b"x", 1, 30), Caller())
     assert time.monotonic() - started < 1
     assert refused.value.reason == Reason.ENGINE_BUSY
     assert refused.value.retry_after is not None and 0 < refused.value.retry_after <= 30
@@ -109,21 +109,21 @@ def test_a_caller_that_leaves_frees_its_process_at_once(pool: Pool) -> None:
     caller.there = False
     thread.join(10)
     assert isinstance(outcome[0], CallerGoneError)
-    assert pool.run(Job("echo", b"again", 1, 30), Caller()) == b"again"  # type: ignore[arg-type]
+    assert pool.run(Job("echo", b"again", 1, 30), Caller()) == b"again"
 
 
 def test_refusals_cross_intact_and_a_dead_process_is_replaced(pool: Pool) -> None:
     with pytest.raises(Refusal) as refused:
-        pool.run(Job("refuse", b"", 1, 30), Caller())  # type: ignore[arg-type]
+        pool.run(Job("refuse", b"", 1, 30), Caller())
     assert refused.value.reason == Reason.ILLEGAL_ACTION
     assert refused.value.metadata["rule"] == "7.1"
     with pytest.raises(RuntimeError):
-        pool.run(Job("die", b"", 1, 30), Caller())  # type: ignore[arg-type]
-    assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"  # type: ignore[arg-type]
+        pool.run(Job("die", b"", 1, 30), Caller())
+    assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"
 
 
 def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
     with pytest.raises(Refusal) as refused:
-        pool.run(Job("sleep", b"30", 0.2, 0.5), Caller())  # type: ignore[arg-type]
+        pool.run(Job("sleep", b"30", 0.2, 0.5), Caller())
     assert refused.value.reason == Reason.ENGINE_BUSY
-    assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"  # type: ignore[arg-type]
+    assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
