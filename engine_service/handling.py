@@ -6,7 +6,8 @@ a `RuleError` (the rules' own error, free of gRPC) becomes a `Refusal` here, INV
 (NOT_FOUND for an unknown game); a `Refusal` raised by the servicer keeps its own code
 (RESOURCE_EXHAUSTED beyond a limit); any other exception is INTERNAL with the request id —
 logged with its traceback, never sent to the client. No response leaves larger than the
-message limit: the client gets RESPONSE_TOO_LARGE instead of a transport error.
+message limit: the client gets RESPONSE_TOO_LARGE instead of a transport error. A call
+whose caller left while its work ran in the pool (`CallerGoneError`) ends as CANCELLED.
 """
 
 from __future__ import annotations
