@@ -70,7 +70,6 @@ class _Slot:
         self.process: Any = None
         self.conn: Connection | None = None
         self.busy_until = 0.0  # monotonic time the current job should end (retry hints)
-        self.start()
 
     def start(self) -> None:
         """Fork a fresh process for this slot."""
@@ -164,7 +163,18 @@ class Pool:
         self._lock = threading.Condition()
         self._admitted = 0
         self._slots = [_Slot(self, number) for number in range(processes)]
-        self._free = list(self._slots)
+        self._free: list[_Slot] = []
+        # The processes start in the background: the worker serves rules calls meanwhile,
+        # and expensive calls wait for them in the queue.
+        self._starting = threading.Thread(target=self._start, name="pool-start", daemon=True)
+        self._starting.start()
+
+    def _start(self) -> None:
+        for slot in self._slots:
+            slot.start()
+            with self._lock:
+                self._free.append(slot)
+                self._lock.notify()
 
     @property
     def capacity(self) -> int:
@@ -220,6 +230,7 @@ class Pool:
 
     def close(self) -> None:
         """Stop every process."""
+        self._starting.join()
         for slot in self._slots:
             slot.stop()
 

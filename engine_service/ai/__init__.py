@@ -22,7 +22,7 @@ import random
 from typing import Any, Protocol
 
 from engine_service.ai.evaluation import outcome_value
-from engine_service.ai.levels import STRONGEST, level
+from engine_service.ai.levels import LEVELS, STRONGEST, Level, level
 from engine_service.ai.search import RulesetPolicy, SearchStrategy, Suggestion
 from engine_service.memo import memo
 from engine_service.rules import games, load
@@ -46,10 +46,10 @@ class Strategy(Protocol):
         seconds: float,
         max_depth: int,
         seed: int,
-        noise: float = 0.0,
+        level: Level = LEVELS[STRONGEST],
     ) -> Suggestion:
-        """The action for `side` within `seconds` (`max_depth` 0: no depth cap); `noise`
-        spoils its judgement for the weaker levels."""
+        """The action for `side` within `seconds` (`max_depth` 0: no depth cap), played at
+        `level` (its noise and share of the work; `levels.py`)."""
 
     def evaluate(self, state: Any, side: str) -> float:
         """The static value of an unfinished state for `side`."""
@@ -116,7 +116,7 @@ def suggest(
         seconds=seconds * plays.time_share,
         max_depth=cap,
         seed=seed,
-        noise=plays.noise,
+        level=plays,
     )
 
 

@@ -4,7 +4,8 @@ Level 5 is the AI at full strength. The lower levels play worse in three ways, e
 them deterministic for a given seed and position, so a bot's game can be replayed:
 
 - **blunders**: a share of their actions is a random legal action of their side;
-- **sight**: the search is capped in depth and uses only part of the time budget;
+- **sight**: the search is capped in depth and uses only part of the time budget (the
+  Napoleonic planner: that share of its work limits, for kills and candidate plans);
 - **judgement**: Gaussian noise (in material units, where a Troop or an Infantry unit is
   about 1) is added to the value of each candidate, so a close alternative, or at level 1
   a clearly worse one, is picked instead of the best.
@@ -28,7 +29,7 @@ class Level:
 
     blunders: float  # share of actions that are a random legal action
     max_depth: int  # search depth cap (0: none)
-    time_share: float  # share of the time budget the search uses
+    time_share: float  # share of the time budget (and of the planner's work) used
     noise: float  # standard deviation of the noise on candidate values
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine_service.ai.evaluation import WIN, material, outcome_value
+from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.rules.base import AnyRuleset, Outcome
 
 TABLE_LIMIT = 400_000  # transposition-table entries before the table is cleared
@@ -509,9 +510,10 @@ class SearchStrategy:
         seconds: float,
         max_depth: int,
         seed: int,
-        noise: float = 0.0,
+        level: Level = LEVELS[STRONGEST],
     ) -> Suggestion:
-        """The best action the search finds for `side` within `seconds`."""
+        """The best action the search finds for `side` within `seconds` (with the level's
+        noise on the root values)."""
         return search(
             self.policy,
             state,
@@ -519,7 +521,7 @@ class SearchStrategy:
             seconds=seconds,
             max_depth=max_depth,
             seed=seed,
-            noise=noise,
+            noise=level.noise,
         )
 
     def evaluate(self, state: Any, side: str) -> float:

@@ -46,6 +46,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.ai.napoleonic.allocation import Fight, Verdict, best_allocation, judge
 from engine_service.ai.napoleonic.deployment import deployment_action
 from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
@@ -88,17 +89,25 @@ def plan_suggestion(
     *,
     seconds: float,
     seed: int,
-    noise: float = 0.0,
+    level: Level = LEVELS[STRONGEST],
 ) -> Suggestion:
-    """The next action of the plan for `side` in `state` (planning it if needed); `noise`
-    spoils the choices for the weaker levels (`ai/levels.py`)."""
+    """The next action of the plan for `side` in `state` (planning it if needed); a weaker
+    level (`ai/levels.py`) plans with noise and less work."""
     started = time.perf_counter()
-    cached = recall(state, side, seed, noise)
+    cached = recall(state, side, seed, level)
     if cached is not None:
         value, actions, wins_in = cached
         line = _line(ruleset, state, actions)
         return Suggestion(actions[0], value, len(actions), line, 1, wins_in)
-    planner = Planner(ruleset, state, side, started + seconds * 0.8, noise=noise, seed=seed)
+    planner = Planner(
+        ruleset,
+        state,
+        side,
+        started + seconds * 0.8,
+        noise=level.noise,
+        effort=level.time_share,
+        seed=seed,
+    )
     phase = state.phase
     if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
         value, plan = planner.plan_turn()
@@ -113,7 +122,7 @@ def plan_suggestion(
         state,
         side=side,
         seed=seed,
-        noise=noise,
+        level=level,
         value=value,
         actions=plan,
         wins_in=planner.wins_in,
@@ -136,10 +145,10 @@ class TurnPlanner:
         seconds: float,
         max_depth: int,
         seed: int,
-        noise: float = 0.0,
+        level: Level = LEVELS[STRONGEST],
     ) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
-        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed, noise=noise)
+        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed, level=level)
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:
         """Material and the planner's positional worth, own minus the enemy's."""

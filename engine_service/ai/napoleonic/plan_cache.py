@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine_service.ai.levels import Level
 from engine_service.ai.napoleonic.weights import PLAN_CACHE
 from engine_service.memo import LruCache
 from engine_service.rules.base import AnyRuleset
@@ -17,13 +18,13 @@ Plan = tuple[float, tuple[NapoleonicAction, ...], int]
 _CACHE: LruCache[PlanKey, Plan] = LruCache(PLAN_CACHE, "napoleonic plans")
 
 
-def plan_key(state: NapoleonicState, side: str, seed: int, noise: float) -> PlanKey:
+def plan_key(state: NapoleonicState, side: str, seed: int, level: Level) -> PlanKey:
     """The cache key of a state (every compared field; the options by their values), for a
-    side, a seed and a level's noise."""
+    side, a seed and a level."""
     return (
         side,
         seed,
-        noise,
+        level,
         tuple(state.options.items()),
         state.scenario,
         state.width,
@@ -50,23 +51,23 @@ def remember(
     *,
     side: str,
     seed: int,
-    noise: float,
+    level: Level,
     value: float,
     actions: Sequence[NapoleonicAction],
     wins_in: int,
 ) -> None:
     """Remember the plan for every state along it, so that the next calls continue it."""
     for i, action in enumerate(actions):
-        _CACHE.put(plan_key(state, side, seed, noise), (value, tuple(actions[i:]), wins_in))
+        _CACHE.put(plan_key(state, side, seed, level), (value, tuple(actions[i:]), wins_in))
         if i + 1 < len(actions):
             state = ruleset.play(state, action)
             if ruleset.outcome(state) is not None or side not in ruleset.to_act(state):
                 break
 
 
-def recall(state: NapoleonicState, side: str, seed: int, noise: float) -> Plan | None:
+def recall(state: NapoleonicState, side: str, seed: int, level: Level) -> Plan | None:
     """The value, the rest of the plan and its sure win remembered for this state, if any."""
-    return _CACHE.get(plan_key(state, side, seed, noise))
+    return _CACHE.get(plan_key(state, side, seed, level))
 
 
 def clear_plans() -> None:

@@ -66,6 +66,7 @@ class Planner:
     strikes: dict[str, dict[int, frozenset[int]]] = field(default_factory=dict)
     in_reach: set[int] = field(default_factory=set)  # squares some own unit could attack
     noise: float = 0.0  # a weaker level's noise on candidate values (`ai/levels.py`)
+    effort: float = 1.0  # a weaker level's share of the work limits (kills, candidates)
     seed: int = 0
     wins_in: int = 0  # 1: the plan surely eliminates an enemy commander; -1: own is lost
     rng: random.Random = field(init=False)
@@ -169,7 +170,7 @@ class Planner:
         ceiling = [0] * (len(entries) + 1)
         for i in range(len(entries) - 1, -1, -1):
             ceiling[i] = ceiling[i + 1] + entries[i][1][0][2]
-        budget = KILL_SEARCH_NODES
+        budget = limit = int(KILL_SEARCH_NODES * self.effort)
         chosen: list[Assignment] = []
         used_cells: set[int] = set()
         cut: set[str] = set()
@@ -209,7 +210,7 @@ class Planner:
             visit(i + 1, attack, uncut, cost)
 
         visit(0, attack0, support_total, 0.0)
-        self.nodes += KILL_SEARCH_NODES - max(budget, 0)
+        self.nodes += limit - max(budget, 0)
         return best
 
     def offensive(self, order: list[Unit]) -> list[Assignment]:
@@ -417,7 +418,7 @@ class Planner:
         reachable = self._reachable_targets(targets)
         result = [targets]
         others = [t for t in reachable if not state.stats(t).is_commander]
-        for first in others[: CANDIDATE_PLANS - 1]:
+        for first in others[: max(1, round(CANDIDATE_PLANS * self.effort)) - 1]:
             result.append([first] + [t for t in targets if t.id != first.id])
         return result
 
