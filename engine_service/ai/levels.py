@@ -34,10 +34,10 @@ class Level:
 
 
 LEVELS: Final = {
-    1: Level(blunders=0.35, max_depth=1, time_share=0.2, noise=3.0),
-    2: Level(blunders=0.15, max_depth=1, time_share=0.3, noise=1.5),
-    3: Level(blunders=0.06, max_depth=2, time_share=0.5, noise=0.6),
-    4: Level(blunders=0.02, max_depth=3, time_share=0.75, noise=0.25),
+    1: Level(blunders=0.4, max_depth=1, time_share=0.2, noise=3.0),
+    2: Level(blunders=0.2, max_depth=1, time_share=0.35, noise=2.0),
+    3: Level(blunders=0.1, max_depth=2, time_share=0.5, noise=1.0),
+    4: Level(blunders=0.04, max_depth=3, time_share=0.75, noise=0.5),
     STRONGEST: Level(blunders=0.0, max_depth=0, time_share=1.0, noise=0.0),
 }
 

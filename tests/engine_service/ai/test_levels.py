@@ -24,11 +24,11 @@ from engine_service.ai import evaluate, suggest
 from engine_service.rules.game import Game
 from tests.engine_service.ai.helpers import GAMES, RULES, new_state, plies_of
 
-GAMES_PER_PAIR = 20
+GAMES_PER_PAIR = 16
 REQUIRED_SCORE = 0.6  # wins, and half the draws, of the higher level
 MAX_DEPTH = 2
 BUDGET = 30.0  # seconds: never reached at MAX_DEPTH (the depth ends each search)
-MAX_PLIES = {"war": 160, "battle": 160, "napoleonic": 40}
+MAX_PLIES = {"war": 120, "battle": 120, "napoleonic": 40}
 ADJUDICATION = 1.0
 
 pytestmark = pytest.mark.slow
