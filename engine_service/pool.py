@@ -70,6 +70,7 @@ class _Slot:
         self.process: Any = None
         self.conn: Connection | None = None
         self.busy_until = 0.0  # monotonic time the current job should end (retry hints)
+        self.job_seconds = 0.0  # how long the current job should take
 
     def start(self) -> None:
         """Fork a fresh process for this slot."""
@@ -102,7 +103,7 @@ class _Slot:
         """Run `job` in this slot's process, stopping it if the caller leaves or it overruns."""
         assert self.conn is not None
         started = time.monotonic()
-        self.busy_until = started + job.seconds
+        self.busy_until, self.job_seconds = started + job.seconds, job.seconds
         try:
             self.conn.send((job.name, job.payload, job.seconds, request_id))
             while not self.conn.poll(POLL_SECONDS):
@@ -182,10 +183,17 @@ class Pool:
         return self.processes + self.queue
 
     def retry_hint(self) -> float:
-        """Seconds until a process should be free (for RetryInfo)."""
+        """Seconds until a call sent now should find room (for RetryInfo): the first running
+        job's end, plus the queued calls' share of the processes at the running jobs'
+        average length."""
         now = time.monotonic()
-        ends = [slot.busy_until - now for slot in self._slots if slot.busy_until]
-        return round(max(MIN_RETRY_SECONDS, min(ends, default=MIN_RETRY_SECONDS)), 3)
+        running = [slot for slot in self._slots if slot.busy_until]
+        if not running:
+            return MIN_RETRY_SECONDS
+        first = min(slot.busy_until for slot in running) - now
+        average = sum(slot.job_seconds for slot in running) / len(running)
+        queued = max(0, self._admitted - len(running))
+        return round(max(MIN_RETRY_SECONDS, first + queued * average / self.processes), 3)
 
     def run(self, job: Job, context: grpc.ServicerContext, request_id: str = "") -> bytes:
         """Admit `job`, wait for a free process, run it there; the response's bytes.
