@@ -39,6 +39,8 @@ def _spoken(notation: str) -> str:
     if notation.endswith(CITADEL_HELD):
         return notation.removesuffix(CITADEL_HELD) + " (the Citadel holds: a win)"
     return notation
+
+
 INTRO = (
     "Type your actions in the game's notation; `moves` lists the legal ones (`moves {cell}`: "
     "from one square), `hint` suggests one, `help` shows the rest."

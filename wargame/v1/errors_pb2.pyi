@@ -192,13 +192,13 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The session store (Redis) cannot be reached; retry later."""
     ERROR_REASON_INTERNAL_ERROR: _ErrorReason.ValueType  # 120
     """A bug; the request id is logged."""
-    ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 130
-    """--- the engine's admission and size limits (130 and up) ---
+    ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 140
+    """--- the engine's admission and size limits start at 140 ---
     The engine's pool for expensive calls (searches, long record replays) is full, or the
     work overran its time limit; RESOURCE_EXHAUSTED with a google.rpc.RetryInfo saying when
     to try again. Cheap rules calls are never refused for this.
     """
-    ERROR_REASON_RESPONSE_TOO_LARGE: _ErrorReason.ValueType  # 131
+    ERROR_REASON_RESPONSE_TOO_LARGE: _ErrorReason.ValueType  # 141
     """The answer would be larger than the service's message limit (for example a
     ReplayRecord with include_states of a long game); refused before it is built.
     """
@@ -394,13 +394,13 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 119
 """The session store (Redis) cannot be reached; retry later."""
 ERROR_REASON_INTERNAL_ERROR: ErrorReason.ValueType  # 120
 """A bug; the request id is logged."""
-ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 130
-"""--- the engine's admission and size limits (130 and up) ---
+ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 140
+"""--- the engine's admission and size limits start at 140 ---
 The engine's pool for expensive calls (searches, long record replays) is full, or the
 work overran its time limit; RESOURCE_EXHAUSTED with a google.rpc.RetryInfo saying when
 to try again. Cheap rules calls are never refused for this.
 """
-ERROR_REASON_RESPONSE_TOO_LARGE: ErrorReason.ValueType  # 131
+ERROR_REASON_RESPONSE_TOO_LARGE: ErrorReason.ValueType  # 141
 """The answer would be larger than the service's message limit (for example a
 ReplayRecord with include_states of a long game); refused before it is built.
 """
