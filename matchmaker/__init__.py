@@ -17,13 +17,19 @@ Where things are:
                  field, statuses, seats and moves
 - `store.py`     loading records, committing their changes, the due index, browse lists
 - `schedule.py`  when the sweeper must next look at a game, how long its keys live
-- `sessions.py`  seating: create, join, withdraw, close games nobody joined
+- `sessions.py`  seating: create, join, withdraw, play again, close games nobody joined
 - `play.py`      the play path: submit, server-made actions, flags and forfeits, the
                  commit of every action, ratings settled as a rated game ends
-- `sweeper.py`   the worker for due games: clock flags, abandonment, bot moves, pending
-                 ratings, open games nobody joined (`workers.py`: every worker's loop)
+- `sweeper.py`   the worker for due games: clock flags, abandonment, bot moves and draw
+                 answers, pending ratings, open games nobody joined (`workers.py`: every
+                 worker's loop)
+- `bot.py`       the bot seat: its level, its secret Attack-at-Dawn array, its draw answers
+- `presence.py`  who watches: present players, "left"/"back" notices, abandonment warnings
 - `views.py`     what each viewer may see (hidden "Attack at Dawn" deployments, records)
+- `vault.py`     the installation's secret key: bot secrets, hidden data sealed at rest
 - `tokens.py`    secret tokens (stored as hashes) and the per-player rate limit
+- `limits.py`    limits by caller address and for everyone (token buckets in Redis)
+- `invites.py`   invite codes: 80 bits, typeable
 - `players.py`   profiles, Glicko-2 ratings applied once per game (`ratings.py`)
 - `clocks.py`    base + increment clocks for every side in `GameState.to_act`
 - `queue.py`     quick-match queues and the pairing worker

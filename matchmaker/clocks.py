@@ -68,11 +68,20 @@ def remaining_at(clock: Clock, now_ms: int) -> dict[str, int]:
     }
 
 
-def flagged(clock: Clock, now_ms: int) -> str | None:
-    """The running side that has run out of time at `now_ms` (the first to), or None."""
+def fallen(clock: Clock, now_ms: int) -> tuple[str, ...]:
+    """The running sides whose time ran out first, by `now_ms` (none: nobody's has).
+
+    Running clocks tick together, so the side with the least time left ran out first and
+    alone loses on time. Sides whose clocks ran out at the same moment (both deploying at
+    once, neither in time) are all returned: the game is then drawn, never decided by
+    their names.
+    """
     left = remaining_at(clock, now_ms)
-    out = [(left[side], side) for side in clock.running if left.get(side, 1) <= 0]
-    return min(out)[1] if out else None
+    out = [side for side in clock.running if left.get(side, 1) <= 0]
+    if not out:
+        return ()
+    first = min(left[side] for side in out)
+    return tuple(sorted(side for side in out if left[side] == first))
 
 
 def advance(clock: Clock, now_ms: int, running_after: Iterable[str]) -> Clock:

@@ -4,25 +4,37 @@ The engine is stateless, so every call can be retried: a call that finds it UNAV
 is tried again with a short backoff, a few times. What still fails becomes the
 matchmaker's UNAVAILABLE (ENGINE_UNAVAILABLE, with a retry hint); a refusal by the rules
 comes back as `EngineError` carrying the engine's reason and message, which the caller
-maps to its own status (`refusal_status`).
+maps to its own status (`refusal_status`). Every call carries the request id of the call
+(or sweep) it serves as `x-request-id`, so both services log one story under one id; an
+engine failure (not a refusal by the rules) is relayed as an `EngineFailure`, which the
+matchmaker logs at error.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
+import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 import grpc
+import structlog
 from google.protobuf import duration_pb2
 
+from matchmaker.errors import quoted
 from matchmaker.settings import Settings
+from wargame.runtime.config import ConfigError
 from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
+from wargame.runtime.tls import aio_channel
 from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
+
+log = structlog.get_logger(component="matchmaker")
 
 # Refusals that say the request itself is malformed, whatever the stored state.
 MALFORMED = frozenset(
@@ -47,6 +59,22 @@ class EngineError(Exception):
         self.details = details
 
 
+class EngineFailure(Refusal):
+    """A refusal that relays a failure of the engine, or of its use by the matchmaker (the
+    engine unreachable, its bug, a stored state it refuses): logged at error."""
+
+    def __init__(
+        self, code: grpc.StatusCode, reason: Reason, message: str, *, engine: str, **more: Any
+    ) -> None:
+        super().__init__(code, reason, message, **more)
+        self.engine = engine  # what the engine answered: code, reason and message
+
+
+def request_id() -> str:
+    """The request id the current call or sweep is logged under ("" outside one)."""
+    return str(structlog.contextvars.get_contextvars().get("request_id", ""))
+
+
 def refusal_status(refusal: EngineError, *, stored_session: bool) -> Refusal:
     """The matchmaker's status for an engine refusal, passing its reason and message on.
 
@@ -55,16 +83,15 @@ def refusal_status(refusal: EngineError, *, stored_session: bool) -> Refusal:
     state the engine calls invalid is our bug (INTERNAL).
     """
     details = refusal.details
-    # A reason this matchmaker's contract does not know is a bug (of one side or the other).
-    reason = Reason(details.reason or Reason.INTERNAL_ERROR)
+    said = f"{details.code.name} {details.reason or '-'}: {details.message}"
+    try:
+        reason = Reason(details.reason or Reason.INTERNAL_ERROR)
+    except ValueError:  # a reason this matchmaker's contract does not know: a bug
+        return _bug("the rules engine answered with an unknown reason", said)
     code = details.code
     if code in (Code.INVALID_ARGUMENT, Code.FAILED_PRECONDITION) and stored_session:
         if reason == Reason.INVALID_STATE:
-            return Refusal(
-                Code.INTERNAL,
-                Reason.INTERNAL_ERROR,
-                "the stored game was refused by the engine",
-            )
+            return _bug("the stored game was refused by the engine", said)
         code = Code.INVALID_ARGUMENT if reason in MALFORMED else Code.FAILED_PRECONDITION
     elif code not in (
         Code.INVALID_ARGUMENT,
@@ -72,10 +99,14 @@ def refusal_status(refusal: EngineError, *, stored_session: bool) -> Refusal:
         Code.FAILED_PRECONDITION,
         Code.RESOURCE_EXHAUSTED,
     ):
-        code, reason = Code.INTERNAL, Reason.INTERNAL_ERROR
+        return _bug(f"the rules engine failed (request id {request_id()})", said)
     return Refusal(
         code, reason, details.message, fields=tuple(details.fields), metadata=details.metadata
     )
+
+
+def _bug(message: str, engine: str) -> EngineFailure:
+    return EngineFailure(Code.INTERNAL, Reason.INTERNAL_ERROR, message, engine=engine)
 
 
 def duration(seconds: float) -> duration_pb2.Duration:
@@ -105,6 +136,9 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.use_local_subchannel_pool", 1),
 ]
 
+# How often the client looks whether its TLS files were renewed (new channels then).
+TLS_LOOK_INTERVAL = 60.0
+
 
 class Engine:
     """An asyncio client of wargame.v1.RulesEngine with deadlines and retries.
@@ -116,31 +150,80 @@ class Engine:
     from this matchmaker, which its worker processes share out (SO_REUSEPORT spreads
     connections, not calls). The engine recycles connections after its maximum connection
     age; the channel then resolves the name again and so reaches replicas added since.
+
+    With `settings.engine_tls` the channels speak TLS (mutual with a client certificate); a
+    renewed certificate or CA file is picked up within `TLS_LOOK_INTERVAL` by new channels,
+    the old ones closed once their calls have had time to finish.
     """
 
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
-        self.channels = [
-            grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-            for _ in range(max(1, settings.engine_connections))
+        self._retiring: set[asyncio.Task[None]] = set()
+        self._open()
+        self._games: dict[str, board_pb2.GameInfo] = {}
+        # Deployment squares per (ruleset, options, side): few distinct keys, bounded anyway.
+        self._squares: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+
+    def _open(self) -> None:
+        """Open the channels (TLS files read now; nothing changes if they cannot be)."""
+        tls = self.settings.engine_tls
+        signature = tls.signature() if tls else ()
+        channels = [
+            aio_channel(self.target, tls, CHANNEL_OPTIONS)
+            for _ in range(max(1, self.settings.engine_connections))
         ]
+        self.channels = channels
+        self._tls_signature = signature
+        self._tls_look = time.monotonic() + TLS_LOOK_INTERVAL
         self._stubs = itertools.cycle(
             [engine_pb2_grpc.RulesEngineStub(channel) for channel in self.channels]
         )
-        self._games: dict[str, board_pb2.GameInfo] = {}
+
+    def _stub(self) -> engine_pb2_grpc.RulesEngineStub:
+        """The next stub, on new channels once the TLS files have been renewed."""
+        tls = self.settings.engine_tls
+        if tls is not None and time.monotonic() >= self._tls_look:
+            self._tls_look = time.monotonic() + TLS_LOOK_INTERVAL
+            if tls.signature() != self._tls_signature:
+                old = self.channels
+                try:
+                    self._open()
+                except ConfigError as error:  # a half-written renewal: keep the old channels
+                    log.warning("engine TLS files not reloaded", problem=str(error))
+                else:
+                    log.info("engine TLS files reloaded")
+                    task = asyncio.create_task(self._retire(old))
+                    self._retiring.add(task)
+                    task.add_done_callback(self._retiring.discard)
+        return next(self._stubs)
+
+    async def _retire(self, channels: list[grpc.aio.Channel]) -> None:
+        try:  # the longest call a channel may carry: a bot's search and its deadline margin
+            await asyncio.sleep(self.settings.bot_max_time + self.settings.engine_timeout)
+        finally:
+            for channel in channels:
+                await channel.close()
 
     async def close(self) -> None:
         """Close the channels."""
+        for task in list(self._retiring):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         for channel in self.channels:
             await channel.close()
 
     async def _call(self, method: str, request: Any, timeout: float | None = None) -> Any:
         deadline = timeout or self.settings.engine_timeout
         attempts = max(1, self.settings.engine_retries)
+        rid = request_id()
+        metadata = (("x-request-id", rid),) if rid else None
         for attempt in range(attempts):
             try:
-                return await getattr(next(self._stubs), method)(request, timeout=deadline)
+                return await getattr(self._stub(), method)(
+                    request, timeout=deadline, metadata=metadata
+                )
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 if code == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
@@ -151,10 +234,18 @@ class Engine:
                     grpc.StatusCode.DEADLINE_EXCEEDED,
                     grpc.StatusCode.CANCELLED,
                 ):
-                    raise unavailable(
+                    hint = unavailable(
                         Reason.ENGINE_UNAVAILABLE,
                         "the rules engine cannot be reached",
                         self.settings.retry_hint,
+                    )
+                    raise EngineFailure(
+                        hint.code,
+                        hint.reason,
+                        hint.message,
+                        engine=f"{method}: {code.name} {error.details() or ''}".strip(),
+                        metadata=hint.metadata,
+                        retry_after=hint.retry_after,
                     ) from None
                 raise EngineError(error_details(error)) from None
         raise AssertionError("unreachable")
@@ -173,7 +264,7 @@ class Engine:
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.UNKNOWN_GAME,
-                f"unknown game {ruleset!r}; games: {', '.join(games)}",
+                f"unknown game {quoted(ruleset)}; games: {', '.join(games)}",
                 field="game",
             )
         return [side.id for side in games[ruleset].sides]
@@ -200,16 +291,38 @@ class Engine:
         return reply  # type: ignore[no-any-return]
 
     async def suggest(
-        self, state: game_pb2.GameState, side: str, seconds: float, seed: int
+        self, state: game_pb2.GameState, side: str, seconds: float, seed: int, level: int = 0
     ) -> engine_pb2.SuggestActionResponse:
-        """The engine's choice of action for `side`, searched for `seconds`."""
+        """The engine's choice of action for `side` at `level` (1-5; 0: the engine's
+        default), searched for `seconds`."""
         request = engine_pb2.SuggestActionRequest(
-            state=state, side=side, time_budget=duration(seconds), seed=seed
+            state=state, side=side, time_budget=duration(seconds), seed=seed, level=level
         )
         reply = await self._call(
             "SuggestAction", request, timeout=seconds + self.settings.engine_timeout
         )
         return reply  # type: ignore[no-any-return]
+
+    async def deployment_squares(self, state: game_pb2.GameState, side: str) -> tuple[str, ...]:
+        """The squares `side` deploys on in this game (DescribeGame's `deployment:<side>`
+        cell tags), asked once per ruleset, options and side."""
+        key = json.dumps([state.game, dict(sorted(state.options.items())), side])
+        squares = self._squares.get(key)
+        if squares is None:
+            try:
+                reply = await self._call(
+                    "DescribeGame",
+                    engine_pb2.DescribeGameRequest(game=state.game, options=dict(state.options)),
+                )
+            except EngineError as refusal:
+                raise refusal_status(refusal, stored_session=True) from None
+            tag = f"deployment:{side}"
+            squares = tuple(cell.name for cell in reply.board.cells if tag in cell.tags)
+            self._squares[key] = squares
+            while len(self._squares) > 64:
+                self._squares.popitem(last=False)
+        self._squares.move_to_end(key)
+        return squares
 
     async def write_record(
         self, initial: game_pb2.GameState, actions: list[game_pb2.Action], tags: Mapping[str, str]

@@ -7,10 +7,13 @@ status.
 
 from __future__ import annotations
 
+from wargame.runtime import refusal
 from wargame.runtime.refusal import Code, Reason, Refusal
 
 # The name this module gave the refusal before it was shared (kept for its importers).
 ServiceError = Refusal
+# Client text in a message: the one quoting both services share (a short prefix).
+quoted = refusal.quoted
 
 
 def game_not_found(game_id: str) -> Refusal:
@@ -18,7 +21,7 @@ def game_not_found(game_id: str) -> Refusal:
     return Refusal(
         Code.NOT_FOUND,
         Reason.SESSION_NOT_FOUND,
-        f"no game {game_id!r} (unknown or expired)",
+        f"no game {quoted(game_id)} (unknown or expired)",
         field="game_id",
     )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,6 +25,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from matchmaker.engine import EngineFailure
 from wargame.runtime.refusal import Reason, Refusal, internal, unavailable
 from wargame.runtime.serving import check_decoded
 
@@ -78,8 +80,12 @@ def _failed(name: str, error: Exception, request_id: str, started: float) -> grp
     refusal = _refusal_of(error, request_id)
     ERRORS.labels(name, refusal.reason).inc()
     fields = {"code": refusal.code.name, "reason": refusal.reason, "message": str(error)}
-    if refusal.code == grpc.StatusCode.INTERNAL and not isinstance(error, Refusal):
+    if isinstance(error, EngineFailure):
+        log.error("engine call failed", **fields, engine=error.engine, duration_ms=_ms(started))
+    elif refusal.code == grpc.StatusCode.INTERNAL and not isinstance(error, Refusal):
         log.error("rpc failed", duration_ms=_ms(started), exc_info=error)
+    elif refusal.code == grpc.StatusCode.INTERNAL:
+        log.error("rpc failed", **fields, duration_ms=_ms(started))
     elif refusal.code == grpc.StatusCode.UNAVAILABLE:
         log.warning("rpc unavailable", **fields, duration_ms=_ms(started))
     else:
@@ -88,10 +94,21 @@ def _failed(name: str, error: Exception, request_id: str, started: float) -> grp
 
 
 def _request_id(context: grpc.aio.ServicerContext) -> str:
-    """The client's request id (`x-request-id`, cut to 64 characters) or a new one."""
+    """The client's request id (`x-request-id`: up to 64 letters, digits, `-`, `_`, `.`)
+    or a new one; anything else a client sends there is replaced, never logged as sent."""
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and value:
-            return str(value)[:64]
+            text = str(value)[:64]
+            if _REQUEST_ID.fullmatch(text):
+                return text
+    return new_request_id()
+
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
+
+
+def new_request_id() -> str:
+    """A fresh request id (also for work no request asked for: sweeps, pairing)."""
     return uuid.uuid4().hex[:16]
 
 

@@ -4,14 +4,19 @@ Keys that one atomic operation touches together share a hash tag (the part in br
 they live in one slot and the same Lua scripts run on Redis Cluster:
 
 - one game:   ``wg:game:{<game id>}`` (hash) with ``...:actions`` (list), ``...:stream``
-  (stream of updates) and ``...:idem:<player>:<key>`` (idempotency records);
-- one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit bucket,
-  queue ticket and the set of games already counted in its ratings;
-- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, tickets, matches);
+  (stream of updates), ``...:presence`` (who watches) and ``...:idem:<player>:<key>``
+  (idempotency records);
+- one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit buckets,
+  queue ticket, unfinished games and the set of games already counted in its ratings;
+- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, arrival order, tickets,
+  matches);
 - indexes, each a single key: the due-work index, the browse lists, the leaderboards,
-  the list of active queues, invite codes.
+  the list of active queues, invite codes;
+- limits, each a single key with its own tag: ``wg:limit:{<limit>}`` for everyone and
+  ``wg:limit:{<limit>:<address>}`` per caller address.
 
-Ids are random and never contain braces, so a tag is exactly the id.
+Ids are random and never contain braces, so a tag is exactly the id; text a client sends
+(addresses, invite codes) is checked to hold none either before it becomes part of a key.
 """
 
 from __future__ import annotations
@@ -19,6 +24,12 @@ from __future__ import annotations
 import hashlib
 
 PREFIX = "wg"
+
+
+def plausible_id(text: str) -> bool:
+    """True when a client-sent id could be one of ours (ids are short, ASCII letters and
+    digits): anything else names nothing, and never becomes part of a key."""
+    return 0 < len(text) <= 64 and text.isascii() and text.isalnum()
 
 
 def _digest(text: str, size: int = 16) -> str:
@@ -49,13 +60,18 @@ def game_idempotency(game_id: str, player_id: str, key: str) -> str:
     return f"{PREFIX}:game:{{{game_id}}}:idem:{player_id}:{_digest(key)}"
 
 
+def game_presence(game_id: str) -> str:
+    """Hash: ``<side>|<watch id>`` -> until when (ms) that watcher of the side is present."""
+    return f"{PREFIX}:game:{{{game_id}}}:presence"
+
+
 def game_keys(game_id: str) -> tuple[str, str, str]:
     """The keys every commit of a game touches: hash, actions, stream."""
     return game(game_id), game_actions(game_id), game_stream(game_id)
 
 
 def invite(code: str) -> str:
-    """String: the game id an invite code opens."""
+    """String: the game id an invite code (its normalized form, `invites.py`) opens."""
     return f"{PREFIX}:invite:{{{code}}}"
 
 
@@ -82,6 +98,16 @@ def player_bucket(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:bucket"
 
 
+def player_guesses(player_id: str) -> str:
+    """Hash: the token bucket of the player's wrong invite codes."""
+    return f"{PREFIX}:player:{{{player_id}}}:guesses"
+
+
+def player_games(player_id: str) -> str:
+    """Sorted set: the player's unfinished games (game id -> since, ms), capped in number."""
+    return f"{PREFIX}:player:{{{player_id}}}:games"
+
+
 def player_queue(player_id: str) -> str:
     """String: ``<queue id>:<ticket>`` while the player waits in a queue."""
     return f"{PREFIX}:player:{{{player_id}}}:queue"
@@ -94,7 +120,12 @@ def player_rated(player_id: str) -> str:
 
 def player_keys(player_id: str) -> tuple[str, ...]:
     """Every long-lived key of a player (they expire together when it goes idle)."""
-    return (player(player_id), player_tokens(player_id), player_rated(player_id))
+    return (
+        player(player_id),
+        player_tokens(player_id),
+        player_rated(player_id),
+        player_games(player_id),
+    )
 
 
 # -- queues ------------------------------------------------------------------------------
@@ -135,7 +166,19 @@ def queue_config(queue_id: str) -> str:
     return f"{PREFIX}:queue:{{{queue_id}}}:config"
 
 
-def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
+def queue_arrivals(queue_id: str) -> str:
+    """Sorted set: waiting ticket -> arrival number, the queue's order (oldest first).
+
+    Join times alone cannot order a queue: two joins in one millisecond tie."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:arrivals"
+
+
+def queue_sequence(queue_id: str) -> str:
+    """String: the last arrival number given out (INCR), so arrivals never tie."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:sequence"
+
+
+def queue_keys(queue_id: str) -> tuple[str, ...]:
     """The keys of one queue, in the order the queue scripts take them."""
     return (
         queue_ratings(queue_id),
@@ -145,6 +188,8 @@ def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
         queue_matches(queue_id),
         queue_matched(queue_id),
         queue_config(queue_id),
+        queue_arrivals(queue_id),
+        queue_sequence(queue_id),
     )
 
 
@@ -175,3 +220,16 @@ def browse(status: str, ruleset: str) -> str:
 def leaderboard(ruleset: str) -> str:
     """Sorted set: player id -> rating in one ruleset (the best few thousand)."""
     return f"{PREFIX}:leaderboard:{{{ruleset}}}"
+
+
+# -- limits ------------------------------------------------------------------------------
+
+
+def limit(name: str) -> str:
+    """Hash: the token bucket of one limit for everyone ("register", "guess")."""
+    return f"{PREFIX}:limit:{{{name}}}"
+
+
+def limit_address(name: str, address: str) -> str:
+    """Hash: the token bucket of one limit for one caller address (`limits.caller_address`)."""
+    return f"{PREFIX}:limit:{{{name}:{address}}}"

@@ -1,6 +1,7 @@
 """`wargame-matchmaker`: serve wargame.v1.Matchmaker.
 
-    wargame-matchmaker [serve] [--listen HOST:PORT] [--redis-url URL] [--engine TARGET] ...
+    wargame-matchmaker [serve] --secret-key-file FILE [--listen HOST:PORT] [--redis-url URL]
+                       [--engine TARGET] ...
 
 Every flag also reads a WARGAME_* variable (see --help). Bad configuration, a busy port or
 an unreachable Redis end the start-up with one line on stderr and a non-zero exit.
@@ -18,11 +19,14 @@ from collections.abc import Sequence
 import structlog
 from prometheus_client import start_http_server
 
+from matchmaker.limits import trusted_networks
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
+from matchmaker.vault import read_secret_key
 from wargame.runtime.config import ConfigError, Parser, fail, host_port
-from wargame.runtime.logs import configure_logging
-from wargame.runtime.serving import aio_serve, check_port_free
+from wargame.runtime.logs import configure_logging, redact_url
+from wargame.runtime.serving import aio_serve, bound_address, check_port_free
+from wargame.runtime.tls import ClientTLS, add_server_flags, check_plaintext, server_tls
 
 PROG = "wargame-matchmaker"
 DEFAULT_LISTEN = "127.0.0.1:50052"
@@ -58,11 +62,83 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     ),
     ("rate_burst", "MATCHMAKER_RATE_BURST", "requests a player may make in a burst"),
     (
+        "register_peer_rate",
+        "MATCHMAKER_REGISTER_PEER_RATE",
+        "new players per second one address may register, sustained (0: no limit)",
+    ),
+    (
+        "register_peer_burst",
+        "MATCHMAKER_REGISTER_PEER_BURST",
+        "new players one address may register in a burst",
+    ),
+    (
+        "register_rate",
+        "MATCHMAKER_REGISTER_RATE",
+        "new players per second from every address together, sustained (0: no limit)",
+    ),
+    (
+        "register_burst",
+        "MATCHMAKER_REGISTER_BURST",
+        "new players every address together may register in a burst",
+    ),
+    (
+        "guess_player_rate",
+        "MATCHMAKER_GUESS_PLAYER_RATE",
+        "wrong invite codes per second a player may try, sustained (0: no limit)",
+    ),
+    ("guess_player_burst", "MATCHMAKER_GUESS_PLAYER_BURST", "wrong invite codes in a burst"),
+    (
+        "guess_peer_rate",
+        "MATCHMAKER_GUESS_PEER_RATE",
+        "wrong invite codes per second from one address, sustained (0: no limit)",
+    ),
+    (
+        "guess_peer_burst",
+        "MATCHMAKER_GUESS_PEER_BURST",
+        "wrong invite codes from one address in a burst",
+    ),
+    (
+        "guess_rate",
+        "MATCHMAKER_GUESS_RATE",
+        "wrong invite codes per second from everyone, sustained (0: no limit)",
+    ),
+    ("guess_burst", "MATCHMAKER_GUESS_BURST", "wrong invite codes from everyone in a burst"),
+    (
+        "trusted_proxies",
+        "MATCHMAKER_TRUSTED_PROXIES",
+        "proxies (comma-separated CIDRs) whose x-forwarded-for names the caller's address",
+    ),
+    (
+        "max_open_games",
+        "MATCHMAKER_MAX_OPEN_GAMES",
+        "unfinished games one player may sit in at once (0: no limit)",
+    ),
+    (
         "abandon_after",
         "MATCHMAKER_ABANDON_AFTER",
-        "seconds a human side to act may stay silent before losing the game as abandoned",
+        "seconds after the warning that a side to act which has left loses as abandoned",
+    ),
+    (
+        "presence_interval",
+        "MATCHMAKER_PRESENCE_INTERVAL",
+        "seconds between renewals of a watching player's presence",
+    ),
+    (
+        "presence_ttl",
+        "MATCHMAKER_PRESENCE_TTL",
+        "seconds a presence lasts unless renewed (then the player has left)",
+    ),
+    (
+        "presence_check",
+        "MATCHMAKER_PRESENCE_CHECK",
+        "seconds between the sweeper's looks at who is present in a game",
     ),
     ("player_ttl", "MATCHMAKER_PLAYER_TTL", "seconds an idle player (and its tokens) is kept"),
+    (
+        "guest_ttl",
+        "MATCHMAKER_GUEST_TTL",
+        "seconds an idle player who never played a game is kept",
+    ),
     ("open_game_ttl", "MATCHMAKER_OPEN_GAME_TTL", "seconds an open game waits for an opponent"),
     (
         "running_game_ttl",
@@ -91,6 +167,17 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     ),
     ("bot_time", "MATCHMAKER_BOT_TIME", "default bot thinking time per action, in seconds"),
     ("bot_max_time", "MATCHMAKER_BOT_MAX_TIME", "longest bot thinking time a game may ask for"),
+    ("bot_level", "MATCHMAKER_BOT_LEVEL", "the bot's strength (1-5) when a game asks for none"),
+    (
+        "draw_answer_time",
+        "MATCHMAKER_DRAW_ANSWER_TIME",
+        "longest time in seconds the bot thinks about a draw offer",
+    ),
+    (
+        "rematch_follow",
+        "MATCHMAKER_REMATCH_FOLLOW",
+        "seconds a finished game's watcher may wait for a rematch offer",
+    ),
     ("window_base", "MATCHMAKER_WINDOW_BASE", "rating difference quick match accepts at once"),
     ("window_growth", "MATCHMAKER_WINDOW_GROWTH", "rating difference added per second waited"),
     ("window_max", "MATCHMAKER_WINDOW_MAX", "largest rating difference quick match accepts"),
@@ -129,7 +216,20 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-ZERO_ALLOWED = frozenset({"rate_limit", "window_growth", "grace"})
+ZERO_ALLOWED = frozenset(
+    {
+        "rate_limit",
+        "window_growth",
+        "grace",
+        "register_peer_rate",
+        "register_rate",
+        "guess_player_rate",
+        "guess_peer_rate",
+        "guess_rate",
+        "max_open_games",
+        "rematch_follow",
+    }
+)
 
 
 def build_parser() -> Parser:
@@ -142,6 +242,15 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", metavar="{serve}", parser_class=Parser)
     serve = commands.add_parser("serve", help="serve wargame.v1.Matchmaker (the default command)")
     serve.service_flags("MATCHMAKER", DEFAULT_LISTEN, DEFAULT_METRICS)
+    serve.flag(
+        "--secret-key-file",
+        env="MATCHMAKER_SECRET_KEY_FILE",
+        default="",
+        help="file holding the installation's 32-byte secret key (64 hex digits, the same on "
+        "every replica): bot secrets and hidden deployments at rest derive from it",
+    )
+    add_server_flags(serve, "MATCHMAKER")
+    _engine_tls_flags(serve)
     defaults = Settings()
     for name, env, text in FLAGS:
         default = getattr(defaults, name)
@@ -151,21 +260,102 @@ def build_parser() -> Parser:
     return parser
 
 
+def _engine_tls_flags(serve: Parser) -> None:
+    serve.flag(
+        "--engine-tls",
+        env="MATCHMAKER_ENGINE_TLS",
+        action="store_true",
+        help="call the engine over TLS (on by itself with any --engine-tls-* setting); "
+        "plaintext to an engine beyond loopback needs --insecure",
+    )
+    serve.flag(
+        "--engine-tls-ca-file",
+        env="MATCHMAKER_ENGINE_TLS_CA_FILE",
+        default="",
+        help="PEM CA certificates the engine's certificate must be signed by "
+        "(default: the system's roots)",
+    )
+    serve.flag(
+        "--engine-tls-cert-file",
+        env="MATCHMAKER_ENGINE_TLS_CERT_FILE",
+        default="",
+        help="PEM certificate chain this matchmaker presents to the engine (mutual TLS; with "
+        "--engine-tls-key-file; renewed files are used from the next minute on)",
+    )
+    serve.flag(
+        "--engine-tls-key-file",
+        env="MATCHMAKER_ENGINE_TLS_KEY_FILE",
+        default="",
+        help="PEM private key of --engine-tls-cert-file",
+    )
+    serve.flag(
+        "--engine-tls-server-name",
+        env="MATCHMAKER_ENGINE_TLS_SERVER_NAME",
+        default="",
+        help="the name the engine's certificate must carry, when not the host of --engine",
+    )
+
+
+def engine_tls(args: argparse.Namespace) -> ClientTLS | None:
+    """TLS to the engine as the flags ask (files checked now), or None for plaintext, which
+    is allowed to a loopback engine or with --insecure."""
+    settings = (
+        args.engine_tls_ca_file,
+        args.engine_tls_cert_file,
+        args.engine_tls_key_file,
+        args.engine_tls_server_name,
+    )
+    if not args.engine_tls and not any(settings):
+        check_plaintext(
+            "the matchmaker would call the engine in",
+            args.engine,
+            insecure=args.insecure,
+            remedy="--engine-tls (and --engine-tls-ca-file for a private CA)",
+        )
+        return None
+    try:
+        tls = ClientTLS(*settings)
+    except ConfigError as error:
+        raise ConfigError(f"--engine-tls-cert-file and --engine-tls-key-file: {error}") from None
+    tls.credentials()  # every file readable and consistent, or one line now
+    return tls
+
+
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from parsed flags, checked."""
     values = {name: getattr(args, name) for name, _, _ in FLAGS}
     settings = dataclasses.replace(Settings(), **values)
     for name, _, _ in FLAGS:
         value = getattr(settings, name)
-        if isinstance(value, (int, float)):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             flag = "--" + name.replace("_", "-")
             if value < 0:
                 raise ConfigError(f"{flag} must not be negative")
             if value == 0 and name not in ZERO_ALLOWED:
                 raise ConfigError(f"{flag} must be positive")
-    if settings.rate_limit and settings.rate_burst < 1:
-        raise ConfigError("--rate-burst must be at least 1")
-    return settings
+    for rate, burst in LIMITS:
+        if getattr(settings, rate) and getattr(settings, burst) < 1:
+            raise ConfigError(f"--{burst.replace('_', '-')} must be at least 1")
+    if not 1 <= settings.bot_level <= 5:
+        raise ConfigError("--bot-level must be 1 to 5")
+    try:
+        trusted_networks(settings.trusted_proxies)
+    except ValueError as error:
+        raise ConfigError(f"--trusted-proxies: {error}") from None
+    return dataclasses.replace(
+        settings, secret_key=read_secret_key(args.secret_key_file), engine_tls=engine_tls(args)
+    )
+
+
+# Each token bucket's rate and burst settings: a bucket that limits holds at least one.
+LIMITS = (
+    ("rate_limit", "rate_burst"),
+    ("register_peer_rate", "register_peer_burst"),
+    ("register_rate", "register_burst"),
+    ("guess_player_rate", "guess_player_burst"),
+    ("guess_peer_rate", "guess_peer_burst"),
+    ("guess_rate", "guess_burst"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -187,11 +377,16 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve until SIGTERM/SIGINT, then stop gracefully."""
     configure_logging(args.log_format, args.log_level)
     log = structlog.get_logger(component="matchmaker")
+    tls = server_tls(args, "the matchmaker")
     # Probe first: gRPC itself would print its own error lines about a busy port.
     check_port_free(args.listen)
     replica = Replica(settings)
     try:
-        serving = replica.server(args.listen)
+        serving = replica.server(
+            args.listen,
+            tls=tls,
+            health_listen=None if args.health_listen == "off" else args.health_listen,
+        )
     except ConfigError:
         await replica.close()
         raise
@@ -210,8 +405,11 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
     log.info(
         "matchmaker serving",
         address=f"{host}:{serving.port}",
-        redis=settings.redis_url,
+        tls=tls.mode if tls else "off",
+        health=bound_address(args.health_listen, serving.health_port),
+        redis=redact_url(settings.redis_url),
         engine=settings.engine,
+        engine_tls=settings.engine_tls.mode if settings.engine_tls else "off",
         pid=os.getpid(),
     )
 

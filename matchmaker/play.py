@@ -29,12 +29,12 @@ from matchmaker.record import (
     RatingStatus,
     SeatKind,
     Visibility,
-    moves_json,
+    hidden_pending,
 )
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
-from matchmaker.views import hidden_pending, public_events, public_notation
+from matchmaker.views import public_events, public_notation
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
@@ -88,7 +88,8 @@ def require_running(game: GameRecord) -> None:
             f"game {game.id} is waiting for players",
         )
     if game.status == GameStatus.FINISHED:
-        outcome = game.state.outcome.message if game.state_bytes else game.closed
+        ended = game.outcome()
+        outcome = ended.message if ended is not None else game.closed
         raise Refusal(
             Code.FAILED_PRECONDITION,
             Reason.GAME_OVER,
@@ -120,6 +121,8 @@ class Play:
         problem: Refusal | None = None
         if not game_id:
             problem = missing("game_id")
+        elif not keys.plausible_id(game_id):
+            problem = game_not_found(game_id)
         elif not actions:
             problem = missing("actions")
         elif len(actions) > self.settings.max_actions_per_submit:
@@ -218,18 +221,33 @@ class Play:
         """A side whose time ran out loses now, whoever calls first (the sweeper or not)."""
         if game.clock is None:
             return
-        side = clocks.flagged(game.clock, now)
-        if side is None:
+        fallen = clocks.fallen(game.clock, now)
+        if not fallen:
             return
         try:
-            await self.forfeit(game, now, side, game_pb2.OUTCOME_REASON_TIME)
+            played = await self.flag(game, now, fallen)
+            text = played.game.outcome()
+            message = text.message if text is not None else "time ran out"
         except Refusal as error:
             if error.reason != Reason.VERSION_CONFLICT:
                 raise
+            message = f"{' and '.join(fallen)} ran out of time"
         raise Refusal(
-            Code.FAILED_PRECONDITION,
-            Reason.GAME_OVER,
-            f"game {game.id} is over: {side} ran out of time",
+            Code.FAILED_PRECONDITION, Reason.GAME_OVER, f"game {game.id} is over: {message}"
+        )
+
+    async def flag(self, game: GameRecord, now: int, fallen: Sequence[str]) -> Played:
+        """End a game whose clocks ran out (`clocks.fallen`): the one side out of time
+        loses; sides out of time together draw."""
+        if len(fallen) == 1:
+            return await self.forfeit(game, now, fallen[0], game_pb2.OUTCOME_REASON_TIME)
+        return await self.end_by_matchmaker(
+            game,
+            now,
+            game_pb2.Outcome(
+                reason=game_pb2.OUTCOME_REASON_TIME,
+                message=f"{' and '.join(fallen)} ran out of time together: a draw",
+            ),
         )
 
     async def forfeit(
@@ -237,6 +255,36 @@ class Play:
     ) -> Played:
         """`side` loses for a reason of the matchmaker's (TIME, ABANDONED)."""
         return await self.commit(game, now, [resignation(side, reason)])
+
+    async def end_by_matchmaker(
+        self, game: GameRecord, now: int, outcome: game_pb2.Outcome
+    ) -> Played:
+        """End a running game with an outcome the engine's actions cannot express (clocks
+        out together): the state stays the engine's last, the outcome is the record's."""
+        clock = clocks.stop(game.clock, now) if game.clock is not None else None
+        after = replace(
+            game,
+            status=GameStatus.FINISHED,
+            version=game.version + 1,
+            updated_ms=now,
+            ended_ms=now,
+            clock=clock,
+            ending=outcome.SerializeToString(),
+            rating_status=RatingStatus.PENDING if game.rated else game.rating_status,
+            warned={},
+        )
+        event = game_pb2.Event(
+            kind=game_pb2.EVENT_KIND_GAME_OVER, text=outcome.message, side=outcome.winner
+        )
+        result = await self.store.commit_change(
+            game, after, now, matchmaker_pb2.WatchGameResponse(events=[event])
+        )
+        if result.outcome != CommitOutcome.OK:
+            CONFLICTS.inc()
+            raise version_conflict(game.version, result.version)
+        COMMITS.labels("ending").inc()
+        await self._ended(after)
+        return Played(after, now, [event], [])
 
     async def commit(
         self,
@@ -267,7 +315,8 @@ class Play:
                 )
             )
         events: list[game_pb2.Event] = list(reply.events)
-        if hidden_pending(state):
+        pending = hidden_pending(state)
+        if pending:
             events = public_events(events, {entry.side for entry in entries if entry.hidden})
         finished = state.HasField("outcome")
         clock = game.clock
@@ -275,6 +324,7 @@ class Play:
             clock = (
                 clocks.stop(clock, now) if finished else clocks.advance(clock, now, state.to_act)
             )
+        moves_raw, moves = self.store.moves_after(game, entries, pending)
         after = replace(
             game,
             status=GameStatus.FINISHED if finished else GameStatus.RUNNING,
@@ -284,9 +334,11 @@ class Play:
             ended_ms=now if finished else game.ended_ms,
             clock=clock,
             state_bytes=state.SerializeToString(),
-            moves_raw=moves_json(game.moves_raw, entries),
+            moves_raw=moves_raw,
             rating_status=(RatingStatus.PENDING if finished and game.rated else game.rating_status),
+            warned={},  # a new position: whoever must act now is warned afresh if away
             _state=state,
+            _moves=moves,
         )
         hidden = any(entry.hidden for entry in entries)
         result = await self.store.commit_change(
@@ -314,12 +366,15 @@ class Play:
         return Played(after, now, list(reply.events), [entry.notation for entry in entries])
 
     async def _ended(self, game: GameRecord) -> None:
-        """A game that has just ended: counted, delisted, rated, no longer due."""
-        reason = game_pb2.OutcomeReason.Name(game.state.outcome.reason)
+        """A game that has just ended: counted, delisted, uncounted from its players'
+        open games, rated, no longer due."""
+        outcome = game.outcome() or game_pb2.Outcome()
+        reason = game_pb2.OutcomeReason.Name(outcome.reason)
         ENDINGS.labels(reason.removeprefix("OUTCOME_REASON_")).inc()
-        log.info("game finished", game_id=game.id, outcome=game.state.outcome.message)
+        log.info("game finished", game_id=game.id, outcome=outcome.message)
         if game.visibility == Visibility.PUBLIC:
             await self.store.list_remove(GameStatus.RUNNING, game.ruleset, game.id)
+        await self.players.uncount_games([seat.player for seat in game.seats], game.id)
         if game.rated:
             try:
                 await self.settle_ratings(game)
@@ -350,18 +405,36 @@ class Play:
         return Played(game, now, events, notations, replayed=True)
 
     async def settle_ratings(self, game: GameRecord) -> None:
-        """Count a finished rated game in both players' ratings (each exactly once)."""
-        winner = game.state.outcome.winner
+        """Count a finished rated game in both players' ratings (each exactly once), and
+        keep each seat's rating before and after the result for the game's view."""
+        outcome = game.outcome()
+        winner = outcome.winner if outcome is not None else ""
         humans = [seat for seat in game.seats if seat.kind == SeatKind.HUMAN and seat.player]
+        seats = list(game.seats)
         if len(humans) == 2:
             for seat in humans:
                 other = game.opponent(seat.side)
                 assert other is not None
-                await self.players.apply_result(
+                change = await self.players.apply_result(
                     game.id,
                     game.ruleset,
                     seat.player,
                     Rating.parse(other.rating),
                     score_of(winner, seat.side),
                 )
-        await self.store.set_unversioned(game, replace(game, rating_status=RatingStatus.DONE))
+                if change is not None:
+                    before, after = change
+                elif seat.rating_after:
+                    continue  # counted and kept before (a retried settlement)
+                else:  # counted by a settlement that stopped before keeping it
+                    before = seat.rating
+                    after = await self.players.rating_text(seat.player, game.ruleset)
+                seats = [
+                    replace(s, rating_before=before, rating_after=after)
+                    if s.side == seat.side
+                    else s
+                    for s in seats
+                ]
+        await self.store.set_unversioned(
+            game, replace(game, seats=seats, rating_status=RatingStatus.DONE)
+        )

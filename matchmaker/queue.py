@@ -1,8 +1,9 @@
 """Quick match: one queue per ruleset, options, time control and rated flag.
 
 A queue is a few keys under one hash tag (`keys.queue_keys`): tickets by rating, by join
-time and by liveness, the tickets' seats, and the matches made. Pairing is one script
-(`queue_pair.lua`): oldest tickets first, each with the nearest rating inside its window,
+time, by arrival (a per-queue counter: join times tie within a millisecond, arrivals never)
+and by liveness, the tickets' seats, and the matches made. Pairing is one script
+(`queue_pair.lua`): tickets in arrival order, each with the nearest rating inside its window,
 which widens with waiting time; paired tickets leave the queue in the same step, so
 replicas pairing at once never pair a ticket twice. Every replica runs a `Pairer` over
 the active queues; the pairer that made a match creates its game, and if it died first,
@@ -112,7 +113,12 @@ class Ticket:
     def parse(cls, text: str) -> Ticket:
         """A ticket from the client's form."""
         queue_id, dot, ticket = text.partition(".")
-        if not dot or not queue_id.startswith("q") or not ticket:
+        if (
+            not dot
+            or not queue_id.startswith("q")
+            or not keys.plausible_id(queue_id)
+            or not keys.plausible_id(ticket)
+        ):
             raise malformed("ticket", "the ticket is malformed")
         return cls(queue_id, ticket)
 

@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from matchmaker.clocks import Clock
-from wargame.v1 import game_pb2
+from wargame.v1 import game_pb2, napoleonic_pb2
 
 
 class GameStatus(StrEnum):
@@ -52,21 +52,49 @@ class RatingStatus(StrEnum):
 
 BOT_PLAYER = "bot"  # the player id of every bot seat
 
+# The phases in which the rules hide a secret deployment (Napoleonic Chess 10.1).
+HIDDEN_PHASES = frozenset(
+    {
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
+        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
+    }
+)
+
+
+def hidden_pending(state: game_pb2.GameState) -> bool:
+    """True while the rules still hide a secret deployment (before the arrays are laid out;
+    a game that ends before then keeps them hidden for good)."""
+    return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
+
 
 @dataclass
 class Seat:
-    """One seat of a game: the side, who sits there (empty while open) and their rating
-    at the start of the game (for the rating update)."""
+    """One seat of a game: the side, who sits there (empty while open), their rating at the
+    start of the game (for the rating update) and, once a rated game is settled, their
+    rating before and after its result; an open seat may be kept for one player (the
+    opponent offered a rematch)."""
 
     side: str
     player: str = ""
     name: str = ""
     kind: SeatKind = SeatKind.HUMAN
     rating: str = ""  # ratings.Rating text, "" for a new player
+    reserved: str = ""  # the only player who may take this open seat ("" anyone)
+    rating_before: str = ""  # the rating the game's result was applied to
+    rating_after: str = ""  # the rating after it
 
     def to_dict(self) -> dict[str, str]:
-        """The stored form."""
-        return {"s": self.side, "p": self.player, "n": self.name, "k": self.kind, "r": self.rating}
+        """The stored form (the later fields only when set)."""
+        out = {"s": self.side, "p": self.player, "n": self.name, "k": self.kind, "r": self.rating}
+        for key, value in (
+            ("rv", self.reserved),
+            ("rb", self.rating_before),
+            ("ra", self.rating_after),
+        ):
+            if value:
+                out[key] = value
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, str]) -> Seat:
@@ -77,6 +105,9 @@ class Seat:
             data.get("n", ""),
             SeatKind(data.get("k", SeatKind.HUMAN)),
             data.get("r", ""),
+            data.get("rv", ""),
+            data.get("rb", ""),
+            data.get("ra", ""),
         )
 
 
@@ -106,7 +137,12 @@ class ActionEntry:
 
 def moves_json(before: str, added: Sequence[ActionEntry]) -> str:
     """The `moves` field after appending entries (the earlier text is not parsed again)."""
-    rows = json.dumps([entry.row() for entry in added], separators=(",", ":"), ensure_ascii=False)
+    return rows_json(before, [entry.row() for entry in added])
+
+
+def rows_json(before: str, added: Sequence[Sequence[str]]) -> str:
+    """The `moves` field after appending rows."""
+    rows = json.dumps(list(added), separators=(",", ":"), ensure_ascii=False)
     if before in ("", "[]"):
         return rows
     if rows == "[]":
@@ -115,10 +151,10 @@ def moves_json(before: str, added: Sequence[ActionEntry]) -> str:
 
 
 def parse_moves(raw: str) -> list[ActionEntry]:
-    """The entries of a `moves` field."""
+    """The entries of a `moves` field. A row whose notation is sealed (a fourth item, see
+    `Store.moves_after`) reads as its public notation until the store opens it."""
     return [
-        ActionEntry(side, notation, public or notation)
-        for side, notation, public in json.loads(raw or "[]")
+        ActionEntry(row[0], row[1] or row[2], row[2] or row[1]) for row in json.loads(raw or "[]")
     ]
 
 
@@ -147,6 +183,7 @@ CLOCK = Codec(
     lambda raw: Clock.from_json(raw) if raw else None,
 )
 OPTIONS = Codec(_compact, json.loads)
+TIMES = Codec(lambda value: _compact(value) if value else "", lambda raw: json.loads(raw or b"{}"))
 
 
 def _enum(kind: type[StrEnum]) -> Codec:
@@ -187,6 +224,13 @@ FIELDS: tuple[Field, ...] = (
     Field("moves_raw", "moves", TEXT, "[]"),
     Field("options", "options", OPTIONS, {}, on_every_load=False),
     Field("preset", "preset", TEXT, "", on_every_load=False),
+    Field("setup", "setup", TEXT, "", on_every_load=False),
+    Field("bot_level", "bot_level", NUMBER, 0),
+    Field("away", "away", TIMES, {}),
+    Field("warned", "warned", TIMES, {}),
+    Field("ending", "ending", BLOB, b""),
+    Field("rematch", "rematch", TEXT, ""),
+    Field("rematch_of", "rematch_of", TEXT, ""),
 )
 VERSION = "version"
 # The hash fields read with a game on every call, and those of the full record.
@@ -219,6 +263,17 @@ class GameRecord:
     ended_ms: int = 0  # when the game finished
     options: dict[str, str] = field(default_factory=dict)  # as asked for at creation
     preset: str = ""
+    setup: str = ""
+    bot_level: int = 0  # the bot's level (1-5; 0: the matchmaker's default)
+    # Presence (presence.py): sides known to have left (side -> since, ms), and sides to
+    # act warned that they lose as abandoned unless they come back (side -> when, ms).
+    away: dict[str, int] = field(default_factory=dict)
+    warned: dict[str, int] = field(default_factory=dict)
+    # An ending the matchmaker decided without an action of the engine's (serialized
+    # wargame.v1.Outcome): both clocks out at once.
+    ending: bytes = b""
+    rematch: str = ""  # the game offered as this one's rematch
+    rematch_of: str = ""  # the game this one is the rematch of
     _state: game_pb2.GameState | None = field(default=None, compare=False, repr=False)
     _moves: list[ActionEntry] | None = field(default=None, compare=False, repr=False)
 
@@ -258,6 +313,15 @@ class GameRecord:
         if self._state is None:
             self._state = game_pb2.GameState.FromString(self.state_bytes)
         return self._state
+
+    def outcome(self) -> game_pb2.Outcome | None:
+        """How the game ended (by the engine's rules and actions, or the matchmaker's own
+        ending); None while it goes on or when it was closed unplayed."""
+        if self.state_bytes and self.state.HasField("outcome"):
+            return self.state.outcome
+        if self.ending:
+            return game_pb2.Outcome.FromString(self.ending)
+        return None
 
     @property
     def initial(self) -> game_pb2.GameState:

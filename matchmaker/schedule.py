@@ -7,7 +7,7 @@ the game it writes, and the sweeper (`sweeper.py`) from the game it has just wor
 from __future__ import annotations
 
 from matchmaker import clocks
-from matchmaker.record import GameRecord, GameStatus, RatingStatus, SeatKind
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.settings import Settings
 
 RATING_RETRY_MS = 10_000  # a finished game whose ratings are not settled is looked at again
@@ -15,27 +15,39 @@ RATING_RETRY_MS = 10_000  # a finished game whose ratings are not settled is loo
 
 def next_due(game: GameRecord, now_ms: int, settings: Settings) -> int | None:
     """When the sweeper must next look at a game (None: never again): an open game's
-    expiry, a bot's turn (now), a clock's flag, a silent human's abandonment, pending
-    ratings."""
+    expiry, a bot's turn or a draw offer to a bot (now), a clock's flag, a human side to
+    act (its warning now if it has left, its abandonment once warned, else a look at
+    whether it is still there), pending ratings."""
     if game.status == GameStatus.OPEN:
         return open_until(game, settings)
     if game.status == GameStatus.FINISHED:
         return now_ms + RATING_RETRY_MS if game.rating_status == RatingStatus.PENDING else None
     times: list[int] = []
-    if game.seated_to_act(SeatKind.BOT) is not None:
+    if game.seated_to_act(SeatKind.BOT) is not None or offered_to_bot(game) is not None:
         times.append(now_ms)
     if game.clock is not None:
         flag_at = clocks.deadline(game.clock)
         if flag_at is not None:
             times.append(flag_at)
-    if game.seated_to_act(SeatKind.HUMAN) is not None:
-        times.append(abandoned_at(game, settings))
+    for seat in game.seats:
+        if seat.kind == SeatKind.HUMAN and seat.side in game.to_act():
+            if seat.side in game.warned:
+                times.append(game.warned[seat.side])
+            elif seat.side in game.away:
+                times.append(now_ms)
+            else:
+                times.append(now_ms + int(settings.presence_check * 1000))
     return min(times) if times else None
 
 
-def abandoned_at(game: GameRecord, settings: Settings) -> int:
-    """When a human side to act that stays silent loses the game as abandoned (ms)."""
-    return game.acted_ms + int(settings.abandon_after * 1000)
+def offered_to_bot(game: GameRecord) -> Seat | None:
+    """The bot seat a standing draw offer is made to, if any."""
+    offer = game.state.draw_offer if game.state_bytes else ""
+    if not offer or game.status != GameStatus.RUNNING:
+        return None
+    return next(
+        (seat for seat in game.seats if seat.kind == SeatKind.BOT and seat.side != offer), None
+    )
 
 
 def open_until(game: GameRecord, settings: Settings) -> int:

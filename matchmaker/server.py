@@ -18,10 +18,13 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from matchmaker.bot import Bot
 from matchmaker.engine import Engine
 from matchmaker.handling import set_retry_hint
+from matchmaker.limits import Limits
 from matchmaker.play import Play
 from matchmaker.players import Players
+from matchmaker.presence import Presence
 from matchmaker.queue import Pairer, Queues
 from matchmaker.scripts import Scripts
 from matchmaker.service import SERVICE_NAME, MatchmakerService
@@ -30,9 +33,12 @@ from matchmaker.settings import Settings
 from matchmaker.store import Store
 from matchmaker.sweeper import Sweeper
 from matchmaker.tokens import Tokens
+from matchmaker.vault import check_secret_key
 from matchmaker.watch import Hub
 from wargame.runtime.config import ConfigError
+from wargame.runtime.logs import redact_url, scrub
 from wargame.runtime.serving import AioServing, create_aio_server, register_service
+from wargame.runtime.tls import ServerTLS
 from wargame.v1 import matchmaker_pb2
 
 log = structlog.get_logger(component="matchmaker")
@@ -52,13 +58,14 @@ def redis_client(url: str, socket_timeout: float | None, max_connections: int = 
             health_check_interval=30,
         )
     except ValueError as error:
-        raise ConfigError(f"--redis-url {url!r}: {error}") from None
+        raise ConfigError(f"--redis-url {redact_url(url)}: {scrub(str(error))}") from None
 
 
 class Replica:
     """The parts of one matchmaker replica, wired together."""
 
     def __init__(self, settings: Settings) -> None:
+        check_secret_key(settings.secret_key)
         self.settings = settings
         set_retry_hint(settings.retry_hint)
         self.redis = redis_client(settings.redis_url, settings.redis_timeout)
@@ -69,9 +76,19 @@ class Replica:
         self.engine = Engine(settings.engine, settings)
         self.tokens = Tokens(self.redis, self.scripts, settings)
         self.players = Players(self.redis, self.scripts, settings)
-        self.sessions = Sessions(self.store, self.engine, self.players, settings)
+        self.limits = Limits(self.scripts, settings)
+        self.presence = Presence(self.store, self.scripts, settings)
+        self.sessions = Sessions(self.store, self.engine, self.players, settings, self.limits)
         self.play = Play(self.store, self.engine, self.players, settings)
-        self.sweeper = Sweeper(self.store, self.engine, self.play, self.sessions, settings)
+        self.bot = Bot(self.engine, self.store.vault, settings)
+        self.sweeper = Sweeper(
+            store=self.store,
+            bot=self.bot,
+            play=self.play,
+            sessions=self.sessions,
+            presence=self.presence,
+            settings=settings,
+        )
         self.queues = Queues(
             redis=self.redis,
             scripts=self.scripts,
@@ -92,6 +109,8 @@ class Replica:
             play=self.play,
             queues=self.queues,
             hub=self.hub,
+            limits=self.limits,
+            presence=self.presence,
         )
         self.service.poke_pairer = self.pairer.poke.set
         self.stopping = asyncio.Event()
@@ -107,10 +126,15 @@ class Replica:
             await self.scripts.load(self.redis)
         except RedisError as error:
             await self.close()
-            raise ConfigError(f"cannot use Redis at {self.settings.redis_url}: {error}") from None
+            raise ConfigError(
+                f"cannot use Redis at {redact_url(self.settings.redis_url)}: {scrub(str(error))}"
+            ) from None
 
-    def server(self, listen: str) -> AioServing:
-        """The gRPC server (bound, not started) with health checking and reflection."""
+    def server(
+        self, listen: str, *, tls: ServerTLS | None = None, health_listen: str | None = None
+    ) -> AioServing:
+        """The gRPC server (bound, not started) with health checking and reflection; TLS-only
+        with `tls`, and a plaintext health port on `health_listen`."""
         return create_aio_server(
             listen,
             # Registered with tolerant decoding: undecodable bytes become INVALID_ARGUMENT.
@@ -118,13 +142,16 @@ class Replica:
                 server, self.service, matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"]
             ),
             [SERVICE_NAME],
+            tls=tls,
+            health_address=health_listen,
         )
 
     def start_workers(self) -> None:
-        """Start the sweeper and the pairer of this replica."""
+        """Start the sweeper, the pairer and the presence renewal of this replica."""
         self._workers = [
             asyncio.create_task(self.sweeper.run(self.stopping), name="sweeper"),
             asyncio.create_task(self.pairer.run(self.stopping), name="pairer"),
+            asyncio.create_task(self.presence.run(self.stopping), name="presence"),
         ]
 
     def begin_shutdown(self) -> None:
@@ -133,6 +160,7 @@ class Replica:
         self.stopping.set()
         self.sweeper.poke.set()
         self.pairer.poke.set()
+        self.presence.poke.set()
 
     async def shutdown(self, serving: AioServing | None, grace: float) -> None:
         """Graceful stop: streams end, in-flight calls and sweeps finish within `grace`."""

@@ -17,21 +17,44 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
+from matchmaker.errors import quoted
 from matchmaker.handling import bind_player, stream, unary
+from matchmaker.keys import plausible_id
+from matchmaker.limits import Limits, caller_address
 from matchmaker.play import Play, resignation
 from matchmaker.players import Players, rating_message
+from matchmaker.presence import Presence
 from matchmaker.queue import Queues, Ticket
-from matchmaker.record import BOT_PLAYER, GameStatus, Seat, SeatKind, Visibility
+from matchmaker.record import (
+    BOT_PLAYER,
+    GameRecord,
+    GameStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+    hidden_pending,
+)
 from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import Store
-from matchmaker.tokens import Identity, Tokens
-from matchmaker.views import game_view, hidden_pending, public_record, timestamp, watch_message
+from matchmaker.store import Store, StreamEntry
+from matchmaker.tokens import Identity, Tokens, check_display_name
+from matchmaker.views import (
+    game_view,
+    notice_message,
+    public_record,
+    timestamp,
+    watch_message,
+)
 from matchmaker.watch import Batch, Hub, finished_at
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing, unavailable
 from wargame.v1 import game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 SERVICE_NAME = matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"].full_name
+VISIBILITIES = {
+    matchmaker_pb2.VISIBILITY_UNSPECIFIED: Visibility.PUBLIC,
+    matchmaker_pb2.VISIBILITY_PUBLIC: Visibility.PUBLIC,
+    matchmaker_pb2.VISIBILITY_PRIVATE: Visibility.PRIVATE,
+}
 HEARTBEAT = 5.0  # a waiting JoinQueue stream reports at least this often
 
 
@@ -66,8 +89,12 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         play: Play,
         queues: Queues,
         hub: Hub,
+        limits: Limits,
+        presence: Presence,
     ) -> None:
         self.settings = settings
+        self.limits = limits
+        self.presence = presence
         self.store = store
         self.engine = engine
         self.tokens = tokens
@@ -95,8 +122,12 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             return ""
         return (await self._caller(context)).player_id
 
+    def _address(self, context: grpc.aio.ServicerContext) -> str:
+        """The caller's address, as limits count it."""
+        return caller_address(context, self.limits.trusted)
+
     async def _name(self, player_id: str) -> str:
-        profile = await self.players.profile(player_id)
+        profile = await self.players.profile(player_id) if plausible_id(player_id) else None
         if profile is None:
             raise Refusal(Code.NOT_FOUND, Reason.PLAYER_NOT_FOUND, "the player has expired")
         return profile.name
@@ -107,7 +138,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     async def RegisterPlayer(
         self, request: matchmaker_pb2.RegisterPlayerRequest, context: grpc.aio.ServicerContext
     ) -> matchmaker_pb2.RegisterPlayerResponse:
-        """A new guest player and its secret token."""
+        """A new guest player and its secret token (limited per address and in all)."""
+        check_display_name(request.display_name)
+        await self.limits.take(self.limits.registration(self._address(context)))
         now = await self.store.time_ms()
         player_id, name, token, token_id = await self.tokens.register(request.display_name, now)
         bind_player(player_id)
@@ -148,7 +181,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.PLAYER_NOT_FOUND,
-                f"no player {player_id!r}",
+                f"no player {quoted(player_id)}",
                 field="player_id",
             )
         return matchmaker_pb2.GetPlayerResponse(player=profile.message())
@@ -167,7 +200,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         side = request.side or sides[0 if len(sides) < 2 else _coin(len(sides))]
         if side not in sides:
             raise malformed(
-                "side", f"{request.game} has no side {side!r}; sides: {', '.join(sides)}"
+                "side", f"{request.game} has no side {quoted(side)}; sides: {', '.join(sides)}"
             )
         bot = request.opponent == matchmaker_pb2.SEAT_KIND_BOT
         bot_ms = 0
@@ -183,6 +216,23 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     f"bot_time must be above 0 and at most {self.settings.bot_max_time:g} s",
                 )
             bot_ms = round(seconds * 1000)
+            if request.rated:
+                raise malformed("rated", "games against the bot are never rated: leave rated unset")
+            if request.bot_level > 5:
+                raise malformed("bot_level", "bot_level is 1 (weakest) to 5, or 0 for the default")
+        elif request.HasField("bot_time") or request.bot_level:
+            raise malformed(
+                "bot_time" if request.HasField("bot_time") else "bot_level",
+                "bot_time and bot_level are for games against the bot (opponent BOT)",
+            )
+        if request.opponent not in (
+            matchmaker_pb2.SEAT_KIND_UNSPECIFIED,
+            matchmaker_pb2.SEAT_KIND_HUMAN,
+            matchmaker_pb2.SEAT_KIND_BOT,
+        ):
+            raise malformed("opponent", "opponent is HUMAN or BOT")
+        if request.visibility not in VISIBILITIES:
+            raise malformed("visibility", "visibility is PUBLIC or PRIVATE")
         spec = GameSpec(
             ruleset=request.game,
             options=dict(request.options),
@@ -191,11 +241,10 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             time_control=TimeControl.of(
                 request.time_control if request.HasField("time_control") else None
             ),
-            rated=request.rated and not bot,
-            visibility=Visibility.PRIVATE
-            if request.visibility == matchmaker_pb2.VISIBILITY_PRIVATE
-            else Visibility.PUBLIC,
+            rated=request.rated,
+            visibility=VISIBILITIES[request.visibility],
             bot_ms=bot_ms,
+            bot_level=request.bot_level or (self.settings.bot_level if bot else 0),
         )
         name = await self._name(caller.player_id)
         seats = [
@@ -206,7 +255,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             else Seat(side=s)
             for s in sides
         ]
-        game, now = await self.sessions.create(spec, seats, with_invite=not bot)
+        game, now = await self.sessions.create(
+            spec, seats, with_invite=not bot, capped=(caller.player_id,)
+        )
         return matchmaker_pb2.CreateGameResponse(
             game=game_view(game, caller.player_id, now), invite_code=game.invite
         )
@@ -227,8 +278,19 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             game_id=request.game_id if target == "game_id" else "",
             code=request.invite_code if target == "invite_code" else "",
             side=request.side,
+            address=self._address(context),
         )
         return matchmaker_pb2.JoinGameResponse(game=game_view(game, caller.player_id, now))
+
+    @unary("Rematch")
+    async def Rematch(
+        self, request: matchmaker_pb2.RematchRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.RematchResponse:
+        """Play a finished game again with sides swapped, or accept the opponent's offer."""
+        caller = await self._caller(context)
+        name = await self._name(caller.player_id)
+        game, now = await self.sessions.rematch(caller.player_id, name, request.game_id)
+        return matchmaker_pb2.RematchResponse(game=game_view(game, caller.player_id, now))
 
     @unary("GetGame")
     async def GetGame(
@@ -258,7 +320,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         size = request.page_size or self.settings.default_page_size
         if size > self.settings.max_page_size:
             raise malformed("page_size", f"page_size is at most {self.settings.max_page_size}")
-        offset = _page_offset(request.page_token)
+        offset = _page_offset(request.page_token, self.settings.browse_size)
         rows = await self.store.list_page(wanted, rulesets, offset, size)
         page = rows[:size]
         records = await self.store.brief([row[2] for row in page])
@@ -284,6 +346,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         """Wait in a quick-match queue, reporting the wait, until matched or left."""
         caller = await self._caller(context)
         name = await self._name(caller.player_id)
+        await self.players.require_room(caller.player_id)
         time_control = TimeControl.of(
             request.time_control if request.HasField("time_control") else None
         )
@@ -438,21 +501,45 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     async def WatchGame(
         self, request: matchmaker_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
-        """Every update of a game after a version, then live, until it ends."""
+        """Every update of a game after a version, and the notices between them, then live
+        until it ends (following a rematch: until one is offered). A seated player's stream
+        keeps it present while it lasts."""
         viewer = await self._viewer(context)
         game_id = request.game_id
         first, _ = await self.store.get(game_id)
+        if request.after_version > first.version:
+            raise malformed(
+                "after_version",
+                f"after_version {request.after_version} is beyond the game's version "
+                f"{first.version}",
+            )
         seat = first.seat_of(viewer)
-        side = seat.side if seat else ""
-        sent = request.after_version
+        watcher = ""
+        if seat is not None and seat.kind == SeatKind.HUMAN and first.status != GameStatus.FINISHED:
+            watcher = await self.presence.arrive(game_id, seat.side)
+        try:
+            async for message in self._watch(request, viewer, seat.side if seat else ""):
+                yield message
+        finally:
+            # A stream the server ends as it shuts down is left to lapse: its player
+            # reconnects to another replica meanwhile and never seems to have gone.
+            if watcher and not self.shutdown.is_set():
+                with contextlib.suppress(Exception):
+                    await asyncio.shield(self.presence.leave(game_id, watcher))
+
+    async def _watch(
+        self, request: matchmaker_pb2.WatchGameRequest, viewer: str, side: str
+    ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
+        game_id = request.game_id
+        sent = (request.after_version, 0)  # the stream position last sent: (version, seq)
         async with self.hub.subscribe(game_id) as queue:
             while True:  # catch up from the stream
                 entries = await self.store.updates_after(game_id, sent, 500)
                 game, now, _ = await self.store.load(game_id)
                 if game is None:
                     return
-                if (entries and entries[0].version > sent + 1) or (
-                    not entries and game.version > sent
+                if (entries and entries[0].version > sent[0] + 1) or (
+                    not entries and game.version > sent[0]
                 ):
                     yield matchmaker_pb2.WatchGameResponse(
                         version=game.version,
@@ -460,18 +547,29 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                         resync=True,
                         at=timestamp(game.updated_ms),
                     )
-                    sent = game.version
+                    sent = (game.version, 0)
                     break
-                pending = hidden_pending(game.state) if game.state_bytes else False
                 for entry in entries:
-                    view = game_view(game, viewer, now) if entry.version == game.version else None
-                    yield watch_message(entry, side, pending, view)
-                    sent = entry.version
+                    yield self._message(entry, game, viewer, side, now)
+                    sent = entry.position
+                    if _rematch_offered(entry):
+                        return
                 if len(entries) < 500:
                     break
-            while not finished_at(game, sent) and not self.shutdown.is_set():
-                batch = await _next_batch(queue, self.shutdown)
+            while not self.shutdown.is_set():
+                wait: float | None = None
+                if finished_at(game, sent[0]):
+                    if not request.follow_rematch or game.rematch:
+                        return
+                    # A finished game's last commit is its end.
+                    wait = (game.updated_ms + self.settings.rematch_follow * 1000 - now) / 1000
+                    if wait <= 0:
+                        return
+                batch = await _next_batch(queue, self.shutdown, wait)
                 if batch is None:
+                    if wait is not None:  # waited for a rematch long enough
+                        now = await self.store.time_ms()
+                        continue
                     return
                 if batch.error is not None:
                     raise unavailable(
@@ -481,18 +579,25 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     )
                 if batch.game is None:
                     return  # the game expired
-                game = batch.game
-                pending = hidden_pending(game.state) if game.state_bytes else False
+                game, now = batch.game, batch.now_ms
                 for entry in batch.entries:
-                    if entry.version <= sent:
+                    if entry.position <= sent:
                         continue
-                    view = (
-                        game_view(game, viewer, batch.now_ms)
-                        if entry.version == game.version
-                        else None
-                    )
-                    yield watch_message(entry, side, pending, view)
-                    sent = entry.version
+                    yield self._message(entry, game, viewer, side, now)
+                    sent = entry.position
+                    if _rematch_offered(entry):
+                        return
+
+    @staticmethod
+    def _message(
+        entry: StreamEntry, game: GameRecord, viewer: str, side: str, now: int
+    ) -> matchmaker_pb2.WatchGameResponse:
+        """One stream entry as this viewer sees it; the game attached to the newest."""
+        view = game_view(game, viewer, now) if entry.version == game.version else None
+        if entry.notice:
+            return notice_message(entry, view)
+        pending = hidden_pending(game.state) if game.state_bytes else False
+        return watch_message(entry, side, pending, view)
 
     # -- records, ratings ----------------------------------------------------------------------
 
@@ -561,16 +666,19 @@ def _coin(sides: int) -> int:
     return secrets.randbelow(sides)
 
 
-def _page_offset(token: str) -> int:
+def _page_offset(token: str, most: int) -> int:
+    """The offset a page token names (tokens name offsets within the browse lists)."""
     if not token:
         return 0
+    if len(token) > 32:
+        raise malformed("page_token", "the page token is malformed")
     try:
-        offset = int(base64.urlsafe_b64decode(token.encode()).decode())
+        text = base64.urlsafe_b64decode(token.encode()).decode()
     except (ValueError, UnicodeDecodeError):
         raise malformed("page_token", "the page token is malformed") from None
-    if offset < 0:
+    if not text.isdigit() or not 0 <= int(text) <= most:
         raise malformed("page_token", "the page token is malformed")
-    return offset
+    return int(text)
 
 
 async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
@@ -582,11 +690,20 @@ async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
             waiter.cancel()
 
 
-async def _next_batch(queue: asyncio.Queue[Batch], shutdown: asyncio.Event) -> Batch | None:
+def _rematch_offered(entry: StreamEntry) -> bool:
+    return entry.notice.get("n") == "REMATCH_OFFERED"
+
+
+async def _next_batch(
+    queue: asyncio.Queue[Batch], shutdown: asyncio.Event, timeout: float | None = None
+) -> Batch | None:
+    """The next batch of the game's feed; None on shutdown or after `timeout` seconds."""
     getter = asyncio.ensure_future(queue.get())
     stopper = asyncio.ensure_future(shutdown.wait())
     try:
-        done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(
+            {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+        )
     finally:
         getter.cancel()
         stopper.cancel()

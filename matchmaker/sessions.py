@@ -8,28 +8,20 @@ version-checked commit (`Store.commit_change`); the play path is `play.py`.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from matchmaker import clocks
+from matchmaker import clocks, invites
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import kept_changing
+from matchmaker.errors import game_not_found, kept_changing, not_seated, quoted
+from matchmaker.limits import Limits
 from matchmaker.players import Players
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import random_id
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed
-from wargame.v1 import matchmaker_pb2
-
-INVITE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I
-
-
-def invite_code() -> str:
-    """A fresh invite code (8 unambiguous characters)."""
-    rng = random.SystemRandom()
-    return "".join(rng.choice(INVITE_ALPHABET) for _ in range(8))
+from wargame.v1 import game_pb2, matchmaker_pb2
 
 
 @dataclass(frozen=True)
@@ -71,6 +63,8 @@ class GameSpec:
     rated: bool = False
     visibility: Visibility = Visibility.PUBLIC
     bot_ms: int = 0
+    bot_level: int = 0
+    rematch_of: str = ""
 
 
 @dataclass
@@ -81,6 +75,11 @@ class Sessions:
     engine: Engine
     players: Players
     settings: Settings
+    limits: Limits | None = None  # wrong invite codes (by default from the store's scripts)
+
+    def __post_init__(self) -> None:
+        if self.limits is None:
+            self.limits = Limits(self.store.scripts, self.settings)
 
     async def create(
         self,
@@ -89,20 +88,42 @@ class Sessions:
         *,
         game_id: str = "",
         with_invite: bool = False,
+        capped: Sequence[str] = (),
     ) -> tuple[GameRecord, int]:
         """Create a game with its seats (open seats have no player); running at once when
-        every seat is filled. `game_id` makes creation idempotent (queue matches)."""
+        every seat is filled. `game_id` makes creation idempotent (queue matches). The game
+        counts among its seated players' open games, refused (TOO_MANY_GAMES) for the
+        players in `capped` who already sit in as many as they may."""
         try:
             state = await self.engine.new_game(spec.ruleset, spec.options, spec.preset, spec.setup)
         except EngineError as refusal:
             raise refusal_status(refusal, stored_session=False) from None
         game_id = game_id or random_id("g", 14)
         now = await self.store.time_ms()
+        seated = [seat.player for seat in seats if seat.player and seat.kind == SeatKind.HUMAN]
+        for player_id in seated:
+            await self.players.count_game(player_id, game_id, now, capped=player_id in capped)
+        try:
+            return await self._create(spec, seats, state, game_id, now, with_invite=with_invite)
+        except BaseException:
+            await self.players.uncount_games(seated, game_id)
+            raise
+
+    async def _create(
+        self,
+        spec: GameSpec,
+        seats: list[Seat],
+        state: game_pb2.GameState,
+        game_id: str,
+        now: int,
+        *,
+        with_invite: bool,
+    ) -> tuple[GameRecord, int]:
         code = ""
         if with_invite:
             for _ in range(5):
-                code = invite_code()
-                if await self.store.set_invite(code, game_id):
+                code = invites.new_code()
+                if await self.store.set_invite(invites.normalize(code) or code, game_id):
                     break
             else:
                 raise RuntimeError("no free invite code after 5 tries")
@@ -132,9 +153,12 @@ class Sessions:
             clock=clock,
             invite=code,
             bot_ms=spec.bot_ms,
+            bot_level=spec.bot_level,
             rating_status=RatingStatus.NONE,
             options=dict(spec.options),
             preset=spec.preset,
+            setup=spec.setup,
+            rematch_of=spec.rematch_of,
         )
         result = await self.store.commit_change(None, game, now, matchmaker_pb2.WatchGameResponse())
         if result.outcome != CommitOutcome.OK:
@@ -143,72 +167,116 @@ class Sessions:
                 raise RuntimeError(f"game {game_id} neither created nor found")
             return existing, now
         COMMITS.labels("create").inc()
-        if spec.visibility == Visibility.PUBLIC:
+        if full:
+            await self.players.mark_played([seat.player for seat in seats])
+        if spec.visibility == Visibility.PUBLIC and not any(seat.reserved for seat in seats):
             await self.store.list_add(game.status, spec.ruleset, game_id, now)
         return game, now
 
     async def join(
-        self, player_id: str, name: str, *, game_id: str = "", code: str = "", side: str = ""
+        self,
+        player_id: str,
+        name: str,
+        *,
+        game_id: str = "",
+        code: str = "",
+        side: str = "",
+        address: str = "",
     ) -> tuple[GameRecord, int]:
-        """Take an open seat, by game id or invite code; already seated: the game as is."""
+        """Take an open seat, by game id or invite code; already seated: the game as is.
+        Wrong invite codes are limited per player, per address and in all."""
         if code:
-            target = await self.store.invite_target(code)
-            if target is None:
-                raise Refusal(
-                    Code.NOT_FOUND,
-                    Reason.SESSION_NOT_FOUND,
-                    "no game has this invite code (unknown or expired)",
-                    field="invite_code",
-                )
-            game_id = target
-        for _ in range(self.settings.submit_retries):
-            game, now = await self.store.get(game_id)
-            if game.seat_of(player_id) is not None:
-                return game, now
-            seat = self._free_seat(game, side, by_invite=bool(code))
-            seats = await self._rated_seats(game, seat, player_id, name)
-            full = all(other.player for other in seats)
-            after = replace(
-                game,
-                seats=seats,
-                status=GameStatus.RUNNING if full else GameStatus.OPEN,
-                acted_ms=now,
-                version=game.version + 1,
-                updated_ms=now,
+            game_id = await self._invited(player_id, code, address)
+        counted = False
+        try:
+            for _ in range(self.settings.submit_retries):
+                game, now = await self.store.get(game_id)
+                if game.seat_of(player_id) is not None:
+                    return game, now
+                seat = self._free_seat(game, side, player_id, by_invite=bool(code))
+                if not counted:
+                    await self.players.count_game(player_id, game.id, now, capped=True)
+                    counted = True
+                try:
+                    return await self._take(game, now, seat, player_id, name)
+                except _SeatConflictError:
+                    CONFLICTS.inc()
+            raise kept_changing()
+        except BaseException:
+            if counted:
+                await self.players.uncount_games([player_id], game_id)
+            raise
+
+    async def _invited(self, player_id: str, code: str, address: str) -> str:
+        """The game an invite code opens; wrong codes cost a token of each guess limit."""
+        normal = invites.normalize(code)
+        if normal is None:
+            raise malformed(
+                "invite_code",
+                f"an invite code is {invites.LENGTH} letters and digits in groups of "
+                f"{invites.GROUP}, like 7K3M-9QX2-HF4P-T8WZ",
             )
-            if full and game.clock is not None:
-                after.clock = clocks.start(
-                    game.clock.base_ms,
-                    game.clock.increment_ms,
-                    [s.side for s in seats],
-                    now,
-                    game.state.to_act,
-                )
-            result = await self.store.commit_change(
-                game, after, now, matchmaker_pb2.WatchGameResponse(side=seat.side)
+        assert self.limits is not None
+        buckets = self.limits.guesses(player_id, address)
+        await self.limits.check(buckets)
+        target = await self.store.invite_target(normal)
+        if target is None:
+            await self.limits.charge(buckets)
+            raise Refusal(
+                Code.NOT_FOUND,
+                Reason.SESSION_NOT_FOUND,
+                "no game has this invite code (unknown or expired)",
+                field="invite_code",
             )
-            if result.outcome == CommitOutcome.CONFLICT:
-                CONFLICTS.inc()
-                continue
-            COMMITS.labels("join").inc()
-            if full and game.visibility == Visibility.PUBLIC:
-                await self.store.list_remove(GameStatus.OPEN, game.ruleset, game.id)
-                await self.store.list_add(
-                    GameStatus.RUNNING, game.ruleset, game.id, game.created_ms
-                )
-            return after, now
-        raise kept_changing()
+        return target
+
+    async def _take(
+        self, game: GameRecord, now: int, seat: Seat, player_id: str, name: str
+    ) -> tuple[GameRecord, int]:
+        """Commit `player_id` taking `seat` (_SeatConflictError if the game changed meanwhile)."""
+        seats = await self._rated_seats(game, seat, player_id, name)
+        full = all(other.player for other in seats)
+        after = replace(
+            game,
+            seats=seats,
+            status=GameStatus.RUNNING if full else GameStatus.OPEN,
+            acted_ms=now,
+            version=game.version + 1,
+            updated_ms=now,
+        )
+        if full and game.clock is not None:
+            after.clock = clocks.start(
+                game.clock.base_ms,
+                game.clock.increment_ms,
+                [s.side for s in seats],
+                now,
+                game.state.to_act,
+            )
+        result = await self.store.commit_change(
+            game, after, now, matchmaker_pb2.WatchGameResponse(side=seat.side)
+        )
+        if result.outcome == CommitOutcome.CONFLICT:
+            raise _SeatConflictError()
+        COMMITS.labels("join").inc()
+        if full:
+            await self.players.mark_played([other.player for other in seats])
+        if full and game.visibility == Visibility.PUBLIC:
+            await self.store.list_remove(GameStatus.OPEN, game.ruleset, game.id)
+            await self.store.list_add(GameStatus.RUNNING, game.ruleset, game.id, game.created_ms)
+        return after, now
 
     @staticmethod
-    def _free_seat(game: GameRecord, side: str, *, by_invite: bool) -> Seat:
-        """The seat a joining player takes (`side`, or the first free one), or the refusal."""
+    def _free_seat(game: GameRecord, side: str, player_id: str, *, by_invite: bool) -> Seat:
+        """The seat a joining player takes (`side`, or the first free one it may take),
+        or the refusal."""
         if game.status != GameStatus.OPEN:
             raise Refusal(
                 Code.FAILED_PRECONDITION,
                 Reason.GAME_NOT_OPEN,
                 f"game {game.id} is {game.status}; it takes no more players",
             )
-        if game.visibility == Visibility.PRIVATE and not by_invite:
+        kept = any(seat.reserved == player_id for seat in game.seats)
+        if game.visibility == Visibility.PRIVATE and not by_invite and not kept:
             raise Refusal(
                 Code.FAILED_PRECONDITION,
                 Reason.GAME_NOT_OPEN,
@@ -219,7 +287,7 @@ class Sessions:
             if seat is None:
                 raise malformed(
                     "side",
-                    f"game {game.ruleset} has no side {side!r}; sides: "
+                    f"game {game.ruleset} has no side {quoted(side)}; sides: "
                     + ", ".join(s.side for s in game.seats),
                 )
             if seat.player:
@@ -229,11 +297,16 @@ class Sessions:
                     f"the {side} seat is taken",
                     field="side",
                 )
+            if seat.reserved not in ("", player_id):
+                raise _reserved(seat)
             return seat
-        free = next((seat for seat in game.seats if not seat.player), None)
-        if free is None:
+        free = [seat for seat in game.seats if not seat.player]
+        if not free:
             raise Refusal(Code.FAILED_PRECONDITION, Reason.SEAT_TAKEN, "no seat is free")
-        return free
+        mine = [seat for seat in free if seat.reserved in ("", player_id)]
+        if not mine:
+            raise _reserved(free[0])
+        return mine[0]
 
     async def _rated_seats(
         self, game: GameRecord, taken: Seat, player_id: str, name: str
@@ -253,6 +326,63 @@ class Sessions:
             else other
             for other in game.seats
         ]
+
+    async def rematch(self, player_id: str, name: str, game_id: str) -> tuple[GameRecord, int]:
+        """Play a finished game again, sides swapped: a new game with the same options, the
+        opponent's seat kept for it (offered on the old game's stream) or the bot's taken at
+        once. A rematch already offered by the opponent is accepted: the caller joins it."""
+        old, _ = await self.store.get(game_id, full=True)
+        seat = old.seat_of(player_id)
+        if seat is None:
+            raise not_seated(game_id)
+        if old.status != GameStatus.FINISHED or old.closed:
+            raise Refusal(
+                Code.FAILED_PRECONDITION,
+                Reason.GAME_NOT_FINISHED,
+                f"game {game_id} "
+                + ("was never played" if old.closed else "has not finished: play it out first"),
+            )
+        if old.rematch:
+            return await self.join(player_id, name, game_id=old.rematch)
+        opponent = old.opponent(seat.side)
+        if opponent is None:
+            raise Refusal(Code.FAILED_PRECONDITION, Reason.GAME_NOT_OPEN, "nobody to play again")
+        # Sides swapped: the caller takes the opponent's side, the opponent the caller's.
+        mine = Seat(side=opponent.side, player=player_id, name=name)
+        theirs = (
+            Seat(side=seat.side, player=opponent.player, name=opponent.name, kind=SeatKind.BOT)
+            if opponent.kind == SeatKind.BOT
+            else Seat(side=seat.side, reserved=opponent.player)
+        )
+        seats = [mine if other.side == opponent.side else theirs for other in old.seats]
+        spec = GameSpec(
+            ruleset=old.ruleset,
+            options=old.options,
+            preset=old.preset,
+            setup=old.setup,
+            time_control=TimeControl(old.clock.base_ms, old.clock.increment_ms)
+            if old.clock is not None
+            else TimeControl(),
+            rated=old.rated,
+            visibility=old.visibility,
+            bot_ms=old.bot_ms,
+            bot_level=old.bot_level,
+            rematch_of=old.id,
+        )
+        game, now = await self.create(spec, seats, capped=(player_id,))
+        offered = await self.store.claim_rematch(old.id, game.id)
+        if not offered:
+            raise game_not_found(old.id)  # expired meanwhile
+        if offered != game.id:  # the opponent offered one at the same moment: take theirs
+            await self.close_open(game, now, f"{seat.side} accepted the rematch offered at once")
+            await self.store.unschedule(game.id)
+            return await self.join(player_id, name, game_id=offered)
+        await self.store.add_notice(
+            old.id,
+            old.version,
+            {"n": "REMATCH_OFFERED", "s": seat.side, "g": game.id, "t": str(now)},
+        )
+        return game, now
 
     async def withdraw(self, player_id: str, game_id: str) -> tuple[GameRecord, int] | None:
         """Close an open game its seated player gives up waiting for (None if the game is
@@ -287,4 +417,18 @@ class Sessions:
         COMMITS.labels("close").inc()
         if game.visibility == Visibility.PUBLIC:
             await self.store.list_remove(GameStatus.OPEN, game.ruleset, game.id)
+        await self.players.uncount_games([seat.player for seat in game.seats], game.id)
         return after
+
+
+class _SeatConflictError(Exception):
+    """The game changed between its read and the commit of a seat: read it again."""
+
+
+def _reserved(seat: Seat) -> Refusal:
+    return Refusal(
+        Code.PERMISSION_DENIED,
+        Reason.SEAT_TAKEN,
+        f"the {seat.side} seat is kept for the player offered this rematch",
+        field="side",
+    )

@@ -6,9 +6,12 @@ part. Durations are seconds unless the name says otherwise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from wargame.runtime.tls import ClientTLS
 
 DAY = 24 * 3600
+HOUR = 3600
 
 
 @dataclass(frozen=True)
@@ -17,6 +20,10 @@ class Settings:
 
     redis_url: str = "redis://127.0.0.1:6399/0"
     engine: str = "127.0.0.1:50051"
+    # TLS to the engine (None: plaintext, on loopback or with --insecure; wargame/runtime/tls.py)
+    engine_tls: ClientTLS | None = None
+    # The installation's secret (vault.py): read from --secret-key-file, never shown.
+    secret_key: bytes = field(default=b"", repr=False, compare=False)
     # -- Redis and engine calls
     redis_timeout: float = 2.0  # socket timeout of ordinary commands
     engine_timeout: float = 5.0  # deadline of one engine call (SuggestAction: bot time + this)
@@ -27,6 +34,7 @@ class Settings:
     retry_hint: float = 1.0  # the "retry after" offered with UNAVAILABLE
     # -- expiry (nothing lives forever)
     player_ttl: float = 30 * DAY  # an idle player's keys (renewed by every call)
+    guest_ttl: float = 6 * HOUR  # the same for a player who has never played a game
     open_game_ttl: float = 3600.0  # an open game nobody joined is closed after this
     running_game_ttl: float = 30 * DAY  # a running game's keys (renewed by every commit)
     finished_game_ttl: float = 7 * DAY  # a finished game's keys, record included
@@ -38,12 +46,30 @@ class Settings:
     leaderboard_size: int = 10_000  # players kept per leaderboard
     browse_size: int = 10_000  # games kept per browse list
     # -- play
-    abandon_after: float = 600.0  # a human side to act that does nothing this long loses
+    abandon_after: float = 600.0  # a side to act that has left loses this long after the warning
+    presence_interval: float = 5.0  # how often a replica renews the presence of its watchers
+    presence_ttl: float = 20.0  # a presence not renewed this long has lapsed (the player left)
+    presence_check: float = 30.0  # how often the sweeper looks at who is present in a game
+    max_open_games: int = 20  # unfinished games one player may sit in at once
     max_actions_per_submit: int = 64
     submit_retries: int = 5  # optimistic retries of server-made commits (resign, timeouts)
     # -- per-player rate limit (token bucket); 0 disables it
     rate_limit: float = 20.0  # requests per second, sustained
     rate_burst: float = 40.0
+    # -- RegisterPlayer: per caller address and for the whole installation (token buckets)
+    register_peer_rate: float = 0.05  # new players per second from one address (3 a minute)
+    register_peer_burst: float = 10.0
+    register_rate: float = 20.0  # new players per second, every address together
+    register_burst: float = 200.0
+    # -- wrong invite codes: per player, per address and in all (token buckets)
+    guess_player_rate: float = 0.05
+    guess_player_burst: float = 10.0
+    guess_peer_rate: float = 0.1
+    guess_peer_burst: float = 20.0
+    guess_rate: float = 20.0
+    guess_burst: float = 500.0
+    # Proxies whose x-forwarded-for is believed (CIDRs, comma-separated; "" trusts none).
+    trusted_proxies: str = ""
     # -- quick match
     window_base: float = 100.0  # rating difference accepted at once
     window_growth: float = 25.0  # added per second waited
@@ -61,6 +87,9 @@ class Settings:
     sweep_concurrency: int = 32  # games worked on at once per replica
     bot_time: float = 1.0  # default bot thinking time per action
     bot_max_time: float = 10.0
+    bot_level: int = 5  # the bot's strength when a game asks for none (1 weakest .. 5)
+    draw_answer_time: float = 1.0  # longest time the bot looks at a draw offer
+    rematch_follow: float = 300.0  # how long a finished game's watcher may wait for a rematch
     # -- serving
     grace: float = 10.0  # seconds in-flight calls get on SIGTERM
     watch_block: float = 5.0  # longest blocking read of a game stream

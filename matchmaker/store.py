@@ -8,13 +8,21 @@ records: the changed fields, the update, the keys' TTL and the due time. The ind
 browse lists, invite codes) are single keys updated next to the commits: writers only
 lower a game's due time, so a crash between two steps makes a sweeper look early, never
 late.
+
+Hidden information stays out of plain storage until the rules reveal it: while a secret
+deployment is pending (`hidden_pending`), the stored state, the hidden actions, their
+notations in `moves` and in the stream are sealed with the matchmaker's key
+(`vault.py`); the store opens them as it reads, and the commit that lays the arrays out
+writes the `moves` field in the clear again. The stream also carries notices that change
+no version (a player left or came back, a rematch offered): their entry ids are
+``<version>-<n>`` with n >= 1, after the update ``<version>-0`` of the version they follow.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -30,9 +38,13 @@ from matchmaker.record import (
     ActionEntry,
     GameRecord,
     GameStatus,
+    hidden_pending,
+    parse_moves,
+    rows_json,
 )
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
+from matchmaker.vault import Vault, is_sealed
 from wargame.runtime.refusal import missing
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -56,38 +68,62 @@ def millis(time_reply: Any) -> int:
 @dataclass(frozen=True)
 class Update:
     """A stream entry: the public update message, and the full notations when some of the
-    actions hide something (shown to the actor only, until the rules reveal them)."""
+    actions hide something (shown to the actor only, until the rules reveal them; sealed
+    in the stream meanwhile)."""
 
     message: bytes  # serialized WatchGameResponse without `game`
     full_notations: Sequence[str] = ()
     side: str = ""
+    sealed_full: str = ""  # the full notations sealed (Store.commit_change), or ""
 
     def fields(self) -> list[Any]:
         """Stream field/value pairs."""
         out: list[Any] = ["u", self.message, "s", self.side]
-        if self.full_notations:
+        if self.sealed_full:
+            out += ["f", self.sealed_full]
+        elif self.full_notations:
             out += ["f", json.dumps(list(self.full_notations), ensure_ascii=False)]
         return out
 
 
 @dataclass(frozen=True)
 class StreamEntry:
-    """One update read back from a game's stream."""
+    """One entry read back from a game's stream: the update of a version (`seq` 0), or a
+    notice after it (`seq` >= 1, its fields in `notice`)."""
 
     version: int
     message: bytes
     side: str
     full_notations: tuple[str, ...]
+    seq: int = 0
+    notice: Mapping[str, str] = field(default_factory=dict)
+    sealed_full: str = ""  # full notations still sealed (`Store.open_entry` opens them)
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """Where the entry stands in the stream: (version, seq)."""
+        return (self.version, self.seq)
 
     @classmethod
     def parse(cls, entry_id: bytes, fields: Mapping[bytes, bytes]) -> StreamEntry:
         """An entry from XRANGE/XREAD output."""
-        full = fields.get(b"f")
+        full = (fields.get(b"f") or b"").decode()
+        version, _, seq = entry_id.decode().partition("-")
+        if seq not in ("", "0"):
+            return cls(
+                version=int(version),
+                message=b"",
+                side=(fields.get(b"s") or b"").decode(),
+                full_notations=(),
+                seq=int(seq),
+                notice={k.decode(): v.decode() for k, v in fields.items()},
+            )
         return cls(
-            version=int(entry_id.split(b"-")[0]),
+            version=int(version),
             message=fields.get(b"u", b""),
             side=(fields.get(b"s") or b"").decode(),
-            full_notations=tuple(json.loads(full)) if full else (),
+            full_notations=() if not full or is_sealed(full) else tuple(json.loads(full)),
+            sealed_full=full if full and is_sealed(full) else "",
         )
 
 
@@ -148,6 +184,7 @@ class Store:
         self.scripts = scripts
         self.settings = settings
         self.wake = wake  # tells this replica's sweeper that a game is due now (a bot's turn)
+        self.vault = Vault(settings.secret_key)
 
     async def time_ms(self) -> int:
         """Redis's clock, in ms (every replica uses it, so they agree on clocks)."""
@@ -172,6 +209,8 @@ class Store:
         game is unknown or expired."""
         if not game_id:
             raise missing("game_id")
+        if not keys.plausible_id(game_id):
+            raise game_not_found(game_id)
         game, now, _ = await self.load(game_id, full=full)
         if game is None:
             raise game_not_found(game_id)
@@ -198,12 +237,67 @@ class Store:
         auth_reply = replies.pop(0) if auth is not None else None
         values, now = replies[0], millis(replies[1])
         prior = replies[2] if idempotency_key else None
-        return _record(game_id, names, values), now, prior, auth_reply
+        return self._opened(_record(game_id, names, values)), now, prior, auth_reply
 
     async def actions(self, game_id: str) -> list[game_pb2.Action]:
         """Every committed action of a game, oldest first (for records)."""
         rows: list[Any] = await self.redis.lrange(keys.game_actions(game_id), 0, -1)
-        return [game_pb2.Action.FromString(row) for row in rows]
+        context = f"action|{game_id}"
+        return [game_pb2.Action.FromString(self.vault.open(row, context)) for row in rows]
+
+    # -- hidden information at rest ----------------------------------------------------
+
+    def _opened(self, game: GameRecord | None) -> GameRecord | None:
+        """A record as read, with what is sealed in it opened (in memory only)."""
+        if game is None:
+            return None
+        if is_sealed(game.state_bytes):
+            game.state_bytes = self.vault.open(game.state_bytes, f"state|{game.id}")
+        if "\\u0000" in game.moves_raw:
+            context = f"moves|{game.id}"
+            game._moves = [
+                replace(entry, notation=self.vault.open_text(row[3], context))
+                if len(row) > 3
+                else entry
+                for row, entry in zip(
+                    json.loads(game.moves_raw), parse_moves(game.moves_raw), strict=True
+                )
+            ]
+        return game
+
+    def moves_after(
+        self, game: GameRecord, added: Sequence[ActionEntry], pending: bool
+    ) -> tuple[str, list[ActionEntry] | None]:
+        """The `moves` field after appending `added`: hidden notations sealed while
+        `pending`, and all in the clear once the rules reveal them; with every entry as
+        memory holds it when the stored field alone would not say (None: parse the field)."""
+        if pending:
+            context = f"moves|{game.id}"
+            rows = [
+                [entry.side, "", entry.public, self.vault.seal_text(entry.notation, context)]
+                if entry.hidden
+                else entry.row()
+                for entry in added
+            ]
+            return rows_json(game.moves_raw, rows), [*game.moves, *added]
+        if "\\u0000" in game.moves_raw:  # laid out now: every notation in the clear again
+            entries = [*game.moves, *added]
+            return rows_json("", [entry.row() for entry in entries]), entries
+        return rows_json(game.moves_raw, [entry.row() for entry in added]), None
+
+    def open_entry(self, game_id: str, entry: StreamEntry) -> StreamEntry:
+        """A stream entry with its sealed full notations opened."""
+        if not entry.sealed_full:
+            return entry
+        full = json.loads(self.vault.open_text(entry.sealed_full, f"stream|{game_id}"))
+        return replace(entry, full_notations=tuple(full), sealed_full="")
+
+    def entries(self, game_id: str, rows: Any) -> list[StreamEntry]:
+        """Stream rows (XRANGE/XREAD output) as opened entries."""
+        return [
+            self.open_entry(game_id, StreamEntry.parse(entry_id, fields))
+            for entry_id, fields in rows
+        ]
 
     async def commit_change(
         self,
@@ -228,6 +322,24 @@ class Store:
         fields.pop(VERSION, None)  # commit.lua's to set
         update.version = after.version
         update.at.FromMilliseconds(now_ms)
+        stored = Update(update.SerializeToString(), full_notations, update.side)
+        if after.state_bytes and hidden_pending(after.state):
+            if "state" in fields:
+                fields["state"] = self.vault.seal(after.state_bytes, f"state|{after.id}")
+            actions = [
+                replace(entry, action=self.vault.seal(entry.action, f"action|{after.id}"))
+                if entry.hidden
+                else entry
+                for entry in actions
+            ]
+            if full_notations:
+                stored = replace(
+                    stored,
+                    full_notations=(),
+                    sealed_full=self.vault.seal_text(
+                        json.dumps(list(full_notations), ensure_ascii=False), f"stream|{after.id}"
+                    ),
+                )
         finished = after.status == GameStatus.FINISHED
         due_ms = schedule.next_due(after, now_ms, self.settings)
         result = await self.commit(
@@ -236,7 +348,7 @@ class Store:
                 expected_version=expected,
                 fields=fields,
                 actions=actions,
-                update=Update(update.SerializeToString(), full_notations, update.side),
+                update=stored,
                 ttl=schedule.ttl(after.status, self.settings),
                 idempotency_key=idempotency_key,
                 fingerprint=fingerprint,
@@ -281,20 +393,36 @@ class Store:
     # -- the update stream -------------------------------------------------------------
 
     async def updates_after(
-        self, game_id: str, after_version: int, count: int = 500
+        self, game_id: str, after: int | tuple[int, int], count: int = 500
     ) -> list[StreamEntry]:
-        """Stream entries of versions after `after_version` (oldest first, at most `count`)."""
+        """Stream entries after a version (its notices included) or after a (version, seq)
+        position, oldest first, at most `count`."""
+        version, seq = (after, 0) if isinstance(after, int) else after
         rows: Any = await self.redis.xrange(
-            keys.game_stream(game_id), f"({after_version}-0", "+", count=count
+            keys.game_stream(game_id), f"({version}-{seq}", "+", count=count
         )
-        return [StreamEntry.parse(entry_id, fields) for entry_id, fields in rows]
+        return self.entries(game_id, rows)
 
     async def update_at(self, game_id: str, version: int) -> StreamEntry | None:
         """The stream entry of one version, if still kept."""
         rows: Any = await self.redis.xrange(
             keys.game_stream(game_id), f"{version}-0", f"{version}-0"
         )
-        return StreamEntry.parse(*rows[0]) if rows else None
+        return self.entries(game_id, rows)[0] if rows else None
+
+    async def add_notice(self, game_id: str, version: int, notice: Mapping[str, str]) -> None:
+        """Add a notice to a game's stream after its update `version` (no version change);
+        the stream lives as long as the game."""
+        stream = keys.game_stream(game_id)
+        pairs: list[Any] = [item for pair in notice.items() for item in pair]
+        lifetime = await self.redis.pttl(keys.game(game_id))
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.execute_command(
+            "XADD", stream, "MAXLEN", "~", self.settings.stream_maxlen, f"{version}-*", *pairs
+        )
+        if lifetime > 0:
+            pipe.pexpire(stream, lifetime)
+        await pipe.execute()
 
     async def last_update_id(self, game_id: str) -> str:
         """The id of the newest stream entry ("0-0" when none)."""
@@ -366,16 +494,21 @@ class Store:
         ]
 
     async def set_invite(self, code: str, game_id: str) -> bool:
-        """Bind an invite code to a game (False if the code is taken)."""
+        """Bind an invite code (its normalized form) to a game (False if it is taken)."""
         done = await self.redis.set(
             keys.invite(code), game_id, nx=True, ex=int(self.settings.invite_ttl)
         )
         return bool(done)
 
     async def invite_target(self, code: str) -> str | None:
-        """The game an invite code opens."""
+        """The game an invite code (its normalized form) opens."""
         value = await self.redis.get(keys.invite(code))
         return text(value) if value else None
+
+    async def claim_rematch(self, game_id: str, rematch_id: str) -> str:
+        """Record `rematch_id` as the rematch of a finished game unless one is recorded
+        already; the rematch the game has now."""
+        return text(await self.scripts.run("claim_rematch", [keys.game(game_id)], [rematch_id]))
 
     async def set_unversioned(self, before: GameRecord, after: GameRecord) -> None:
         """Write bookkeeping that is not part of the game's versioned content (its rating

@@ -1,30 +1,34 @@
 """The sweeper: every replica's background worker for work that is due without a call.
 
-Clock flags, abandoned games, bot turns, pending ratings and open games nobody joined all
-live in one index, `keys.due()` (game id -> when, ms; `schedule.py` says when). The
-sweeper does that work (`work_on`): it flags clocks, forfeits abandoned games, moves for
-bots (a bot that cannot move resigns), settles pending ratings and closes open games
-nobody joined. It claims due games with
-`claim_due.lua`, which pushes each claimed game a lease ahead, so replicas never work on
-one game at once while the lease lasts, and a replica killed mid-work leaves its games to
-the others when the lease runs out. Whatever it does goes through the ordinary version-
-checked commit, so even an expired lease cannot corrupt a game.
+Clock flags, abandoned games, bot turns and draw offers to bots, pending ratings and open
+games nobody joined all live in one index, `keys.due()` (game id -> when, ms;
+`schedule.py` says when). The sweeper does that work (`work_on`): it flags clocks, looks
+at who is present and forfeits a side that left and did not come back after its warning
+(`presence.py`), has the bot answer draw offers and move (a bot that cannot move
+resigns), settles pending ratings and closes open games nobody joined. It claims due games
+with `claim_due.lua`, which pushes each claimed game a lease ahead, so replicas never work
+on one game at once while the lease lasts, and a replica killed mid-work leaves its games
+to the others when the lease runs out. Whatever it does goes through the ordinary version-
+checked commit, so even an expired lease cannot corrupt a game. Each piece of work has its
+own request id, sent to the engine with every call it makes.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 
 import structlog
 from prometheus_client import Counter
 
 from matchmaker import clocks
-from matchmaker.engine import Engine, EngineError
+from matchmaker.bot import Bot
+from matchmaker.engine import EngineError, EngineFailure
+from matchmaker.handling import new_request_id
 from matchmaker.play import Play, Played, resignation
+from matchmaker.presence import Presence
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
-from matchmaker.schedule import abandoned_at, next_due, open_until
+from matchmaker.schedule import next_due, offered_to_bot, open_until
 from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
 from matchmaker.store import Store
@@ -38,22 +42,24 @@ SWEPT = Counter("wargame_matchmaker_sweeps_total", "Due games worked on by the s
 RETRY_MS = 2000  # a game whose work failed (engine or Redis away) is tried again after this
 
 
-def bot_seed(game_id: str, side: str) -> int:
-    """A stable search seed per game and side, so the engine can derive a bot's secret
-    deployment again when it must reveal it (the engine keeps nothing between calls)."""
-    return int.from_bytes(hashlib.sha256(f"{game_id}/{side}".encode()).digest()[:8], "big") or 1
-
-
 class Sweeper:
     """Claims due games and does their work, a bounded number at a time."""
 
     def __init__(
-        self, store: Store, engine: Engine, play: Play, sessions: Sessions, settings: Settings
+        self,
+        *,
+        store: Store,
+        bot: Bot,
+        play: Play,
+        sessions: Sessions,
+        presence: Presence,
+        settings: Settings,
     ) -> None:
         self.store = store
-        self.engine = engine
+        self.bot = bot
         self.play = play
         self.sessions = sessions
+        self.presence = presence
         self.settings = settings
         self.poke = asyncio.Event()
         self._slots = asyncio.Semaphore(settings.sweep_concurrency)
@@ -78,7 +84,9 @@ class Sweeper:
 
     async def _work(self, game_id: str, lease: int) -> None:
         async with self._slots:
-            with structlog.contextvars.bound_contextvars(game_id=game_id, worker="sweeper"):
+            with structlog.contextvars.bound_contextvars(
+                game_id=game_id, worker="sweeper", request_id=new_request_id()
+            ):
                 try:
                     when = await self.work_on(game_id)
                     SWEPT.labels("ok").inc()
@@ -86,12 +94,15 @@ class Sweeper:
                     raise
                 except Exception as error:
                     SWEPT.labels("failed").inc()
-                    level = log.info if isinstance(error, Refusal) else log.warning
-                    level(
-                        "due work failed; retrying later",
-                        error=str(error) or type(error).__name__,
-                        exc_info=not isinstance(error, Refusal),
-                    )
+                    if isinstance(error, EngineFailure):
+                        log.error("due work failed: engine", error=str(error), engine=error.engine)
+                    else:
+                        level = log.info if isinstance(error, Refusal) else log.warning
+                        level(
+                            "due work failed; retrying later",
+                            error=str(error) or type(error).__name__,
+                            exc_info=not isinstance(error, Refusal),
+                        )
                     try:
                         when = await self.store.time_ms() + RETRY_MS
                     except Exception:
@@ -119,17 +130,15 @@ class Sweeper:
             return None
         played: Played | None = None
         try:
-            played = await self._timeouts(game, now)
+            played, game = await self._timeouts(game, now)
             if played is None:
-                bot = game.seated_to_act(SeatKind.BOT)
-                if bot is not None:
-                    played = await self._bot_move(game, bot)
+                played = await self._bot_turn(game)
         except Refusal as error:
             if error.reason == Reason.VERSION_CONFLICT:
                 return now  # someone moved meanwhile: look again at once
             raise
         if played is None:
-            return next_due(game, now, self.settings)
+            return next_due(game, await self.store.time_ms(), self.settings)
         if (
             played.game.status == GameStatus.FINISHED
             and played.game.rating_status != RatingStatus.PENDING
@@ -137,34 +146,53 @@ class Sweeper:
             return None
         return next_due(played.game, played.now_ms, self.settings)
 
-    async def _timeouts(self, game: GameRecord, now: int) -> Played | None:
-        """A side whose clock ran out loses on time; a silent human side, as abandoned."""
+    async def _timeouts(self, game: GameRecord, now: int) -> tuple[Played | None, GameRecord]:
+        """Clocks that ran out end the game; a side to act that left and was warned loses
+        as abandoned once its deadline has passed. Returns what was played, if anything,
+        and the game with its presence brought up to date."""
         if game.clock is not None:
-            side = clocks.flagged(game.clock, now)
-            if side is not None:
-                log.info("lost on time", game_id=game.id, side=side)
-                return await self.play.forfeit(game, now, side, game_pb2.OUTCOME_REASON_TIME)
-        if now >= abandoned_at(game, self.settings):
-            seat = game.seated_to_act(SeatKind.HUMAN)
-            if seat is not None:
+            fallen = clocks.fallen(game.clock, now)
+            if fallen:
+                log.info("time ran out", game_id=game.id, sides=list(fallen))
+                return await self.play.flag(game, now, fallen), game
+        reviewed = await self.presence.review(game)
+        if reviewed is None:
+            raise Refusal(Code.ABORTED, Reason.VERSION_CONFLICT, "the game changed meanwhile")
+        now = await self.store.time_ms()
+        for seat in reviewed.seats:
+            deadline = reviewed.warned.get(seat.side)
+            if (
+                seat.kind == SeatKind.HUMAN
+                and seat.side in reviewed.to_act()
+                and deadline is not None
+                and now >= deadline
+            ):
                 log.info("abandoned", game_id=game.id, side=seat.side)
-                return await self.play.forfeit(
-                    game, now, seat.side, game_pb2.OUTCOME_REASON_ABANDONED
+                played = await self.play.forfeit(
+                    reviewed, now, seat.side, game_pb2.OUTCOME_REASON_ABANDONED
                 )
+                return played, reviewed
+        return None, reviewed
+
+    async def _bot_turn(self, game: GameRecord) -> Played | None:
+        """The bot answers a draw offer made to it, or plays when it is to act."""
+        offered = offered_to_bot(game)
+        if offered is not None:
+            action = await self.bot.answer_draw(game, offered)
+            log.info(
+                "the bot answers a draw offer", game_id=game.id, action=action.WhichOneof("kind")
+            )
+            return await self.play.commit(game, await self.store.time_ms(), [action])
+        bot = game.seated_to_act(SeatKind.BOT)
+        if bot is not None:
+            return await self._bot_move(game, bot)
         return None
 
     async def _bot_move(self, game: GameRecord, seat: Seat) -> Played:
-        """The engine's suggestion for a bot's side; a bot that cannot move resigns."""
-        seconds = (game.bot_ms or int(self.settings.bot_time * 1000)) / 1000
+        """The bot's action for its side; a bot that cannot move resigns."""
         started = time.perf_counter()
         try:
-            reply = await self.engine.suggest(
-                game.state, seat.side, seconds, bot_seed(game.id, seat.side)
-            )
-            action = game_pb2.Action()
-            action.CopyFrom(reply.action)
-            if not action.side:
-                action.side = seat.side
+            action = await self.bot.action(game, seat)
         except EngineError as refusal:
             # A bot that cannot find an action would hold the game forever: it resigns.
             log.warning(
@@ -197,7 +225,7 @@ class Sweeper:
             "bot moved",
             game_id=game.id,
             side=seat.side,
-            notation=list(played.notations),
+            moves=[entry.public for entry in played.game.moves[len(game.moves) :]],
             think_ms=round((time.perf_counter() - started) * 1000),
         )
         return played

@@ -17,6 +17,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from matchmaker import keys
+from matchmaker.errors import quoted
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import text
@@ -81,21 +82,28 @@ class Tokens:
         self.settings = settings
 
     async def register(self, display_name: str, now_ms: int) -> tuple[str, str, str, str]:
-        """A new guest player: (player id, display name, token, token id)."""
+        """A new guest player: (player id, display name, token, token id). A guest's keys
+        live `guest_ttl` until it plays a game (`Players.mark_played`)."""
         name = check_display_name(display_name)
         player_id = random_id("p")
-        token, token_id = await self._issue(player_id, {"name": name, "created_ms": now_ms})
+        token, token_id = await self._issue(
+            player_id, {"name": name, "created_ms": now_ms}, self.settings.guest_ttl
+        )
         return player_id, name, token, token_id
 
     async def issue(self, player_id: str) -> tuple[str, str]:
         """Another token for an existing player: (token, token id)."""
-        return await self._issue(player_id, None)
+        played = await self.redis.hexists(keys.player(player_id), "played")
+        ttl = self.settings.player_ttl if played else self.settings.guest_ttl
+        return await self._issue(player_id, None, ttl)
 
-    async def _issue(self, player_id: str, profile: dict[Any, Any] | None) -> tuple[str, str]:
+    async def _issue(
+        self, player_id: str, profile: dict[Any, Any] | None, ttl_seconds: float
+    ) -> tuple[str, str]:
         token = f"{player_id}.{secrets.token_urlsafe(32)}"
         digest = token_hash(token)
         token_id = random_id("t", 10)
-        ttl = int(self.settings.player_ttl)
+        ttl = int(ttl_seconds)
         pipe = self.redis.pipeline(transaction=True)
         if profile is not None:
             pipe.hset(keys.player(player_id), mapping=profile)
@@ -117,12 +125,14 @@ class Tokens:
                 keys.player_tokens(player_id),
                 keys.player_bucket(player_id),
                 keys.player_rated(player_id),
+                keys.player_games(player_id),
             ],
             [
                 int(self.settings.player_ttl),
                 self.settings.rate_limit,
                 self.settings.rate_burst,
                 cost,
+                int(self.settings.guest_ttl),
             ],
         )
 
@@ -162,7 +172,7 @@ class Tokens:
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.TOKEN_INVALID,
-                f"the player has no token {target!r}",
+                f"the player has no token {quoted(target)}",
                 field="token_id",
             )
         pipe = self.redis.pipeline(transaction=True)

@@ -4,8 +4,10 @@ The only hidden information of the three games is Napoleonic Chess's "Attack at 
 deployment (rules 10.1): until the arrays are laid out, nobody but its author sees an
 array, a salt, or the notation of the action that carried them. The engine gives every
 applied action a `public_notation` for the others; the state's deployment record keeps
-other players' reveals and sealed ciphertexts, which are cut from the copy a viewer gets.
-Everything else is open information (the defender sees every declared attack).
+other players' reveals and sealed ciphertexts, whose content is cut from the copy a viewer
+gets (the entries stay, empty, so the copy still says who has deployed: the engine is to
+accept such a withheld entry, see `redacted_state`). Everything else is open information
+(the defender sees every declared attack).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from google.protobuf import timestamp_pb2
 
 from matchmaker import clocks
 from matchmaker.engine import duration
+from matchmaker.players import rating_message
+from matchmaker.ratings import Rating
 from matchmaker.record import (
     BOT_PLAYER,
     ActionEntry,
@@ -24,9 +28,10 @@ from matchmaker.record import (
     GameStatus,
     SeatKind,
     Visibility,
+    hidden_pending,
 )
 from matchmaker.store import StreamEntry
-from wargame.v1 import game_pb2, matchmaker_pb2, napoleonic_pb2
+from wargame.v1 import game_pb2, matchmaker_pb2
 
 STATUS = {
     GameStatus.OPEN: matchmaker_pb2.GAME_STATUS_OPEN,
@@ -41,20 +46,6 @@ SEAT_KIND = {
     SeatKind.HUMAN: matchmaker_pb2.SEAT_KIND_HUMAN,
     SeatKind.BOT: matchmaker_pb2.SEAT_KIND_BOT,
 }
-HIDDEN_PHASES = frozenset(
-    {
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
-    }
-)
-
-
-def hidden_pending(state: game_pb2.GameState) -> bool:
-    """True while the rules still hide a secret deployment (before the arrays are laid out;
-    a game that ends before then keeps them hidden for good)."""
-    return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
-
 
 # Napoleonic actions that carry a whole array (10.1): secret until the arrays are laid out.
 SECRET_ACTIONS = frozenset({"reveal", "seal"})
@@ -98,7 +89,9 @@ def public_events(events: Sequence[game_pb2.Event], secret_sides: set[str]) -> l
 
 
 def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
-    """The state as `side` may see it ("" for a spectator)."""
+    """The state as `side` may see it ("" for a spectator): other players' reveals and
+    sealed arrays keep their player and lose their content (the placements, the
+    ciphertext), so the state still says who has deployed without saying how."""
     if not hidden_pending(state):
         return state
     deployment = state.napoleonic.deployment
@@ -110,12 +103,12 @@ def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
     mine = copy.napoleonic.deployment
-    kept_reveals = [item for item in mine.reveals if item.player == side]
-    kept_sealed = [item for item in mine.sealed if item.player == side]
-    del mine.reveals[:]
-    del mine.sealed[:]
-    mine.reveals.extend(kept_reveals)
-    mine.sealed.extend(kept_sealed)
+    for reveal in mine.reveals:
+        if reveal.player != side:
+            del reveal.placements[:]
+    for sealed in mine.sealed:
+        if sealed.player != side:
+            sealed.ciphertext = b""
     return copy
 
 
@@ -139,12 +132,26 @@ def seat_messages(game: GameRecord) -> list[matchmaker_pb2.Seat]:
     """The seats as the contract shows them."""
     out = []
     for seat in game.seats:
-        message = matchmaker_pb2.Seat(side=seat.side, kind=SEAT_KIND[seat.kind])
+        bot = seat.kind == SeatKind.BOT
+        message = matchmaker_pb2.Seat(
+            side=seat.side,
+            kind=SEAT_KIND[seat.kind],
+            bot_level=(game.bot_level or 5) if bot else 0,
+            connected=bool(seat.player) and (bot or seat.side not in game.away),
+            reserved_for=seat.reserved,
+        )
         if seat.player:
             message.player.CopyFrom(
                 matchmaker_pb2.Player(
                     id=seat.player, display_name=seat.name, bot=seat.player == BOT_PLAYER
                 )
+            )
+        if seat.rating_after:
+            message.rating_before.CopyFrom(
+                rating_message(game.ruleset, Rating.parse(seat.rating_before))
+            )
+            message.rating_after.CopyFrom(
+                rating_message(game.ruleset, Rating.parse(seat.rating_after))
             )
         out.append(message)
     return out
@@ -187,6 +194,8 @@ def game_view(
         your_side=side,
         visibility=VISIBILITY[game.visibility],
         rated=game.rated,
+        rematch_game_id=game.rematch,
+        rematch_of=game.rematch_of,
     )
     view.created_at.CopyFrom(timestamp(game.created_ms))
     if seat is not None and game.invite:
@@ -194,10 +203,11 @@ def game_view(
     clock = clock_message(game, now_ms)
     if clock is not None:
         view.clock.CopyFrom(clock)
+    outcome = game.outcome()
+    if outcome is not None:
+        view.outcome.CopyFrom(outcome)
     if game.state_bytes:
         state = game.state
-        if state.HasField("outcome"):
-            view.outcome.CopyFrom(state.outcome)
         if with_state:
             view.state.CopyFrom(redacted_state(state, side))
         if with_moves:
@@ -216,7 +226,8 @@ def game_view(
 
 def public_record(game: GameRecord) -> tuple[list[ActionEntry], dict[str, str]]:
     """What anyone may see of a game's record: its moves up to the first one the rules
-    still hide, and the record's tags (players' names by side, date, session)."""
+    still hide, and the record's tags (players' names by side, date, session, and how it
+    ended when the matchmaker ended it)."""
     entries = game.moves
     if hidden_pending(game.state):
         cut = next((i for i, entry in enumerate(entries) if entry.hidden), len(entries))
@@ -224,7 +235,47 @@ def public_record(game: GameRecord) -> tuple[list[ActionEntry], dict[str, str]]:
     tags = {seat.side.capitalize(): seat.name for seat in game.seats if seat.name}
     tags["Date"] = time.strftime("%Y.%m.%d", time.gmtime(game.created_ms / 1000))
     tags["Session"] = game.id
+    if game.ending:  # an ending no action of the record shows (clocks out together)
+        tags["Termination"] = game_pb2.Outcome.FromString(game.ending).message
     return entries, tags
+
+
+NOTICE_KINDS: dict[str, matchmaker_pb2.NoticeKind.ValueType] = {
+    name.removeprefix("NOTICE_KIND_"): number
+    for name, number in matchmaker_pb2.NoticeKind.items()
+    if number
+}
+
+
+def notice_message(
+    entry: StreamEntry, view: matchmaker_pb2.GameView | None
+) -> matchmaker_pb2.WatchGameResponse:
+    """A notice of the stream as every watcher sees it (notices hide nothing)."""
+    fields = entry.notice
+    kind = fields.get("n", "")
+    side = fields.get("s", "")
+    deadline = int(fields.get("d") or 0)
+    notice = matchmaker_pb2.Notice(
+        kind=NOTICE_KINDS.get(kind, matchmaker_pb2.NOTICE_KIND_UNSPECIFIED),
+        side=side,
+        game_id=fields.get("g", ""),
+    )
+    if kind == "DISCONNECTED":
+        notice.text = f"{side} disconnected"
+    elif kind == "RECONNECTED":
+        notice.text = f"{side} reconnected"
+    elif kind == "ABANDON_WARNING":
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(deadline / 1000))
+        notice.text = f"{side} has left; the game ends as abandoned at {when} unless they come back"
+        notice.deadline.CopyFrom(timestamp(deadline))
+    elif kind == "REMATCH_OFFERED":
+        notice.text = f"{side} offers a rematch"
+    message = matchmaker_pb2.WatchGameResponse(
+        version=entry.version, side=side, notice=notice, at=timestamp(int(fields.get("t") or 0))
+    )
+    if view is not None:
+        message.game.CopyFrom(view)
+    return message
 
 
 def watch_message(

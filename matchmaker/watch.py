@@ -5,7 +5,8 @@ game's `Feed`: a task blocking on XREAD for that game only (so it runs on Redis 
 one slot per read), started by the first watcher of the game on this replica and stopped
 with the last. Each batch carries the game as it stands, read once per batch, so every
 watcher can attach its own view of the newest version. Stream entry ids are
-``<version>-0``: resuming after version v is reading after id ``v-0``.
+``<version>-0`` for updates and ``<version>-<n>`` for the notices after one: resuming
+after version v is reading after id ``v-0``.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ class Feed:
                     continue
                 rows = reply[0][1]
                 self.last_id = rows[-1][0].decode()
-                entries = tuple(StreamEntry.parse(entry_id, fields) for entry_id, fields in rows)
+                entries = tuple(self.hub.store.entries(self.game_id, rows))
                 game, now, _ = await self.hub.store.load(self.game_id)
                 batch = Batch(entries, game, now)
             except asyncio.CancelledError:

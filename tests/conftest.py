@@ -6,6 +6,7 @@ servers mark nothing by themselves, so suites mark themselves (`pytestmark`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,16 +14,47 @@ import grpc
 import pytest
 import redis
 
-from tests.servers import RedisServer, ServiceProcess, start_redis, start_service
+from tests.servers import (
+    RedisServer,
+    ServiceProcess,
+    free_port,
+    reserve_port,
+    start_redis,
+    start_service,
+)
 
 KINDS = ("unit", "integration", "system")
+NOWHERE = reserve_port()  # held for the whole session; see keep_off_default_addresses
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Service logs in tests: readable lines, warnings and above only."""
+    """Service logs in tests: readable lines, warnings and above only; no default address."""
     from wargame.runtime.logs import configure_logging
 
     configure_logging("console", "warning")
+    keep_off_default_addresses()
+
+
+def keep_off_default_addresses() -> None:
+    """Point every WARGAME_* address variable at a port this session holds without listening.
+
+    Tests give each server and client an address of their own. One that forgets gets
+    "connection refused" or "cannot listen" at once, instead of binding a default port (50051,
+    50052, 6399, 9151, 9152) or talking to a stack a developer runs there; metrics are off
+    unless a test asks for them.
+    """
+    nowhere = f"127.0.0.1:{NOWHERE.getsockname()[1]}"
+    os.environ.update(
+        {
+            "WARGAME_ENGINE": nowhere,
+            "WARGAME_MATCHMAKER": nowhere,
+            "WARGAME_ENGINE_LISTEN": nowhere,
+            "WARGAME_MATCHMAKER_LISTEN": nowhere,
+            "WARGAME_REDIS_URL": f"redis://{nowhere}/0",
+            "WARGAME_ENGINE_METRICS_LISTEN": "off",
+            "WARGAME_MATCHMAKER_METRICS_LISTEN": "off",
+        }
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -30,6 +62,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if not any(item.get_closest_marker(kind) for kind in KINDS):
             item.add_marker(pytest.mark.unit)
+
+
+@pytest.fixture(scope="session")
+def nowhere() -> str:
+    """An address where nothing listens, and nothing can start listening, for the session."""
+    return f"127.0.0.1:{NOWHERE.getsockname()[1]}"
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +89,7 @@ def redis_url(redis_server: RedisServer) -> str:
 
 @pytest.fixture(scope="session")
 def engine_address() -> Iterator[str]:
-    """A RulesEngine served in-process on a free port (port 0)."""
+    """A RulesEngine served in-process on a free port (not a default one)."""
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
     from wargame.runtime.serving import create_server, register_service
@@ -59,7 +97,7 @@ def engine_address() -> Iterator[str]:
 
     servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
     serving = create_server(
-        "127.0.0.1:0",
+        f"127.0.0.1:{free_port()}",
         lambda server: register_service(
             server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
         ),

@@ -5,7 +5,9 @@ No mocks: tests talk to a real `redis-server` and to real gRPC servers on loopba
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -24,9 +26,76 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def free_port() -> int:
     """A TCP port free on loopback right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    return free_ports(1)[0]
+
+
+# The ports the services listen on by default (50051 and 50052 lie in the kernel's range for
+# port 0, so a port the kernel picks may be one of them: such a pick is passed over).
+DEFAULT_PORTS = frozenset({50051, 50052, 6399, 9151, 9152})
+
+
+def free_ports(count: int) -> list[int]:
+    """`count` different TCP ports, all free on loopback right now, none a default port."""
+    probes: list[socket.socket] = []
+    chosen: list[int] = []
+    try:
+        while len(chosen) < count:
+            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            probes.append(probe)  # held until the end, so the kernel picks another one
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+            if port not in DEFAULT_PORTS:
+                chosen.append(port)
+        return chosen
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+def reserve_port() -> socket.socket:
+    """A loopback port held without listening: connecting is refused and binding fails.
+
+    Keep the socket open as long as the port must stay reserved.
+    """
+    for _ in range(5):
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            holder.bind(("127.0.0.1", free_port()))  # no SO_REUSEADDR: nobody else may bind it
+        except OSError:  # taken since it was found free: try another
+            holder.close()
+            continue
+        return holder
+    raise RuntimeError("could not reserve a loopback port")
+
+
+def user_environment() -> dict[str, str]:
+    """This process's environment as a user's shell has it, to run `make` as a user does.
+
+    Without the WARGAME_ variables tests/conftest.py sets, and without those of the `make`
+    (`make test`) this run may be a part of.
+    """
+    inner = ("WARGAME_", "MAKE", "MFLAGS")
+    return {name: value for name, value in os.environ.items() if not name.startswith(inner)}
+
+
+def local_stack_variables(tmp_path: Path) -> dict[str, str]:
+    """What `make run` / `make play` read, for a stack of a test's own.
+
+    The README's variables on free ports, and a run folder, a temporary folder and a home
+    (`make run` links the commands into ~/.local/bin) under `tmp_path`.
+    """
+    engine, matchmaker, engine_metrics, matchmaker_metrics, redis_port = free_ports(5)
+    (tmp_path / "tmp").mkdir(exist_ok=True)
+    return {
+        "WARGAME_ENGINE_LISTEN": f"127.0.0.1:{engine}",
+        "WARGAME_MATCHMAKER_LISTEN": f"127.0.0.1:{matchmaker}",
+        "WARGAME_ENGINE_METRICS_LISTEN": f"127.0.0.1:{engine_metrics}",
+        "WARGAME_MATCHMAKER_METRICS_LISTEN": f"127.0.0.1:{matchmaker_metrics}",
+        "WARGAME_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "RUN_DIR": str(tmp_path / "run"),
+        "TMPDIR": str(tmp_path / "tmp"),
+        "HOME": str(tmp_path / "home"),
+    }
 
 
 def wait_healthy(address: str, service: str = "", timeout: float = 20.0) -> None:
@@ -70,8 +139,9 @@ class RedisServer:
                 self.process.wait()
 
 
-def start_redis(directory: Path, port: int | None = None) -> RedisServer:
-    """Start redis-server on a free loopback port (no persistence) and wait until it answers."""
+def start_redis(directory: Path, port: int | None = None, password: str = "") -> RedisServer:
+    """Start redis-server on a free loopback port (no persistence) and wait until it answers;
+    with a `password`, clients must authenticate."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed: run `make setup`")
@@ -95,6 +165,7 @@ def start_redis(directory: Path, port: int | None = None) -> RedisServer:
                 "yes",
                 "--loglevel",
                 "warning",
+                *(["--requirepass", password] if password else []),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -103,16 +174,30 @@ def start_redis(directory: Path, port: int | None = None) -> RedisServer:
         while time.monotonic() < deadline and process.poll() is None:
             try:
                 with socket.create_connection(("127.0.0.1", chosen), timeout=0.2) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
+                    hello = f"AUTH {password}\r\nPING\r\n" if password else "PING\r\n"
+                    conn.sendall(hello.encode())
+                    reply = b""
+                    while b"\r\n" not in reply.removeprefix(b"+OK\r\n"):
+                        reply += conn.recv(64) or b"-closed\r\n"
+                    if b"+PONG" in reply:
                         return RedisServer(chosen, directory, process)
             except OSError:
-                time.sleep(0.02)
+                pass
+            time.sleep(0.02)
         process.kill()
         process.wait()
         if port:
             break
     raise RuntimeError("could not start redis-server")
+
+
+def matchmaker_key_env(directory: Path) -> dict[str, str]:
+    """WARGAME_MATCHMAKER_SECRET_KEY_FILE naming a fresh secret key file in `directory`."""
+    path = directory / "matchmaker-secret.key"
+    if not path.exists():
+        path.write_text(secrets.token_hex(32) + "\n")
+        path.chmod(0o600)
+    return {"WARGAME_MATCHMAKER_SECRET_KEY_FILE": str(path)}
 
 
 @dataclass
@@ -146,6 +231,57 @@ class ServiceProcess:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` (or a child of it, an engine worker) listens on `port`."""
+    sockets = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            columns = row.split()
+            if columns[3] == "0A" and int(columns[1].rpartition(":")[2], 16) == port:
+                sockets.add(f"socket:[{columns[9]}]")
+    for owner in (pid, *_children(pid)):
+        with contextlib.suppress(OSError):
+            for fd in Path(f"/proc/{owner}/fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) in sockets:
+                        return True
+    return False
+
+
+def _serving_itself(handle: ServiceProcess, port: int, service: str, timeout: float) -> bool:
+    """Wait until the process serves `service` on `port` itself; False if it exits first.
+
+    Only the process's own socket counts: a server another program started meanwhile on a
+    port found free a moment ago may answer health checks there too.
+    """
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(handle.address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline and handle.process.poll() is None:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING and listens(
+                    handle.process.pid, port
+                ):
+                    return True
+            except grpc.RpcError:
+                pass
+            time.sleep(0.05)
+    return False
+
+
 def start_service(
     module: str,
     args: Sequence[str],
@@ -156,23 +292,30 @@ def start_service(
     env: dict[str, str] | None = None,
     timeout: float = 30.0,
 ) -> ServiceProcess:
-    """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy."""
-    chosen = port or free_port()
-    address = f"127.0.0.1:{chosen}"
-    argv = [sys.executable, "-m", module, "serve", "--listen", address, *args]
+    """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy.
+
+    Without a given port it takes a free one, and another if that was taken before the process
+    could bind it.
+    """
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    out = log_path.open("ab")
-    process = subprocess.Popen(
-        argv,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-        env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
-    )
-    handle = ServiceProcess(address, process, log_path, argv)
-    try:
-        wait_healthy(address, service, timeout)
-    except TimeoutError:
+    if module == "matchmaker.main" and "--secret-key-file" not in args:
+        env = {**matchmaker_key_env(log_path.parent), **(env or {})}
+    for _ in range(1 if port else 5):
+        chosen = port or free_port()
+        address = f"127.0.0.1:{chosen}"
+        argv = [sys.executable, "-m", module, "serve", "--listen", address, *args]
+        with log_path.open("ab") as out:
+            process = subprocess.Popen(
+                argv,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
+            )
+        handle = ServiceProcess(address, process, log_path, argv)
+        if _serving_itself(handle, chosen, service, timeout):
+            return handle
         handle.kill()
-        raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}") from None
-    return handle
+        if f"cannot listen on {address}" not in handle.log():
+            break  # a real failure, not a port lost to another program
+    raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}")

@@ -7,11 +7,10 @@ import pytest
 
 from cli_client.connection import Addresses, Connection
 from cli_client.errors import ClientError, UnreachableError, describe, one_line
-from tests.servers import free_port
 from wargame.runtime.status import ErrorDetails
 from wargame.v1 import game_pb2
 
-MM = "127.0.0.1:50052"
+MM = "matchmaker.test:7000"  # a name only: describe() never connects
 
 
 @pytest.mark.parametrize(
@@ -19,7 +18,7 @@ MM = "127.0.0.1:50052"
     [
         (
             ErrorDetails(grpc.StatusCode.UNAVAILABLE, "failed to connect to all addresses"),
-            "cannot reach the matchmaker at 127.0.0.1:50052 — start it with `make run`",
+            f"cannot reach the matchmaker at {MM} — start it with `make run`",
         ),
         (
             ErrorDetails(
@@ -55,7 +54,7 @@ MM = "127.0.0.1:50052"
         ),
         (
             ErrorDetails(grpc.StatusCode.DEADLINE_EXCEEDED, ""),
-            "the matchmaker at 127.0.0.1:50052 did not answer in time; try again",
+            f"the matchmaker at {MM} did not answer in time; try again",
         ),
         (
             ErrorDetails(
@@ -87,8 +86,8 @@ def test_one_line_collapses_whitespace() -> None:
     assert one_line("a\n  b\tc  ") == "a b c"
 
 
-def test_nothing_listening_is_unreachable_with_the_address() -> None:
-    address = f"127.0.0.1:{free_port()}"
+def test_nothing_listening_is_unreachable_with_the_address(nowhere: str) -> None:
+    address = nowhere
     with Connection(Addresses(engine=address, matchmaker=address)) as connection:
         with pytest.raises(UnreachableError) as caught:
             connection.list_games()

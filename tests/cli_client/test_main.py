@@ -26,8 +26,9 @@ def test_every_command_has_help(command: str, capsys: pytest.CaptureFixture[str]
 def test_addresses_from_flags_then_environment_then_defaults(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    parser = build_parser()
-    defaults = parser.parse_args(["play", "war"])
+    monkeypatch.delenv("WARGAME_ENGINE")  # set by tests/conftest.py: no test uses a default
+    monkeypatch.delenv("WARGAME_MATCHMAKER")
+    defaults = build_parser().parse_args(["play", "war"])
     assert (defaults.engine, defaults.matchmaker) == ("127.0.0.1:50051", "127.0.0.1:50052")
     monkeypatch.setenv("WARGAME_ENGINE", "10.0.0.1:1")
     monkeypatch.setenv("WARGAME_MATCHMAKER", "10.0.0.2:2")

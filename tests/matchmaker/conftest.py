@@ -31,12 +31,22 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
 
 
+# The matchmaker secret key of the in-process replicas (32 distinct bytes, not a placeholder).
+TEST_SECRET_KEY = bytes(range(101, 133))
+
+
 def fast_settings(redis_url: str, engine: str = "127.0.0.1:1", **changes: Any) -> Settings:
-    """Settings for tests: fast sweeps and pairing, no rate limit unless asked."""
+    """Settings for tests: fast sweeps, pairing and presence, no rate limits unless asked."""
     base = Settings(
         redis_url=redis_url,
         engine=engine,
+        secret_key=TEST_SECRET_KEY,
         rate_limit=0.0,
+        register_peer_rate=0.0,
+        register_rate=0.0,
+        presence_interval=0.2,
+        presence_ttl=1.0,
+        presence_check=0.5,
         sweep_interval=0.05,
         pair_interval=0.05,
         queue_status_interval=0.1,
@@ -100,8 +110,8 @@ class InProcessMatchmaker:
         return future.result(timeout)
 
     def stop(self) -> None:
-        """Stop gracefully and wait for the thread."""
-        if self._loop is not None and self._stop is not None:
+        """Stop gracefully and wait for the thread (once; later calls do nothing)."""
+        if self._loop is not None and self._stop is not None and self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(30)
 
@@ -186,7 +196,9 @@ def start_matchmaker_process(
         "--redis-url", redis_url, "--engine", engine, "--metrics-listen", "off",
         "--rate-limit", "0", "--sweep-interval", "0.05", "--pair-interval", "0.05",
         "--queue-status-interval", "0.1", "--match-create-grace", "1", "--retry-hint", "0.5",
-        "--watch-block", "1", "--bot-time", "0.05", "--grace", "5", *extra,
+        "--watch-block", "1", "--bot-time", "0.05", "--grace", "5",
+        "--register-peer-rate", "0", "--register-rate", "0", "--presence-interval", "0.2",
+        "--presence-ttl", "1", "--presence-check", "0.5", *extra,
     ]  # fmt: skip
     return start_service(
         "matchmaker.main", args, log_path=directory / f"{name}.log", service=SERVICE

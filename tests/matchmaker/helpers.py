@@ -1,8 +1,11 @@
-"""Helpers for the matchmaker suites: expecting errors, playing legal moves."""
+"""Helpers for the matchmaker suites: expecting errors, playing legal moves, watching."""
 
 from __future__ import annotations
 
+import queue
 import random
+import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -91,6 +94,36 @@ def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.G
     return joined
 
 
+def sealed_array(side: str) -> str:
+    """A legal Attack-at-Dawn array (standard armies on the side's 2nd and 3rd rows)."""
+    back, front = ("2", "3") if side == "red" else ("7", "6")
+    files = "abcdefgh"
+    items = [f"{f}{back}=I" for f in files] + [f"{f}{front}=C" for f in "abcd"]
+    items += [f"e{front}=A", f"f{front}=A", f"g{front}=G"]
+    return " ".join(items)
+
+
+def submit_text(client: Any, game_id: str, text: str, side: str = "") -> mm.SubmitActionsResponse:
+    """Submit one action in notation, at whatever version the game is (retried when someone
+    else acted first)."""
+    for _ in range(50):
+        game = client.GetGame(mm.GetGameRequest(game_id=game_id)).game
+        try:
+            reply: mm.SubmitActionsResponse = client.SubmitActions(
+                mm.SubmitActionsRequest(
+                    game_id=game_id,
+                    expected_version=game.version,
+                    idempotency_key=uuid.uuid4().hex,
+                    actions=[game_pb2.Action(side=side, notation=text)],
+                )
+            )
+            return reply
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.ABORTED:
+                raise
+    raise AssertionError(f"{text!r} kept meeting newer versions")
+
+
 # Keys that live without a TTL: single, bounded indexes (trimmed, or cleaned as games end).
 UNEXPIRING = ("wg:{due}", "wg:{queues}", "wg:browse:", "wg:leaderboard:")
 
@@ -105,3 +138,71 @@ def assert_everything_expires(redis_url: str) -> None:
                 assert client.ttl(key) > 0, f"{name} never expires"
     finally:
         client.close()
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
+    """Poll until `check()` is truthy; return it."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+class Watcher:
+    """A WatchGame stream read by a thread into a queue."""
+
+    def __init__(
+        self, client: Any, game_id: str, after: int = 0, *, follow_rematch: bool = False
+    ) -> None:
+        self.messages: queue.Queue[Any] = queue.Queue()
+        self.call = client.stub.WatchGame(
+            mm.WatchGameRequest(
+                game_id=game_id, after_version=after, follow_rematch=follow_rematch
+            ),
+            metadata=client.metadata,
+            timeout=60,
+        )
+        self.ended = threading.Event()
+        self.error: grpc.RpcError | None = None
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            for message in self.call:
+                self.messages.put(message)
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.CANCELLED:
+                self.error = error
+        finally:
+            self.ended.set()
+
+    def until(
+        self, version: int, timeout: float = 20, *, notices: bool = False
+    ) -> list[mm.WatchGameResponse]:
+        """Updates until the one of `version` arrives (with the notices among them if
+        `notices`: players without a stream of their own are announced as gone)."""
+        out: list[mm.WatchGameResponse] = []
+        deadline = time.monotonic() + timeout
+        while not out or out[-1].version < version or out[-1].HasField("notice"):
+            message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            if notices or not message.HasField("notice"):
+                out.append(message)
+        return out
+
+    def notice(
+        self, kind: int, side: str = "", timeout: float = 20
+    ) -> tuple[mm.WatchGameResponse, list[mm.WatchGameResponse]]:
+        """Read until a notice of `kind` (about `side`, if given): it, and what came before."""
+        before: list[mm.WatchGameResponse] = []
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            if message.notice.kind == kind and (not side or message.notice.side == side):
+                return message, before
+            before.append(message)
+
+    def close(self) -> None:
+        self.call.cancel()

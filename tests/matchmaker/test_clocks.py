@@ -9,8 +9,8 @@ def test_a_running_clock_counts_down_and_the_other_stands() -> None:
     clock = clocks.start(60_000, 2_000, ["south", "north"], 1_000, ["south"])
     assert clocks.remaining_at(clock, 11_000) == {"south": 50_000, "north": 60_000}
     assert clocks.deadline(clock) == 61_000
-    assert clocks.flagged(clock, 60_999) is None
-    assert clocks.flagged(clock, 61_000) == "south"
+    assert clocks.fallen(clock, 60_999) == ()
+    assert clocks.fallen(clock, 61_000) == ("south",)
 
 
 def test_the_increment_comes_when_a_side_stops_acting() -> None:
@@ -43,13 +43,27 @@ def test_simultaneous_deployment_runs_both_clocks() -> None:
     assert clocks.remaining_at(clock, 10_000) == {"red": 20_000, "black": 20_000}
     clock = clocks.advance(clock, 10_000, ["black"])
     assert clocks.deadline(clock) == 30_000
-    assert clocks.flagged(clock, 30_000) == "black"
+    assert clocks.fallen(clock, 30_000) == ("black",)
+
+
+def test_clocks_that_run_out_together_are_a_tie_not_a_name_order() -> None:
+    # Both deploy at once and neither sends an array in time: their flags fall together.
+    clock = clocks.start(30_000, 0, ["red", "black"], 0, ["red", "black"])
+    assert clocks.fallen(clock, 29_999) == ()
+    assert clocks.fallen(clock, 30_000) == ("black", "red")
+    assert clocks.fallen(clock, 45_000) == ("black", "red")
+
+
+def test_of_two_clocks_out_the_one_that_ran_out_first_alone_has_fallen() -> None:
+    # A redeployment (illegal_reveal = redeploy) starts both clocks again, red with less.
+    clock = clocks.Clock(30_000, 0, {"red": 4_000, "black": 9_000}, 0, ("red", "black"))
+    assert clocks.fallen(clock, 12_000) == ("red",)
 
 
 def test_stop_freezes_the_clock() -> None:
     clock = clocks.stop(clocks.start(60_000, 0, ["a", "b"], 0, ["a"]), 7_000)
     assert clock.running == () and clock.remaining["a"] == 53_000
-    assert clocks.deadline(clock) is None and clocks.flagged(clock, 10**9) is None
+    assert clocks.deadline(clock) is None and clocks.fallen(clock, 10**9) == ()
 
 
 def test_json_round_trip() -> None:

@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import play_moves
-from tests.matchmaker.test_live import sealed_array
+from tests.matchmaker.helpers import play_moves, sealed_array
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 

@@ -102,9 +102,14 @@ def test_create_and_join_refusals(
         "SESSION_NOT_FOUND",
     )
     expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE1234")),
+        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000")),
         Code.NOT_FOUND,
         "SESSION_NOT_FOUND",
+    )
+    expect_error(
+        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE1234")),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
     )
     expect_error(
         lambda: north.JoinGame(mm.JoinGameRequest()), Code.INVALID_ARGUMENT, "MISSING_FIELD"

@@ -16,48 +16,20 @@ import redis
 
 from matchmaker import keys
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import expect_error, play_moves, seconds, start_game
+from tests.matchmaker.helpers import (
+    Watcher,
+    expect_error,
+    play_moves,
+    sealed_array,
+    seconds,
+    start_game,
+)
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
+__all__ = ["QueueStream", "Watcher"]  # the system suites watch and queue with these too
 Code = grpc.StatusCode
-
-
-class Watcher:
-    """A WatchGame stream read by a thread into a queue."""
-
-    def __init__(self, client: Client, game_id: str, after: int = 0) -> None:
-        self.messages: queue.Queue[Any] = queue.Queue()
-        self.call = client.stub.WatchGame(
-            mm.WatchGameRequest(game_id=game_id, after_version=after),
-            metadata=client.metadata,
-            timeout=60,
-        )
-        self.ended = threading.Event()
-        self.error: grpc.RpcError | None = None
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        try:
-            for message in self.call:
-                self.messages.put(message)
-        except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
-                self.error = error
-        finally:
-            self.ended.set()
-
-    def until(self, version: int, timeout: float = 20) -> list[mm.WatchGameResponse]:
-        """Messages until one of `version` arrives."""
-        out: list[mm.WatchGameResponse] = []
-        deadline = time.monotonic() + timeout
-        while not out or out[-1].version < version:
-            out.append(self.messages.get(timeout=max(0.01, deadline - time.monotonic())))
-        return out
-
-    def close(self) -> None:
-        self.call.cancel()
 
 
 @pytest.fixture
@@ -173,15 +145,6 @@ def test_a_finished_game_keeps_only_its_last_updates(
         )
     )
     assert [m.version for m in recent] == [over.version - 2, over.version - 1, over.version]
-
-
-def sealed_array(side: str) -> str:
-    """A legal Attack-at-Dawn array (standard armies on the side's 2nd and 3rd rows)."""
-    back, front = ("2", "3") if side == "red" else ("7", "6")
-    files = "abcdefgh"
-    items = [f"{f}{back}=I" for f in files] + [f"{f}{front}=C" for f in "abcd"]
-    items += [f"e{front}=A", f"f{front}=A", f"g{front}=G"]
-    return " ".join(items)
 
 
 def test_hidden_deployment_is_never_shown_to_the_other_side(

@@ -8,16 +8,20 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import grpc
 import pytest
 
 from tests.matchmaker.conftest import start_matchmaker_process
-from tests.servers import ROOT, free_port
+from tests.servers import ROOT, free_port, matchmaker_key_env
 from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = pytest.mark.system
+
+
+KEY_DIR = Path(tempfile.mkdtemp(prefix="wargame-mm-key-"))
 
 
 def launch(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -28,7 +32,7 @@ def launch(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
         text=True,
         timeout=60,
         check=False,
-        env={**os.environ, **(env or {})},
+        env={**os.environ, **matchmaker_key_env(KEY_DIR), **(env or {})},
     )
 
 

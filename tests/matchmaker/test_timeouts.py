@@ -14,23 +14,19 @@ import grpc
 import pytest
 
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import expect_error, legal_actions, play_moves, seconds, start_game
+from tests.matchmaker.helpers import (
+    expect_error,
+    legal_actions,
+    play_moves,
+    seconds,
+    start_game,
+    wait_for,
+)
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
 Code = grpc.StatusCode
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
-    """Poll until `check()` is truthy; return it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def players(address: str, clients: Callable[..., Client]) -> dict[str, Client]:
@@ -163,7 +159,6 @@ def test_the_bot_plays_its_seat(
             game="war",
             side=side,
             opponent=mm.SEAT_KIND_BOT,
-            rated=True,
             bot_time=seconds(0.05),
         )
     )

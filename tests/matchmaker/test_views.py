@@ -12,11 +12,11 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
+    hidden_pending,
     moves_json,
 )
 from matchmaker.views import (
     game_view,
-    hidden_pending,
     notations_for,
     public_events,
     public_notation,
@@ -73,10 +73,14 @@ def test_others_reveals_are_cut_while_the_deployment_is_hidden() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
     assert hidden_pending(state)
     red = redacted_state(state, "red").napoleonic.deployment
-    assert [a.player for a in red.reveals] == ["red"] and list(red.sealed) == []
+    # Others' entries stay, withheld: who has deployed is public, how is not.
+    assert [(a.player, len(a.placements)) for a in red.reveals] == [("red", 1), ("black", 0)]
+    assert [(s.player, s.ciphertext) for s in red.sealed] == [("black", b"")]
     spectator = redacted_state(state, "").napoleonic.deployment
-    assert list(spectator.reveals) == [] and list(spectator.sealed) == []
-    assert len(state.napoleonic.deployment.reveals) == 2  # the stored state is untouched
+    assert [len(a.placements) for a in spectator.reveals] == [0, 0]
+    assert [s.ciphertext for s in spectator.sealed] == [b""]
+    assert b"e8" not in redacted_state(state, "red").SerializeToString()
+    assert len(state.napoleonic.deployment.reveals[1].placements) == 1  # the stored state
 
 
 def test_once_laid_out_everything_is_open() -> None:

@@ -42,6 +42,9 @@ FAST_MATCHMAKER = [
     "--pair-interval", "0.05", "--queue-status-interval", "0.2", "--match-create-grace", "1",
     "--retry-hint", "0.5",
     "--watch-block", "1", "--bot-time", "0.05", "--grace", "2",
+    # Every test client registers from loopback: no per-address limit on new players here
+    # (the limits have their own tests in tests/matchmaker).
+    "--register-peer-rate", "0",
 ]  # fmt: skip
 
 # Positions that end quickly (each game's own set-up text, read by the engine).

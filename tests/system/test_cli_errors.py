@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import free_port
 from tests.system.cli_support import WARGAME, Cli, Stack, clients, run, stack
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-errors")]
@@ -32,8 +31,7 @@ def one_error_line(client: Cli, pattern: str, status: int = 1) -> str:
     return errors[0]
 
 
-def test_unreachable_servers(clients: list[Cli], tmp_path: Path) -> None:
-    nowhere = f"127.0.0.1:{free_port()}"
+def test_unreachable_servers(clients: list[Cli], tmp_path: Path, nowhere: str) -> None:
     play = run(
         clients, ["play", "war", "--matchmaker", nowhere, "--engine", nowhere], tmp_path, None
     )
@@ -110,7 +108,8 @@ def test_a_terminal_gets_colours_and_unicode(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
     cli = run(clients, ["play", "war", "--side", "south"], tmp_path, stack, ascii_only=False)
-    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    # The view is drawn in pieces: wait for its last parts (the input line and the legend).
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›") and "⌂ Citadel" in c.text())
     raw = "".join(cli._seen)
     assert "\x1b[" in raw and "38;2;" in raw  # truecolour styles
     screen = cli.text()  # the full-screen view, as the emulated terminal shows it

@@ -30,7 +30,7 @@ def full_screen(clients: list[Cli], tmp_path: Path, stack: Stack, *args: str, **
         clients, ["play", "war", "--side", "south", *args], tmp_path, stack,
         ascii_only=False, size=kw.pop("size", (40, 120)), **kw,
     )  # fmt: skip
-    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.wait_screen(lambda c: panel_beside_board(c) is not None)  # the whole view is drawn
     return cli
 
 

@@ -1,69 +1,88 @@
 """`make play`: one command starts the local stack and opens a game against the bot.
 
-The stack runs on free ports with its own run folder (the variables `make run` reads), so
-the test never touches a stack a developer runs; `make stop` ends exactly what it started.
+The stack runs on free ports set with the README's own variables (WARGAME_*_LISTEN ...),
+with its own run folder and home, so the test never touches a stack a developer runs; the
+game the stack opens must talk to those addresses. `make stop` ends exactly what it started.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
-from tests.servers import ROOT, free_port
-from tests.system.cli_support import Cli, clients, run
+from matchmaker import keys
+from tests.servers import ROOT, local_stack_variables, user_environment
+from tests.system.cli_support import Cli, clients, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-make-play")]
 __all__ = ["clients"]
 
 
 @pytest.fixture
-def local_stack(tmp_path: Path) -> Iterator[dict[str, str]]:
+def local_stack(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, str]]:
     """Variables for a private local stack; stopped afterwards."""
     make = shutil.which("make")
     if make is None:
         pytest.fail("make is not installed")
-    variables = {
-        "WARGAME_ENGINE": f"127.0.0.1:{free_port()}",
-        "WARGAME_MATCHMAKER": f"127.0.0.1:{free_port()}",
-        "WARGAME_LOCAL_REDIS_PORT": str(free_port()),
-        "RUN_DIR": str(tmp_path / "run"),
-    }
+    for name in [name for name in os.environ if name.startswith("WARGAME_")]:
+        monkeypatch.delenv(name)  # tests/conftest.py's "nowhere" addresses: a user has none
+    variables = local_stack_variables(tmp_path)
     yield variables
     subprocess.run(
         [make, "-s", "stop", f"RUN_DIR={variables['RUN_DIR']}"],
-        cwd=ROOT, env={**os.environ, **variables}, capture_output=True, timeout=120, check=False,
+        cwd=ROOT, env={**user_environment(), **variables}, capture_output=True,
+        timeout=120, check=False,
     )  # fmt: skip
+
+
+def your_turn(cli: Cli, sides: str) -> str:
+    """Wait until the game says which side the player has and then asks for its move.
+
+    Whoever moves first (the bot may have moved already), the player's own prompt comes.
+    """
+    cli.expect(rf"Game \S+: you play ({sides})")
+    match = re.search(rf"Game \S+: you play ({sides})", cli.screen())
+    assert match, cli.screen()[-2000:]
+    side = match.group(1)
+    cli.expect(rf"{side}( · [^›\n]*)? › ", timeout=60)
+    return side
 
 
 def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     clients: list[Cli], tmp_path: Path, local_stack: dict[str, str]
 ) -> None:
     run_dir = f"RUN_DIR={local_stack['RUN_DIR']}"
-    home = tmp_path / "home"
+    home = tmp_path / "player"
     make = run(
         clients, ["-s", "play", run_dir, "GAME=war"], home, None, ascii_only=False,
         env=local_stack, program="make", cwd=ROOT, timeout=120,
     )  # fmt: skip
     make.expect_text("the local stack runs", timeout=120)
+    make.expect_text(local_stack["WARGAME_ENGINE_LISTEN"])  # where the README's variable says
     make.expect_text("Registered as")
-    make.expect(r"Game \S+: you play (South|North)")
-    make.expect_text("♚")  # the board, in Unicode and colours on a terminal
-    make.expect(r"(South|North) › |waiting for (South|North) \(bot\)")
+    your_turn(make, "South|North")
+    assert "♚" in make.screen()  # the board, in Unicode and colours on a terminal
+    stack_redis = redis.Redis.from_url(local_stack["WARGAME_REDIS_URL"])
+    assert stack_redis.exists(keys.game(game_id_of(make)))  # the game is the stack's
     make.send("quit")
     make.expect_text("you left game")
     assert make.wait(60) == 0
-    # The stack keeps running for the next `make play` (and `make stop` ends it).
+    # The stack keeps running, with its addresses, for the next `make play` without the
+    # variables (and `make stop` ends it).
+    folders = {name: local_stack[name] for name in ("HOME", "TMPDIR")}
     again = run(
         clients, ["-s", "play", run_dir, "GAME=napoleonic"], home, None, ascii_only=False,
-        env=local_stack, program="make", cwd=ROOT, timeout=60,
+        env=folders, program="make", cwd=ROOT, timeout=60,
     )  # fmt: skip
     again.expect_text("the local stack already runs")
-    again.expect(r"Game \S+: you play (Red|Black)")
-    again.expect(r"Red · movement › |waiting for Red \(bot\)")
+    your_turn(again, "Red|Black")
+    assert stack_redis.exists(keys.game(game_id_of(again)))
     again.interrupt()
     again.expect_text("you left game")

@@ -1,34 +1,43 @@
-"""`make run` / `make status` / `make stop`: the local stack, on private ports and run folder."""
+"""`make run` / `make status` / `make stop`: the local stack, on private ports and folders.
+
+Each test gives the stack its own addresses (the README's variables), run folder, temporary
+folder and home (`make run` links the commands into ~/.local/bin), and checks only those.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
-import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from tests.servers import ROOT, free_port
+from tests.servers import ROOT, local_stack_variables, start_redis, user_environment
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("local-stack")]
+HEALTH_TIMEOUT = 30  # deploy/local/stack.py waits this long for a process that stays alive
 
 
-def _make(target: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def _make(
+    target: str, env: dict[str, str], *, silent: bool = True
+) -> subprocess.CompletedProcess[str]:
     make = shutil.which("make")
     assert make is not None, "make is not installed"
     return subprocess.run(
-        [make, "-s", target, f"RUN_DIR={env['RUN_DIR']}"],
+        [make, *(["-s"] if silent else []), target, f"RUN_DIR={env['RUN_DIR']}"],
         cwd=ROOT,
-        env={**os.environ, **env},
+        env={**user_environment(), **env},
         capture_output=True,
         text=True,
         timeout=180,
@@ -38,23 +47,21 @@ def _make(target: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def stack_env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    env = {
-        "WARGAME_ENGINE": f"127.0.0.1:{free_port()}",
-        "WARGAME_MATCHMAKER": f"127.0.0.1:{free_port()}",
-        "WARGAME_LOCAL_REDIS_PORT": str(free_port()),
-        "RUN_DIR": str(tmp_path / "run"),
-    }
+    env = local_stack_variables(tmp_path)
     yield env
     _make("stop", env)
 
 
 def _pids(run_dir: Path) -> dict[str, int]:
-    return {path.stem: int(path.read_text()) for path in run_dir.glob("*.pid")}
+    return {path.stem: int(path.read_text().split()[0]) for path in run_dir.glob("*.pid")}
 
 
 def _alive(pid: int) -> bool:
     status = Path(f"/proc/{pid}/status")
-    return status.exists() and "zombie" not in status.read_text()
+    try:
+        return "zombie" not in status.read_text()
+    except OSError:
+        return False
 
 
 def _serving(address: str, service: str) -> bool:
@@ -65,15 +72,21 @@ def _serving(address: str, service: str) -> bool:
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
-def test_run_status_stop(stack_env: dict[str, str]) -> None:
+def _metrics_status(address: str) -> int:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://{address}/metrics", timeout=10) as page:
+        return int(page.status)
+
+
+def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
     run_dir = Path(stack_env["RUN_DIR"])
-    temp_before = set(os.listdir(tempfile.gettempdir()))
     started = _make("run", stack_env)
     assert started.returncode == 0, started.stdout + started.stderr
     assert "the local stack runs" in started.stdout
     pids = _pids(run_dir)
     assert set(pids) == {"redis", "engine", "matchmaker"} and all(map(_alive, pids.values()))
-    engine, matchmaker = stack_env["WARGAME_ENGINE"], stack_env["WARGAME_MATCHMAKER"]
+    engine, matchmaker = stack_env["WARGAME_ENGINE_LISTEN"], stack_env["WARGAME_MATCHMAKER_LISTEN"]
     assert _serving(engine, "wargame.v1.RulesEngine")
     assert _serving(matchmaker, "wargame.v1.Matchmaker")
     for address, service in (
@@ -82,11 +95,27 @@ def test_run_status_stop(stack_env: dict[str, str]) -> None:
     ):
         with grpc.insecure_channel(address) as channel:
             assert service in ProtoReflectionDescriptorDatabase(channel).get_services()
+    # Every part listens where the README's variables say, metrics included.
+    assert _metrics_status(stack_env["WARGAME_ENGINE_METRICS_LISTEN"]) == 200
+    assert _metrics_status(stack_env["WARGAME_MATCHMAKER_METRICS_LISTEN"]) == 200
+    assert redis.Redis.from_url(stack_env["WARGAME_REDIS_URL"]).ping()
 
     again = _make("run", stack_env)
     assert again.returncode == 0 and "the local stack already runs" in again.stdout
     assert _pids(run_dir) == pids
-    assert _make("status", stack_env).returncode == 0
+    moved = _make("run", {**stack_env, "WARGAME_ENGINE_LISTEN": "127.0.0.1:1"})
+    assert moved.returncode != 0
+    assert "already runs with engine listen" in moved.stderr and "`make stop`" in moved.stderr
+    # A second stack in another run folder finds the ports taken, and by whom.
+    clash = _make("run", {**stack_env, "RUN_DIR": str(tmp_path / "other")})
+    assert clash.returncode != 0 and "nothing was started" in clash.stderr
+    assert f"pid {pids['engine']} " in clash.stderr
+    assert f"`make stop RUN_DIR={run_dir}` stops that stack" in clash.stderr
+
+    status = _make("status", stack_env, silent=False)
+    assert status.returncode == 0, status.stderr
+    assert "the local stack runs" in status.stdout and engine in status.stdout
+    assert f"pid {pids['matchmaker']}" in status.stdout
 
     children = [
         int(child)
@@ -94,7 +123,7 @@ def test_run_status_stop(stack_env: dict[str, str]) -> None:
         for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     ]
     stopped = _make("stop", stack_env)
-    assert stopped.returncode == 0 and "stopped" in stopped.stdout
+    assert stopped.returncode == 0 and "stopped matchmaker, engine, redis" in stopped.stdout
     assert not any(_alive(pid) for pid in [*pids.values(), *children])
     assert list(run_dir.glob("*.pid")) == []
     assert {p.name for p in run_dir.iterdir()} <= {
@@ -102,19 +131,106 @@ def test_run_status_stop(stack_env: dict[str, str]) -> None:
         "redis",
         "engine-metrics",
         "seal.key",
-        "bench",
+        "matchmaker-secret.key",
     }
-    assert set(os.listdir(tempfile.gettempdir())) - temp_before == set()
-    assert _make("status", stack_env).returncode != 0
+    assert list(Path(stack_env["TMPDIR"]).iterdir()) == []  # everything stayed in the run folder
+
+    # `make status` answers in its own words, without make's "Error 1" line.
+    down = _make("status", stack_env, silent=False)
+    assert down.returncode == 0
+    assert down.stdout.startswith("the local stack is not running")
+    assert "Error" not in down.stdout + down.stderr and down.stderr == ""
+    assert _make("stop", stack_env).stdout.strip() == "the local stack was not running"
 
 
-def test_a_busy_port_is_reported_in_one_line(stack_env: dict[str, str]) -> None:
-    host, _, port = stack_env["WARGAME_MATCHMAKER"].rpartition(":")
-    with socket.socket() as holder:
+def test_every_busy_port_is_reported_before_anything_starts(
+    stack_env: dict[str, str],
+) -> None:
+    taken = [stack_env["WARGAME_ENGINE_METRICS_LISTEN"], stack_env["WARGAME_MATCHMAKER_LISTEN"]]
+    holders = []
+    for address in taken:
+        host, _, port = address.rpartition(":")
+        holder = socket.socket()
         holder.bind((host, int(port)))
         holder.listen()
+        holders.append(holder)
+    try:
         failed = _make("run", stack_env)
+    finally:
+        for holder in holders:
+            holder.close()
     assert failed.returncode != 0
-    assert f"{stack_env['WARGAME_MATCHMAKER']} is in use by another program" in failed.stderr
+    problems = [line for line in failed.stderr.splitlines() if line.startswith("  - ")]
+    assert len(problems) == 2, failed.stderr
+    for problem, address, variable in zip(
+        problems,
+        taken,
+        ("WARGAME_ENGINE_METRICS_LISTEN", "WARGAME_MATCHMAKER_LISTEN"),
+        strict=True,
+    ):
+        assert f"cannot listen on {address}, which is in use" in problem
+        assert f"held by pid {os.getpid()} " in problem  # this test holds them
+        assert f"set {variable} to a free host:port" in problem
+    assert "nothing was started" in failed.stderr
     assert "Traceback" not in failed.stdout + failed.stderr
+    assert "starting" not in failed.stdout and "runs" not in failed.stdout
     assert _pids(Path(stack_env["RUN_DIR"])) == {}
+
+
+def test_a_process_that_dies_at_start_is_reported_at_once_with_its_error(
+    stack_env: dict[str, str], tmp_path: Path
+) -> None:
+    env = {**stack_env, "WARGAME_ENGINE_SEAL_KEY_FILE": str(tmp_path / "no-such.key")}
+    began = time.monotonic()
+    failed = _make("run", env)
+    took = time.monotonic() - began
+    assert failed.returncode != 0
+    assert took < HEALTH_TIMEOUT, "the dead engine was waited for as if it might still answer"
+    lines = failed.stderr.strip().splitlines()
+    assert re.match(
+        r"make run: the engine exited at start \(status 2\); its log \(.*\) says:", lines[0]
+    )
+    assert (
+        lines[1]
+        .strip()
+        .startswith(
+            f"wargame-engine: error: cannot read the seal key from {tmp_path / 'no-such.key'}"
+        )
+    )
+    assert "serving" not in failed.stdout + failed.stderr  # nothing that reads like success
+    assert "the local stack runs" not in failed.stdout
+    # What did start (Redis) was stopped again; the run folder shows nothing running.
+    run_dir = Path(stack_env["RUN_DIR"])
+    assert _pids(run_dir) == {} and not (run_dir / "stack.json").exists()
+    with pytest.raises(redis.ConnectionError):
+        redis.Redis.from_url(stack_env["WARGAME_REDIS_URL"], socket_connect_timeout=2).ping()
+
+
+def test_a_redis_that_already_answers_is_used_and_left_running(
+    stack_env: dict[str, str], tmp_path: Path
+) -> None:
+    existing = start_redis(tmp_path / "existing-redis")
+    try:
+        env = {**stack_env, "WARGAME_REDIS_URL": existing.url}
+        started = _make("run", env)
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert "starting the local stack (engine, matchmaker)" in started.stdout
+        assert re.search(rf"redis +127\.0\.0\.1:{existing.port} +external", started.stdout)
+        assert set(_pids(Path(env["RUN_DIR"]))) == {"engine", "matchmaker"}
+        assert re.search(r"redis +\S+ +external", _make("status", env).stdout)
+        stopped = _make("stop", env)
+        assert stopped.stdout.strip() == "stopped matchmaker, engine"
+        assert redis.Redis.from_url(existing.url).ping()
+    finally:
+        existing.stop()
+
+
+def test_variables_that_disagree_are_refused(stack_env: dict[str, str]) -> None:
+    env = {**stack_env, "WARGAME_ENGINE": "127.0.0.1:1"}
+    failed = _make("run", env)
+    assert failed.returncode != 0
+    assert (
+        f"WARGAME_ENGINE=127.0.0.1:1 and WARGAME_ENGINE_LISTEN={env['WARGAME_ENGINE_LISTEN']} "
+        "name different ports"
+    ) in failed.stderr
+    assert _pids(Path(env["RUN_DIR"])) == {}

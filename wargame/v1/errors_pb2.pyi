@@ -192,6 +192,12 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The session store (Redis) cannot be reached; retry later."""
     ERROR_REASON_INTERNAL_ERROR: _ErrorReason.ValueType  # 120
     """A bug; the request id is logged."""
+    ERROR_REASON_TOO_MANY_GAMES: _ErrorReason.ValueType  # 130
+    """--- matchmaker limits and play again start at 130 ---
+    The player already sits in as many unfinished games as one player may.
+    """
+    ERROR_REASON_GAME_NOT_FINISHED: _ErrorReason.ValueType  # 131
+    """The game has not finished yet (a rematch follows a finished game)."""
     ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 140
     """--- the engine's admission and size limits start at 140 ---
     The engine's pool for expensive calls (searches, long record replays) is full, or the
@@ -394,6 +400,12 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason.ValueType  # 119
 """The session store (Redis) cannot be reached; retry later."""
 ERROR_REASON_INTERNAL_ERROR: ErrorReason.ValueType  # 120
 """A bug; the request id is logged."""
+ERROR_REASON_TOO_MANY_GAMES: ErrorReason.ValueType  # 130
+"""--- matchmaker limits and play again start at 130 ---
+The player already sits in as many unfinished games as one player may.
+"""
+ERROR_REASON_GAME_NOT_FINISHED: ErrorReason.ValueType  # 131
+"""The game has not finished yet (a rematch follows a finished game)."""
 ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 140
 """--- the engine's admission and size limits start at 140 ---
 The engine's pool for expensive calls (searches, long record replays) is full, or the

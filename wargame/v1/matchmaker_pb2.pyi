@@ -98,6 +98,42 @@ GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
 """Ended (see the outcome)."""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
+class _NoticeKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _NoticeKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NoticeKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    NOTICE_KIND_UNSPECIFIED: _NoticeKind.ValueType  # 0
+    """Not set."""
+    NOTICE_KIND_DISCONNECTED: _NoticeKind.ValueType  # 1
+    """The side's player has left: none of its WatchGame streams is open any more."""
+    NOTICE_KIND_RECONNECTED: _NoticeKind.ValueType  # 2
+    """The side's player is back."""
+    NOTICE_KIND_ABANDON_WARNING: _NoticeKind.ValueType  # 3
+    """The side must act and has left: it loses as abandoned at `deadline` unless it comes
+    back before.
+    """
+    NOTICE_KIND_REMATCH_OFFERED: _NoticeKind.ValueType  # 4
+    """The side's player offers to play again: `game_id` is the new game (see Rematch)."""
+
+class NoticeKind(_NoticeKind, metaclass=_NoticeKindEnumTypeWrapper):
+    """What a notice tells watchers."""
+
+NOTICE_KIND_UNSPECIFIED: NoticeKind.ValueType  # 0
+"""Not set."""
+NOTICE_KIND_DISCONNECTED: NoticeKind.ValueType  # 1
+"""The side's player has left: none of its WatchGame streams is open any more."""
+NOTICE_KIND_RECONNECTED: NoticeKind.ValueType  # 2
+"""The side's player is back."""
+NOTICE_KIND_ABANDON_WARNING: NoticeKind.ValueType  # 3
+"""The side must act and has left: it loses as abandoned at `deadline` unless it comes
+back before.
+"""
+NOTICE_KIND_REMATCH_OFFERED: NoticeKind.ValueType  # 4
+"""The side's player offers to play again: `game_id` is the new game (see Rematch)."""
+Global___NoticeKind: _TypeAlias = NoticeKind  # noqa: Y015
+
 @_typing.final
 class Player(_message.Message):
     """A player as others see it."""
@@ -432,11 +468,17 @@ class CreateGameRequest(_message.Message):
     opponent: Global___SeatKind.ValueType
     """Who takes the other seat: HUMAN (open, or by invite) or BOT."""
     rated: _builtins.bool
-    """Whether the result changes ratings (never for games against the bot)."""
+    """Whether the result changes ratings. Games against the bot are never rated: rated with
+    opponent BOT is refused (INVALID_ARGUMENT, field rated).
+    """
     setup: _builtins.str
     """A set-up text for the engine's NewGame (empty for the default)."""
     bot_level: _builtins.int
-    """The bot's playing strength, 1 (beginner) to 5 (strongest); 0 means the default level."""
+    """The bot's playing strength, 1 (beginner) to 5 (strongest); 0 means the default level.
+    Only with opponent BOT; passed to the engine's SuggestActionRequest.level and shown as
+    Seat.bot_level. The bot answers draw offers: it accepts when the engine's evaluation
+    says the game is even or worse for it, declines otherwise, within about a second.
+    """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
         """Option values (see the engine's ListGames)."""
@@ -447,7 +489,9 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def bot_time(self) -> _duration_pb2.Duration:
-        """Bot thinking time per action (default 1 s), when the opponent is the bot."""
+        """Bot thinking time per action (default 1 s). Only with opponent BOT: set for a game
+        against a person, it (like bot_level) is refused (INVALID_ARGUMENT).
+        """
 
     def __init__(
         self,
@@ -473,6 +517,54 @@ class CreateGameRequest(_message.Message):
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
 
 @_typing.final
+class RematchRequest(_message.Message):
+    """Rematch input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The finished game to play again."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchRequest: _TypeAlias = RematchRequest  # noqa: Y015
+
+@_typing.final
+class RematchResponse(_message.Message):
+    """Rematch output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameView:
+        """The new game: running against the bot, or open with the opponent's seat kept for it
+        (running once the opponent accepts).
+        """
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchResponse: _TypeAlias = RematchResponse  # noqa: Y015
+
+@_typing.final
 class CreateGameResponse(_message.Message):
     """CreateGame output."""
 
@@ -481,7 +573,10 @@ class CreateGameResponse(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     INVITE_CODE_FIELD_NUMBER: _builtins.int
     invite_code: _builtins.str
-    """Code that lets another player join (private games, or any open seat)."""
+    """Code that lets another player join (private games, or any open seat): 16 letters and
+    digits in four dash-separated groups ("7K3M-9QX2-HF4P-T8WZ"). JoinGame reads it back
+    forgiving case, dashes and spaces, and I/L for 1, O for 0.
+    """
     @_builtins.property
     def game(self) -> Global___GameView:
         """The game."""
@@ -512,7 +607,9 @@ class JoinGameRequest(_message.Message):
     game_id: _builtins.str
     """The game id."""
     invite_code: _builtins.str
-    """The invite code."""
+    """The invite code (see CreateGameResponse.invite_code). Wrong codes are limited per
+    player, per address and for everyone (RESOURCE_EXHAUSTED, RATE_LIMITED).
+    """
     side: _builtins.str
     """The side wanted; empty for the open one."""
     def __init__(
@@ -611,13 +708,36 @@ class Seat(_message.Message):
     SIDE_FIELD_NUMBER: _builtins.int
     PLAYER_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
+    CONNECTED_FIELD_NUMBER: _builtins.int
+    RATING_BEFORE_FIELD_NUMBER: _builtins.int
+    RATING_AFTER_FIELD_NUMBER: _builtins.int
+    RESERVED_FOR_FIELD_NUMBER: _builtins.int
     side: _builtins.str
     """The side it plays."""
     kind: Global___SeatKind.ValueType
     """Human or bot."""
+    bot_level: _builtins.int
+    """The bot's level (1-5) in a bot seat; 0 in a human seat."""
+    connected: _builtins.bool
+    """Whether the seat's player is there: a bot always, a person while one of its WatchGame
+    streams is open (false once it has left, true again when it is back).
+    """
+    reserved_for: _builtins.str
+    """An open seat kept for one player (the opponent offered a rematch): only it may join."""
     @_builtins.property
     def player(self) -> Global___Player:
         """The player in it; unset while open."""
+
+    @_builtins.property
+    def rating_before(self) -> Global___Rating:
+        """A rated game once its ratings are settled: the player's rating before the result was
+        counted (unset before, and in unrated games).
+        """
+
+    @_builtins.property
+    def rating_after(self) -> Global___Rating:
+        """A rated game once its ratings are settled: the player's rating after the result."""
 
     def __init__(
         self,
@@ -625,10 +745,15 @@ class Seat(_message.Message):
         side: _builtins.str = ...,
         player: Global___Player | None = ...,
         kind: Global___SeatKind.ValueType = ...,
+        bot_level: _builtins.int = ...,
+        connected: _builtins.bool = ...,
+        rating_before: Global___Rating | None = ...,
+        rating_after: Global___Rating | None = ...,
+        reserved_for: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["player", b"player", "rating_after", b"rating_after", "rating_before", b"rating_before"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "player", b"player", "side", b"side"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "connected", b"connected", "kind", b"kind", "player", b"player", "rating_after", b"rating_after", "rating_before", b"rating_before", "reserved_for", b"reserved_for", "side", b"side"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -717,6 +842,8 @@ class GameView(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     INVITE_CODE_FIELD_NUMBER: _builtins.int
+    REMATCH_GAME_ID_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """The game id."""
     game: _builtins.str
@@ -733,6 +860,10 @@ class GameView(_message.Message):
     """Whether the result changes ratings."""
     invite_code: _builtins.str
     """Invite code, shown to seated players only."""
+    rematch_game_id: _builtins.str
+    """The rematch offered after this game (a game id), once one is; see Rematch."""
+    rematch_of: _builtins.str
+    """The game this one is the rematch of, if it is one."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """The seats."""
@@ -774,10 +905,12 @@ class GameView(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         outcome: _game_pb2.Outcome | None = ...,
         invite_code: _builtins.str = ...,
+        rematch_game_id: _builtins.str = ...,
+        rematch_of: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "outcome", b"outcome", "state", b"state"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "game", b"game", "id", b"id", "invite_code", b"invite_code", "moves", b"moves", "outcome", b"outcome", "rated", b"rated", "seats", b"seats", "state", b"state", "status", b"status", "version", b"version", "visibility", b"visibility", "your_side", b"your_side"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "game", b"game", "id", b"id", "invite_code", b"invite_code", "moves", b"moves", "outcome", b"outcome", "rated", b"rated", "rematch_game_id", b"rematch_game_id", "rematch_of", b"rematch_of", "seats", b"seats", "state", b"state", "status", b"status", "version", b"version", "visibility", b"visibility", "your_side", b"your_side"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -800,7 +933,7 @@ class BrowseGamesRequest(_message.Message):
     page_size: _builtins.int
     """At most this many (default 20, at most 100)."""
     page_token: _builtins.str
-    """From a previous response's next_page_token."""
+    """From a previous response's next_page_token (anything else: INVALID_ARGUMENT)."""
     def __init__(
         self,
         *,
@@ -1222,23 +1355,73 @@ class WatchGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     AFTER_VERSION_FIELD_NUMBER: _builtins.int
+    FOLLOW_REMATCH_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game id."""
     after_version: _builtins.int
-    """Send every update after this version (0 = from the start), then live updates."""
+    """Send every update after this version (0 = from the start), then live updates. A
+    version beyond the game's current one is refused (INVALID_ARGUMENT).
+    """
+    follow_rematch: _builtins.bool
+    """Keep the stream open after the game ends until a rematch is offered (a REMATCH_OFFERED
+    notice, then the stream ends) or the server's wait for one is over.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         after_version: _builtins.int = ...,
+        follow_rematch: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_version", b"after_version", "follow_rematch", b"follow_rematch", "game_id", b"game_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
+
+@_typing.final
+class Notice(_message.Message):
+    """Something watchers should know that changes no version of the game."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    SIDE_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    kind: Global___NoticeKind.ValueType
+    """What happened."""
+    side: _builtins.str
+    """The side it concerns."""
+    text: _builtins.str
+    """A sentence for people ("south has left; the game ends as abandoned at 14:05:09 UTC
+    unless they come back").
+    """
+    game_id: _builtins.str
+    """REMATCH_OFFERED: the new game's id."""
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """ABANDON_WARNING: when the side loses as abandoned."""
+
+    def __init__(
+        self,
+        *,
+        kind: Global___NoticeKind.ValueType = ...,
+        side: _builtins.str = ...,
+        text: _builtins.str = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "game_id", b"game_id", "kind", b"kind", "side", b"side", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Notice: _TypeAlias = Notice  # noqa: Y015
 
 @_typing.final
 class WatchGameResponse(_message.Message):
@@ -1253,6 +1436,7 @@ class WatchGameResponse(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     AT_FIELD_NUMBER: _builtins.int
     RESYNC_FIELD_NUMBER: _builtins.int
+    NOTICE_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version this update made."""
     side: _builtins.str
@@ -1279,6 +1463,12 @@ class WatchGameResponse(_message.Message):
     def at(self) -> _timestamp_pb2.Timestamp:
         """When it was committed."""
 
+    @_builtins.property
+    def notice(self) -> Global___Notice:
+        """Set on a notice: it follows the update of `version` and changes nothing in the game
+        (no notations or events; `game` is attached when the game is at `version`).
+        """
+
     def __init__(
         self,
         *,
@@ -1289,10 +1479,11 @@ class WatchGameResponse(_message.Message):
         game: Global___GameView | None = ...,
         at: _timestamp_pb2.Timestamp | None = ...,
         resync: _builtins.bool = ...,
+        notice: Global___Notice | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "game", b"game"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "game", b"game", "notice", b"notice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "resync", b"resync", "side", b"side", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -34,8 +34,22 @@ class MatchmakerStub:
     (reason from ErrorReason): UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED
     for a seat that is not the caller's, NOT_FOUND for unknown games and players,
     FAILED_PRECONDITION for a wrong turn or a finished game, ABORTED for a stale version,
-    RESOURCE_EXHAUSTED past a rate limit, UNAVAILABLE when the engine or Redis cannot be
+    RESOURCE_EXHAUSTED past a rate limit (RATE_LIMITED, with a RetryInfo) or a limit on what
+    one player may hold (TOO_MANY_GAMES), UNAVAILABLE when the engine or Redis cannot be
     reached (safe to retry with the same idempotency key).
+
+    Limits: RegisterPlayer is limited per caller address and for everyone together; a guest
+    who never plays a game expires after hours of idleness (a player who has played, after
+    the long idle TTL); a player sits in at most a configured number of unfinished games;
+    wrong invite codes are limited per player, per address and for everyone.
+
+    Timing: a side whose clock runs out loses on time (reason TIME). When several clocks run
+    at once (a simultaneous deployment), the side whose clock ran out first loses; clocks
+    that ran out at the same moment draw the game (reason TIME, no winner). Untimed or not,
+    a player who watches its game (an open WatchGame stream) is present, however long it
+    thinks; a side to act whose streams have all ended has left: the game's stream says so
+    (Notice DISCONNECTED, then ABANDON_WARNING with a deadline), and unless it comes back
+    (RECONNECTED) it loses as abandoned (reason ABANDONED) at the deadline.
     """
 
     def __init__(self, channel):
@@ -73,6 +87,11 @@ class MatchmakerStub:
                 '/wargame.v1.Matchmaker/JoinGame',
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.JoinGameRequest.SerializeToString,
                 response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.JoinGameResponse.FromString,
+                _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/wargame.v1.Matchmaker/Rematch',
+                request_serializer=wargame_dot_v1_dot_matchmaker__pb2.RematchRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.RematchResponse.FromString,
                 _registered_method=True)
         self.GetGame = channel.unary_unary(
                 '/wargame.v1.Matchmaker/GetGame',
@@ -145,8 +164,22 @@ class MatchmakerServicer:
     (reason from ErrorReason): UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED
     for a seat that is not the caller's, NOT_FOUND for unknown games and players,
     FAILED_PRECONDITION for a wrong turn or a finished game, ABORTED for a stale version,
-    RESOURCE_EXHAUSTED past a rate limit, UNAVAILABLE when the engine or Redis cannot be
+    RESOURCE_EXHAUSTED past a rate limit (RATE_LIMITED, with a RetryInfo) or a limit on what
+    one player may hold (TOO_MANY_GAMES), UNAVAILABLE when the engine or Redis cannot be
     reached (safe to retry with the same idempotency key).
+
+    Limits: RegisterPlayer is limited per caller address and for everyone together; a guest
+    who never plays a game expires after hours of idleness (a player who has played, after
+    the long idle TTL); a player sits in at most a configured number of unfinished games;
+    wrong invite codes are limited per player, per address and for everyone.
+
+    Timing: a side whose clock runs out loses on time (reason TIME). When several clocks run
+    at once (a simultaneous deployment), the side whose clock ran out first loses; clocks
+    that ran out at the same moment draw the game (reason TIME, no winner). Untimed or not,
+    a player who watches its game (an open WatchGame stream) is present, however long it
+    thinks; a side to act whose streams have all ended has left: the game's stream says so
+    (Notice DISCONNECTED, then ABANDON_WARNING with a deadline), and unless it comes back
+    (RECONNECTED) it loses as abandoned (reason ABANDONED) at the deadline.
     """
 
     def RegisterPlayer(self, request, context):
@@ -186,6 +219,17 @@ class MatchmakerServicer:
 
     def JoinGame(self, request, context):
         """Take the open seat of a game, by id or by invite code.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rematch(self, request, context):
+        """Play a finished game again: same game and options, sides swapped. Against the bot the
+        new game starts at once; against a person the other seat is kept for the opponent,
+        who is offered the game by a REMATCH_OFFERED notice on the finished game's stream (and
+        GameView.rematch_game_id) and accepts by calling Rematch too (or JoinGame on the new
+        game). Refused with FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game runs.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -251,8 +295,10 @@ class MatchmakerServicer:
 
     def WatchGame(self, request, context):
         """Every update of a game from a version on, then live; resumable after a disconnect.
-        The stream ends after the last update of a finished game, or when the server shuts
-        down (reconnect with after_version = the last version received).
+        The stream ends after the last update of a finished game (with follow_rematch, once a
+        rematch is offered or the wait for one is over), or when the server shuts down
+        (reconnect with after_version = the last version received). A seated player's open
+        stream marks it present (see Timing above).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -311,6 +357,11 @@ def add_MatchmakerServicer_to_server(servicer, server):
                     servicer.JoinGame,
                     request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.JoinGameRequest.FromString,
                     response_serializer=wargame_dot_v1_dot_matchmaker__pb2.JoinGameResponse.SerializeToString,
+            ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.RematchRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_matchmaker__pb2.RematchResponse.SerializeToString,
             ),
             'GetGame': grpc.unary_unary_rpc_method_handler(
                     servicer.GetGame,
@@ -389,8 +440,22 @@ class Matchmaker:
     (reason from ErrorReason): UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED
     for a seat that is not the caller's, NOT_FOUND for unknown games and players,
     FAILED_PRECONDITION for a wrong turn or a finished game, ABORTED for a stale version,
-    RESOURCE_EXHAUSTED past a rate limit, UNAVAILABLE when the engine or Redis cannot be
+    RESOURCE_EXHAUSTED past a rate limit (RATE_LIMITED, with a RetryInfo) or a limit on what
+    one player may hold (TOO_MANY_GAMES), UNAVAILABLE when the engine or Redis cannot be
     reached (safe to retry with the same idempotency key).
+
+    Limits: RegisterPlayer is limited per caller address and for everyone together; a guest
+    who never plays a game expires after hours of idleness (a player who has played, after
+    the long idle TTL); a player sits in at most a configured number of unfinished games;
+    wrong invite codes are limited per player, per address and for everyone.
+
+    Timing: a side whose clock runs out loses on time (reason TIME). When several clocks run
+    at once (a simultaneous deployment), the side whose clock ran out first loses; clocks
+    that ran out at the same moment draw the game (reason TIME, no winner). Untimed or not,
+    a player who watches its game (an open WatchGame stream) is present, however long it
+    thinks; a side to act whose streams have all ended has left: the game's stream says so
+    (Notice DISCONNECTED, then ABANDON_WARNING with a deadline), and unless it comes back
+    (RECONNECTED) it loses as abandoned (reason ABANDONED) at the deadline.
     """
 
     @staticmethod
@@ -545,6 +610,33 @@ class Matchmaker:
             '/wargame.v1.Matchmaker/JoinGame',
             wargame_dot_v1_dot_matchmaker__pb2.JoinGameRequest.SerializeToString,
             wargame_dot_v1_dot_matchmaker__pb2.JoinGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.Matchmaker/Rematch',
+            wargame_dot_v1_dot_matchmaker__pb2.RematchRequest.SerializeToString,
+            wargame_dot_v1_dot_matchmaker__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

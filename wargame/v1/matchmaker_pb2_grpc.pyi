@@ -35,8 +35,22 @@ class MatchmakerStub:
     (reason from ErrorReason): UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED
     for a seat that is not the caller's, NOT_FOUND for unknown games and players,
     FAILED_PRECONDITION for a wrong turn or a finished game, ABORTED for a stale version,
-    RESOURCE_EXHAUSTED past a rate limit, UNAVAILABLE when the engine or Redis cannot be
+    RESOURCE_EXHAUSTED past a rate limit (RATE_LIMITED, with a RetryInfo) or a limit on what
+    one player may hold (TOO_MANY_GAMES), UNAVAILABLE when the engine or Redis cannot be
     reached (safe to retry with the same idempotency key).
+
+    Limits: RegisterPlayer is limited per caller address and for everyone together; a guest
+    who never plays a game expires after hours of idleness (a player who has played, after
+    the long idle TTL); a player sits in at most a configured number of unfinished games;
+    wrong invite codes are limited per player, per address and for everyone.
+
+    Timing: a side whose clock runs out loses on time (reason TIME). When several clocks run
+    at once (a simultaneous deployment), the side whose clock ran out first loses; clocks
+    that ran out at the same moment draw the game (reason TIME, no winner). Untimed or not,
+    a player who watches its game (an open WatchGame stream) is present, however long it
+    thinks; a side to act whose streams have all ended has left: the game's stream says so
+    (Notice DISCONNECTED, then ABANDON_WARNING with a deadline), and unless it comes back
+    (RECONNECTED) it loses as abandoned (reason ABANDONED) at the deadline.
     """
 
     @_typing.overload
@@ -55,6 +69,13 @@ class MatchmakerStub:
     """Create a game and take a seat in it (the other seat open, invited, or a bot's)."""
     JoinGame: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.JoinGameRequest, _matchmaker_pb2.JoinGameResponse]
     """Take the open seat of a game, by id or by invite code."""
+    Rematch: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.RematchRequest, _matchmaker_pb2.RematchResponse]
+    """Play a finished game again: same game and options, sides swapped. Against the bot the
+    new game starts at once; against a person the other seat is kept for the opponent,
+    who is offered the game by a REMATCH_OFFERED notice on the finished game's stream (and
+    GameView.rematch_game_id) and accepts by calling Rematch too (or JoinGame on the new
+    game). Refused with FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game runs.
+    """
     GetGame: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.GetGameRequest, _matchmaker_pb2.GetGameResponse]
     """A game as the caller may see it (players see their own hidden information only)."""
     BrowseGames: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.BrowseGamesRequest, _matchmaker_pb2.BrowseGamesResponse]
@@ -76,8 +97,10 @@ class MatchmakerStub:
     """Accept or decline the opponent's draw offer."""
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
     """Every update of a game from a version on, then live; resumable after a disconnect.
-    The stream ends after the last update of a finished game, or when the server shuts
-    down (reconnect with after_version = the last version received).
+    The stream ends after the last update of a finished game (with follow_rematch, once a
+    rematch is offered or the wait for one is over), or when the server shuts down
+    (reconnect with after_version = the last version received). A seated player's open
+    stream marks it present (see Timing above).
     """
     GetRecord: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.GetRecordRequest, _matchmaker_pb2.GetRecordResponse]
     """The game record (replayable by the engine's ReplayRecord) of a running or finished game."""
@@ -96,8 +119,22 @@ class MatchmakerAsyncStub(MatchmakerStub):
     (reason from ErrorReason): UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED
     for a seat that is not the caller's, NOT_FOUND for unknown games and players,
     FAILED_PRECONDITION for a wrong turn or a finished game, ABORTED for a stale version,
-    RESOURCE_EXHAUSTED past a rate limit, UNAVAILABLE when the engine or Redis cannot be
+    RESOURCE_EXHAUSTED past a rate limit (RATE_LIMITED, with a RetryInfo) or a limit on what
+    one player may hold (TOO_MANY_GAMES), UNAVAILABLE when the engine or Redis cannot be
     reached (safe to retry with the same idempotency key).
+
+    Limits: RegisterPlayer is limited per caller address and for everyone together; a guest
+    who never plays a game expires after hours of idleness (a player who has played, after
+    the long idle TTL); a player sits in at most a configured number of unfinished games;
+    wrong invite codes are limited per player, per address and for everyone.
+
+    Timing: a side whose clock runs out loses on time (reason TIME). When several clocks run
+    at once (a simultaneous deployment), the side whose clock ran out first loses; clocks
+    that ran out at the same moment draw the game (reason TIME, no winner). Untimed or not,
+    a player who watches its game (an open WatchGame stream) is present, however long it
+    thinks; a side to act whose streams have all ended has left: the game's stream says so
+    (Notice DISCONNECTED, then ABANDON_WARNING with a deadline), and unless it comes back
+    (RECONNECTED) it loses as abandoned (reason ABANDONED) at the deadline.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -113,6 +150,13 @@ class MatchmakerAsyncStub(MatchmakerStub):
     """Create a game and take a seat in it (the other seat open, invited, or a bot's)."""
     JoinGame: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.JoinGameRequest, _matchmaker_pb2.JoinGameResponse]  # type: ignore[assignment]
     """Take the open seat of a game, by id or by invite code."""
+    Rematch: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.RematchRequest, _matchmaker_pb2.RematchResponse]  # type: ignore[assignment]
+    """Play a finished game again: same game and options, sides swapped. Against the bot the
+    new game starts at once; against a person the other seat is kept for the opponent,
+    who is offered the game by a REMATCH_OFFERED notice on the finished game's stream (and
+    GameView.rematch_game_id) and accepts by calling Rematch too (or JoinGame on the new
+    game). Refused with FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game runs.
+    """
     GetGame: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.GetGameRequest, _matchmaker_pb2.GetGameResponse]  # type: ignore[assignment]
     """A game as the caller may see it (players see their own hidden information only)."""
     BrowseGames: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.BrowseGamesRequest, _matchmaker_pb2.BrowseGamesResponse]  # type: ignore[assignment]
@@ -134,8 +178,10 @@ class MatchmakerAsyncStub(MatchmakerStub):
     """Accept or decline the opponent's draw offer."""
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Every update of a game from a version on, then live; resumable after a disconnect.
-    The stream ends after the last update of a finished game, or when the server shuts
-    down (reconnect with after_version = the last version received).
+    The stream ends after the last update of a finished game (with follow_rematch, once a
+    rematch is offered or the wait for one is over), or when the server shuts down
+    (reconnect with after_version = the last version received). A seated player's open
+    stream marks it present (see Timing above).
     """
     GetRecord: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.GetRecordRequest, _matchmaker_pb2.GetRecordResponse]  # type: ignore[assignment]
     """The game record (replayable by the engine's ReplayRecord) of a running or finished game."""
@@ -153,8 +199,22 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
     (reason from ErrorReason): UNAUTHENTICATED for a missing or bad token, PERMISSION_DENIED
     for a seat that is not the caller's, NOT_FOUND for unknown games and players,
     FAILED_PRECONDITION for a wrong turn or a finished game, ABORTED for a stale version,
-    RESOURCE_EXHAUSTED past a rate limit, UNAVAILABLE when the engine or Redis cannot be
+    RESOURCE_EXHAUSTED past a rate limit (RATE_LIMITED, with a RetryInfo) or a limit on what
+    one player may hold (TOO_MANY_GAMES), UNAVAILABLE when the engine or Redis cannot be
     reached (safe to retry with the same idempotency key).
+
+    Limits: RegisterPlayer is limited per caller address and for everyone together; a guest
+    who never plays a game expires after hours of idleness (a player who has played, after
+    the long idle TTL); a player sits in at most a configured number of unfinished games;
+    wrong invite codes are limited per player, per address and for everyone.
+
+    Timing: a side whose clock runs out loses on time (reason TIME). When several clocks run
+    at once (a simultaneous deployment), the side whose clock ran out first loses; clocks
+    that ran out at the same moment draw the game (reason TIME, no winner). Untimed or not,
+    a player who watches its game (an open WatchGame stream) is present, however long it
+    thinks; a side to act whose streams have all ended has left: the game's stream says so
+    (Notice DISCONNECTED, then ABANDON_WARNING with a deadline), and unless it comes back
+    (RECONNECTED) it loses as abandoned (reason ABANDONED) at the deadline.
     """
 
     @_abc_1.abstractmethod
@@ -204,6 +264,19 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaker_pb2.JoinGameResponse, _abc.Awaitable[_matchmaker_pb2.JoinGameResponse]]:
         """Take the open seat of a game, by id or by invite code."""
+
+    @_abc_1.abstractmethod
+    def Rematch(
+        self,
+        request: _matchmaker_pb2.RematchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.RematchResponse, _abc.Awaitable[_matchmaker_pb2.RematchResponse]]:
+        """Play a finished game again: same game and options, sides swapped. Against the bot the
+        new game starts at once; against a person the other seat is kept for the opponent,
+        who is offered the game by a REMATCH_OFFERED notice on the finished game's stream (and
+        GameView.rematch_game_id) and accepts by calling Rematch too (or JoinGame on the new
+        game). Refused with FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game runs.
+        """
 
     @_abc_1.abstractmethod
     def GetGame(
@@ -279,8 +352,10 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_matchmaker_pb2.WatchGameResponse], _abc.AsyncIterator[_matchmaker_pb2.WatchGameResponse]]:
         """Every update of a game from a version on, then live; resumable after a disconnect.
-        The stream ends after the last update of a finished game, or when the server shuts
-        down (reconnect with after_version = the last version received).
+        The stream ends after the last update of a finished game (with follow_rematch, once a
+        rematch is offered or the wait for one is over), or when the server shuts down
+        (reconnect with after_version = the last version received). A seated player's open
+        stream marks it present (see Timing above).
         """
 
     @_abc_1.abstractmethod

@@ -1,0 +1,204 @@
+"""`make setup`'s first step: the virtual environment and the pinned packages, step by step.
+
+    python3 deploy/local/install.py [--venv .venv]
+
+Creates the virtual environment if it is missing, then installs the project with every
+pinned package (pyproject.toml, constraints.txt). Each step prints one line; on a terminal
+the long ones show their progress in place. pip's own output stays out of sight unless pip
+fails: then it is shown whole, less the notes about package folders that a machine's pip
+configuration names but that do not exist (they say nothing about this project).
+
+Standard library only: it runs with the system's Python before the environment exists.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PIP = "pip==26.3"
+# Byte-compiling every installed module took most of the install's time; Python compiles (and
+# caches) the modules it actually imports on first use instead.
+MINIMUM_PYTHON = (3, 11)
+# pip's notes about a configured index or links folder that does not exist on this machine.
+MACHINE_NOISE = re.compile(r"^WARNING: (Location|Url) '[^']*' is ignored")
+# The lines where pip takes up one package: from an index or already there, or a local wheel.
+PACKAGE_LINE = re.compile(
+    r"^(?:Collecting|Requirement already satisfied:) ([A-Za-z0-9._-]+)"
+    r"|^Processing \S*/([A-Za-z0-9_.]+)-\d"
+)
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class Step:
+    """One step's line: updated in place on a terminal, printed once when not."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+        self.detail = ""
+        self.started = time.monotonic()
+        self.live = sys.stdout.isatty()
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, daemon=True)
+        if self.live:
+            self._ticker.start()
+        else:
+            print(f"setup: {title} ...", flush=True)
+
+    def update(self, detail: str) -> None:
+        """Say what the step is doing now (shown on a terminal)."""
+        with self._lock:
+            self.detail = detail
+
+    def _tick(self) -> None:
+        frame = 0
+        while not self._done.wait(0.1):
+            frame += 1
+            self._draw(SPINNER[frame % len(SPINNER)])
+
+    def _draw(self, mark: str) -> None:
+        with self._lock:
+            seconds = time.monotonic() - self.started
+            text = f"{mark} setup: {self.title}  {seconds:3.0f} s  {self.detail}".rstrip()
+            width = shutil.get_terminal_size((100, 20)).columns - 1
+            sys.stdout.write("\r\x1b[K" + text[:width])
+            sys.stdout.flush()
+
+    def finish(self, summary: str) -> None:
+        """End the step with its one-line summary."""
+        self._done.set()
+        if self.live:
+            self._ticker.join()
+            sys.stdout.write("\r\x1b[K")
+        print(f"setup: {summary} ({time.monotonic() - self.started:.0f} s)", flush=True)
+
+    def fail(self) -> None:
+        """Stop drawing (the caller prints what went wrong)."""
+        self._done.set()
+        if self.live:
+            self._ticker.join()
+            sys.stdout.write("\r\x1b[K")
+            sys.stdout.flush()
+
+
+def run(step: Step, argv: Sequence[str], on_line: Callable[[str], None] | None = None) -> list[str]:
+    """Run a command, feeding each output line to `on_line`; on failure show it all and exit."""
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        errors="replace",
+        cwd=ROOT,
+    )
+    assert process.stdout is not None
+    kept: list[str] = []
+    for raw in process.stdout:
+        line = raw.rstrip()
+        if not line or MACHINE_NOISE.match(line):
+            continue
+        kept.append(line)
+        if on_line is not None:
+            on_line(line)
+    if process.wait() != 0:
+        step.fail()
+        sys.stderr.write("\n".join(kept) + "\n")
+        sys.stderr.write(
+            f"setup: {step.title} failed: `{' '.join(argv)}` exited with status "
+            f"{process.returncode}; its output is above\n"
+        )
+        raise SystemExit(1)
+    return kept
+
+
+def pinned_packages() -> int:
+    """How many packages constraints.txt pins (the project itself comes on top)."""
+    lines = (ROOT / "constraints.txt").read_text().splitlines()
+    return sum(1 for line in lines if line.strip() and not line.startswith("#"))
+
+
+def create_venv(venv: Path) -> None:
+    """The virtual environment, with the pinned pip."""
+    python = venv / "bin" / "python"
+    if not python.exists():
+        version = ".".join(map(str, sys.version_info[:3]))
+        step = Step(f"creating the virtual environment in {venv.name} (Python {version})")
+        run(step, [sys.executable, "-m", "venv", str(venv)])
+        step.update(f"installing {PIP}")
+        run(step, [str(python), "-m", "pip", "install", "--disable-pip-version-check", PIP])
+        step.finish(f"created the virtual environment in {venv.name} (Python {version}, {PIP})")
+        return
+    current = subprocess.run(
+        [str(python), "-m", "pip", "--version"], capture_output=True, text=True, check=False
+    ).stdout
+    if not current.startswith(f"pip {PIP.partition('==')[2]} "):
+        step = Step(f"installing {PIP}")
+        run(step, [str(python), "-m", "pip", "install", "--disable-pip-version-check", PIP])
+        step.finish(f"installed {PIP}")
+
+
+def install_packages(venv: Path) -> None:
+    """The project (editable) with every pinned package."""
+    total = pinned_packages() + 1
+    step = Step(f"installing {total} pinned packages")
+    seen: set[str] = set()
+    shown: list[str] = []
+
+    def follow(line: str) -> None:
+        found = PACKAGE_LINE.match(line)
+        if found:
+            name = (found.group(1) or found.group(2)).lower().replace("_", "-")
+            seen.add(name)
+            step.update(f"{len(seen)}/{total} {name}")
+        elif line.startswith("Building editable"):
+            step.update("building the project's editable install")
+        elif line.startswith("Installing collected packages"):
+            step.update(f"unpacking {line.partition(':')[2].count(',') + 1} packages")
+        elif line.startswith(("WARNING", "DEPRECATION", "ERROR")):
+            shown.append(line)  # anything pip warns about that is not this machine's noise
+
+    run(
+        step,
+        [
+            str(venv / "bin" / "python"), "-m", "pip", "install",
+            "--disable-pip-version-check", "--progress-bar", "off", "--no-compile",
+            "-c", "constraints.txt", "-e", ".[dev]",
+        ],
+        follow,
+    )  # fmt: skip
+    step.finish(f"installed {total} pinned packages into {venv.name}")
+    for line in shown:
+        print(f"setup: pip says: {line}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--venv", default=".venv", type=Path)
+    args = parser.parse_args(argv)
+    if sys.version_info < MINIMUM_PYTHON:
+        wanted = ".".join(map(str, MINIMUM_PYTHON))
+        print(
+            f"setup: wargame needs Python {wanted} or later; {sys.executable} is "
+            f"{sys.version.split()[0]} (run `make setup PYTHON=python{wanted}`)",
+            file=sys.stderr,
+        )
+        return 1
+    venv = args.venv if args.venv.is_absolute() else ROOT / args.venv
+    create_venv(venv)
+    install_packages(venv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

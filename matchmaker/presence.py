@@ -1,0 +1,120 @@
+"""Presence: a player who watches its game is there; one who left is warned, then loses.
+
+A seated player's open WatchGame stream keeps a watcher field in the game's presence hash
+(`keys.game_presence`) in the future: the replica serving the stream renews the fields of
+all its streams every `presence_interval` (`Presence.run`), so a stream that moves to
+another replica, or a replica that dies, changes nothing but whose field is renewed. A
+player whose fields have all lapsed has left. What follows is one script
+(`presence.lua`): the opponent and spectators see "X disconnected" / "X reconnected"
+notices, and a side to act that has left is warned that it loses as abandoned
+`abandon_after` seconds later unless it comes back; the sweeper forfeits it then. A
+player thinking with its client open is never abandoned, however long it thinks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace
+from typing import Any
+
+import structlog
+
+from matchmaker import keys
+from matchmaker.record import GameRecord, GameStatus, SeatKind
+from matchmaker.scripts import Scripts
+from matchmaker.settings import Settings
+from matchmaker.store import Store, text
+from matchmaker.tokens import random_id
+from matchmaker.workers import every
+
+log = structlog.get_logger(component="matchmaker")
+
+
+class Presence:
+    """The presence of the players watching through this replica, and its consequences."""
+
+    def __init__(self, store: Store, scripts: Scripts, settings: Settings) -> None:
+        self.store = store
+        self.scripts = scripts
+        self.settings = settings
+        self.watching: dict[str, set[str]] = {}  # game id -> this replica's watcher fields
+        self.poke = asyncio.Event()  # renew at once
+
+    async def arrive(self, game_id: str, side: str) -> str:
+        """A seated player of `side` watches: present from now; its watcher field."""
+        field = f"{side}|{random_id('w', 10)}"
+        self.watching.setdefault(game_id, set()).add(field)
+        await self.update(game_id, add=field)
+        return field
+
+    async def leave(self, game_id: str, field: str) -> None:
+        """A watcher stream ended: the player has left unless it watches elsewhere too."""
+        fields = self.watching.get(game_id, set())
+        fields.discard(field)
+        if not fields:
+            self.watching.pop(game_id, None)
+        await self.update(game_id, remove=field)
+
+    async def review(self, game: GameRecord) -> GameRecord | None:
+        """The sweeper's look at a running game: its record with who has left and who is
+        warned brought up to date (None: the game changed meanwhile, look again)."""
+        reply = await self._run(game, "", "")
+        kind = text(reply[0])
+        if kind != "ok":
+            return None if kind == "conflict" else game
+        return replace(game, away=json.loads(reply[1]), warned=json.loads(reply[2]))
+
+    async def update(self, game_id: str, *, add: str = "", remove: str = "") -> None:
+        """Add or remove a watcher field and bring the game's presence up to date."""
+        for _ in range(self.settings.submit_retries):
+            game, _, _ = await self.store.load(game_id)
+            if game is None:
+                return
+            reply = await self._run(game, add, remove)
+            add = remove = ""  # done by the first call, whatever it answered
+            kind = text(reply[0])
+            if kind == "conflict":
+                continue
+            if kind == "ok":
+                warned = json.loads(reply[2])
+                if warned:  # the sweeper must come round at the first deadline
+                    await self.store.schedule(game_id, min(int(v) for v in warned.values()))
+            return
+
+    async def _run(self, game: GameRecord, add: str, remove: str) -> Any:
+        humans = [seat.side for seat in game.seats if seat.kind == SeatKind.HUMAN and seat.player]
+        to_act = [side for side in humans if side in game.to_act()]
+        return await self.scripts.run(
+            "presence",
+            [keys.game(game.id), keys.game_presence(game.id), keys.game_stream(game.id)],
+            [
+                game.version,
+                int(self.settings.abandon_after * 1000),
+                add,
+                remove,
+                int(self.settings.presence_ttl * 1000),
+                self.settings.stream_maxlen,
+                ",".join(humans),
+                ",".join(to_act) if game.status == GameStatus.RUNNING else "",
+            ],
+        )
+
+    async def renew(self) -> None:
+        """Renew the watcher fields of every stream this replica serves (one round trip)."""
+        if not self.watching:
+            return
+        now = await self.store.time_ms()
+        lifetime = int(self.settings.presence_ttl * 1000)
+        pipe = self.store.redis.pipeline(transaction=False)
+        for game_id, fields in list(self.watching.items()):
+            key = keys.game_presence(game_id)
+            pipe.hset(key, mapping={field: now + lifetime for field in fields})
+            pipe.pexpire(key, 2 * lifetime)
+        await pipe.execute()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Renew every `presence_interval` until `stop` is set."""
+        await every(
+            self.settings.presence_interval, self.poke, stop, self.renew, "presence renewal failed"
+        )

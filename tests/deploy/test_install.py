@@ -1,0 +1,74 @@
+"""`make setup`'s install step: quiet while it works, loud and whole when pip fails."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from types import ModuleType
+
+import pytest
+
+from tests.servers import ROOT
+
+
+def _install() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("install", ROOT / "deploy/local/install.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+install = _install()
+NOISE = "WARNING: Location 'file:///opt/pypi-more/simple/ruff/' is ignored: it is neither a file"
+
+
+def _fake_pip(*lines: str, status: int) -> list[str]:
+    script = f"import sys; print(*{list(lines)!r}, sep='\\n'); sys.exit({status})"
+    return [sys.executable, "-c", script]
+
+
+def test_a_failure_shows_pip_whole_less_the_machines_noise(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    step = install.Step("installing 3 pinned packages")
+    with pytest.raises(SystemExit) as stopped:
+        install.run(
+            step,
+            _fake_pip(
+                "Collecting chess==0.0.999", NOISE, "ERROR: No matching distribution", status=1
+            ),
+        )
+    assert stopped.value.code == 1
+    out, err = capsys.readouterr()
+    assert "Collecting chess==0.0.999\nERROR: No matching distribution\n" in err
+    *shown, last = err.splitlines()
+    assert "is ignored" not in out + "\n".join(shown)
+    assert last.startswith("setup: installing 3 pinned packages failed: `")
+    assert last.endswith("exited with status 1; its output is above")
+
+
+def test_success_prints_one_line_per_step_and_follows_the_packages(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    step = install.Step("installing 3 pinned packages")
+    followed: list[str] = []
+    kept = install.run(
+        step,
+        _fake_pip(
+            NOISE,
+            "Collecting grpcio-tools==1.85.1 (from wargame==0.1.0)",
+            "Processing /opt/pypi/files/pytest_xdist-3.8.0-py3-none-any.whl (from wargame==0.1.0)",
+            status=0,
+        ),
+        followed.append,
+    )
+    step.finish("installed 3 pinned packages")
+    assert kept == followed and len(kept) == 2  # the noise never reaches the step
+    names = [found.group(1) or found.group(2) for found in map(install.PACKAGE_LINE.match, kept)]
+    assert names == ["grpcio-tools", "pytest_xdist"]
+    out, err = capsys.readouterr()
+    assert err == ""
+    first, second = out.splitlines()  # not a terminal: the step line, then its summary
+    assert first == "setup: installing 3 pinned packages ..."
+    assert second.startswith("setup: installed 3 pinned packages (")

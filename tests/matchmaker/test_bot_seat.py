@@ -1,0 +1,136 @@
+"""The bot seat (issue 12.5, 12.9): its level reaches the engine and shows in the game, it
+is never rated, and it answers draw offers from the engine's evaluation."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from tests.conftest import TEST_SEAL_KEY
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import expect_error, seconds, wait_for
+from wargame.v1 import engine_pb2, game_pb2
+from wargame.v1 import matchmaker_pb2 as mm
+
+pytestmark = pytest.mark.integration
+Code = grpc.StatusCode
+
+# Game of War set-ups, South to move: North left with a Gun and its King, or South.
+NORTH_CRUSHED = "4gk4/10/10/10/10/10/10/T1T1T1T1T1/1T1T1T1T1T/MHC1GK1CHM S FF:ff"
+SOUTH_CRUSHED = "mhc1gk1chm/1t1t1t1t1t/t1t1t1t1t1/10/10/10/10/10/10/4GK4 S FF:ff"
+
+
+@pytest.fixture(scope="module")
+def listening_engine() -> Iterator[tuple[str, list[engine_pb2.SuggestActionRequest]]]:
+    """A real engine whose SuggestAction requests are kept for the test to read."""
+    from engine_service.rules import rulesets
+    from engine_service.service import SERVICE_NAME, RulesEngine
+    from wargame.runtime.serving import create_server, register_service
+    from wargame.v1 import engine_pb2 as engine
+
+    heard: list[engine_pb2.SuggestActionRequest] = []
+    lock = threading.Lock()
+
+    class Listening(RulesEngine):
+        def SuggestAction(self, request: Any, context: Any) -> Any:
+            with lock:
+                heard.append(request)
+            return super().SuggestAction(request, context)
+
+    serving = create_server(
+        "127.0.0.1:0",
+        lambda server: register_service(
+            server,
+            Listening(rulesets(TEST_SEAL_KEY)),
+            engine.DESCRIPTOR.services_by_name["RulesEngine"],
+        ),
+        [SERVICE_NAME],
+    )
+    serving.start()
+    yield f"127.0.0.1:{serving.port}", heard
+    serving.stop(grace=1)
+
+
+def test_the_bot_plays_at_the_level_the_game_asks_and_shows_it(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    listening_engine: tuple[str, list[engine_pb2.SuggestActionRequest]],
+    clients: Callable[..., Client],
+) -> None:
+    address, heard = listening_engine
+    server = make_matchmaker(engine=address, bot_level=4)
+    ada = clients(server.address, "Ada")
+    for level, shown in ((1, 1), (0, 4)):  # 0: the matchmaker's default level
+        before = len(heard)
+        game = ada.CreateGame(
+            mm.CreateGameRequest(
+                game="war",
+                side="north",  # the bot plays South and moves first
+                opponent=mm.SEAT_KIND_BOT,
+                bot_level=level,
+                bot_time=seconds(0.05),
+            )
+        ).game
+        (bot,) = [seat for seat in game.seats if seat.kind == mm.SEAT_KIND_BOT]
+        assert bot.bot_level == shown and bot.connected
+        (human,) = [seat for seat in game.seats if seat.kind == mm.SEAT_KIND_HUMAN]
+        assert human.bot_level == 0
+        wait_for(functools.partial(lambda n: len(heard) > n, before))
+        assert heard[before].level == shown and heard[before].side == "south"
+    expect_error(
+        lambda: ada.CreateGame(
+            mm.CreateGameRequest(game="war", opponent=mm.SEAT_KIND_BOT, bot_level=6)
+        ),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    expect_error(
+        lambda: ada.CreateGame(mm.CreateGameRequest(game="war", bot_level=2)),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+
+
+def test_a_game_against_the_bot_is_never_rated(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    ada = clients(matchmaker.address, "Ada")
+    details = expect_error(
+        lambda: ada.CreateGame(
+            mm.CreateGameRequest(game="war", opponent=mm.SEAT_KIND_BOT, rated=True)
+        ),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    assert "never rated" in details.message and details.fields[0][0] == "rated"
+
+
+@pytest.mark.parametrize(("setup", "accepted"), [(NORTH_CRUSHED, True), (SOUTH_CRUSHED, False)])
+def test_the_bot_answers_a_draw_offer_from_its_evaluation(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], setup: str, accepted: bool
+) -> None:
+    ada = clients(matchmaker.address, "Ada")
+    game = ada.CreateGame(
+        mm.CreateGameRequest(
+            game="war", side="south", setup=setup, opponent=mm.SEAT_KIND_BOT, bot_time=seconds(0.2)
+        )
+    ).game
+    assert list(game.state.to_act) == ["south"]
+    offered = ada.OfferDraw(mm.OfferDrawRequest(game_id=game.id)).game
+    assert offered.state.draw_offer == "south"
+    answered = wait_for(
+        lambda: (
+            (g := ada.GetGame(mm.GetGameRequest(game_id=game.id)).game).state.draw_offer == "" and g
+        )
+    )
+    if accepted:  # North has lost all but its Gun and King: a draw is the best it can hope for
+        assert answered.status == mm.GAME_STATUS_FINISHED
+        assert answered.outcome.reason == game_pb2.OUTCOME_REASON_AGREEMENT
+        assert answered.moves[-1] == "accept draw"
+    else:  # North is far ahead: it plays on
+        assert answered.status == mm.GAME_STATUS_RUNNING
+        assert answered.moves[-1] == "decline draw"

@@ -1,0 +1,200 @@
+"""Presence (issue 12.4): a player who watches its game is there, however long it thinks;
+one who leaves is announced, warned, and loses as abandoned only if it does not come back.
+Time is moved by configuration: abandonment after a fraction of a second, not ten minutes."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import redis
+
+from matchmaker import keys
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import Watcher, play_moves, start_game, wait_for
+from wargame.v1 import game_pb2
+from wargame.v1 import matchmaker_pb2 as mm
+
+pytestmark = pytest.mark.integration
+
+ABANDON = 0.4  # seconds from the warning to the abandonment, in these tests' settings
+FAST = {
+    "abandon_after": ABANDON,
+    "presence_interval": 0.1,
+    "presence_ttl": 0.6,
+    "presence_check": 0.2,
+}
+
+
+@pytest.fixture
+def server(
+    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
+) -> InProcessMatchmaker:
+    return make_matchmaker(engine=engine_address, **FAST)
+
+
+def two_players(server: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
+    return {"south": clients(server.address, "South"), "north": clients(server.address, "North")}
+
+
+def notices(watcher: Watcher) -> list[mm.WatchGameResponse]:
+    """The notices a watcher has received so far (the rest of its queue is kept)."""
+    seen = []
+    while not watcher.messages.empty():
+        message = watcher.messages.get()
+        if message.HasField("notice"):
+            seen.append(message)
+    return seen
+
+
+def swept_after(redis_url: str, game_id: str, moment_ms: int) -> bool:
+    """True once the sweeper has looked at the game after `moment_ms` (Redis time): a look
+    reschedules it `presence_check` later."""
+    client = redis.Redis.from_url(redis_url)
+    try:
+        score = client.zscore(keys.due(), game_id)
+    finally:
+        client.close()
+    return score is not None and score > moment_ms + FAST["presence_check"] * 1000
+
+
+def redis_ms(redis_url: str) -> int:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        seconds, micros = client.time()
+    finally:
+        client.close()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def connected(game: mm.GameView) -> dict[str, bool]:
+    return {seat.side: seat.connected for seat in game.seats}
+
+
+def watching(redis_url: str, game_id: str) -> set[str]:
+    """The sides with a watcher in the game's presence hash."""
+    client: Any = redis.Redis.from_url(redis_url)
+    try:
+        fields = client.hkeys(keys.game_presence(game_id))
+    finally:
+        client.close()
+    return {field.decode().partition("|")[0] for field in fields}
+
+
+def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
+    """Wait until both players watch and the sweeper has looked at the game since, then
+    forget the notices of the moments before (a player is announced as gone until its
+    first stream opens)."""
+    wait_for(lambda: watching(redis_url, game_id) == {"south", "north"})
+    since = redis_ms(redis_url)
+    wait_for(lambda: swept_after(redis_url, game_id, since))
+    for watcher in watchers:
+        notices(watcher)
+
+
+def test_a_long_think_with_the_client_open_is_never_abandoned(
+    server: InProcessMatchmaker,
+    clients: Callable[..., Client],
+    engine_stub: Any,
+    redis_url: str,
+) -> None:
+    two = two_players(server, clients)
+    game = start_game(two, "war")  # a friendly game: untimed, unrated
+    watchers = {side: Watcher(client, game.id) for side, client in two.items()}
+    settle(redis_url, game.id, *watchers.values())
+    game = play_moves(engine_stub, two, game.id, 2, random.Random(4))  # south to act again
+    # South thinks for twelve times the abandonment delay (twelve minutes against ten).
+    think_until = redis_ms(redis_url) + int(12 * ABANDON * 1000)
+    wait_for(lambda: swept_after(redis_url, game.id, think_until), timeout=30)
+    now = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert now.status == mm.GAME_STATUS_RUNNING and now.version == game.version
+    assert connected(now) == {"south": True, "north": True}
+    assert notices(watchers["north"]) == [], "a present player was announced as gone"
+    game = play_moves(engine_stub, two, game.id, 1, random.Random(5))  # and then it moves
+    assert game.status == mm.GAME_STATUS_RUNNING
+    for watcher in watchers.values():
+        watcher.close()
+
+
+def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
+    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+) -> None:
+    two = two_players(server, clients)
+    game = start_game(two, "war")
+    south = Watcher(two["south"], game.id)
+    north = Watcher(two["north"], game.id)
+    settle(redis_url, game.id, south, north)
+    south.close()  # south, to act, closes its client
+    left, _ = north.notice(mm.NOTICE_KIND_DISCONNECTED, "south")
+    assert left.notice.text == "south disconnected" and left.version == game.version
+    assert connected(left.game) == {"south": False, "north": True}
+    warning, _ = north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    deadline_ms = warning.notice.deadline.ToMilliseconds()
+    assert deadline_ms - warning.at.ToMilliseconds() == pytest.approx(ABANDON * 1000, abs=5)
+    assert "ends as abandoned at" in warning.notice.text and "unless they come back" in (
+        warning.notice.text
+    )
+    final = north.until(game.version + 1)[-1]
+    assert final.game.status == mm.GAME_STATUS_FINISHED
+    assert final.game.outcome.reason == game_pb2.OUTCOME_REASON_ABANDONED
+    assert final.game.outcome.winner == "north"
+    assert final.at.ToMilliseconds() >= deadline_ms  # never before the warned time
+    assert north.ended.wait(10)
+
+
+def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
+    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+) -> None:
+    two = two_players(server, clients)
+    game = start_game(two, "war")
+    south = Watcher(two["south"], game.id)
+    north = Watcher(two["north"], game.id)
+    settle(redis_url, game.id, south, north)
+    # North, not to act, leaves and comes back: announced both ways, never warned.
+    north.close()
+    left, _ = south.notice(mm.NOTICE_KIND_DISCONNECTED, "north")
+    assert connected(left.game)["north"] is False
+    north = Watcher(two["north"], game.id)
+    back, between = south.notice(mm.NOTICE_KIND_RECONNECTED, "north")
+    assert back.notice.text == "north reconnected" and connected(back.game)["north"] is True
+    assert not any(m.notice.kind == mm.NOTICE_KIND_ABANDON_WARNING for m in between)
+    # South, to act, leaves, is warned, and returns before its deadline: the game goes on.
+    south.close()
+    north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    south = Watcher(two["south"], game.id)
+    north.notice(mm.NOTICE_KIND_RECONNECTED, "south")
+    past = redis_ms(redis_url) + int(3 * ABANDON * 1000)
+    wait_for(lambda: swept_after(redis_url, game.id, past), timeout=30)
+    view = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert view.status == mm.GAME_STATUS_RUNNING and connected(view)["south"] is True
+    south.close()
+    north.close()
+
+
+def test_presence_survives_a_change_of_replica(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
+    clients: Callable[..., Client],
+    redis_url: str,
+) -> None:
+    first = make_matchmaker(engine=engine_address, **FAST)
+    second = make_matchmaker(engine=engine_address, **FAST)
+    two = {"south": clients(first.address, "South"), "north": clients(second.address, "North")}
+    game = start_game(two, "war")
+    south = Watcher(two["south"], game.id)
+    north = Watcher(two["north"], game.id)
+    settle(redis_url, game.id, south, north)
+    first.stop()  # south's replica goes away; its stream ends with it
+    assert south.ended.wait(20)
+    moved = Client(second.address, token=two["south"].token)
+    south = Watcher(moved, game.id)  # the client reconnects to the other replica
+    south.until(game.version)
+    lapsed = redis_ms(redis_url) + int(2 * FAST["presence_ttl"] * 1000)
+    wait_for(lambda: swept_after(redis_url, game.id, lapsed), timeout=30)
+    assert notices(north) == [], "a player who only changed replica was announced as gone"
+    view = moved.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert view.status == mm.GAME_STATUS_RUNNING and connected(view)["south"] is True
+    south.close()
+    north.close()

@@ -1,0 +1,112 @@
+"""The end of a game (issue 12.9): each seat's rating change once settled, and play again —
+sides swapped, the opponent's seat kept for it and offered on the old game's stream, or
+against the bot at once."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import pytest
+
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import Watcher, expect_error, play_moves, seconds, start_game
+from wargame.v1 import matchmaker_pb2 as mm
+
+pytestmark = pytest.mark.integration
+Code = grpc.StatusCode
+
+
+def sides(game: mm.GameView) -> dict[str, str]:
+    """Player id by side."""
+    return {seat.side: seat.player.id for seat in game.seats}
+
+
+def test_a_rated_game_shows_each_seats_rating_change_once_settled(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
+) -> None:
+    two = {
+        "south": clients(matchmaker.address, "South"),
+        "north": clients(matchmaker.address, "North"),
+    }
+    game = start_game(two, "war", rated=True)
+    assert not any(seat.HasField("rating_after") for seat in game.seats)
+    play_moves(engine_stub, two, game.id, 2, random.Random(3))
+    two["north"].Resign(mm.ResignRequest(game_id=game.id))
+    over = two["south"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    seats = {seat.side: seat for seat in over.seats}
+    winner, loser = seats["south"], seats["north"]
+    assert winner.rating_before.rating == loser.rating_before.rating == 1500
+    assert winner.rating_after.rating > 1500 > loser.rating_after.rating
+    assert winner.rating_after.games == 1 and winner.rating_after.game == "war"
+    profile = two["south"].GetPlayer(mm.GetPlayerRequest()).player
+    assert profile.ratings[0].rating == winner.rating_after.rating
+    # Settled again by the sweeper: nothing changes, nothing is counted twice.
+    matchmaker.call(lambda replica: replica.sweeper.work_on(game.id))
+    again = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert list(again.seats) == list(over.seats)
+
+
+def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    two = {
+        "south": clients(matchmaker.address, "South"),
+        "north": clients(matchmaker.address, "North"),
+    }
+    south, north = two["south"], two["north"]
+    game = start_game(two, "war", time_control=mm.TimeControl(base=seconds(300)), rated=True)
+    expect_error(
+        lambda: south.Rematch(mm.RematchRequest(game_id=game.id)),
+        Code.FAILED_PRECONDITION,
+        "GAME_NOT_FINISHED",
+    )
+    south.Resign(mm.ResignRequest(game_id=game.id))
+    waiting = Watcher(north, game.id, follow_rematch=True)  # north's client at the end
+    offered = south.Rematch(mm.RematchRequest(game_id=game.id)).game
+    assert offered.status == mm.GAME_STATUS_OPEN and offered.rematch_of == game.id
+    assert sides(offered) == {"north": south.player_id, "south": ""}  # sides swapped
+    kept = {seat.side: seat.reserved_for for seat in offered.seats}
+    assert kept == {"south": north.player_id, "north": ""}
+    assert offered.rated and offered.clock.time_control.base.seconds == 300
+    notice, _ = waiting.notice(mm.NOTICE_KIND_REMATCH_OFFERED)
+    assert notice.notice.game_id == offered.id and notice.notice.side == "south"
+    assert waiting.ended.wait(10) and waiting.error is None  # the offer ends the wait
+    old = north.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert old.rematch_game_id == offered.id
+    assert offered.id not in [g.id for g in north.BrowseGames(mm.BrowseGamesRequest()).games]
+    stranger = clients(matchmaker.address, "Stranger")
+    expect_error(
+        lambda: stranger.JoinGame(mm.JoinGameRequest(game_id=offered.id)),
+        Code.PERMISSION_DENIED,
+        "SEAT_TAKEN",
+    )
+    # The opponent accepts by asking for the rematch too (or by joining it).
+    accepted = north.Rematch(mm.RematchRequest(game_id=game.id)).game
+    assert accepted.id == offered.id and accepted.status == mm.GAME_STATUS_RUNNING
+    assert sides(accepted) == {"north": south.player_id, "south": north.player_id}
+    assert south.Rematch(mm.RematchRequest(game_id=game.id)).game.id == offered.id
+
+
+def test_play_again_against_the_bot_starts_at_once_with_sides_swapped(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    ada = clients(matchmaker.address, "Ada")
+    game = ada.CreateGame(
+        mm.CreateGameRequest(
+            game="war", side="north", opponent=mm.SEAT_KIND_BOT, bot_level=2, bot_time=seconds(0.05)
+        )
+    ).game
+    ada.Resign(mm.ResignRequest(game_id=game.id))
+    again = ada.Rematch(mm.RematchRequest(game_id=game.id)).game
+    assert again.status == mm.GAME_STATUS_RUNNING and again.your_side == "south"
+    (bot,) = [seat for seat in again.seats if seat.kind == mm.SEAT_KIND_BOT]
+    assert bot.side == "north" and bot.bot_level == 2 and bot.player.bot
+    assert ada.Rematch(mm.RematchRequest(game_id=game.id)).game.id == again.id
+    expect_error(
+        lambda: clients(matchmaker.address, "Other").Rematch(mm.RematchRequest(game_id=game.id)),
+        Code.PERMISSION_DENIED,
+        "NOT_A_PLAYER",
+    )
