@@ -53,7 +53,9 @@ class Limits:
     max_record_actions: int = 20_000  # actions in one WriteRecord request (a whole game)
     max_record_bytes: int = 1024 * 1024
     max_suggest_seconds: float = 30.0
-    max_work_seconds: float = 60.0  # a replay or record in the pool is stopped after this
+    # A replay or record in the pool is stopped after this (its caller's deadline first):
+    # a safety net, far beyond the longest record on a busy machine.
+    max_work_seconds: float = 300.0
     max_ply: int = 1_000_000_000  # a state's ply beyond this is refused (counts stay in range)
 
 

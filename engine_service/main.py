@@ -293,7 +293,7 @@ def _serve_one(
         max_actions=args.max_actions,
         max_record_bytes=args.max_record_bytes,
         max_suggest_seconds=args.max_suggest_seconds,
-        max_work_seconds=max(60.0, 2 * args.max_suggest_seconds),
+        max_work_seconds=max(300.0, 2 * args.max_suggest_seconds),
     )
     # The pool's processes are forked by a forkserver (a fresh process with the engine
     # imported), never from this process once gRPC runs its threads.

@@ -28,7 +28,7 @@ from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 pytestmark = pytest.mark.system
 
-FLOODERS = {"SuggestAction": 6, "ReplayRecord": 3}
+FLOODERS = {"SuggestAction": 10, "ReplayRecord": 3}  # the pool admits 6 at once
 GAMES = 3
 MOVES = 24
 

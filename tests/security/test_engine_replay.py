@@ -48,7 +48,7 @@ def test_a_replay_too_large_to_answer_is_refused_with_its_reason(engine: Service
         assert details.reason == "RESPONSE_TOO_LARGE", details
         assert "include_states" in details.message
         # The same record without the states fits, and a short one with them too.
-        reply = stub.ReplayRecord(engine_pb2.ReplayRecordRequest(record=RECORD), timeout=60)
+        reply = stub.ReplayRecord(engine_pb2.ReplayRecordRequest(record=RECORD), timeout=300)
         assert len(reply.actions) == 18_000
         short = stub.ReplayRecord(
             engine_pb2.ReplayRecordRequest(record=long_record(40), include_states=True),
