@@ -20,6 +20,7 @@ import structlog
 from prometheus_client import start_http_server
 
 from matchmaker.limits import trusted_networks
+from matchmaker.redis_client import is_cluster
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from matchmaker.vault import read_secret_key
@@ -35,10 +36,32 @@ DEFAULT_METRICS = "127.0.0.1:9152"
 # Settings exposed as flags: (field, environment suffix, help). Types and defaults come
 # from `Settings`; every environment variable is WARGAME_<suffix>.
 FLAGS: tuple[tuple[str, str, str], ...] = (
-    ("redis_url", "REDIS_URL", "the Redis holding every session"),
+    (
+        "redis_url",
+        "REDIS_URL",
+        "the Redis holding every session: a standalone Redis, any node of a Redis Cluster "
+        "(found out by itself) or a managed Redis (rediss://:password@host:port/0 for TLS)",
+    ),
     ("engine", "ENGINE", "the rules engine's gRPC target (host:port or dns:///name:port)"),
     ("grace", "MATCHMAKER_GRACE", "seconds in-flight calls get to finish on SIGTERM"),
     ("redis_timeout", "MATCHMAKER_REDIS_TIMEOUT", "seconds a Redis command may take"),
+    (
+        "redis_connections",
+        "MATCHMAKER_REDIS_CONNECTIONS",
+        "Redis connections for commands, per Redis node; more commands at once wait",
+    ),
+    (
+        "replica_wait",
+        "MATCHMAKER_REPLICA_WAIT",
+        "seconds a commit waits for a Redis replica to hold it, when its primary has "
+        "replicas (0: do not wait)",
+    ),
+    (
+        "index_shards",
+        "MATCHMAKER_INDEX_SHARDS",
+        "keys each fleet-wide index (due work, browse lists, queues) is split over; "
+        "the same on every replica",
+    ),
     ("engine_timeout", "MATCHMAKER_ENGINE_TIMEOUT", "deadline of one engine call, in seconds"),
     (
         "engine_connections",
@@ -202,7 +225,12 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "MATCHMAKER_SWEEP_INTERVAL",
         "seconds between looks for due clocks, bots, timeouts",
     ),
-    ("sweep_lease", "MATCHMAKER_SWEEP_LEASE", "seconds a sweeper holds a claimed game"),
+    (
+        "sweep_lease",
+        "MATCHMAKER_SWEEP_LEASE",
+        "seconds a sweeper's claim on a game lasts unless renewed (it is, while the work "
+        "runs): a dead replica's games are taken over after this",
+    ),
     (
         "sweep_concurrency",
         "MATCHMAKER_SWEEP_CONCURRENCY",
@@ -211,7 +239,12 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     (
         "watch_block",
         "MATCHMAKER_WATCH_BLOCK",
-        "longest blocking read of a game's update stream, in seconds",
+        "seconds of silence after which a live-update listener checks its Redis connection",
+    ),
+    (
+        "max_watchers",
+        "MATCHMAKER_MAX_WATCHERS",
+        "open WatchGame streams a replica holds; more are refused (RESOURCE_EXHAUSTED)",
     ),
 )
 
@@ -221,6 +254,7 @@ ZERO_ALLOWED = frozenset(
         "rate_limit",
         "window_growth",
         "grace",
+        "replica_wait",
         "register_peer_rate",
         "register_rate",
         "guess_player_rate",
@@ -380,7 +414,7 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
     tls = server_tls(args, "the matchmaker")
     # Probe first: gRPC itself would print its own error lines about a busy port.
     check_port_free(args.listen)
-    replica = Replica(settings)
+    replica = await Replica.connect(settings)
     try:
         serving = replica.server(
             args.listen,
@@ -390,7 +424,6 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
     except ConfigError:
         await replica.close()
         raise
-    await replica.check()
     if args.metrics_listen != "off":
         host, port = host_port(args.metrics_listen)
         try:
@@ -408,6 +441,8 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
         tls=tls.mode if tls else "off",
         health=bound_address(args.health_listen, serving.health_port),
         redis=redact_url(settings.redis_url),
+        redis_cluster=is_cluster(replica.redis),
+        index_shards=replica.store.read_shards,
         engine=settings.engine,
         engine_tls=settings.engine_tls.mode if settings.engine_tls else "off",
         pid=os.getpid(),

@@ -13,7 +13,6 @@ from typing import Any
 import grpc
 import pytest
 from prometheus_client import REGISTRY
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker import queue as queue_module
@@ -22,20 +21,24 @@ from matchmaker.errors import ServiceError
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec, Ticket
 from matchmaker.record import SeatKind
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store, text
-from tests.matchmaker.conftest import run
+from tests.matchmaker.conftest import both_stores, run
+from tests.matchmaker.helpers import store_client
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
 
 
-def make_queues(redis_url: str, engine_address: str = "127.0.0.1:1", **changes: object) -> Queues:
+async def make_queues(
+    redis_url: str, engine_address: str = "127.0.0.1:1", **changes: object
+) -> Queues:
     """Queues; without an engine unless one is given (pairing and waiting never call it)."""
     settings = dataclasses.replace(Settings(redis_url=redis_url, rate_limit=0), **changes)  # type: ignore[arg-type]
-    redis = Redis.from_url(redis_url)
+    redis = await store_client(redis_url)
     scripts = Scripts(redis)
     engine = Engine(engine_address, settings)
     players = Players(redis, scripts, settings)
@@ -55,7 +58,7 @@ async def close(queues: Queues) -> None:
     await queues.engine.close()
 
 
-async def set_rating(redis: Redis, player_id: str, rating: float) -> None:
+async def set_rating(redis: Client, player_id: str, rating: float) -> None:
     await redis.hset(
         keys.player(player_id), mapping={"name": player_id, "rating:war": f"{rating},80.0,0.06,5"}
     )
@@ -74,9 +77,10 @@ def test_the_spec_decides_the_queue() -> None:
     )
 
 
+@both_stores
 def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: str) -> None:
     async def scenario() -> None:
-        pairers = [make_queues(redis_url) for _ in range(4)]
+        pairers = [await make_queues(redis_url) for _ in range(4)]
         first = pairers[0]
         rng = random.Random(7)
         players = [f"p{i}" for i in range(300)]
@@ -112,7 +116,9 @@ def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: 
 
 def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0)
+        queues = await make_queues(
+            redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0
+        )
         await set_rating(queues.redis, "low", 1200)
         await set_rating(queues.redis, "high", 1800)
         await queues.join("low", "low", SPEC)
@@ -136,7 +142,7 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
 
 def test_nearest_rating_is_preferred(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=500.0)
+        queues = await make_queues(redis_url, window_base=500.0)
         for player_id, rating in (("a", 1500), ("far", 1900), ("near", 1520)):
             await set_rating(queues.redis, player_id, rating)
             await queues.join(player_id, player_id, SPEC)
@@ -154,9 +160,10 @@ async def same_millisecond(queues: Queues) -> None:
     await queues.redis.zadd(joined, dict.fromkeys(tickets, await queues._now()))
 
 
+@both_stores
 def test_arrival_not_the_ticket_id_orders_joins_in_one_millisecond(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
         players = [f"p{i:02}" for i in range(40)]
         for index, player_id in enumerate(players):
             await set_rating(queues.redis, player_id, 1000 + 100 * index)  # nobody pairs
@@ -170,9 +177,10 @@ def test_arrival_not_the_ticket_id_orders_joins_in_one_millisecond(redis_url: st
     run(scenario())
 
 
+@both_stores
 def test_pairing_serves_arrivals_in_order_within_one_millisecond(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=500.0, window_growth=0.0)
+        queues = await make_queues(redis_url, window_base=500.0, window_growth=0.0)
         # Served first, "a" takes "near"; served first, "far" would take "near" from it.
         # Ticket ids are random, so ten rounds leave a ticket-id order no place to hide.
         for round_ in range(10):
@@ -189,9 +197,10 @@ def test_pairing_serves_arrivals_in_order_within_one_millisecond(redis_url: str)
     run(scenario())
 
 
+@both_stores
 def test_status_position_leave_and_already_queued(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
         await set_rating(queues.redis, "a", 1000)
         await set_rating(queues.redis, "b", 2000)
         first = await queues.join("a", "a", SPEC)
@@ -216,7 +225,7 @@ def test_status_position_leave_and_already_queued(redis_url: str) -> None:
 
 def test_a_matched_ticket_stays_matched_when_leaving(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
         [match] = await queues.pair(SPEC.queue_id)
         status = await queues.status("x", tickets[0])
@@ -232,7 +241,7 @@ def test_a_matched_ticket_stays_matched_when_leaving(redis_url: str) -> None:
 
 def test_tickets_whose_stream_stopped_are_dropped(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         await queues.join("ghost", "ghost", SPEC, liveness=0.05)
         await asyncio.sleep(0.1)
         await queues.join("live", "live", SPEC)
@@ -251,7 +260,7 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, engine_address)
+        queues = await make_queues(redis_url, engine_address)
         huff = dataclasses.replace(SPEC, options={"compulsion": "huff"})
         await set_rating(queues.redis, "x", 1500)
         await set_rating(queues.redis, "y", 1510)
@@ -310,7 +319,7 @@ def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, engine_address)
+        queues = await make_queues(redis_url, engine_address)
         tc = TimeControl(60_000, 0)
         spec = await queues.spec("war", {}, "checkers_huff", tc, False)
         assert spec.options["compulsion"] == "huff" and spec.preset == "checkers_huff"
@@ -330,7 +339,7 @@ def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
 
 def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, ticket_liveness=1.4, window_growth=0.0)
+        queues = await make_queues(redis_url, ticket_liveness=1.4, window_growth=0.0)
         await set_rating(queues.redis, "a", 1000)
         ticket = await queues.join("a", "a", SPEC)
         joined, alive = keys.queue_joined(SPEC.queue_id), keys.queue_alive(SPEC.queue_id)
@@ -348,7 +357,8 @@ def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) 
         assert await queues.redis.zscore(alive, ticket.ticket) == status.now_ms + 1_400
         assert 50 < await queues.redis.pttl(keys.player_queue("a")) <= 1_000
         # and the queue is marked active now, for the pairing workers
-        active = await queues.redis.zscore(keys.queues(), SPEC.queue_id)
+        shard = keys.shard(SPEC.queue_id, queues.sessions.store.shards)
+        active = await queues.redis.zscore(keys.queues(shard), SPEC.queue_id)
         assert active is not None and abs(active - status.now_ms) < 1_000
         await close(queues)
 
@@ -357,7 +367,7 @@ def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) 
 
 def test_leaving_when_not_queued_and_claiming_a_match(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         assert (await queues.leave("nobody", None)).kind == "gone"
         tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
         [match] = await queues.pair(SPEC.queue_id)
@@ -380,7 +390,7 @@ def test_pairing_runs_batch_after_batch_until_nobody_is_left(
     monkeypatch.setattr(queue_module, "PAIR_BATCH", 2)  # three pairs need two full batches
 
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         for index in range(7):
             await queues.join(f"p{index}", f"p{index}", SPEC)
         matches = await queues.pair(SPEC.queue_id)
@@ -395,7 +405,7 @@ def test_pairing_runs_batch_after_batch_until_nobody_is_left(
 def test_either_ticket_may_get_the_first_side(redis_url: str) -> None:
     # The side is a coin per pair (queue_pair.lua ARGV[7+G]); seeded, the coins are known.
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
         firsts = []
         random.seed(11)
         for index in range(12):
@@ -414,7 +424,7 @@ def test_either_ticket_may_get_the_first_side(redis_url: str) -> None:
 def test_ids_have_the_forms_of_their_kind(redis_url: str) -> None:
     # Game ids made by pairing have the form of every other game id (sessions.py: g + 14).
     async def scenario() -> None:
-        queues = make_queues(redis_url, ticket_liveness=30.0)
+        queues = await make_queues(redis_url, ticket_liveness=30.0)
         tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
         assert all(re.fullmatch(r"t[a-z2-7]{12}", t.ticket) for t in tickets)
         # the player's ticket key lives as long as the ticket, not for ever
@@ -430,14 +440,16 @@ def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queu
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, engine_address)
+        queues = await make_queues(redis_url, engine_address)
         unrated = dataclasses.replace(SPEC, rated=False)
         tickets = {}
         for spec, players in ((SPEC, ("a", "b")), (unrated, ("c", "d"))):
             for player_id in players:
                 tickets[player_id] = await queues.join(player_id, player_id, spec)
         now = await queues._now()
-        await queues.redis.zadd(keys.queues(), {"qidle": now - 120_000, "qquiet": now - 1_000})
+        shards = queues.sessions.store.shards
+        for queue_id, active in (("qidle", now - 120_000), ("qquiet", now - 1_000)):
+            await queues.redis.zadd(keys.queues(keys.shard(queue_id, shards)), {queue_id: active})
         waits = "wargame_matchmaker_queue_wait_seconds_count"
         before = REGISTRY.get_sample_value(waits) or 0.0
         assert await queues.pair_all() == 2
@@ -446,7 +458,11 @@ def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queu
             status = await queues.status(player_id, tickets[player_id])
             game, _, _ = await queues.sessions.store.load(status.match["g"])
             assert game is not None and {s.player for s in game.seats} >= {player_id}
-        index = {text(q) for q in await queues.redis.zrange(keys.queues(), 0, -1)}
+        index = {
+            text(q)
+            for shard in range(shards)
+            for q in await queues.redis.zrange(keys.queues(shard), 0, -1)
+        }
         # a queue idle for over a minute with nobody waiting is forgotten; the others stay
         assert index == {SPEC.queue_id, unrated.queue_id, "qquiet"}
         await close(queues)

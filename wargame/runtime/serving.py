@@ -149,7 +149,12 @@ def server_options(
         # port. Only the engine's worker processes share one on purpose.
         ("grpc.so_reuseport", 1 if reuse_port else 0),
         ("grpc.keepalive_time_ms", 30_000),
-        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        # Clients may check their connections by a ping every few seconds, with calls or
+        # without (the matchmaker's engine channels ping every 5 s, to notice a vanished
+        # host soon): such pings are answered, not punished with GOAWAY "too_many_pings".
+        # (This option is the shortest interval between pings *received*.)
+        ("grpc.http2.min_ping_interval_without_data_ms", 4_000),
+        ("grpc.keepalive_permit_without_calls", 1),
     ]
     if connection_age is not None:
         options += [
@@ -345,16 +350,25 @@ def create_aio_server(
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     interceptors: Sequence[Any] = (),
+    pending_calls: int = 0,
     tls: ServerTLS | None = None,
     health_address: str | None = None,
 ) -> AioServing:
     """A grpc.aio server on `address` with health checking and reflection (call in a loop);
-    `tls` and `health_address` as for `create_server`."""
+    `tls` and `health_address` as for `create_server`.
+
+    `pending_calls`: how many new calls may wait to be taken up at once (gRPC cancels
+    more, 3,000 by default: a burst of reconnecting streams meets that limit).
+    """
     from grpc_health.v1.health import aio as health_aio
 
-    server = grpc.aio.server(
-        interceptors=list(interceptors), options=server_options(max_message_bytes, reuse_port=False)
-    )
+    options = server_options(max_message_bytes, reuse_port=False)
+    if pending_calls:
+        options += [
+            ("grpc.server.max_pending_requests", pending_calls),
+            ("grpc.server.max_pending_requests_hard_limit", pending_calls),
+        ]
+    server = grpc.aio.server(interceptors=list(interceptors), options=options)
     health_servicer = health_aio.HealthServicer()
     port = _register_and_bind(server, address, register, health_servicer, service_names, tls=tls)
     serving = AioServing(server, port, health_servicer, tuple(service_names))

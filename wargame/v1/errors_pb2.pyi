@@ -198,6 +198,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_GAME_NOT_FINISHED: _ErrorReason.ValueType  # 131
     """The game has not finished yet (a rematch follows a finished game)."""
+    ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 132
+    """The matchmaker replica holds as many live streams (WatchGame) as it is configured
+    for; retry after the hint, on this replica or another.
+    """
     ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 140
     """--- the engine's admission and size limits start at 140 ---
     The engine's pool for expensive calls (searches, long record replays) is full, or the
@@ -406,6 +410,10 @@ The player already sits in as many unfinished games as one player may.
 """
 ERROR_REASON_GAME_NOT_FINISHED: ErrorReason.ValueType  # 131
 """The game has not finished yet (a rematch follows a finished game)."""
+ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 132
+"""The matchmaker replica holds as many live streams (WatchGame) as it is configured
+for; retry after the hint, on this replica or another.
+"""
 ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 140
 """--- the engine's admission and size limits start at 140 ---
 The engine's pool for expensive calls (searches, long record replays) is full, or the
