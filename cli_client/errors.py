@@ -8,6 +8,8 @@ reported with the engine's own words.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import grpc
 
 from wargame.runtime.status import ErrorDetails, error_details
@@ -21,14 +23,24 @@ _SERVICE_REASONS_START = 100
 
 
 class ClientError(Exception):
-    """A problem to show the user as one line (no traceback)."""
+    """A problem to show the user as one line (no traceback).
+
+    `details` is the refusal's ErrorInfo metadata (errors.proto): the rule's section
+    ("rule"), what is legal instead ("alternatives"), how actions are written ("accepted").
+    """
 
     def __init__(
-        self, message: str, *, reason: str = "", code: grpc.StatusCode | None = None
+        self,
+        message: str,
+        *,
+        reason: str = "",
+        code: grpc.StatusCode | None = None,
+        details: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(one_line(message))
         self.reason = reason
         self.code = code
+        self.details = dict(details or {})
 
     @property
     def message(self) -> str:
@@ -144,4 +156,4 @@ def explain(error: grpc.RpcError, service: str, address: str) -> ClientError:
     text = describe(details, service, address)
     if details.code == grpc.StatusCode.UNAVAILABLE and not details.reason:
         return UnreachableError(text, code=details.code)
-    return ClientError(text, reason=details.reason, code=details.code)
+    return ClientError(text, reason=details.reason, code=details.code, details=details.metadata)

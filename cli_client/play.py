@@ -30,6 +30,17 @@ from wargame.v1 import game_pb2, matchmaker_pb2
 
 POLL_SECONDS = 0.1
 HINT_SECONDS = 1.0
+# Game of War notation (section 2): `#C` ends the move after which a Citadel occupation held.
+CITADEL_HELD = "#C"
+
+
+def _spoken(notation: str) -> str:
+    """A notation as the hint line says it: `#C` in words."""
+    if notation.endswith(CITADEL_HELD):
+        return notation.removesuffix(CITADEL_HELD) + " (the Citadel holds: a win)"
+    return notation
+
+
 INTRO = (
     "Type your actions in the game's notation; `moves` lists the legal ones (`moves {cell}`: "
     "from one square), `hint` suggests one, `help` shows the rest."
@@ -402,11 +413,11 @@ class Play:
         prefix, _, _ = refused.message.partition(": ")
         if reading.replaces:
             return f"{prefix}: {reading.hint}"
-        message, trimmed = wording.refusal(refused.message, text.strip(), self.options)
+        message = wording.refusal(refused.message, text.strip(), self.options)
         dash = " — " if self.theme.unicode else " - "
         if reading.hint:
             return message + dash + reading.hint
-        if trimmed:
+        if refused.details.get("alternatives"):
             route = self.cells.of(text)
             where = f"moves {route[0]}" if route else "moves"
             return message + dash + f"`{where}` lists what is legal"
@@ -471,7 +482,7 @@ class Play:
             reply = self.connection.suggest(
                 self.session.state, self.session.your_side, HINT_SECONDS
             )
-        line = " ".join(reply.line[1:6])
+        line = " ".join(_spoken(notation) for notation in reply.line[1:6])
         follow = f"; then {line}" if line else ""
-        score = f"evaluation {reply.evaluation:+.2f}, depth {reply.depth}"
-        self.note(f"Hint: {reply.notation} ({score}{follow})")
+        verdict = reply.summary or f"{reply.evaluation:+.1f} material"
+        self.note(f"Hint: {_spoken(reply.notation)} ({verdict}{follow})")

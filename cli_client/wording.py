@@ -1,12 +1,12 @@
-"""Engine sentences as players read them: the rule in words, without citations or lists.
+"""Engine sentences as players read them: the rule in words, without citations.
 
-The engine's refusals and events name the rule in words and cite where the specification
-rules it ("a Troop jumps only diagonally forward (7.6)"), sometimes the option that decided
-("... resolved at once (auto_skip_defence)"), and refusals end with what would be legal
-instead ("; legal moves of the Troop on e3: e3-e4, e3-e5") or with the whole notation.
-Players get the words: citations and option names are for developers, the alternatives
-come when asked (`moves`), the notation with `help`. Nothing here decides a rule; it only
-trims text.
+The engine's refusals say the rule in words and send its section, the legal alternatives
+and the accepted notation beside the message (ErrorInfo metadata "rule", "alternatives",
+"accepted": `ClientError.details`), so a refusal is shown as its sentence and the rest
+comes when asked (`moves`, `help`). Events still cite where the specification rules them
+("... wins (9)") and sometimes the option that decided ("... resolved at once
+(auto_skip_defence)"): players get the words, citations and option names are for
+developers. Nothing here decides a rule; it only trims text.
 """
 
 from __future__ import annotations
@@ -16,11 +16,6 @@ from collections.abc import Iterable
 
 _REF = r"(?:[A-Z]\.?\d+(?:\.\d+)*|\d+(?:\.\d+)*)"
 _SECTIONS = re.compile(rf"\s*\((?:rules?\s+)?{_REF}(?:\s*,\s*{_REF})*\)")
-# Where a refusal's list of alternatives or of accepted forms begins (to the end).
-_ALTERNATIVES = re.compile(
-    r"\s*[;:]\s*(?:legal (?:moves|actions)\b|accepted:|actions:|write a move as\b).*$",
-    re.IGNORECASE | re.DOTALL,
-)
 
 
 def without_options(text: str, options: Iterable[str]) -> str:
@@ -38,9 +33,8 @@ def for_players(text: str, options: Iterable[str] = ()) -> str:
     return without_options(_SECTIONS.sub("", text), options).strip()
 
 
-def refusal(message: str, typed: str = "", options: Iterable[str] = ()) -> tuple[str, bool]:
-    """A refusal as one sentence, and whether a list of alternatives was left out."""
+def refusal(message: str, typed: str = "", options: Iterable[str] = ()) -> str:
+    """A refusal as one sentence (the alternatives are in its details, not its text)."""
     if typed:  # the engine quotes the text first: the player knows what they typed
         message = re.sub(rf"^((?:[^:']*: )?)'{re.escape(typed)}': ", r"\1", message)
-    short = _ALTERNATIVES.sub("", message)
-    return for_players(short, options), short != message
+    return for_players(message, options)

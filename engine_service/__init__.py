@@ -10,11 +10,14 @@ Where things are:
 - `workers.py`     one engine process per core, sharing one port (SO_REUSEPORT)
 - `service.py`     the `wargame.v1.RulesEngine` servicer (one method per RPC); `handling.py`
                    wraps each with request ids, logs, metrics, limits and the error model
+- `pool.py`        expensive calls (searches, long records) admitted to a bounded pool of
+                   niced processes per worker, stopped when their caller leaves
 - `convert/`       proto <-> core values: the shared part in `base.py`, one module per game,
                    boards and events in `describe.py`
 - `ai/`            suggestions within a time budget: the search (`search.py`) with each
                    game's policy (`war.py`, `battle.py`), the Napoleonic turn planner
-                   (`napoleonic/`), evaluation helpers (`evaluation.py`)
+                   (`napoleonic/`), evaluation helpers (`evaluation.py`), the playing
+                   strengths 1-5 (`levels.py`)
 - `memo.py`        the bounded memory every cache in the engine uses
 - `rules/`         the games behind one `Ruleset` interface (`base.py`), registered once in
                    `rules/__init__.py` (`games()`); shared layer: `board.py` (cell graphs),

@@ -5,7 +5,9 @@ game to the logs, times the call, and maps failures to the error model of the ar
 a `RuleError` (the rules' own error, free of gRPC) becomes a `Refusal` here, INVALID_ARGUMENT
 (NOT_FOUND for an unknown game); a `Refusal` raised by the servicer keeps its own code
 (RESOURCE_EXHAUSTED beyond a limit); any other exception is INTERNAL with the request id —
-logged with its traceback, never sent to the client.
+logged with its traceback, never sent to the client. No response leaves larger than the
+message limit: the client gets RESPONSE_TOO_LARGE instead of a transport error. A call
+whose caller left while its work ran in the pool (`CallerGoneError`) ends as CANCELLED.
 """
 
 from __future__ import annotations
@@ -51,6 +53,14 @@ class Limits:
     max_record_actions: int = 20_000  # actions in one WriteRecord request (a whole game)
     max_record_bytes: int = 1024 * 1024
     max_suggest_seconds: float = 30.0
+    # A replay or record in the pool is stopped after this (its caller's deadline first):
+    # a safety net, far beyond the longest record on a busy machine.
+    max_work_seconds: float = 300.0
+    max_ply: int = 1_000_000_000  # a state's ply beyond this is refused (counts stay in range)
+
+
+class CallerGoneError(Exception):
+    """The caller cancelled or its deadline passed, so its work was stopped."""
 
 
 def beyond_limit(reason: Reason, message: str, field: str) -> Refusal:
@@ -58,16 +68,60 @@ def beyond_limit(reason: Reason, message: str, field: str) -> Refusal:
     return Refusal(Code.RESOURCE_EXHAUSTED, reason, message, field=field)
 
 
+LEGAL_TEXT_BYTES = 500  # of the alternatives a refusal lists (the rest: ListLegalActions)
+
+
 def refusal_of(error: RuleError) -> Refusal:
-    """What the rules refused, as the service's refusal (the rules know no gRPC)."""
+    """What the rules refused, as the service's refusal (the rules know no gRPC).
+
+    The ErrorInfo metadata carries what the message leaves out (errors.proto): `rule`, the
+    section of the game's rules; `alternatives`, what is legal instead (", "-separated
+    notations); `accepted`, how actions are written; `index`, the failing item of a batch.
+    """
     code = Code.NOT_FOUND if error.reason is RuleReason.UNKNOWN_GAME else Code.INVALID_ARGUMENT
+    metadata = {
+        "index": "" if error.index is None else str(error.index),
+        "rule": error.rule,
+        "alternatives": _listed(error.alternatives),
+        "accepted": error.accepted,
+    }
     return Refusal(
         code,
         Reason(error.reason.value),
         error.message,
         field=error.field or "",
-        metadata={"index": str(error.index)} if error.index is not None else None,
+        metadata={key: value for key, value in metadata.items() if value},
     )
+
+
+def _listed(notations: tuple[str, ...]) -> str:
+    """Whole notations, ", "-separated, as many as fit in LEGAL_TEXT_BYTES."""
+    text = ""
+    for notation in notations:
+        longer = f"{text}, {notation}" if text else notation
+        if len(longer.encode()) > LEGAL_TEXT_BYTES:
+            break
+        text = longer
+    return text
+
+
+def _check_size(response: Any, limits: Limits) -> None:
+    size = response.ByteSize()
+    if size > limits.max_message_bytes:
+        raise beyond_limit(
+            Reason.RESPONSE_TOO_LARGE,
+            f"the answer would have {size} bytes; at most {limits.max_message_bytes}",
+            "",
+        )
+
+
+class _Gone(grpc.Status):  # type: ignore[misc]
+    code = grpc.StatusCode.CANCELLED
+    details = "the call was cancelled; its work was stopped"
+    trailing_metadata = ()
+
+
+_CALLER_GONE = _Gone()
 
 
 def _game_of(request: Any) -> str:
@@ -105,6 +159,10 @@ def rpc(name: str) -> Callable[[Method], Method]:
                 try:
                     check_decoded(request)
                     response = method(self, request, context)
+                    _check_size(response, self.limits)
+                except CallerGoneError:
+                    status = _CALLER_GONE
+                    log.info("caller left; its work was stopped", duration_ms=_ms(started))
                 except (RuleError, Refusal) as error:
                     refusal = refusal_of(error) if isinstance(error, RuleError) else error
                     status = refusal.status()

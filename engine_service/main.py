@@ -84,6 +84,22 @@ def build_parser() -> Parser:
         help="longest SuggestAction time budget accepted",
     )
     serve.flag(
+        "--pool-processes",
+        env="ENGINE_POOL_PROCESSES",
+        type=int,
+        default=2,
+        help="processes per worker for expensive calls (searches, long record replays), "
+        "at a lower priority than the rules calls",
+    )
+    serve.flag(
+        "--pool-queue",
+        env="ENGINE_POOL_QUEUE",
+        type=int,
+        default=4,
+        help="expensive calls per worker that may wait for a pool process; more are refused "
+        "at once (RESOURCE_EXHAUSTED, ENGINE_BUSY, with a retry hint)",
+    )
+    serve.flag(
         "--max-connection-age",
         env="ENGINE_MAX_CONNECTION_AGE",
         type=float,
@@ -171,9 +187,20 @@ def serve_command(args: argparse.Namespace) -> int:
 
     configure_logging(args.log_format, args.log_level)
     log = structlog.get_logger(component="engine")
-    for name in ("workers", "threads", "max_message_bytes", "max_actions", "max_record_bytes"):
+    for name in (
+        "workers",
+        "threads",
+        "max_message_bytes",
+        "max_actions",
+        "max_record_bytes",
+        "pool_processes",
+    ):
         if getattr(args, name) < 1:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
+    if args.pool_queue < 0:
+        raise ConfigError("--pool-queue must be 0 or more")
+    if not args.max_suggest_seconds > 0:
+        raise ConfigError("--max-suggest-seconds must be more than 0")
     for name in ("max_connection_age", "max_connection_age_grace"):
         if not getattr(args, name) >= 0:
             raise ConfigError(f"--{name.replace('_', '-')} must be 0 or more seconds")
@@ -224,6 +251,8 @@ def _passthrough(args: argparse.Namespace) -> list[str]:
         "max_actions",
         "max_record_bytes",
         "max_suggest_seconds",
+        "pool_processes",
+        "pool_queue",
         "max_connection_age",
         "max_connection_age_grace",
         "seal_key_file",
@@ -247,8 +276,9 @@ def _serve_one(
     tls: ServerTLS | None,
 ) -> int:
     from engine_service.handling import Limits
+    from engine_service.pool import Pool
     from engine_service.rules import rulesets
-    from engine_service.service import SERVICE_NAME, RulesEngine
+    from engine_service.service import SERVICE_NAME, RulesEngine, pool_preload, pool_work
     from wargame.runtime.serving import (
         ConnectionAge,
         bound_address,
@@ -263,44 +293,65 @@ def _serve_one(
         max_actions=args.max_actions,
         max_record_bytes=args.max_record_bytes,
         max_suggest_seconds=args.max_suggest_seconds,
+        max_work_seconds=max(300.0, 2 * args.max_suggest_seconds),
     )
-    servicer = RulesEngine(rulesets(seal_key), limits)
-    serving = create_server(
-        args.listen,
-        lambda server: register_service(
-            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
-        ),
-        [SERVICE_NAME],
-        max_workers=args.threads,
-        max_message_bytes=args.max_message_bytes,
-        reuse_port=args.worker,
-        connection_age=(
-            ConnectionAge(args.max_connection_age, args.max_connection_age_grace)
-            if args.max_connection_age > 0
-            else None
-        ),
-        tls=tls,
-        health_address=None if args.health_listen == "off" else args.health_listen,
+    # The pool's processes are forked by a forkserver (a fresh process with the engine
+    # imported), never from this process once gRPC runs its threads.
+    pool = Pool(
+        pool_work,
+        (seal_key, limits),
+        processes=args.pool_processes,
+        queue=args.pool_queue,
+        preload=pool_preload(),
+        log_format=args.log_format,
+        log_level=args.log_level,
     )
-    if metrics is not None:
-        from prometheus_client import start_http_server
+    try:
+        servicer = RulesEngine(rulesets(seal_key), limits, pool)
+        serving = create_server(
+            args.listen,
+            lambda server: register_service(
+                server,
+                servicer,
+                engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"],
+                max_request_bytes=args.max_message_bytes,
+            ),
+            [SERVICE_NAME],
+            # Calls waiting on the pool hold threads of their own: rules calls keep `--threads`.
+            max_workers=args.threads + pool.capacity,
+            max_message_bytes=args.max_message_bytes,
+            reuse_port=args.worker,
+            connection_age=(
+                ConnectionAge(args.max_connection_age, args.max_connection_age_grace)
+                if args.max_connection_age > 0
+                else None
+            ),
+            tls=tls,
+            health_address=None if args.health_listen == "off" else args.health_listen,
+        )
+        if metrics is not None:
+            from prometheus_client import start_http_server
 
-        try:
-            start_http_server(metrics[1], addr=metrics[0])
-        except OSError as error:
-            raise ConfigError(
-                f"cannot serve metrics on {args.metrics_listen}: {error.strerror or error}"
-            ) from None
-    host, _ = host_port(args.listen)
-    log.info(
-        "engine serving",
-        address=f"{host}:{serving.port}",
-        tls=tls.mode if tls else "off",
-        health=bound_address(args.health_listen, serving.health_port),
-        pid=os.getpid(),
-        worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"),
-    )
-    serve(serving, grace=args.grace, on_stop=lambda sig: log.info("stopping", signal=sig))
+            try:
+                start_http_server(metrics[1], addr=metrics[0])
+            except OSError as error:
+                raise ConfigError(
+                    f"cannot serve metrics on {args.metrics_listen}: {error.strerror or error}"
+                ) from None
+        host, _ = host_port(args.listen)
+        log.info(
+            "engine serving",
+            address=f"{host}:{serving.port}",
+            tls=tls.mode if tls else "off",
+            health=bound_address(args.health_listen, serving.health_port),
+            pid=os.getpid(),
+            worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"),
+            pool_processes=pool.processes,
+            pool_queue=pool.queue,
+        )
+        serve(serving, grace=args.grace, on_stop=lambda sig: log.info("stopping", signal=sig))
+    finally:
+        pool.close()
     log.info("engine stopped")
     return 0
 

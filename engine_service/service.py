@@ -3,7 +3,12 @@
 Each call reads the request's state (its position text, checking it), asks the game's
 ruleset, and writes the answer back: always the position, the view for drawing only when
 the request does not ask STATE_VIEW_POSITION. The servicer holds only read-only things: the
-rulesets, the conversions and the limits.
+rulesets, the conversions, the limits and the pool for expensive calls.
+
+Expensive calls (SuggestAction, and ReplayRecord or WriteRecord of records longer than one
+ApplyActions may be) are checked cheaply here, then admitted to the worker's `Pool` and
+run in one of its processes (`work`); without a pool (tests in one process) they run in
+the calling thread.
 """
 
 from __future__ import annotations
@@ -13,33 +18,48 @@ from collections.abc import Mapping
 from typing import Any
 
 import grpc
+import structlog
+from google.protobuf import duration_pb2, message_factory
+from google.protobuf.message import Message
 
 from engine_service import convert
-from engine_service.ai import suggest
+from engine_service.ai import suggest, summary
+from engine_service.ai.levels import LEVELS
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
 from engine_service.handling import Limits, beyond_limit, rpc
 from engine_service.memo import memo
+from engine_service.pool import Job, Pool, Work, within_deadline
+from engine_service.rules import games
+from engine_service.rules import rulesets as load_rulesets
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import META_TYPES, Game
 from engine_service.rules.options import Options
-from engine_service.rules.record import parse_record, replay, write_record
-from wargame.runtime.refusal import Code, Refusal, malformed, missing
+from engine_service.rules.record import parse_record, replay_steps, write_record
+from wargame.runtime.refusal import Code, Refusal, bounded, malformed, missing
 from wargame.runtime.refusal import Reason as ServiceReason
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].full_name
 DEFAULT_SUGGEST_SECONDS = 1.0
+# A search is stopped this long after its budget (it keeps a margin and stops by itself).
+SEARCH_OVERRUN = 2.0
 
 
 class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     """Stateless rules engine over the registered rulesets."""
 
-    def __init__(self, rulesets: Mapping[str, AnyRuleset], limits: Limits | None = None) -> None:
+    def __init__(
+        self,
+        rulesets: Mapping[str, AnyRuleset],
+        limits: Limits | None = None,
+        pool: Pool | None = None,
+    ) -> None:
         self.rulesets = dict(rulesets)
         self.conversions: Conversions = convert.conversions(self.rulesets)
         self.limits = limits or Limits()
+        self.pool = pool
         self._infos = engine_pb2.ListGamesResponse(
             games=[describe.game_info(ruleset) for ruleset in self.rulesets.values()]
         )
@@ -54,6 +74,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def _game(self, state: game_pb2.GameState, field: str = "state") -> Game[Any]:
         if not state.game and not state.position and not state.pieces and not state.options:
             raise missing(field)
+        if state.ply > self.limits.max_ply:
+            raise malformed(f"{field}.ply", f"ply {state.ply} is beyond {self.limits.max_ply}")
         return self.conversions.game_from_proto(state, field)
 
     def _state(self, game: Game[Any], view: engine_pb2.StateView.ValueType) -> game_pb2.GameState:
@@ -71,6 +93,33 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             notation=notation,
             public_notation=hidden or notation,
         )
+
+    def _expensive(
+        self,
+        name: str,
+        request: Message,
+        context: grpc.ServicerContext,
+        *,
+        seconds: float,
+        limit: float,
+    ) -> Any:
+        """Run the work `name` in the pool (admitted, cancellable), or here without one."""
+        if self.pool is None:
+            return self.work(name, request, within_deadline(seconds, context))
+        request_id = str(structlog.contextvars.get_contextvars().get("request_id", ""))
+        job = Job(name, request.SerializeToString(), seconds, limit)
+        answer = self.pool.run(job, context, request_id)
+        return _message_class(_METHODS[name].output_type).FromString(answer)
+
+    def work(self, name: str, request: Any, seconds: float) -> Message:
+        """The expensive part of an RPC, wherever it runs (a pool process or this thread)."""
+        if name == "SuggestAction":
+            return self._suggestion(request, seconds)
+        if name == "ReplayRecord":
+            return self._replayed(request)
+        if name == "WriteRecord":
+            return self._written(request)
+        raise ValueError(f"{name} is no expensive call")
 
     def _check_action_count(self, count: int, field: str) -> None:
         if count > self.limits.max_actions:
@@ -154,7 +203,11 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             game.apply(request.action.side or game.actor(action), action)
         except RuleError as error:
             return engine_pb2.ValidateActionResponse(
-                legal=False, reason=_error_reason(error.reason), message=error.message
+                legal=False,
+                reason=_error_reason(error.reason),
+                message=bounded(error.message),
+                rule=error.rule,
+                alternatives=error.alternatives,
             )
         return engine_pb2.ValidateActionResponse(legal=True, notation=notation)
 
@@ -205,7 +258,6 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def WriteRecord(
         self, request: engine_pb2.WriteRecordRequest, context: grpc.ServicerContext
     ) -> engine_pb2.WriteRecordResponse:
-        initial = self._game(request.initial_state, "initial_state")
         if len(request.actions) > self.limits.max_record_actions:
             raise beyond_limit(
                 ServiceReason.RECORD_TOO_LONG,
@@ -213,6 +265,16 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
                 f"at most {self.limits.max_record_actions}",
                 "actions",
             )
+        if len(request.actions) <= self.limits.max_actions:  # as cheap as one ApplyActions
+            return self._written(request)
+        limit = self.limits.max_work_seconds
+        answer: engine_pb2.WriteRecordResponse = self._expensive(
+            "WriteRecord", request, context, seconds=limit, limit=limit
+        )
+        return answer
+
+    def _written(self, request: engine_pb2.WriteRecordRequest) -> engine_pb2.WriteRecordResponse:
+        initial = self._game(request.initial_state, "initial_state")
         game = initial
         lines: list[tuple[str, str]] = []
         for index, message in enumerate(request.actions):
@@ -250,28 +312,44 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
                 f"the record has {size} bytes; at most {self.limits.max_record_bytes}",
                 "record",
             )
+        if request.record.count("\n") <= self.limits.max_actions:  # one ApplyActions' worth
+            return self._replayed(request)
+        limit = self.limits.max_work_seconds
+        answer: engine_pb2.ReplayRecordResponse = self._expensive(
+            "ReplayRecord", request, context, seconds=limit, limit=limit
+        )
+        return answer
+
+    def _replayed(self, request: engine_pb2.ReplayRecordRequest) -> engine_pb2.ReplayRecordResponse:
+        """The replay, refused as soon as its answer would pass the message limit: first by an
+        estimate from the initial state's size, then by the bytes built so far."""
         record = parse_record(request.record)
         ruleset = self._ruleset(record.game)
-        final, history = replay(ruleset, record)
-        response = engine_pb2.ReplayRecordResponse(
-            final_state=self._state(final, request.view),
-            initial_state=self._state(history[0], request.view),
-        )
-        for index, (side, text) in enumerate(record.actions):
-            before = history[index]
-            response.actions.append(self._applied(before, before.parse(text, side)))
+        steps = replay_steps(ruleset, record)
+        initial = next(steps)
+        response = engine_pb2.ReplayRecordResponse(initial_state=self._state(initial, request.view))
+        budget = _ResponseBudget(self.limits.max_message_bytes, request.include_states)
+        budget.expect(len(record.actions), response.initial_state.ByteSize())
+        before = initial
+        for index, (game, (side, text)) in enumerate(zip(steps, record.actions, strict=True)):
+            applied = self._applied(before, before.parse(text, side))
+            response.actions.append(applied)
+            budget.spend(applied.ByteSize())
             if request.include_states:
-                response.states.append(self._state(history[index + 1], request.view))
+                state = response.states.add()
+                state.CopyFrom(self._state(game, request.view))
+                budget.spend(state.ByteSize())
+            before = game
+        response.final_state.CopyFrom(self._state(before, request.view))
         return response
 
     @rpc("SuggestAction")
     def SuggestAction(
         self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.SuggestActionResponse:
-        game = self._game(request.state)
         budget = DEFAULT_SUGGEST_SECONDS
         if request.HasField("time_budget"):
-            budget = request.time_budget.ToTimedelta().total_seconds()
+            budget = _seconds(request.time_budget, "time_budget")
             if budget <= 0:
                 raise malformed("time_budget", "time_budget must be positive")
             if budget > self.limits.max_suggest_seconds:
@@ -282,15 +360,35 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
                     f"{self.limits.max_suggest_seconds:g} s",
                     field="time_budget",
                 )
-        remaining = context.time_remaining()
-        if remaining is not None:
-            budget = min(budget, max(0.01, remaining * 0.8))
+        if request.level not in LEVELS and request.level != 0:
+            raise malformed(
+                "level",
+                f"level {request.level} is no playing strength: 1 (a beginner can win) to "
+                f"{max(LEVELS)} (the strongest), or 0 for {max(LEVELS)}",
+            )
+        state = request.state
+        if not state.game and not state.position and not state.pieces and not state.options:
+            raise missing("state")
+        answer: engine_pb2.SuggestActionResponse = self._expensive(
+            "SuggestAction",
+            request,
+            context,
+            seconds=budget,
+            limit=budget * 1.5 + SEARCH_OVERRUN,
+        )
+        return answer
+
+    def _suggestion(
+        self, request: engine_pb2.SuggestActionRequest, seconds: float
+    ) -> engine_pb2.SuggestActionResponse:
+        game = self._game(request.state)
         result = suggest(
             game,
             side=request.side or None,
-            seconds=budget,
+            seconds=seconds,
             max_depth=request.max_depth,
             seed=request.seed,
+            strength=request.level or max(LEVELS),
         )
         return engine_pb2.SuggestActionResponse(
             action=self.conversions.action_to_proto(game, result.action),
@@ -299,6 +397,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             depth=result.depth,
             line=result.line,
             nodes=result.nodes,
+            wins_in=result.wins_in,
+            summary=summary(result),
         )
 
     @rpc("Ping")
@@ -330,3 +430,76 @@ def first_cell(notation: str, cells: frozenset[str]) -> str | None:
 
 def _error_reason(reason: Reason) -> errors_pb2.ErrorReason.ValueType:
     return errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason.value}")
+
+
+def _seconds(duration: duration_pb2.Duration, field: str) -> float:
+    """A Duration in seconds, refusing one the Duration's own rules forbid (its range, or
+    seconds and nanos of opposite signs)."""
+    seconds, nanos = duration.seconds, duration.nanos
+    if (
+        not -315_576_000_000 <= seconds <= 315_576_000_000
+        or not -999_999_999 <= nanos <= 999_999_999
+        or (seconds > 0 and nanos < 0)
+        or (seconds < 0 and nanos > 0)
+    ):
+        raise malformed(field, f"{field} is no valid duration")
+    return float(seconds + nanos / 1e9)
+
+
+class _ResponseBudget:
+    """The bytes an answer may still take; RESPONSE_TOO_LARGE as soon as it would pass."""
+
+    def __init__(self, limit: int, include_states: bool) -> None:
+        self.limit = limit
+        self.include_states = include_states
+        self.used = 0
+
+    def expect(self, actions: int, state_bytes: int) -> None:
+        """Refuse before any work when the answer's estimate is already beyond the limit."""
+        states = 2 + (actions if self.include_states else 0)
+        estimate = states * state_bytes
+        if estimate > self.limit:
+            raise self._refusal(f"about {estimate} bytes")
+        self.used = 2 * state_bytes
+
+    def spend(self, size: int) -> None:
+        """Count `size` more bytes of the answer."""
+        self.used += size
+        if self.used > self.limit:
+            raise self._refusal(f"more than {self.limit} bytes")
+
+    def _refusal(self, size: str) -> Refusal:
+        advice = " without include_states, or" if self.include_states else ""
+        return beyond_limit(
+            ServiceReason.RESPONSE_TOO_LARGE,
+            f"the replay would answer with {size}; at most {self.limit} fit in one message: "
+            f"ask{advice} for a shorter record",
+            "include_states" if self.include_states else "record",
+        )
+
+
+_METHODS = {
+    method.name: method for method in engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods
+}
+
+
+def _message_class(descriptor: Any) -> Any:
+    return message_factory.GetMessageClass(descriptor)
+
+
+def pool_preload() -> list[str]:
+    """The modules a pool process needs: each game's rules and AI (see `Pool`)."""
+    modules = {type(ruleset).__module__ for ruleset in load_rulesets().values()}
+    modules |= {entry.ai.partition(":")[0] for entry in games() if entry.ai}
+    return sorted(modules)
+
+
+def pool_work(seal_key: bytes | None, limits: Limits) -> Work:
+    """The work a pool process runs (`Pool` calls this in each new process)."""
+    engine = RulesEngine(load_rulesets(seal_key), limits)
+
+    def run(job: str, payload: bytes, seconds: float) -> bytes:
+        request = _message_class(_METHODS[job].input_type).FromString(payload)
+        return engine.work(job, request, seconds).SerializeToString()
+
+    return run

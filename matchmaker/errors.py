@@ -7,15 +7,13 @@ status.
 
 from __future__ import annotations
 
+from wargame.runtime import refusal
 from wargame.runtime.refusal import Code, Reason, Refusal
 
 # The name this module gave the refusal before it was shared (kept for its importers).
 ServiceError = Refusal
-
-
-def quoted(text: str, most: int = 40) -> str:
-    """A client's text as a message may quote it: repr'd, cut to `most` characters."""
-    return repr(text) if len(text) <= most else repr(text[:most]) + "..."
+# Client text in a message: the one quoting both services share (a short prefix).
+quoted = refusal.quoted
 
 
 def game_not_found(game_id: str) -> Refusal:

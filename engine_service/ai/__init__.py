@@ -12,14 +12,17 @@ the ruleset giving a `Strategy`.
   counting material.
 
 `suggest` returns the action, its evaluation from the suggesting side's view, the depth
-reached and the line it expects (starting with the action).
+reached, the line it expects (starting with the action) and a win or loss it has proved;
+`summary` says that in a few words for players. Levels 1-4 play weaker (`levels.py`).
 """
 
 from __future__ import annotations
 
+import random
 from typing import Any, Protocol
 
 from engine_service.ai.evaluation import outcome_value
+from engine_service.ai.levels import LEVELS, STRONGEST, Level, level
 from engine_service.ai.search import RulesetPolicy, SearchStrategy, Suggestion
 from engine_service.memo import memo
 from engine_service.rules import games, load
@@ -27,16 +30,26 @@ from engine_service.rules.base import AnyRuleset, Outcome, require_ongoing
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import Game
 
-__all__ = ["Strategy", "Suggestion", "evaluate", "strategy_for", "suggest"]
+__all__ = ["Strategy", "Suggestion", "evaluate", "strategy_for", "suggest", "summary"]
+
+EVEN: float = 0.5  # material units within which a position reads as "about even"
 
 
 class Strategy(Protocol):
     """A game's AI: the action it suggests, and what it thinks of a position."""
 
     def suggest(
-        self, state: Any, side: str, *, seconds: float, max_depth: int, seed: int
+        self,
+        state: Any,
+        side: str,
+        *,
+        seconds: float,
+        max_depth: int,
+        seed: int,
+        level: Level = LEVELS[STRONGEST],
     ) -> Suggestion:
-        """The action for `side` within `seconds` (`max_depth` 0: no depth cap)."""
+        """The action for `side` within `seconds` (`max_depth` 0: no depth cap), played at
+        `level` (its noise and share of the work; `levels.py`)."""
 
     def evaluate(self, state: Any, side: str) -> float:
         """The static value of an unfinished state for `side`."""
@@ -60,13 +73,20 @@ def evaluate(ruleset: AnyRuleset, state: Any, side: str, outcome: Outcome | None
 
 
 def suggest(
-    game: Game[Any], *, side: str | None, seconds: float, max_depth: int = 0, seed: int = 0
+    game: Game[Any],
+    *,
+    side: str | None,
+    seconds: float,
+    max_depth: int = 0,
+    seed: int = 0,
+    strength: int = STRONGEST,
 ) -> Suggestion:
     """The action the AI prefers for `side` (default: the one side to act).
 
     `seconds` is the time budget, `max_depth` caps the search depth (0: none), and `seed`
-    breaks ties so that bots with different seeds vary; the same state, side, seed and
-    depth cap give the same suggestion.
+    breaks ties so that bots with different seeds vary; `strength` is the level, 1 to 5
+    (`levels.py`). The same state, side, seed, depth cap and level give the same suggestion
+    when the search is not cut short by the clock.
     """
     require_ongoing(game.outcome)
     to_act = game.to_act()
@@ -78,6 +98,39 @@ def suggest(
         raise RuleError(
             Reason.NOT_YOUR_TURN, f"{side} cannot act now: {' and '.join(to_act)} to act"
         )
-    return strategy_for(game.ruleset).suggest(
-        game.state, side, seconds=seconds, max_depth=max_depth, seed=seed
+    plays = level(strength)
+    ruleset = game.ruleset
+    rng = random.Random(f"{seed} {strength} {ruleset.setup_text(game.state)}")
+    if plays.blunders and rng.random() < plays.blunders:
+        state = game.state
+        mine = [a for a in ruleset.legal_actions(state) if ruleset.actor(state, a) == side]
+        if mine:  # secret deployments list no actions: those are never blundered
+            action = rng.choice(mine)
+            after = ruleset.play(game.state, action)
+            value = evaluate(ruleset, after, side, ruleset.outcome(after))
+            return Suggestion(action, value, 0, [ruleset.format_action(game.state, action)], 1)
+    cap = plays.max_depth if not max_depth else min(max_depth, plays.max_depth or max_depth)
+    return strategy_for(ruleset).suggest(
+        game.state,
+        side,
+        seconds=seconds * plays.time_share,
+        max_depth=cap,
+        seed=seed,
+        level=plays,
     )
+
+
+def summary(suggestion: Suggestion) -> str:
+    """The suggestion's verdict in a few words for players.
+
+    "wins in 2" or "loses in 3" for a proved end (turns of the winner), else the
+    evaluation: "about even" within half a unit of material, else "+1.5 material".
+    """
+    if suggestion.wins_in > 0:
+        return f"wins in {suggestion.wins_in}"
+    if suggestion.wins_in < 0:
+        return f"loses in {-suggestion.wins_in}"
+    value = suggestion.evaluation
+    if abs(value) < EVEN:
+        return "about even"
+    return f"{value:+.1f} material"

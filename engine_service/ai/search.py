@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine_service.ai.evaluation import WIN, material, outcome_value
+from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.rules.base import AnyRuleset, Outcome
 
 TABLE_LIMIT = 400_000  # transposition-table entries before the table is cleared
@@ -48,13 +49,33 @@ EXACT, LOWER, UPPER = 0, 1, 2  # kinds of table values: exact, at least, at most
 
 @dataclass
 class Suggestion:
-    """The search's answer: the action, its value, the depth reached, the expected line."""
+    """The AI's answer: the action, its value, the depth reached, the expected line.
+
+    `wins_in` is the number of turns of the winning side until a win the search has proved
+    (the suggested action counts when the suggesting side wins), negative when the
+    suggesting side loses whatever it does, 0 when the search proved neither.
+    """
 
     action: Any
     evaluation: float
     depth: int
     line: list[str] = field(default_factory=list)
     nodes: int = 0
+    wins_in: int = 0
+
+
+def wins_in(value: float) -> int:
+    """The turns to a proved end from a search value (WIN less the plies to it), or 0.
+
+    Sides alternate one action per turn in the games the search plays, so the winner's
+    turns are half the plies, rounded up: a win on the suggested action is 1, a loss to
+    the reply is -1.
+    """
+    if abs(value) < WIN / 2:
+        return 0
+    plies = max(1, round(WIN - abs(value)))
+    turns = (plies + 1) // 2
+    return turns if value > 0 else -turns
 
 
 class Policy(Protocol):
@@ -356,11 +377,14 @@ def search(
     seconds: float,
     max_depth: int = 0,
     seed: int = 0,
+    noise: float = 0.0,
 ) -> Suggestion:
     """The best action for `side` found by iterative deepening within `seconds`.
 
     `max_depth` 0 means as deep as the time allows. The seed breaks ties between actions
-    the search cannot tell apart, so that different seeds vary the play.
+    the search cannot tell apart, so that different seeds vary the play. With `noise`
+    (a weaker level, `levels.py`) every root action gets an exact value and the action
+    picked is the best after Gaussian noise of that deviation is added to each value.
     """
     started = time.perf_counter()
     # A little of the budget is kept for the last node in flight and the expected line.
@@ -386,10 +410,10 @@ def search(
     actions = [action for _, action in ranked_once]
     top = ranked_once[0][0]
     best = Suggestion(actions[0], top if maximising else -top, 1, [], searcher.nodes)
+    if noise:
+        best = _noisy_pick(scored_once, 1, maximising, noise, rng)
     if len(actions) == 1 or abs(top) >= WIN / 2:
-        best.nodes = searcher.nodes
-        best.line = searcher.principal_line(state, best.action, 1)
-        return best
+        return _finished(best, searcher, state)
     depth = 0
     while max_depth == 0 or depth < max_depth:
         depth += 1
@@ -400,12 +424,15 @@ def search(
                 child = ruleset.play(state, action)
                 value = searcher.value(child, depth - 1, alpha, beta, 1)
                 scored.append((value, action))
+                if noise:
+                    continue  # a full window: every root value exact, for the noisy pick
                 if maximising:
                     alpha = max(alpha, value)
                 else:
                     beta = min(beta, value)
         except OutOfTimeError:
-            _adopt_partial(best, scored, depth, maximising, searcher.nodes)
+            if not noise:
+                _adopt_partial(best, scored, depth, maximising, searcher.nodes)
             break
         # Actions not better than the best are bounds only; keep their previous order.
         ranked = sorted(
@@ -416,11 +443,33 @@ def search(
         actions = [action for _, (_, action) in ranked]
         top_value, top_action = scored[ranked[0][0]]
         best = Suggestion(top_action, top_value, depth, [], searcher.nodes)
+        if noise:
+            ordering = [(value if maximising else -value, action) for value, action in scored]
+            best = _noisy_pick(ordering, depth, maximising, noise, rng)
         if abs(top_value) >= WIN / 2 or searcher.clock() > searcher.deadline:
             break
+    return _finished(best, searcher, state)
+
+
+def _finished(best: Suggestion, searcher: Searcher, state: Any) -> Suggestion:
+    """The answer with its node count, expected line and proved end."""
     best.nodes = max(searcher.nodes, 1)
     best.line = searcher.principal_line(state, best.action, max(best.depth, 1))
+    best.wins_in = wins_in(best.evaluation)
     return best
+
+
+def _noisy_pick(
+    ordering: Sequence[tuple[float, Any]],
+    depth: int,
+    maximising: bool,
+    noise: float,
+    rng: random.Random,
+) -> Suggestion:
+    """The action best by its ordering score (higher is better for the root's mover) plus
+    noise; its evaluation from the suggesting side's view."""
+    value, action = max(ordering, key=lambda pair: pair[0] + rng.gauss(0.0, noise))
+    return Suggestion(action, value if maximising else -value, depth)
 
 
 def _stable_order(scored: Sequence[tuple[float, Any]]) -> list[tuple[float, Any]]:
@@ -454,10 +503,26 @@ class SearchStrategy:
         self.policy = policy
 
     def suggest(
-        self, state: Any, side: str, *, seconds: float, max_depth: int, seed: int
+        self,
+        state: Any,
+        side: str,
+        *,
+        seconds: float,
+        max_depth: int,
+        seed: int,
+        level: Level = LEVELS[STRONGEST],
     ) -> Suggestion:
-        """The best action the search finds for `side` within `seconds`."""
-        return search(self.policy, state, side, seconds=seconds, max_depth=max_depth, seed=seed)
+        """The best action the search finds for `side` within `seconds` (with the level's
+        noise on the root values)."""
+        return search(
+            self.policy,
+            state,
+            side,
+            seconds=seconds,
+            max_depth=max_depth,
+            seed=seed,
+            noise=level.noise,
+        )
 
     def evaluate(self, state: Any, side: str) -> float:
         """The policy's static value of an unfinished state for `side`."""

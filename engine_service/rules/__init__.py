@@ -16,6 +16,7 @@ from typing import Any
 from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, GameEntry
 from engine_service.rules.errors import Reason, RuleError
+from wargame.runtime.quoting import quoted
 
 
 @memo(1)
@@ -58,4 +59,6 @@ def load(reference: str) -> Any:
 
 def _unknown(game_id: str) -> RuleError:
     ids = ", ".join(rulesets())
-    return RuleError(Reason.UNKNOWN_GAME, f"unknown game {game_id!r}; games: {ids}", field="game")
+    return RuleError(
+        Reason.UNKNOWN_GAME, f"unknown game {quoted(game_id)}; games: {ids}", field="game"
+    )

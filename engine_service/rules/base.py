@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec, resolve_options
+from wargame.runtime.quoting import quoted
 
 RESOLVED_OPTIONS_KEPT = 768  # distinct option sets remembered (all games together)
 S = TypeVar("S")  # a game's state: an immutable value
@@ -395,7 +396,7 @@ class Ruleset(ABC, Generic[S, A]):
             if info.id == side:
                 return index
         known = ", ".join(info.id for info in self.sides)
-        raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {side!r}; sides: {known}")
+        raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {quoted(side)}; sides: {known}")
 
 
 AnyRuleset = Ruleset[Any, Any]

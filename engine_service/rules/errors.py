@@ -84,6 +84,11 @@ class Reason(StrEnum):
 class RuleError(Exception):
     """Something the rules refuse, with a reason code and a message naming the rule.
 
+    The message says the rule in words ("a Troop jumps only diagonally forward"); where
+    the specification rules it is `rule`, its section ("7.6"; several: "7.3, 7.7"); what
+    would be legal instead is `alternatives` (notations), and how actions are written
+    `accepted` (for text that is no action). The service sends those three as details beside the
+    message (errors.proto), so a player reads one sentence and gets the rest when asked.
     `index` is the position of the offending item when a request carries several
     (actions of one atomic batch, entries of a declaration); `field` names the offending
     part of the input where there is one ("options.compulsion", "state.pieces[3]").
@@ -96,12 +101,18 @@ class RuleError(Exception):
         *,
         index: int | None = None,
         field: str | None = None,
+        rule: str = "",
+        alternatives: tuple[str, ...] = (),
+        accepted: str = "",
     ) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
         self.index = index
         self.field = field
+        self.rule = rule
+        self.alternatives = alternatives
+        self.accepted = accepted
 
     def at(self, index: int) -> RuleError:
         """The same error, placed at item `index` of a batch (keeps an inner index)."""

@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from engine_service.rules.errors import Reason, RuleError
+from wargame.runtime.quoting import quoted
 
 OFF = "off"
 
@@ -95,14 +96,15 @@ class OptionSpec:
             items = tuple(item.strip() for item in value.split(",") if item.strip())
             bad = [item for item in items if item not in self.allowed]
             if bad or not items:
-                problem = f"unknown item {bad[0]!r}" if bad else "empty list"
+                problem = f"unknown item {quoted(bad[0])}" if bad else "empty list"
             result = items
         if problem is None and self.check is not None:
             problem = self.check(value)
         if problem is not None:
             raise RuleError(
                 Reason.INVALID_OPTION_VALUE,
-                f"option {self.name}: {value!r} is {problem}; allowed: {self.describe_allowed()}",
+                f"option {self.name}: {quoted(value)} is {problem}; "
+                f"allowed: {self.describe_allowed()}",
                 field=f"options.{self.name}",
             )
         return result
@@ -183,7 +185,7 @@ def resolve_options(
             names = ", ".join(sorted(presets or {})) or "none"
             raise RuleError(
                 Reason.UNKNOWN_PRESET,
-                f"unknown preset {preset!r}; presets: {names}",
+                f"unknown preset {quoted(preset)}; presets: {names}",
                 field="preset",
             )
         texts.update(presets[preset])
@@ -191,7 +193,7 @@ def resolve_options(
         if name not in by_name:
             raise RuleError(
                 Reason.UNKNOWN_OPTION,
-                f"unknown option {name!r}; options: {', '.join(by_name)}",
+                f"unknown option {quoted(name)}; options: {', '.join(by_name)}",
                 field=f"options.{name}",
             )
         texts[name] = text

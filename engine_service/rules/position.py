@@ -35,6 +35,7 @@ from engine_service.rules.base import AnyRuleset, Outcome, OutcomeReason, Positi
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import AGREED, FORFEIT_TEXT, Game, forfeit
 from engine_service.rules.options import Options
+from wargame.runtime.quoting import quoted
 
 Pair = tuple[str, str]
 GAME_KEYS: Final = ("ply", "offer", "end")
@@ -94,7 +95,7 @@ def unquote(value: str) -> str:
     if not value.startswith('"'):
         return value
     if not _QUOTED.fullmatch(value):
-        raise PositionError(f"{value[:24]!r}: the quoted value is not closed")
+        raise PositionError(f"{quoted(value[:24])}: the quoted value is not closed")
     return _ESCAPED.sub(r"\1", value[1:-1])
 
 
@@ -102,7 +103,7 @@ def pair_of(word: str) -> Pair:
     """(key, value) of a `key=value` word, the value unquoted; PositionError if it is none."""
     key, sep, value = word.partition("=")
     if not sep or not key:
-        raise PositionError(f"{word!r} is not a word key=value")
+        raise PositionError(f"{quoted(word)} is not a word key=value")
     return key, unquote(value)
 
 
@@ -124,7 +125,7 @@ def unb64(text: str, what: str) -> bytes:
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
-        raise PositionError(f"{what}: {text[:24]!r} is not base64url") from None
+        raise PositionError(f"{what}: {quoted(text[:24])} is not base64url") from None
 
 
 def keys_text(keys: Sequence[int]) -> str:
@@ -143,7 +144,7 @@ def keys_of(text: str, what: str) -> tuple[int, ...]:
 def count_of(text: str, what: str, most: int = MAX_PLY) -> int:
     """A whole number 0..most written in decimal; PositionError naming `what`."""
     if not text.isdigit() or len(text) > 10 or int(text) > most:
-        raise PositionError(f"{what}: {text[:24]!r} is not a whole number 0..{most}")
+        raise PositionError(f"{what}: {quoted(text[:24])} is not a whole number 0..{most}")
     return int(text)
 
 
@@ -199,7 +200,7 @@ def _ending(ruleset: AnyRuleset, text: str) -> Outcome:
     reason = _FORFEITS.get(word)
     if reason is None or side not in {info.id for info in ruleset.sides}:
         words_known = ", ".join(f"{w}:<side>" for w in _FORFEITS)
-        raise PositionError(f"end={text!r} is none of {words_known}, {AGREED_WORD}")
+        raise PositionError(f"end={quoted(text)} is none of {words_known}, {AGREED_WORD}")
     return forfeit(ruleset, side, reason)
 
 

@@ -17,16 +17,17 @@ Lines starting with `#` and blank lines are ignored.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine_service.rules.base import Ruleset
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import Game
+from wargame.runtime.quoting import quoted
 
-_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$')
-_MOVE = re.compile(r"^(\d+)\.\s+(\S+)\s+(.+)$")
+_TAG = re.compile(r'^\[(\w+)\s+"((?:[^"\\]|\\.)*)"\]$', re.ASCII)
+_MOVE = re.compile(r"^([0-9]{1,9})\.\s+(\S+)\s+(.+)$")
 MAX_RECORD_ACTIONS = 20_000
 
 
@@ -104,7 +105,7 @@ def parse_record(text: str) -> Record:
             raise RuleError(
                 Reason.INVALID_RECORD,
                 f"line {number}: expected a tag [Key \"value\"] or '<n>. <side> <action>', "
-                f"got {line!r}",
+                f"got {quoted(line)}",
             )
         if int(move.group(1)) != len(actions) + 1:
             raise RuleError(
@@ -126,13 +127,19 @@ def parse_record(text: str) -> Record:
     return record
 
 
-def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[Game[Any]]]:
-    """Replay a record: the final game and the game after every action (first = initial)."""
+def replay_steps(ruleset: Ruleset[Any, Any], record: Record) -> Iterator[Game[Any]]:
+    """Replay a record step by step: the initial game, then the game after each action.
+
+    A caller that stops iterating stops the replay (the engine does when an answer would
+    grow too large).
+    """
     if record.game != ruleset.id:
-        raise RuleError(Reason.INVALID_RECORD, f"record is for {record.game!r}, not {ruleset.id!r}")
+        raise RuleError(
+            Reason.INVALID_RECORD, f"record is for {quoted(record.game)}, not {quoted(ruleset.id)}"
+        )
     options = ruleset.resolve_options(record.options)
     game: Game[Any] = Game(ruleset, ruleset.new_game(options, record.setup))
-    history = [game]
+    yield game
     for ply, (side, text) in enumerate(record.actions, start=1):
         try:
             action = game.parse(text, side)
@@ -141,8 +148,13 @@ def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[
             raise RuleError(
                 error.reason, f"action {ply} ({side} {text}): {error.message}", index=ply - 1
             ) from None
-        history.append(game)
-    return game, history
+        yield game
+
+
+def replay(ruleset: Ruleset[Any, Any], record: Record) -> tuple[Game[Any], list[Game[Any]]]:
+    """Replay a record: the final game and the game after every action (first = initial)."""
+    history = list(replay_steps(ruleset, record))
+    return history[-1], history
 
 
 def record_of(

@@ -10,25 +10,28 @@ from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 SECTION = re.compile(r"\((?:[A-Z]\.?)?\d+(?:\.\d+)*(?:, ?\d+)*\)")
 
 
-def refused(engine: engine_pb2_grpc.RulesEngineStub, game: str, text: str) -> str:
+def refused(
+    engine: engine_pb2_grpc.RulesEngineStub, game: str, text: str
+) -> engine_pb2.ValidateActionResponse:
     state = engine.NewGame(engine_pb2.NewGameRequest(game=game), timeout=30).state
     action = game_pb2.Action(side=state.to_act[0], notation=text)
     reply = engine.ValidateAction(
         engine_pb2.ValidateActionRequest(state=state, action=action), timeout=30
     )
     assert not reply.legal
-    return reply.message
+    return reply
 
 
-def test_a_refusal_keeps_the_rule_in_words_without_citations_or_alternatives(
+def test_a_refusal_is_the_rule_in_words_with_its_section_and_alternatives_beside(
     engine: engine_pb2_grpc.RulesEngineStub,
 ) -> None:
-    message = refused(engine, "war", "e3-e6")
-    assert SECTION.search(message) and "e3-e4, e3-e5" in message  # what the engine says
-    text, trimmed = refusal(message, "e3-e6")
-    assert trimmed
+    reply = refused(engine, "war", "e3-e6")
+    # The engine's sentence has neither citation nor list: those come as details.
+    assert not SECTION.search(reply.message) and "e3-e4" not in reply.message
+    assert reply.rule == "7" and list(reply.alternatives) == ["e3-e4", "e3-e5"]
+    text = refusal(reply.message, "e3-e6")
     assert text.startswith("the South Troop on e3 cannot go to e6: a Troop steps forward")
-    assert not SECTION.search(text) and "e3-e4" not in text and "'e3-e6'" not in text
+    assert "'e3-e6'" not in text
 
 
 def test_notation_help_is_left_for_help(engine: engine_pb2_grpc.RulesEngineStub) -> None:
@@ -37,8 +40,8 @@ def test_notation_help_is_left_for_help(engine: engine_pb2_grpc.RulesEngineStub)
         ("battle", "zz", "cannot read 'zz'"),
         ("napoleonic", "c3", "not an action"),
     ):
-        text, trimmed = refusal(refused(engine, game, typed), typed)
-        assert trimmed and text.startswith(kept), text
+        text = refusal(refused(engine, game, typed).message, typed)
+        assert text.startswith(kept), text
         assert "e.g." not in text and "'move c2-d4'" not in text and "accepted" not in text
 
 

@@ -1,9 +1,11 @@
 """Property tests: whatever arrives, the engine answers with a proper status, and the right one.
 
 Random bytes as requests, states mutated anywhere (any field, found by protobuf reflection,
-set to any value of its type), random action texts: every answer is OK or a refusal with a
-reason (INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED) — never INTERNAL or UNKNOWN, never
-a hang — and a state the engine accepts comes back as a state it accepts again.
+set to any value of its type), random action texts, and requests of every RPC filled by
+reflection (long and strange texts, numbers across their whole range) against an engine
+with small limits: every answer is OK or a refusal with a reason (INVALID_ARGUMENT,
+NOT_FOUND, RESOURCE_EXHAUSTED) in a short message — never INTERNAL or UNKNOWN, never a
+hang — and a state the engine accepts comes back as a state it accepts again.
 
 The verdict on a mutated state is not taken from the engine: each mutation in
 `tests/engine_service/state_mutations.py` says what the rules make of it (a state that could
@@ -16,14 +18,20 @@ gives.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine_service.handling import Limits
+from engine_service.rules import rulesets
+from engine_service.service import SERVICE_NAME, RulesEngine
+from tests.conftest import TEST_SEAL_KEY
 from tests.engine_service.state_mutations import (
     MUTATIONS,
     REFUSE,
@@ -31,6 +39,8 @@ from tests.engine_service.state_mutations import (
     Mutation,
     structural_problem,
 )
+from wargame.runtime.quoting import MESSAGE_BYTES
+from wargame.runtime.serving import create_server, register_service
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -42,7 +52,8 @@ REFUSALS = {
     grpc.StatusCode.NOT_FOUND,
     grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
-METHODS = [method.name for method in engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods]
+SERVICE = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+METHODS = [method.name for method in SERVICE.methods]
 SETTINGS = settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -379,3 +390,110 @@ def test_random_actions_are_refused_with_a_reason(
     )
     assert applied.state == by_rules.state, "the action did not do what its legal twin does"
     assert list(applied.events) == list(by_rules.events)
+
+
+# -- every RPC, with the limits ------------------------------------------------------------
+
+SMALL_LIMITS = Limits(
+    max_message_bytes=64 * 1024,
+    max_actions=8,
+    max_record_actions=40,
+    max_record_bytes=4096,
+    max_suggest_seconds=0.05,
+)
+LONG_TEXTS = ["x" * 5000, "é" * 3000, "7" * 5000, '[Game "war"]\n' + "1. south e3-e4\n" * 300]
+
+
+@pytest.fixture(scope="module")
+def limited_channel() -> Iterator[grpc.Channel]:
+    """An engine in this process with small limits, so that requests reach them often."""
+    servicer = RulesEngine(rulesets(TEST_SEAL_KEY), SMALL_LIMITS)
+    serving = create_server(
+        "127.0.0.1:0",
+        lambda server: register_service(
+            server,
+            servicer,
+            engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"],
+            max_request_bytes=SMALL_LIMITS.max_message_bytes,
+        ),
+        [SERVICE_NAME],
+        max_message_bytes=SMALL_LIMITS.max_message_bytes,
+    )
+    serving.start()
+    with grpc.insecure_channel(
+        f"127.0.0.1:{serving.port}", options=[("grpc.max_send_message_length", 1 << 24)]
+    ) as channel:
+        yield channel
+    serving.stop(grace=1)
+
+
+def _text(data: st.DataObject) -> str:
+    return data.draw(
+        st.one_of(
+            st.text(max_size=40),
+            st.sampled_from(["", "war", "battle", "napoleonic", "south", "e3-e4", "a1", "0"]),
+            st.sampled_from(LONG_TEXTS),
+        )
+    )
+
+
+def fill(
+    message: Any,
+    data: st.DataObject,
+    states: dict[str, list[game_pb2.GameState]],
+    depth: int = 3,
+) -> None:
+    """Set some fields of `message` (by reflection) to values of their types: valid and
+    mutated states, texts short, long and strange, numbers across their whole range."""
+    for field in message.DESCRIPTOR.fields:
+        if not data.draw(st.booleans()):
+            continue
+        holder = getattr(message, field.name)
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            entry = field.message_type
+            if entry.GetOptions().map_entry:
+                for _ in range(data.draw(st.integers(0, 3))):
+                    holder[_text(data)] = _text(data)
+            elif entry.full_name == "wargame.v1.GameState":
+                game = data.draw(st.sampled_from(GAMES))
+                state = data.draw(st.sampled_from(states[game]))
+                if data.draw(st.booleans()):
+                    state = mutate(state, data)
+                for _ in range(data.draw(st.integers(1, 2)) if field.is_repeated else 1):
+                    (holder.add() if field.is_repeated else holder).CopyFrom(state)
+            elif depth > 0:
+                for _ in range(data.draw(st.integers(0, 12)) if field.is_repeated else 1):
+                    item = holder.add() if field.is_repeated else holder
+                    item.SetInParent()
+                    fill(item, data, states, depth - 1)
+        elif field.type == FieldDescriptor.TYPE_STRING:
+            for _ in range(data.draw(st.integers(0, 3)) if field.is_repeated else 1):
+                value = _text(data)
+                holder.append(value) if field.is_repeated else setattr(message, field.name, value)
+        elif field.is_repeated:
+            for _ in range(data.draw(st.integers(0, 3))):
+                holder.append(_scalar_value(field, data))
+        else:
+            setattr(message, field.name, _scalar_value(field, data))
+
+
+@given(data=st.data())
+@SETTINGS
+def test_any_request_to_any_rpc_gets_ok_or_a_refusal_with_a_reason(
+    limited_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+) -> None:
+    method = data.draw(st.sampled_from(list(SERVICE.methods)))
+    request = message_factory.GetMessageClass(method.input_type)()
+    fill(request, data, states)
+    call = limited_channel.unary_unary(
+        f"/{SERVICE.full_name}/{method.name}",
+        request_serializer=lambda message: message.SerializeToString(),
+        response_deserializer=message_factory.GetMessageClass(method.output_type).FromString,
+    )
+    try:
+        call(request, timeout=30)
+    except grpc.RpcError as error:
+        details = error_details(error)
+        assert details.code in REFUSALS, (method.name, details.code, details.message)
+        assert details.reason, (method.name, details.code, details.message)
+        assert len(details.message.encode()) <= MESSAGE_BYTES

@@ -16,7 +16,20 @@ from enum import StrEnum
 
 import grpc
 
+from wargame.runtime.quoting import bounded, quoted
 from wargame.runtime.status import rich_status
+
+__all__ = [
+    "Code",
+    "Reason",
+    "Refusal",
+    "bounded",
+    "internal",
+    "malformed",
+    "missing",
+    "quoted",
+    "unavailable",
+]
 
 Code = grpc.StatusCode
 
@@ -110,6 +123,8 @@ class Reason(StrEnum):
     TOO_MANY_GAMES = "TOO_MANY_GAMES"
     GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
     TOO_MANY_WATCHERS = "TOO_MANY_WATCHERS"
+    ENGINE_BUSY = "ENGINE_BUSY"
+    RESPONSE_TOO_LARGE = "RESPONSE_TOO_LARGE"
 
 
 class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)
@@ -117,7 +132,8 @@ class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)
 
     `field` names the one request field at fault (`fields` several, with their own
     descriptions); `metadata` travels in the ErrorInfo; `retry_after` (seconds) becomes a
-    google.rpc.RetryInfo.
+    google.rpc.RetryInfo. Every text is kept within `MESSAGE_BYTES` (quote client input
+    with `quoted`), so the status always fits gRPC's metadata limit.
     """
 
     def __init__(
@@ -131,12 +147,16 @@ class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)
         metadata: Mapping[str, str] | None = None,
         retry_after: float | None = None,
     ) -> None:
+        message = bounded(message)
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
-        self.fields = fields or (((field, message),) if field else ())
-        self.metadata = dict(metadata or {})
+        self.fields = tuple(
+            (bounded(name, 200), bounded(text))
+            for name, text in (fields or (((field, message),) if field else ()))
+        )
+        self.metadata = {bounded(k, 200): bounded(v) for k, v in (metadata or {}).items()}
         self.retry_after = retry_after
 
     def status(self) -> grpc.Status:

@@ -32,6 +32,7 @@ from wargame.runtime.tls import ServerTLS
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 HEALTH_MESSAGE_BYTES = 4096  # health requests and answers are a few bytes
+TRANSPORT_HEADROOM = 2  # the transport takes requests this many times the service's limit
 
 
 @dataclass(frozen=True)
@@ -50,14 +51,30 @@ class MalformedRequest:
         return f"the request is not a valid {self.message_type}: {self.error}"
 
 
+@dataclass(frozen=True)
+class OversizedRequest:
+    """Stands in for a request larger than the service's limit (see `register_service`)."""
+
+    size: int
+    limit: int
+
+
 def check_decoded(request: Any) -> None:
-    """Refuse a request whose bytes were not a valid message (see `register_service`)."""
+    """Refuse a request whose bytes were not a valid message, or were too many."""
     if isinstance(request, MalformedRequest):
         raise Refusal(Code.INVALID_ARGUMENT, Reason.MALFORMED_REQUEST, request.describe())
+    if isinstance(request, OversizedRequest):
+        raise Refusal(
+            Code.RESOURCE_EXHAUSTED,
+            Reason.REQUEST_TOO_LARGE,
+            f"the request has {request.size} bytes; at most {request.limit}",
+        )
 
 
-def _tolerant(message_class: Any) -> Callable[[bytes], Any]:
+def _tolerant(message_class: Any, max_request_bytes: int) -> Callable[[bytes], Any]:
     def deserialize(data: bytes) -> Any:
+        if len(data) > max_request_bytes:
+            return OversizedRequest(len(data), max_request_bytes)
         try:
             return message_class.FromString(data)
         except Exception as error:  # DecodeError, invalid UTF-8, absurd nesting
@@ -68,8 +85,20 @@ def _tolerant(message_class: Any) -> Callable[[bytes], Any]:
     return deserialize
 
 
-def register_service(server: Any, servicer: Any, service: Any) -> None:
-    """Register `servicer`'s methods for a service descriptor, with tolerant deserializers."""
+def register_service(
+    server: Any,
+    servicer: Any,
+    service: Any,
+    *,
+    max_request_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> None:
+    """Register `servicer`'s methods for a service descriptor, with tolerant deserializers.
+
+    A request larger than `max_request_bytes` reaches the servicer as an `OversizedRequest`
+    (refused by `check_decoded` with REQUEST_TOO_LARGE): the transport takes up to twice
+    that (`server_options`), so a client sees the reason instead of gRPC's bare
+    RESOURCE_EXHAUSTED.
+    """
     from google.protobuf import message_factory
 
     handlers = {}
@@ -84,7 +113,7 @@ def register_service(server: Any, servicer: Any, service: Any) -> None:
         }[(method.client_streaming, method.server_streaming)]
         handlers[method.name] = make(
             getattr(servicer, method.name),
-            request_deserializer=_tolerant(request_class),
+            request_deserializer=_tolerant(request_class, max_request_bytes),
             response_serializer=response_class.SerializeToString,
         )
     server.add_generic_rpc_handlers(
@@ -108,9 +137,13 @@ class ConnectionAge:
 def server_options(
     max_message_bytes: int, reuse_port: bool, connection_age: ConnectionAge | None = None
 ) -> list[tuple[str, Any]]:
-    """Channel arguments every server uses."""
+    """Channel arguments every server uses.
+
+    The transport takes requests up to twice `max_message_bytes`, so that the services can
+    refuse those beyond the limit themselves, with a reason (`register_service`).
+    """
     options: list[tuple[str, Any]] = [
-        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_receive_message_length", TRANSPORT_HEADROOM * max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         # gRPC turns SO_REUSEPORT on by default: a second server would silently share a busy
         # port. Only the engine's worker processes share one on purpose.

@@ -28,7 +28,7 @@ from wargame.v1 import errors_pb2 as wargame_dot_v1_dot_errors__pb2
 from wargame.v1 import game_pb2 as wargame_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17wargame/v1/engine.proto\x12\nwargame.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16wargame/v1/board.proto\x1a\x17wargame/v1/errors.proto\x1a\x15wargame/v1/game.proto\"\x12\n\x10ListGamesRequest\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.wargame.v1.GameInfo\"\xd6\x01\n\x13\x44\x65scribeGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12=\n\x07options\x18\x02 \x03(\x0b\x32,.wargame.v1.DescribeGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x12#\n\x04view\x18\x05 \x01(\x0e\x32\x15.wargame.v1.StateView\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x95\x01\n\x14\x44\x65scribeGameResponse\x12\"\n\x04info\x18\x01 \x01(\x0b\x32\x14.wargame.v1.GameInfo\x12+\n\x05\x62oard\x18\x02 \x01(\x0b\x32\x1c.wargame.v1.BoardDescription\x12,\n\rinitial_state\x18\x03 \x01(\x0b\x32\x15.wargame.v1.GameState\"\xde\x01\n\x0eNewGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x38\n\x07options\x18\x02 \x03(\x0b\x32\'.wargame.v1.NewGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x12#\n\x04view\x18\x05 \x01(\x0e\x32\x15.wargame.v1.StateView\x12\x10\n\x08position\x18\x06 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"F\n\x0fNewGameResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\r\n\x05setup\x18\x02 \x01(\t\"M\n\x17ListLegalActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\t\"T\n\x18ListLegalActionsResponse\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x17.wargame.v1.LegalAction\x12\x0e\n\x06to_act\x18\x02 \x03(\t\"C\n\x0bLegalAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"a\n\x15ValidateActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"s\n\x16ValidateActionResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\'\n\x06reason\x18\x02 \x01(\x0e\x32\x17.wargame.v1.ErrorReason\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x10\n\x08notation\x18\x04 \x01(\t\"\x85\x01\n\x13\x41pplyActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\x12#\n\x04view\x18\x03 \x01(\x0e\x32\x15.wargame.v1.StateView\"\x8b\x01\n\x14\x41pplyActionsResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12!\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x11.wargame.v1.Event\x12*\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\"^\n\rAppliedAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x17\n\x0fpublic_notation\x18\x03 \x01(\t\"V\n\x12ParseActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\"K\n\x13ParseActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"_\n\x13\x46ormatActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"(\n\x14\x46ormatActionResponse\x12\x10\n\x08notation\x18\x01 \x01(\t\"\xf1\x01\n\x12WriteRecordRequest\x12,\n\rinitial_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\x12\x36\n\x04tags\x18\x03 \x03(\x0b\x32(.wargame.v1.WriteRecordRequest.TagsEntry\x12#\n\x04view\x18\x04 \x01(\x0e\x32\x15.wargame.v1.StateView\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"Q\n\x13WriteRecordResponse\x12\x0e\n\x06record\x18\x01 \x01(\t\x12*\n\x0b\x66inal_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\"b\n\x13ReplayRecordRequest\x12\x0e\n\x06record\x18\x01 \x01(\t\x12\x16\n\x0einclude_states\x18\x02 \x01(\x08\x12#\n\x04view\x18\x03 \x01(\x0e\x32\x15.wargame.v1.StateView\"\xc3\x01\n\x14ReplayRecordResponse\x12*\n\x0b\x66inal_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12,\n\rinitial_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\x12*\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\x12%\n\x06states\x18\x04 \x03(\x0b\x32\x15.wargame.v1.GameState\"\xaa\x01\n\x14SuggestActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04side\x18\x02 \x01(\t\x12.\n\x0btime_budget\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tmax_depth\x18\x04 \x01(\r\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\r\n\x05level\x18\x06 \x01(\r\"\x8d\x01\n\x15SuggestActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x12\n\nevaluation\x18\x03 \x01(\x01\x12\r\n\x05\x64\x65pth\x18\x04 \x01(\r\x12\x0c\n\x04line\x18\x05 \x03(\t\x12\r\n\x05nodes\x18\x06 \x01(\x04\"\x1e\n\x0bPingRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0cPingResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c*U\n\tStateView\x12\x1a\n\x16STATE_VIEW_UNSPECIFIED\x10\x00\x12\x13\n\x0fSTATE_VIEW_FULL\x10\x01\x12\x17\n\x13STATE_VIEW_POSITION\x10\x02\x32\xd0\x07\n\x0bRulesEngine\x12H\n\tListGames\x12\x1c.wargame.v1.ListGamesRequest\x1a\x1d.wargame.v1.ListGamesResponse\x12Q\n\x0c\x44\x65scribeGame\x12\x1f.wargame.v1.DescribeGameRequest\x1a .wargame.v1.DescribeGameResponse\x12\x42\n\x07NewGame\x12\x1a.wargame.v1.NewGameRequest\x1a\x1b.wargame.v1.NewGameResponse\x12]\n\x10ListLegalActions\x12#.wargame.v1.ListLegalActionsRequest\x1a$.wargame.v1.ListLegalActionsResponse\x12W\n\x0eValidateAction\x12!.wargame.v1.ValidateActionRequest\x1a\".wargame.v1.ValidateActionResponse\x12Q\n\x0c\x41pplyActions\x12\x1f.wargame.v1.ApplyActionsRequest\x1a .wargame.v1.ApplyActionsResponse\x12N\n\x0bParseAction\x12\x1e.wargame.v1.ParseActionRequest\x1a\x1f.wargame.v1.ParseActionResponse\x12Q\n\x0c\x46ormatAction\x12\x1f.wargame.v1.FormatActionRequest\x1a .wargame.v1.FormatActionResponse\x12N\n\x0bWriteRecord\x12\x1e.wargame.v1.WriteRecordRequest\x1a\x1f.wargame.v1.WriteRecordResponse\x12Q\n\x0cReplayRecord\x12\x1f.wargame.v1.ReplayRecordRequest\x1a .wargame.v1.ReplayRecordResponse\x12T\n\rSuggestAction\x12 .wargame.v1.SuggestActionRequest\x1a!.wargame.v1.SuggestActionResponse\x12\x39\n\x04Ping\x12\x17.wargame.v1.PingRequest\x1a\x18.wargame.v1.PingResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17wargame/v1/engine.proto\x12\nwargame.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x16wargame/v1/board.proto\x1a\x17wargame/v1/errors.proto\x1a\x15wargame/v1/game.proto\"\x12\n\x10ListGamesRequest\"8\n\x11ListGamesResponse\x12#\n\x05games\x18\x01 \x03(\x0b\x32\x14.wargame.v1.GameInfo\"\xd6\x01\n\x13\x44\x65scribeGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12=\n\x07options\x18\x02 \x03(\x0b\x32,.wargame.v1.DescribeGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x12#\n\x04view\x18\x05 \x01(\x0e\x32\x15.wargame.v1.StateView\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"\x95\x01\n\x14\x44\x65scribeGameResponse\x12\"\n\x04info\x18\x01 \x01(\x0b\x32\x14.wargame.v1.GameInfo\x12+\n\x05\x62oard\x18\x02 \x01(\x0b\x32\x1c.wargame.v1.BoardDescription\x12,\n\rinitial_state\x18\x03 \x01(\x0b\x32\x15.wargame.v1.GameState\"\xde\x01\n\x0eNewGameRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x38\n\x07options\x18\x02 \x03(\x0b\x32\'.wargame.v1.NewGameRequest.OptionsEntry\x12\x0e\n\x06preset\x18\x03 \x01(\t\x12\r\n\x05setup\x18\x04 \x01(\t\x12#\n\x04view\x18\x05 \x01(\x0e\x32\x15.wargame.v1.StateView\x12\x10\n\x08position\x18\x06 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"F\n\x0fNewGameResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\r\n\x05setup\x18\x02 \x01(\t\"M\n\x17ListLegalActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04\x63\x65ll\x18\x02 \x01(\t\"T\n\x18ListLegalActionsResponse\x12(\n\x07\x61\x63tions\x18\x01 \x03(\x0b\x32\x17.wargame.v1.LegalAction\x12\x0e\n\x06to_act\x18\x02 \x03(\t\"C\n\x0bLegalAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"a\n\x15ValidateActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"\x97\x01\n\x16ValidateActionResponse\x12\r\n\x05legal\x18\x01 \x01(\x08\x12\'\n\x06reason\x18\x02 \x01(\x0e\x32\x17.wargame.v1.ErrorReason\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x10\n\x08notation\x18\x04 \x01(\t\x12\x0c\n\x04rule\x18\x05 \x01(\t\x12\x14\n\x0c\x61lternatives\x18\x06 \x03(\t\"\x85\x01\n\x13\x41pplyActionsRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\x12#\n\x04view\x18\x03 \x01(\x0e\x32\x15.wargame.v1.StateView\"\x8b\x01\n\x14\x41pplyActionsResponse\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12!\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x11.wargame.v1.Event\x12*\n\x07\x61pplied\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\"^\n\rAppliedAction\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x17\n\x0fpublic_notation\x18\x03 \x01(\t\"V\n\x12ParseActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\"K\n\x13ParseActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\"_\n\x13\x46ormatActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\"\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x12.wargame.v1.Action\"(\n\x14\x46ormatActionResponse\x12\x10\n\x08notation\x18\x01 \x01(\t\"\xf1\x01\n\x12WriteRecordRequest\x12,\n\rinitial_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12#\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x12.wargame.v1.Action\x12\x36\n\x04tags\x18\x03 \x03(\x0b\x32(.wargame.v1.WriteRecordRequest.TagsEntry\x12#\n\x04view\x18\x04 \x01(\x0e\x32\x15.wargame.v1.StateView\x1a+\n\tTagsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"Q\n\x13WriteRecordResponse\x12\x0e\n\x06record\x18\x01 \x01(\t\x12*\n\x0b\x66inal_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\"b\n\x13ReplayRecordRequest\x12\x0e\n\x06record\x18\x01 \x01(\t\x12\x16\n\x0einclude_states\x18\x02 \x01(\x08\x12#\n\x04view\x18\x03 \x01(\x0e\x32\x15.wargame.v1.StateView\"\xc3\x01\n\x14ReplayRecordResponse\x12*\n\x0b\x66inal_state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12,\n\rinitial_state\x18\x02 \x01(\x0b\x32\x15.wargame.v1.GameState\x12*\n\x07\x61\x63tions\x18\x03 \x03(\x0b\x32\x19.wargame.v1.AppliedAction\x12%\n\x06states\x18\x04 \x03(\x0b\x32\x15.wargame.v1.GameState\"\xaa\x01\n\x14SuggestActionRequest\x12$\n\x05state\x18\x01 \x01(\x0b\x32\x15.wargame.v1.GameState\x12\x0c\n\x04side\x18\x02 \x01(\t\x12.\n\x0btime_budget\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x11\n\tmax_depth\x18\x04 \x01(\r\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12\r\n\x05level\x18\x06 \x01(\r\"\xaf\x01\n\x15SuggestActionResponse\x12\"\n\x06\x61\x63tion\x18\x01 \x01(\x0b\x32\x12.wargame.v1.Action\x12\x10\n\x08notation\x18\x02 \x01(\t\x12\x12\n\nevaluation\x18\x03 \x01(\x01\x12\r\n\x05\x64\x65pth\x18\x04 \x01(\r\x12\x0c\n\x04line\x18\x05 \x03(\t\x12\r\n\x05nodes\x18\x06 \x01(\x04\x12\x0f\n\x07wins_in\x18\x07 \x01(\x05\x12\x0f\n\x07summary\x18\x08 \x01(\t\"\x1e\n\x0bPingRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0cPingResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c*U\n\tStateView\x12\x1a\n\x16STATE_VIEW_UNSPECIFIED\x10\x00\x12\x13\n\x0fSTATE_VIEW_FULL\x10\x01\x12\x17\n\x13STATE_VIEW_POSITION\x10\x02\x32\xd0\x07\n\x0bRulesEngine\x12H\n\tListGames\x12\x1c.wargame.v1.ListGamesRequest\x1a\x1d.wargame.v1.ListGamesResponse\x12Q\n\x0c\x44\x65scribeGame\x12\x1f.wargame.v1.DescribeGameRequest\x1a .wargame.v1.DescribeGameResponse\x12\x42\n\x07NewGame\x12\x1a.wargame.v1.NewGameRequest\x1a\x1b.wargame.v1.NewGameResponse\x12]\n\x10ListLegalActions\x12#.wargame.v1.ListLegalActionsRequest\x1a$.wargame.v1.ListLegalActionsResponse\x12W\n\x0eValidateAction\x12!.wargame.v1.ValidateActionRequest\x1a\".wargame.v1.ValidateActionResponse\x12Q\n\x0c\x41pplyActions\x12\x1f.wargame.v1.ApplyActionsRequest\x1a .wargame.v1.ApplyActionsResponse\x12N\n\x0bParseAction\x12\x1e.wargame.v1.ParseActionRequest\x1a\x1f.wargame.v1.ParseActionResponse\x12Q\n\x0c\x46ormatAction\x12\x1f.wargame.v1.FormatActionRequest\x1a .wargame.v1.FormatActionResponse\x12N\n\x0bWriteRecord\x12\x1e.wargame.v1.WriteRecordRequest\x1a\x1f.wargame.v1.WriteRecordResponse\x12Q\n\x0cReplayRecord\x12\x1f.wargame.v1.ReplayRecordRequest\x1a .wargame.v1.ReplayRecordResponse\x12T\n\rSuggestAction\x12 .wargame.v1.SuggestActionRequest\x1a!.wargame.v1.SuggestActionResponse\x12\x39\n\x04Ping\x12\x17.wargame.v1.PingRequest\x1a\x18.wargame.v1.PingResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,8 +41,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_NEWGAMEREQUEST_OPTIONSENTRY']._serialized_options = b'8\001'
   _globals['_WRITERECORDREQUEST_TAGSENTRY']._loaded_options = None
   _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_options = b'8\001'
-  _globals['_STATEVIEW']._serialized_start=3022
-  _globals['_STATEVIEW']._serialized_end=3107
+  _globals['_STATEVIEW']._serialized_start=3093
+  _globals['_STATEVIEW']._serialized_end=3178
   _globals['_LISTGAMESREQUEST']._serialized_start=143
   _globals['_LISTGAMESREQUEST']._serialized_end=161
   _globals['_LISTGAMESRESPONSE']._serialized_start=163
@@ -67,40 +67,40 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LEGALACTION']._serialized_end=1119
   _globals['_VALIDATEACTIONREQUEST']._serialized_start=1121
   _globals['_VALIDATEACTIONREQUEST']._serialized_end=1218
-  _globals['_VALIDATEACTIONRESPONSE']._serialized_start=1220
-  _globals['_VALIDATEACTIONRESPONSE']._serialized_end=1335
-  _globals['_APPLYACTIONSREQUEST']._serialized_start=1338
-  _globals['_APPLYACTIONSREQUEST']._serialized_end=1471
-  _globals['_APPLYACTIONSRESPONSE']._serialized_start=1474
-  _globals['_APPLYACTIONSRESPONSE']._serialized_end=1613
-  _globals['_APPLIEDACTION']._serialized_start=1615
-  _globals['_APPLIEDACTION']._serialized_end=1709
-  _globals['_PARSEACTIONREQUEST']._serialized_start=1711
-  _globals['_PARSEACTIONREQUEST']._serialized_end=1797
-  _globals['_PARSEACTIONRESPONSE']._serialized_start=1799
-  _globals['_PARSEACTIONRESPONSE']._serialized_end=1874
-  _globals['_FORMATACTIONREQUEST']._serialized_start=1876
-  _globals['_FORMATACTIONREQUEST']._serialized_end=1971
-  _globals['_FORMATACTIONRESPONSE']._serialized_start=1973
-  _globals['_FORMATACTIONRESPONSE']._serialized_end=2013
-  _globals['_WRITERECORDREQUEST']._serialized_start=2016
-  _globals['_WRITERECORDREQUEST']._serialized_end=2257
-  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_start=2214
-  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_end=2257
-  _globals['_WRITERECORDRESPONSE']._serialized_start=2259
-  _globals['_WRITERECORDRESPONSE']._serialized_end=2340
-  _globals['_REPLAYRECORDREQUEST']._serialized_start=2342
-  _globals['_REPLAYRECORDREQUEST']._serialized_end=2440
-  _globals['_REPLAYRECORDRESPONSE']._serialized_start=2443
-  _globals['_REPLAYRECORDRESPONSE']._serialized_end=2638
-  _globals['_SUGGESTACTIONREQUEST']._serialized_start=2641
-  _globals['_SUGGESTACTIONREQUEST']._serialized_end=2811
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=2814
-  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=2955
-  _globals['_PINGREQUEST']._serialized_start=2957
-  _globals['_PINGREQUEST']._serialized_end=2987
-  _globals['_PINGRESPONSE']._serialized_start=2989
-  _globals['_PINGRESPONSE']._serialized_end=3020
-  _globals['_RULESENGINE']._serialized_start=3110
-  _globals['_RULESENGINE']._serialized_end=4086
+  _globals['_VALIDATEACTIONRESPONSE']._serialized_start=1221
+  _globals['_VALIDATEACTIONRESPONSE']._serialized_end=1372
+  _globals['_APPLYACTIONSREQUEST']._serialized_start=1375
+  _globals['_APPLYACTIONSREQUEST']._serialized_end=1508
+  _globals['_APPLYACTIONSRESPONSE']._serialized_start=1511
+  _globals['_APPLYACTIONSRESPONSE']._serialized_end=1650
+  _globals['_APPLIEDACTION']._serialized_start=1652
+  _globals['_APPLIEDACTION']._serialized_end=1746
+  _globals['_PARSEACTIONREQUEST']._serialized_start=1748
+  _globals['_PARSEACTIONREQUEST']._serialized_end=1834
+  _globals['_PARSEACTIONRESPONSE']._serialized_start=1836
+  _globals['_PARSEACTIONRESPONSE']._serialized_end=1911
+  _globals['_FORMATACTIONREQUEST']._serialized_start=1913
+  _globals['_FORMATACTIONREQUEST']._serialized_end=2008
+  _globals['_FORMATACTIONRESPONSE']._serialized_start=2010
+  _globals['_FORMATACTIONRESPONSE']._serialized_end=2050
+  _globals['_WRITERECORDREQUEST']._serialized_start=2053
+  _globals['_WRITERECORDREQUEST']._serialized_end=2294
+  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_start=2251
+  _globals['_WRITERECORDREQUEST_TAGSENTRY']._serialized_end=2294
+  _globals['_WRITERECORDRESPONSE']._serialized_start=2296
+  _globals['_WRITERECORDRESPONSE']._serialized_end=2377
+  _globals['_REPLAYRECORDREQUEST']._serialized_start=2379
+  _globals['_REPLAYRECORDREQUEST']._serialized_end=2477
+  _globals['_REPLAYRECORDRESPONSE']._serialized_start=2480
+  _globals['_REPLAYRECORDRESPONSE']._serialized_end=2675
+  _globals['_SUGGESTACTIONREQUEST']._serialized_start=2678
+  _globals['_SUGGESTACTIONREQUEST']._serialized_end=2848
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_start=2851
+  _globals['_SUGGESTACTIONRESPONSE']._serialized_end=3026
+  _globals['_PINGREQUEST']._serialized_start=3028
+  _globals['_PINGREQUEST']._serialized_end=3058
+  _globals['_PINGRESPONSE']._serialized_start=3060
+  _globals['_PINGRESPONSE']._serialized_end=3091
+  _globals['_RULESENGINE']._serialized_start=3181
+  _globals['_RULESENGINE']._serialized_end=4157
 # @@protoc_insertion_point(module_scope)

@@ -413,6 +413,8 @@ class ValidateActionResponse(_message.Message):
     REASON_FIELD_NUMBER: _builtins.int
     MESSAGE_FIELD_NUMBER: _builtins.int
     NOTATION_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    ALTERNATIVES_FIELD_NUMBER: _builtins.int
     legal: _builtins.bool
     """True when the action is legal."""
     reason: _errors_pb2.ErrorReason.ValueType
@@ -421,6 +423,14 @@ class ValidateActionResponse(_message.Message):
     """The rule that forbids it, in words ("Cavalry may not end on 44: ...")."""
     notation: _builtins.str
     """The action's notation, when it is legal."""
+    rule: _builtins.str
+    """When it is not legal: the section of the game's rules that forbids it ("7.1"), if any."""
+    @_builtins.property
+    def alternatives(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """When it is not legal: what is legal instead, as notations (the moves of the piece
+        concerned, or every legal action), if the engine lists them.
+        """
+
     def __init__(
         self,
         *,
@@ -428,10 +438,12 @@ class ValidateActionResponse(_message.Message):
         reason: _errors_pb2.ErrorReason.ValueType = ...,
         message: _builtins.str = ...,
         notation: _builtins.str = ...,
+        rule: _builtins.str = ...,
+        alternatives: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["legal", b"legal", "message", b"message", "notation", b"notation", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alternatives", b"alternatives", "legal", b"legal", "message", b"message", "notation", b"notation", "reason", b"reason", "rule", b"rule"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -871,6 +883,8 @@ class SuggestActionResponse(_message.Message):
     DEPTH_FIELD_NUMBER: _builtins.int
     LINE_FIELD_NUMBER: _builtins.int
     NODES_FIELD_NUMBER: _builtins.int
+    WINS_IN_FIELD_NUMBER: _builtins.int
+    SUMMARY_FIELD_NUMBER: _builtins.int
     notation: _builtins.str
     """Its notation."""
     evaluation: _builtins.float
@@ -881,6 +895,16 @@ class SuggestActionResponse(_message.Message):
     """The depth of the last completed search iteration."""
     nodes: _builtins.int
     """Positions searched."""
+    wins_in: _builtins.int
+    """A forced end the AI has proved: the number of turns of the winning side until it wins
+    (the suggested action counts when the suggesting side wins), positive when the
+    suggesting side wins, negative when it loses whatever it does (-3: the opponent wins
+    in 3), 0 when nothing is proved. In Napoleonic Chess a turn is a whole player-turn.
+    """
+    summary: _builtins.str
+    """The position in a few words for players, from the suggesting side's view: "wins in 2",
+    "loses in 3", "about even" (within half a unit of material), "+1.5 material".
+    """
     @_builtins.property
     def action(self) -> _game_pb2.Action:
         """The suggested action."""
@@ -898,10 +922,12 @@ class SuggestActionResponse(_message.Message):
         depth: _builtins.int = ...,
         line: _abc.Iterable[_builtins.str] | None = ...,
         nodes: _builtins.int = ...,
+        wins_in: _builtins.int = ...,
+        summary: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "depth", b"depth", "evaluation", b"evaluation", "line", b"line", "nodes", b"nodes", "notation", b"notation"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "depth", b"depth", "evaluation", b"evaluation", "line", b"line", "nodes", b"nodes", "notation", b"notation", "summary", b"summary", "wins_in", b"wins_in"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

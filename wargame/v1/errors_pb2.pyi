@@ -202,6 +202,16 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The matchmaker replica holds as many live streams (WatchGame) as it is configured
     for; retry after the hint, on this replica or another.
     """
+    ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 140
+    """--- the engine's admission and size limits start at 140 ---
+    The engine's pool for expensive calls (searches, long record replays) is full, or the
+    work overran its time limit; RESOURCE_EXHAUSTED with a google.rpc.RetryInfo saying when
+    to try again. Cheap rules calls are never refused for this.
+    """
+    ERROR_REASON_RESPONSE_TOO_LARGE: _ErrorReason.ValueType  # 141
+    """The answer would be larger than the service's message limit (for example a
+    ReplayRecord with include_states of a long game); refused before it is built.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Machine-readable reasons for refusals.
@@ -210,6 +220,18 @@ class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     `reason` is one of these names without the `ERROR_REASON_` prefix, for example
     "SUPPORTER_UNDER_ATTACK"; a field at fault is named in a `google.rpc.BadRequest` detail.
     ValidateAction returns the reason as data instead of as an error.
+
+    The status message is one sentence for people: the rule in words ("a Troop jumps only
+    diagonally forward"), quoting at most a short prefix of what the client sent. What a
+    reader may want next travels in the ErrorInfo `metadata`, each key present only when it
+    applies:
+      "rule"          the section of the game's rules specification that rules it ("7.6";
+                      several: "7.3, 7.7"; an appendix: "A.1")
+      "alternatives"  what is legal instead: notations separated by ", " (the moves of the
+                      piece concerned, or every legal action), as many as fit in 500 bytes
+      "accepted"      how actions of this game are written (for text that is no action)
+      "index"         the failing item of a batch (ApplyActions, WriteRecord), from 0
+      "retry_after_ms" with a `google.rpc.RetryInfo`: when to try again
     """
 
 ERROR_REASON_UNSPECIFIED: ErrorReason.ValueType  # 0
@@ -391,5 +413,15 @@ ERROR_REASON_GAME_NOT_FINISHED: ErrorReason.ValueType  # 131
 ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 132
 """The matchmaker replica holds as many live streams (WatchGame) as it is configured
 for; retry after the hint, on this replica or another.
+"""
+ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 140
+"""--- the engine's admission and size limits start at 140 ---
+The engine's pool for expensive calls (searches, long record replays) is full, or the
+work overran its time limit; RESOURCE_EXHAUSTED with a google.rpc.RetryInfo saying when
+to try again. Cheap rules calls are never refused for this.
+"""
+ERROR_REASON_RESPONSE_TOO_LARGE: ErrorReason.ValueType  # 141
+"""The answer would be larger than the service's message limit (for example a
+ReplayRecord with include_states of a long game); refused before it is built.
 """
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

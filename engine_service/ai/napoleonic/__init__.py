@@ -23,7 +23,9 @@ plans whole phases instead:
 - **Deployment**: a standard-looking array (front rank infantry and artillery, Guards in
   the middle of the rear rank, cavalry on the wings), placed, sealed or committed.
 
-The planner is deterministic: the same state, side and seed give the same plan. A plan is
+The planner is deterministic: the same state, side, seed and level give the same plan; a
+plan that surely eliminates an enemy commander this turn reports the win (`wins_in` 1), a
+defence that cannot save its own reports the loss. A plan is
 remembered (bounded cache) for every state along it, so asking again after each of its
 actions continues the same plan; `line` shows the rest of the planned phase.
 
@@ -44,6 +46,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
+from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.ai.napoleonic.allocation import Fight, Verdict, best_allocation, judge
 from engine_service.ai.napoleonic.deployment import deployment_action
 from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
@@ -80,15 +83,31 @@ def _line(
 
 
 def plan_suggestion(
-    ruleset: AnyRuleset, state: NapoleonicState, side: str, *, seconds: float, seed: int
+    ruleset: AnyRuleset,
+    state: NapoleonicState,
+    side: str,
+    *,
+    seconds: float,
+    seed: int,
+    level: Level = LEVELS[STRONGEST],
 ) -> Suggestion:
-    """The next action of the plan for `side` in `state` (planning it if needed)."""
+    """The next action of the plan for `side` in `state` (planning it if needed); a weaker
+    level (`ai/levels.py`) plans with noise and less work."""
     started = time.perf_counter()
-    cached = recall(state, side, seed)
+    cached = recall(state, side, seed, level)
     if cached is not None:
-        value, actions = cached
-        return Suggestion(actions[0], value, len(actions), _line(ruleset, state, actions), 1)
-    planner = Planner(ruleset, state, side, started + seconds * 0.8)
+        value, actions, wins_in = cached
+        line = _line(ruleset, state, actions)
+        return Suggestion(actions[0], value, len(actions), line, 1, wins_in)
+    planner = Planner(
+        ruleset,
+        state,
+        side,
+        started + seconds * 0.8,
+        noise=level.noise,
+        effort=level.time_share,
+        seed=seed,
+    )
     phase = state.phase
     if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
         value, plan = planner.plan_turn()
@@ -98,8 +117,18 @@ def plan_suggestion(
         value, plan = planner.plan_advance()
     else:
         value, plan = 0.0, [deployment_action(ruleset, state, side, seed)]
-    remember(ruleset, state, side=side, seed=seed, value=value, actions=plan)
-    return Suggestion(plan[0], value, len(plan), _line(ruleset, state, plan), max(planner.nodes, 1))
+    remember(
+        ruleset,
+        state,
+        side=side,
+        seed=seed,
+        level=level,
+        value=value,
+        actions=plan,
+        wins_in=planner.wins_in,
+    )
+    line = _line(ruleset, state, plan)
+    return Suggestion(plan[0], value, len(plan), line, max(planner.nodes, 1), planner.wins_in)
 
 
 class TurnPlanner:
@@ -109,10 +138,17 @@ class TurnPlanner:
         self.ruleset = ruleset
 
     def suggest(
-        self, state: NapoleonicState, side: str, *, seconds: float, max_depth: int, seed: int
+        self,
+        state: NapoleonicState,
+        side: str,
+        *,
+        seconds: float,
+        max_depth: int,
+        seed: int,
+        level: Level = LEVELS[STRONGEST],
     ) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
-        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed)
+        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed, level=level)
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:
         """Material and the planner's positional worth, own minus the enemy's."""

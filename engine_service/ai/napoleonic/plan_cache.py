@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from engine_service.ai.levels import Level
 from engine_service.ai.napoleonic.weights import PLAN_CACHE
 from engine_service.memo import LruCache
 from engine_service.rules.base import AnyRuleset
@@ -12,15 +13,18 @@ from engine_service.rules.napoleonic.actions import NapoleonicAction
 from engine_service.rules.napoleonic.state import NapoleonicState
 
 PlanKey = tuple[object, ...]
-Plan = tuple[float, tuple[NapoleonicAction, ...]]  # the plan's value and its actions
-_CACHE: LruCache[PlanKey, Plan] = LruCache(PLAN_CACHE)
+# The plan's value, its actions, and the turns to a win it makes sure of (see `Suggestion`).
+Plan = tuple[float, tuple[NapoleonicAction, ...], int]
+_CACHE: LruCache[PlanKey, Plan] = LruCache(PLAN_CACHE, "napoleonic plans")
 
 
-def plan_key(state: NapoleonicState, side: str, seed: int) -> PlanKey:
-    """The cache key of a state (every compared field; the options by their values)."""
+def plan_key(state: NapoleonicState, side: str, seed: int, level: Level) -> PlanKey:
+    """The cache key of a state (every compared field; the options by their values), for a
+    side, a seed and a level."""
     return (
         side,
         seed,
+        level,
         tuple(state.options.items()),
         state.scenario,
         state.width,
@@ -47,23 +51,23 @@ def remember(
     *,
     side: str,
     seed: int,
+    level: Level,
     value: float,
     actions: Sequence[NapoleonicAction],
+    wins_in: int,
 ) -> None:
     """Remember the plan for every state along it, so that the next calls continue it."""
     for i, action in enumerate(actions):
-        _CACHE.put(plan_key(state, side, seed), (value, tuple(actions[i:])))
+        _CACHE.put(plan_key(state, side, seed, level), (value, tuple(actions[i:]), wins_in))
         if i + 1 < len(actions):
             state = ruleset.play(state, action)
             if ruleset.outcome(state) is not None or side not in ruleset.to_act(state):
                 break
 
 
-def recall(
-    state: NapoleonicState, side: str, seed: int
-) -> tuple[float, tuple[NapoleonicAction, ...]] | None:
-    """The value and the rest of the plan remembered for this state, if any."""
-    return _CACHE.get(plan_key(state, side, seed))
+def recall(state: NapoleonicState, side: str, seed: int, level: Level) -> Plan | None:
+    """The value, the rest of the plan and its sure win remembered for this state, if any."""
+    return _CACHE.get(plan_key(state, side, seed, level))
 
 
 def clear_plans() -> None:

@@ -12,6 +12,7 @@ unit that can attack does, the targets chosen against the defender's best alloca
 
 from __future__ import annotations
 
+import random
 import time
 from dataclasses import dataclass, field
 
@@ -23,7 +24,12 @@ from engine_service.ai.napoleonic.position import (
     unit_score,
     unit_value,
 )
-from engine_service.ai.napoleonic.weights import CANDIDATE_PLANS, KILL_SEARCH_NODES, MOVE_COST
+from engine_service.ai.napoleonic.weights import (
+    CANDIDATE_PLANS,
+    KILL_SEARCH_NODES,
+    MOVE_COST,
+    POSITION_NOISE,
+)
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.napoleonic import combat, movement
 from engine_service.rules.napoleonic.actions import (
@@ -59,6 +65,18 @@ class Planner:
     # Per own unit, per square of its reach: the squares it could attack from there.
     strikes: dict[str, dict[int, frozenset[int]]] = field(default_factory=dict)
     in_reach: set[int] = field(default_factory=set)  # squares some own unit could attack
+    noise: float = 0.0  # a weaker level's noise on candidate values (`ai/levels.py`)
+    effort: float = 1.0  # a weaker level's share of the work limits (kills, candidates)
+    seed: int = 0
+    wins_in: int = 0  # 1: the plan surely eliminates an enemy commander; -1: own is lost
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(f"napoleonic planner {self.seed} {self.noise}")
+
+    def jitter(self, share: float = 1.0) -> float:
+        """Noise for a candidate's value (0 at full strength)."""
+        return self.rng.gauss(0.0, self.noise * share) if self.noise else 0.0
 
     def out_of_time(self) -> bool:
         """The clock as a safety net (the work limits keep plans deterministic)."""
@@ -152,7 +170,7 @@ class Planner:
         ceiling = [0] * (len(entries) + 1)
         for i in range(len(entries) - 1, -1, -1):
             ceiling[i] = ceiling[i + 1] + entries[i][1][0][2]
-        budget = KILL_SEARCH_NODES
+        budget = limit = int(KILL_SEARCH_NODES * self.effort)
         chosen: list[Assignment] = []
         used_cells: set[int] = set()
         cut: set[str] = set()
@@ -192,7 +210,7 @@ class Planner:
             visit(i + 1, attack, uncut, cost)
 
         visit(0, attack0, support_total, 0.0)
-        self.nodes += KILL_SEARCH_NODES - max(budget, 0)
+        self.nodes += limit - max(budget, 0)
         return best
 
     def offensive(self, order: list[Unit]) -> list[Assignment]:
@@ -310,6 +328,7 @@ class Planner:
             best = unit_score(state, view, unit, unit.cell)
             for cell in sorted(movement.destinations(state, unit)):
                 score = unit_score(state, view, unit, cell) - MOVE_COST
+                score += self.jitter(POSITION_NOISE)
                 if score > best + 1e-9:
                     best, best_cell = score, cell
             if best_cell != unit.cell:
@@ -368,8 +387,9 @@ class Planner:
                 break
         return attacks_of(current), verdict
 
-    def turn_plan(self, order: list[Unit]) -> tuple[float, list[NapoleonicAction]]:
-        """One candidate plan for the whole turn: its score and its actions."""
+    def turn_plan(self, order: list[Unit]) -> tuple[float, list[NapoleonicAction], bool]:
+        """One candidate plan for the whole turn: its score, its actions, and whether it
+        surely eliminates an enemy commander (a win this turn)."""
         jobs = self.offensive(order)
         state, actions = self.make_moves(self.state, jobs)
         busy = {job.unit.id for job in jobs}
@@ -377,7 +397,7 @@ class Planner:
         actions += more
         attacks, verdict = self.declaration(state, jobs)
         gone = {u.id for u in verdict.eliminated}
-        score = verdict.score + position_score(state, self.side, gone)
+        score = verdict.score + position_score(state, self.side, gone) + self.jitter()
         self.nodes += 1
         already = set(self.state.turn.attacks)
         new_attacks = [(a, t) for a, t in attacks if (a.id, t.id) not in already]
@@ -386,7 +406,7 @@ class Planner:
         if state.phase is Phase.MOVEMENT and not new_attacks:
             actions.append(EndPhase(self.side))  # movement ends: attack declaration
         actions.append(EndPhase(self.side))  # the declaration is complete
-        return score, actions
+        return score, actions, self.commander_among(verdict.eliminated, own=False)
 
     def orders(self) -> list[list[Unit]]:
         """Orders of enemy targets to plan kills in: Guards first, then by value; and the
@@ -398,7 +418,7 @@ class Planner:
         reachable = self._reachable_targets(targets)
         result = [targets]
         others = [t for t in reachable if not state.stats(t).is_commander]
-        for first in others[: CANDIDATE_PLANS - 1]:
+        for first in others[: max(1, round(CANDIDATE_PLANS * self.effort)) - 1]:
             result.append([first] + [t for t in targets if t.id != first.id])
         return result
 
@@ -409,7 +429,7 @@ class Planner:
     def plan_turn(self) -> tuple[float, list[NapoleonicAction]]:
         """The best candidate plan for the movement and attack phases."""
         self.compute_reach()
-        best: tuple[float, list[NapoleonicAction]] | None = None
+        best: tuple[float, list[NapoleonicAction], bool] | None = None
         for order in self.orders():
             if best is not None and self.out_of_time():
                 break
@@ -417,7 +437,14 @@ class Planner:
             if best is None or candidate[0] > best[0] + 1e-9:
                 best = candidate
         assert best is not None
-        return best
+        score, actions, wins = best
+        self.wins_in = 1 if wins else 0
+        return score, actions
+
+    def commander_among(self, units: list[Unit], own: bool) -> bool:
+        """Whether `units` hold a commander of this side (`own`) or of an enemy."""
+        state = self.state
+        return any(state.stats(u).is_commander and (u.side == self.side) == own for u in units)
 
     # -- defence and advance -------------------------------------------------------------
 
@@ -441,6 +468,7 @@ class Planner:
             if action in legal:
                 actions.append(action)
         actions.append(EndPhase(self.side))
+        self.wins_in = -1 if self.commander_among(verdict.eliminated, own=True) else 0
         return -verdict.lost, actions
 
     def plan_advance(self) -> tuple[float, list[NapoleonicAction]]:

@@ -26,6 +26,7 @@ PRESSURE_CAP: Final = 10.0
 KILL_SEARCH_NODES: Final = 1500  # per target
 PLAN_CACHE: Final = 512
 CANDIDATE_PLANS: Final = 4
+POSITION_NOISE: Final = 0.3  # share of a level's noise put on each square a unit may take
 
 # Positional weights (material units: an Infantry unit is 1).
 APPROACH: Final = {"cavalry": 0.12, "artillery": 0.08}

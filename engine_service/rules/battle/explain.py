@@ -2,7 +2,8 @@
 
 The checks run in the order a player thinks of them: whose piece, its move pattern
 (section 5), the river (2.3, 2.4), the path (2.2), what it may take (5, 7, 8), then the
-artillery rules of section 6 and the duties of the turn (A.3, 7, 8).
+artillery rules of section 6 and the duties of the turn (A.3, 7, 8). The sentence says the
+rule in words; its section goes with the error as `rule`.
 """
 
 from __future__ import annotations
@@ -72,7 +73,7 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
     kind = kind_of(piece)
     name = KIND_NAMES[kind]
     if kind == CITADEL:
-        return RuleError(Reason.ILLEGAL_MOVE_GEOMETRY, "the Citadel never moves (7)")
+        return RuleError(Reason.ILLEGAL_MOVE_GEOMETRY, "the Citadel never moves", rule="7")
     if origin == destination:
         return RuleError(Reason.ILLEGAL_MOVE_GEOMETRY, f"{name} on {_sq(origin)} must move")
     line = line_between(piece, origin, destination)
@@ -84,7 +85,8 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
             return RuleError(
                 Reason.PATH_BLOCKED,
                 f"{name} {_sq(origin)}-{_sq(destination)}: {blocker} on {_sq(square)} "
-                f"intervenes (nothing jumps, 2.2)",
+                f"intervenes, and nothing jumps",
+                rule="2.2",
             )
     target = board[destination]
     if target:
@@ -95,7 +97,8 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
                 f"{KIND_NAMES[kind_of(target)]}",
             )
         if not CAN_CAPTURE[piece][target]:
-            return RuleError(Reason.CAPTURE_NOT_ALLOWED, _capture_rule(piece, target))
+            why, rule = _capture_rule(piece, target)
+            return RuleError(Reason.CAPTURE_NOT_ALLOWED, why, rule=rule)
     ctx = Context(board, side, rules)
     verdict, _ = (Verdict.LEGAL, set()) if ctx.is_quiet(move) else ctx.evaluate(move)
     if verdict is Verdict.WAGON_UNDER_COVER:
@@ -104,10 +107,12 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
         return RuleError(
             Reason.WAGON_UNDER_COVER,
             f"the Wagon on {_sq(destination)} cannot be taken while under cover of attacking "
-            f"Artillery on {_list(guns)}: after the capture its square is in range (8)",
+            f"Artillery on {_list(guns)}: after the capture its square is in range",
+            rule="8",
         )
     if verdict is Verdict.EXPOSED:
-        return RuleError(Reason.EXPOSED_TO_ARTILLERY, _exposed_sentence(ctx, move, name))
+        why, rule = _exposed_sentence(ctx, move, name)
+        return RuleError(Reason.EXPOSED_TO_ARTILLERY, why, rule=rule)
     if verdict is Verdict.UNCOVERS:
         after = ctx.after(move)
         now = ctx.evaluate(move)[1]
@@ -118,7 +123,8 @@ def explain(board: bytes, side: int, rules: Rules, move: Move, analysis: Analysi
             Reason.UNCOVERS_FIGURE,
             f"{name} {_sq(origin)}-{_sq(destination)} would leave the "
             f"{KIND_NAMES[kind_of(after[shown])]} on {_sq(shown)} exposed to enemy Artillery on "
-            f"{_list(guns)} (A.2: no move may uncover a figure)",
+            f"{_list(guns)}: no move may uncover a figure",
+            rule="A.2",
         )
     return _duty_error(board, side, rules, analysis)
 
@@ -139,7 +145,8 @@ def _geometry_error(piece: int, origin: int, destination: int) -> RuleError:
                 return RuleError(
                     Reason.RIVER_CROSSING,
                     f"{name} {move}: the river cuts the line; it is crossed only at the fords "
-                    f"47 and 83 and the bridge 70 (2.3)",
+                    f"47 and 83 and the bridge 70",
+                    rule="2.3",
                 )
             if there not in AT:
                 break  # off the board
@@ -153,37 +160,44 @@ def _geometry_error(piece: int, origin: int, destination: int) -> RuleError:
                     Reason.RIVER_CROSSING,
                     f"{name} {move}: the {kind_name} {_sq(crossing)} is entered and left only "
                     f"through its marked entrances ({', '.join(sorted(entrances))}); the step "
-                    f"between {_sq(a)} and {_sq(b)} crosses the river (2.4)",
+                    f"between {_sq(a)} and {_sq(b)} crosses the river",
+                    rule="2.4",
                 )
             return RuleError(
                 Reason.RIVER_CROSSING,
                 f"{name} {move}: the river runs between {_sq(a)} and {_sq(b)}; it is crossed "
-                f"only at the fords 47 and 83 and the bridge 70 (2.3)",
+                f"only at the fords 47 and 83 and the bridge 70",
+                rule="2.3",
             )
     return RuleError(
         Reason.ILLEGAL_MOVE_GEOMETRY,
-        f"{name} moves {PATTERNS[kind]} (5): {move} is no such move",
+        f"{name} moves {PATTERNS[kind]}: {move} is no such move",
+        rule="5",
     )
 
 
-def _capture_rule(piece: int, target: int) -> str:
+def _capture_rule(piece: int, target: int) -> tuple[str, str]:
+    """Who may not take what, in words, and the section."""
     kind, prey = kind_of(piece), kind_of(target)
     if kind == ARTILLERY and prey == CITADEL:
         return (
             "Artillery cannot take the Citadel; only Light Infantry, Infantry of the Line or "
-            "Cavalry can (7)"
+            "Cavalry can",
+            "7",
         )
     if kind == ARTILLERY:
         return (
             f"Artillery takes only enemy Artillery, not {describe_piece(target)}; it checks "
-            f"figures instead (5, 6)"
+            f"figures instead",
+            "5, 6",
         )
     if kind == WAGON:
-        return "the Wagon takes nothing (8)"
-    return f"{KIND_NAMES[kind]} cannot take {describe_piece(target)} (5)"
+        return "the Wagon takes nothing", "8"
+    return f"{KIND_NAMES[kind]} cannot take {describe_piece(target)}", "5"
 
 
-def _exposed_sentence(ctx: Context, move: Move, name: str) -> str:
+def _exposed_sentence(ctx: Context, move: Move, name: str) -> tuple[str, str]:
+    """Why the mover may not end there, in words, and the section."""
     destination = move.destination
     side, rules = ctx.side, ctx.rules
     after = ctx.after(move)
@@ -196,21 +210,25 @@ def _exposed_sentence(ctx: Context, move: Move, name: str) -> str:
         if own_next and enemy_next:
             return (
                 f"the Wagon may not end on {square}: it is next to its own Artillery on "
-                f"{_list(own_next)} and to enemy Artillery on {_list(enemy_next)} (8)"
+                f"{_list(own_next)} and to enemy Artillery on {_list(enemy_next)}",
+                "8",
             )
         return (
             f"the Wagon may not end on {square}: the 2nd or 3rd square of its own battery's "
-            f"line, in range of enemy Artillery on {_list(enemy)} (8)"
+            f"line, in range of enemy Artillery on {_list(enemy)}",
+            "8",
         )
     if own_next and enemy_next:
         return (
             f"{name} may not end on {square}: in range of enemy Artillery on {_list(enemy)}; "
             f"next to its own Artillery on {_list(own_next)} but also next to the enemy's on "
-            f"{_list(enemy_next)}, so not protected (A.1)"
+            f"{_list(enemy_next)}, so not protected",
+            "A.1",
         )
     return (
         f"{name} may not end on {square}: in range of enemy Artillery on {_list(enemy)} and not "
-        f"protected (A.1)"
+        f"protected",
+        "A.1",
     )
 
 
@@ -228,13 +246,15 @@ def _duty_error(board: bytes, side: int, rules: Rules, analysis: Analysis) -> Ru
         return RuleError(
             Reason.CITADEL_DUTY,
             f"attacking Artillery on {_list(analysis.citadel_commanders)} commands the Citadel: "
-            f"{answer} before moving otherwise (7)",
+            f"{answer} before moving otherwise",
+            rule="7",
         )
     if analysis.duty is Duty.WAGON:
         return RuleError(
             Reason.FORCED_REPLY,
             "the Wagon is exposed to defending Artillery: take the checking battery if you "
-            "can, otherwise move the Wagon out of danger (8, ruling 9)",
+            "can, otherwise move the Wagon out of danger",
+            rule="8, ruling 9",
         )
     if analysis.duty is Duty.RELIEVE:
         also = (
@@ -246,6 +266,7 @@ def _duty_error(board: bytes, side: int, rules: Rules, analysis: Analysis) -> Ru
         return RuleError(
             Reason.FORCED_REPLY,
             f"{figures} {'is' if len(exposed) == 1 else 'are'} exposed to enemy Artillery: the "
-            f"move must relieve one without exposing another (A.3){also}",
+            f"move must relieve one without exposing another{also}",
+            rule="A.3",
         )
     return RuleError(Reason.ILLEGAL_ACTION, "that move is not legal here")

@@ -24,9 +24,10 @@ from engine_service.rules.battle.pieces import (
     side_of,
 )
 from engine_service.rules.errors import Reason, RuleError
+from wargame.runtime.quoting import quoted
 
-_FULL: Final = re.compile(r"^(\d+)\s*([-x:×]|\s)\s*(\d+)$", re.IGNORECASE)
-_SHORT: Final = re.compile(r"^([LICAW])?\s*([-x])?\s*(\d+)$", re.IGNORECASE)
+_FULL: Final = re.compile(r"^([0-9]{1,3})\s*([-x:×]|\s)\s*([0-9]{1,3})$", re.IGNORECASE)
+_SHORT: Final = re.compile(r"^([LICAW])?\s*([-x])?\s*([0-9]{1,3})$", re.IGNORECASE)
 HELP: Final = (
     "write a move as <from>-<to> or a capture as <from>x<to> with square numbers 1..139 "
     "(e.g. 36-51, 36x51), or just the destination with an optional kind letter "
@@ -44,7 +45,9 @@ def _square(text: str) -> int:
     number = int(text)
     if not 1 <= number <= SQUARES:
         raise RuleError(
-            Reason.UNKNOWN_CELL, f"there is no square {number}: squares are 1..{SQUARES}; {HELP}"
+            Reason.UNKNOWN_CELL,
+            f"there is no square {number}: squares are 1..{SQUARES}",
+            accepted=HELP,
         )
     return number - 1
 
@@ -87,7 +90,7 @@ def parse_move(board: bytes, side: int, legal: list[Move], text: str) -> Move:
         return move_of(origin, destination)
     short = _SHORT.match(words)
     if not short:
-        raise RuleError(Reason.NOTATION_INVALID, f"cannot read {words!r}: {HELP}")
+        raise RuleError(Reason.NOTATION_INVALID, f"cannot read {quoted(words)}", accepted=HELP)
     destination = _square(short.group(3))
     letter = (short.group(1) or "").upper()
     kind = KIND_OF_LETTER.get(letter) if letter else None
@@ -109,8 +112,8 @@ def parse_move(board: bytes, side: int, legal: list[Move], text: str) -> Move:
             f"no legal move of a {what or 'piece '}of the {SIDE_IDS[side]} goes to "
             f"{NAMES[destination]}",
         )
-    options = ", ".join(format_move(board, move) for move in matches)
     raise RuleError(
         Reason.NOTATION_AMBIGUOUS,
-        f"{words!r} fits {len(matches)} legal moves: {options}; give the origin square",
+        f"{quoted(words)} fits {len(matches)} legal moves; give the origin square",
+        alternatives=tuple(format_move(board, move) for move in matches),
     )

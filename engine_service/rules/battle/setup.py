@@ -61,12 +61,13 @@ from engine_service.rules.position import (
     steps_of,
     steps_text,
 )
+from wargame.runtime.quoting import quoted
 
 # Order of the kinds in written set-ups: Citadel and Wagon first, then by weight.
 WRITE_ORDER: Final = (CITADEL, WAGON, ARTILLERY, CAVALRY, INFANTRY_OF_THE_LINE, LIGHT_INFANTRY)
-_PIECE: Final = re.compile(r"^([A-Za-z])(\d+)$")
-_PIECES: Final = re.compile(r"([A-Za-z])(\d{1,3})")
-_PIECE_LIST: Final = re.compile(r"(?:[LICAWTlicawt]\d{1,3})+|-")
+_PIECE: Final = re.compile(r"^([A-Za-z])([0-9]{1,3})$")
+_PIECES: Final = re.compile(r"([A-Za-z])([0-9]{1,3})")
+_PIECE_LIST: Final = re.compile(r"(?:[LICAWTlicawt][0-9]{1,3})+|-")
 SIDE_LETTERS: Final = ("a", "d")
 _TOKENS: Final = ("quiet", "hist", "histkeys")
 FORMAT_HELP: Final = (
@@ -107,7 +108,7 @@ def _parse_position(text: str, options: Options) -> BattleState:
         key, sep, value = word.partition("=")
         if not sep or key not in _TOKENS or key in seen:
             raise _bad(
-                f"{word!r} is not one of the words {', '.join(k + '=' for k in _TOKENS)} "
+                f"{quoted(word)} is not one of the words {', '.join(k + '=' for k in _TOKENS)} "
                 "(each once)"
             )
         seen.add(key)
@@ -144,14 +145,14 @@ def _put(
     """Put one piece of a set-up on the board, refusing what section 3 does not allow."""
     kind = KIND_OF_LETTER.get(letter)
     if kind is None:
-        raise _bad(f"{token!r}: unknown kind letter {letter!r}")
+        raise _bad(f"{quoted(token)}: unknown kind letter {quoted(letter)}")
     if not 1 <= number <= SQUARES:
-        raise _bad(f"{token!r}: there is no square {number} (squares are 1..{SQUARES})")
+        raise _bad(f"{quoted(token)}: there is no square {number} (squares are 1..{SQUARES})")
     cell = number - 1
     if board[cell]:
         raise _bad(f"square {number} holds two pieces")
     if kind not in ARMY[owner]:
-        raise _bad(f"{token!r}: the {SIDE_IDS[owner]} has no {KIND_NAMES[kind]}")
+        raise _bad(f"{quoted(token)}: the {SIDE_IDS[owner]} has no {KIND_NAMES[kind]}")
     counts[owner, kind] = counts.get((owner, kind), 0) + 1
     if counts[owner, kind] > ARMY[owner][kind]:
         raise _bad(
@@ -181,17 +182,17 @@ def _parse_sections(text: str, options: Options, default_side: int) -> BattleSta
         head, colon, rest = part.partition(":")
         head = head.strip().lower()
         if not colon:
-            raise _bad(f"cannot read {part!r}")
+            raise _bad(f"cannot read {quoted(part)}")
         if head == "quiet":
             if "quiet" in seen:
                 raise _bad("quiet is given twice")
             seen.add("quiet")
-            if not rest.strip().isdigit():
-                raise _bad(f"quiet needs a number of moves, not {rest.strip()!r}")
+            if not (rest.strip().isascii() and rest.strip().isdigit() and len(rest.strip()) <= 9):
+                raise _bad(f"quiet needs a number of moves, not {quoted(rest.strip())}")
             quiet = int(rest.strip())
             continue
         if head not in SIDE_IDS:
-            raise _bad(f"unknown section {head!r}")
+            raise _bad(f"unknown section {quoted(head)}")
         if head in seen:
             raise _bad(f"the {head}'s pieces are given twice")
         seen.add(head)
@@ -202,7 +203,7 @@ def _parse_sections(text: str, options: Options, default_side: int) -> BattleSta
         for token in tokens:
             match = _PIECE.match(token)
             if not match:
-                raise _bad(f"{token!r} is no piece")
+                raise _bad(f"{quoted(token)} is no piece")
             _put(board, counts, owner, match.group(1).upper(), int(match.group(2)), token=token)
     for name in SIDE_IDS:
         if name not in seen:

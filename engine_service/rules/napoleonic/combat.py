@@ -35,7 +35,9 @@ def check_attack(state: NapoleonicState, action: Attack) -> tuple[Unit, Unit]:
         )
     target = state.unit(action.target)
     if target is None:
-        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.target} to attack (7.1)")
+        raise RuleError(
+            Reason.UNKNOWN_UNIT, f"there is no unit {action.target} to attack", rule="7.1"
+        )
     names = state.geo.names
     name = kind_title(attacker.kind)
     here = names[attacker.cell]
@@ -158,7 +160,8 @@ def check_support(state: NapoleonicState, action: Support) -> tuple[Unit, Unit]:
     if supporter.id in attacked:
         raise RuleError(
             Reason.SUPPORTER_UNDER_ATTACK,
-            f"{name} on {here} is under attack and cannot support {there} (7.2)",
+            f"{name} on {here} is under attack and cannot support {there}",
+            rule="7.2",
         )
     if supported.id not in attacked:
         raise RuleError(
@@ -402,7 +405,8 @@ def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, i
         raise RuleError(
             Reason.ADVANCE_SQUARE_NOT_VACATED,
             f"{name} on {here} cannot advance to {action.to}: an advance goes only into a "
-            "square vacated in this combat (7.4)",
+            "square vacated in this combat",
+            rule="7.4",
         )
     vacancy = state.turn.vacancies[index]
     if vacancy.filled_by:
@@ -414,7 +418,8 @@ def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, i
         raise RuleError(
             Reason.ADVANCE_NOT_ATTACKER,
             f"{name} on {here} did not attack the unit that held {action.to}: only its "
-            "attackers may advance into it (7.4)",
+            "attackers may advance into it",
+            rule="7.4",
         )
     rules = state.rules
     if rules.advance_requires_unmoved and unit.id in state.turn.moved:
@@ -427,14 +432,15 @@ def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, i
         raise RuleError(
             Reason.HILL_ON_AND_OFF,
             f"{name} on {here} entered that hill or redoubt this turn and may not leave it "
-            "the same turn (10.4)",
+            "the same turn",
+            rule="10.4",
         )
     owner = terrain.redoubt_owner.get(dest)
     if state.stats(unit).is_artillery and owner is not None and owner in state.enemies(unit.side):
         raise RuleError(
             Reason.ADVANCE_TERRAIN_FORBIDDEN,
-            f"{name} on {here} cannot enter the enemy redoubt on {action.to} in the turn it "
-            "falls (10.4)",
+            f"{name} on {here} cannot enter the enemy redoubt on {action.to} in the turn it falls",
+            rule="10.4",
         )
     if rules.obstacles_block_movement and step_blocked(state, unit.cell, dest):
         raise RuleError(

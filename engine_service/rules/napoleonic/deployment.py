@@ -11,9 +11,12 @@ too, or restarts the commit phase with `illegal_reveal = redeploy`.
 **Attack at Dawn, sealed (mode B).** The engine checks each array on submission and keeps
 only its ciphertext in the state: AES-256-GCM under a key derived from the engine's
 `seal_key`, associated data binding the player and board, the plaintext padded to a
-length that depends only on the army and board. The nonce is derived from the key and the
-plaintext (a synthetic IV), so applying an action is a pure function of state and action.
-Only when every array is in does the engine open them and lay both out. Whoever serves
+length that depends only on the army and board. The 96-bit nonce is random, so the same
+array sealed twice (in two games, or twice in one) gives unrelated ciphertexts and nothing
+can be learnt by comparing them; a Seal is therefore the one action whose result differs
+from call to call. Arrays sealed before nonces were random (the nonce was derived from the
+plaintext) have the same layout and open as before. Only when every array is in does the
+engine open them and lay both out. Whoever serves
 states to players must withhold the other players' ciphertexts as well as their
 submissions until then (the engine is stateless and opens what it is given).
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import secrets
 from collections import Counter
 from dataclasses import replace
 
@@ -142,7 +146,6 @@ class Sealer:
 
     def __init__(self, seal_key: bytes) -> None:
         self._aead = AESGCM(hmac.new(seal_key, _SEAL_CONTEXT + b" key", "sha256").digest())
-        self._nonce_key = hmac.new(seal_key, _SEAL_CONTEXT + b" nonce", "sha256").digest()
 
     @staticmethod
     def _context(state: NapoleonicState, side: str) -> bytes:
@@ -156,11 +159,10 @@ class Sealer:
         return text.encode("ascii").ljust(size, b" ")
 
     def seal(self, state: NapoleonicState, side: str, placements: Placements) -> bytes:
-        """The ciphertext (nonce first) of a player's array."""
+        """The ciphertext (a random nonce first) of a player's array."""
         context = self._context(state, side)
         plaintext = self._padded(state, side, canonical_array_text(placements))
-        nonce = hmac.new(self._nonce_key, context + b"|" + plaintext, "sha256").digest()
-        nonce = nonce[:NONCE_BYTES]
+        nonce = secrets.token_bytes(NONCE_BYTES)
         return nonce + self._aead.encrypt(nonce, plaintext, context)
 
     def open(self, state: NapoleonicState, side: str, sealed: bytes) -> Placements:

@@ -74,13 +74,15 @@ def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
         if origin is None:
             raise RuleError(
                 Reason.UNIT_ALREADY_MOVED,
-                f"{unit_title(state, unit)} has already moved this turn (one move per unit, 4.3)",
+                f"{unit_title(state, unit)} has already moved this turn: one move per unit",
+                rule="4.3",
             )
     if unit.id in state.turn.entered_elevation:
         raise RuleError(
             Reason.HILL_ON_AND_OFF,
             f"{unit_title(state, unit)} entered a hill or redoubt this turn and may not leave "
-            "it again this turn (10.4)",
+            "it again this turn",
+            rule="10.4",
         )
     dest = geo.index.get(action.to)
     if dest is None:

@@ -42,8 +42,9 @@ from engine_service.rules.napoleonic.deployment import (
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.setup import ArrayError, canonical_array_text, parse_array
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
+from wargame.runtime.quoting import quoted
 
-_SQUARE = re.compile(r"^[a-z]{1,2}\d{1,3}$")
+_SQUARE = re.compile(r"^[a-z]{1,2}[0-9]{1,3}$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 HELP = (
     "actions: 'move c2-d4', 'attack d4>e5', 'support e6>e5', 'advance d4>e5', 'end', "
@@ -81,7 +82,7 @@ def format_action(state: NapoleonicState, action: NapoleonicAction) -> str:
 
 
 def _invalid(text: str, why: str) -> RuleError:
-    return RuleError(Reason.NOTATION_INVALID, f"{text!r}: {why}; {HELP}")
+    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}", accepted=HELP)
 
 
 def _unit_ref(state: NapoleonicState, word: str, text: str) -> str:
@@ -94,20 +95,20 @@ def _unit_ref(state: NapoleonicState, word: str, text: str) -> str:
             raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit on {word}")
         return unit.id
     if state.unit(word) is None:
-        raise _invalid(text, f"{word!r} is neither a square nor a unit id on the board")
+        raise _invalid(text, f"{quoted(word)} is neither a square nor a unit id on the board")
     return word
 
 
 def _square(word: str, text: str) -> str:
     if not _SQUARE.match(word):
-        raise _invalid(text, f"{word!r} is not a square name")
+        raise _invalid(text, f"{quoted(word)} is not a square name")
     return word
 
 
 def _pair(body: str, sep: str, text: str) -> tuple[str, str]:
     left, found, right = body.partition(sep)
     if not found or not left or not right:
-        raise _invalid(text, f"expected two squares joined by {sep!r}")
+        raise _invalid(text, f"expected two squares joined by {quoted(sep)}")
     return left.strip(), right.strip()
 
 

@@ -27,7 +27,7 @@ from engine_service.rules.napoleonic.pieces import UNIT_TYPES, UnitStats, stats_
 from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
 from engine_service.rules.options import OptionKind, Options, OptionSpec
 
-_ROWS = re.compile(r"^(\d{1,2})-(\d{1,2})$")
+_ROWS = re.compile(r"^([0-9]{1,2})-([0-9]{1,2})$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -57,7 +57,7 @@ def _check_positive_or(word: str) -> Callable[[str], str | None]:
     def check(text: str) -> str | None:
         """None when `text` is the word or a positive integer, else the problem."""
         value = text.strip()
-        if value == word or (value.isdigit() and int(value) >= 1):
+        if value == word or (value.isascii() and value.isdigit() and int(value) >= 1):
             return None
         return f"neither {word} nor a positive integer"
 

@@ -27,6 +27,7 @@ from engine_service.rules.napoleonic.state import (
 )
 from engine_service.rules.napoleonic.terrain import end_of_turn_redoubts
 from engine_service.rules.napoleonic.words import side_title
+from wargame.runtime.quoting import quoted
 
 
 def _phase_event(events: list[Event] | None, text: str, side: str | None) -> None:
@@ -240,7 +241,7 @@ def check_turn(state: NapoleonicState, action: NapoleonicAction) -> None:
     players = [p.id for p in state.players]
     if side not in players:
         raise RuleError(
-            Reason.NOT_YOUR_TURN, f"{side!r} is no player; players: {', '.join(players)}"
+            Reason.NOT_YOUR_TURN, f"{quoted(side)} is no player; players: {', '.join(players)}"
         )
     kind = type(action)
     what = _WHAT[kind]

@@ -85,6 +85,7 @@ from engine_service.rules.position import (
     unquote,
     words,
 )
+from wargame.runtime.quoting import quoted
 
 WITHHELD: Final = "withheld"
 DEPLOYMENT_HEADS: Final = ("committed", "revealed", "sealed")
@@ -132,7 +133,7 @@ def turn_order_of(options: Options) -> tuple[str, ...]:
     if order[0] != first:
         raise RuleError(
             Reason.INVALID_OPTION_VALUE,
-            f"option turn_order: {text!r} starts with {order[0]} but first_player is "
+            f"option turn_order: {quoted(text)} starts with {order[0]} but first_player is "
             f"{first}; allowed: a turn order that starts with first_player",
             field="options.turn_order",
         )
@@ -326,7 +327,7 @@ def _read(options: Options, text: str) -> NapoleonicState:
         word, _space, player = head.partition(" ")
         if sep and head in STATE_HEADS:
             if head in extra:
-                raise PositionError(f"section {head!r} appears twice")
+                raise PositionError(f"section {quoted(head)} appears twice")
             extra[head] = body.strip()
         elif sep and word in DEPLOYMENT_HEADS and player.strip():
             deployed.append((word, player.strip(), body.strip()))
@@ -344,7 +345,7 @@ def _read(options: Options, text: str) -> NapoleonicState:
     if len(turn_words) != 3 or turn_words[1] not in Phase.__members__.values():
         phases = ", ".join(phase.value for phase in Phase)
         raise PositionError(
-            f"turn {extra['turn']!r} is not '<player> <phase> <turns>' (phases: {phases})"
+            f"turn {quoted(extra['turn'])} is not '<player> <phase> <turns>' (phases: {phases})"
         )
     active, phase, turns = turn_words[0], Phase(turn_words[1]), count_of(turn_words[2], "turn")
     deployment = _deployment(options, phase, extra, deployed, geo)
@@ -380,7 +381,7 @@ def _players(text: str | None) -> tuple[Player, ...]:
     for word in text.split():
         player, sep, alliance = word.partition("/")
         if not sep or not player or not alliance:
-            raise PositionError(f"players: {word!r} is not 'player/alliance'")
+            raise PositionError(f"players: {quoted(word)} is not 'player/alliance'")
         players.append(Player(player, alliance))
     if tuple(p.id for p in players) != SIDES:
         raise PositionError(f"players: the players are {', '.join(SIDES)}, in this order")
@@ -391,7 +392,7 @@ def _cell(geo: Geometry, square: str, what: str) -> int:
     cell = geo.index.get(square)
     if cell is None:
         raise PositionError(
-            f"{what}: {square!r} is not a square of the {geo.width}x{geo.height} board"
+            f"{what}: {quoted(square)} is not a square of the {geo.width}x{geo.height} board"
         )
     return cell
 
@@ -399,7 +400,7 @@ def _cell(geo: Geometry, square: str, what: str) -> int:
 def _pair(word: str, what: str) -> tuple[str, str]:
     left, sep, right = word.partition(">")
     if not sep or not left or not right:
-        raise PositionError(f"{what}: {word!r} is not 'unit>unit'")
+        raise PositionError(f"{what}: {quoted(word)} is not 'unit>unit'")
     return left, right
 
 
@@ -408,14 +409,14 @@ def _turn(extra: Mapping[str, str], geo: Geometry) -> Turn:
     for word in extra.get("split", "").split():
         unit, sep, square = word.partition("@")
         if not sep:
-            raise PositionError(f"split: {word!r} is not 'unit@square'")
+            raise PositionError(f"split: {quoted(word)} is not 'unit@square'")
         origins.append((unit, _cell(geo, square, "split")))
     vacancies = []
     for word in extra.get("vacancies", "").split():
         square, sep, rest = word.partition("=")
         eligible, _slash, filler = rest.partition("/")
         if not sep:
-            raise PositionError(f"vacancies: {word!r} is not 'square=unit,...[/unit]'")
+            raise PositionError(f"vacancies: {quoted(word)} is not 'square=unit,...[/unit]'")
         vacancies.append(
             Vacancy(
                 _cell(geo, square, "vacancies"),
@@ -472,7 +473,7 @@ def _deployment(
     if "placing" in extra:
         placing = extra["placing"].split()
         if len(placing) != 2:
-            raise PositionError(f"placing: {extra['placing']!r} is not '<player> <placed>'")
+            raise PositionError(f"placing: {quoted(extra['placing'])} is not '<player> <placed>'")
         next_placer, placed = placing[0], count_of(placing[1], "placing")
     return Deployment(
         mode=deployment_mode_of(options),
@@ -490,7 +491,7 @@ def _outcome(text: str, players: list[str]) -> Outcome:
     reasons = {reason.lower(): reason for reason in RULE_OUTCOMES}
     if len(parts) != 3 or parts[1] not in reasons or parts[0] not in (*players, "-"):
         raise PositionError(
-            f"outcome {text[:40]!r} is not '<winner or -> <reason> \"<sentence>\"' "
+            f"outcome {quoted(text[:40])} is not '<winner or -> <reason> \"<sentence>\"' "
             f"(reasons: {', '.join(reasons)})"
         )
     winner = None if parts[0] == "-" else parts[0]

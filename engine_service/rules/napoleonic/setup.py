@@ -39,10 +39,11 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
 from engine_service.rules.napoleonic.pieces import BY_LETTER, UNIT_TYPES, type_of_word, type_rank
 from engine_service.rules.napoleonic.scenarios import SIDES
+from wargame.runtime.quoting import quoted
 
-_ITEM = re.compile(r"^([a-z]{1,2}\d{1,3})=([A-Za-z_]+?)(\d{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
-_SQUARE = re.compile(r"^([a-z])(\d{1,2})$")
-_COUNT = re.compile(r"^(\d{1,3})\*?([A-Za-z_]+)$")
+_ITEM = re.compile(r"^([a-z]{1,2}[0-9]{1,3})=([A-Za-z_]+?)([0-9]{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
+_SQUARE = re.compile(r"^([a-z])([0-9]{1,2})$")
+_COUNT = re.compile(r"^([0-9]{1,3})\*?([A-Za-z_]+)$")
 UNIT_ID = re.compile(r"^[A-Za-z0-9_]{1,32}$")
 
 
@@ -77,11 +78,11 @@ def parse_array(text: str) -> list[ArrayItem]:
             continue
         match = _ITEM.match(word)
         if not match:
-            raise ArrayError(f"{word!r} is not an array item 'square=LETTER' (e.g. 'a2=A')")
+            raise ArrayError(f"{quoted(word)} is not an array item 'square=LETTER' (e.g. 'a2=A')")
         kind = type_of_word(match.group(2))
         if kind is None:
             letters = ", ".join(f"{t.letter} {t.id}" for t in UNIT_TYPES.values())
-            raise ArrayError(f"{match.group(2)!r} in {word!r} is no unit type ({letters})")
+            raise ArrayError(f"{quoted(match.group(2))} in {quoted(word)} is no unit type ({letters})")
         number = int(match.group(3) or 0)
         items.append(ArrayItem(match.group(1), kind, match.group(4) or "", number))
     return items
@@ -153,7 +154,7 @@ def parse_counts(text: str) -> tuple[str, ...]:
         match = _COUNT.match(word)
         kind = type_of_word(match.group(2)) if match else None
         if match is None or kind is None:
-            raise ArrayError(f"{word!r} is not a count and unit letter (e.g. '8I')")
+            raise ArrayError(f"{quoted(word)} is not a count and unit letter (e.g. '8I')")
         kinds += [kind] * int(match.group(1))
     return tuple(sorted(kinds, key=type_rank))
 
@@ -218,9 +219,9 @@ def parse_setup_text(text: str) -> Position:
     sections = [s.strip() for s in text.split(";") if s.strip()]
     if not sections or not sections[0].startswith("board "):
         raise _setup_error("must start with 'board <width>x<height>', e.g. 'board 8x8'")
-    size = re.match(r"^board\s+(\d{1,2})x(\d{1,2})$", sections[0])
+    size = re.match(r"^board\s+([0-9]{1,2})x([0-9]{1,2})$", sections[0])
     if not size:
-        raise _setup_error(f"{sections[0]!r} is not 'board <width>x<height>'")
+        raise _setup_error(f"{quoted(sections[0])} is not 'board <width>x<height>'")
     width, height = int(size.group(1)), int(size.group(2))
     if not (2 <= width <= MAX_SIDE and 2 <= height <= 99):
         raise _setup_error(f"board {width}x{height} is outside 2..{MAX_SIDE} x 2..99")
@@ -230,9 +231,9 @@ def parse_setup_text(text: str) -> Position:
         head, sep, body = section.partition(":")
         head = head.strip()
         if not sep:
-            raise _setup_error(f"section {section!r} has no ':'")
+            raise _setup_error(f"section {quoted(section)} has no ':'")
         if head in seen:
-            raise _setup_error(f"section {head!r} appears twice")
+            raise _setup_error(f"section {quoted(head)} appears twice")
         seen.add(head)
         try:
             _read_section(position, head, body.strip())
@@ -251,7 +252,7 @@ def _read_section(position: Position, head: str, body: str) -> None:
     elif head.startswith("army "):
         side = head.removeprefix("army ").strip()
         if side not in SIDES:
-            raise ArrayError(f"army of unknown side {side!r}; sides: {', '.join(SIDES)}")
+            raise ArrayError(f"army of unknown side {quoted(side)}; sides: {', '.join(SIDES)}")
         position.armies[side] = parse_counts(body)
     elif head == "hills":
         position.hills = words
@@ -259,13 +260,15 @@ def _read_section(position: Position, head: str, body: str) -> None:
         for word in words:
             square, sep, owner = word.partition("=")
             if not sep or owner not in SIDES:
-                raise ArrayError(f"{word!r} is not 'square=owner' (owner red or black)")
+                raise ArrayError(f"{quoted(word)} is not 'square=owner' (owner red or black)")
             position.redoubts.append((square, owner))
     elif head == "sites":
         for word in words:
-            match = re.match(r"^([a-z]{1,2}\d{1,3})=([a-z]+)/(\d{1,2})/([A-Za-z0-9_]{1,32})$", word)
+            match = re.match(
+                r"^([a-z]{1,2}[0-9]{1,3})=([a-z]+)/([0-9]{1,2})/([A-Za-z0-9_]{1,32})$", word
+            )
             if not match or match.group(2) not in SIDES:
-                raise ArrayError(f"{word!r} is not 'square=builder/turns_done/unit'")
+                raise ArrayError(f"{quoted(word)} is not 'square=builder/turns_done/unit'")
             position.sites.append(
                 (match.group(1), match.group(2), int(match.group(3)), match.group(4))
             )
@@ -273,10 +276,10 @@ def _read_section(position: Position, head: str, body: str) -> None:
         for word in words:
             a, sep, b = word.partition("|")
             if not sep:
-                raise ArrayError(f"{word!r} is not an edge 'a|b' (e.g. 'd4|d5')")
+                raise ArrayError(f"{quoted(word)} is not an edge 'a|b' (e.g. 'd4|d5')")
             position.obstacles.append((a, b))
     else:
         raise ArrayError(
-            f"unknown section {head!r}; sections: red, black, army <side>, hills, redoubts, "
+            f"unknown section {quoted(head)}; sections: red, black, army <side>, hills, redoubts, "
             "sites, obstacles (and, for a game in progress, those of docs/positions.md)"
         )

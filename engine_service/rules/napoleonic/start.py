@@ -45,6 +45,7 @@ from engine_service.rules.napoleonic.state import (
     sort_units,
 )
 from engine_service.rules.options import Options
+from wargame.runtime.quoting import quoted
 
 
 def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> NapoleonicState:
@@ -129,7 +130,7 @@ def _check_rows(state: NapoleonicState, options: Options) -> None:
     if 2 * high > state.height:
         raise RuleError(
             Reason.INVALID_OPTION_VALUE,
-            f"option deployment_rows: {options['deployment_rows']!r} does not fit a board "
+            f"option deployment_rows: {quoted(options['deployment_rows'])} does not fit a board "
             f"{state.height} ranks high (both sides' rows must be on the board and apart); "
             "allowed: a row range N-M counted from each side's edge, e.g. 2-3",
             field="options.deployment_rows",
@@ -148,11 +149,11 @@ def _fixed_array(state: NapoleonicState, scenario: Scenario, options: Options) -
             side = head.strip()
             if side not in SIDES or side in arrays:
                 raise _setup_option_error(
-                    scenario, f"{side!r} is not a side given once (red, black)"
+                    scenario, f"{quoted(side)} is not a side given once (red, black)"
                 )
             arrays[side] = body
     else:
-        raise _setup_option_error(scenario, f"{value!r} is no set-up of the scenario")
+        raise _setup_option_error(scenario, f"{quoted(value)} is no set-up of the scenario")
     units: list[Unit] = []
     for side in SIDES:
         try:

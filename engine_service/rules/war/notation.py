@@ -40,6 +40,7 @@ from engine_service.rules.war.pieces import (
     side_of,
 )
 from engine_service.rules.war.state import WarState
+from wargame.runtime.quoting import quoted
 
 _CELL: Final = r"[a-j](?:10|[1-9])"
 _MOVE: Final = re.compile(rf"^([kgmcht])?({_CELL})((?:[-x:]?{_CELL})+)$", re.IGNORECASE)
@@ -111,14 +112,15 @@ class Parsed:
 
 
 def _invalid(text: str, why: str) -> RuleError:
-    return RuleError(Reason.NOTATION_INVALID, f"{text!r}: {why}; accepted: {FORMS_HELP}")
+    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}", accepted=FORMS_HELP)
 
 
 def _cell(text: str, whole: str) -> int:
     cell = cell_index(text)
     if cell is None:
         raise RuleError(
-            Reason.UNKNOWN_CELL, f"{whole!r}: {text!r} is not a square of the board (a1..j10)"
+            Reason.UNKNOWN_CELL,
+            f"{quoted(whole)}: {quoted(text)} is not a square of the board (a1..j10)",
         )
     return cell
 
@@ -146,7 +148,7 @@ def read_text(text: str) -> Parsed:
     if not words:
         return parsed
     if len(words) > 1:
-        raise _invalid(text, f"unexpected {' '.join(words[1:])!r} after {words[0]!r}")
+        raise _invalid(text, f"unexpected {quoted(' '.join(words[1:]))} after {quoted(words[0])}")
     word = words[0]
     if word.lower() == "pass":
         parsed.passes = True
@@ -157,9 +159,9 @@ def read_text(text: str) -> Parsed:
             if cell_index(square) is None:
                 raise RuleError(
                     Reason.UNKNOWN_CELL,
-                    f"{text!r}: {square!r} is not a square of the board (a1..j10)",
+                    f"{quoted(text)}: {quoted(square)} is not a square of the board (a1..j10)",
                 )
-        raise _invalid(text, f"{word!r} is no move")
+        raise _invalid(text, f"{quoted(word)} is no move")
     letter, origin, rest = move.groups()
     parsed.letter = letter.upper() if letter else None
     parsed.path = (_cell(origin, text), *(_cell(c, text) for c in _LANDING.findall(rest)))
@@ -209,7 +211,7 @@ def read_action(state: WarState, text: str, side: int) -> Action:
         if not letter_matches(board, side, origin, parsed.letter):
             raise RuleError(
                 Reason.NOTATION_INVALID,
-                f"{text!r}: the piece letter {parsed.letter} means a "
+                f"{quoted(text)}: the piece letter {parsed.letter} means a "
                 f"{KIND_NAMES[LETTER_KINDS[parsed.letter]]}, but {NAMES[origin]} holds "
                 f"{_holding(state, origin)}",
             )
@@ -229,8 +231,8 @@ def read_action(state: WarState, text: str, side: int) -> Action:
         if len(chains) > 1:
             raise RuleError(
                 Reason.NOTATION_AMBIGUOUS,
-                f"{text!r} fits several jump chains; write every landing square: "
-                + ", ".join(format_action_text(state, a) for a in chains),
+                f"{quoted(text)} fits several jump chains; write every landing square",
+                alternatives=tuple(format_action_text(state, a) for a in chains),
             )
     return literal
 

@@ -75,6 +75,7 @@ from engine_service.rules.war.pieces import (
     letter_of,
     side_of,
 )
+from wargame.runtime.quoting import quoted
 
 T = TypeVar("T")
 TROOP_RANKS: Final = (2, 3)  # relative ranks where Troops stand at the start (3.1, 3.2)
@@ -133,14 +134,14 @@ def _cells(text: str, what: str) -> tuple[int, ...]:
             continue
         cell = cell_index(name)
         if cell is None:
-            raise SetupError(f"{what}: {name!r} is not a square a1..j10")
+            raise SetupError(f"{what}: {quoted(name)} is not a square a1..j10")
         cells.append(cell)
     return tuple(cells)
 
 
 def _count(text: str, what: str) -> int:
-    if not text.isdigit():
-        raise SetupError(f"{what}: {text!r} is not a whole number")
+    if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        raise SetupError(f"{what}: {quoted(text)} is not a whole number below 10^9")
     return int(text)
 
 
@@ -189,42 +190,48 @@ def _read_board_slowly(ranks: list[str]) -> bytearray:
         rank = HEIGHT - 1 - row
         file = 0
         for token in re.findall(r"10|[1-9]|.", rank_text):
-            if token.isdigit():
+            if token.isascii() and token.isdigit():
                 file += int(token)
                 continue
             kind = LETTER_KINDS.get(token.upper())
             if kind is None:
                 raise SetupError(
-                    f"rank {rank + 1}: {token!r} is no piece letter (K G M C H T F, "
+                    f"rank {rank + 1}: {quoted(token)} is no piece letter (K G M C H T F, "
                     "upper case South, lower case North) or run of empty squares"
                 )
             if file >= WIDTH:
-                raise SetupError(f"rank {rank + 1} ({rank_text!r}) covers more than {WIDTH} files")
+                raise SetupError(
+                    f"rank {rank + 1} ({quoted(rank_text)}) covers more than {WIDTH} files"
+                )
             side = SOUTH if token.isupper() else NORTH
             board[rank * WIDTH + file] = code(side, kind)
             file += 1
         if file != WIDTH:
-            raise SetupError(f"rank {rank + 1} ({rank_text!r}) covers {file} files, not {WIDTH}")
+            raise SetupError(
+                f"rank {rank + 1} ({quoted(rank_text)}) covers {file} files, not {WIDTH}"
+            )
     return board
 
 
 def _read_reserves(text: str) -> tuple[int, int]:
     south, sep, north = text.partition(":")
     if not sep:
-        raise SetupError(f"reserves {text!r}: expected South's F's, ':', North's f's (FF:ff)")
+        raise SetupError(f"reserves {quoted(text)}: expected South's F's, ':', North's f's (FF:ff)")
     counts = []
     for part, letter in ((south, "F"), (north, "f")):
         if part in ("", "-"):
             counts.append(0)
-        elif part.isdigit():
+        elif part.isascii() and part.isdigit() and len(part) <= 9:
             counts.append(int(part))
         elif set(part) == {letter}:
             counts.append(len(part))
         else:
-            raise SetupError(f"reserves {text!r}: {part!r} is not a run of {letter!r} or '-'")
+            raise SetupError(
+                f"reserves {quoted(text)}: {quoted(part)} is not a run of {quoted(letter)} or '-'"
+            )
         if counts[-1] > FLYING_MACHINES_PER_SIDE:
             raise SetupError(
-                f"reserves {text!r}: a side has {FLYING_MACHINES_PER_SIDE} Flying Machines"
+                f"reserves {quoted(text)}: a side has {FLYING_MACHINES_PER_SIDE} Flying Machines"
             )
     return counts[0], counts[1]
 
@@ -244,7 +251,7 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
     board = _read_board(fields[0])
     side_text = fields[1].upper()
     if side_text not in SIDE_LETTERS:
-        raise SetupError(f"side to move {fields[1]!r} is neither S nor N")
+        raise SetupError(f"side to move {quoted(fields[1])} is neither S nor N")
     setup = Setup(board, SIDE_LETTERS.index(side_text), _read_reserves(fields[2]))
     moved: tuple[int, ...] = ()
     unmoved: tuple[int, ...] = ()
@@ -254,7 +261,7 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
         key = key.lower()
         if not sep or key not in _TOKEN_KEYS:
             raise SetupError(
-                f"{token!r} is not one of the optional tokens "
+                f"{quoted(token)} is not one of the optional tokens "
                 + ", ".join(f"{k}=..." for k in _TOKEN_KEYS)
             )
         if key in seen:

@@ -9,7 +9,7 @@ of behaviour, regenerate on purpose and review the diff:
     .venv/bin/python -m tests.engine_service.rules.golden --regenerate [GAME ...]
 
 A script line is `<side> <notation>`; a line starting with `!` must be refused, and the
-transcript records the refusal's reason and message.
+transcript records the refusal's reason, rule section, message and alternatives.
 """
 
 from __future__ import annotations
@@ -91,7 +91,10 @@ def transcript(
             if not refused:
                 raise AssertionError(f"{raw!r} was refused: {error!r}") from None
             lines.append(f"!  {side} {text}")
-            lines.append(f"   refused {error.reason}: {error.message}")
+            rule = f" (rule {error.rule})" if error.rule else ""
+            lines.append(f"   refused {error.reason}{rule}: {error.message}")
+            if error.alternatives:
+                lines.append(f"     alternatives: {', '.join(error.alternatives)}")
             continue
         if refused:
             raise AssertionError(f"{raw!r} should have been refused")

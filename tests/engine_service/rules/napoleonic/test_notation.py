@@ -99,7 +99,7 @@ def test_bad_text(text: str, reason: str) -> None:
         RULESET.parse_action(start(), text, "red")
     assert error.value.reason == reason
     if reason == "NOTATION_INVALID":
-        assert "move c2-d4" in error.value.message  # the help names the forms
+        assert "move c2-d4" in error.value.accepted  # the help names the forms
 
 
 def test_deployment_actions_round_trip() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -66,6 +67,15 @@ def _check_invariants(
     assert gone == eliminated
 
 
+def comparable(state: NapoleonicState) -> NapoleonicState:
+    """The state with its sealed arrays blanked: sealing takes a random nonce (10.1), so the
+    same Seal gives another ciphertext of the same length each time."""
+    if state.deployment is None or not state.deployment.sealed:
+        return state
+    sealed = tuple((side, bytes(len(data))) for side, data in state.deployment.sealed)
+    return state.evolve(deployment=replace(state.deployment, sealed=sealed))
+
+
 @pytest.mark.parametrize("config", list(CONFIGS))
 def test_random_playouts_to_the_end(config: str) -> None:
     given = dict(CONFIGS[config])
@@ -86,7 +96,7 @@ def test_random_playouts_to_the_end(config: str) -> None:
             text = ruleset.format_action(state, action)
             assert ruleset.parse_action(state, text, action.side) == action, text
             after, events = ruleset.apply(state, action)
-            assert ruleset.play(state, action) == after, text
+            assert comparable(ruleset.play(state, action)) == comparable(after), text
             _check_invariants(ruleset, state, after, events)
             if (after.active, after.turn_number) != turn_key:
                 moves_this_turn.clear()
@@ -117,6 +127,6 @@ def test_many_random_playouts(config: str) -> None:
             action = ruleset.random_action(state, rng)
             assert action is not None
             after, events = ruleset.apply(state, action)
-            assert ruleset.play(state, action) == after
+            assert comparable(ruleset.play(state, action)) == comparable(after)
             _check_invariants(ruleset, state, after, events)
             state = after

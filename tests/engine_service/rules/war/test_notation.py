@@ -61,22 +61,23 @@ def test_an_ambiguous_chain_lists_the_candidates() -> None:
     with pytest.raises(RuleError) as error:
         RULES.parse_action(state, "e3:e7")
     assert error.value.reason == "NOTATION_AMBIGUOUS"
-    assert "e3:c5:e7" in error.value.message and "e3:g5:e7" in error.value.message
+    assert "write every landing square" in error.value.message
+    assert set(error.value.alternatives) == {"e3:c5:e7", "e3:g5:e7"}
 
 
 @pytest.mark.parametrize(
     ("text", "reason", "words"),
     [
         ("", "NOTATION_INVALID", "empty"),
-        ("hello", "NOTATION_INVALID", "accepted"),
+        ("hello", "NOTATION_INVALID", "accepted: moves like e3-e4"),
         ("k5-k6", "UNKNOWN_CELL", "'k5'"),
         ("a11-a12", "UNKNOWN_CELL", "a11"),
         ("Ge1-e2", "NOTATION_INVALID", "General"),
-        ("Md1-d9", "PATH_BLOCKED", "legal moves of the South Mortar on d1"),
+        ("Md1-d9", "PATH_BLOCKED", "blocked at d6 rule 6, alternatives: Md1xd6"),
         ("Md1-e2", "ILLEGAL_MOVE_GEOMETRY", "rank or file"),
         ("e4-e5", "NO_PIECE", "no man on e4"),
         ("d6-d5", "NO_PIECE", "not South's"),
-        ("c5-c6", "CAPTURE_COMPULSORY", "c5xd6"),
+        ("c5-c6", "CAPTURE_COMPULSORY", "rule 7.1, alternatives: Md1xd6, c5xd6"),
         ("e3-e4 e4-e5", "NOTATION_INVALID", "unexpected"),
     ],
 )
@@ -87,7 +88,14 @@ def test_refusals_say_what_was_wrong_and_what_is_accepted(
     with pytest.raises(RuleError) as error:
         RULES.parse_action(state, text)
     assert error.value.reason == reason
-    assert words in error.value.message
+    # The rule in words, and beside it its section, the alternatives and the forms.
+    problem = error.value
+    beside = [
+        f"rule {problem.rule}" if problem.rule else "",
+        f"alternatives: {', '.join(problem.alternatives)}" if problem.alternatives else "",
+        f"accepted: {problem.accepted}" if problem.accepted else "",
+    ]
+    assert words in " ".join([problem.message, ", ".join(part for part in beside if part)])
 
 
 def test_immobile_and_blocked_men_are_explained() -> None:

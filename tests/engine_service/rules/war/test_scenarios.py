@@ -39,7 +39,8 @@ def test_13_2_a_chain_must_continue() -> None:
     with pytest.raises(RuleError) as error:
         RULES.apply(state, _literal("a3:c5"))
     assert error.value.reason == "JUMP_CHAIN_INCOMPLETE"
-    assert "a3:c5:e7" in error.value.message
+    assert "must continue its jump chain" in error.value.message
+    assert error.value.rule == "7.5" and error.value.alternatives == ("a3:c5:e7",)
     after = act(state, "a3:c5:e7")
     assert RULES.setup_text(after).split()[0] == "10/10/10/4T5/10/10/10/10/10/10"
 

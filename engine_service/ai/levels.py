@@ -1,0 +1,50 @@
+"""Playing strength 1 to 5 (`SuggestActionRequest.level`): what each level leaves out.
+
+Level 5 is the AI at full strength. The lower levels play worse in three ways, each of
+them deterministic for a given seed and position, so a bot's game can be replayed:
+
+- **blunders**: a share of their actions is a random legal action of their side;
+- **sight**: the search is capped in depth and uses only part of the time budget (the
+  Napoleonic planner: that share of its work limits, for kills and candidate plans);
+- **judgement**: Gaussian noise (in material units, where a Troop or an Infantry unit is
+  about 1) is added to the value of each candidate, so a close alternative, or at level 1
+  a clearly worse one, is picked instead of the best.
+
+The Napoleonic planner plans whole turns without a depth: it takes the blunders, and the
+noise spoils its choice among candidate plans and of the squares its units move to.
+`tests/engine_service/ai/test_levels.py` (slow) shows each level beating the one below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+STRONGEST: Final = 5
+
+
+@dataclass(frozen=True)
+class Level:
+    """How a level plays: see the module docstring."""
+
+    blunders: float  # share of actions that are a random legal action
+    max_depth: int  # search depth cap (0: none)
+    time_share: float  # share of the time budget (and of the planner's work) used
+    noise: float  # standard deviation of the noise on candidate values
+
+
+LEVELS: Final = {
+    1: Level(blunders=0.4, max_depth=1, time_share=0.2, noise=3.0),
+    2: Level(blunders=0.2, max_depth=1, time_share=0.35, noise=2.0),
+    3: Level(blunders=0.1, max_depth=2, time_share=0.5, noise=1.0),
+    4: Level(blunders=0.04, max_depth=3, time_share=0.75, noise=0.5),
+    STRONGEST: Level(blunders=0.0, max_depth=0, time_share=1.0, noise=0.0),
+}
+
+
+def level(number: int) -> Level:
+    """The level numbered `number` (0 means the strongest); ValueError beyond 1-5."""
+    found = LEVELS.get(number or STRONGEST)
+    if found is None:
+        raise ValueError(f"level {number} is not one of 1-{STRONGEST}")
+    return found

@@ -1,0 +1,298 @@
+"""Expensive calls (searches, long record replays) in a bounded pool of niced processes.
+
+Rules calls are cheap and are answered in the serving process's threads. A search or the
+replay of a long record takes seconds of CPU: run in a thread of the serving process it
+would hold the GIL against every cheap call. So each worker keeps a few processes of its
+own for that work, forked from a forkserver that has the engine imported, and running at
+a lower priority (nice `NICENESS`) so that the cheap calls keep their latency when the
+machine is busy. The pool admits at most `processes + queue` calls at once; any call
+beyond that is refused at once with RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo
+saying when a process should be free. A call whose caller goes away (cancelled, deadline
+passed) or that overruns its time limit has its process killed and replaced by a fresh
+fork, so abandoned work holds neither CPU nor memory.
+
+The pool moves bytes: the servicer serializes a request, a process runs the work (see
+`Work`) and sends back the serialized response or a refusal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection
+from typing import Any, Protocol
+
+import grpc
+import structlog
+
+from engine_service.handling import CallerGoneError, refusal_of
+from engine_service.rules.errors import RuleError
+from wargame.runtime.refusal import Code, Reason, Refusal
+
+log = structlog.get_logger(component="engine-pool")
+
+NICENESS = 10  # the pool's processes yield the CPU to the serving process (nice 0)
+POLL_SECONDS = 0.05  # how often a waiting call looks whether its caller is still there
+MIN_RETRY_SECONDS = 0.1
+
+
+class Work(Protocol):
+    """What a pool process runs: a job name, the request's bytes and a time budget."""
+
+    def __call__(self, job: str, payload: bytes, seconds: float) -> bytes:
+        """The response's bytes; raises RuleError or Refusal to refuse."""
+
+
+WorkFactory = Callable[..., Work]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One call for the pool: what to run, on what, and how long it may take."""
+
+    name: str
+    payload: bytes
+    seconds: float  # the work's own budget (a search stops by itself within it)
+    limit: float  # the process is stopped after this many seconds, finished or not
+
+
+class _Slot:
+    """One pool process and the pipe to it; held by one call at a time."""
+
+    def __init__(self, pool: Pool, number: int) -> None:
+        self.pool = pool
+        self.number = number
+        self.process: Any = None
+        self.conn: Connection | None = None
+        self.busy_until = 0.0  # monotonic time the current job should end (retry hints)
+        self.job_seconds = 0.0  # how long the current job should take
+
+    def start(self) -> None:
+        """Fork a fresh process for this slot."""
+        ours, theirs = self.pool.context.Pipe()
+        process = self.pool.context.Process(
+            target=_serve,
+            args=(theirs, self.pool.factory, self.pool.factory_args, self.pool.logging),
+            name=f"wargame-engine-pool-{self.number}",
+            daemon=True,
+        )
+        process.start()
+        theirs.close()
+        self.process, self.conn = process, ours
+
+    def stop(self) -> None:
+        """Kill the process at once (SIGKILL: a search holds nothing worth saving)."""
+        if self.conn is not None:
+            self.conn.close()
+        if self.process is not None and self.process.is_alive():
+            self.process.kill()
+        if self.process is not None:
+            self.process.join(5)
+
+    def restart(self) -> None:
+        """Replace the process by a fresh fork."""
+        self.stop()
+        self.start()
+
+    def call(self, job: Job, context: grpc.ServicerContext, request_id: str) -> bytes:
+        """Run `job` in this slot's process, stopping it if the caller leaves or it overruns."""
+        assert self.conn is not None
+        started = time.monotonic()
+        self.busy_until, self.job_seconds = started + job.seconds, job.seconds
+        try:
+            self.conn.send((job.name, job.payload, job.seconds, request_id))
+            while not self.conn.poll(POLL_SECONDS):
+                if not context.is_active():
+                    self.restart()
+                    raise CallerGoneError
+                if time.monotonic() - started > job.limit:
+                    self.restart()
+                    raise Refusal(
+                        Code.RESOURCE_EXHAUSTED,
+                        Reason.ENGINE_BUSY,
+                        f"the work took longer than its limit of {job.limit:g} s and was "
+                        "stopped; retry later",
+                        retry_after=self.pool.retry_hint(),
+                    )
+            answer = self.conn.recv()
+        except (EOFError, OSError, BrokenPipeError):
+            self.restart()  # the process died (killed by the system, out of memory, a bug)
+            raise RuntimeError("a pool process died during a call") from None
+        finally:
+            self.busy_until = 0.0
+        kind, body = answer
+        if kind == "ok":
+            return bytes(body)
+        if kind == "refused":
+            raise _refusal_from(body)
+        raise RuntimeError(f"a pool process failed: {body}")
+
+
+class Pool:
+    """A bounded pool of niced processes for expensive calls, with admission control.
+
+    Each process calls `factory(*factory_args)` once for its `Work`; `preload` names the
+    modules worth importing before forking (the games and their AI).
+    """
+
+    def __init__(
+        self,
+        factory: WorkFactory,
+        factory_args: Sequence[Any],
+        *,
+        processes: int,
+        queue: int,
+        preload: Sequence[str] = (),
+        log_format: str = "json",
+        log_level: str = "info",
+    ) -> None:
+        if processes < 1 or queue < 0:
+            raise ValueError("a pool has at least one process and a queue of 0 or more")
+        self.factory = factory
+        self.factory_args = tuple(factory_args)
+        self.processes = processes
+        self.queue = queue
+        self.logging = (log_format, log_level)
+        self.context: Any = multiprocessing.get_context("forkserver")
+        # Modules the forkserver imports once, so that each fork starts with them loaded.
+        self.context.set_forkserver_preload([factory.__module__, *preload])
+        self._lock = threading.Condition()
+        self._admitted = 0
+        self._slots = [_Slot(self, number) for number in range(processes)]
+        self._free: list[_Slot] = []
+        # The processes start in the background: the worker serves rules calls meanwhile,
+        # and expensive calls wait for them in the queue.
+        self._starting = threading.Thread(target=self._start, name="pool-start", daemon=True)
+        self._starting.start()
+
+    def _start(self) -> None:
+        for slot in self._slots:
+            slot.start()
+            with self._lock:
+                self._free.append(slot)
+                self._lock.notify()
+
+    @property
+    def capacity(self) -> int:
+        """Calls admitted at once: one per process, plus the queue."""
+        return self.processes + self.queue
+
+    def retry_hint(self) -> float:
+        """Seconds until a call sent now should find room (for RetryInfo): the first running
+        job's end, plus the queued calls' share of the processes at the running jobs'
+        average length."""
+        now = time.monotonic()
+        running = [slot for slot in self._slots if slot.busy_until]
+        if not running:
+            return MIN_RETRY_SECONDS
+        first = min(slot.busy_until for slot in running) - now
+        average = sum(slot.job_seconds for slot in running) / len(running)
+        queued = max(0, self._admitted - len(running))
+        return round(max(MIN_RETRY_SECONDS, first + queued * average / self.processes), 3)
+
+    def run(self, job: Job, context: grpc.ServicerContext, request_id: str = "") -> bytes:
+        """Admit `job`, wait for a free process, run it there; the response's bytes.
+
+        Raises Refusal (ENGINE_BUSY) when the pool is full, CallerGoneError when the caller
+        leaves first, and whatever the work raised (as a Refusal) when it refuses.
+        """
+        with self._lock:
+            if self._admitted >= self.capacity:
+                hint = self.retry_hint()
+                raise Refusal(
+                    Code.RESOURCE_EXHAUSTED,
+                    Reason.ENGINE_BUSY,
+                    f"the engine is busy with {self._admitted} searches or replays; "
+                    f"retry in {hint:g} s",
+                    metadata={"retry_after_ms": str(max(1, round(hint * 1000)))},
+                    retry_after=hint,
+                )
+            self._admitted += 1
+        try:
+            slot = self._take(context)
+            try:
+                # The budget counts from now: a call that waited has less of its deadline.
+                job = replace(job, seconds=within_deadline(job.seconds, context))
+                return slot.call(job, context, request_id)
+            finally:
+                with self._lock:
+                    self._free.append(slot)
+                    self._lock.notify()
+        finally:
+            with self._lock:
+                self._admitted -= 1
+
+    def _take(self, context: grpc.ServicerContext) -> _Slot:
+        """A free slot; waits in the queue while the caller is still there."""
+        with self._lock:
+            while not self._free:
+                self._lock.wait(POLL_SECONDS)
+                if not self._free and not context.is_active():
+                    raise CallerGoneError
+            return self._free.pop()
+
+    def close(self) -> None:
+        """Stop every process."""
+        self._starting.join()
+        for slot in self._slots:
+            slot.stop()
+
+
+def within_deadline(seconds: float, context: grpc.ServicerContext) -> float:
+    """A work budget cut to most of the caller's remaining deadline."""
+    remaining = context.time_remaining()
+    if remaining is not None:
+        return min(seconds, max(0.01, float(remaining) * 0.8))
+    return seconds
+
+
+def _refusal_from(body: tuple[Any, ...]) -> Refusal:
+    code, reason, message, fields, metadata, retry_after = body
+    return Refusal(
+        Code[code],
+        Reason(reason),
+        message,
+        fields=tuple(fields),
+        metadata=metadata,
+        retry_after=retry_after,
+    )
+
+
+def _serve(
+    conn: Connection, factory: WorkFactory, factory_args: Sequence[Any], logging: tuple[str, str]
+) -> None:
+    """A pool process: lower its priority, build the work, answer jobs until the pipe closes."""
+    from wargame.runtime.logs import configure_logging
+
+    os.nice(NICENESS)
+    configure_logging(*logging)
+    work = factory(*factory_args)
+    with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):
+        while True:
+            name, payload, seconds, request_id = conn.recv()
+            with structlog.contextvars.bound_contextvars(request_id=request_id, rpc=name):
+                conn.send(_answer(work, name, payload, seconds))
+
+
+def _answer(work: Work, name: str, payload: bytes, seconds: float) -> tuple[str, Any]:
+    """("ok", bytes), ("refused", the refusal's parts) or ("failed", a short text)."""
+    try:
+        return "ok", work(name, payload, seconds)
+    except (RuleError, Refusal) as error:
+        refusal = refusal_of(error) if isinstance(error, RuleError) else error
+        return "refused", (
+            refusal.code.name,
+            str(refusal.reason),
+            refusal.message,
+            tuple(refusal.fields),
+            dict(refusal.metadata),
+            refusal.retry_after,
+        )
+    except Exception as error:
+        log.exception("pool work failed")
+        return "failed", type(error).__name__

@@ -1,0 +1,130 @@
+"""The pool for expensive calls: admission, the retry hint, callers that leave, failures.
+
+The work here is a stand-in run in real pool processes (forked by the forkserver): it
+sleeps, refuses, or dies, as told by the job's name.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from engine_service.handling import CallerGoneError
+from engine_service.pool import Job, Pool, Work
+from engine_service.rules.errors import Reason as RuleReason
+from engine_service.rules.errors import RuleError
+from wargame.runtime.refusal import Reason, Refusal
+
+
+def stand_in() -> Work:
+    """Work told by its job: sleep (the payload's seconds), refuse, die, or echo."""
+
+    def work(job: str, payload: bytes, seconds: float) -> bytes:
+        if job == "sleep":
+            time.sleep(float(payload))
+        elif job == "refuse":
+            raise RuleError(RuleReason.ILLEGAL_ACTION, "not like that", rule="7.1")
+        elif job == "die":
+            os._exit(3)
+        elif job == "pid":
+            return str(os.getpid()).encode()
+        return payload
+
+    return work
+
+
+class Caller:
+    """A stand-in for the gRPC context: whether the caller is still there."""
+
+    def __init__(self) -> None:
+        self.there = True
+
+    def is_active(self) -> bool:
+        return self.there
+
+    def time_remaining(self) -> float | None:
+        return None
+
+
+@pytest.fixture
+def pool() -> Iterator[Pool]:
+    made = Pool(stand_in, (), processes=1, queue=1, log_format="console", log_level="error")
+    yield made
+    made.close()
+
+
+def _in_thread(pool: Pool, job: Job, caller: Caller) -> tuple[threading.Thread, list[object]]:
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(pool.run(job, caller))
+        except Exception as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def _wait(condition: object, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.02)
+
+
+def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
+    assert pool.run(Job("echo", b"hello", 1, 30), Caller()) == b"hello"
+    pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
+    assert pid != os.getpid()
+    assert os.getpriority(os.PRIO_PROCESS, pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 10
+
+
+def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
+    callers = [Caller(), Caller()]
+    running = [_in_thread(pool, Job("sleep", b"30", 30, 60), caller) for caller in callers]
+    _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
+    started = time.monotonic()
+    with pytest.raises(Refusal) as refused:
+        pool.run(Job("echo", b"x", 1, 30), Caller())
+    assert time.monotonic() - started < 1
+    assert refused.value.reason == Reason.ENGINE_BUSY
+    # The running search ends in up to 30 s, and the queued one takes as long again.
+    assert refused.value.retry_after is not None and 30 < refused.value.retry_after <= 60
+    for caller in callers:
+        caller.there = False
+    for thread, outcome in running:
+        thread.join(30)
+        assert isinstance(outcome[0], CallerGoneError)
+
+
+def test_a_caller_that_leaves_frees_its_process_at_once(pool: Pool) -> None:
+    caller = Caller()
+    thread, outcome = _in_thread(pool, Job("sleep", b"30", 30, 60), caller)
+    _wait(lambda: all(slot.busy_until for slot in pool._slots))
+    caller.there = False
+    thread.join(10)
+    assert isinstance(outcome[0], CallerGoneError)
+    assert pool.run(Job("echo", b"again", 1, 30), Caller()) == b"again"
+
+
+def test_refusals_cross_intact_and_a_dead_process_is_replaced(pool: Pool) -> None:
+    with pytest.raises(Refusal) as refused:
+        pool.run(Job("refuse", b"", 1, 30), Caller())
+    assert refused.value.reason == Reason.ILLEGAL_ACTION
+    assert refused.value.metadata["rule"] == "7.1"
+    with pytest.raises(RuntimeError):
+        pool.run(Job("die", b"", 1, 30), Caller())
+    assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"
+
+
+def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
+    with pytest.raises(Refusal) as refused:
+        pool.run(Job("sleep", b"30", 0.2, 0.5), Caller())
+    assert refused.value.reason == Reason.ENGINE_BUSY
+    assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
