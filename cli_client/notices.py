@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 
 from cli_client.session import GameSession
-from cli_client.terminal import elapsed
+from cli_client.terminal import countdown
 from wargame.v1 import matchmaker_pb2
 
 
@@ -44,7 +44,7 @@ def words(
         return Said(f"{who} reconnected.")
     if kind == matchmaker_pb2.NOTICE_KIND_ABANDON_WARNING:
         deadline = notice.deadline.seconds + notice.deadline.nanos / 1e9
-        left = elapsed(max(0.0, deadline - now))
+        left = countdown(deadline - now)
         return Said(
             f"{who} has left on their turn: they lose as abandoned in {left} "
             f"(at {clock_time(deadline)}) unless they come back.",

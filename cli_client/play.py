@@ -113,12 +113,21 @@ class Play:
         self._question: Question | None = None
         self._rematch_offered = ""  # the game the opponent offers as a rematch
         self._ratings_shown = False
+        # Follow the game at once: a seated player's open stream is its presence, and it
+        # stays open after the end for a rematch offered.
+        self.watcher = Watcher(
+            self.connection, session.game_id, session.version, follow_rematch=not self.spectator
+        ).start()
 
     # -- the loop --------------------------------------------------------------------
 
     def run(self) -> int:
         """Play until the games end or the player leaves; returns the exit status."""
-        return self.display.run(self._games)
+        try:
+            return self.display.run(self._games)
+        finally:
+            if self.watcher is not None:
+                self.watcher.stop()
 
     def _games(self) -> int:
         """The game, then each rematch the player goes on to."""
@@ -132,14 +141,8 @@ class Play:
             self.display.say(Text(""), Text(welcome(self.session), style=self.theme.style("bold")))
 
     def _play(self) -> int:
-        # A seated player's stream stays open after the end, for a rematch offered.
-        watcher = Watcher(
-            self.connection,
-            self.session.game_id,
-            self.session.version,
-            follow_rematch=not self.spectator,
-        ).start()
-        self.watcher = watcher
+        watcher = self.watcher
+        assert watcher is not None  # started with the game (see _begin)
         try:
             self.hooks.changed()
             self.show_board()

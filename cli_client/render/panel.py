@@ -11,7 +11,7 @@ from cli_client import details, wording
 from cli_client.render.board import SPENT, Scene, Symbols, cell_tags, draw_board
 from cli_client.render.theme import MARKS, Theme, mark_of, on_colour, side_colour
 from cli_client.session import GameSession, SeatInfo, side_name
-from cli_client.terminal import elapsed
+from cli_client.terminal import countdown, elapsed
 from wargame.v1 import board_pb2, game_pb2
 
 PANEL_GAP = 4
@@ -55,7 +55,7 @@ def player_lines(session: GameSession, theme: Theme, now: float | None = None) -
         line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
         if seat.away:
             left_for = session.abandon_left(seat.side, now)
-            away = "away" if left_for is None else f"away: abandoned in {elapsed(left_for)}"
+            away = "away" if left_for is None else f"away: abandoned in {countdown(left_for)}"
             line.append(f"  {away}", style=theme.style("bold yellow"))
         change = rating_change(seat, "→" if theme.unicode else "->")
         if change:
