@@ -61,6 +61,14 @@ def test_unreachable_servers(clients: list[Cli], tmp_path: Path, nowhere: str) -
         (["record", "no-such-game"], r"no-such-game", 1),
         (["rules", "war", "--engine", "nonsense"], r"'nonsense' is not host:port", 2),
         (["play", "war", "--join", "NOPE123"], r"error: .*(NOPE123|invite|no game)", 1),
+        (
+            ["play", "war", "--vs", "bot", "--rated"],
+            r"^wargame: error: games against the bot are never rated: leave out --rated, or "
+            r"play a person \(--vs human, --invite or --queue\)",
+            2,
+        ),
+        (["play", "war", "--invite", "--level", "1"], r"--level is for games against the bot", 2),
+        (["play", "war", "--level", "9"], r"argument --level: invalid choice: 9", 2),
     ],
 )
 def test_bad_requests_are_one_line(

@@ -36,7 +36,7 @@ def full_screen(clients: list[Cli], tmp_path: Path, stack: Stack, *args: str, **
 
 def clock(cli: Cli, side: str) -> int:
     """A side's clock on the screen, in seconds."""
-    match = re.search(rf"{side}\s+\S+(?: \(you\))?\s+(\d+):(\d\d)", cli.text())
+    match = re.search(rf"{side}\s+\S.*?\s(\d+):(\d\d)", cli.text())
     assert match, cli.text()
     return int(match.group(1)) * 60 + int(match.group(2))
 
@@ -145,3 +145,28 @@ def test_pipes_get_the_line_mode(stack: Stack, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.isascii() and b"\x1b[" not in done.stdout
     assert b"You: e3-e4" in done.stdout and b"you left game" in done.stdout
+
+
+def test_resigning_asks_first_and_the_view_goes_on_to_a_rematch(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = full_screen(clients, tmp_path, stack, "--level", "1")
+    assert re.search(r"North\s+bot, level 1", cli.text())  # the side panel
+    cli.send("resign")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("Resign and lose the game? y/N ›"))
+    cli.send("no")  # (elsewhere `no` declines a draw: here it answers the question)
+    cli.wait_screen(r"Not done: play on\.")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.send("resign")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("Resign and lose the game? y/N ›"))
+    cli.send("y")
+    cli.wait_screen(r"Game over: you lose — south resigns")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
+    cli.send("rematch")
+    cli.wait_screen(r"Game \S+: you play North against the bot at level 1 of 5")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("North ›"))  # the bot (South) moved
+    flipped = FILES[::-1]  # North's own side at the bottom now
+    assert sum(flipped in row for row in cli.rows()) == 2, cli.text()  # one board, the new game's
+    assert re.search(r"South\s+bot, level 1", cli.text())
+    cli.send("quit")
+    assert cli.wait() == 0
