@@ -55,7 +55,9 @@ def games(connection: Connection, console: Console, theme: Theme, only: str = ""
     console.print(Text("  sides: " + ", ".join(f"{side.id} ({side.name})" for side in info.sides)))
     if info.presets:
         console.print(Text("  presets: " + ", ".join(preset.name for preset in info.presets)))
-    console.print(Text(f"  play: wargame play {info.id} --vs bot   rules: wargame rules {info.id}"))
+    console.print(
+        Text(f"  play: wargame play {info.id} --level 1-5   rules: wargame rules {info.id}")
+    )
     if info.options:
         console.print(Text("  options (--option name=value):"))
         for option in info.options:
@@ -80,7 +82,10 @@ def overview(every: list[board_pb2.GameInfo], console: Console, theme: Theme) ->
         console.print(Text(f"{' ' * width}  {sides} · {options}: `wargame games {info.id}`"))
     console.print(Text(""))
     console.print(
-        Text("Play the bot: `wargame play GAME`; the board and rules: `wargame rules GAME`.")
+        Text(
+            "Play the bot: `wargame play GAME` (`--level 1` is its easiest); the board and "
+            "rules: `wargame rules GAME`."
+        )
     )
     return 0
 
