@@ -55,9 +55,7 @@ def games(connection: Connection, console: Console, theme: Theme, only: str = ""
     console.print(Text("  sides: " + ", ".join(f"{side.id} ({side.name})" for side in info.sides)))
     if info.presets:
         console.print(Text("  presets: " + ", ".join(preset.name for preset in info.presets)))
-    console.print(
-        Text(f"  play: wargame play {info.id} --level 1-5   rules: wargame rules {info.id}")
-    )
+    console.print(Text(f"  play: wargame play {info.id} --vs bot   rules: wargame rules {info.id}"))
     if info.options:
         console.print(Text("  options (--option name=value):"))
         for option in info.options:
