@@ -21,7 +21,6 @@ from cli_client.terminal import Terminal
 from wargame.v1 import game_pb2, matchmaker_pb2
 
 MOVES_SHOWN = 12
-BOT_LEVELS = 5  # the bot's levels: 1 (a beginner can beat it) to 5 (the strongest)
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ from cli_client import info, lobby
 from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, Addresses, Connection
 from cli_client.errors import ClientError
 from cli_client.identity import Store, ensure_identity, home_directory
-from cli_client.lobby import BOT_LEVELS
 from cli_client.render import Theme
 from cli_client.replay import replay
+from cli_client.session import BOT_LEVELS
 from cli_client.terminal import ASCII_FALLBACK, Terminal
 from wargame.runtime.config import Parser, host_port
 

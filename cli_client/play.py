@@ -30,7 +30,7 @@ from cli_client.identity import Store
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
 from cli_client.render import panel
 from cli_client.render.theme import Theme
-from cli_client.session import GameSession
+from cli_client.session import BOT_LEVELS, GameSession
 from cli_client.submit import Submitter
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -62,7 +62,8 @@ def welcome(session: GameSession) -> str:
     line = f"Game {session.game_id}: you play {side}"
     bot = next((seat for seat in session.seats() if seat.bot), None)
     if bot is not None and bot.level:
-        line += f" against the bot at level {bot.level} of 5 (`--level 1` is the easiest)"
+        line += f" against the bot at level {bot.level} of {BOT_LEVELS}"
+        line += " (`--level 1` is the easiest)"
     return line + "."
 
 
@@ -270,9 +271,8 @@ class Play:
         self.session.note_notice(notice)
         if message.HasField("game"):
             self.session.refresh(message.game)
-        if notice.kind == matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED:
-            if notice.side == self.session.your_side:
-                return False
+        mine = notice.side == self.session.your_side
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED and not mine:
             self._rematch_offered = notice.game_id
         said = notices.words(notice, self.session)
         if said is not None:
@@ -418,8 +418,7 @@ class Play:
             self._rematch_offered = session.view.rematch_game_id  # offered before we looked
         self.note(PLAY_AGAIN)
         while True:
-            if self._drain(watcher):
-                pass  # the stream is gone: a rematch can still be asked for
+            self._drain(watcher)  # (its end changes nothing now: `rematch` still asks)
             now = time.monotonic()
             if not self._ratings_shown and now < looks_until and now >= next_look:
                 next_look = now + RATINGS_LOOK

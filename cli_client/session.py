@@ -32,6 +32,9 @@ _MOVE_EVENTS = frozenset(
 )
 
 
+BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
+
+
 @dataclass(frozen=True)
 class SeatInfo:
     """Who plays a side."""
