@@ -6,6 +6,9 @@ a pty with pexpect, a temporary WARGAME_HOME per player, and keeps the whole tra
 test can check that no traceback ever reached the screen. Everything the client writes also
 goes through a terminal emulator (pyte), so a test of the full-screen view reads the screen
 as a person sees it (`wait_screen`, `rows`) and can resize the terminal (`resize`).
+`Player` and `play_out` play a whole game through a client: the test reads the game as
+the client's player may (its own token) and types the engine's suggestions when the client
+asks for them.
 """
 
 from __future__ import annotations
