@@ -262,7 +262,9 @@ class Play:
         return True
 
     def _notice(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
-        """Who left, who is back, who is warned, a rematch offered; each said once."""
+        """Who left, who is back, who is warned, a rematch offered; each said once, and the
+        board not drawn again for it (the side panel of the full-screen view reads the
+        session as it is)."""
         notice = message.notice
         key = (message.version, notice.kind, notice.side, message.at.seconds, message.at.nanos)
         if key in self._notices:
@@ -277,7 +279,7 @@ class Play:
         said = notices.words(notice, self.session)
         if said is not None:
             (self.warn if said.warning else self.note)(said.text)
-        return True
+        return False
 
     def _draw_answered(self, offer: str, message: matchmaker_pb2.WatchGameResponse) -> None:
         """Say how the opponent (the bot too) answered the player's draw offer."""
@@ -454,7 +456,6 @@ class Play:
         lines = panel.rating_lines(self.session, self.theme)
         if lines:
             self._ratings_shown = True
-            self.show_board()
             self.display.farewell(*lines)
 
     # -- prompt --------------------------------------------------------------------------
