@@ -50,7 +50,9 @@ def test_a_whole_game_against_the_bot_at_level_1(
     assert view.status == matchmaker_pb2.GAME_STATUS_FINISHED
     bot = next(seat for seat in view.seats if seat.kind == matchmaker_pb2.SEAT_KIND_BOT)
     assert bot.bot_level == 1
-    cli.expect(r"Game over: (you win|you lose|draw)")
-    cli.expect_text("Play again: `rematch`")
+    # (play_out read the screen as it came: what the game's end showed is on it.)
+    cli.wait_screen(r"Game over: (you win|you lose|draw)")
+    cli.wait_screen(r"Play again: `rematch`")
+    cli.wait_screen(r"rematch or quit >\s*$")
     cli.send("quit")
     assert cli.wait() == 0
