@@ -116,10 +116,10 @@ def test_a_terminal_gets_colours_and_unicode(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
     cli = run(clients, ["play", "war", "--side", "south"], tmp_path, stack, ascii_only=False)
+    # The full-screen view, as the emulated terminal shows it once it is all there.
     cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.wait_screen(lambda c: all(mark in c.text() for mark in ("♚", "⌂ Citadel", "◀")))
     raw = "".join(cli._seen)
     assert "\x1b[" in raw and "38;2;" in raw  # truecolour styles
-    screen = cli.text()  # the full-screen view, as the emulated terminal shows it
-    assert "♚" in screen and "⌂ Citadel" in screen and "◀" in screen
     cli.send("quit")
     assert cli.wait() == 0
