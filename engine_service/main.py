@@ -18,6 +18,7 @@ from typing import Any
 
 from wargame.runtime.config import ConfigError, Parser, fail, host_port, quiet_grpc_core
 from wargame.runtime.logs import configure_logging
+from wargame.runtime.tls import ServerTLS, add_server_flags, server_tls
 
 PROG = "wargame-engine"
 DEFAULT_LISTEN = "127.0.0.1:50051"
@@ -36,6 +37,7 @@ def build_parser() -> Parser:
     commands = parser.add_subparsers(dest="command", metavar="{serve,perft}", parser_class=Parser)
     serve = commands.add_parser("serve", help="serve wargame.v1.RulesEngine (the default command)")
     serve.service_flags("ENGINE", DEFAULT_LISTEN, DEFAULT_METRICS)
+    add_server_flags(serve, "ENGINE")
     serve.flag(
         "--workers",
         env="ENGINE_WORKERS",
@@ -176,14 +178,19 @@ def serve_command(args: argparse.Namespace) -> int:
         if not getattr(args, name) >= 0:
             raise ConfigError(f"--{name.replace('_', '-')} must be 0 or more seconds")
     seal_key = _seal_key(args.seal_key_file)
+    tls = server_tls(args, "the engine")  # the files, or plaintext allowed here: checked once
     metrics = None if args.metrics_listen == "off" else host_port(args.metrics_listen)
     if args.workers > 1 and not args.worker:
         from engine_service.workers import supervise
         from wargame.runtime.serving import check_port_free, free_port
 
-        host, port = host_port(args.listen)
-        check_port_free(args.listen)
-        listen = f"{host}:{port or free_port(host)}"
+        def shared(address: str) -> str:  # one port every worker binds
+            check_port_free(address)
+            host, port = host_port(address)
+            return f"{host}:{port or free_port(host)}"
+
+        listen = shared(args.listen)
+        health = "off" if args.health_listen == "off" else shared(args.health_listen)
         worker_argv = [
             "serve",
             "--worker",
@@ -191,13 +198,22 @@ def serve_command(args: argparse.Namespace) -> int:
             "1",
             "--listen",
             listen,
+            "--health-listen",
+            health,
             "--metrics-listen",
             "off",
             *_passthrough(args),
         ]
-        log.info("engine serving", address=listen, workers=args.workers, pid=os.getpid())
+        log.info(
+            "engine serving",
+            address=listen,
+            tls=tls.mode if tls else "off",
+            health=health,
+            workers=args.workers,
+            pid=os.getpid(),
+        )
         return supervise(worker_argv, args.workers, grace=args.grace, metrics_address=metrics)
-    return _serve_one(args, seal_key, metrics, log)
+    return _serve_one(args, seal_key, metrics, log, tls)
 
 
 def _passthrough(args: argparse.Namespace) -> list[str]:
@@ -211,22 +227,35 @@ def _passthrough(args: argparse.Namespace) -> list[str]:
         "max_connection_age",
         "max_connection_age_grace",
         "seal_key_file",
+        "tls_cert_file",
+        "tls_key_file",
+        "tls_client_ca_file",
         "log_format",
         "log_level",
     )
-    out: list[str] = []
+    out: list[str] = ["--insecure"] if args.insecure else []
     for name in flags:
         out += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
     return out
 
 
 def _serve_one(
-    args: argparse.Namespace, seal_key: bytes | None, metrics: tuple[str, int] | None, log: Any
+    args: argparse.Namespace,
+    seal_key: bytes | None,
+    metrics: tuple[str, int] | None,
+    log: Any,
+    tls: ServerTLS | None,
 ) -> int:
     from engine_service.handling import Limits
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import ConnectionAge, create_server, register_service, serve
+    from wargame.runtime.serving import (
+        ConnectionAge,
+        bound_address,
+        create_server,
+        register_service,
+        serve,
+    )
     from wargame.v1 import engine_pb2
 
     limits = Limits(
@@ -250,6 +279,8 @@ def _serve_one(
             if args.max_connection_age > 0
             else None
         ),
+        tls=tls,
+        health_address=None if args.health_listen == "off" else args.health_listen,
     )
     if metrics is not None:
         from prometheus_client import start_http_server
@@ -264,6 +295,8 @@ def _serve_one(
     log.info(
         "engine serving",
         address=f"{host}:{serving.port}",
+        tls=tls.mode if tls else "off",
+        health=bound_address(args.health_listen, serving.health_port),
         pid=os.getpid(),
         worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"),
     )

@@ -6,23 +6,26 @@ Redis and every rule question goes to the engine over gRPC.
 Where things are:
 
 - `main.py`      the `wargame-matchmaker serve` command and its flags (`settings.py`)
-- `server.py`    one replica: Redis clients, engine client, parts, background workers
+- `server.py`    one replica: its Redis client, engine client, parts, background workers
+- `redis_client.py` one URL for a standalone Redis, a Redis Cluster or a managed Redis
+                 (found out at start), bounded connections, replica-confirmed writes
 - `service.py`   the servicer (one method per RPC); `handling.py` wraps each with request
                  ids, logs, metrics and the error model (the shared `Refusal`; the
                  matchmaker's own refusals in `errors.py`)
-- `keys.py`      every Redis key, one hash tag per game / player / queue
+- `keys.py`      every Redis key, one hash tag per game / player / queue / index shard
 - `scripts/`     one Lua script per atomic operation (KEYS/ARGV in each header):
                  `commit.lua` commits any change of a game if its version is unchanged
 - `record.py`    the session record: `GameRecord`, its one table of attribute <-> hash
                  field, statuses, seats and moves
-- `store.py`     loading records, committing their changes, the due index, browse lists
+- `store.py`     loading records, committing their changes, the sharded due index and
+                 browse lists
 - `schedule.py`  when the sweeper must next look at a game, how long its keys live
 - `sessions.py`  seating: create, join, withdraw, play again, close games nobody joined
 - `play.py`      the play path: submit, server-made actions, flags and forfeits, the
                  commit of every action, ratings settled as a rated game ends
 - `sweeper.py`   the worker for due games: clock flags, abandonment, bot moves and draw
-                 answers, pending ratings, open games nobody joined (`workers.py`: every
-                 worker's loop)
+                 answers, pending ratings, open games nobody joined, under short renewed
+                 leases (`workers.py`: every worker's loop)
 - `bot.py`       the bot seat: its level, its secret Attack-at-Dawn array, its draw answers
 - `presence.py`  who watches: present players, "left"/"back" notices, abandonment warnings
 - `views.py`     what each viewer may see (hidden "Attack at Dawn" deployments, records)
@@ -33,6 +36,7 @@ Where things are:
 - `players.py`   profiles, Glicko-2 ratings applied once per game (`ratings.py`)
 - `clocks.py`    base + increment clocks for every side in `GameState.to_act`
 - `queue.py`     quick-match queues and the pairing worker
-- `watch.py`     live updates: one stream reader per watched game per replica
+- `watch.py`     live updates: one subscriber connection per Redis primary per replica,
+                 shared by all its watchers
 - `engine.py`    the engine client (deadlines, retries of UNAVAILABLE)
 """

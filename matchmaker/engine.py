@@ -13,9 +13,11 @@ matchmaker logs at error.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import random
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -26,9 +28,13 @@ from google.protobuf import duration_pb2
 
 from matchmaker.errors import quoted
 from matchmaker.settings import Settings
+from wargame.runtime.config import ConfigError
 from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
+from wargame.runtime.tls import aio_channel
 from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
+
+log = structlog.get_logger(component="matchmaker")
 
 # Refusals that say the request itself is malformed, whatever the stored state.
 MALFORMED = frozenset(
@@ -117,7 +123,14 @@ ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
 CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.max_receive_message_length", 16 * 1024 * 1024),
     ("grpc.max_send_message_length", 16 * 1024 * 1024),
-    ("grpc.keepalive_time_ms", 30_000),
+    # An engine host that vanishes (no reset, packets lost) is noticed within about 7 s: a
+    # ping every 5 s, busy or idle, unanswered for 2 s closes the connection, and round robin
+    # sends the next calls to the replicas that answer (the engine permits these pings,
+    # `serving.server_options`).
+    ("grpc.keepalive_time_ms", 5_000),
+    ("grpc.keepalive_timeout_ms", 2_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
     ("grpc.service_config", ROUND_ROBIN),
     # A connection the engine recycles (its maximum connection age) or loses makes the
     # channel resolve the name again: at most this often, so new replicas are found soon.
@@ -130,6 +143,9 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.use_local_subchannel_pool", 1),
 ]
 
+# How often the client looks whether its TLS files were renewed (new channels then).
+TLS_LOOK_INTERVAL = 60.0
+
 
 class Engine:
     """An asyncio client of wargame.v1.RulesEngine with deadlines and retries.
@@ -141,24 +157,67 @@ class Engine:
     from this matchmaker, which its worker processes share out (SO_REUSEPORT spreads
     connections, not calls). The engine recycles connections after its maximum connection
     age; the channel then resolves the name again and so reaches replicas added since.
+
+    With `settings.engine_tls` the channels speak TLS (mutual with a client certificate); a
+    renewed certificate or CA file is picked up within `TLS_LOOK_INTERVAL` by new channels,
+    the old ones closed once their calls have had time to finish.
     """
 
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
-        self.channels = [
-            grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
-            for _ in range(max(1, settings.engine_connections))
-        ]
-        self._stubs = itertools.cycle(
-            [engine_pb2_grpc.RulesEngineStub(channel) for channel in self.channels]
-        )
+        self._retiring: set[asyncio.Task[None]] = set()
+        self._open()
         self._games: dict[str, board_pb2.GameInfo] = {}
         # Deployment squares per (ruleset, options, side): few distinct keys, bounded anyway.
         self._squares: OrderedDict[str, tuple[str, ...]] = OrderedDict()
 
+    def _open(self) -> None:
+        """Open the channels (TLS files read now; nothing changes if they cannot be)."""
+        tls = self.settings.engine_tls
+        signature = tls.signature() if tls else ()
+        channels = [
+            aio_channel(self.target, tls, CHANNEL_OPTIONS)
+            for _ in range(max(1, self.settings.engine_connections))
+        ]
+        self.channels = channels
+        self._tls_signature = signature
+        self._tls_look = time.monotonic() + TLS_LOOK_INTERVAL
+        self._stubs = itertools.cycle(
+            [engine_pb2_grpc.RulesEngineStub(channel) for channel in self.channels]
+        )
+
+    def _stub(self) -> engine_pb2_grpc.RulesEngineStub:
+        """The next stub, on new channels once the TLS files have been renewed."""
+        tls = self.settings.engine_tls
+        if tls is not None and time.monotonic() >= self._tls_look:
+            self._tls_look = time.monotonic() + TLS_LOOK_INTERVAL
+            if tls.signature() != self._tls_signature:
+                old = self.channels
+                try:
+                    self._open()
+                except ConfigError as error:  # a half-written renewal: keep the old channels
+                    log.warning("engine TLS files not reloaded", problem=str(error))
+                else:
+                    log.info("engine TLS files reloaded")
+                    task = asyncio.create_task(self._retire(old))
+                    self._retiring.add(task)
+                    task.add_done_callback(self._retiring.discard)
+        return next(self._stubs)
+
+    async def _retire(self, channels: list[grpc.aio.Channel]) -> None:
+        try:  # the longest call a channel may carry: a bot's search and its deadline margin
+            await asyncio.sleep(self.settings.bot_max_time + self.settings.engine_timeout)
+        finally:
+            for channel in channels:
+                await channel.close()
+
     async def close(self) -> None:
         """Close the channels."""
+        for task in list(self._retiring):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
         for channel in self.channels:
             await channel.close()
 
@@ -169,7 +228,7 @@ class Engine:
         metadata = (("x-request-id", rid),) if rid else None
         for attempt in range(attempts):
             try:
-                return await getattr(next(self._stubs), method)(
+                return await getattr(self._stub(), method)(
                     request, timeout=deadline, metadata=metadata
                 )
             except grpc.aio.AioRpcError as error:

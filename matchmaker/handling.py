@@ -3,9 +3,9 @@
 Each servicer method is wrapped once, by `unary(...)` or `stream(...)`: the wrapper binds
 the request id, the RPC and the game id to the logs (the player id once the token is
 checked), times the call, and maps failures to the architecture's error model:
-a `Refusal` to its own status; Redis unreachable to UNAVAILABLE (STORE_UNAVAILABLE,
-with a retry hint); anything else to INTERNAL with the request id, logged with its
-traceback and never sent to the client.
+a `Refusal` to its own status; Redis unreachable or failing over to UNAVAILABLE
+(STORE_UNAVAILABLE, with a retry hint); anything else to INTERNAL with the request id,
+logged with its traceback and never sent to the client.
 """
 
 from __future__ import annotations
@@ -21,11 +21,10 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 from prometheus_client import Counter, Histogram
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from matchmaker.engine import EngineFailure
+from matchmaker.redis_client import TRANSIENT_ERRORS
 from wargame.runtime.refusal import Reason, Refusal, internal, unavailable
 from wargame.runtime.serving import check_decoded
 
@@ -66,7 +65,7 @@ def _refusal_of(error: BaseException, request_id: str) -> Refusal:
     """The refusal a failure is answered with."""
     if isinstance(error, Refusal):
         return error
-    if isinstance(error, (RedisConnectionError, RedisTimeoutError)):
+    if isinstance(error, TRANSIENT_ERRORS):
         return unavailable(
             Reason.STORE_UNAVAILABLE, "the session store cannot be reached", RETRY_HINT
         )

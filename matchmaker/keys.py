@@ -8,9 +8,13 @@ they live in one slot and the same Lua scripts run on Redis Cluster:
   (idempotency records);
 - one player: ``wg:player:{<player id>}`` (hash) with its tokens, rate-limit buckets,
   queue ticket, unfinished games and the set of games already counted in its ratings;
-- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, tickets, matches);
-- indexes, each a single key: the due-work index, the browse lists, the leaderboards,
-  the list of active queues, invite codes;
+- one queue:  ``wg:queue:{<queue id>}:...`` (ratings, join times, arrival order, tickets,
+  matches);
+- indexes over games and queues, written on every commit or join, are sharded: shard
+  ``n`` of the due-work index is ``wg:{due:<n>}``, and so on, one hash tag per shard, so
+  no single key (and no single cluster node) takes every commit of the fleet; a game or
+  queue lives in the shard `shard` gives its id. Leaderboards (one key per ruleset,
+  written once per rated game) and invite codes (one key each) are not sharded;
 - limits, each a single key with its own tag: ``wg:limit:{<limit>}`` for everyone and
   ``wg:limit:{<limit>:<address>}`` per caller address.
 
@@ -21,6 +25,7 @@ Ids are random and never contain braces, so a tag is exactly the id; text a clie
 from __future__ import annotations
 
 import hashlib
+import zlib
 
 PREFIX = "wg"
 
@@ -57,6 +62,19 @@ def game_stream(game_id: str) -> str:
 def game_idempotency(game_id: str, player_id: str, key: str) -> str:
     """String: ``<request fingerprint>|<version>`` of a submission, with a TTL."""
     return f"{PREFIX}:game:{{{game_id}}}:idem:{player_id}:{_digest(key)}"
+
+
+def game_channel(game_id: str) -> str:
+    """Shard channel (pub/sub, not a key) of the game's live updates: every append to the
+    game's stream is announced on it (SPUBLISH in `commit.lua`, `presence.lua`,
+    `notice.lua`). Named like the stream, so it lives in the game's slot."""
+    return game_stream(game_id)
+
+
+def game_no_idempotency(game_id: str) -> str:
+    """A name in the game's slot that is never set: the idempotency record of a commit or a
+    read without a key (the scripts take a fixed number of keys)."""
+    return f"{PREFIX}:game:{{{game_id}}}:idem:-"
 
 
 def game_presence(game_id: str) -> str:
@@ -165,7 +183,19 @@ def queue_config(queue_id: str) -> str:
     return f"{PREFIX}:queue:{{{queue_id}}}:config"
 
 
-def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
+def queue_arrivals(queue_id: str) -> str:
+    """Sorted set: waiting ticket -> arrival number, the queue's order (oldest first).
+
+    Join times alone cannot order a queue: two joins in one millisecond tie."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:arrivals"
+
+
+def queue_sequence(queue_id: str) -> str:
+    """String: the last arrival number given out (INCR), so arrivals never tie."""
+    return f"{PREFIX}:queue:{{{queue_id}}}:sequence"
+
+
+def queue_keys(queue_id: str) -> tuple[str, ...]:
     """The keys of one queue, in the order the queue scripts take them."""
     return (
         queue_ratings(queue_id),
@@ -175,6 +205,8 @@ def queue_keys(queue_id: str) -> tuple[str, str, str, str, str, str, str]:
         queue_matches(queue_id),
         queue_matched(queue_id),
         queue_config(queue_id),
+        queue_arrivals(queue_id),
+        queue_sequence(queue_id),
     )
 
 
@@ -186,20 +218,34 @@ def queue_id(spec: str) -> str:
 # -- indexes -----------------------------------------------------------------------------
 
 
-def due() -> str:
-    """Sorted set: game id -> when something must next happen to it (clock flag,
-    abandonment, bot turn, open-game expiry, pending ratings), in ms."""
-    return f"{PREFIX}:{{due}}"
+def shard(name: str, shards: int) -> int:
+    """The index shard of a game or queue id: a stable hash, the same on every replica."""
+    return zlib.crc32(name.encode()) % shards
 
 
-def queues() -> str:
-    """Sorted set: queue id -> last activity (ms), the queues the pairing workers visit."""
-    return f"{PREFIX}:{{queues}}"
+def due(shard: int) -> str:
+    """Sorted set, one per shard: game id -> when something must next happen to it (clock
+    flag, abandonment, bot turn, open-game expiry, pending ratings), in ms; while a
+    sweeper works on a game, the end of its lease."""
+    return f"{PREFIX}:{{due:{shard}}}"
 
 
-def browse(status: str, ruleset: str) -> str:
-    """Sorted set: public game id -> creation time (ms), per status (open/running) and ruleset."""
-    return f"{PREFIX}:browse:{{{status}:{ruleset}}}"
+def queues(shard: int) -> str:
+    """Sorted set, one per shard: queue id -> last activity (ms), the queues the pairing
+    workers visit."""
+    return f"{PREFIX}:{{queues:{shard}}}"
+
+
+def browse(status: str, ruleset: str, shard: int) -> str:
+    """Sorted set, one per shard: public game id -> creation time (ms), per status
+    (open/running) and ruleset."""
+    return f"{PREFIX}:browse:{{{status}:{ruleset}:{shard}}}"
+
+
+def shard_counts() -> str:
+    """Set: every index shard count a replica has written with on this Redis (readers of
+    the indexes cover the largest, so changing the setting strands nothing)."""
+    return f"{PREFIX}:{{shards}}"
 
 
 def leaderboard(ruleset: str) -> str:

@@ -20,12 +20,14 @@ import structlog
 from prometheus_client import start_http_server
 
 from matchmaker.limits import trusted_networks
+from matchmaker.redis_client import is_cluster
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from matchmaker.vault import read_secret_key
 from wargame.runtime.config import ConfigError, Parser, fail, host_port
 from wargame.runtime.logs import configure_logging, redact_url
-from wargame.runtime.serving import aio_serve, check_port_free
+from wargame.runtime.serving import aio_serve, bound_address, check_port_free
+from wargame.runtime.tls import ClientTLS, add_server_flags, check_plaintext, server_tls
 
 PROG = "wargame-matchmaker"
 DEFAULT_LISTEN = "127.0.0.1:50052"
@@ -34,10 +36,32 @@ DEFAULT_METRICS = "127.0.0.1:9152"
 # Settings exposed as flags: (field, environment suffix, help). Types and defaults come
 # from `Settings`; every environment variable is WARGAME_<suffix>.
 FLAGS: tuple[tuple[str, str, str], ...] = (
-    ("redis_url", "REDIS_URL", "the Redis holding every session"),
+    (
+        "redis_url",
+        "REDIS_URL",
+        "the Redis holding every session: a standalone Redis, any node of a Redis Cluster "
+        "(found out by itself) or a managed Redis (rediss://:password@host:port/0 for TLS)",
+    ),
     ("engine", "ENGINE", "the rules engine's gRPC target (host:port or dns:///name:port)"),
     ("grace", "MATCHMAKER_GRACE", "seconds in-flight calls get to finish on SIGTERM"),
     ("redis_timeout", "MATCHMAKER_REDIS_TIMEOUT", "seconds a Redis command may take"),
+    (
+        "redis_connections",
+        "MATCHMAKER_REDIS_CONNECTIONS",
+        "Redis connections for commands, per Redis node; more commands at once wait",
+    ),
+    (
+        "replica_wait",
+        "MATCHMAKER_REPLICA_WAIT",
+        "seconds a commit waits for a Redis replica to hold it, when its primary has "
+        "replicas (0: do not wait)",
+    ),
+    (
+        "index_shards",
+        "MATCHMAKER_INDEX_SHARDS",
+        "keys each fleet-wide index (due work, browse lists, queues) is split over; "
+        "the same on every replica",
+    ),
     ("engine_timeout", "MATCHMAKER_ENGINE_TIMEOUT", "deadline of one engine call, in seconds"),
     (
         "engine_connections",
@@ -201,7 +225,12 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
         "MATCHMAKER_SWEEP_INTERVAL",
         "seconds between looks for due clocks, bots, timeouts",
     ),
-    ("sweep_lease", "MATCHMAKER_SWEEP_LEASE", "seconds a sweeper holds a claimed game"),
+    (
+        "sweep_lease",
+        "MATCHMAKER_SWEEP_LEASE",
+        "seconds a sweeper's claim on a game lasts unless renewed (it is, while the work "
+        "runs): a dead replica's games are taken over after this",
+    ),
     (
         "sweep_concurrency",
         "MATCHMAKER_SWEEP_CONCURRENCY",
@@ -210,7 +239,12 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     (
         "watch_block",
         "MATCHMAKER_WATCH_BLOCK",
-        "longest blocking read of a game's update stream, in seconds",
+        "seconds of silence after which a live-update listener checks its Redis connection",
+    ),
+    (
+        "max_watchers",
+        "MATCHMAKER_MAX_WATCHERS",
+        "open WatchGame streams a replica holds; more are refused (RESOURCE_EXHAUSTED)",
     ),
 )
 
@@ -220,6 +254,7 @@ ZERO_ALLOWED = frozenset(
         "rate_limit",
         "window_growth",
         "grace",
+        "replica_wait",
         "register_peer_rate",
         "register_rate",
         "guess_player_rate",
@@ -248,6 +283,8 @@ def build_parser() -> Parser:
         help="file holding the installation's 32-byte secret key (64 hex digits, the same on "
         "every replica): bot secrets and hidden deployments at rest derive from it",
     )
+    add_server_flags(serve, "MATCHMAKER")
+    _engine_tls_flags(serve)
     defaults = Settings()
     for name, env, text in FLAGS:
         default = getattr(defaults, name)
@@ -255,6 +292,67 @@ def build_parser() -> Parser:
             "--" + name.replace("_", "-"), env=env, default=default, type=type(default), help=text
         )
     return parser
+
+
+def _engine_tls_flags(serve: Parser) -> None:
+    serve.flag(
+        "--engine-tls",
+        env="MATCHMAKER_ENGINE_TLS",
+        action="store_true",
+        help="call the engine over TLS (on by itself with any --engine-tls-* setting); "
+        "plaintext to an engine beyond loopback needs --insecure",
+    )
+    serve.flag(
+        "--engine-tls-ca-file",
+        env="MATCHMAKER_ENGINE_TLS_CA_FILE",
+        default="",
+        help="PEM CA certificates the engine's certificate must be signed by "
+        "(default: the system's roots)",
+    )
+    serve.flag(
+        "--engine-tls-cert-file",
+        env="MATCHMAKER_ENGINE_TLS_CERT_FILE",
+        default="",
+        help="PEM certificate chain this matchmaker presents to the engine (mutual TLS; with "
+        "--engine-tls-key-file; renewed files are used from the next minute on)",
+    )
+    serve.flag(
+        "--engine-tls-key-file",
+        env="MATCHMAKER_ENGINE_TLS_KEY_FILE",
+        default="",
+        help="PEM private key of --engine-tls-cert-file",
+    )
+    serve.flag(
+        "--engine-tls-server-name",
+        env="MATCHMAKER_ENGINE_TLS_SERVER_NAME",
+        default="",
+        help="the name the engine's certificate must carry, when not the host of --engine",
+    )
+
+
+def engine_tls(args: argparse.Namespace) -> ClientTLS | None:
+    """TLS to the engine as the flags ask (files checked now), or None for plaintext, which
+    is allowed to a loopback engine or with --insecure."""
+    settings = (
+        args.engine_tls_ca_file,
+        args.engine_tls_cert_file,
+        args.engine_tls_key_file,
+        args.engine_tls_server_name,
+    )
+    if not args.engine_tls and not any(settings):
+        check_plaintext(
+            "the matchmaker would call the engine in",
+            args.engine,
+            insecure=args.insecure,
+            remedy="--engine-tls (and --engine-tls-ca-file for a private CA)",
+        )
+        return None
+    try:
+        tls = ClientTLS(*settings)
+    except ConfigError as error:
+        raise ConfigError(f"--engine-tls-cert-file and --engine-tls-key-file: {error}") from None
+    tls.credentials()  # every file readable and consistent, or one line now
+    return tls
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -278,7 +376,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
         trusted_networks(settings.trusted_proxies)
     except ValueError as error:
         raise ConfigError(f"--trusted-proxies: {error}") from None
-    return dataclasses.replace(settings, secret_key=read_secret_key(args.secret_key_file))
+    return dataclasses.replace(
+        settings, secret_key=read_secret_key(args.secret_key_file), engine_tls=engine_tls(args)
+    )
 
 
 # Each token bucket's rate and burst settings: a bucket that limits holds at least one.
@@ -311,15 +411,19 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
     """Serve until SIGTERM/SIGINT, then stop gracefully."""
     configure_logging(args.log_format, args.log_level)
     log = structlog.get_logger(component="matchmaker")
+    tls = server_tls(args, "the matchmaker")
     # Probe first: gRPC itself would print its own error lines about a busy port.
     check_port_free(args.listen)
-    replica = Replica(settings)
+    replica = await Replica.connect(settings)
     try:
-        serving = replica.server(args.listen)
+        serving = replica.server(
+            args.listen,
+            tls=tls,
+            health_listen=None if args.health_listen == "off" else args.health_listen,
+        )
     except ConfigError:
         await replica.close()
         raise
-    await replica.check()
     if args.metrics_listen != "off":
         host, port = host_port(args.metrics_listen)
         try:
@@ -334,8 +438,13 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
     log.info(
         "matchmaker serving",
         address=f"{host}:{serving.port}",
+        tls=tls.mode if tls else "off",
+        health=bound_address(args.health_listen, serving.health_port),
         redis=redact_url(settings.redis_url),
+        redis_cluster=is_cluster(replica.redis),
+        index_shards=replica.store.read_shards,
         engine=settings.engine,
+        engine_tls=settings.engine_tls.mode if settings.engine_tls else "off",
         pid=os.getpid(),
     )
 

@@ -31,6 +31,7 @@ from matchmaker.record import (
     Visibility,
     hidden_pending,
 )
+from matchmaker.schedule import next_due
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
@@ -395,6 +396,8 @@ class Play:
             )
         version = int(version_text)
         game, now = await self.store.get(game_id)
+        # The first attempt may have failed after its commit, before the due index knew.
+        await self.store.schedule(game_id, next_due(game, now, self.settings))
         entry = await self.store.update_at(game_id, version)
         events: list[game_pb2.Event] = []
         notations: list[str] = []

@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from redis.asyncio import Redis
-
 from matchmaker import keys
 from matchmaker.ratings import Rating, Result, update
 from matchmaker.record import BOT_PLAYER, GameStatus
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import text
@@ -63,7 +62,7 @@ def rating_message(ruleset: str, rating: Rating) -> matchmaker_pb2.Rating:
 class Players:
     """Reading profiles, applying rating results, the leaderboards."""
 
-    def __init__(self, redis: Redis, scripts: Scripts, settings: Settings) -> None:
+    def __init__(self, redis: Client, scripts: Scripts, settings: Settings) -> None:
         self.redis = redis
         self.scripts = scripts
         self.settings = settings

@@ -1,13 +1,14 @@
 """Quick match: one queue per ruleset, options, time control and rated flag.
 
 A queue is a few keys under one hash tag (`keys.queue_keys`): tickets by rating, by join
-time and by liveness, the tickets' seats, and the matches made. Pairing is one script
-(`queue_pair.lua`): oldest tickets first, each with the nearest rating inside its window,
+time, by arrival (a per-queue counter: join times tie within a millisecond, arrivals never)
+and by liveness, the tickets' seats, and the matches made. Pairing is one script
+(`queue_pair.lua`): tickets in arrival order, each with the nearest rating inside its window,
 which widens with waiting time; paired tickets leave the queue in the same step, so
 replicas pairing at once never pair a ticket twice. Every replica runs a `Pairer` over
-the active queues; the pairer that made a match creates its game, and if it died first,
-a matched player's stream creates it after a grace period (creation is idempotent: the
-game id is part of the match).
+the active queues (an index sharded by queue id, `keys.queues`); the pairer that made a
+match creates its game, and if it died first, a matched player's stream creates it after a
+grace period (creation is idempotent: the game id is part of the match).
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ from typing import Any
 
 import structlog
 from prometheus_client import Counter, Histogram
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.engine import Engine, EngineError, refusal_status
 from matchmaker.players import Players
 from matchmaker.ratings import Rating
 from matchmaker.record import GameRecord, Seat, SeatKind, Visibility
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
@@ -141,7 +142,7 @@ class Queues:
     def __init__(
         self,
         *,
-        redis: Redis,
+        redis: Client,
         scripts: Scripts,
         engine: Engine,
         players: Players,
@@ -200,7 +201,7 @@ class Queues:
             {"p": player_id, "n": name, "r": round(rating.rating, 3), "rt": rating_text},
             separators=(",", ":"),
         )
-        await self.scripts.run(
+        joined = await self.scripts.run(
             "queue_join",
             keys.queue_keys(spec.queue_id),
             [
@@ -212,30 +213,34 @@ class Queues:
                 int(self.settings.queue_ttl),
             ],
         )
-        await self.redis.zadd(keys.queues(), {spec.queue_id: await self._now()})
+        await self._active(spec.queue_id, int(joined))
         return ticket
 
     async def _now(self) -> int:
         return millis(await self.redis.time())
 
+    async def _active(self, queue_id: str, now_ms: int) -> None:
+        """Mark a queue active (the pairers visit it)."""
+        shard = keys.shard(queue_id, self.sessions.store.shards)
+        await self.redis.zadd(keys.queues(shard), {queue_id: now_ms})
+
     async def status(self, player_id: str, ticket: Ticket) -> Status:
         """Renew a waiting ticket and report where it stands."""
-        pipe = self.redis.pipeline(transaction=False)
-        self.scripts.queue(
-            pipe,
-            "queue_status",
-            keys.queue_keys(ticket.queue_id),
-            [ticket.ticket, int(self.settings.ticket_liveness * 1000)],
+        reply, _ = await asyncio.gather(  # the queue's slot and the player's, side by side
+            self.scripts.run(
+                "queue_status",
+                keys.queue_keys(ticket.queue_id),
+                [ticket.ticket, int(self.settings.ticket_liveness * 1000)],
+            ),
+            self.redis.expire(
+                keys.player_queue(player_id), max(1, round(self.settings.ticket_liveness))
+            ),
         )
-        pipe.expire(keys.player_queue(player_id), max(1, round(self.settings.ticket_liveness)))
-        pipe.time()
-        replies = await self.scripts.execute(self.redis, pipe)
-        reply = replies[0]
         kind = reply[0].decode()
         if kind == "matched":
             return Status(kind, match=json.loads(reply[1]))
         if kind == "waiting":
-            await self.redis.zadd(keys.queues(), {ticket.queue_id: millis(replies[2])})
+            await self._active(ticket.queue_id, int(reply[4]))
             return Status(kind, int(reply[1]), int(reply[2]), int(float(reply[3])), int(reply[4]))
         return Status(kind)
 
@@ -328,9 +333,16 @@ class Queues:
         """One pairing round over every active queue; creates the games; returns pairs made."""
         total = 0
         now = await self._now()
-        active_queues: list[Any] = await self.redis.zrange(keys.queues(), 0, -1, withscores=True)
-        for raw_id, active in active_queues:
-            queue_id = text(raw_id)
+        shards = range(self.sessions.store.read_shards)
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in shards:
+            pipe.zrange(keys.queues(shard), 0, -1, withscores=True)
+        active_queues = [
+            (shard, text(raw_id), active)
+            for shard, rows in zip(shards, await pipe.execute(), strict=True)
+            for raw_id, active in rows
+        ]
+        for shard, queue_id, active in active_queues:
             matches = await self.pair(queue_id)
             total += len(matches)
             for match in matches:
@@ -345,7 +357,7 @@ class Queues:
                 and now - active > 60_000
                 and not await self.redis.zcard(keys.queue_joined(queue_id))
             ):
-                await self.redis.zrem(keys.queues(), queue_id)
+                await self.redis.zrem(keys.queues(shard), queue_id)
         return total
 
 

@@ -1,8 +1,9 @@
-"""One matchmaker replica: its Redis clients, engine client, parts, workers and server.
+"""One matchmaker replica: its Redis client, engine client, parts, workers and server.
 
-`Replica` puts the parts together; `main.py` runs it until SIGTERM, tests run it in a
-thread on port 0. Everything a replica holds in memory is a cache or a connection: all
-state is in Redis, so replicas come and go freely.
+`Replica.connect` finds out what the URL names (a standalone Redis or a Redis Cluster,
+`redis_client.py`), loads the scripts and puts the parts together; `main.py` runs it until
+SIGTERM, tests run it in a thread on port 0. Everything a replica holds in memory is a
+cache or a connection: all state is in Redis, so replicas come and go freely.
 """
 
 from __future__ import annotations
@@ -11,12 +12,6 @@ import asyncio
 import contextlib
 
 import structlog
-from redis.asyncio import Redis
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from matchmaker.bot import Bot
 from matchmaker.engine import Engine
@@ -26,6 +21,13 @@ from matchmaker.play import Play
 from matchmaker.players import Players
 from matchmaker.presence import Presence
 from matchmaker.queue import Pairer, Queues
+from matchmaker.redis_client import (
+    REDIS_ERRORS,
+    BadRedisUrlError,
+    Client,
+    RedisSetupError,
+    connect,
+)
 from matchmaker.scripts import Scripts
 from matchmaker.service import SERVICE_NAME, MatchmakerService
 from matchmaker.sessions import Sessions
@@ -38,38 +40,20 @@ from matchmaker.watch import Hub
 from wargame.runtime.config import ConfigError
 from wargame.runtime.logs import redact_url, scrub
 from wargame.runtime.serving import AioServing, create_aio_server, register_service
+from wargame.runtime.tls import ServerTLS
 from wargame.v1 import matchmaker_pb2
 
 log = structlog.get_logger(component="matchmaker")
 
 
-def redis_client(url: str, socket_timeout: float | None, max_connections: int = 512) -> Redis:
-    """A Redis client that fails fast when Redis is away (a short retry, then an error the
-    caller turns into UNAVAILABLE), instead of redis-py's long default retries."""
-    try:
-        return Redis.from_url(
-            url,
-            socket_timeout=socket_timeout,
-            socket_connect_timeout=2.0,
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 2),
-            retry_on_error=[RedisConnectionError, RedisTimeoutError],
-            max_connections=max_connections,
-            health_check_interval=30,
-        )
-    except ValueError as error:
-        raise ConfigError(f"--redis-url {redact_url(url)}: {scrub(str(error))}") from None
-
-
 class Replica:
     """The parts of one matchmaker replica, wired together."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, redis: Client) -> None:
         check_secret_key(settings.secret_key)
         self.settings = settings
         set_retry_hint(settings.retry_hint)
-        self.redis = redis_client(settings.redis_url, settings.redis_timeout)
-        # Blocking stream reads get their own pool, with a timeout beyond the longest block.
-        self.blocking = redis_client(settings.redis_url, settings.watch_block + 10)
+        self.redis = redis
         self.scripts = Scripts(self.redis)
         self.store = Store(self.redis, self.scripts, settings, wake=self._wake_sweeper)
         self.engine = Engine(settings.engine, settings)
@@ -97,7 +81,7 @@ class Replica:
             settings=settings,
         )
         self.pairer = Pairer(self.queues, settings.pair_interval)
-        self.hub = Hub(self.store, self.blocking, settings.watch_block)
+        self.hub = Hub(self.store, self.redis, settings)
         self.service = MatchmakerService(
             settings=settings,
             store=self.store,
@@ -118,19 +102,38 @@ class Replica:
     def _wake_sweeper(self) -> None:
         self.sweeper.poke.set()
 
-    async def check(self) -> None:
-        """Fail start-up with one clear line when Redis cannot be used."""
+    @classmethod
+    async def connect(cls, settings: Settings) -> Replica:
+        """A replica on the Redis (or Redis Cluster) of `settings.redis_url`, its scripts
+        loaded; start-up fails with one clear line when Redis cannot be used."""
+        where = f"cannot use Redis at {redact_url(settings.redis_url)}"
         try:
-            await self.redis.ping()
-            await self.scripts.load(self.redis)
-        except RedisError as error:
-            await self.close()
+            redis = await connect(
+                settings.redis_url,
+                socket_timeout=settings.redis_timeout,
+                connections=settings.redis_connections,
+            )
+        except BadRedisUrlError as error:
             raise ConfigError(
-                f"cannot use Redis at {redact_url(self.settings.redis_url)}: {scrub(str(error))}"
+                f"--redis-url {redact_url(settings.redis_url)}: {scrub(str(error))}"
             ) from None
+        except RedisSetupError as error:
+            raise ConfigError(f"{where}: {scrub(str(error))}") from None
+        replica = cls(settings, redis)
+        try:
+            await replica.scripts.load()
+            await replica.store.agree_shards()
+        except REDIS_ERRORS as error:
+            await replica.close()
+            raise ConfigError(f"{where}: {scrub(str(error))}") from None
+        return replica
 
-    def server(self, listen: str) -> AioServing:
-        """The gRPC server (bound, not started) with health checking and reflection."""
+    def server(
+        self, listen: str, *, tls: ServerTLS | None = None, health_listen: str | None = None
+    ) -> AioServing:
+        """The gRPC server (bound, not started) with health checking and reflection; TLS-only
+        with `tls`, and a plaintext health port on `health_listen`; every watcher the
+        replica may hold can (re)connect at once."""
         return create_aio_server(
             listen,
             # Registered with tolerant decoding: undecodable bytes become INVALID_ARGUMENT.
@@ -138,6 +141,9 @@ class Replica:
                 server, self.service, matchmaker_pb2.DESCRIPTOR.services_by_name["Matchmaker"]
             ),
             [SERVICE_NAME],
+            pending_calls=self.settings.max_watchers + 3000,
+            tls=tls,
+            health_address=health_listen,
         )
 
     def start_workers(self) -> None:
@@ -172,8 +178,7 @@ class Replica:
     async def close(self) -> None:
         """Close every connection."""
         await self.hub.close()
-        for client in (self.redis, self.blocking):
-            with contextlib.suppress(Exception):
-                await client.aclose()
+        with contextlib.suppress(Exception):
+            await self.redis.aclose()
         with contextlib.suppress(Exception):
             await self.engine.close()

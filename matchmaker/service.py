@@ -514,6 +514,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 f"{first.version}",
             )
         seat = first.seat_of(viewer)
+        self.hub.admit()  # a stream refused here never counts as the player's presence
         watcher = ""
         if seat is not None and seat.kind == SeatKind.HUMAN and first.status != GameStatus.FINISHED:
             watcher = await self.presence.arrive(game_id, seat.side)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from wargame.runtime.tls import ClientTLS
+
 DAY = 24 * 3600
 HOUR = 3600
 
@@ -18,10 +20,19 @@ class Settings:
 
     redis_url: str = "redis://127.0.0.1:6399/0"
     engine: str = "127.0.0.1:50051"
+    # TLS to the engine (None: plaintext, on loopback or with --insecure; wargame/runtime/tls.py)
+    engine_tls: ClientTLS | None = None
     # The installation's secret (vault.py): read from --secret-key-file, never shown.
     secret_key: bytes = field(default=b"", repr=False, compare=False)
     # -- Redis and engine calls
     redis_timeout: float = 2.0  # socket timeout of ordinary commands
+    redis_connections: int = 64  # Redis connections for commands, per node; more calls wait
+    # A commit is answered once one replica of its primary holds it (when it has replicas):
+    # the longest wait, in seconds (0: answer at once, as Redis's own replication does).
+    replica_wait: float = 1.0
+    # Indexes written on every commit or join (due work, browse lists, active queues) are
+    # split over this many keys, each its own hash tag (the same on every replica).
+    index_shards: int = 16
     engine_timeout: float = 5.0  # deadline of one engine call (SuggestAction: bot time + this)
     engine_retries: int = 3  # attempts of an engine call that found it UNAVAILABLE
     # Connections to the engine, used in turn: an engine's worker processes share one port
@@ -78,7 +89,9 @@ class Settings:
     queue_ttl: float = DAY  # an idle queue's keys
     # -- background work (every replica)
     sweep_interval: float = 0.25  # how often the sweeper looks for due games
-    sweep_lease: float = 30.0  # a claimed game is left to its claimer this long
+    # A claimed game is left to its claimer this long, renewed every third of it while the
+    # work runs: a replica that dies leaves its games to the others within one lease.
+    sweep_lease: float = 2.0
     sweep_batch: int = 64  # games claimed per look
     sweep_concurrency: int = 32  # games worked on at once per replica
     bot_time: float = 1.0  # default bot thinking time per action
@@ -88,6 +101,9 @@ class Settings:
     rematch_follow: float = 300.0  # how long a finished game's watcher may wait for a rematch
     # -- serving
     grace: float = 10.0  # seconds in-flight calls get on SIGTERM
-    watch_block: float = 5.0  # longest blocking read of a game stream
+    # A live-update listener that hears nothing from Redis for this long checks its
+    # connection (PING), and replaces it after two such silences.
+    watch_block: float = 5.0
+    max_watchers: int = 10_000  # open WatchGame streams per replica; more are refused
     default_page_size: int = 20
     max_page_size: int = 100

@@ -4,10 +4,16 @@ A game is a hash (`keys.game`) plus its actions list and its update stream, all 
 game's hash tag. The hash is a `GameRecord` (`record.py` maps one to the other); every
 change goes through `Store.commit` (the `commit.lua` compare-and-set on the version),
 usually as `commit_change(before, after, ...)`, which derives what to write from the two
-records: the changed fields, the update, the keys' TTL and the due time. The indexes (due work,
-browse lists, invite codes) are single keys updated next to the commits: writers only
-lower a game's due time, so a crash between two steps makes a sweeper look early, never
-late.
+records: the changed fields, the update, the keys' TTL and the due time. When the game's
+primary has replicas, a commit is answered only once one of them holds it (`WAIT`), so a
+failover loses no acknowledged commit.
+
+The indexes (due work, browse lists) are sharded by game id (`keys.shard`), one hash tag
+per shard, and updated next to the commits, never in a pipeline with them (on a cluster
+they live on other nodes). Writers only lower a game's due time, before the commit (a
+crash between the two makes a sweeper look early, never late) and again after it (a
+sweeper that read the game just before the commit may have pushed its due time back;
+lowering it again brings it forward).
 
 Hidden information stays out of plain storage until the rules reveal it: while a secret
 deployment is pending (`hidden_pending`), the stored state, the hidden actions, their
@@ -20,14 +26,16 @@ no version (a player left or came back, a rematch offered): their entry ids are
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
+import structlog
 from prometheus_client import Counter
-from redis.asyncio import Redis
 
 from matchmaker import keys, schedule
 from matchmaker.errors import game_not_found
@@ -42,11 +50,14 @@ from matchmaker.record import (
     parse_moves,
     rows_json,
 )
+from matchmaker.redis_client import Client, Replication, run_and_wait
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.vault import Vault, is_sealed
-from wargame.runtime.refusal import missing
+from wargame.runtime.refusal import Reason, missing, unavailable
 from wargame.v1 import game_pb2, matchmaker_pb2
+
+log = structlog.get_logger(component="matchmaker")
 
 COMMITS = Counter("wargame_matchmaker_commits_total", "Committed game changes by kind", ["kind"])
 CONFLICTS = Counter(
@@ -175,7 +186,7 @@ class Store:
 
     def __init__(
         self,
-        redis: Redis,
+        redis: Client,
         scripts: Scripts,
         settings: Settings,
         wake: Callable[[], None] = lambda: None,
@@ -185,9 +196,21 @@ class Store:
         self.settings = settings
         self.wake = wake  # tells this replica's sweeper that a game is due now (a bot's turn)
         self.vault = Vault(settings.secret_key)
+        self.replication = Replication(redis)
+        self.shards = settings.index_shards  # the shards this replica writes to
+        self.read_shards = settings.index_shards  # the shards readers cover (`agree_shards`)
+
+    async def agree_shards(self) -> None:
+        """Record this replica's index shard count and cover the largest ever used on this
+        Redis when reading the indexes (a changed setting strands no game)."""
+        await self.redis.sadd(keys.shard_counts(), self.shards)
+        counts: Any = await self.redis.smembers(keys.shard_counts())
+        self.read_shards = max([self.shards, *(int(count) for count in counts)])
 
     async def time_ms(self) -> int:
-        """Redis's clock, in ms (every replica uses it, so they agree on clocks)."""
+        """Redis's clock, in ms (every replica uses it, so they agree on clocks; on a
+        cluster it is one node's, and a game's own reads use its node's: the nodes' clocks
+        are kept in step by NTP)."""
         return millis(await self.redis.time())
 
     async def load(
@@ -224,20 +247,28 @@ class Store:
         full: bool = False,
         auth: tuple[list[str], list[Any]] | None = None,
     ) -> tuple[GameRecord | None, int, bytes | None, Any]:
-        """`load`, plus the reply of the token check sent in the same round trip."""
+        """`load`, plus the reply of the token check (`authenticate.lua`, in the player's
+        slot) sent at the same time."""
         names = FULL_FIELDS if full else LOAD_FIELDS
-        pipe = self.redis.pipeline(transaction=False)
-        if auth is not None:
-            self.scripts.queue(pipe, "authenticate", auth[0], auth[1])
-        pipe.hmget(keys.game(game_id), names)
-        pipe.time()
-        if idempotency_key:
-            pipe.get(idempotency_key)
-        replies = await self.scripts.execute(self.redis, pipe)
-        auth_reply = replies.pop(0) if auth is not None else None
-        values, now = replies[0], millis(replies[1])
-        prior = replies[2] if idempotency_key else None
-        return self._opened(_record(game_id, names, values)), now, prior, auth_reply
+        read = self.scripts.run(
+            "load",
+            [keys.game(game_id), idempotency_key or keys.game_no_idempotency(game_id)],
+            names,
+        )
+        auth_reply: Any = None
+        if auth is None:
+            reply = await read
+        else:
+            auth_reply, reply = await asyncio.gather(
+                self.scripts.run("authenticate", auth[0], auth[1]), read
+            )
+        seconds, micros, prior, values = reply
+        return (
+            self._opened(_record(game_id, names, values)),
+            millis((seconds, micros)),
+            prior,
+            auth_reply,
+        )
 
     async def actions(self, game_id: str) -> list[game_pb2.Action]:
         """Every committed action of a game, oldest first (for records)."""
@@ -361,9 +392,11 @@ class Store:
         return result
 
     async def commit(self, change: Commit) -> CommitResult:
-        """Run `commit.lua` (after lowering the due time, in the same round trip)."""
+        """Lower the game's due time, then run `commit.lua`; when the game's primary has
+        replicas, the commit counts once one of them confirms it (else UNAVAILABLE: a
+        retry with the same idempotency key finds it, or makes it)."""
         game_key, actions_key, stream_key = keys.game_keys(change.game_id)
-        idem_key = change.idempotency_key or f"{game_key}:idem:-"
+        idem_key = change.idempotency_key or keys.game_no_idempotency(change.game_id)
         update_fields = change.update.fields() if change.update else []
         args: list[Any] = [
             change.expected_version,
@@ -379,16 +412,37 @@ class Store:
         ]
         for name, value in change.fields.items():
             args += [name, value]
-        pipe = self.redis.pipeline(transaction=False)
         if change.due_ms is not None:
-            pipe.zadd(keys.due(), {change.game_id: change.due_ms}, lt=True)
-        self.scripts.queue(pipe, "commit", [game_key, actions_key, stream_key, idem_key], args)
-        replies = await self.scripts.execute(self.redis, pipe)
-        outcome, value = (CommitOutcome(text(replies[-1][0])), text(replies[-1][1]))
+            await self.schedule(change.game_id, change.due_ms)
+        script_keys = [game_key, actions_key, stream_key, idem_key]
+        wait_ms = int(self.settings.replica_wait * 1000)
+        replicas = await self.replication.of(game_key) if wait_ms > 0 else 0
+        if replicas:
+            reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
+        else:
+            reply, acked = await self.scripts.run("commit", script_keys, args), 0
+        outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
+        if outcome == CommitOutcome.OK and change.due_ms is not None:
+            await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
+        if outcome == CommitOutcome.OK and replicas and not acked:
+            await self._unconfirmed(change.game_id)
         if outcome == CommitOutcome.DUPLICATE:
             fingerprint, _, version = value.rpartition("|")
             return CommitResult(outcome, int(version), fingerprint)
         return CommitResult(outcome, int(value))
+
+    async def _unconfirmed(self, game_id: str) -> None:
+        """A commit no replica confirmed in time: UNAVAILABLE, unless the primary turns out
+        to have no replica left (then it stands as Redis keeps it)."""
+        await self.replication.refresh()
+        if await self.replication.of(keys.game(game_id)):
+            raise unavailable(
+                Reason.STORE_UNAVAILABLE,
+                "the change is saved but no Redis replica has confirmed it yet; "
+                "retry with the same idempotency key",
+                self.settings.retry_hint,
+            )
+        log.warning("commit confirmed by no replica: its primary has none", game_id=game_id)
 
     # -- the update stream -------------------------------------------------------------
 
@@ -411,18 +465,15 @@ class Store:
         return self.entries(game_id, rows)[0] if rows else None
 
     async def add_notice(self, game_id: str, version: int, notice: Mapping[str, str]) -> None:
-        """Add a notice to a game's stream after its update `version` (no version change);
-        the stream lives as long as the game."""
-        stream = keys.game_stream(game_id)
+        """Add a notice to a game's stream after its update `version` (no version change),
+        announced to the watchers like a commit (`notice.lua`); the stream lives as long as
+        the game."""
         pairs: list[Any] = [item for pair in notice.items() for item in pair]
-        lifetime = await self.redis.pttl(keys.game(game_id))
-        pipe = self.redis.pipeline(transaction=True)
-        pipe.execute_command(
-            "XADD", stream, "MAXLEN", "~", self.settings.stream_maxlen, f"{version}-*", *pairs
+        await self.scripts.run(
+            "notice",
+            [keys.game(game_id), keys.game_stream(game_id)],
+            [version, self.settings.stream_maxlen, *pairs],
         )
-        if lifetime > 0:
-            pipe.pexpire(stream, lifetime)
-        await pipe.execute()
 
     async def last_update_id(self, game_id: str) -> str:
         """The id of the newest stream entry ("0-0" when none)."""
@@ -431,24 +482,51 @@ class Store:
 
     # -- the due index -----------------------------------------------------------------
 
+    def _due(self, game_id: str) -> str:
+        return keys.due(keys.shard(game_id, self.shards))
+
     async def schedule(self, game_id: str, when_ms: int | None) -> None:
         """Make the game due no later than `when_ms` (None: nothing to do)."""
         if when_ms is not None:
-            await self.redis.zadd(keys.due(), {game_id: when_ms}, lt=True)
+            await self.redis.zadd(self._due(game_id), {game_id: when_ms}, lt=True)
+
+    async def _schedule_confirmed(self, game_id: str, when_ms: int, wait_ms: int) -> None:
+        """`schedule`, confirmed by a replica of the shard's primary when it has one (a due
+        time lost in a failover would leave a bot's turn undone)."""
+        key = self._due(game_id)
+        replicas = await self.replication.of(key) if wait_ms > 0 else 0
+        if not replicas:
+            await self.schedule(game_id, when_ms)
+            return
+        command = ("ZADD", key, "LT", when_ms, game_id)
+        reply, acked = await run_and_wait(self.redis, key, command, 1, wait_ms)
+        if isinstance(reply, Exception):
+            raise reply
+        if not acked:
+            await self.replication.refresh()
+            log.warning("due time not confirmed by a replica", game_id=game_id)
 
     async def unschedule(self, game_id: str) -> None:
         """Drop the game from the due index (it is finished and settled)."""
-        await self.redis.zrem(keys.due(), game_id)
+        await self.redis.zrem(self._due(game_id), game_id)
 
-    async def claim_due(self, lease_ms: int, limit: int) -> tuple[int, list[str]]:
-        """Claim due games for this replica: (lease score, game ids)."""
-        reply = await self.scripts.run("claim_due", [keys.due()], [lease_ms, limit])
-        return int(reply[0]), [item.decode() for item in reply[1:]]
+    async def claim_due(self, shard: int, lease_ms: int, limit: int) -> tuple[int, list[str]]:
+        """Claim due games of one shard for this replica: (lease score, game ids)."""
+        reply = await self.scripts.run("claim_due", [keys.due(shard)], [lease_ms, limit])
+        return int(reply[0]), [text(item) for item in reply[1:]]
 
-    async def reschedule(self, game_id: str, lease: int, when_ms: int | None) -> bool:
+    async def renew(self, shard: int, game_id: str, lease: int, lease_ms: int) -> int:
+        """Extend a claim: the new lease score, or 0 if the claim is no longer ours."""
+        return int(
+            await self.scripts.run("renew_due", [keys.due(shard)], [game_id, lease, lease_ms])
+        )
+
+    async def reschedule(self, shard: int, game_id: str, lease: int, when_ms: int | None) -> bool:
         """After a claim: next due time (None: drop), unless someone scheduled it since."""
         done = await self.scripts.run(
-            "reschedule_due", [keys.due()], [game_id, lease, "" if when_ms is None else when_ms]
+            "reschedule_due",
+            [keys.due(shard)],
+            [game_id, lease, "" if when_ms is None else when_ms],
         )
         return bool(done)
 
@@ -458,27 +536,34 @@ class Store:
         self, status: GameStatus, ruleset: str, game_id: str, created_ms: int
     ) -> None:
         """Add a public game to a browse list (bounded: the oldest fall off)."""
-        key = keys.browse(status, ruleset)
+        key = keys.browse(status, ruleset, keys.shard(game_id, self.shards))
         pipe = self.redis.pipeline(transaction=True)
         pipe.zadd(key, {game_id: created_ms})
-        pipe.zremrangebyrank(key, 0, -(self.settings.browse_size + 1))
+        pipe.zremrangebyrank(key, 0, -(math.ceil(self.settings.browse_size / self.shards) + 1))
         await pipe.execute()
 
     async def list_remove(self, status: GameStatus, ruleset: str, game_id: str) -> None:
         """Remove a game from a browse list."""
-        await self.redis.zrem(keys.browse(status, ruleset), game_id)
+        shard = keys.shard(game_id, self.shards)
+        await self.redis.zrem(keys.browse(status, ruleset, shard), game_id)
 
     async def list_page(
         self, statuses: Sequence[GameStatus], rulesets: Sequence[str], offset: int, size: int
     ) -> list[tuple[GameStatus, str, str, float]]:
-        """(status, ruleset, game id, created) newest first, from several browse lists."""
+        """(status, ruleset, game id, created) newest first, from several browse lists (each
+        the merge of its shards)."""
         pipe = self.redis.pipeline(transaction=False)
-        pairs = [(status, ruleset) for status in statuses for ruleset in rulesets]
-        for status, ruleset in pairs:
-            pipe.zrevrange(keys.browse(status, ruleset), 0, offset + size, withscores=True)
+        lists = [
+            (status, ruleset, shard)
+            for status in statuses
+            for ruleset in rulesets
+            for shard in range(self.read_shards)
+        ]
+        for status, ruleset, shard in lists:
+            pipe.zrevrange(keys.browse(status, ruleset, shard), 0, offset + size, withscores=True)
         rows: list[tuple[GameStatus, str, str, float]] = []
-        for (status, ruleset), items in zip(pairs, await pipe.execute(), strict=True):
-            rows += [(status, ruleset, member.decode(), score) for member, score in items]
+        for (status, ruleset, _), items in zip(lists, await pipe.execute(), strict=True):
+            rows += [(status, ruleset, text(member), score) for member, score in items]
         rows.sort(key=lambda row: (-row[3], row[2]))
         return rows[offset : offset + size + 1]
 

@@ -1,22 +1,28 @@
 """The sweeper: every replica's background worker for work that is due without a call.
 
 Clock flags, abandoned games, bot turns and draw offers to bots, pending ratings and open
-games nobody joined all live in one index, `keys.due()` (game id -> when, ms;
-`schedule.py` says when). The sweeper does that work (`work_on`): it flags clocks, looks
-at who is present and forfeits a side that left and did not come back after its warning
-(`presence.py`), has the bot answer draw offers and move (a bot that cannot move
-resigns), settles pending ratings and closes open games nobody joined. It claims due games
-with `claim_due.lua`, which pushes each claimed game a lease ahead, so replicas never work
-on one game at once while the lease lasts, and a replica killed mid-work leaves its games
-to the others when the lease runs out. Whatever it does goes through the ordinary version-
-checked commit, so even an expired lease cannot corrupt a game. Each piece of work has its
-own request id, sent to the engine with every call it makes.
+games nobody joined all live in one index, sharded by game id: `keys.due(shard)` (game id
+-> when, ms; `schedule.py` says when). The sweeper does that work (`work_on`): it flags
+clocks, looks at who is present and forfeits a side that left and did not come back after
+its warning (`presence.py`), has the bot answer draw offers and move (a bot that cannot
+move resigns), settles pending ratings and closes open games nobody joined. Each piece of
+work has its own request id, sent to the engine with every call it makes.
+
+It claims due games shard by shard, starting each round one shard further, with
+`claim_due.lua`, which pushes each claimed game a short lease ahead (`sweep_lease`), so
+replicas never work on one game at once. While the work runs the claim is renewed every
+third of the lease (`renew_due.lua`); a replica that dies stops renewing, and the others
+take its games over within one lease. Whatever a sweeper does goes through the ordinary
+version-checked commit, so even a lease that ran out cannot corrupt a game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import structlog
 from prometheus_client import Counter
@@ -28,6 +34,7 @@ from matchmaker.handling import new_request_id
 from matchmaker.play import Play, Played, resignation
 from matchmaker.presence import Presence
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
+from matchmaker.redis_client import TRANSIENT_ERRORS
 from matchmaker.schedule import next_due, offered_to_bot, open_until
 from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
@@ -40,6 +47,16 @@ log = structlog.get_logger(component="matchmaker")
 
 SWEPT = Counter("wargame_matchmaker_sweeps_total", "Due games worked on by the sweeper", ["result"])
 RETRY_MS = 2000  # a game whose work failed (engine or Redis away) is tried again after this
+
+
+@dataclass
+class Claim:
+    """A game this replica works on: the due-index shard it was claimed from and the lease
+    score it holds there (renewed while the work runs)."""
+
+    shard: int
+    game_id: str
+    lease: int
 
 
 class Sweeper:
@@ -64,53 +81,102 @@ class Sweeper:
         self.poke = asyncio.Event()
         self._slots = asyncio.Semaphore(settings.sweep_concurrency)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._first_shard = 0  # where the next round starts claiming (every shard in turn)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep every interval (at once when poked) until `stop` is set."""
         await every(self.settings.sweep_interval, self.poke, stop, self._claim, "sweep failed")
 
     async def _claim(self) -> None:
-        """Claim as many due games as there are free slots, and start their work."""
+        """Claim as many due games as there are free slots, shard by shard, and start their
+        work."""
         free = self.settings.sweep_concurrency - len(self._tasks)
-        if free <= 0:
-            return
-        lease, game_ids = await self.store.claim_due(
-            int(self.settings.sweep_lease * 1000), min(free, self.settings.sweep_batch)
-        )
-        for game_id in game_ids:
-            task = asyncio.create_task(self._work(game_id, lease), name=f"sweep-{game_id}")
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+        shards = self.store.read_shards
+        start, self._first_shard = self._first_shard % shards, self._first_shard + 1
+        lease_ms = int(self.settings.sweep_lease * 1000)
+        for step in range(shards):
+            if free <= 0:
+                return
+            shard = (start + step) % shards
+            lease, game_ids = await self.store.claim_due(
+                shard, lease_ms, min(free, self.settings.sweep_batch)
+            )
+            free -= len(game_ids)
+            for game_id in game_ids:
+                claim = Claim(shard, game_id, lease)
+                task = asyncio.create_task(self._work(claim), name=f"sweep-{game_id}")
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
 
-    async def _work(self, game_id: str, lease: int) -> None:
+    async def _work(self, claim: Claim) -> None:
+        """Work on a claimed game under a renewed lease, then set when it is next due."""
+        with structlog.contextvars.bound_contextvars(
+            game_id=claim.game_id, worker="sweeper", request_id=new_request_id()
+        ):
+            log.debug("due game claimed", shard=claim.shard, lease=claim.lease)
+            try:
+                async with self._renewing(claim):
+                    when = await self._attempt(claim.game_id)
+                await self.store.reschedule(claim.shard, claim.game_id, claim.lease, when)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # Redis away: the lease runs out and a sweeper retries
+                log.warning("reschedule failed", error=str(error) or type(error).__name__)
+
+    async def _attempt(self, game_id: str) -> int | None:
+        """Do a game's due work: when it is next due (soon again after a failure)."""
         async with self._slots:
-            with structlog.contextvars.bound_contextvars(
-                game_id=game_id, worker="sweeper", request_id=new_request_id()
-            ):
+            try:
+                when = await self.work_on(game_id)
+                SWEPT.labels("ok").inc()
+                return when
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                SWEPT.labels("failed").inc()
+                if isinstance(error, EngineFailure):
+                    log.error("due work failed: engine", error=str(error), engine=error.engine)
+                else:
+                    # A refusal, or Redis failing over: no traceback.
+                    expected = isinstance(error, (Refusal, *TRANSIENT_ERRORS))
+                    level = log.info if expected else log.warning
+                    level(
+                        "due work failed; retrying later",
+                        error=str(error) or type(error).__name__,
+                        exc_info=not expected,
+                    )
+                return await self.store.time_ms() + RETRY_MS
+
+    @contextlib.asynccontextmanager
+    async def _renewing(self, claim: Claim) -> AsyncIterator[None]:
+        """Renew the claim's lease every third of it for as long as the context lasts (the
+        heartbeat); a claim lost meanwhile (a writer made the game due sooner) is left."""
+        stop = asyncio.Event()
+        lease_ms = int(self.settings.sweep_lease * 1000)
+
+        async def beat() -> None:
+            while True:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), self.settings.sweep_lease / 3)
+                if stop.is_set():
+                    return
                 try:
-                    when = await self.work_on(game_id)
-                    SWEPT.labels("ok").inc()
-                except asyncio.CancelledError:
-                    raise
-                except Exception as error:
-                    SWEPT.labels("failed").inc()
-                    if isinstance(error, EngineFailure):
-                        log.error("due work failed: engine", error=str(error), engine=error.engine)
-                    else:
-                        level = log.info if isinstance(error, Refusal) else log.warning
-                        level(
-                            "due work failed; retrying later",
-                            error=str(error) or type(error).__name__,
-                            exc_info=not isinstance(error, Refusal),
-                        )
-                    try:
-                        when = await self.store.time_ms() + RETRY_MS
-                    except Exception:
-                        return  # Redis away: the lease runs out and a sweeper retries
-                try:
-                    await self.store.reschedule(game_id, lease, when)
-                except Exception as error:
-                    log.warning("reschedule failed", error=str(error) or type(error).__name__)
+                    lease = await self.store.renew(
+                        claim.shard, claim.game_id, claim.lease, lease_ms
+                    )
+                except Exception as error:  # Redis away: try again at the next beat
+                    log.info("lease not renewed", error=str(error) or type(error).__name__)
+                    continue
+                if not lease:
+                    return
+                claim.lease = lease
+
+        heartbeat = asyncio.create_task(beat(), name=f"lease-{claim.game_id}")
+        try:
+            yield
+        finally:
+            stop.set()
+            await heartbeat
 
     # -- the work ---------------------------------------------------------------------------
 

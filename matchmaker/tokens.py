@@ -14,10 +14,9 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
-
 from matchmaker import keys
 from matchmaker.errors import quoted
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import text
@@ -76,7 +75,7 @@ class Identity:
 class Tokens:
     """Registering players, issuing, checking and revoking their tokens."""
 
-    def __init__(self, redis: Redis, scripts: Scripts, settings: Settings) -> None:
+    def __init__(self, redis: Client, scripts: Scripts, settings: Settings) -> None:
         self.redis = redis
         self.scripts = scripts
         self.settings = settings

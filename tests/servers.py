@@ -139,9 +139,18 @@ class RedisServer:
                 self.process.wait()
 
 
-def start_redis(directory: Path, port: int | None = None, password: str = "") -> RedisServer:
-    """Start redis-server on a free loopback port (no persistence) and wait until it answers;
-    with a `password`, clients must authenticate."""
+def start_redis(
+    directory: Path,
+    port: int | None = None,
+    extra: Sequence[str] = (),
+    *,
+    tls: bool = False,
+    password: str = "",
+) -> RedisServer:
+    """Start redis-server on a free loopback port (no persistence) and wait until it answers
+    (`extra`: more redis-server arguments; `tls`: `extra` makes it listen with TLS on the
+    port, so readiness is only its port accepting connections); with a `password`, clients
+    must authenticate."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise RuntimeError("redis-server is not installed: run `make setup`")
@@ -151,8 +160,7 @@ def start_redis(directory: Path, port: int | None = None, password: str = "") ->
         process = subprocess.Popen(
             [
                 binary,
-                "--port",
-                str(chosen),
+                *(("--port", "0", "--tls-port", str(chosen)) if tls else ("--port", str(chosen))),
                 "--bind",
                 "127.0.0.1",
                 "--save",
@@ -166,6 +174,7 @@ def start_redis(directory: Path, port: int | None = None, password: str = "") ->
                 "--loglevel",
                 "warning",
                 *(["--requirepass", password] if password else []),
+                *extra,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -174,6 +183,8 @@ def start_redis(directory: Path, port: int | None = None, password: str = "") ->
         while time.monotonic() < deadline and process.poll() is None:
             try:
                 with socket.create_connection(("127.0.0.1", chosen), timeout=0.2) as conn:
+                    if tls:
+                        return RedisServer(chosen, directory, process)
                     hello = f"AUTH {password}\r\nPING\r\n" if password else "PING\r\n"
                     conn.sendall(hello.encode())
                     reply = b""
@@ -319,3 +330,77 @@ def start_service(
         if f"cannot listen on {address}" not in handle.log():
             break  # a real failure, not a port lost to another program
     raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}")
+
+
+@dataclass
+class RedisClusterServers:
+    """A real Redis Cluster on loopback: `primaries` nodes holding the slots, each with
+    `replicas` replicas, every node on free ports (its cluster bus port too)."""
+
+    nodes: list[RedisServer]
+    primaries: int
+
+    @property
+    def url(self) -> str:
+        """redis:// URL of one node (the client finds the others)."""
+        return self.nodes[0].url
+
+    def node_of(self, port: int) -> RedisServer:
+        """The node listening on `port`."""
+        return next(node for node in self.nodes if node.port == port)
+
+    def stop(self) -> None:
+        """Stop every node."""
+        for node in self.nodes:
+            node.stop()
+
+
+def _redis_cli(*args: str) -> str:
+    binary = shutil.which("redis-cli")
+    if binary is None:
+        raise RuntimeError("redis-cli is not installed: run `make setup`")
+    done = subprocess.run([binary, *args], check=False, capture_output=True, text=True, timeout=60)
+    if done.returncode != 0:
+        raise RuntimeError(f"redis-cli {' '.join(args)}: {done.stdout}{done.stderr}")
+    return done.stdout
+
+
+def cluster_ready(ports: Sequence[int], replicas: int) -> bool:
+    """Every node sees a healthy cluster, and every primary has its replicas in sync."""
+    for port in ports:
+        info = _redis_cli("-p", str(port), "cluster", "info")
+        if "cluster_state:ok" not in info:
+            return False
+    slots = _redis_cli("-p", str(ports[0]), "cluster", "shards")
+    return slots.count("online") >= len(ports) if replicas else True
+
+
+def start_redis_cluster(
+    directory: Path, primaries: int = 3, replicas: int = 0, node_timeout_ms: int = 2000
+) -> RedisClusterServers:
+    """Start a Redis Cluster (`redis-cli --cluster create`) on free loopback ports and wait
+    until it serves every slot (and its replicas are in sync)."""
+    nodes: list[RedisServer] = []
+    try:
+        for index in range(primaries * (1 + replicas)):
+            options = (
+                "--cluster-enabled", "yes",
+                "--cluster-port", str(free_port()),
+                "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(node_timeout_ms),
+            )  # fmt: skip
+            nodes.append(start_redis(directory / f"node{index}", extra=options))
+        _redis_cli(
+            "--cluster", "create", *(f"127.0.0.1:{node.port}" for node in nodes),
+            "--cluster-replicas", str(replicas), "--cluster-yes",
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while not cluster_ready([node.port for node in nodes], replicas):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis Cluster did not become ready in 30 s")
+            time.sleep(0.1)
+    except BaseException:
+        for node in nodes:
+            node.stop()
+        raise
+    return RedisClusterServers(nodes, primaries)

@@ -1,29 +1,36 @@
 """The matchmaker's Lua scripts, one file per atomic operation, loaded once per client.
 
 Each script documents its KEYS and ARGV in its header comment and touches only the keys
-it is given, all of one hash slot (see `matchmaker.keys`). `Scripts(redis)` registers
-every file; calls go through EVALSHA and fall back to EVAL after a script flush.
+it is given, all of one hash slot (see `matchmaker.keys`), so it runs unchanged on a Redis
+Cluster. `Scripts(redis)` registers every file; a call is an EVALSHA that, on NOSCRIPT (a
+restarted Redis, a replica promoted since the scripts were loaded), loads the scripts on
+every primary and is sent again. Scripts never travel in a pipeline with commands of
+other slots: on a cluster such a pipeline would be split over nodes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 from typing import Any
 
-from redis.asyncio import Redis
-from redis.asyncio.client import Pipeline
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
+from matchmaker.redis_client import Client, run_and_wait
+
 NAMES = (
+    "load",
     "commit",
     "claim_due",
+    "renew_due",
     "reschedule_due",
     "authenticate",
     "limit",
     "open_game",
     "presence",
+    "notice",
     "claim_rematch",
     "apply_rating",
     "queue_join",
@@ -42,42 +49,40 @@ def source(name: str) -> str:
 class Scripts:
     """Every script registered on one Redis client, as awaitable callables."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Client) -> None:
+        self.redis = redis
         self._scripts: dict[str, AsyncScript] = {
             name: redis.register_script(source(name)) for name in NAMES
         }
 
-    async def run(self, name: str, keys: list[str] | tuple[str, ...], args: list[Any]) -> Any:
-        """Run script `name` with KEYS `keys` and ARGV `args`."""
-        return await self._scripts[name](keys=list(keys), args=args)
+    async def run(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
+        """Run script `name` with KEYS `keys` and ARGV `args` (reloaded on NOSCRIPT)."""
+        return await self._scripts[name](keys=list(keys), args=list(args))
 
-    def queue(
-        self, pipe: Pipeline, name: str, keys: list[str] | tuple[str, ...], args: list[Any]
-    ) -> None:
-        """Queue script `name` in a pipeline as EVALSHA.
+    async def run_and_wait(
+        self, name: str, keys: Sequence[str], args: Sequence[Any], timeout_ms: int
+    ) -> tuple[Any, int]:
+        """Run script `name`, then wait up to `timeout_ms` for one replica of its primary to
+        hold what it wrote: (its reply, how many replicas confirmed)."""
+        script = self._scripts[name]
 
-        Unlike redis-py's own pipeline scripts this costs no SCRIPT EXISTS round trip; the
-        scripts are loaded at start-up (`load`), and a pipeline that meets NOSCRIPT (Redis
-        restarted) is run again by `execute` after reloading them.
-        """
-        pipe.evalsha(self._scripts[name].sha, len(keys), *keys, *args)
+        async def send() -> tuple[Any, int]:
+            command = ("EVALSHA", script.sha, len(keys), *keys, *args)
+            return await run_and_wait(self.redis, keys[0], command, 1, timeout_ms)
 
-    async def load(self, redis: Redis) -> None:
-        """Load every script into Redis (at start-up, and after a NOSCRIPT error)."""
+        reply, acked = await send()
+        if isinstance(reply, NoScriptError):  # the script did not run: load it, send again
+            await self.load()
+            reply, acked = await send()
+        if isinstance(reply, Exception):
+            raise reply
+        return reply, acked
+
+    def sha(self, name: str) -> str:
+        """The SHA1 a script is called by."""
+        return self._scripts[name].sha
+
+    async def load(self) -> None:
+        """Load every script into Redis, on every primary (at start-up, after NOSCRIPT)."""
         for script in self._scripts.values():
-            script.sha = await redis.script_load(script.script)
-
-    async def execute(self, redis: Redis, pipe: Pipeline) -> list[Any]:
-        """Execute a pipeline holding queued scripts, reloading them once on NOSCRIPT.
-
-        Every queued command must be safe to run twice (a NOSCRIPT reply means the script
-        did not run at all).
-        """
-        stack = list(pipe.command_stack)
-        try:
-            return await pipe.execute()
-        except NoScriptError:
-            await self.load(redis)
-            retry = redis.pipeline(transaction=False)
-            retry.command_stack = stack
-            return await retry.execute()
+            script.sha = await self.redis.script_load(script.script)

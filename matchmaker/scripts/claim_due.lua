@@ -1,9 +1,10 @@
 -- claim_due.lua: claim the games whose next event is due, for one sweeper.
 --
 -- A claim moves the game's score a lease ahead, so no other replica's sweeper takes it
--- until the lease runs out (a replica killed mid-work leaves its claims to the others).
+-- until the lease runs out; the claimer renews it while it works (`renew_due.lua`), so a
+-- replica killed mid-work leaves its claims to the others within one lease.
 --
--- KEYS[1]  due index    wg:{due}   (sorted set: game id -> when, ms)
+-- KEYS[1]  due index shard    wg:{due:<n>}   (sorted set: game id -> when, ms)
 --
 -- ARGV[1]  lease (ms)
 -- ARGV[2]  most games to claim

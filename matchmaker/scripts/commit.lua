@@ -1,11 +1,13 @@
 -- commit.lua: commit one change of a game, only if the game is still at the expected version.
 --
 -- Every change of a session goes through this script (creation, a seat taken, actions,
--- endings), so "read, ask the engine, write if unchanged" is one compare-and-set.
+-- endings), so "read, ask the engine, write if unchanged" is one compare-and-set. The
+-- update appended to the stream is announced on the game's shard channel (named like the
+-- stream), which wakes the replicas that have watchers of the game.
 --
 -- KEYS[1]  game hash             wg:game:{id}
 -- KEYS[2]  actions list          wg:game:{id}:actions
--- KEYS[3]  update stream         wg:game:{id}:stream
+-- KEYS[3]  update stream         wg:game:{id}:stream  (also the name of its shard channel)
 -- KEYS[4]  idempotency record    wg:game:{id}:idem:<player>:<key digest>
 --
 -- ARGV[1]  expected version; 0 means the game must not exist yet (creation)
@@ -50,6 +52,7 @@ local m = tonumber(ARGV[i])
 i = i + 1
 if m > 0 then
   redis.call("XADD", KEYS[3], "MAXLEN", "~", ARGV[4], version .. "-0", unpack(ARGV, i, i + 2 * m - 1))
+  redis.call("SPUBLISH", KEYS[3], version)
 end
 i = i + 2 * m
 

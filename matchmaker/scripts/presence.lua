@@ -5,12 +5,13 @@
 -- has left (DISCONNECTED); a side that left and is present again is back (RECONNECTED);
 -- a side to act that has left is warned once (ABANDON_WARNING) that it loses as abandoned
 -- at a deadline unless it comes back. Each change is a notice in the game's stream, after
--- the update of the version it follows (entry id <version>-<n>), and the game hash keeps
+-- the update of the version it follows (entry id <version>-<n>), announced on the game's
+-- shard channel like a commit (it wakes the watchers' replicas), and the game hash keeps
 -- who has left (`away`) and who is warned (`warned`), both JSON objects side -> ms.
 --
 -- KEYS[1]  game hash    wg:game:{id}
 -- KEYS[2]  presence     wg:game:{id}:presence   (hash: <side>|<watch id> -> until, ms)
--- KEYS[3]  stream       wg:game:{id}:stream
+-- KEYS[3]  stream       wg:game:{id}:stream   (also the name of its shard channel)
 --
 -- ARGV[1]  the game's version the sides below were read at
 -- ARGV[2]  abandon after (ms): the deadline of a warning given now
@@ -72,9 +73,11 @@ for side in string.gmatch(ARGV[8], "[^,]+") do to_act[side] = true end
 local away = decode("away")
 local warned = decode("warned")
 local version = ARGV[1]
+local noticed = false
 local function notice(kind, side, deadline)
   redis.call("XADD", KEYS[3], "MAXLEN", "~", ARGV[6], version .. "-*",
     "n", kind, "s", side, "t", tostring(now), "d", tostring(deadline or 0))
+  noticed = true
 end
 
 for side in string.gmatch(ARGV[7], "[^,]+") do
@@ -100,4 +103,7 @@ for side in string.gmatch(ARGV[7], "[^,]+") do
 end
 encode("away", away)
 encode("warned", warned)
+if noticed then
+  redis.call("SPUBLISH", KEYS[3], version)
+end
 return {"ok", cjson.encode(away), cjson.encode(warned)}

@@ -7,6 +7,8 @@
 -- KEYS[5]  matches   wg:queue:{q}:matches   (hash: ticket -> JSON match)
 -- KEYS[6]  matched   wg:queue:{q}:matched   (sorted set: ticket -> match time, ms)
 -- KEYS[7]  config    wg:queue:{q}:config    (string: JSON of the games to create)
+-- KEYS[8]  arrivals  wg:queue:{q}:arrivals  (sorted set: ticket -> arrival number: the order)
+-- KEYS[9]  sequence  wg:queue:{q}:sequence  (string: last arrival number given out)
 --
 -- ARGV[1]  ticket
 -- ARGV[2]  rating
@@ -21,11 +23,13 @@ local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call("ZADD", KEYS[1], tonumber(ARGV[2]), ARGV[1])
 redis.call("ZADD", KEYS[2], now, ARGV[1])
+-- The arrival number orders the queue: join times tie when two joins share a millisecond.
+redis.call("ZADD", KEYS[8], redis.call("INCR", KEYS[9]), ARGV[1])
 redis.call("ZADD", KEYS[3], now + tonumber(ARGV[5]), ARGV[1])
 redis.call("HSET", KEYS[4], ARGV[1], ARGV[3])
 redis.call("SET", KEYS[7], ARGV[4])
 local ttl = tonumber(ARGV[6])
-for i = 1, 7 do
+for i = 1, #KEYS do
   redis.call("EXPIRE", KEYS[i], ttl)
 end
 return now

@@ -7,6 +7,8 @@
 -- KEYS[5]  matches   wg:queue:{q}:matches   (hash: ticket -> JSON match)
 -- KEYS[6]  matched   wg:queue:{q}:matched   (sorted set: ticket -> match time, ms)
 -- KEYS[7]  config    wg:queue:{q}:config    (string: JSON of the games to create)
+-- KEYS[8]  arrivals  wg:queue:{q}:arrivals  (sorted set: ticket -> arrival number: the order)
+-- KEYS[9]  sequence  wg:queue:{q}:sequence  (string: last arrival number given out)
 --
 -- ARGV[1]  ticket
 -- ARGV[2]  the player leaving (only the ticket's own player may take it out)
@@ -25,6 +27,7 @@ end
 local removed = redis.call("ZREM", KEYS[2], ARGV[1])
 redis.call("ZREM", KEYS[1], ARGV[1])
 redis.call("ZREM", KEYS[3], ARGV[1])
+redis.call("ZREM", KEYS[8], ARGV[1])
 redis.call("HDEL", KEYS[4], ARGV[1])
 if removed == 1 then
   return {"left"}

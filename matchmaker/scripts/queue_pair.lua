@@ -1,10 +1,11 @@
 -- queue_pair.lua: pair waiting tickets of one queue, atomically.
 --
--- Oldest tickets first, each is paired with the waiting ticket nearest in rating within
--- its rating window, which widens with waiting time: base + growth * seconds waited, at
--- most max. A paired ticket leaves the queue in the same step, so no ticket is ever
--- paired twice, however many replicas run this at once. Tickets whose stream stopped
--- renewing them are dropped first; matches nobody claimed within the match TTL too.
+-- Tickets in arrival order (oldest first; arrival numbers never tie, join times can),
+-- each is paired with the waiting ticket nearest in rating within its rating window,
+-- which widens with waiting time: base + growth * seconds waited, at most max. A paired
+-- ticket leaves the queue in the same step, so no ticket is ever paired twice, however
+-- many replicas run this at once. Tickets whose stream stopped renewing them are dropped
+-- first; matches nobody claimed within the match TTL too.
 --
 -- KEYS[1]  ratings   wg:queue:{q}:ratings   (sorted set: ticket -> rating)
 -- KEYS[2]  joined    wg:queue:{q}:joined    (sorted set: ticket -> join time, ms)
@@ -13,6 +14,8 @@
 -- KEYS[5]  matches   wg:queue:{q}:matches   (hash: ticket -> JSON match)
 -- KEYS[6]  matched   wg:queue:{q}:matched   (sorted set: ticket -> match time, ms)
 -- KEYS[7]  config    wg:queue:{q}:config    (string: JSON of the games to create)
+-- KEYS[8]  arrivals  wg:queue:{q}:arrivals  (sorted set: ticket -> arrival number: the order)
+-- KEYS[9]  sequence  wg:queue:{q}:sequence  (string: last arrival number given out)
 --
 -- ARGV[1]  window base (rating points)
 -- ARGV[2]  window growth (rating points per second waited)
@@ -46,6 +49,7 @@ for _, ticket in ipairs(dead) do
   redis.call("ZREM", KEYS[1], ticket)
   redis.call("ZREM", KEYS[2], ticket)
   redis.call("ZREM", KEYS[3], ticket)
+  redis.call("ZREM", KEYS[8], ticket)
   redis.call("HDEL", KEYS[4], ticket)
 end
 
@@ -53,30 +57,34 @@ local function take(ticket)
   redis.call("ZREM", KEYS[1], ticket)
   redis.call("ZREM", KEYS[2], ticket)
   redis.call("ZREM", KEYS[3], ticket)
+  redis.call("ZREM", KEYS[8], ticket)
   redis.call("HDEL", KEYS[4], ticket)
 end
 
 local out = {}
 local made = 0
-local paired = {}
 -- Oldest first, a chunk at a time: tickets tried and left unpaired stay at the front of
--- `joined` (paired ones leave it), so the next chunk starts after them.
+-- `arrivals` (paired ones leave it), so the next chunk starts after them.
 local kept = 0
 local kept_set = {}
 local chunk = 256
 while made < g do
-  local order = redis.call("ZRANGE", KEYS[2], kept, kept + chunk - 1, "WITHSCORES")
+  local order = redis.call("ZRANGE", KEYS[8], kept, kept + chunk - 1)
   if #order == 0 then
     break
   end
-  for i = 1, #order, 2 do
+  for _, ticket in ipairs(order) do
     if made >= g then
       break
     end
-    local ticket = order[i]
-    if not paired[ticket] then
-      local rating = tonumber(redis.call("ZSCORE", KEYS[1], ticket))
-      local window = math.min(widest, base + growth * (now - tonumber(order[i + 1])) / 1000)
+    local rating = tonumber(redis.call("ZSCORE", KEYS[1], ticket))
+    if not rating then
+      -- Paired earlier in this call, or taken out by a replica older than arrival
+      -- numbers (which left the arrival behind).
+      redis.call("ZREM", KEYS[8], ticket)
+    else
+      local joined = tonumber(redis.call("ZSCORE", KEYS[2], ticket))
+      local window = math.min(widest, base + growth * (now - joined) / 1000)
       local best, best_gap = nil, nil
       local near = {
         redis.call("ZREVRANGEBYSCORE", KEYS[1], rating, rating - window, "WITHSCORES", "LIMIT", 0, 2),
@@ -105,8 +113,6 @@ while made < g do
           redis.call("HSET", KEYS[5], member, match)
           redis.call("ZADD", KEYS[6], now, member)
         end
-        paired[best] = true
-        paired[ticket] = true
         out[#out + 1] = match
         if kept_set[best] then
           -- A ticket left unpaired earlier just found its partner: it leaves the front.
@@ -122,7 +128,7 @@ end
 
 if made > 0 then
   local ttl = tonumber(ARGV[5])
-  for i = 1, 7 do
+  for i = 1, #KEYS do
     redis.call("EXPIRE", KEYS[i], ttl)
   end
 end

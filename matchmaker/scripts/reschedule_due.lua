@@ -4,10 +4,10 @@
 -- Writers only ever lower a game's score (ZADD LT) before and after they commit, so a
 -- score that still equals this sweeper's lease means nobody needs the game sooner.
 --
--- KEYS[1]  due index    wg:{due}
+-- KEYS[1]  due index shard    wg:{due:<n>}
 --
 -- ARGV[1]  game id
--- ARGV[2]  the lease score of this sweeper's claim
+-- ARGV[2]  the lease score of this sweeper's claim (as last renewed)
 -- ARGV[3]  the next due time (ms), or "" to drop the game from the index
 --
 -- Returns 1 when set (or dropped), 0 when the score had changed and was left alone.

@@ -1,5 +1,7 @@
 """Matchmaker benchmarks: submit-to-commit latency and throughput beside the no-op Echo of
-the same stack, time to pair 10,000 queued players, Redis memory per finished game.
+the same stack, the same on a Redis Cluster beside a standalone Redis, watchers held by one
+replica and the Redis connections they take, time to pair 10,000 queued players, Redis
+memory per finished game.
 
 `run(bench)` starts its own redis-server, engine and matchmaker processes on free loopback
 ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchmaker`.
@@ -8,6 +10,13 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchma
   front, from the engine's legal actions) in 1, 16 and 64 concurrent games, each action a
   SubmitActions by the side to act with the version it saw; the reference is Echo called
   by the same number of concurrent callers on the same server, in the same run.
+- Cluster: SubmitActions at 16 concurrent games, rounds alternating between a matchmaker on
+  a local 3-primary Redis Cluster and one on the standalone Redis (same engine, same
+  clients, same run); the standalone figure is the reference.
+- Watchers: 5,000 WatchGame streams (250 games x 20) held by one matchmaker process with
+  `--redis-connections 16`, on each store: the streams held, the matchmaker's Redis
+  connections on the busiest node meanwhile (CLIENT LIST), the time to deliver one update
+  of every game to every watcher. Clients: this process, asyncio, 10 connections.
 - Pairing: 10,000 tickets of one queue (ratings ~ N(1500, 200)) paired by the pairing
   script until none can be; the reference is pairing the same ratings in plain Python
   (sort, pair neighbours) in this process.
@@ -31,18 +40,19 @@ from typing import Any
 
 import grpc
 import redis
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.engine import Engine
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec
+from matchmaker.redis_client import connect
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from tests.bench.harness import REPEATS, Bench, Figure
-from tests.servers import ServiceProcess, start_redis, start_service
+from tests.matchmaker.crowd import hold
+from tests.servers import ServiceProcess, start_redis, start_redis_cluster, start_service
 from wargame.v1 import (
     engine_pb2,
     engine_pb2_grpc,
@@ -57,6 +67,8 @@ CONCURRENCY = (1, 16, 64)
 ROUND_SECONDS = 2.0  # each timed round plays for this long (or until the games end)
 SEQUENCE_PLIES = 60
 QUEUE_PLAYERS = 10_000
+WATCHED_GAMES = 250
+WATCHERS_PER_GAME = 20
 
 
 @dataclass
@@ -66,12 +78,28 @@ class Stack:
     redis_url: str
     engine: str
     matchmaker: str
+    cluster_url: str
+    cluster_matchmaker: str  # a matchmaker on the Redis Cluster
+
+
+def matchmaker(directory: Path, name: str, redis_url: str, engine: str) -> ServiceProcess:
+    """A matchmaker process for the benchmarks (no rate limit, quiet logs)."""
+    return start_service(
+        "matchmaker.main",
+        ["--redis-url", redis_url, "--engine", engine, "--metrics-listen", "off",
+         "--rate-limit", "0", "--register-peer-rate", "0", "--register-rate", "0",
+         "--log-level", "warning", "--redis-connections", "16"],
+        log_path=directory / f"{name}.log",
+        service="wargame.v1.Matchmaker",
+    )  # fmt: skip
 
 
 @contextmanager
 def stack(directory: Path) -> Iterator[Stack]:
-    """redis-server, one engine process, one matchmaker process, all on free ports."""
+    """redis-server, a 3-primary Redis Cluster, one engine process, a matchmaker process on
+    each store, all on free ports."""
     redis_server = start_redis(directory / "redis")
+    cluster = start_redis_cluster(directory / "cluster", primaries=3)
     key_file = directory / "seal.key"
     key_file.write_text(bytes(range(32)).hex())
     processes: list[ServiceProcess] = []
@@ -92,33 +120,18 @@ def stack(directory: Path) -> Iterator[Stack]:
             service="wargame.v1.RulesEngine",
         )
         processes.append(engine)
-        matchmaker = start_service(
-            "matchmaker.main",
-            [
-                "--redis-url",
-                redis_server.url,
-                "--engine",
-                engine.address,
-                "--metrics-listen",
-                "off",
-                "--rate-limit",
-                "0",
-                "--register-peer-rate",
-                "0",
-                "--register-rate",
-                "0",
-                "--log-level",
-                "warning",
-            ],
-            log_path=directory / "matchmaker.log",
-            service="wargame.v1.Matchmaker",
+        standalone = matchmaker(directory, "matchmaker", redis_server.url, engine.address)
+        processes.append(standalone)
+        clustered = matchmaker(directory, "matchmaker-cluster", cluster.url, engine.address)
+        processes.append(clustered)
+        yield Stack(
+            redis_server.url, engine.address, standalone.address, cluster.url, clustered.address
         )
-        processes.append(matchmaker)
-        yield Stack(redis_server.url, engine.address, matchmaker.address)
     finally:
         for process in reversed(processes):
             process.stop()
         redis_server.stop()
+        cluster.stop()
 
 
 def legal_sequence(engine: str, plies: int) -> tuple[list[game_pb2.Action], list[str]]:
@@ -295,27 +308,25 @@ def bench_pairing(bench: Bench, setup: Stack) -> None:
     ratings = [rng.gauss(1500, 200) for _ in range(QUEUE_PLAYERS)]
 
     async def fill(queues: Queues) -> None:
-        pipe = queues.redis.pipeline(transaction=False)
-        for index, rating in enumerate(ratings):
+        async def join(index: int, rating: float) -> None:
             seat = f'{{"p":"p{index}","n":"p{index}","r":{rating:.3f},"rt":""}}'
-            queues.scripts.queue(
-                pipe,
+            await queues.scripts.run(
                 "queue_join",
                 keys.queue_keys(spec.queue_id),
                 [f"t{index}", rating, seat, spec.config(), 600_000, 3600],
             )
-            if index % 1000 == 999:
-                await pipe.execute()
-                pipe = queues.redis.pipeline(transaction=False)
-        await pipe.execute()
+
+        for start in range(0, len(ratings), 1000):
+            chunk = list(enumerate(ratings))[start : start + 1000]
+            await asyncio.gather(*(join(index, rating) for index, rating in chunk))
 
     async def once() -> float:
 
         settings = Settings(redis_url=setup.redis_url)
-        client = Redis.from_url(setup.redis_url)
+        client = await connect(setup.redis_url, socket_timeout=10.0, connections=64)
         await client.flushall()
         scripts = Scripts(client)
-        await scripts.load(client)
+        await scripts.load()
         engine = Engine(setup.engine, settings)
         players = Players(client, scripts, settings)
         sessions = Sessions(Store(client, scripts, settings), engine, players, settings)
@@ -388,6 +399,73 @@ def bench_memory(bench: Bench, setup: Stack, game_ids: list[str]) -> None:
     )
 
 
+def bench_cluster(bench: Bench, setup: Stack) -> None:
+    """SubmitActions at 16 games on a Redis Cluster beside a standalone Redis, rounds
+    alternating between the two."""
+    actions, sides = legal_sequence(setup.engine, SEQUENCE_PLIES)
+    games = 16
+    rates: dict[str, list[float]] = {setup.matchmaker: [], setup.cluster_matchmaker: []}
+    for address in rates:  # warm-up
+        asyncio.run(play_round(address, games, actions, sides, seconds=0.5))
+    for _ in range(REPEATS):
+        for address, samples in rates.items():
+            committed, elapsed, _, _ = asyncio.run(
+                play_round(address, games, actions, sides, seconds=ROUND_SECONDS)
+            )
+            samples.append(committed / elapsed)
+    reference = bench.report(
+        figure(
+            f"matchmaker SubmitActions, {games} games, standalone Redis",
+            "actions/s",
+            rates[setup.matchmaker],
+        )
+    )
+    bench.report(
+        figure(
+            f"matchmaker SubmitActions, {games} games, 3-primary Redis Cluster",
+            "actions/s",
+            rates[setup.cluster_matchmaker],
+        ),
+        reference,
+        goal=">= 0.8x standalone",
+    )
+
+
+def bench_watchers(bench: Bench, setup: Stack) -> None:
+    """Watchers held by one replica, its Redis connections meanwhile, and the time to hand
+    one update of every game to all of them, on each store (one run each: a capacity)."""
+    for store, address, url in (
+        ("standalone Redis", setup.matchmaker, setup.redis_url),
+        ("Redis Cluster", setup.cluster_matchmaker, setup.cluster_url),
+    ):
+        crowd = asyncio.run(hold(address, url, WATCHED_GAMES, WATCHERS_PER_GAME))
+        bench.report(
+            figure(
+                f"watchers held by one matchmaker, {store} ({crowd.retries} reopened after "
+                "UNAVAILABLE)",
+                "streams",
+                [crowd.watchers],
+            ),
+            goal=">= 5,000",
+        )
+        bench.report(  # a count, not a timing: bounded by configuration, whatever the load
+            figure(
+                f"Redis connections of that matchmaker while it holds them (busiest node), {store}",
+                "connections",
+                [crowd.connections],
+            ),
+            goal="<= 18 (16 for commands, 1 listener, 1 for the slot map)",
+        )
+        bench.report(
+            figure(
+                f"one update of each of {WATCHED_GAMES} games to all {crowd.watchers} "
+                f"watchers, {store}",
+                "s",
+                [crowd.delivered_s],
+            )
+        )
+
+
 def run(bench: Bench) -> None:
     """Every matchmaker figure, on a stack of its own."""
     with (
@@ -395,6 +473,8 @@ def run(bench: Bench) -> None:
         stack(Path(folder)) as setup,
     ):
         finished = bench_submit(bench, setup)
+        bench_cluster(bench, setup)
+        bench_watchers(bench, setup)
         bench_memory(bench, setup, finished)
         bench_pairing(bench, setup)
 

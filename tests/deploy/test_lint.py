@@ -95,7 +95,28 @@ def _no_limits(docs: list[dict[str, Any]]) -> None:
 
 
 def _tcp_readiness(docs: list[dict[str, Any]]) -> None:
-    _engine_container(docs)["readinessProbe"] = {"tcpSocket": {"port": 50051}}
+    _engine_container(docs)["readinessProbe"] = {"tcpSocket": {"port": 50061}}
+
+
+def _probe_on_the_tls_port(docs: list[dict[str, Any]]) -> None:
+    _engine_container(docs)["livenessProbe"]["grpc"]["port"] = 50051
+
+
+def _matchmaker(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return _one(docs, "Deployment", "wargame-matchmaker")
+
+
+def _matchmaker_container(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    return _matchmaker(docs)["spec"]["template"]["spec"]["containers"][0]
+
+
+def _without_env(container: dict[str, Any], *names: str) -> None:
+    container["env"] = [e for e in container["env"] if e["name"] not in names]
+
+
+def _set_env(container: dict[str, Any], name: str, value: str) -> None:
+    _without_env(container, name)
+    container["env"].append({"name": name, "value": value})
 
 
 def _two_images(docs: list[dict[str, Any]]) -> None:
@@ -134,6 +155,40 @@ def _shipped_seal_key(docs: list[dict[str, Any]]) -> None:
     )
 
 
+def _matchmaker_key_in_empty_dir(docs: list[dict[str, Any]]) -> None:
+    volumes = _matchmaker(docs)["spec"]["template"]["spec"]["volumes"]
+    volumes[:] = [
+        v if v["name"] != "secret-key" else {"name": "secret-key", "emptyDir": {}} for v in volumes
+    ]
+
+
+def _no_matchmaker_key(docs: list[dict[str, Any]]) -> None:
+    _matchmaker_container(docs)["args"] = ["serve"]
+
+
+def _shipped_matchmaker_key(docs: list[dict[str, Any]]) -> None:
+    docs.append(
+        {
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": {"name": "wargame-matchmaker-key", "namespace": "wargame"},
+            "data": {"secret.key": "eA=="},
+        }
+    )
+
+
+def _plaintext_not_allowed(docs: list[dict[str, Any]]) -> None:
+    _without_env(
+        _engine_container(docs),
+        "WARGAME_ENGINE_INSECURE",
+        "WARGAME_ENGINE_TLS_CERT_FILE",
+        "WARGAME_ENGINE_TLS_KEY_FILE",
+        "WARGAME_ENGINE_TLS_CLIENT_CA_FILE",
+    )
+    _without_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE")
+    _without_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_ENGINE_TLS_CERT_FILE")
+
+
 def _store_open_to_all_namespaces(docs: list[dict[str, Any]]) -> None:
     policy = _one(docs, "NetworkPolicy", "session-store-from-matchmakers")
     policy["spec"]["ingress"][0]["from"] = [{"namespaceSelector": {}}]
@@ -159,18 +214,77 @@ MUTATIONS = [
     (_named_user, "container engine: no numeric non-root runAsUser"),
     (_no_seccomp, "container engine: seccompProfile is not RuntimeDefault"),
     (_no_limits, "container engine: no limits for cpu, memory"),
-    (_tcp_readiness, "container engine: no gRPC readinessProbe on port 50051"),
+    (_tcp_readiness, "container engine: no gRPC readinessProbe on port 50061"),
+    (_probe_on_the_tls_port, "container engine: no gRPC livenessProbe on port 50061"),
     (_two_images, "the services run different images"),
     (_no_registry, "image 'wargame:0.1.0' names no registry"),
     (_latest, "has no exact tag"),
     (_cluster_ip, "the engine has no headless Service"),
     (_seal_key_in_empty_dir, "is not a file from a Secret volume"),
-    (_shipped_seal_key, "Secret wargame-seal-key ships a seal key"),
+    (_shipped_seal_key, "Secret wargame-seal-key ships the seal key"),
+    (_matchmaker_key_in_empty_dir, "the matchmaker's secret key /etc/wargame/secret/secret.key"),
+    (_no_matchmaker_key, "the matchmaker's secret key is not given (--secret-key-file)"),
+    (_shipped_matchmaker_key, "Secret wargame-matchmaker-key ships the matchmaker's secret key"),
+    (_plaintext_not_allowed, "the engine serves neither TLS nor --insecure"),
     (_drop("NetworkPolicy", "default-deny"), "no default-deny NetworkPolicy"),
     (_store_open_to_all_namespaces, "NetworkPolicy: ns:x can reach session-store on port 6379"),
     (_store_open_to_engine, "NetworkPolicy: engine can reach session-store on port 6379"),
     (_drop("NetworkPolicy", "matchmaker-to-engine-and-store"), "matchmaker cannot reach engine"),
 ]
+
+
+def _engine_tls_from_empty_dir(docs: list[dict[str, Any]]) -> None:
+    volumes = _engine(docs)["spec"]["template"]["spec"]["volumes"]
+    volumes[:] = [v if v["name"] != "tls" else {"name": "tls", "emptyDir": {}} for v in volumes]
+
+
+def _engine_without_client_ca(docs: list[dict[str, Any]]) -> None:
+    _without_env(_engine_container(docs), "WARGAME_ENGINE_TLS_CLIENT_CA_FILE")
+
+
+def _matchmaker_without_client_certificate(docs: list[dict[str, Any]]) -> None:
+    _without_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_ENGINE_TLS_CERT_FILE")
+
+
+def _matchmaker_calls_in_plaintext(docs: list[dict[str, Any]]) -> None:
+    _without_env(
+        _matchmaker_container(docs),
+        "WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE",
+        "WARGAME_MATCHMAKER_ENGINE_TLS_CERT_FILE",
+    )
+
+
+def _no_trusted_proxies(docs: list[dict[str, Any]]) -> None:
+    _without_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_TRUSTED_PROXIES")
+
+
+def _dev_matchmaker_calls_over_tls(docs: list[dict[str, Any]]) -> None:
+    _set_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_ENGINE_TLS", "1")
+
+
+OVERLAY_MUTATIONS = [
+    ("production", _engine_tls_from_empty_dir, "the engine's TLS file /etc/wargame/tls/tls.crt"),
+    ("production", _engine_without_client_ca, "the engine does not serve mutual TLS"),
+    ("production", _matchmaker_without_client_certificate, "the matchmaker presents none"),
+    ("production", _matchmaker_calls_in_plaintext, "engine serves TLS but the matchmaker calls "),
+    ("production", _no_trusted_proxies, "the matchmaker behind a gateway trusts no proxies"),
+    ("dev", _dev_matchmaker_calls_over_tls, "engine serves plaintext but the matchmaker calls"),
+]
+
+
+@pytest.mark.parametrize(
+    ("overlay", "mutate", "problem"), OVERLAY_MUTATIONS, ids=[p for _, _, p in OVERLAY_MUTATIONS]
+)
+def test_each_transport_rule_catches_its_mistake(
+    rendered: dict[str, list[Any]],
+    overlay: str,
+    mutate: Callable[[list[dict[str, Any]]], None],
+    problem: str,
+) -> None:
+    docs = copy.deepcopy(rendered[overlay])
+    mutate(docs)
+    problems = lint.check_manifests(docs, overlay)
+    assert any(problem in line for line in problems), problems
 
 
 @pytest.mark.parametrize("overlay", ["dev", "production"])
@@ -246,6 +360,19 @@ def _seal_key_in_environment(compose: dict[str, Any]) -> None:
     del compose["services"]["engine"]["secrets"]
 
 
+def _matchmaker_key_in_environment(compose: dict[str, Any]) -> None:
+    compose["services"]["matchmaker"]["secrets"].remove("matchmaker_key")
+
+
+def _published_in_plaintext(compose: dict[str, Any]) -> None:
+    del compose["services"]["engine"]["environment"]["WARGAME_ENGINE_TLS_CERT_FILE"]
+
+
+def _health_check_on_the_tls_port(compose: dict[str, Any]) -> None:
+    test = compose["services"]["matchmaker"]["healthcheck"]["test"]
+    test[test.index("127.0.0.1:50062")] = "127.0.0.1:50052"
+
+
 @pytest.mark.parametrize(
     ("mutate", "problem"),
     [
@@ -253,6 +380,9 @@ def _seal_key_in_environment(compose: dict[str, Any]) -> None:
         (_started_not_healthy, "compose: matchmaker starts before engine is healthy"),
         (_redis_without_file, "compose: redis keeps no append-only file"),
         (_seal_key_in_environment, "compose: the engine's seal key is not a file secret"),
+        (_matchmaker_key_in_environment, "compose: the matchmaker's secret key is not a file"),
+        (_published_in_plaintext, "compose: the engine publishes gRPC without TLS"),
+        (_health_check_on_the_tls_port, "matchmaker's health check does not use its health port"),
     ],
 )
 def test_each_compose_rule_catches_its_mistake(

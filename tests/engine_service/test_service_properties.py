@@ -1,9 +1,16 @@
-"""Property tests: whatever arrives, the engine answers with a proper status.
+"""Property tests: whatever arrives, the engine answers with a proper status, and the right one.
 
 Random bytes as requests, states mutated anywhere (any field, found by protobuf reflection,
 set to any value of its type), random action texts: every answer is OK or a refusal with a
 reason (INVALID_ARGUMENT, NOT_FOUND, RESOURCE_EXHAUSTED) — never INTERNAL or UNKNOWN, never
 a hang — and a state the engine accepts comes back as a state it accepts again.
+
+The verdict on a mutated state is not taken from the engine: each mutation in
+`tests/engine_service/state_mutations.py` says what the rules make of it (a state that could
+not arise must be refused, a harmless change accepted), and a random mutation is checked
+against an independent structural oracle. An accepted action is checked against the rules
+too: it is one of the legal actions, and applying it gives what applying that legal action
+gives.
 """
 
 from __future__ import annotations
@@ -17,6 +24,13 @@ from google.protobuf.descriptor import FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.engine_service.state_mutations import (
+    MUTATIONS,
+    REFUSE,
+    SIDES,
+    Mutation,
+    structural_problem,
+)
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -199,18 +213,13 @@ def test_random_bytes_to_any_rpc_get_a_proper_status(
         assert details.code in REFUSALS, (method, details.code, details.message)
 
 
-@given(data=st.data())
-@SETTINGS
-def test_mutated_states_are_refused_or_accepted_consistently(
-    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+def _accepted_state_is_consistent(
+    stub: engine_pb2_grpc.RulesEngineStub, state: game_pb2.GameState, reply: Any, rng: random.Random
 ) -> None:
-    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
-    game = data.draw(st.sampled_from(GAMES))
-    state = mutate(data.draw(st.sampled_from(states[game])), data)
-    code, reply = _answer(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=state))
-    if code is not grpc.StatusCode.OK or not reply.actions:
+    """An accepted state: a listed action applies, and the result is accepted again."""
+    if not reply.actions:
         return
-    action = data.draw(st.sampled_from(list(reply.actions))).action
+    action = rng.choice(list(reply.actions)).action
     code, applied = _answer(
         stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action])
     )
@@ -221,6 +230,106 @@ def test_mutated_states_are_refused_or_accepted_consistently(
     assert code is grpc.StatusCode.OK, "a state the engine returns must be accepted again"
 
 
+def _check_verdict(
+    stub: engine_pb2_grpc.RulesEngineStub,
+    mutation: Mutation,
+    original: game_pb2.GameState,
+    start: game_pb2.GameState,
+    rng: random.Random,
+) -> bool:
+    """Mutate `original`, ask the engine, and hold its answer to the mutation's verdict.
+
+    Returns False when the mutation does not apply to this state."""
+    made = mutation.make(original, rng, start)
+    if made is None:
+        return False
+    state, verdict = made
+    code, reply = _answer(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=state))
+    if verdict is REFUSE:
+        assert code is grpc.StatusCode.INVALID_ARGUMENT, (
+            f"{mutation.name}: a state that could not arise was accepted"
+        )
+    else:
+        assert code is grpc.StatusCode.OK, f"{mutation.name}: a state that can arise was refused"
+        _accepted_state_is_consistent(stub, state, reply, rng)
+    return True
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
+def test_each_mutation_gets_the_verdict_of_the_rules(
+    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], mutation: Mutation
+) -> None:
+    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
+    rng = random.Random(mutation.name)
+    applied = 0
+    for game in mutation.games or GAMES:
+        for original in states[game]:
+            applied += _check_verdict(stub, mutation, original, states[game][0], rng)
+    assert applied, f"{mutation.name} applies to none of the sample states"
+
+
+@given(data=st.data())
+@SETTINGS
+def test_mutated_states_are_refused_or_accepted_consistently(
+    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+) -> None:
+    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
+    game = data.draw(st.sampled_from(GAMES))
+    original = data.draw(st.sampled_from(states[game]))
+    rng = data.draw(st.randoms(use_true_random=False))
+    if data.draw(st.booleans()):
+        # A named mutation, its verdict from the rules.
+        choices = [m for m in MUTATIONS if game in (m.games or GAMES)]
+        mutation = data.draw(st.sampled_from(choices))
+        _check_verdict(stub, mutation, original, states[game][0], rng)
+        return
+    # A random mutation anywhere: structural impossibilities must be refused.
+    state = mutate(original, data)
+    code, reply = _answer(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=state))
+    problem = structural_problem(original, state)
+    if problem is not None:
+        assert code in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND), problem
+    if code is grpc.StatusCode.OK:
+        _accepted_state_is_consistent(stub, state, reply, rng)
+
+
+def _random_action(
+    state: game_pb2.GameState, legal: list[engine_pb2.LegalAction], data: st.DataObject
+) -> game_pb2.Action:
+    """A legal action, one sent for another side, one with a field changed, or one made up."""
+    kind = data.draw(
+        st.sampled_from(
+            ["legal", "other side", "changed", "notation", "war", "battle", "napoleonic", "resign"]
+        )
+    )
+    if kind in ("legal", "other side", "changed") and legal:
+        action = game_pb2.Action()
+        action.CopyFrom(data.draw(st.sampled_from(legal)).action)
+        if kind == "other side":
+            action.side = data.draw(st.sampled_from(SIDES[state.game]))
+        elif kind == "changed":
+            scalars = [
+                (holder, field)
+                for holder, field in _targets(action)
+                if field.type != FieldDescriptor.TYPE_MESSAGE and not field.is_repeated
+            ]
+            holder, field = data.draw(st.sampled_from(scalars))
+            setattr(holder, field.name, _scalar_value(field, data))
+        return action
+    action = game_pb2.Action(
+        side=data.draw(st.sampled_from([*state.to_act, "south", "red", "nobody", ""]))
+    )
+    if kind == "notation":
+        action.notation = data.draw(st.text(max_size=30))
+    elif kind in ("war", "battle", "napoleonic", "resign"):
+        branch = getattr(action, kind)
+        branch.SetInParent()
+        for holder, field in _targets(branch)[:6]:
+            if field.type != FieldDescriptor.TYPE_MESSAGE and not field.is_repeated:
+                setattr(holder, field.name, _scalar_value(field, data))
+    return action
+
+
 @given(data=st.data())
 @SETTINGS
 def test_random_actions_are_refused_with_a_reason(
@@ -229,21 +338,40 @@ def test_random_actions_are_refused_with_a_reason(
     stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
     game = data.draw(st.sampled_from(GAMES))
     state = data.draw(st.sampled_from(states[game]))
-    action = game_pb2.Action(
-        side=data.draw(st.sampled_from([*state.to_act, "south", "red", "nobody", ""]))
+    legal = list(stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state)).actions)
+    action = _random_action(state, legal, data)
+    code, verdict = _answer(
+        stub.ValidateAction, engine_pb2.ValidateActionRequest(state=state, action=action)
     )
-    kind = data.draw(st.sampled_from(["notation", "war", "battle", "napoleonic", "resign"]))
-    if kind == "notation":
-        action.notation = data.draw(st.text(max_size=30))
-    else:
-        branch = getattr(action, kind)
-        branch.SetInParent()
-        for holder, field in _targets(branch)[:6]:
-            if field.type != FieldDescriptor.TYPE_MESSAGE and not field.is_repeated:
-                setattr(holder, field.name, _scalar_value(field, data))
-    for call, request in (
-        (stub.ValidateAction, engine_pb2.ValidateActionRequest(state=state, action=action)),
-        (stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action])),
-        (stub.FormatAction, engine_pb2.FormatActionRequest(state=state, action=action)),
-    ):
-        _answer(call, request)
+    applied_code, applied = _answer(
+        stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=[action])
+    )
+    format_code, formatted = _answer(
+        stub.FormatAction, engine_pb2.FormatActionRequest(state=state, action=action)
+    )
+    if code is not grpc.StatusCode.OK:
+        assert applied_code is not grpc.StatusCode.OK, "applied what ValidateAction refused"
+        return
+    if not verdict.legal:
+        assert verdict.reason and verdict.message, "a verdict of illegal names its reason"
+        assert applied_code is not grpc.StatusCode.OK, "applied an action judged illegal"
+        return
+    # Judged legal: it applies, and it is what the rules allow.
+    assert applied_code is grpc.StatusCode.OK, "an action judged legal must apply"
+    assert format_code is grpc.StatusCode.OK and formatted.notation == verdict.notation
+    assert applied.applied[0].notation == verdict.notation
+    if action.WhichOneof("kind") in ("resign", "offer_draw", "accept_draw", "decline_draw"):
+        assert (
+            applied.state.HasField("outcome")
+            or applied.state.draw_offer
+            or (action.WhichOneof("kind") == "decline_draw")
+        )
+        return
+    assert not action.side or action.side in state.to_act, "a side acted out of turn"
+    same = [entry for entry in legal if entry.notation == verdict.notation]
+    assert len(same) == 1, f"{verdict.notation!r} is not one of the legal actions"
+    by_rules = stub.ApplyActions(
+        engine_pb2.ApplyActionsRequest(state=state, actions=[same[0].action])
+    )
+    assert applied.state == by_rules.state, "the action did not do what its legal twin does"
+    assert list(applied.events) == list(by_rules.events)

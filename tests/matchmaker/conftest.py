@@ -3,6 +3,10 @@
 The in-process replica runs its own asyncio loop in a thread (the tests themselves are
 synchronous gRPC clients); processes are real `python -m matchmaker.main serve` runs.
 Timeouts are short so clocks, abandonment and sweeps happen in seconds.
+
+`redis_url` is the session's standalone Redis, flushed; a test marked `@both_stores` runs
+twice, the second time on a real 3-primary Redis Cluster (`redis_cluster`), through the
+same URL-only configuration.
 """
 
 from __future__ import annotations
@@ -16,14 +20,55 @@ from typing import Any, TypeVar
 
 import grpc
 import pytest
+import redis
 
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
-from tests.servers import ServiceProcess, start_service
+from tests.servers import (
+    RedisClusterServers,
+    RedisServer,
+    ServiceProcess,
+    start_redis_cluster,
+    start_service,
+)
 from wargame.v1 import engine_pb2_grpc, matchmaker_pb2, matchmaker_pb2_grpc
 
 T = TypeVar("T")
 SERVICE = "wargame.v1.Matchmaker"
+
+
+# Runs a test on a standalone Redis and on a Redis Cluster.
+both_stores = pytest.mark.parametrize("redis_url", ["standalone", "cluster"], indirect=True)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisClusterServers]:
+    """A real Redis Cluster of 3 primaries for the session, on free loopback ports."""
+    cluster = start_redis_cluster(tmp_path_factory.mktemp("redis-cluster"), primaries=3)
+    yield cluster
+    cluster.stop()
+
+
+def flush_cluster(cluster: RedisClusterServers) -> None:
+    """Empty every primary of a cluster (replicas follow)."""
+    client = redis.RedisCluster.from_url(cluster.url)
+    try:
+        client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
+    finally:
+        client.close()
+
+
+@pytest.fixture
+def redis_url(request: pytest.FixtureRequest, redis_server: RedisServer) -> str:
+    """The session's Redis (or, parametrized "cluster", its Redis Cluster), flushed."""
+    if getattr(request, "param", "standalone") == "cluster":
+        cluster: RedisClusterServers = request.getfixturevalue("redis_cluster")
+        flush_cluster(cluster)
+        return cluster.url
+    client = redis.Redis.from_url(redis_server.url)
+    client.flushall()
+    client.close()
+    return redis_server.url
 
 
 def run(coroutine: Coroutine[Any, Any, T]) -> T:
@@ -92,9 +137,8 @@ class InProcessMatchmaker:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        replica = Replica(self.settings)
+        replica = await Replica.connect(self.settings)
         self.replica = replica
-        await replica.check()
         serving = replica.server("127.0.0.1:0")
         await serving.start()
         replica.start_workers()

@@ -15,6 +15,7 @@ import pytest
 import redis
 from google.protobuf import duration_pb2
 
+from matchmaker.redis_client import Client, connect
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -94,6 +95,38 @@ def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.G
     return joined
 
 
+def sync_client(url: str) -> Any:
+    """A synchronous client of the Redis or Redis Cluster at `url` (for checks)."""
+    probe = redis.Redis.from_url(url)
+    try:
+        clustered = bool(probe.info("cluster").get("cluster_enabled"))
+    finally:
+        probe.close()
+    return redis.RedisCluster.from_url(url) if clustered else redis.Redis.from_url(url)
+
+
+def channel_listeners(url: str, channel: str) -> int:
+    """How many connections the Redis serving `channel` has subscribed to it (SSUBSCRIBE):
+    a replica's live-update listener once it is subscribed to a watched game."""
+    client: Any = sync_client(url)
+    try:
+        command = ("PUBSUB", "SHARDNUMSUB", channel)
+        clustered = isinstance(client, redis.RedisCluster)
+        if clustered:
+            node = client.get_node_from_key(channel)
+            reply = client.execute_command(*command, target_nodes=node)
+        else:
+            reply = client.execute_command(*command)
+    finally:
+        client.close()
+    return int(reply[1]) if isinstance(reply, list) else int(reply.get(channel.encode(), 0))
+
+
+async def store_client(url: str) -> Client:
+    """The matchmaker's own client of the Redis or Redis Cluster at `url`."""
+    return await connect(url, socket_timeout=5.0, connections=64)
+
+
 def sealed_array(side: str) -> str:
     """A legal Attack-at-Dawn array (standard armies on the side's 2nd and 3rd rows)."""
     back, front = ("2", "3") if side == "red" else ("7", "6")
@@ -125,12 +158,12 @@ def submit_text(client: Any, game_id: str, text: str, side: str = "") -> mm.Subm
 
 
 # Keys that live without a TTL: single, bounded indexes (trimmed, or cleaned as games end).
-UNEXPIRING = ("wg:{due}", "wg:{queues}", "wg:browse:", "wg:leaderboard:")
+UNEXPIRING = ("wg:{due:", "wg:{queues:", "wg:{shards}", "wg:browse:", "wg:leaderboard:")
 
 
 def assert_everything_expires(redis_url: str) -> None:
     """Every key of the matchmaker but its bounded indexes has a TTL: nothing piles up."""
-    client = redis.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     try:
         for key in client.scan_iter(count=1000):
             name = key.decode()

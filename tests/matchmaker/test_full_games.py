@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
 from tests.matchmaker.helpers import play_moves, sealed_array
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -36,6 +36,7 @@ def check_record(client: Client, engine: Any, game_id: str) -> mm.GameView:
 
 
 @pytest.mark.parametrize("ruleset", ["war", "battle", "napoleonic"])
+@both_stores
 def test_full_game_then_resignation(
     ruleset: str, matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:

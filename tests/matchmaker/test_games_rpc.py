@@ -12,7 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
 from tests.matchmaker.helpers import (
     assert_everything_expires,
     expect_error,
@@ -38,6 +38,7 @@ def two(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> dict
     }
 
 
+@both_stores
 def test_create_join_get(two: dict[str, Client], matchmaker: InProcessMatchmaker) -> None:
     south, north = two["south"], two["north"]
     created = south.CreateGame(mm.CreateGameRequest(game="war", side="south"))
@@ -147,6 +148,7 @@ def test_private_games_join_by_invite_only_and_are_not_listed(two: dict[str, Cli
     )
 
 
+@both_stores
 def test_browse_open_and_running_newest_first_with_pages(two: dict[str, Client]) -> None:
     south, north = two["south"], two["north"]
     ids = [south.CreateGame(mm.CreateGameRequest(game="war")).game.id for _ in range(5)]
@@ -254,6 +256,7 @@ def test_submit_refusals_name_the_right_status(
     )
 
 
+@both_stores
 def test_a_retried_submission_is_applied_once(two: dict[str, Client], engine_stub: Any) -> None:
     south, north = two["south"], two["north"]
     game = start_game(two, "war")
@@ -291,6 +294,7 @@ def test_a_retried_submission_is_applied_once(two: dict[str, Client], engine_stu
     assert not reply.replayed and reply.game.version == stored.version + 1
 
 
+@both_stores
 def test_simultaneous_submissions_commit_exactly_one(
     two: dict[str, Client], engine_stub: Any, matchmaker: InProcessMatchmaker
 ) -> None:
@@ -402,6 +406,7 @@ def test_records_replay_to_the_stored_state(two: dict[str, Client], engine_stub:
     )
 
 
+@both_stores
 def test_rated_games_update_ratings_once_and_the_leaderboard(
     two: dict[str, Client], engine_stub: Any, matchmaker: InProcessMatchmaker
 ) -> None:
@@ -433,6 +438,7 @@ def test_rated_games_update_ratings_once_and_the_leaderboard(
     assert south.GetPlayer(mm.GetPlayerRequest()).player.ratings[0].games == 1
 
 
+@both_stores
 def test_every_key_but_the_bounded_indexes_expires(
     two: dict[str, Client], engine_stub: Any, redis_url: str
 ) -> None:

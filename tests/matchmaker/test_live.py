@@ -12,10 +12,9 @@ from typing import Any
 
 import grpc
 import pytest
-import redis
 
 from matchmaker import keys
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
 from tests.matchmaker.helpers import (
     Watcher,
     expect_error,
@@ -23,6 +22,7 @@ from tests.matchmaker.helpers import (
     sealed_array,
     seconds,
     start_game,
+    sync_client,
 )
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -40,6 +40,7 @@ def two(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> dict
     }
 
 
+@both_stores
 def test_watchers_get_every_update_live_and_resume_where_they_left_off(
     two: dict[str, Client],
     engine_stub: Any,
@@ -121,6 +122,7 @@ def test_a_trimmed_history_resyncs_with_the_whole_game(
     assert first.resync and first.version == game.version and first.game.version == game.version
 
 
+@both_stores
 def test_a_finished_game_keeps_only_its_last_updates(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     engine_address: str,
@@ -132,7 +134,7 @@ def test_a_finished_game_keeps_only_its_last_updates(
     players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 12, random.Random(6))
-    stream = redis.Redis.from_url(redis_url)
+    stream = sync_client(redis_url)
     assert stream.xlen(keys.game_stream(game.id)) == game.version  # running: everything kept
     over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
     assert stream.xlen(keys.game_stream(game.id)) == 5
@@ -232,6 +234,7 @@ class QueueStream:
             yield self.messages.get()
 
 
+@both_stores
 def test_quick_match_pairs_two_players_into_one_game(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:

@@ -6,31 +6,34 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from redis.asyncio import Redis
 
 from matchmaker.players import Players
 from matchmaker.ratings import Rating
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.tokens import Tokens
-from tests.matchmaker.conftest import run
+from tests.matchmaker.conftest import both_stores, run
+from tests.matchmaker.helpers import store_client
 
 pytestmark = pytest.mark.integration
 
 
-def parts(redis_url: str) -> tuple[Redis, Players, Tokens]:
-    redis = Redis.from_url(redis_url)
+async def parts(redis_url: str) -> tuple[Client, Players, Tokens]:
+    redis = await store_client(redis_url)
     settings = Settings(redis_url=redis_url, rate_limit=0)
     scripts = Scripts(redis)
     return redis, Players(redis, scripts, settings), Tokens(redis, scripts, settings)
 
 
+@both_stores
 def test_a_game_counts_once_however_often_it_is_applied(redis_url: str) -> None:
     async def scenario() -> None:
-        redis, players, tokens = parts(redis_url)
+        redis, players, tokens = await parts(redis_url)
         player_id, *_ = await tokens.register("Dee", 1)
         many = [
-            Players(Redis.from_url(redis_url), players.scripts, players.settings) for _ in range(6)
+            Players(await store_client(redis_url), players.scripts, players.settings)
+            for _ in range(6)
         ]
         results = await asyncio.gather(
             *(p.apply_result("g1", "war", player_id, Rating(), 1.0) for p in many)
@@ -49,10 +52,11 @@ def test_a_game_counts_once_however_often_it_is_applied(redis_url: str) -> None:
 
 def test_concurrent_games_of_one_player_all_count(redis_url: str) -> None:
     async def scenario() -> None:
-        redis, players, tokens = parts(redis_url)
+        redis, players, tokens = await parts(redis_url)
         player_id, *_ = await tokens.register("Eve", 1)
         many = [
-            Players(Redis.from_url(redis_url), players.scripts, players.settings) for _ in range(10)
+            Players(await store_client(redis_url), players.scripts, players.settings)
+            for _ in range(10)
         ]
         await asyncio.gather(
             *(
@@ -69,9 +73,10 @@ def test_concurrent_games_of_one_player_all_count(redis_url: str) -> None:
     run(scenario())
 
 
+@both_stores
 def test_leaderboard_best_first_and_expired_players_drop_out(redis_url: str) -> None:
     async def scenario() -> None:
-        redis, players, tokens = parts(redis_url)
+        redis, players, tokens = await parts(redis_url)
         ids = [(await tokens.register(name, 1))[0] for name in ("Fay", "Gus", "Hal")]
         for score, player_id in zip((1.0, 0.0, 0.5), ids, strict=True):
             await players.apply_result("g", "war", player_id, Rating(), score)

@@ -8,7 +8,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
 from tests.matchmaker.helpers import expect_error
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -16,6 +16,7 @@ pytestmark = pytest.mark.integration
 Code = grpc.StatusCode
 
 
+@both_stores
 def test_register_then_get_self_and_by_id(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:

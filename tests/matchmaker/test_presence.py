@@ -1,6 +1,7 @@
 """Presence (issue 12.4): a player who watches its game is there, however long it thinks;
 one who leaves is announced, warned, and loses as abandoned only if it does not come back.
-Time is moved by configuration: abandonment after a fraction of a second, not ten minutes."""
+Time is moved by configuration: abandonment after a fraction of a second, not ten minutes.
+Every test runs on a standalone Redis and on a Redis Cluster."""
 
 from __future__ import annotations
 
@@ -8,12 +9,20 @@ import random
 from collections.abc import Callable
 from typing import Any
 
+import grpc
 import pytest
-import redis
 
 from matchmaker import keys
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import Watcher, play_moves, start_game, wait_for
+from matchmaker.settings import Settings
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.helpers import (
+    Watcher,
+    expect_error,
+    play_moves,
+    start_game,
+    sync_client,
+    wait_for,
+)
 from wargame.v1 import game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -52,16 +61,16 @@ def notices(watcher: Watcher) -> list[mm.WatchGameResponse]:
 def swept_after(redis_url: str, game_id: str, moment_ms: int) -> bool:
     """True once the sweeper has looked at the game after `moment_ms` (Redis time): a look
     reschedules it `presence_check` later."""
-    client = redis.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     try:
-        score = client.zscore(keys.due(), game_id)
+        score = client.zscore(keys.due(keys.shard(game_id, Settings().index_shards)), game_id)
     finally:
         client.close()
     return score is not None and score > moment_ms + FAST["presence_check"] * 1000
 
 
 def redis_ms(redis_url: str) -> int:
-    client = redis.Redis.from_url(redis_url)
+    client = sync_client(redis_url)
     try:
         seconds, micros = client.time()
     finally:
@@ -75,7 +84,7 @@ def connected(game: mm.GameView) -> dict[str, bool]:
 
 def watching(redis_url: str, game_id: str) -> set[str]:
     """The sides with a watcher in the game's presence hash."""
-    client: Any = redis.Redis.from_url(redis_url)
+    client: Any = sync_client(redis_url)
     try:
         fields = client.hkeys(keys.game_presence(game_id))
     finally:
@@ -94,6 +103,7 @@ def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
         notices(watcher)
 
 
+@both_stores
 def test_a_long_think_with_the_client_open_is_never_abandoned(
     server: InProcessMatchmaker,
     clients: Callable[..., Client],
@@ -118,6 +128,7 @@ def test_a_long_think_with_the_client_open_is_never_abandoned(
         watcher.close()
 
 
+@both_stores
 def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
     server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
 ) -> None:
@@ -144,6 +155,7 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
     assert north.ended.wait(10)
 
 
+@both_stores
 def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
     server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
 ) -> None:
@@ -173,6 +185,7 @@ def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_t
     north.close()
 
 
+@both_stores
 def test_presence_survives_a_change_of_replica(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     engine_address: str,
@@ -198,3 +211,48 @@ def test_presence_survives_a_change_of_replica(
     assert view.status == mm.GAME_STATUS_RUNNING and connected(view)["south"] is True
     south.close()
     north.close()
+
+
+@both_stores
+def test_a_stream_refused_for_too_many_watchers_is_no_presence(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
+    clients: Callable[..., Client],
+    redis_url: str,
+) -> None:
+    # Room for two streams; the warning's deadline far off (south, to act, has left).
+    changes = {**FAST, "abandon_after": 60.0, "max_watchers": 2}
+    server = make_matchmaker(engine=engine_address, **changes)
+    two = two_players(server, clients)
+    game = start_game(two, "war")
+    north = Watcher(two["north"], game.id)
+    spectator = Watcher(clients(server.address, "Spectator"), game.id)
+    north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    before = stream_notices(redis_url, game.id)
+    expect_error(
+        lambda: next(iter(two["south"].WatchGame(mm.WatchGameRequest(game_id=game.id)))),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "TOO_MANY_WATCHERS",
+    )
+    # Whatever a refused stream did is done by the time it is refused.
+    assert stream_notices(redis_url, game.id) == before, "the refused stream came and went"
+    spectator.close()
+    wait_for(lambda: server.call(_watchers) == 1)
+    south = Watcher(two["south"], game.id)  # room again: south is back
+    north.notice(mm.NOTICE_KIND_RECONNECTED, "south")
+    south.close()
+    north.close()
+
+
+def stream_notices(redis_url: str, game_id: str) -> list[tuple[bytes, bytes]]:
+    """The (kind, side) of every notice in a game's stream."""
+    client: Any = sync_client(redis_url)
+    try:
+        rows = client.xrange(keys.game_stream(game_id))
+    finally:
+        client.close()
+    return [(fields[b"n"], fields[b"s"]) for _, fields in rows if b"n" in fields]
+
+
+async def _watchers(replica: Any) -> int:
+    return int(replica.hub.watchers)

@@ -7,33 +7,40 @@ import dataclasses
 import itertools
 import json
 import random
+import re
 from typing import Any
 
 import grpc
 import pytest
-from redis.asyncio import Redis
+from prometheus_client import REGISTRY
 
 from matchmaker import keys
+from matchmaker import queue as queue_module
 from matchmaker.engine import Engine
 from matchmaker.errors import ServiceError
 from matchmaker.players import Players
-from matchmaker.queue import Queues, QueueSpec
+from matchmaker.queue import Queues, QueueSpec, Ticket
+from matchmaker.record import SeatKind
+from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import Store
-from tests.matchmaker.conftest import run
+from matchmaker.store import Store, text
+from tests.matchmaker.conftest import both_stores, run
+from tests.matchmaker.helpers import store_client
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
 
 
-def make_queues(redis_url: str, **changes: object) -> Queues:
-    """Queues without the engine (pairing and waiting never call it)."""
+async def make_queues(
+    redis_url: str, engine_address: str = "127.0.0.1:1", **changes: object
+) -> Queues:
+    """Queues; without an engine unless one is given (pairing and waiting never call it)."""
     settings = dataclasses.replace(Settings(redis_url=redis_url, rate_limit=0), **changes)  # type: ignore[arg-type]
-    redis = Redis.from_url(redis_url)
+    redis = await store_client(redis_url)
     scripts = Scripts(redis)
-    engine = Engine("127.0.0.1:1", settings)
+    engine = Engine(engine_address, settings)
     players = Players(redis, scripts, settings)
     sessions = Sessions(Store(redis, scripts, settings), engine, players, settings)
     return Queues(
@@ -51,7 +58,7 @@ async def close(queues: Queues) -> None:
     await queues.engine.close()
 
 
-async def set_rating(redis: Redis, player_id: str, rating: float) -> None:
+async def set_rating(redis: Client, player_id: str, rating: float) -> None:
     await redis.hset(
         keys.player(player_id), mapping={"name": player_id, "rating:war": f"{rating},80.0,0.06,5"}
     )
@@ -63,11 +70,17 @@ def test_the_spec_decides_the_queue() -> None:
     assert dataclasses.replace(SPEC, rated=False).queue_id != SPEC.queue_id
     assert dataclasses.replace(SPEC, time_control=TimeControl()).queue_id != SPEC.queue_id
     assert QueueSpec.from_config(SPEC.config()) == SPEC
+    # Canonical JSON: every replica, of any version, derives the same queue id from it.
+    assert SPEC.config() == (
+        '{"game":"war","options":{"compulsion":"legality"},"preset":"","rated":true,'
+        '"tc":[60000,1000]}'
+    )
 
 
+@both_stores
 def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: str) -> None:
     async def scenario() -> None:
-        pairers = [make_queues(redis_url) for _ in range(4)]
+        pairers = [await make_queues(redis_url) for _ in range(4)]
         first = pairers[0]
         rng = random.Random(7)
         players = [f"p{i}" for i in range(300)]
@@ -103,7 +116,9 @@ def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: 
 
 def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0)
+        queues = await make_queues(
+            redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0
+        )
         await set_rating(queues.redis, "low", 1200)
         await set_rating(queues.redis, "high", 1800)
         await queues.join("low", "low", SPEC)
@@ -115,9 +130,8 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
             and queues.window(10**9) == 1000
         )
         # As if "low" had waited 21 s: its window (625) now reaches "high".
-        joined = keys.queue_joined(SPEC.queue_id)
-        oldest: list[Any] = await queues.redis.zrange(joined, 0, 0)
-        await queues.redis.zincrby(joined, -21_000, oldest[0])
+        oldest: list[Any] = await queues.redis.zrange(keys.queue_arrivals(SPEC.queue_id), 0, 0)
+        await queues.redis.zincrby(keys.queue_joined(SPEC.queue_id), -21_000, oldest[0])
         matches = await queues.pair(SPEC.queue_id)
         assert len(matches) == 1
         assert sorted(seat["p"] for seat in matches[0]["seats"]) == ["high", "low"]
@@ -128,7 +142,7 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
 
 def test_nearest_rating_is_preferred(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=500.0)
+        queues = await make_queues(redis_url, window_base=500.0)
         for player_id, rating in (("a", 1500), ("far", 1900), ("near", 1520)):
             await set_rating(queues.redis, player_id, rating)
             await queues.join(player_id, player_id, SPEC)
@@ -139,9 +153,54 @@ def test_nearest_rating_is_preferred(redis_url: str) -> None:
     run(scenario())
 
 
+async def same_millisecond(queues: Queues) -> None:
+    """Give every waiting ticket one join time, as if all had joined in one millisecond."""
+    joined = keys.queue_joined(SPEC.queue_id)
+    tickets: list[Any] = await queues.redis.zrange(joined, 0, -1)
+    await queues.redis.zadd(joined, dict.fromkeys(tickets, await queues._now()))
+
+
+@both_stores
+def test_arrival_not_the_ticket_id_orders_joins_in_one_millisecond(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        players = [f"p{i:02}" for i in range(40)]
+        for index, player_id in enumerate(players):
+            await set_rating(queues.redis, player_id, 1000 + 100 * index)  # nobody pairs
+        tickets = [await queues.join(p, p, SPEC) for p in players]
+        await same_millisecond(queues)
+        statuses = [await queues.status(p, t) for p, t in zip(players, tickets, strict=True)]
+        positions = [status.position for status in statuses]
+        assert positions == list(range(1, len(players) + 1))
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
+def test_pairing_serves_arrivals_in_order_within_one_millisecond(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=500.0, window_growth=0.0)
+        # Served first, "a" takes "near"; served first, "far" would take "near" from it.
+        # Ticket ids are random, so ten rounds leave a ticket-id order no place to hide.
+        for round_ in range(10):
+            players = [(f"a{round_}", 1500), (f"far{round_}", 1900), (f"near{round_}", 1520)]
+            for player_id, rating in players:
+                await set_rating(queues.redis, player_id, rating)
+                await queues.join(player_id, player_id, SPEC)
+            await same_millisecond(queues)
+            [match] = await queues.pair(SPEC.queue_id)
+            assert sorted(seat["p"] for seat in match["seats"]) == [f"a{round_}", f"near{round_}"]
+            assert (await queues.leave(f"far{round_}", None)).kind == "left"
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
 def test_status_position_leave_and_already_queued(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
         await set_rating(queues.redis, "a", 1000)
         await set_rating(queues.redis, "b", 2000)
         first = await queues.join("a", "a", SPEC)
@@ -166,7 +225,7 @@ def test_status_position_leave_and_already_queued(redis_url: str) -> None:
 
 def test_a_matched_ticket_stays_matched_when_leaving(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
         [match] = await queues.pair(SPEC.queue_id)
         status = await queues.status("x", tickets[0])
@@ -182,15 +241,230 @@ def test_a_matched_ticket_stays_matched_when_leaving(redis_url: str) -> None:
 
 def test_tickets_whose_stream_stopped_are_dropped(redis_url: str) -> None:
     async def scenario() -> None:
-        queues = make_queues(redis_url)
+        queues = await make_queues(redis_url)
         await queues.join("ghost", "ghost", SPEC, liveness=0.05)
         await asyncio.sleep(0.1)
         await queues.join("live", "live", SPEC)
         assert await queues.pair(SPEC.queue_id) == []
         assert await queues.redis.zcard(keys.queue_joined(SPEC.queue_id)) == 1
+        assert await queues.redis.zcard(keys.queue_arrivals(SPEC.queue_id)) == 1
         assert await queues.redis.hkeys(keys.queue_tickets(SPEC.queue_id)) != []
         raw = await queues.redis.hvals(keys.queue_tickets(SPEC.queue_id))
         assert [json.loads(value)["p"] for value in raw] == ["live"]
+        await close(queues)
+
+    run(scenario())
+
+
+def test_a_match_makes_its_game_once_with_the_players_seated(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, engine_address)
+        huff = dataclasses.replace(SPEC, options={"compulsion": "huff"})
+        await set_rating(queues.redis, "x", 1500)
+        await set_rating(queues.redis, "y", 1510)
+        for player_id in ("x", "y"):
+            await queues.join(player_id, f"name of {player_id}", huff)
+        [match] = await queues.pair(huff.queue_id)
+        assert await queues.game_for(huff.queue_id, match, create=False) is None
+        game = await queues.game_for(huff.queue_id, match, create=True)
+        assert game is not None and game.id == match["g"]
+        assert (game.ruleset, game.rated, game.visibility) == ("war", True, "public")
+        assert game.clock is not None
+        assert [(s.side, s.player, s.name, s.kind, s.rating) for s in game.seats] == [
+            (side, seat["p"], f"name of {seat['p']}", SeatKind.HUMAN, seat["rt"])
+            for side, seat in zip(("south", "north"), match["seats"], strict=True)
+        ]
+        assert dict(game.state.options)["compulsion"] == "huff"  # the queue's options
+        again = await queues.game_for(huff.queue_id, match, create=True)
+        assert again is not None and (again.id, again.version) == (game.id, game.version)
+        known = await queues.game_for(huff.queue_id, match, create=False)
+        assert known is not None and known.id == game.id
+        # Tickets from before ratings were carried seat their players as unrated.
+        unrated = {"g": "gunrated", "seats": [{"p": "x", "n": "x"}, {"p": "y", "n": "y"}]}
+        made = await queues.game_for(huff.queue_id, unrated, create=True)
+        assert made is not None and [s.rating for s in made.seats] == ["", ""]
+        # A match whose queue expired before its game was made cannot make it any more.
+        await queues.redis.delete(keys.queue_config(huff.queue_id))
+        with pytest.raises(ServiceError) as caught:
+            await queues.game_for(huff.queue_id, {**match, "g": "g-later"}, create=True)
+        assert (caught.value.code, caught.value.reason, caught.value.message) == (
+            grpc.StatusCode.NOT_FOUND,
+            "SESSION_NOT_FOUND",
+            "the queue has expired",
+        )
+        await close(queues)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize("text", ["", "q1", "x1.t1", "q1.", ".t1", "t1"])
+def test_a_malformed_ticket_is_refused(text: str) -> None:
+    with pytest.raises(ServiceError) as caught:
+        Ticket.parse(text)
+    assert (caught.value.code, caught.value.reason, caught.value.fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+        (("ticket", "the ticket is malformed"),),
+    )
+
+
+def test_a_ticket_reads_back_from_its_text() -> None:
+    ticket = Ticket("qabc", "t123")
+    assert ticket.text == "qabc.t123" and Ticket.parse(ticket.text) == ticket
+
+
+def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, engine_address)
+        tc = TimeControl(60_000, 0)
+        spec = await queues.spec("war", {}, "checkers_huff", tc, False)
+        assert spec.options["compulsion"] == "huff" and spec.preset == "checkers_huff"
+        plain = await queues.spec("war", {}, "", tc, False)
+        assert plain.options["compulsion"] == "legality"
+        with pytest.raises(ServiceError) as caught:
+            await queues.spec("", {}, "", tc, False)
+        assert (caught.value.code, caught.value.reason, caught.value.fields) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "MISSING_FIELD",
+            (("game", "game is required"),),
+        )
+        await close(queues)
+
+    run(scenario())
+
+
+def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, ticket_liveness=1.4, window_growth=0.0)
+        await set_rating(queues.redis, "a", 1000)
+        ticket = await queues.join("a", "a", SPEC)
+        joined, alive = keys.queue_joined(SPEC.queue_id), keys.queue_alive(SPEC.queue_id)
+        # joining: alive for the liveness (1400 ms), the player's ticket key for 1 s
+        join_ms = await queues.redis.zscore(joined, ticket.ticket)
+        assert await queues.redis.zscore(alive, ticket.ticket) == (join_ms or 0) + 1_400
+        assert 0 < await queues.redis.pttl(keys.player_queue("a")) <= 1_000
+        await queues.redis.zincrby(joined, -5_000, ticket.ticket)  # as if it joined 5 s ago
+        await queues.redis.pexpire(keys.player_queue("a"), 50)
+        status = await queues.status("a", ticket)
+        assert status.kind == "waiting"
+        assert status.joined_ms == int(await queues.redis.zscore(joined, ticket.ticket) or 0)
+        assert status.now_ms - status.joined_ms >= 5_000
+        # renewed: the ticket lives until now + liveness, the player's ticket key 1 s more
+        assert await queues.redis.zscore(alive, ticket.ticket) == status.now_ms + 1_400
+        assert 50 < await queues.redis.pttl(keys.player_queue("a")) <= 1_000
+        # and the queue is marked active now, for the pairing workers
+        shard = keys.shard(SPEC.queue_id, queues.sessions.store.shards)
+        active = await queues.redis.zscore(keys.queues(shard), SPEC.queue_id)
+        assert active is not None and abs(active - status.now_ms) < 1_000
+        await close(queues)
+
+    run(scenario())
+
+
+def test_leaving_when_not_queued_and_claiming_a_match(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url)
+        assert (await queues.leave("nobody", None)).kind == "gone"
+        tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
+        [match] = await queues.pair(SPEC.queue_id)
+        await queues.claim("x", tickets[0])
+        matched = keys.queue_matched(SPEC.queue_id)
+        assert await queues.redis.zscore(matched, tickets[0].ticket) is None
+        assert await queues.redis.hget(keys.queue_matches(SPEC.queue_id), tickets[0].ticket) is None
+        assert await queues.redis.get(keys.player_queue("x")) is None
+        # the other player's match is untouched until claimed
+        assert await queues.redis.zscore(matched, tickets[1].ticket) is not None
+        assert (await queues.status("y", tickets[1])).match == match
+        await close(queues)
+
+    run(scenario())
+
+
+def test_pairing_runs_batch_after_batch_until_nobody_is_left(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(queue_module, "PAIR_BATCH", 2)  # three pairs need two full batches
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url)
+        for index in range(7):
+            await queues.join(f"p{index}", f"p{index}", SPEC)
+        matches = await queues.pair(SPEC.queue_id)
+        assert len(matches) == 3
+        assert len({seat["p"] for m in matches for seat in m["seats"]}) == 6
+        assert await queues.redis.zcard(keys.queue_arrivals(SPEC.queue_id)) == 1
+        await close(queues)
+
+    run(scenario())
+
+
+def test_either_ticket_may_get_the_first_side(redis_url: str) -> None:
+    # The side is a coin per pair (queue_pair.lua ARGV[7+G]); seeded, the coins are known.
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        firsts = []
+        random.seed(11)
+        for index in range(12):
+            older, newer = f"o{index}", f"n{index}"
+            for player_id in (older, newer):
+                await set_rating(queues.redis, player_id, 1000 + 100 * index)
+                await queues.join(player_id, player_id, SPEC)
+            [match] = await queues.pair(SPEC.queue_id)
+            firsts.append(match["seats"][0]["p"] == older)
+        assert True in firsts and False in firsts
+        await close(queues)
+
+    run(scenario())
+
+
+def test_ids_have_the_forms_of_their_kind(redis_url: str) -> None:
+    # Game ids made by pairing have the form of every other game id (sessions.py: g + 14).
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, ticket_liveness=30.0)
+        tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
+        assert all(re.fullmatch(r"t[a-z2-7]{12}", t.ticket) for t in tickets)
+        # the player's ticket key lives as long as the ticket, not for ever
+        assert 0 < await queues.redis.ttl(keys.player_queue("x")) <= 30
+        [match] = await queues.pair(SPEC.queue_id)
+        assert re.fullmatch(r"g[a-z2-7]{14}", match["g"])
+        await close(queues)
+
+    run(scenario())
+
+
+def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queues(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, engine_address)
+        unrated = dataclasses.replace(SPEC, rated=False)
+        tickets = {}
+        for spec, players in ((SPEC, ("a", "b")), (unrated, ("c", "d"))):
+            for player_id in players:
+                tickets[player_id] = await queues.join(player_id, player_id, spec)
+        now = await queues._now()
+        shards = queues.sessions.store.shards
+        for queue_id, active in (("qidle", now - 120_000), ("qquiet", now - 1_000)):
+            await queues.redis.zadd(keys.queues(keys.shard(queue_id, shards)), {queue_id: active})
+        waits = "wargame_matchmaker_queue_wait_seconds_count"
+        before = REGISTRY.get_sample_value(waits) or 0.0
+        assert await queues.pair_all() == 2
+        assert REGISTRY.get_sample_value(waits) == before + 2
+        for player_id in ("a", "c"):
+            status = await queues.status(player_id, tickets[player_id])
+            game, _, _ = await queues.sessions.store.load(status.match["g"])
+            assert game is not None and {s.player for s in game.seats} >= {player_id}
+        index = {
+            text(q)
+            for shard in range(shards)
+            for q in await queues.redis.zrange(keys.queues(shard), 0, -1)
+        }
+        # a queue idle for over a minute with nobody waiting is forgotten; the others stay
+        assert index == {SPEC.queue_id, unrated.queue_id, "qquiet"}
         await close(queues)
 
     run(scenario())

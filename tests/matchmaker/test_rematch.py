@@ -1,6 +1,6 @@
 """The end of a game (issue 12.9): each seat's rating change once settled, and play again —
 sides swapped, the opponent's seat kept for it and offered on the old game's stream, or
-against the bot at once."""
+against the bot at once. Each runs on a standalone Redis and on a Redis Cluster."""
 
 from __future__ import annotations
 
@@ -11,8 +11,17 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import Watcher, expect_error, play_moves, seconds, start_game
+from matchmaker import keys
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.helpers import (
+    Watcher,
+    channel_listeners,
+    expect_error,
+    play_moves,
+    seconds,
+    start_game,
+    wait_for,
+)
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -24,6 +33,7 @@ def sides(game: mm.GameView) -> dict[str, str]:
     return {seat.side: seat.player.id for seat in game.seats}
 
 
+@both_stores
 def test_a_rated_game_shows_each_seats_rating_change_once_settled(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
@@ -49,8 +59,9 @@ def test_a_rated_game_shows_each_seats_rating_change_once_settled(
     assert list(again.seats) == list(over.seats)
 
 
+@both_stores
 def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
 ) -> None:
     two = {
         "south": clients(matchmaker.address, "South"),
@@ -65,6 +76,9 @@ def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
     )
     south.Resign(mm.ResignRequest(game_id=game.id))
     waiting = Watcher(north, game.id, follow_rematch=True)  # north's client at the end
+    waiting.until(game.version + 1)
+    # Live from here: the offer reaches the stream by its announcement, not the catch-up.
+    wait_for(lambda: channel_listeners(redis_url, keys.game_channel(game.id)) == 1)
     offered = south.Rematch(mm.RematchRequest(game_id=game.id)).game
     assert offered.status == mm.GAME_STATUS_OPEN and offered.rematch_of == game.id
     assert sides(offered) == {"north": south.player_id, "south": ""}  # sides swapped
@@ -90,6 +104,7 @@ def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
     assert south.Rematch(mm.RematchRequest(game_id=game.id)).game.id == offered.id
 
 
+@both_stores
 def test_play_again_against_the_bot_starts_at_once_with_sides_swapped(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:

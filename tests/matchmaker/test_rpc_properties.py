@@ -5,7 +5,8 @@ INTERNAL or UNKNOWN — and the games already stored stay exactly as they were.
 Requests are drawn from the contract itself (the message descriptors): every field of
 every request message, nested messages, maps, oneofs, enum numbers the contract does not
 name, integers at the edges of their types, texts that are empty, huge, non-ASCII or
-shaped like keys, tokens and ids of real games.
+shaped like keys, tokens and ids of real games. Every RPC is tried on a standalone Redis
+and on a Redis Cluster.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
 from tests.matchmaker.helpers import legal_actions, play_moves, start_game
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2
@@ -247,6 +248,7 @@ def arena(
     return fuzzer, two, game, pool
 
 
+@both_stores
 @pytest.mark.parametrize("rpc", [method.name for method in SERVICE.methods])
 def test_every_request_is_answered_or_refused_with_a_reason_and_games_stay_intact(
     rpc: str,

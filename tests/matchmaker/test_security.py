@@ -1,6 +1,8 @@
 """The matchmaker's security suite (issue 15): one test per finding of the review, each
 reproducing it against real servers (a real Redis, real gRPC servers, real processes where
-start-up or logs are the point). Every test here failed on the code before its fix."""
+start-up or logs are the point). Every test here failed on the code before its fix. The
+ones that keep state in Redis (limits, caps, invite codes, sealed storage) also run on a
+Redis Cluster."""
 
 from __future__ import annotations
 
@@ -15,7 +17,6 @@ from typing import Any
 
 import grpc
 import pytest
-import redis
 
 from matchmaker import invites, keys
 from matchmaker.limits import bucket_name, caller_address
@@ -24,6 +25,7 @@ from tests.matchmaker.conftest import (
     TEST_SECRET_KEY,
     Client,
     InProcessMatchmaker,
+    both_stores,
     start_engine_process,
     start_matchmaker_process,
 )
@@ -33,6 +35,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
     submit_text,
+    sync_client,
     wait_for,
 )
 from tests.matchmaker.test_main import assert_one_line_failure, launch
@@ -135,6 +138,7 @@ def mm_stub(channel: grpc.Channel) -> Any:
     return matchmaker_pb2_grpc.MatchmakerStub(channel)
 
 
+@both_stores
 def test_registration_is_limited_per_address_and_in_all_across_replicas(
     make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
 ) -> None:
@@ -210,6 +214,7 @@ def test_caller_addresses_are_read_for_ipv4_ipv6_and_proxies() -> None:
     assert bucket_name(None, "") == "unknown"
 
 
+@both_stores
 def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     engine_address: str,
@@ -217,7 +222,7 @@ def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
     clients: Callable[..., Client],
 ) -> None:
     server = make_matchmaker(engine=engine_address, guest_ttl=600.0)
-    store = redis.Redis.from_url(redis_url)
+    store = sync_client(redis_url)
     guest = clients(server.address, "Guest")
     player = clients(server.address, "Player")
     player.CreateGame(mm.CreateGameRequest(game="war", opponent=mm.SEAT_KIND_BOT))
@@ -236,6 +241,7 @@ def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
 # -- 15.5 a cap on unfinished games per player ------------------------------------------
 
 
+@both_stores
 def test_one_player_sits_in_a_bounded_number_of_unfinished_games(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     engine_address: str,
@@ -404,6 +410,7 @@ def test_a_huge_page_token_or_version_is_refused_not_a_crash(
 # -- 15.11 clocks that run out together ----------------------------------------------------
 
 
+@both_stores
 def test_clocks_running_out_together_draw_the_game_never_by_name(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
@@ -462,6 +469,7 @@ def test_invite_codes_carry_80_bits_and_forgive_typing() -> None:
         assert invites.normalize(bad) is None
 
 
+@both_stores
 def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     engine_address: str,
@@ -518,6 +526,7 @@ def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
     assert "at the moment" in details.message
 
 
+@both_stores
 def test_a_typed_invite_code_finds_its_game(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
@@ -534,7 +543,7 @@ def test_a_typed_invite_code_finds_its_game(
 
 def stored_bytes(redis_url: str) -> list[bytes]:
     """Everything the matchmaker keeps in Redis, as bytes."""
-    client: Any = redis.Redis.from_url(redis_url)
+    client: Any = sync_client(redis_url)
     out: list[bytes] = []
     try:
         for key in client.scan_iter(count=1000):
@@ -573,6 +582,7 @@ def leaks(redis_url: str, array: str) -> list[bytes]:
     return [value for value in stored_bytes(redis_url) if any(t in value for t in traces)]
 
 
+@both_stores
 @pytest.mark.parametrize("mode", ["sealed", "commit_reveal"])
 def test_a_pending_array_is_kept_out_of_plain_storage(
     matchmaker: InProcessMatchmaker,
@@ -644,7 +654,7 @@ def test_the_engine_logs_the_callers_request_id_and_relayed_failures_are_errors(
         spoiled = game_pb2.GameState()
         spoiled.CopyFrom(game.state)
         spoiled.format_version = 999
-        client = redis.Redis.from_url(redis_url)
+        client = sync_client(redis_url)
         client.hset(keys.game(game.id), "state", spoiled.SerializeToString())
         client.close()
         with pytest.raises(grpc.RpcError) as caught:

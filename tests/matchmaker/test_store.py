@@ -1,26 +1,29 @@
-"""The game store on a real Redis: the commit compare-and-set, the stream, the due index."""
+"""The game store on a real Redis (and Redis Cluster): the commit compare-and-set, the
+stream, the sharded due index and browse lists."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
+from typing import Any
 
 import pytest
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.record import ActionEntry, GameStatus, moves_json
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, Store, Update
-from tests.matchmaker.conftest import run
+from tests.matchmaker.conftest import both_stores, run
+from tests.matchmaker.helpers import store_client, sync_client
 from wargame.v1 import game_pb2
 
 pytestmark = pytest.mark.integration
 
 
-def make_store(redis_url: str, **changes: object) -> Store:
-    redis = Redis.from_url(redis_url)
+async def make_store(redis_url: str, **changes: object) -> Store:
+    redis = await store_client(redis_url)
     settings = dataclasses.replace(Settings(redis_url=redis_url), **changes)  # type: ignore[arg-type]
     return Store(redis, Scripts(redis), settings)
 
@@ -35,9 +38,10 @@ def change(version: int, **fields: object) -> Commit:
     )
 
 
+@both_stores
 def test_commit_is_a_compare_and_set_on_the_version(redis_url: str) -> None:
     async def scenario() -> None:
-        store = make_store(redis_url)
+        store = await make_store(redis_url)
         first = await store.commit(change(0, status="open"))
         assert (first.outcome, first.version) == ("ok", 1)
         again = await store.commit(change(0, status="open"))
@@ -72,7 +76,7 @@ def test_commit_is_a_compare_and_set_on_the_version(redis_url: str) -> None:
 
 def test_a_key_seen_before_returns_the_first_commit(redis_url: str) -> None:
     async def scenario() -> None:
-        store = make_store(redis_url)
+        store = await make_store(redis_url)
         await store.commit(change(0))
         idem = keys.game_idempotency("g1", "p1", "key-1")
         commit = dataclasses.replace(
@@ -89,9 +93,31 @@ def test_a_key_seen_before_returns_the_first_commit(redis_url: str) -> None:
     run(scenario())
 
 
+@both_stores
+def test_scripts_come_back_after_every_primary_forgot_them(redis_url: str) -> None:
+    """A restarted primary, or a replica promoted since the scripts were loaded, answers
+    NOSCRIPT: the scripts are loaded again (on every primary) and the call goes through."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.scripts.load()
+        await store.commit(change(0))
+        checker: Any = sync_client(redis_url)
+        checker.script_flush()  # on a cluster: on every primary
+        assert not any(checker.script_exists(store.scripts.sha("commit")))
+        assert (await store.commit(change(1))).version == 2
+        record, _, _ = await store.load("g1")
+        assert record is not None and record.version == 2
+        checker.close()
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
 def test_exactly_one_of_many_concurrent_commits_wins(redis_url: str) -> None:
     async def scenario() -> None:
-        stores = [make_store(redis_url) for _ in range(8)]
+        stores = [await make_store(redis_url) for _ in range(8)]
         await stores[0].commit(change(0))
         results = await asyncio.gather(
             *(s.commit(change(1, winner=str(i))) for i, s in enumerate(stores) for _ in range(3))
@@ -108,7 +134,7 @@ def test_exactly_one_of_many_concurrent_commits_wins(redis_url: str) -> None:
 
 def test_the_stream_is_trimmed(redis_url: str) -> None:
     async def scenario() -> None:
-        store = make_store(redis_url, stream_maxlen=10)
+        store = await make_store(redis_url, stream_maxlen=10)
         for version in range(300):
             await store.commit(change(version))
         length = await store.redis.xlen(keys.game_stream("g1"))
@@ -120,44 +146,88 @@ def test_the_stream_is_trimmed(redis_url: str) -> None:
     run(scenario())
 
 
+@both_stores
 def test_due_games_are_claimed_once_and_rescheduled_unless_lowered(redis_url: str) -> None:
     async def scenario() -> None:
-        stores = [make_store(redis_url) for _ in range(4)]
+        stores = [await make_store(redis_url, index_shards=4) for _ in range(4)]
         store = stores[0]
         now = await store.time_ms()
-        await store.redis.zadd(keys.due(), {f"g{i}": now - 1 for i in range(40)})
-        await store.redis.zadd(keys.due(), {"later": now + 60_000})
-        claims = await asyncio.gather(*(s.claim_due(30_000, 15) for s in stores))
-        claimed = [game for _, games in claims for game in games]
-        assert sorted(claimed) == sorted(f"g{i}" for i in range(40))  # each exactly once
-        lease, games = claims[0]
+        for i in range(40):
+            await store.schedule(f"g{i}", now - 1)
+        await store.schedule("later", now + 60_000)
+        # Every shard holds some of the games (no single key takes them all).
+        sizes = [await store.redis.zcard(keys.due(shard)) for shard in range(4)]
+        assert sum(sizes) == 41 and all(sizes)
+
+        async def claim_all(s: Store) -> list[tuple[int, int, str]]:
+            out = []
+            for shard in range(4):
+                lease, games = await s.claim_due(shard, 30_000, 5)
+                out += [(shard, lease, game) for game in games]
+            return out
+
+        claims = [c for batch in await asyncio.gather(*map(claim_all, stores)) for c in batch]
+        claims += await claim_all(store)  # what a first pass left (5 a shard per call)
+        claims += await claim_all(store)
+        assert sorted(game for _, _, game in claims) == sorted(f"g{i}" for i in range(40))
+        (shard, lease, game), (shard1, lease1, game1), (shard2, lease2, game2) = claims[:3]
         assert lease >= now + 30_000
-        # Nobody lowered g: the sweeper's reschedule holds.
-        assert await store.reschedule(games[0], lease, now + 5_000)
-        assert await store.redis.zscore(keys.due(), games[0]) == now + 5_000
+        # A renewal moves the lease on; the old lease no longer holds the claim.
+        renewed = await store.renew(shard, game, lease, 60_000)
+        assert renewed > lease and await store.renew(shard, game, lease, 60_000) == 0
+        # Nobody lowered g: the sweeper's reschedule (with the renewed lease) holds.
+        assert not await store.reschedule(shard, game, lease, now + 5_000)
+        assert await store.reschedule(shard, game, renewed, now + 5_000)
+        assert await store.redis.zscore(keys.due(shard), game) == now + 5_000
         # A writer lowered it meanwhile (ZADD LT): the sweeper leaves it alone.
-        await store.schedule(games[1], now + 1_000)
-        assert not await store.reschedule(games[1], lease, now + 50_000)
-        assert await store.redis.zscore(keys.due(), games[1]) == now + 1_000
+        await store.schedule(game1, now + 1_000)
+        assert await store.renew(shard1, game1, lease1, 30_000) == 0
+        assert not await store.reschedule(shard1, game1, lease1, now + 50_000)
+        assert await store.redis.zscore(keys.due(shard1), game1) == now + 1_000
         # Dropping is conditional too.
-        assert await store.reschedule(games[2], lease, None)
-        assert await store.redis.zscore(keys.due(), games[2]) is None
+        assert await store.reschedule(shard2, game2, lease2, None)
+        assert await store.redis.zscore(keys.due(shard2), game2) is None
         for s in stores:
             await s.redis.aclose()
 
     run(scenario())
 
 
+def test_readers_cover_every_shard_count_used_on_the_redis(redis_url: str) -> None:
+    async def scenario() -> None:
+        wide = await make_store(redis_url, index_shards=32)
+        await wide.agree_shards()
+        narrow = await make_store(redis_url, index_shards=8)
+        await narrow.agree_shards()
+        assert (narrow.shards, narrow.read_shards) == (8, 32)  # writes to 8, reads 32
+        # A game in a shard only the wider setting writes to is still claimed.
+        game_id = next(f"g{i}" for i in itertools.count() if keys.shard(f"g{i}", 32) >= 8)
+        await wide.schedule(game_id, 1)
+        assert (await narrow.claim_due(keys.shard(game_id, 32), 1000, 10))[1] == [game_id]
+        for s in (wide, narrow):
+            await s.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
 def test_browse_lists_are_bounded_and_newest_first(redis_url: str) -> None:
     async def scenario() -> None:
-        store = make_store(redis_url, browse_size=5)
-        for i in range(8):
-            await store.list_add(GameStatus.OPEN, "war", f"g{i}", 1000 + i)
-        await store.list_add(GameStatus.OPEN, "battle", "b0", 1006)
+        store = await make_store(redis_url, browse_size=8, index_shards=2)
+        ids = [f"g{i}" for i in range(40)]
+        for i, game_id in enumerate(ids):
+            await store.list_add(GameStatus.OPEN, "war", game_id, 1000 + i)
+        await store.list_add(GameStatus.OPEN, "battle", "b0", 1036)
         rows = await store.list_page([GameStatus.OPEN], ["war", "battle"], 0, 3)
-        # Newest first across both lists (ties by id); one more row than asked: "more pages".
-        assert [row[2] for row in rows] == ["g7", "b0", "g6", "g5"]
-        assert await store.redis.zcard(keys.browse("open", "war")) == 5
+        # Newest first across both lists and both shards (ties by id); one more row than
+        # asked: "more pages".
+        assert [row[2] for row in rows] == ["g39", "g38", "g37", "b0"]
+        # Each shard keeps its newest browse_size / shards games.
+        for shard in range(2):
+            kept: Any = await store.redis.zrange(keys.browse("open", "war", shard), 0, -1)
+            assert len(kept) == 4
+            newest = [g for g in reversed(ids) if keys.shard(g, 2) == shard][:4]
+            assert sorted(member.decode() for member in kept) == sorted(newest)
         await store.redis.aclose()
 
     run(scenario())

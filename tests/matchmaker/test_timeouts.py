@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
 from tests.matchmaker.helpers import (
     expect_error,
     legal_actions,
@@ -41,6 +41,7 @@ def finished(client: Client, game_id: str) -> Callable[[], mm.GameView | None]:
     return check
 
 
+@both_stores
 def test_loss_on_time_is_found_without_the_player_calling(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
@@ -91,6 +92,7 @@ def test_a_late_move_is_refused_and_ends_the_game(
     assert over.outcome.reason == game_pb2.OUTCOME_REASON_TIME and over.outcome.winner == "north"
 
 
+@both_stores
 def test_an_abandoned_game_ends_after_the_timeout(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     engine_address: str,
@@ -150,6 +152,7 @@ def _exists(client: Client, game_id: str) -> bool:
 
 
 @pytest.mark.parametrize("side", ["south", "north"])
+@both_stores
 def test_the_bot_plays_its_seat(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any, side: str
 ) -> None:

@@ -7,27 +7,28 @@ import dataclasses
 
 import grpc
 import pytest
-from redis.asyncio import Redis
 
 from matchmaker import keys
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.tokens import Tokens, token_hash
-from tests.matchmaker.conftest import run
+from tests.matchmaker.conftest import both_stores, run
+from tests.matchmaker.helpers import store_client
 from wargame.runtime.refusal import Refusal
 
 pytestmark = pytest.mark.integration
 
 
-def make(redis_url: str, **changes: object) -> Tokens:
-    redis = Redis.from_url(redis_url)
+async def make(redis_url: str, **changes: object) -> Tokens:
+    redis = await store_client(redis_url)
     settings = dataclasses.replace(Settings(redis_url=redis_url, rate_limit=0), **changes)  # type: ignore[arg-type]
     return Tokens(redis, Scripts(redis), settings)
 
 
+@both_stores
 def test_register_authenticate_and_the_token_is_stored_only_as_a_hash(redis_url: str) -> None:
     async def scenario() -> None:
-        tokens = make(redis_url)
+        tokens = await make(redis_url)
         player_id, name, token, token_id = await tokens.register("  Ada  ", 1)
         assert name == "Ada"
         identity = await tokens.authenticate(token)
@@ -62,7 +63,7 @@ def test_register_authenticate_and_the_token_is_stored_only_as_a_hash(redis_url:
 )
 def test_bad_tokens_are_unauthenticated(redis_url: str, bad: str) -> None:
     async def scenario() -> None:
-        tokens = make(redis_url)
+        tokens = await make(redis_url)
         with pytest.raises(Refusal) as caught:
             await tokens.authenticate(bad)
         assert caught.value.code == grpc.StatusCode.UNAUTHENTICATED
@@ -74,7 +75,7 @@ def test_bad_tokens_are_unauthenticated(redis_url: str, bad: str) -> None:
 
 def test_revoke_this_token_or_another_by_id(redis_url: str) -> None:
     async def scenario() -> None:
-        tokens = make(redis_url)
+        tokens = await make(redis_url)
         _, _, first, first_id = await tokens.register("Bo", 1)
         caller = await tokens.authenticate(first)
         second, second_id = await tokens.issue(caller.player_id)
@@ -96,7 +97,7 @@ def test_revoke_this_token_or_another_by_id(redis_url: str) -> None:
 
 def test_rate_limit_refuses_beyond_the_burst_and_refills(redis_url: str) -> None:
     async def scenario() -> None:
-        tokens = make(redis_url, rate_limit=20.0, rate_burst=5.0)
+        tokens = await make(redis_url, rate_limit=20.0, rate_burst=5.0)
         _, _, token, _ = await tokens.register("Cy", 1)
         for _ in range(5):
             await tokens.authenticate(token)
@@ -115,7 +116,7 @@ def test_rate_limit_refuses_beyond_the_burst_and_refills(redis_url: str) -> None
 @pytest.mark.parametrize("name", ["", "   ", "x" * 33, "tab\there"])
 def test_display_names_are_checked(redis_url: str, name: str) -> None:
     async def scenario() -> None:
-        tokens = make(redis_url)
+        tokens = await make(redis_url)
         with pytest.raises(Refusal) as caught:
             await tokens.register(name, 1)
         assert caught.value.code == grpc.StatusCode.INVALID_ARGUMENT

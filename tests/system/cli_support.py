@@ -48,6 +48,8 @@ FAST_MATCHMAKER = [
     "--pair-interval", "0.05", "--queue-status-interval", "0.2", "--match-create-grace", "1",
     "--retry-hint", "0.5",
     "--watch-block", "1", "--bot-time", "0.05", "--grace", "2",
+    # Every test client registers from loopback: no limit on new players here (the limits
+    # have their own tests in tests/matchmaker).
     "--register-peer-rate", "0", "--register-rate", "0",
 ]  # fmt: skip
 

@@ -185,3 +185,41 @@ def test_without_a_connection_age_a_running_matchmaker_never_finds_a_new_engine(
     # The control of the test above: nothing else makes the client look the name up again.
     to_old, to_new, seconds = _spread_after_new_replica(dns, engines, tmp_path, age="0")
     assert to_new == 0 and to_old > 0 and seconds >= 6.0
+
+
+def _connections_to(port: int) -> set[int]:
+    """The local ports of the established TCP connections to `port` (IPv4 or, as IPv4
+    mapped into IPv6, in either table)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            columns = row.split()
+            if columns[3] == "01" and int(columns[2].rpartition(":")[2], 16) == port:
+                found.add(int(columns[1].rpartition(":")[2], 16))
+    return found
+
+
+def test_the_engine_answers_the_keepalive_pings_of_an_idle_matchmaker(
+    engines: list[EngineHost], tmp_path: Path
+) -> None:
+    # The matchmaker pings its engine connections every 5 s, busy or idle, to notice a host
+    # that vanished (issue 11.4); an engine that allowed fewer pings would close the
+    # connection at the third early one (GOAWAY "too_many_pings", about 17 s in) and the
+    # client would slow its pings down. No connection age: only pings could end it.
+    port = free_port()
+    engines.append(EngineHost("127.0.0.1", port, tmp_path, "--max-connection-age", "0"))
+    settings = Settings(engine=f"127.0.0.1:{port}", engine_connections=1)
+
+    async def idle() -> tuple[set[int], set[int]]:
+        engine = Engine(settings.engine, settings)
+        try:
+            await engine.new_game("war", {}, "", "")
+            before = _connections_to(port)
+            await asyncio.sleep(22)  # four pings
+            await engine.new_game("war", {}, "", "")
+            return before, _connections_to(port)
+        finally:
+            await engine.close()
+
+    before, after = asyncio.run(idle())
+    assert len(before) == 1 and after == before, "the engine closed the pinging connection"

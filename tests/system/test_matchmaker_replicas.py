@@ -19,7 +19,7 @@ import pytest
 from tests.matchmaker.conftest import Client, start_engine_process, start_matchmaker_process
 from tests.matchmaker.helpers import legal_actions, play_moves, seconds
 from tests.matchmaker.test_live import QueueStream, Watcher
-from tests.servers import RedisServer, ServiceProcess
+from tests.servers import RedisServer, ServiceProcess, start_redis
 from wargame.v1 import engine_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -153,34 +153,63 @@ def test_a_killed_replica_loses_nothing(
     assert b.stop() == 0
 
 
-def test_a_bot_turn_left_by_a_killed_replica_is_taken_over(
-    redis_url: str, engine: ServiceProcess, tmp_path: Path
-) -> None:
-    lone = start_matchmaker_process(
-        tmp_path, redis_url, engine.address, "--sweep-lease", "1.5", name="lone"
-    )
-    human = Client(lone.address, "Human")
-    # The bot moves first and thinks 3 s: the lone replica claims its turn, then dies.
-    game = human.CreateGame(
-        mm.CreateGameRequest(
-            game="war", side="north", opponent=mm.SEAT_KIND_BOT, bot_time=seconds(3)
+def claimed_by(replicas: list[ServiceProcess], game_id: str) -> list[ServiceProcess]:
+    """The replicas whose sweeper has claimed the game (their debug log says so)."""
+    return [
+        replica
+        for replica in replicas
+        if any(
+            '"due game claimed"' in line and game_id in line for line in replica.log().splitlines()
         )
-    ).game
-    time.sleep(0.7)
-    lone.kill()
-    other = start_matchmaker_process(
-        tmp_path, redis_url, engine.address, "--sweep-lease", "1.5", name="other"
-    )
+    ]
+
+
+def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_within_5_s(
+    engine: ServiceProcess, tmp_path: Path
+) -> None:
+    # A Redis of its own: no other replica (this module's shared ones) may take the turn.
+    redis = start_redis(tmp_path / "redis")
+    replicas = [
+        start_matchmaker_process(
+            tmp_path, redis.url, engine.address, "--log-level", "debug", name=f"takeover-{i}"
+        )
+        for i in range(2)
+    ]
     try:
-        watcher = Watcher(Client(other.address), game.id)
-        started = time.monotonic()
+        human = Client(replicas[0].address, "Human")
+        # The bot moves first and thinks 1 s: kill whichever replica claimed its turn.
+        game = human.CreateGame(
+            mm.CreateGameRequest(
+                game="war", side="north", opponent=mm.SEAT_KIND_BOT, bot_time=seconds(1)
+            )
+        ).game
+        deadline = time.monotonic() + 10
+        while not (claimers := claimed_by(replicas, game.id)):
+            assert time.monotonic() < deadline, "no replica claimed the bot's turn"
+            time.sleep(0.01)
+        (dead,) = claimers
+        (other,) = [replica for replica in replicas if replica is not dead]
+        dead.kill()
+        killed = time.monotonic()
+        survivor = Client(other.address, token=human.token)
+        at_kill = survivor.GetGame(mm.GetGameRequest(game_id=game.id)).game
+        assert at_kill.version == game.version, "the bot moved before its replica was killed"
+        watcher = Watcher(Client(other.address), game.id, after=game.version)
+        while not claimed_by([other], game.id):
+            assert time.monotonic() < killed + 10, "the other replica never took the turn over"
+            time.sleep(0.01)
+        taken_over = time.monotonic() - killed
         moved = watcher.until(game.version + 1, timeout=20)[-1]
+        completed = time.monotonic() - killed
+        print(f"bot turn taken over {taken_over:.2f} s, completed {completed:.2f} s after the kill")
         assert moved.side == "south" and len(moved.notations) == 1
-        assert time.monotonic() - started < 15
-        human_b = Client(other.address, token=human.token)
-        assert human_b.GetGame(mm.GetGameRequest(game_id=game.id)).game.state.to_act[0] == "north"
+        assert taken_over < 5 and completed < 5
+        view = survivor.GetGame(mm.GetGameRequest(game_id=game.id)).game
+        assert view.state.to_act[0] == "north" and view.version == game.version + 1
     finally:
-        assert other.stop() == 0
+        for replica in replicas:
+            replica.stop()
+        redis.stop()
 
 
 def test_sigterm_ends_streams_cleanly_and_finishes_calls(

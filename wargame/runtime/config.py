@@ -53,7 +53,8 @@ class Parser(argparse.ArgumentParser):
         var = self.env_prefix + (env or name.lstrip("-").replace("-", "_").upper())
         if var in os.environ:
             raw = os.environ[var]
-            convert = kwargs.get("type", str)
+            switch = kwargs.get("action") == "store_true"
+            convert = switch_value if switch else kwargs.get("type", str)
             try:
                 kwargs["default"] = convert(raw)
             except (TypeError, ValueError):
@@ -95,6 +96,16 @@ class Parser(argparse.ArgumentParser):
             choices=("debug", "info", "warning", "error"),
             help="lowest level logged",
         )
+
+
+def switch_value(text: str) -> bool:
+    """The value of an on/off variable: 1/true/yes/on or 0/false/no/off (or empty)."""
+    word = text.strip().lower()
+    if word in ("1", "true", "yes", "on"):
+        return True
+    if word in ("", "0", "false", "no", "off"):
+        return False
+    raise ValueError(f"{text!r} is neither on nor off")
 
 
 def listen_address(text: str) -> str:

@@ -109,6 +109,7 @@ class Reason(StrEnum):
     INTERNAL_ERROR = "INTERNAL_ERROR"
     TOO_MANY_GAMES = "TOO_MANY_GAMES"
     GAME_NOT_FINISHED = "GAME_NOT_FINISHED"
+    TOO_MANY_WATCHERS = "TOO_MANY_WATCHERS"
 
 
 class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)

@@ -4,6 +4,10 @@
 servers side by side) and registers the standard health and reflection services; `serve`
 blocks until SIGTERM/SIGINT, then reports NOT_SERVING, lets in-flight calls finish within
 the grace period and returns. The asyncio variants do the same for `grpc.aio` servers.
+
+With `tls` (`wargame.runtime.tls.ServerTLS`) the port speaks TLS only. `health_address`
+adds a second, plaintext port that serves nothing but the health service (the same
+statuses): probes that cannot speak TLS, such as Kubernetes' gRPC probes, use it.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from grpc_reflection.v1alpha import reflection
 
 from wargame.runtime.config import ConfigError, host_port
 from wargame.runtime.refusal import Code, Reason, Refusal
+from wargame.runtime.tls import ServerTLS
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+HEALTH_MESSAGE_BYTES = 4096  # health requests and answers are a few bytes
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,12 @@ def server_options(
         # port. Only the engine's worker processes share one on purpose.
         ("grpc.so_reuseport", 1 if reuse_port else 0),
         ("grpc.keepalive_time_ms", 30_000),
-        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        # Clients may check their connections by a ping every few seconds, with calls or
+        # without (the matchmaker's engine channels ping every 5 s, to notice a vanished
+        # host soon): such pings are answered, not punished with GOAWAY "too_many_pings".
+        # (This option is the shortest interval between pings *received*.)
+        ("grpc.http2.min_ping_interval_without_data_ms", 4_000),
+        ("grpc.keepalive_permit_without_calls", 1),
     ]
     if connection_age is not None:
         options += [
@@ -118,6 +129,13 @@ def server_options(
             ("grpc.max_connection_age_grace_ms", max(0, round(connection_age.grace * 1000))),
         ]
     return options
+
+
+def bound_address(address: str | None, port: int) -> str:
+    """Where a listener of `address` (port 0: any) ended up, for logs; "off" without one."""
+    if not address or address == "off":
+        return "off"
+    return f"{host_port(address)[0]}:{port}"
 
 
 def check_port_free(address: str) -> None:
@@ -147,6 +165,8 @@ def _register_and_bind(
     register: Callable[[Any], None],
     health_servicer: Any,
     service_names: Sequence[str],
+    *,
+    tls: ServerTLS | None,
 ) -> int:
     """Register the services, health checking and reflection on `server`; bind; the port."""
     register(server)
@@ -159,12 +179,15 @@ def _register_and_bind(
         ),
         server,
     )
-    return _bind(server, address)
+    return _bind(server, address, tls)
 
 
-def _bind(server: Any, address: str) -> int:
+def _bind(server: Any, address: str, tls: ServerTLS | None = None) -> int:
     try:
-        port = server.add_insecure_port(address)
+        if tls is None:
+            port = server.add_insecure_port(address)
+        else:
+            port = server.add_secure_port(address, tls.credentials())
     except RuntimeError as error:
         raise ConfigError(f"cannot listen on {address}: address in use or not available") from error
     if not port:
@@ -174,23 +197,29 @@ def _bind(server: Any, address: str) -> int:
 
 @dataclass
 class Serving:
-    """A bound, not yet started sync server with its health servicer."""
+    """A bound, not yet started sync server with its health servicer (and health port)."""
 
     server: grpc.Server
     port: int
     health: health.HealthServicer
     service_names: tuple[str, ...]
+    health_server: grpc.Server | None = None
+    health_port: int = 0
 
     def start(self) -> None:
         """Start serving and report SERVING for every service."""
         self.server.start()
+        if self.health_server is not None:
+            self.health_server.start()
         for name in ("", *self.service_names):
             self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     def stop(self, grace: float) -> None:
         """Report NOT_SERVING, refuse new calls, let in-flight calls finish within `grace` s."""
         self.health.enter_graceful_shutdown()
-        self.server.stop(grace).wait()
+        stopped = [s.stop(grace) for s in (self.server, self.health_server) if s is not None]
+        for event in stopped:
+            event.wait()
 
 
 def create_server(
@@ -203,11 +232,14 @@ def create_server(
     reuse_port: bool = False,
     connection_age: ConnectionAge | None = None,
     interceptors: Sequence[grpc.ServerInterceptor] = (),
+    tls: ServerTLS | None = None,
+    health_address: str | None = None,
 ) -> Serving:
     """A sync gRPC server on `address` with health checking and reflection.
 
     `connection_age` (None: connections live until the client closes them) recycles client
-    connections; see `ConnectionAge`.
+    connections; see `ConnectionAge`. `tls` makes the port TLS-only; `health_address` adds
+    the plaintext health port.
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="rpc"),
@@ -216,8 +248,16 @@ def create_server(
         maximum_concurrent_rpcs=max_workers * 64,
     )
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
-    port = _register_and_bind(server, address, register, health_servicer, service_names)
-    return Serving(server, port, health_servicer, tuple(service_names))
+    port = _register_and_bind(server, address, register, health_servicer, service_names, tls=tls)
+    serving = Serving(server, port, health_servicer, tuple(service_names))
+    if health_address:
+        serving.health_server = grpc.server(
+            futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="health"),
+            options=server_options(HEALTH_MESSAGE_BYTES, reuse_port),
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, serving.health_server)
+        serving.health_port = _bind(serving.health_server, health_address)
+    return serving
 
 
 def serve(serving: Serving, *, grace: float, on_stop: Callable[[str], None] | None = None) -> None:
@@ -246,23 +286,28 @@ def serve(serving: Serving, *, grace: float, on_stop: Callable[[str], None] | No
 
 @dataclass
 class AioServing:
-    """A bound, not yet started grpc.aio server with its health servicer."""
+    """A bound, not yet started grpc.aio server with its health servicer (and health port)."""
 
     server: grpc.aio.Server
     port: int
     health: Any  # grpc_health.v1.health.aio.HealthServicer
     service_names: tuple[str, ...]
+    health_server: grpc.aio.Server | None = None
+    health_port: int = 0
 
     async def start(self) -> None:
         """Start serving and report SERVING for every service."""
         await self.server.start()
+        if self.health_server is not None:
+            await self.health_server.start()
         for name in ("", *self.service_names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
     async def stop(self, grace: float) -> None:
         """Report NOT_SERVING, refuse new calls, let in-flight calls finish within `grace` s."""
         await self.health.enter_graceful_shutdown()
-        await self.server.stop(grace)
+        servers = [s for s in (self.server, self.health_server) if s is not None]
+        await asyncio.gather(*(s.stop(grace) for s in servers))
 
 
 def create_aio_server(
@@ -272,16 +317,35 @@ def create_aio_server(
     *,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     interceptors: Sequence[Any] = (),
+    pending_calls: int = 0,
+    tls: ServerTLS | None = None,
+    health_address: str | None = None,
 ) -> AioServing:
-    """A grpc.aio server on `address` with health checking and reflection (call in a loop)."""
+    """A grpc.aio server on `address` with health checking and reflection (call in a loop);
+    `tls` and `health_address` as for `create_server`.
+
+    `pending_calls`: how many new calls may wait to be taken up at once (gRPC cancels
+    more, 3,000 by default: a burst of reconnecting streams meets that limit).
+    """
     from grpc_health.v1.health import aio as health_aio
 
-    server = grpc.aio.server(
-        interceptors=list(interceptors), options=server_options(max_message_bytes, reuse_port=False)
-    )
+    options = server_options(max_message_bytes, reuse_port=False)
+    if pending_calls:
+        options += [
+            ("grpc.server.max_pending_requests", pending_calls),
+            ("grpc.server.max_pending_requests_hard_limit", pending_calls),
+        ]
+    server = grpc.aio.server(interceptors=list(interceptors), options=options)
     health_servicer = health_aio.HealthServicer()
-    port = _register_and_bind(server, address, register, health_servicer, service_names)
-    return AioServing(server, port, health_servicer, tuple(service_names))
+    port = _register_and_bind(server, address, register, health_servicer, service_names, tls=tls)
+    serving = AioServing(server, port, health_servicer, tuple(service_names))
+    if health_address:
+        serving.health_server = grpc.aio.server(
+            options=server_options(HEALTH_MESSAGE_BYTES, reuse_port=False)
+        )
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, serving.health_server)
+        serving.health_port = _bind(serving.health_server, health_address)
+    return serving
 
 
 async def aio_serve(

@@ -198,6 +198,10 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """
     ERROR_REASON_GAME_NOT_FINISHED: _ErrorReason.ValueType  # 131
     """The game has not finished yet (a rematch follows a finished game)."""
+    ERROR_REASON_TOO_MANY_WATCHERS: _ErrorReason.ValueType  # 132
+    """The matchmaker replica holds as many live streams (WatchGame) as it is configured
+    for; retry after the hint, on this replica or another.
+    """
 
 class ErrorReason(_ErrorReason, metaclass=_ErrorReasonEnumTypeWrapper):
     """Machine-readable reasons for refusals.
@@ -384,4 +388,8 @@ The player already sits in as many unfinished games as one player may.
 """
 ERROR_REASON_GAME_NOT_FINISHED: ErrorReason.ValueType  # 131
 """The game has not finished yet (a rematch follows a finished game)."""
+ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 132
+"""The matchmaker replica holds as many live streams (WatchGame) as it is configured
+for; retry after the hint, on this replica or another.
+"""
 Global___ErrorReason: _TypeAlias = ErrorReason  # noqa: Y015

@@ -1,0 +1,319 @@
+"""The matchmaker's Redis client: one URL for a standalone Redis, a Redis Cluster or a
+managed Redis (TLS with `rediss://`, a password in the URL).
+
+`connect` asks the server at the URL whether it belongs to a cluster (`INFO cluster`) and
+builds redis-py's asyncio client for it: `Redis`, or `RedisCluster`, which follows MOVED
+and ASK, re-reads the slot map after a failover and sends SCRIPT LOAD to every primary.
+Both answer the same commands, so the rest of the matchmaker has one code path; what
+differs is kept here:
+
+- **Bounded connections.** Commands beyond `connections` in flight wait (up to
+  `POOL_WAIT`) for a free connection instead of failing (a `BlockingConnectionPool`; for a
+  cluster, a semaphore in front of redis-py's per-node pools, which would raise instead).
+- **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
+  so the caller learns how many replicas hold the write (`Replication` says how many the
+  primary of a key has).
+- **Dedicated connections** for the live-update listeners (`listener_connection`), one per
+  primary, outside the pools.
+- **Transient errors** (`TRANSIENT_ERRORS`): a failover or a lost connection, answered
+  UNAVAILABLE with a retry hint.
+
+A pipeline handed to a cluster may span slots only with plain commands: scripts and TIME
+are sent on their own (redis-py refuses EVALSHA and TIME in cluster pipelines, and a
+script's keys must share one slot anyway).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Any, TypeAlias
+
+from redis.asyncio import BlockingConnectionPool, Redis
+from redis.asyncio.cluster import ClusterPipeline, RedisCluster
+from redis.asyncio.connection import AbstractConnection
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.exceptions import (
+    ClusterError,
+    ReadOnlyError,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+    TryAgainError,
+)
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+Client: TypeAlias = "Redis | RedisCluster"
+
+CLIENT_NAME = "wargame-matchmaker"
+# The longest a command waits for a free connection (a burst of calls queues rather than
+# fails); beyond, it fails as Redis being unreachable would (UNAVAILABLE, retry hint).
+POOL_WAIT = 10.0
+MIN_VERSION = (7, 0)  # sharded pub/sub (SPUBLISH) carries the live updates
+
+# Failures that pass: a node failing over, a connection lost, a slot on the move. The
+# caller answers UNAVAILABLE with a retry hint; a retried request finds the new primary.
+TRANSIENT_ERRORS: tuple[type[Exception], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterError,  # CLUSTERDOWN, MASTERDOWN, "TTL exhausted" (redirected too often)
+    TryAgainError,
+    ReadOnlyError,  # a write reached a primary demoted a moment ago
+    RedisClusterException,  # a slot not covered while the cluster heals
+)
+
+
+# Everything redis-py raises.
+REDIS_ERRORS: tuple[type[Exception], ...] = (RedisError, RedisClusterException)
+
+
+class RedisSetupError(Exception):
+    """The URL's Redis cannot be used (unreachable, too old, a database other than 0 on a
+    cluster); the message says why in one line."""
+
+
+class BadRedisUrlError(RedisSetupError):
+    """The URL itself is wrong."""
+
+
+# Set while a command of a bounded cluster client runs, so that the commands redis-py
+# itself sends meanwhile (a pipeline's redirected command) do not wait for a second slot.
+_HOLDING: contextvars.ContextVar[bool] = contextvars.ContextVar("redis_slot", default=False)
+
+
+class _BoundedPipeline(ClusterPipeline):
+    """A cluster pipeline that takes one of its client's slots while it runs."""
+
+    async def execute(
+        self, raise_on_error: bool = True, allow_redirections: bool = True
+    ) -> list[Any]:
+        client = self.cluster_client
+        assert isinstance(client, BoundedCluster)
+        async with client.slot(), _lost_connection():
+            return await super().execute(raise_on_error, allow_redirections)
+
+
+@contextlib.asynccontextmanager
+async def _lost_connection() -> AsyncIterator[None]:
+    """A connection closed under a command, as the ConnectionError it is.
+
+    After a node fails, redis-py 8.1's cluster client closes its idle connections to that
+    node while other commands may be taking one of them: the command then meets a cleared
+    writer or reader (AttributeError, TypeError) instead of a ConnectionError (redis-py
+    issue 4217, fixed after 8.1). Both are answered UNAVAILABLE, and a retry succeeds.
+    """
+    try:
+        yield
+    except (AttributeError, TypeError) as error:
+        if "NoneType" not in str(error):
+            raise
+        raise RedisConnectionError(f"connection closed under the command: {error}") from error
+
+
+class BoundedCluster(RedisCluster):
+    """`RedisCluster` with at most `limit` commands (or pipelines) in flight; more wait.
+
+    redis-py's cluster nodes raise MaxConnectionsError when their pool is exhausted; with
+    the semaphore in front, no node ever holds more than `limit` connections (a pipeline
+    holds at most one per node), so the pools are sized `limit` plus a margin for
+    connections redis-py is still closing after a topology change.
+    """
+
+    def __init__(self, *args: Any, limit: int, **kwargs: Any) -> None:
+        kwargs["max_connections"] = limit + 8
+        super().__init__(*args, **kwargs)
+        self._slots = asyncio.Semaphore(limit)
+
+    def slot(self) -> _Slot:
+        """Hold one of the client's slots (re-entrant within one command)."""
+        return _Slot(self._slots)
+
+    async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        async with self.slot(), _lost_connection():
+            return await super().execute_command(*args, **kwargs)
+
+    def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
+        if shard_hint:
+            return super().pipeline(transaction, shard_hint)  # refused by redis-py
+        return _BoundedPipeline(self, transaction)  # type: ignore[abstract]
+
+
+class _Slot:
+    """One slot of a bounded client, taken unless this task already holds one."""
+
+    def __init__(self, semaphore: asyncio.Semaphore) -> None:
+        self.semaphore = semaphore
+        self.token: contextvars.Token[bool] | None = None
+
+    async def __aenter__(self) -> None:
+        if _HOLDING.get():
+            return
+        try:
+            await asyncio.wait_for(self.semaphore.acquire(), POOL_WAIT)
+        except TimeoutError:
+            raise RedisConnectionError("no Redis connection free") from None
+        self.token = _HOLDING.set(True)
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.token is not None:
+            _HOLDING.reset(self.token)
+            self.semaphore.release()
+            self.token = None
+
+
+def _options(socket_timeout: float | None) -> dict[str, Any]:
+    """Connection options of every client: fail fast when Redis is away (a short retry,
+    then an error the caller answers UNAVAILABLE), keep idle connections checked."""
+    return {
+        "socket_timeout": socket_timeout,
+        "socket_connect_timeout": 2.0,
+        "health_check_interval": 30,
+        "client_name": CLIENT_NAME,
+    }
+
+
+async def _probe(url: str) -> tuple[bool, tuple[int, ...]]:
+    """(cluster?, server version) of the Redis at `url`, over one short-lived connection."""
+    probe = Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+    try:
+        info: Any = await probe.info("server")
+        version = tuple(int(part) for part in str(info.get("redis_version", "0")).split(".")[:2])
+        try:
+            cluster: Any = await probe.info("cluster")
+            enabled = bool(int(cluster.get("cluster_enabled", 0)))
+        except ResponseError:  # INFO cluster disabled (some managed services): no cluster
+            enabled = False
+        return enabled, version
+    finally:
+        await probe.aclose()
+
+
+async def connect(url: str, *, socket_timeout: float | None, connections: int) -> Client:
+    """A client of the Redis (or Redis Cluster) at `url`, checked: it answers, it is
+    Redis 7 or later, a cluster is used through database 0."""
+    try:
+        enabled, version = await _probe(url)
+    except ValueError as error:
+        raise BadRedisUrlError(str(error)) from None
+    except RedisError as error:
+        raise RedisSetupError(str(error) or type(error).__name__) from None
+    if version < MIN_VERSION:
+        raise RedisSetupError(
+            f"Redis {'.'.join(map(str, version))} is too old: the matchmaker needs 7.0 or later"
+        )
+    try:
+        if enabled:
+            cluster = BoundedCluster.from_url(
+                url,
+                limit=connections,
+                retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
+                **_options(socket_timeout),
+            )
+            await cluster.initialize()
+            return cluster
+        pool = BlockingConnectionPool.from_url(
+            url,
+            max_connections=connections,
+            timeout=POOL_WAIT,
+            retry=Retry(ExponentialWithJitterBackoff(base=0.02, cap=0.2), 2),
+            retry_on_error=[RedisConnectionError, RedisTimeoutError],
+            **_options(socket_timeout),
+        )
+        return Redis.from_pool(pool)
+    except RedisClusterException as error:  # a database other than 0, no node answering
+        raise RedisSetupError(str(error).splitlines()[0]) from None
+    except ValueError as error:
+        raise BadRedisUrlError(str(error)) from None
+    except RedisError as error:
+        raise RedisSetupError(str(error) or type(error).__name__) from None
+
+
+def is_cluster(client: Client) -> bool:
+    """True for a Redis Cluster client."""
+    return isinstance(client, RedisCluster)
+
+
+async def refresh(client: Client) -> None:
+    """Read the cluster's slot map again (after a failover or a moved slot)."""
+    if isinstance(client, RedisCluster):
+        await client.nodes_manager.initialize()
+
+
+def listener_connection(client: Client, key: str) -> tuple[str, Callable[[], AbstractConnection]]:
+    """The name of the primary serving `key`, and a factory of dedicated connections to it
+    (outside every pool: for a subscriber, which holds its connection and reads only
+    pushed messages, so no health-check PING may be slipped in by redis-py)."""
+    factory: type[AbstractConnection]
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(key)
+        if node is None:
+            raise RedisClusterException(f"no node serves {key}")
+        name, factory, options = node.name, node.connection_class, dict(node.connection_kwargs)
+    else:
+        pool = client.connection_pool
+        name, factory, options = "redis", pool.connection_class, dict(pool.connection_kwargs)
+    options["health_check_interval"] = 0
+    options["retry"] = Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 0)
+    return name, lambda: factory(**options)
+
+
+class Replication:
+    """How many replicas hold a copy of a key's primary, as far as the client knows.
+
+    A cluster's slot map lists each slot's reachable replicas (CLUSTER SLOTS leaves failed
+    ones out); a standalone Redis reports its connected replicas (INFO replication).
+    `refresh` reads both again, after a write was not confirmed in time.
+    """
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._standalone: int | None = None
+
+    async def of(self, key: str) -> int:
+        """The replicas of the primary that serves `key`."""
+        client = self.client
+        if isinstance(client, RedisCluster):
+            nodes = client.nodes_manager.slots_cache.get(client.keyslot(key), [])
+            return max(0, len(nodes) - 1)
+        if self._standalone is None:
+            await self.refresh()
+        return self._standalone or 0
+
+    async def refresh(self) -> None:
+        """Read the replicas again."""
+        if isinstance(self.client, RedisCluster):
+            await refresh(self.client)
+        else:
+            info: Any = await self.client.info("replication")
+            self._standalone = int(info.get("connected_slaves", 0))
+
+
+async def run_and_wait(
+    client: Client, key: str, command: Sequence[Any], replicas: int, timeout_ms: int
+) -> tuple[Any, int]:
+    """Send `command` (about `key`) and, on the same connection, `WAIT replicas timeout_ms`:
+    (the command's reply, or the error it met; how many replicas acknowledged it).
+
+    WAIT counts the replicas that hold every write this connection made, so it must follow
+    the write on its connection: one pipeline to the primary of `key`. If the slot moved
+    meanwhile (redis-py then sent the command again, to the new primary) the count said
+    nothing about it and is returned as 0.
+    """
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(key)
+        cluster_pipe = client.pipeline()
+        cluster_pipe.execute_command(*command)
+        cluster_pipe.execute_command("WAIT", replicas, timeout_ms, target_nodes=node)
+        reply, acked = await cluster_pipe.execute(raise_on_error=False)
+        if client.get_node_from_key(key) != node:
+            acked = 0
+    else:
+        pipe = client.pipeline(transaction=False)
+        pipe.execute_command(*command)
+        pipe.execute_command("WAIT", replicas, timeout_ms)
+        reply, acked = await pipe.execute(raise_on_error=False)
+    return reply, acked if isinstance(acked, int) else 0

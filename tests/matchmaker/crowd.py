@@ -1,0 +1,130 @@
+"""A crowd of watchers for one matchmaker: games made through the service, thousands of
+WatchGame streams on them, the Redis connections counted while they are held, one update
+of every game delivered to all. Used by the watchers-at-scale test and `make bench`."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+
+from matchmaker.redis_client import CLIENT_NAME
+from tests.matchmaker.helpers import sync_client
+from wargame.v1 import matchmaker_pb2 as mm
+from wargame.v1 import matchmaker_pb2_grpc
+
+CHANNELS = 10  # client connections the watchers are spread over
+
+
+@dataclass
+class Crowd:
+    """What holding the crowd showed."""
+
+    watchers: int  # streams that were caught up at once, then got the update
+    held_s: float  # from the first stream opened until all were caught up
+    delivered_s: float  # from the updates until every watcher had its one
+    connections: int  # the matchmaker's Redis connections on the busiest node, meanwhile
+    retries: int  # streams opened again after UNAVAILABLE (a replica too busy for a while)
+
+
+def matchmaker_connections(redis_url: str) -> list[int]:
+    """Connections named by the matchmaker, on each Redis node (CLIENT LIST)."""
+    client = sync_client(redis_url)
+    try:
+        lists: Any = client.client_list()
+        lists = lists.values() if isinstance(lists, dict) else [lists]  # a cluster: per node
+        return [sum(1 for c in clients if c.get("name") == CLIENT_NAME) for clients in lists]
+    finally:
+        client.close()
+
+
+async def hold(
+    address: str,
+    redis_url: str,
+    games: int,
+    per_game: int,
+    while_held: Callable[[Any, str], Awaitable[None]] | None = None,
+) -> Crowd:
+    """Hold `games` x `per_game` watchers on the matchmaker at `address`; `while_held(stub,
+    game id)` runs while all are open."""
+    channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
+    stubs = [matchmaker_pb2_grpc.MatchmakerStub(channel) for channel in channels]
+    try:
+        return await _hold(stubs, redis_url, games, per_game, while_held)
+    finally:
+        for channel in channels:
+            await channel.close()
+
+
+async def _hold(
+    stubs: list[Any],
+    redis_url: str,
+    games: int,
+    per_game: int,
+    while_held: Callable[[Any, str], Awaitable[None]] | None,
+) -> Crowd:
+    stub = stubs[0]
+
+    async def token(name: str) -> tuple[tuple[str, str], ...]:
+        reply = await stub.RegisterPlayer(mm.RegisterPlayerRequest(display_name=name))
+        return (("authorization", f"Bearer {reply.token}"),)
+
+    async def new_game(index: int) -> tuple[str, Any]:
+        south, north = await token(f"s{index}"), await token(f"n{index}")
+        made = await stub.CreateGame(mm.CreateGameRequest(game="war", side="south"), metadata=south)
+        await stub.JoinGame(mm.JoinGameRequest(game_id=made.game.id), metadata=north)
+        return made.game.id, north
+
+    made: list[tuple[str, Any]] = []
+    for start in range(0, games, 50):
+        made += await asyncio.gather(*map(new_game, range(start, min(games, start + 50))))
+
+    live = 0  # watchers caught up (they have seen the game as it stands)
+    retries = 0  # streams opened again after UNAVAILABLE
+    all_live = asyncio.Event()
+
+    async def watch(index: int, game_id: str) -> int:
+        nonlocal live, retries
+        last = 0
+        while True:  # as clients do: UNAVAILABLE is retried, from the last version seen
+            request = mm.WatchGameRequest(game_id=game_id, after_version=last)
+            try:
+                async for message in stubs[index % len(stubs)].WatchGame(request):
+                    last = message.version
+                    if last == 2:  # created, joined: caught up, now live
+                        live += 1
+                        if live == len(watchers):
+                            all_live.set()
+                return last
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE or retries > len(watchers):
+                    raise
+                retries += 1
+                await asyncio.sleep(0.5)
+
+    started = time.perf_counter()
+    watchers = [
+        asyncio.create_task(watch(index, game_id))
+        for index, (game_id, _) in enumerate(made * per_game)
+    ]
+    waiting = asyncio.ensure_future(all_live.wait())
+    done, _ = await asyncio.wait([waiting, *watchers], timeout=120, return_when="FIRST_COMPLETED")
+    assert waiting in done, f"{live} of {len(watchers)} watchers caught up; ended: " + "; ".join(
+        repr(task.exception()) for task in done if task is not waiting
+    )
+    held = time.perf_counter() - started
+    connections = max(matchmaker_connections(redis_url))
+    if while_held is not None:
+        await while_held(stub, made[0][0])
+    # One update of every game: each watcher gets it, and its stream ends with the game.
+    started = time.perf_counter()
+    resign = [stub.Resign(mm.ResignRequest(game_id=game), metadata=north) for game, north in made]
+    await asyncio.gather(*resign)
+    finals = await asyncio.wait_for(asyncio.gather(*watchers), 120)
+    delivered = time.perf_counter() - started
+    assert finals == [3] * len(watchers), "a watcher missed the update"
+    return Crowd(len(watchers), held, delivered, connections, retries)

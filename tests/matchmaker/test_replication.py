@@ -1,0 +1,128 @@
+"""Commits on a Redis with a replica: answered only once the replica holds them (WAIT on the
+commit's own connection), refused as UNAVAILABLE while no replica confirms, and accepted
+again once the primary has no replica left; scripts come back after a SCRIPT FLUSH."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from matchmaker import keys
+from matchmaker.scripts import Scripts
+from matchmaker.settings import Settings
+from matchmaker.store import Commit, CommitOutcome, Store, Update
+from tests.matchmaker.conftest import run
+from tests.matchmaker.helpers import store_client
+from tests.servers import RedisServer, start_redis
+from wargame.runtime.refusal import Code, Reason, Refusal
+
+pytestmark = pytest.mark.integration
+
+
+def wait_for(condition: object, what: str, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        assert time.monotonic() < deadline, what
+        time.sleep(0.02)
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
+    """A primary and its replica, in sync."""
+    primary = start_redis(tmp_path / "primary")
+    replica = start_redis(
+        tmp_path / "replica", extra=("--replicaof", "127.0.0.1", str(primary.port))
+    )
+    check = redis.Redis(port=replica.port)
+    wait_for(
+        lambda: check.info("replication").get("master_link_status") == "up",
+        "the replica did not connect",
+    )
+    check.close()
+    yield primary, replica
+    if replica.process.poll() is None:
+        os.kill(replica.process.pid, signal.SIGCONT)
+    replica.stop()
+    primary.stop()
+
+
+def change(version: int, key: str = "") -> Commit:
+    return Commit(
+        game_id="g1",
+        expected_version=version,
+        fields={"status": "running"},
+        update=Update(b"u", side="south"),
+        ttl=600,
+        idempotency_key=key,
+        fingerprint="f" if key else "",
+    )
+
+
+def test_a_commit_is_answered_once_a_replica_holds_it(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    primary, replica = pair
+    on_replica = redis.Redis(port=replica.port)
+
+    async def scenario() -> None:
+        client = await store_client(primary.url)
+        settings = Settings(redis_url=primary.url, replica_wait=0.5)
+        store = Store(client, Scripts(client), settings)
+        assert await store.replication.of(keys.game("g1")) == 1
+        assert (await store.commit(change(0))).outcome == CommitOutcome.OK
+        # Answered: the replica has it already (WAIT, on the commit's own connection).
+        assert on_replica.hget(keys.game("g1"), "version") == b"1"
+        # A primary restarted without its scripts: loaded again, the commit goes through.
+        await client.script_flush()
+        assert (await store.commit(change(1))).version == 2
+        assert on_replica.hget(keys.game("g1"), "version") == b"2"
+        # The replica stops answering: the commit is saved, but not confirmed.
+        idem = keys.game_idempotency("g1", "p1", "k1")
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        with pytest.raises(Refusal) as unconfirmed:
+            await store.commit(change(2, idem))
+        assert (unconfirmed.value.code, unconfirmed.value.reason) == (
+            Code.UNAVAILABLE,
+            Reason.STORE_UNAVAILABLE,
+        )
+        assert unconfirmed.value.retry_after
+        # Its client retries with the same key once the replica is back: the first commit.
+        os.kill(replica.process.pid, signal.SIGCONT)
+        again = await store.commit(change(2, idem))
+        assert (again.outcome, again.version) == (CommitOutcome.DUPLICATE, 3)
+        # The replica is gone for good: commits stand as Redis keeps them.
+        replica.stop()
+        wait_for(
+            lambda: redis.Redis(port=primary.port).info("replication")["connected_slaves"] == 0,
+            "the primary still counts its replica",
+        )
+        assert (await store.commit(change(3))).version == 4
+        await client.aclose()
+
+    run(scenario())
+    on_replica.close()
+
+
+def test_without_waiting_a_commit_is_answered_at_once(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    primary, replica = pair
+
+    async def scenario() -> None:
+        client = await store_client(primary.url)
+        settings = dataclasses.replace(Settings(redis_url=primary.url), replica_wait=0.0)
+        store = Store(client, Scripts(client), settings)
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        started = time.monotonic()
+        assert (await store.commit(change(0))).outcome == CommitOutcome.OK
+        assert time.monotonic() - started < 0.5
+        await client.aclose()
+
+    run(scenario())

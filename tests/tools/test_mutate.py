@@ -1,0 +1,90 @@
+"""`make mutate`'s own parts: scopes by folder, the narrowed mutmut settings, the report."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tools.mutate import report, scopes
+from tools.mutate.__main__ import ROOT, narrowed_pyproject
+from tools.mutate.scopes import normalise, only_mutate, slug
+
+
+def test_a_scope_is_tested_by_its_mirror_folder_and_the_suites_that_reach_it() -> None:
+    assert scopes.tests_for("engine_service/rules/war", ROOT) == ["tests/engine_service/rules/war"]
+    assert scopes.tests_for("matchmaker", ROOT) == ["tests/matchmaker"]
+    # a file: the nearest mirror folder
+    assert scopes.tests_for("matchmaker/scripts/__init__.py", ROOT) == ["tests/matchmaker"]
+    convert = scopes.tests_for("engine_service/convert", ROOT)
+    assert convert[0] == "tests/engine_service/convert"
+    assert "tests/engine_service/test_service_properties.py" in convert
+
+
+def test_scopes_are_folders_of_the_packages_and_nothing_else() -> None:
+    assert normalise("engine_service/rules/", ROOT) == "engine_service/rules"
+    assert normalise(str(ROOT / "matchmaker"), ROOT) == "matchmaker"
+    for wrong in ("tests", "engine_service/no_such_folder", "README.md"):
+        with pytest.raises(ValueError, match="is no folder or file"):
+            normalise(wrong, ROOT)
+    assert only_mutate("engine_service/rules/war", ROOT) == ["engine_service/rules/war/*"]
+    assert only_mutate("matchmaker/queue.py", ROOT) == ["matchmaker/queue.py"]
+    assert slug("engine_service/rules/war") == "engine_service.rules.war"
+
+
+def test_the_scope_narrows_mutmuts_settings_and_keeps_the_rest() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    narrowed = tomllib.loads(narrowed_pyproject("engine_service/rules/battle"))
+    settings = narrowed["tool"]["mutmut"]
+    assert settings["source_paths"] == ["engine_service"]
+    assert settings["only_mutate"] == ["engine_service/rules/battle/*"]
+    assert settings["pytest_add_cli_args_test_selection"] == ["tests/engine_service/rules/battle"]
+    assert settings["pytest_add_cli_args"] == project["tool"]["mutmut"]["pytest_add_cli_args"]
+    assert narrowed["tool"]["pytest"] == project["tool"]["pytest"]
+    assert narrowed["project"] == project["project"]
+
+
+def _meta(work: Path, path: str, codes: dict[str, int | None]) -> None:
+    meta = work / "mutants" / (path + ".meta")
+    meta.parent.mkdir(parents=True, exist_ok=True)
+    meta.write_text(json.dumps({"exit_code_by_key": codes}), encoding="utf-8")
+
+
+def test_the_report_counts_each_file_and_package_and_never_counts_equivalents_as_killed(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "mutate" / "work" / "engine_service.rules.war"
+    _meta(
+        work,
+        "engine_service/rules/war/troops.py",
+        {"m.x_a__mutmut_1": 1, "m.x_a__mutmut_2": 0, "m.x_a__mutmut_3": 36, "m.x_b__mutmut_1": 0},
+    )
+    _meta(work, "engine_service/rules/base.py", {"m.x_c__mutmut_1": 33, "m.x_c__mutmut_2": None})
+    found = report.results(tmp_path, {"m.x_b__mutmut_1": "returns the same value"})
+    troops = next(r for r in found if r.path.endswith("troops.py"))
+    assert troops.counts() == {"killed": 1, "survived": 1, "timeout": 1, "equivalent": 1}
+    text = report.table(found)
+    row = next(line for line in text.splitlines() if line.startswith("engine_service/rules/war/"))
+    assert row.split()[1:4] == ["1", "1", "1"] and row.endswith("66.7 %")
+    packages = [line.split()[0] for line in text.splitlines() if line.startswith("[")]
+    assert packages == ["[engine_service/rules]", "[engine_service/rules/war]"]
+    rules = next(line for line in text.splitlines() if line.startswith("[engine_service/rules]"))
+    assert rules.split()[-2:] == ["50.0", "%"]  # 2 of 4 judged: no tests counts, unchecked not
+
+
+def test_redis_servers_left_in_a_scopes_folder_are_ended_and_no_others(tmp_path: Path) -> None:
+    from tests.servers import start_redis
+    from tools.mutate.__main__ import end_leftover_servers
+
+    work = tmp_path / "work"
+    ours = start_redis(work / "tmp" / "pytest-0" / "redis0")
+    theirs = start_redis(tmp_path / "elsewhere")
+    try:
+        end_leftover_servers(work)
+        assert ours.process.wait(10) is not None
+        assert theirs.process.poll() is None
+    finally:
+        ours.stop()
+        theirs.stop()

@@ -1,0 +1,9 @@
+"""Mutation testing: `make mutate` (`python -m tools.mutate`) runs mutmut over a scope.
+
+A scope is a folder (or file) of the code: `engine_service/rules` (each game's folder a
+scope of its own), `engine_service/convert` or `matchmaker`. Scopes are folders, not module
+names, so renaming modules inside them changes nothing here. Each scope runs in its own
+working folder under `run/mutate/work/`, with mutmut's `[tool.mutmut]` settings from
+pyproject.toml narrowed to the scope and to the tests that mirror it (`scopes.py`); mutmut
+then runs, for each mutant, only the tests that call the mutated function.
+"""

@@ -1,0 +1,153 @@
+"""`make mutate`: run mutmut over one or more scopes, then print the report.
+
+    python -m tools.mutate [--scope DIR]... [--workers N] [--run-dir run] [--resume | --survivors]
+
+Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
+the tests and carries the project's pyproject.toml with `[tool.mutmut]` narrowed to the
+scope. A fresh run starts from scratch; `--resume` keeps earlier results and tests only
+new or changed mutants; `--survivors` keeps them too and tests again every mutant not
+killed yet (after adding tests for them). Tests start their own redis-server
+(tests/servers.py); those of a mutant stopped for its time limit are ended here
+afterwards, found by their folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+from tools.mutate import report
+from tools.mutate.scopes import (
+    DEFAULT_SCOPES,
+    PACKAGES,
+    normalise,
+    only_mutate,
+    slug,
+    tests_for,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+# Linked into each scope's folder: mutmut copies the package under test, the tests and
+# this tool (its pytest plugin runs in the mutated copy).
+LINKED = (*PACKAGES, "tests", "tools")
+
+
+def mutmut_section(scope: str) -> str:
+    """The `[tool.mutmut]` table for a scope: the project's, narrowed to the scope."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    settings = dict(project["tool"]["mutmut"])
+    settings["source_paths"] = [Path(scope).parts[0]]
+    settings["only_mutate"] = only_mutate(scope, ROOT)
+    settings["pytest_add_cli_args_test_selection"] = tests_for(scope, ROOT)
+    lines = ["[tool.mutmut]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
+    return "\n".join(lines) + "\n"
+
+
+def narrowed_pyproject(scope: str) -> str:
+    """pyproject.toml with its `[tool.mutmut]` table replaced by the scope's."""
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    start = text.index("[tool.mutmut]\n")
+    end = text.find("\n[", start + 1)
+    rest = text[end + 1 :] if end >= 0 else ""
+    return text[:start] + mutmut_section(scope) + ("\n" + rest if rest else "")
+
+
+def prepare(scope: str, work: Path, resume: bool) -> None:
+    """The scope's working folder: links to the code and tests, its pyproject.toml."""
+    if not resume and work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    for name in LINKED:
+        link = work / name
+        if not link.is_symlink():
+            link.symlink_to(ROOT / name, target_is_directory=True)
+    (work / "pyproject.toml").write_text(narrowed_pyproject(scope), encoding="utf-8")
+    (work / "tmp").mkdir(exist_ok=True)
+
+
+def end_leftover_servers(work: Path) -> None:
+    """End the redis-servers that tests of killed mutants left behind.
+
+    redis-server rewrites its command line, so it is known by its working folder: tests
+    start it with `--dir` inside their temporary folder, which lies in the scope's folder.
+    """
+    ours = work / "tmp"
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            name = (proc / "comm").read_text().strip()
+            cwd = Path(os.readlink(proc / "cwd"))
+        except OSError:
+            continue
+        if name == "redis-server" and cwd.is_relative_to(ours):
+            os.kill(int(proc.name), signal.SIGTERM)
+
+
+def not_killed(work: Path) -> list[str]:
+    """The mutants of an earlier run of the scope that no test killed."""
+    found = report.results(work.parent.parent.parent, {})
+    return sorted(
+        name
+        for result in found
+        if result.work == work
+        for name, column in result.outcome.items()
+        if column in ("survived", "no tests", "other")
+    )
+
+
+def run_scope(scope: str, run_dir: Path, workers: int, resume: bool, survivors: bool) -> int:
+    """Run mutmut over one scope; returns its exit code."""
+    work = run_dir / "mutate" / "work" / slug(scope)
+    names = not_killed(work) if survivors and work.exists() else []
+    prepare(scope, work, resume or survivors)
+    print(f"== mutate {scope}: tests {' '.join(tests_for(scope, ROOT))}", flush=True)
+    # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
+    env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
+    mutmut = Path(sys.executable).with_name("mutmut")
+    try:
+        return subprocess.run(
+            [str(mutmut), "run", "--max-children", str(workers), *names],
+            cwd=work,
+            env=env,
+            check=False,
+        ).returncode
+    finally:
+        end_leftover_servers(work)
+
+
+def main() -> None:
+    """Mutate the scopes given (or the default ones), then report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scope", action="append", help=f"default: {' '.join(DEFAULT_SCOPES)}")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--run-dir", type=Path, default=ROOT / "run")
+    parser.add_argument("--resume", action="store_true", help="keep earlier results")
+    parser.add_argument(
+        "--survivors", action="store_true", help="keep earlier results, test the survivors again"
+    )
+    args = parser.parse_args()
+    try:
+        scopes = [normalise(s, ROOT) for s in args.scope or DEFAULT_SCOPES]
+    except ValueError as error:
+        parser.error(str(error))
+    run_dir = args.run_dir.resolve()
+    failed = [
+        s for s in scopes if run_scope(s, run_dir, args.workers, args.resume, args.survivors) != 0
+    ]
+    print(report.write(run_dir), end="")
+    print(f"report: {run_dir / 'mutate' / 'report.txt'}, diffs of survivors: survivors.txt")
+    if failed:
+        raise SystemExit(f"mutmut failed for {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""What a mutation run mutates and which tests it runs, by folder.
+
+The tests of a scope are its mirror under `tests/` (the nearest existing folder: tests
+mirror the code), plus the suites in `ALSO` that exercise a scope from outside.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# The packages a scope may lie in.
+PACKAGES = ("engine_service", "matchmaker", "cli_client")
+# The packages `make mutate` covers when no scope is given, each run on its own.
+DEFAULT_SCOPES = ("engine_service/rules", "engine_service/convert", "matchmaker")
+
+# Suites outside a scope's mirror folder that test it: the conversion and validation of
+# states is the service's edge, so the service's own tests check it too.
+ALSO: dict[str, tuple[str, ...]] = {
+    "engine_service/convert": (
+        "tests/engine_service/test_service.py",
+        "tests/engine_service/test_service_reasons.py",
+        "tests/engine_service/test_service_properties.py",
+    ),
+}
+
+
+def normalise(scope: str, root: Path) -> str:
+    """The scope as a path relative to `root`, without a trailing slash; ValueError if absent."""
+    path = Path(scope.rstrip("/"))
+    if path.is_absolute():
+        path = path.relative_to(root)
+    if not (root / path).exists() or path.parts[0] not in PACKAGES:
+        raise ValueError(f"scope {scope!r} is no folder or file of {', '.join(PACKAGES)}")
+    return path.as_posix()
+
+
+def tests_for(scope: str, root: Path) -> list[str]:
+    """The test paths that cover `scope`: its mirror folder, then the suites in `ALSO`."""
+    mirror = Path("tests") / Path(scope).with_suffix("")
+    while not (root / mirror).is_dir():
+        mirror = mirror.parent
+    found = [mirror.as_posix()]
+    for prefix, suites in ALSO.items():
+        if scope == prefix or scope.startswith(prefix + "/"):
+            found += [suite for suite in suites if (root / suite).exists()]
+    return found
+
+
+def slug(scope: str) -> str:
+    """A folder name for a scope ("engine_service/rules/war" -> "engine_service.rules.war")."""
+    return scope.removesuffix(".py").replace("/", ".")
+
+
+def only_mutate(scope: str, root: Path) -> list[str]:
+    """mutmut's `only_mutate` patterns for a scope (a folder's files, or the one file)."""
+    return [scope] if (root / scope).is_file() else [f"{scope}/*"]
