@@ -20,6 +20,7 @@ import pytest
 import redis
 
 from matchmaker import keys
+from matchmaker.settings import Settings
 from tests.servers import ServiceProcess
 from tests.system.cli_support import Cli, Stack, clients, game_id_of, run
 
@@ -59,7 +60,7 @@ def swept_after(url: str, game_id: str, moment_ms: int) -> bool:
     (each look schedules the next one `--presence-check` later)."""
     client = redis.Redis.from_url(url)
     try:
-        due = client.zscore(keys.due(), game_id)
+        due = client.zscore(keys.due(keys.shard(game_id, Settings().index_shards)), game_id)
     finally:
         client.close()
     return due is not None and due > moment_ms
