@@ -13,8 +13,12 @@ Where things are:
 - `lobby.py`       getting into a game: bot, open, invite, join, quick-match queue
 - `session.py`     the client's model of one game (view, board, seats, clocks, losses)
 - `details.py`     what a game's own state adds to the screen (phases, reserves, terrain)
-- `live.py`        the thread that follows WatchGame and reconnects
-- `play.py`        the game loop, the same for every game, player or spectator
+- `live.py`        the thread that follows WatchGame and reconnects (the open stream is
+                   the player's presence)
+- `play.py`        the game loop, the same for every game, player or spectator; after the
+                   game, the rating changes and `rematch`
+- `notices.py`     the matchmaker's notices in words: disconnected, reconnected, the
+                   abandonment warning with the time left, a rematch offered
 - `commands.py`    what a typed line means: the client's words or the game's notation
 - `notation.py`    a refused text read against the legal actions: a destination alone,
                    "did you mean Hb1-c3?", the nearest word

@@ -16,7 +16,8 @@ WORDS = {
     "hint": "hint             the engine's suggestion",
     "draw": "draw             offer a draw (or accept the one offered)",
     "accept": "accept / decline answer a draw offer",
-    "resign": "resign           give up the game",
+    "resign": "resign           give up the game (asks first; `resign!` does not)",
+    "rematch": "rematch          after the game: play again, sides swapped",
     "board": "board            draw the board again (`board flip`: turn it round)",
     "help": "help             this help",
     "quit": "quit             leave; the game goes on (`wargame resume` comes back)",
@@ -28,7 +29,8 @@ DEPLOY_WORDS = {
     "commit": "commit           send the array's digest (the array stays here until the reveal)",
 }
 _CLIENT_WORDS = frozenset(
-    {"moves", "hint", "resign", "draw", "accept", "decline", "help", "board", "flip", "quit"}
+    {"moves", "hint", "resign", "draw", "accept", "decline", "rematch", "help", "board"}
+    | {"flip", "quit"}
 )
 _ALIASES = {
     "?": "help",
@@ -39,6 +41,7 @@ _ALIASES = {
     "legal": "moves",
     "suggest": "hint",
     "surrender": "resign",
+    "again": "rematch",
     "offer": "draw",
     "yes": "accept",
     "no": "decline",
@@ -69,6 +72,8 @@ def parse(line: str, *, deploying: bool = False) -> Command:
     rest = rest.strip()
     if word == "board" and rest.lower() == "flip":
         return Command("flip")
+    if word in {"resign!", "surrender!"} and not rest:
+        return Command("resign", "!")  # no question asked
     if word in _CLIENT_WORDS and (word == "moves" or not rest):
         return Command(word, rest)
     if deploying:
@@ -86,7 +91,7 @@ def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
     viewing = ["moves", "board", "flip", "help", "quit"]
     if spectator:
         return viewing
-    playing = ["hint", "draw", "accept", "decline", "resign"]
+    playing = ["hint", "draw", "accept", "decline", "resign", "rematch"]
     return viewing + playing + (["army", "clear", "commit"] if deploying else [])
 
 

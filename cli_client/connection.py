@@ -365,6 +365,13 @@ class Connection:
         )
         return reply.game
 
+    def rematch(self, game_id: str) -> matchmaker_pb2.GameView:
+        """Play a finished game again, sides swapped (or accept the opponent's offer)."""
+        reply: matchmaker_pb2.RematchResponse = self._matchmaker_call(
+            self.matchmaker.Rematch, matchmaker_pb2.RematchRequest(game_id=game_id), 30.0
+        )
+        return reply.game
+
     def get_record(self, game_id: str) -> str:
         """The replayable record of a game."""
         request = matchmaker_pb2.GetRecordRequest(game_id=game_id)
@@ -389,9 +396,12 @@ class Connection:
 
     # -- streams (the caller iterates, and may cancel) ------------------------------------
 
-    def watch(self, game_id: str, after_version: int) -> Any:
-        """The WatchGame stream from a version on (iterate it; `.cancel()` ends it)."""
-        request = matchmaker_pb2.WatchGameRequest(game_id=game_id, after_version=after_version)
+    def watch(self, game_id: str, after_version: int, *, follow_rematch: bool = False) -> Any:
+        """The WatchGame stream from a version on (iterate it; `.cancel()` ends it); with
+        `follow_rematch`, open past the game's end until a rematch is offered."""
+        request = matchmaker_pb2.WatchGameRequest(
+            game_id=game_id, after_version=after_version, follow_rematch=follow_rematch
+        )
         return self.matchmaker.WatchGame(request, metadata=self.metadata)
 
     def queue(self, request: matchmaker_pb2.JoinQueueRequest) -> Any:

@@ -80,7 +80,10 @@ def overview(every: list[board_pb2.GameInfo], console: Console, theme: Theme) ->
         console.print(Text(f"{' ' * width}  {sides} · {options}: `wargame games {info.id}`"))
     console.print(Text(""))
     console.print(
-        Text("Play the bot: `wargame play GAME`; the board and rules: `wargame rules GAME`.")
+        Text(
+            "Play the bot: `wargame play GAME` (`--level 1` is its easiest); the board and "
+            "rules: `wargame rules GAME`."
+        )
     )
     return 0
 
@@ -170,18 +173,43 @@ def record(connection: Connection, console: Console, game_id: str, output: str =
     return 0
 
 
+PROVISIONAL_RD = 110.0  # a rating less sure than this is shown as provisional
+LEADERBOARD_LEGEND = (
+    ("rating", "Glicko-2 estimate of playing strength; everyone starts at 1500"),
+    (
+        "RD",
+        "rating deviation, how sure the rating is: 350 at the start, less with each game; "
+        "the true strength lies within 2 RD of the rating 19 times out of 20",
+    ),
+    ("games", "rated games finished"),
+    ("?", f"provisional: RD above {PROVISIONAL_RD:.0f}, too few games yet to trust the rating"),
+)
+
+
 def leaderboard(
     connection: Connection, console: Console, theme: Theme, game: str, limit: int
 ) -> int:
-    """Print the best-rated players of a game."""
+    """Print the best-rated players of a game, with what the columns mean."""
     entries = connection.leaderboard(game, limit).entries
     if not entries:
-        console.print(Text(f"No rated {game} games yet."))
+        console.print(Text(f"No rated {game} games yet (only games against people are rated)."))
         return 0
-    console.print(_bold(f"{'rank':>4}  {'player':<32} {'rating':>7} {'±':>5} {'games':>6}", theme))
+    console.print(_bold(f"The best-rated players of {game}", theme))
+    console.print(_bold(f"{'rank':>4}  {'player':<32} {'rating':>7} {'RD':>5} {'games':>6}", theme))
+    provisional = False
     for entry in entries:
         name = entry.player.display_name or entry.player.id
         rating = entry.rating
-        numbers = f"{rating.rating:>7.0f} {rating.deviation:>5.0f} {rating.games:>6}"
+        mark = "?" if rating.deviation > PROVISIONAL_RD else " "
+        provisional |= mark == "?"
+        numbers = f"{rating.rating:>6.0f}{mark} {rating.deviation:>5.0f} {rating.games:>6}"
         console.print(Text(f"{entry.rank:>4}  {name[:32]:<32} {numbers}"))
+    console.print(Text(""))
+    legend = LEADERBOARD_LEGEND if provisional else LEADERBOARD_LEGEND[:-1]
+    width = max(len(column) for column, _ in legend)
+    for column, meaning in legend:
+        rows = textwrap.wrap(meaning, WRAP - width - 2) or [""]
+        console.print(_dim(f"{column.ljust(width)}  {rows[0]}", theme))
+        for row in rows[1:]:
+            console.print(_dim(f"{' ' * width}  {row}", theme))
     return 0

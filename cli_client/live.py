@@ -1,9 +1,11 @@
 """Live updates: a thread follows WatchGame and hands what it sees to the game loop.
 
-The thread remembers the last version it received. When the stream breaks (the matchmaker
-restarts, the network drops) it reports the loss once, probes with GetGame until the
-matchmaker answers, reports the reconnection, and watches again from that version, so no
-update is missed or shown twice.
+The open stream is also the player's presence: while it is open the player is there,
+however long it thinks (the matchmaker warns and then forfeits only a player whose streams
+have all ended). The thread remembers the last version it received. When the stream
+breaks (the matchmaker restarts, the network drops) it reports the loss once, probes with
+GetGame until the matchmaker answers, reports the reconnection, and watches again from
+that version, so no update is missed or shown twice.
 """
 
 from __future__ import annotations
@@ -58,7 +60,8 @@ class Reconnected:
 
 @dataclass(frozen=True)
 class Ended:
-    """The stream ended because the game is over."""
+    """The stream ended because the game is over (following a rematch: once one was
+    offered, or the matchmaker stopped waiting for one)."""
 
 
 @dataclass(frozen=True)
@@ -91,10 +94,18 @@ def transient(error: ClientError) -> bool:
 class Watcher:
     """Follows one game's updates in a background thread."""
 
-    def __init__(self, connection: Connection, game_id: str, after_version: int) -> None:
+    def __init__(
+        self,
+        connection: Connection,
+        game_id: str,
+        after_version: int,
+        *,
+        follow_rematch: bool = False,
+    ) -> None:
         self.connection = connection
         self.game_id = game_id
         self.last = after_version
+        self.follow_rematch = follow_rematch
         self.items: queue.Queue[Item] = queue.Queue()
         self._stop = threading.Event()
         self._call: Any = None
@@ -143,7 +154,9 @@ class Watcher:
                 self.items.put(Reconnected(self.last))
             finished = False
             try:
-                call = self.connection.watch(self.game_id, self.last)
+                call = self.connection.watch(
+                    self.game_id, self.last, follow_rematch=self.follow_rematch
+                )
                 with self._lock:
                     self._call = call
                 if self._stop.is_set():

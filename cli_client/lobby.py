@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 
 import grpc
@@ -14,7 +14,7 @@ from cli_client.connection import Connection, duration, iterate
 from cli_client.display import choose
 from cli_client.errors import ClientError
 from cli_client.identity import Store
-from cli_client.play import Play
+from cli_client.play import Play, welcome
 from cli_client.render import panel
 from cli_client.session import GameSession
 from cli_client.terminal import Terminal
@@ -83,21 +83,24 @@ class GameRequest:
     setup: str = ""
     rated: bool = False
     bot_time: float = 0.0
+    level: int = 0  # the bot's level; 0 for the matchmaker's default
 
     def create(
         self,
         opponent: matchmaker_pb2.SeatKind.ValueType,
         visibility: matchmaker_pb2.Visibility.ValueType,
     ) -> matchmaker_pb2.CreateGameRequest:
-        """The CreateGame request."""
+        """The CreateGame request (the bot's time and level only in a game against it)."""
         request = matchmaker_pb2.CreateGameRequest(
             game=self.game, options=dict(self.options), preset=self.preset, side=self.side,
             visibility=visibility, opponent=opponent, rated=self.rated, setup=self.setup,
         )  # fmt: skip
         if self.clock is not None:
             request.time_control.CopyFrom(self.clock.proto())
-        if self.bot_time > 0:
-            request.bot_time.CopyFrom(duration(self.bot_time))
+        if opponent == matchmaker_pb2.SEAT_KIND_BOT:
+            request.bot_level = self.level
+            if self.bot_time > 0:
+                request.bot_time.CopyFrom(duration(self.bot_time))
         return request
 
     def queue(self) -> matchmaker_pb2.JoinQueueRequest:
@@ -200,9 +203,16 @@ def start(
         view, invite = reply.game, reply.invite_code
     store.set_last_game(connection.addresses.matchmaker, view.id)
     session = open_session(connection, view)
-    side = session.name(session.your_side) if session.your_side else "?"
-    terminal.console.print(Text(f"Game {view.id}: you play {side}."))
-    return Play(connection, store, session, choose(terminal, plain=plain), invite_code=invite).run()
+    terminal.console.print(Text(welcome(session)))
+    display = choose(terminal, plain=plain)
+    return Play(
+        connection, store, session, display, invite_code=invite, open_game=opener(connection)
+    ).run()
+
+
+def opener(connection: Connection) -> Callable[[matchmaker_pb2.GameView], GameSession]:
+    """How the game loop opens the next game (a rematch)."""
+    return lambda view: open_session(connection, view)
 
 
 def resume(
@@ -229,7 +239,8 @@ def resume(
         earlier = len(view.moves) - len(shown)
         more = f"… ({earlier} earlier) " if earlier else ""
         terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"))
-    return Play(connection, store, session, choose(terminal, plain=plain)).run()
+    display = choose(terminal, plain=plain)
+    return Play(connection, store, session, display, open_game=opener(connection)).run()
 
 
 def watch(

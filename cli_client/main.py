@@ -2,7 +2,7 @@
 
     wargame games [GAME]                 the rulesets and their options
     wargame rules GAME                   the board and a rules summary
-    wargame play GAME [--vs bot|human | --queue | --invite | --join CODE] [...]
+    wargame play GAME [--vs bot|human | --queue | --invite | --join CODE] [--level 1-5] [...]
     wargame watch GAME_ID                follow a game live
     wargame resume [GAME_ID]             come back to a game (the last one by default)
     wargame record GAME_ID [-o FILE]     the replayable record
@@ -40,6 +40,7 @@ from cli_client.errors import ClientError
 from cli_client.identity import Store, ensure_identity, home_directory
 from cli_client.render import Theme
 from cli_client.replay import replay
+from cli_client.session import BOT_LEVELS
 from cli_client.terminal import ASCII_FALLBACK, Terminal
 from wargame.runtime.config import Parser, host_port
 
@@ -220,13 +221,26 @@ def build_parser() -> Parser:
         metavar="TEXT",
         help="start from this position text (as `wargame position` prints it), with its options",
     )
-    play.add_argument("--rated", action="store_true", help="a rated game (not against the bot)")
+    play.add_argument(
+        "--rated",
+        action="store_true",
+        help="a rated game against a person (games against the bot are never rated)",
+    )
+    play.add_argument(
+        "--level",
+        type=int,
+        choices=range(1, BOT_LEVELS + 1),
+        default=0,
+        metavar="1-5",
+        help="the bot's strength, from 1 (a beginner can beat it) to 5 (the strongest); "
+        "default: the matchmaker's (5 unless its operator chose another)",
+    )
     play.add_argument(
         "--bot-time",
         type=float,
         default=0.0,
         metavar="SECONDS",
-        help="the bot's thinking time per action",
+        help="the bot's thinking time per action (default: the matchmaker's, 1 s)",
     )
     _common(play, game=True)
 
@@ -378,6 +392,17 @@ def _options(args: argparse.Namespace, parser: Parser) -> dict[str, str]:
 def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest:
     if not args.game and not args.join:
         parser.error("play needs a GAME (war, battle or napoleonic), or --join CODE")
+    against_bot = _mode(args) == "bot"
+    if args.rated and against_bot:
+        parser.error(
+            "games against the bot are never rated: leave out --rated, or play a person "
+            "(--vs human, --invite or --queue)"
+        )
+    if not against_bot and (args.level or args.bot_time):
+        flag = "--level" if args.level else "--bot-time"
+        parser.error(f"{flag} is for games against the bot (--vs bot, the default)")
+    if args.bot_time < 0:
+        parser.error("--bot-time must not be negative")
     clock = None
     if args.clock:
         try:
@@ -387,6 +412,7 @@ def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest
     return lobby.GameRequest(
         game=args.game, options=_options(args, parser), preset=args.preset, side=args.side,
         clock=clock, setup=args.setup, rated=args.rated, bot_time=args.bot_time,
+        level=args.level,
     )  # fmt: skip
 
 

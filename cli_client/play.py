@@ -5,16 +5,22 @@ lines from the display without blocking, and talks to the engine (moves, hints) 
 matchmaker (actions, draws, resignation). The same loop serves spectators, every game and
 both displays: what a game adds is in its hooks (`HOOKS`), how actions are sent is in
 `submit.py`, where things appear is the display's business (`display/`).
+
+After the game the loop stays for what follows it: the ratings once a rated game is
+settled, and playing again (`rematch`, offered to the opponent or accepted from it), which
+goes on in the same display with the new game.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from rich.text import Text
 
-from cli_client import commands, napoleonic, notation, wording
+from cli_client import commands, napoleonic, notation, notices, wording
 from cli_client.commands import Command
 from cli_client.connection import Connection
 from cli_client.display import Display
@@ -24,7 +30,7 @@ from cli_client.identity import Store
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
 from cli_client.render import panel
 from cli_client.render.theme import Theme
-from cli_client.session import GameSession
+from cli_client.session import BOT_LEVELS, GameSession
 from cli_client.submit import Submitter
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -46,6 +52,31 @@ INTRO = (
     "from one square), `hint` suggests one, `help` shows the rest."
 )
 CATCH_UP_SECONDS = 2.0
+RATINGS_SECONDS = 10.0  # how long to look for a rated game's ratings after it ends
+RATINGS_LOOK = 0.5  # between looks
+PLAY_AGAIN = "Play again: `rematch` starts a new game with the sides swapped; `quit` leaves."
+YES = frozenset({"y", "yes"})
+DRAW_EVENTS = frozenset({game_pb2.EVENT_KIND_DRAW_OFFERED, game_pb2.EVENT_KIND_DRAW_DECLINED})
+
+
+@dataclass(frozen=True)
+class Question:
+    """A yes/no question the next typed line answers (no unless "y" or "yes")."""
+
+    prompt: str
+    then: Callable[[], None]
+
+
+def welcome(session: GameSession) -> str:
+    """The first line of a game: its id, the player's side, the bot's level if it plays."""
+    side = session.name(session.your_side) if session.your_side else "?"
+    line = f"Game {session.game_id}: you play {side}"
+    bot = next((seat for seat in session.seats() if seat.bot), None)
+    if bot is not None and bot.level:
+        line += f" against the bot at level {bot.level} of {BOT_LEVELS}"
+        line += " (`--level 1` is the easiest)"
+    return line + "."
+
 
 # Each game's hooks, by ruleset id; games not listed need none.
 HOOKS: dict[str, type[GameHooks]] = {"napoleonic": napoleonic.NapoleonicHooks}
@@ -63,59 +94,97 @@ class Play:
         *,
         spectator: bool = False,
         invite_code: str = "",
+        open_game: Callable[[matchmaker_pb2.GameView], GameSession] | None = None,
     ) -> None:
         self.connection = connection
         self.store = store
-        self.session = session
         self.display = display
         self.theme: Theme = display.theme
-        self.spectator = spectator or not session.your_side
         self.invite_code = invite_code
+        self.open_game = open_game
+        self.watcher: Watcher | None = None
+        self._introduced = False
+        self._next: matchmaker_pb2.GameView | None = None  # the rematch to go on with
+        self._begin(session, spectator=spectator)
+        display.complete_from(self.candidates)
+
+    def _begin(self, session: GameSession, *, spectator: bool = False) -> None:
+        """Take up a game: everything the loop keeps about the game in play."""
+        self.session = session
+        self.spectator = spectator or not session.your_side
         game = session.state.game or session.view.game
         self.hooks: GameHooks = HOOKS.get(game, GameHooks)(self)
-        self.submitter = Submitter(connection, session, catch_up=self._catch_up, warn=self.warn)
+        self.submitter = Submitter(
+            self.connection, session, catch_up=self._catch_up, warn=self.warn
+        )
+        self.cells = notation.Cells(session.board)
         self._pending_version = 0
         self._announced: tuple[object, ...] = ()
         self._legal: tuple[int, list[str]] = (-1, [])
-        self.cells = notation.Cells(session.board)
-        self.watcher: Watcher | None = None
-        display.complete_from(self.candidates)
+        self._notices: set[tuple[object, ...]] = set()
+        self._question: Question | None = None
+        self._rematch_offered = ""  # the game the opponent offers as a rematch
+        self._ratings_shown = False
+        # Follow the game at once: a seated player's open stream is its presence, and it
+        # stays open after the end for a rematch offered.
+        self.watcher = Watcher(
+            self.connection, session.game_id, session.version, follow_rematch=not self.spectator
+        ).start()
 
     # -- the loop --------------------------------------------------------------------
 
     def run(self) -> int:
-        """Play until the game ends or the player leaves; returns the exit status."""
-        watcher = Watcher(self.connection, self.session.game_id, self.session.version).start()
-        self.watcher = watcher
+        """Play until the games end or the player leaves; returns the exit status."""
         try:
-            return self.display.run(lambda: self._play(watcher))
+            return self.display.run(self._games)
+        finally:
+            if self.watcher is not None:
+                self.watcher.stop()
+
+    def _games(self) -> int:
+        """The game, then each rematch the player goes on to."""
+        while True:
+            status = self._play()
+            view, self._next = self._next, None
+            if view is None or self.open_game is None:
+                return status
+            self._begin(self.open_game(view))
+            self.store.set_last_game(self.connection.addresses.matchmaker, view.id)
+            self.display.say(Text(""), Text(welcome(self.session), style=self.theme.style("bold")))
+
+    def _play(self) -> int:
+        watcher = self.watcher
+        assert watcher is not None  # started with the game (see _begin)
+        try:
+            self.hooks.changed()
+            self.show_board()
+            if not self.spectator and not self.session.finished and not self._introduced:
+                self._introduced = True
+                self.note(INTRO.format(cell=self.example_cell()))
+            self.announce()
+            try:
+                return self._loop(watcher)
+            except KeyboardInterrupt:
+                self._left("interrupted")
+                return 130
         finally:
             watcher.stop()
-
-    def _play(self, watcher: Watcher) -> int:
-        self.hooks.changed()
-        self.show_board()
-        if not self.spectator and not self.session.finished:
-            self.note(INTRO.format(cell=self.example_cell()))
-        self.announce()
-        try:
-            return self._loop(watcher)
-        except KeyboardInterrupt:
-            self._left("interrupted")
-            return 130
+            self.watcher = None
 
     def _loop(self, watcher: Watcher) -> int:
         while True:
             ended = self._drain(watcher)
             if self.session.finished:
                 self.finish()
-                return 0
+                return 0 if self.spectator else self._after(watcher)
             if ended:
                 return 1
             self.hooks.automatic()
             self._prompt()
             for line in self.display.read(POLL_SECONDS):
                 try:
+                    if self._answer_question(line):
+                        continue
                     leaving = self.handle(commands.parse(line, deploying=self.hooks.deploying))
                 except ClientError as error:
                     self.error(error.message)
@@ -131,11 +200,24 @@ class Play:
             self.display.tick()
 
     def _over(self) -> bool:
-        return self.session.finished
+        return self.session.finished  # (a call: the line just handled may have ended it)
+
+    def _answer_question(self, line: str) -> bool:
+        """Whether the line answered a question asked (carried out on yes)."""
+        question, self._question = self._question, None
+        if question is None:
+            return False
+        if line.strip().lower() in YES:
+            question.then()
+        else:
+            self.note("Not done: play on.")
+        return True
 
     def _left(self, why: str) -> None:
         if self.spectator:
             self.display.farewell(Text("Stopped watching."))
+            return
+        if self.session.finished:
             return
         game_id = self.session.game_id
         prefix = f"{why}: " if why else ""
@@ -151,7 +233,7 @@ class Play:
             if isinstance(item, Update):
                 changed |= self._update(item.message)
             elif isinstance(item, Lost):
-                self.warn(f"lost connection to the matchmaker ({item.reason}); reconnecting…")
+                self._lost(item.reason)
             elif isinstance(item, Reconnected):
                 self.note("reconnected to the matchmaker; catching up with the game")
             elif isinstance(item, Ended):
@@ -166,9 +248,18 @@ class Play:
             self._changed()
         return False
 
+    def _lost(self, reason: str) -> None:
+        line = f"lost connection to the matchmaker ({reason}); reconnecting…"
+        if self.session.my_turn:  # the open stream is the player's presence
+            line += " While you are away on your turn, the game may end as abandoned."
+        self.warn(line)
+
     def _update(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
+        if message.HasField("notice"):
+            return self._notice(message)
         if message.version <= self.session.version and not message.resync:
             return False
+        offer = self.session.state.draw_offer
         if message.resync:
             self.note("(some updates are no longer kept; showing the game as it stands)")
         elif message.notations or message.events:
@@ -176,9 +267,44 @@ class Play:
         self.session.note_events(message.events)
         if message.HasField("game"):
             self.session.update(message.game)
+            self._draw_answered(offer, message)
         else:
             self._pending_version = max(self._pending_version, int(message.version))
         return True
+
+    def _notice(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
+        """Who left, who is back, who is warned, a rematch offered; each said once, and the
+        board not drawn again for it (the side panel of the full-screen view reads the
+        session as it is)."""
+        notice = message.notice
+        key = (message.version, notice.kind, notice.side, message.at.seconds, message.at.nanos)
+        if key in self._notices:
+            return False
+        self._notices.add(key)
+        self.session.note_notice(notice)
+        if message.HasField("game"):
+            self.session.refresh(message.game)
+        mine = notice.side == self.session.your_side
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED and not mine:
+            self._rematch_offered = notice.game_id
+        said = notices.words(notice, self.session)
+        if said is not None:
+            (self.warn if said.warning else self.note)(said.text)
+        return False
+
+    def _draw_answered(self, offer: str, message: matchmaker_pb2.WatchGameResponse) -> None:
+        """Say how the opponent (the bot too) answered the player's draw offer."""
+        session = self.session
+        if self.spectator or not offer or offer != session.your_side:
+            return
+        if not message.side or message.side == session.your_side:
+            return
+        who = session.seat_name(message.side)
+        outcome = session.outcome
+        if outcome is not None and outcome.reason == game_pb2.OUTCOME_REASON_AGREEMENT:
+            self.note(f"{who} accepts your draw offer.")
+        elif any(event.kind == game_pb2.EVENT_KIND_DRAW_DECLINED for event in message.events):
+            self.note(f"{who} declines your draw offer: play on.")
 
     def _refresh(self) -> None:
         try:
@@ -211,6 +337,8 @@ class Play:
             if side and side == self.session.your_side
             else (self.session.name(side) if side else "")
         )
+        if not self.spectator:  # the player is told of draw offers and answers in words
+            events = [event for event in events if event.kind not in DRAW_EVENTS]
         lines = panel.event_lines(
             events,
             self.theme,
@@ -259,7 +387,10 @@ class Play:
             return
         if not session.started:
             code = self.invite_code or session.view.invite_code
-            if code:
+            if session.view.rematch_of:
+                game = session.game_id
+                self.note(f"Rematch offered: waiting for your opponent to accept (game {game}).")
+            elif code:
                 join = f"`wargame play --join {code}`"
                 self.note(f"Waiting for an opponent. Invite code: {code} — they join with {join}.")
             else:
@@ -277,6 +408,7 @@ class Play:
 
     def finish(self) -> None:
         """The result, and where to find the record."""
+        self._question = None
         self.display.farewell(
             panel.outcome_line(self.session, self.theme),
             Text(
@@ -285,11 +417,71 @@ class Play:
             ),
         )
 
+    # -- after the game ------------------------------------------------------------------
+
+    def _after(self, watcher: Watcher) -> int:
+        """The ratings once settled, and playing again, until the player leaves."""
+        session = self.session
+        if session.outcome is None:  # withdrawn before anyone joined: nothing to play again
+            return 0
+        looks_until = time.monotonic() + RATINGS_SECONDS if session.view.rated else 0.0
+        next_look = 0.0
+        self._show_ratings()
+        if session.view.rematch_game_id and not self._rematch_offered:
+            self._rematch_offered = session.view.rematch_game_id  # offered before we looked
+        self.note(PLAY_AGAIN)
+        while True:
+            self._drain(watcher)  # (its end changes nothing now: `rematch` still asks)
+            now = time.monotonic()
+            if not self._ratings_shown and now < looks_until and now >= next_look:
+                next_look = now + RATINGS_LOOK
+                with contextlib.suppress(ClientError):
+                    self.session.refresh(self.connection.get_game(session.game_id))
+                self._show_ratings()
+            self._prompt()
+            for line in self.display.read(POLL_SECONDS):
+                command = commands.parse(line)
+                try:
+                    if command.name == "quit":
+                        return 0
+                    if command.name == "rematch":
+                        self._next = self.connection.rematch(session.game_id)
+                        return 0
+                    if command.name in {"empty", "help", "board", "flip"}:
+                        self.handle(command)
+                    else:
+                        raise ClientError(
+                            "the game is over: `rematch` plays again, `quit` leaves",
+                            reason="GAME_OVER",
+                        )
+                except ClientError as error:
+                    self.error(error.message)
+            if self.display.at_eof:
+                return 0
+            self.display.tick()
+
+    def _show_ratings(self) -> None:
+        """A rated game's rating changes, once the matchmaker has settled them."""
+        if self._ratings_shown or not self.session.view.rated:
+            return
+        lines = panel.rating_lines(self.session, self.theme)
+        if lines:
+            self._ratings_shown = True
+            self.display.farewell(*lines)
+
     # -- prompt --------------------------------------------------------------------------
 
     def _prompt(self) -> None:
         session = self.session
         arrow = "› " if self.theme.unicode else "> "
+        if self._question is not None:
+            question = f"{self._question.prompt} y/N {arrow}"
+            self.display.prompt(Text(question, style=self.theme.style("bold")))
+            return
+        if session.finished:
+            offer = "rematch offered · " if self._rematch_offered else ""
+            self.display.prompt(Text(f"{offer}rematch or quit {arrow}"))
+            return
         if not session.started:
             self.display.prompt(Text(arrow), waiting="waiting for an opponent")
             return
@@ -342,10 +534,11 @@ class Play:
         }
         playing: dict[str, Callable[[str], None]] = {
             "hint": lambda _: self.hint(),
-            "resign": lambda _: self._apply_view(self.connection.resign(self.session.game_id)),
+            "resign": self._resign,
             "draw": lambda _: self._draw(),
             "accept": lambda _: self._answer(True),
             "decline": lambda _: self._answer(False),
+            "rematch": lambda _: self._not_yet(),
         }
         if command.name in viewing:
             viewing[command.name](command.argument)
@@ -365,6 +558,27 @@ class Play:
     def _flip(self) -> None:
         self.session.flipped = not self.session.flipped
         self.show_board()
+
+    def _resign(self, argument: str) -> None:
+        """Resign (withdraw a game nobody joined), once the player says yes (`resign!`: now)."""
+        session = self.session
+        if session.finished:
+            raise ClientError("the game is over", reason="GAME_OVER")
+
+        def resign() -> None:
+            self._apply_view(self.connection.resign(session.game_id))
+
+        if argument == "!":
+            resign()
+            return
+        if session.started:
+            self._question = Question("Resign and lose the game?", resign)
+        else:
+            self._question = Question("Withdraw the game nobody has joined?", resign)
+        self.note(f"{self._question.prompt} Type y to confirm; anything else plays on.")
+
+    def _not_yet(self) -> None:
+        raise ClientError("`rematch` is for after the game; this one is still being played")
 
     def _draw(self) -> None:
         offer = self.session.state.draw_offer
@@ -432,6 +646,8 @@ class Play:
                 self.show_board()
             raise
         if reply.game.version > self.session.version:
+            # The prompt was for the position before: none until the loop sets the next one.
+            self.display.prompt(Text("› " if self.theme.unicode else "> "))
             self._show_actions(self.session.your_side, list(reply.notations), list(reply.events))
             self.session.note_events(reply.events)
             self.session.update(reply.game)

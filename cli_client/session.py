@@ -32,6 +32,9 @@ _MOVE_EVENTS = frozenset(
 )
 
 
+BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
+
+
 @dataclass(frozen=True)
 class SeatInfo:
     """Who plays a side."""
@@ -40,6 +43,17 @@ class SeatInfo:
     name: str
     bot: bool
     you: bool
+    level: int = 0  # the bot's level (1-5), 0 for a person or when not known
+    away: bool = False  # a person seated who has left (none of its clients watches)
+    rating_before: matchmaker_pb2.Rating | None = None  # a settled rated game's ratings
+    rating_after: matchmaker_pb2.Rating | None = None
+
+    @property
+    def player(self) -> str:
+        """Who plays, as the side panel shows it ("alice", "bot, level 1")."""
+        if self.bot:
+            return f"bot, level {self.level}" if self.level else "bot"
+        return self.name
 
 
 def side_name(board: board_pb2.BoardDescription, side: str) -> str:
@@ -93,6 +107,7 @@ class GameSession:
         self.last_cells: frozenset[str] = frozenset()
         self.marked: frozenset[str] = frozenset()
         self.extra: list[str] = []  # status lines a game's hooks add (see hooks.py)
+        self.abandon_at: dict[str, float] = {}  # side -> when it loses as abandoned (epoch s)
         self._baseline: Counter[tuple[str, str]] = Counter()
         if initial is not None:
             self._raise(initial.pieces)
@@ -170,31 +185,52 @@ class GameSession:
         """Who plays each side."""
         out = []
         by_side = {seat.side: seat for seat in self.view.seats}
+        running = self.view.status == matchmaker_pb2.GAME_STATUS_RUNNING
         for side in self.sides:
-            seat = by_side.get(side)
-            if seat is None or not seat.HasField("player"):
-                bot = seat is not None and seat.kind == matchmaker_pb2.SEAT_KIND_BOT
-                out.append(SeatInfo(side, "bot" if bot else "(open)", bot, side == self.your_side))
-                continue
+            seat = by_side.get(side) or matchmaker_pb2.Seat(side=side)
+            you = side == self.your_side
             bot = seat.player.bot or seat.kind == matchmaker_pb2.SEAT_KIND_BOT
+            level = int(seat.bot_level)
+            if not seat.HasField("player"):
+                out.append(SeatInfo(side, "bot" if bot else "(open)", bot, you, level))
+                continue
+            settled = seat.HasField("rating_after")
             out.append(
                 SeatInfo(
                     side,
                     seat.player.display_name or ("bot" if bot else "?"),
                     bot,
-                    side == self.your_side,
+                    you,
+                    level,
+                    away=running and not bot and not you and not seat.connected,
+                    rating_before=seat.rating_before if settled else None,
+                    rating_after=seat.rating_after if settled else None,
                 )
             )
         return out
 
+    def seat(self, side: str) -> SeatInfo | None:
+        """Who plays `side`."""
+        return next((seat for seat in self.seats() if seat.side == side), None)
+
     def seat_name(self, side: str) -> str:
-        """The player of a side, as shown in prompts ("North (bot)")."""
-        for seat in self.seats():
-            if seat.side == side:
-                return (
-                    f"{self.name(side)} (bot)" if seat.bot else f"{self.name(side)} ({seat.name})"
-                )
-        return self.name(side)
+        """The player of a side, as shown in prompts ("North (bot)", "North (alice)")."""
+        seat = self.seat(side)
+        if seat is None:
+            return self.name(side)
+        return f"{self.name(side)} (bot)" if seat.bot else f"{self.name(side)} ({seat.name})"
+
+    @property
+    def against_bot(self) -> bool:
+        """Whether a bot holds a seat."""
+        return any(seat.bot for seat in self.seats())
+
+    def abandon_left(self, side: str, now: float | None = None) -> float | None:
+        """Seconds until a side that has left loses as abandoned (None: not warned)."""
+        deadline = self.abandon_at.get(side)
+        if deadline is None or self.finished:
+            return None
+        return max(0.0, deadline - (now if now is not None else time.time()))
 
     def lost(self, side: str) -> list[str]:
         """Piece kind ids a side no longer has on the board, in the board's kind order."""
@@ -245,6 +281,20 @@ class GameSession:
         self.view = view
         self._raise(view.state.pieces)
         return True
+
+    def refresh(self, view: matchmaker_pb2.GameView) -> None:
+        """Take a view of the version held or newer: what changes no version (who is there,
+        settled ratings, a rematch offered, the clocks read again)."""
+        if view.version >= self.view.version:
+            self.view = view
+            self._raise(view.state.pieces)
+
+    def note_notice(self, notice: matchmaker_pb2.Notice) -> None:
+        """Remember what a presence notice says (a side warned that it loses as abandoned)."""
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_ABANDON_WARNING and notice.deadline.seconds:
+            self.abandon_at[notice.side] = notice.deadline.seconds + notice.deadline.nanos / 1e9
+        elif notice.kind == matchmaker_pb2.NOTICE_KIND_RECONNECTED:
+            self.abandon_at.pop(notice.side, None)
 
     def note_events(self, events: Iterable[game_pb2.Event]) -> None:
         """Remember the cells of the last move (to highlight them)."""

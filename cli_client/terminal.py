@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import math
 import os
 import select
 import sys
@@ -109,6 +110,11 @@ def elapsed(seconds: float) -> str:
     hours, rest = divmod(whole, 3600)
     minutes, secs = divmod(rest, 60)
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def countdown(seconds: float) -> str:
+    """Time left as `m:ss`, counted up to the whole second (0:00 only when it is over)."""
+    return elapsed(math.ceil(max(0.0, seconds)))
 
 
 class Terminal:

@@ -331,7 +331,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         budget = _ResponseBudget(self.limits.max_message_bytes, request.include_states)
         budget.expect(len(record.actions), response.initial_state.ByteSize())
         before = initial
-        for index, (game, (side, text)) in enumerate(zip(steps, record.actions, strict=True)):
+        for game, (side, text) in zip(steps, record.actions, strict=True):
             applied = self._applied(before, before.parse(text, side))
             response.actions.append(applied)
             budget.spend(applied.ByteSize())

@@ -14,7 +14,8 @@ loop runs in a worker thread and talks to this class through the `Display` metho
 only store what to show and ask for a redraw. Typed lines go to the loop through a queue.
 Drawings are the same `render/` code as the line display, turned into ANSI text.
 When the view closes, the last drawing and the farewell lines are printed to the normal
-screen, so the end of a game stays in the terminal's scrollback.
+screen (after those of the games played before it), so the end of each game stays in the
+terminal's scrollback.
 """
 
 from __future__ import annotations
@@ -119,6 +120,7 @@ class FullScreen:
         self._lock = threading.Lock()
         self._log: list[Text] = []
         self._farewell: list[Text] = []
+        self._earlier: list[Text] = []  # the farewells of games played before this one
         self._session: GameSession | None = None
         self._scene: Scene | None = None
         self._board: list[Text] = []
@@ -262,6 +264,8 @@ class FullScreen:
     def _goodbye(self) -> None:
         """The last drawing and the farewell lines, on the normal screen."""
         console = self.terminal.console
+        for line in self._earlier:
+            console.print(line, soft_wrap=False)
         if self._session is not None and self._scene is not None:
             console.print(Text(""))
             for line in panel.screen(self._session, self.theme, console.width, scene=self._scene):
@@ -295,6 +299,9 @@ class FullScreen:
         """Keep the game and draw its board once (the panel is drawn on every refresh)."""
         board = draw_board(scene, self.theme)
         with self._lock:
+            if self._session is not None and self._session.game_id != session.game_id:
+                self._earlier += self._farewell  # a rematch: the last game's lines come first
+                self._farewell = []
             self._session, self._scene = session, scene
             self._board = board
             self._board_ansi = self._ansi(board)

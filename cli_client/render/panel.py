@@ -10,8 +10,8 @@ from rich.text import Text
 from cli_client import details, wording
 from cli_client.render.board import SPENT, Scene, Symbols, cell_tags, draw_board
 from cli_client.render.theme import MARKS, Theme, mark_of, on_colour, side_colour
-from cli_client.session import GameSession, side_name
-from cli_client.terminal import elapsed
+from cli_client.session import GameSession, SeatInfo, side_name
+from cli_client.terminal import countdown, elapsed
 from wargame.v1 import board_pb2, game_pb2
 
 PANEL_GAP = 4
@@ -32,16 +32,17 @@ def piece_letters(scene: Scene, kinds: Sequence[str], side: str, theme: Theme) -
 
 
 def player_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:
-    """One line per side: name, player, clock, losses; a marker on the side(s) to act."""
+    """One line per side: name, player, clock, losses; a marker on the side(s) to act; who
+    has left (and when it loses as abandoned); the rating change once a rated game settled."""
     seats = session.seats()
     width = max((len(session.name(seat.side)) for seat in seats), default=0)
-    names = max((len(seat.name) + (6 if seat.you else 0) for seat in seats), default=0)
+    names = max((len(seat.player) + (6 if seat.you else 0) for seat in seats), default=0)
     lines = []
     for seat in seats:
         line = Text()
         label = session.name(seat.side).ljust(width)
         line.append_text(chip(session.board, seat.side, label, theme))
-        who = seat.name + (" (you)" if seat.you else "")
+        who = seat.player + (" (you)" if seat.you else "")
         line.append("  " + who.ljust(names))
         clock = session.clock(seat.side, now)
         if clock is not None:
@@ -52,11 +53,40 @@ def player_lines(session: GameSession, theme: Theme, now: float | None = None) -
             line.append(f"  {elapsed(left)}", style=style)
         acting = seat.side in session.to_act and not session.finished
         line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
+        if seat.away:
+            left_for = session.abandon_left(seat.side, now)
+            away = "away" if left_for is None else f"away: abandoned in {countdown(left_for)}"
+            line.append(f"  {away}", style=theme.style("bold yellow"))
+        change = rating_change(seat, "→" if theme.unicode else "->")
+        if change:
+            line.append(f"  {change}")
         lost = session.lost(seat.side)
         if lost:
             line.append("  lost: " + piece_letters(session.scene(), lost, seat.side, theme))
         lines.append(line)
     return lines
+
+
+def rating_change(seat: SeatInfo, arrow: str) -> str:
+    """A settled rated game's change of a seat's rating: "1500 → 1662 (+162)" ("" if none)."""
+    if seat.rating_before is None or seat.rating_after is None:
+        return ""
+    before, after = round(seat.rating_before.rating), round(seat.rating_after.rating)
+    return f"{before} {arrow} {after} ({after - before:+d})"
+
+
+def rating_lines(session: GameSession, theme: Theme) -> list[Text]:
+    """After a rated game, each player's rating before and after ("" while not settled)."""
+    arrow = "→" if theme.unicode else "->"
+    parts = []
+    for seat in session.seats():
+        change = rating_change(seat, arrow)
+        if change:
+            parts.append(f"{'you' if seat.you else seat.player} {change}")
+    if not parts:
+        return []
+    game = session.view.game or session.state.game
+    return [Text(f"Rating ({game}): " + "; ".join(parts), style=theme.style("bold"))]
 
 
 def status_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:

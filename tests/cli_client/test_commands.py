@@ -17,6 +17,9 @@ from cli_client.commands import Command, help_lines, is_placements, parse, words
         ("MOVES e3", Command("moves", "e3")),
         ("hint", Command("hint")),
         ("resign", Command("resign")),
+        ("resign!", Command("resign", "!")),  # no question asked
+        ("rematch", Command("rematch")),
+        ("again", Command("rematch")),
         ("draw", Command("draw")),
         ("accept", Command("accept")),
         ("decline", Command("decline")),

@@ -53,3 +53,15 @@ def test_requests_carry_everything_asked_for() -> None:
         matchmaker_pb2.SEAT_KIND_HUMAN, matchmaker_pb2.VISIBILITY_PUBLIC
     )
     assert not untimed.HasField("time_control")
+
+
+def test_the_bots_level_and_time_go_only_to_a_game_against_the_bot() -> None:
+    request = GameRequest(game="war", level=1, bot_time=0.5)
+    bot = request.create(matchmaker_pb2.SEAT_KIND_BOT, matchmaker_pb2.VISIBILITY_PUBLIC)
+    assert bot.bot_level == 1 and bot.bot_time.ToMilliseconds() == 500
+    human = request.create(matchmaker_pb2.SEAT_KIND_HUMAN, matchmaker_pb2.VISIBILITY_PUBLIC)
+    assert human.bot_level == 0 and not human.HasField("bot_time")
+    default = GameRequest(game="war").create(
+        matchmaker_pb2.SEAT_KIND_BOT, matchmaker_pb2.VISIBILITY_PUBLIC
+    )
+    assert default.bot_level == 0 and not default.HasField("bot_time")  # the matchmaker's

@@ -51,3 +51,29 @@ def test_play_options(capsys: pytest.CaptureFixture[str]) -> None:
         main(["play", "war", "--queue", "--invite"])
     assert done.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["play", "war", "--rated"], "games against the bot are never rated: leave out --rated"),
+        (["play", "war", "--vs", "bot", "--rated"], "games against the bot are never rated"),
+        (["play", "war", "--invite", "--level", "2"], "--level is for games against the bot"),
+        (["play", "war", "--queue", "--bot-time", "1"], "--bot-time is for games against the bot"),
+        (["play", "war", "--level", "6"], "argument --level: invalid choice: 6"),
+    ],
+)
+def test_what_a_game_against_the_bot_cannot_be_is_refused_before_calling(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str], nowhere: str
+) -> None:
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--matchmaker", nowhere, "--engine", nowhere])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert said in err and "cannot reach" not in err
+
+
+def test_levels_for_the_bot(nowhere: str) -> None:
+    args = build_parser().parse_args(["play", "war", "--level", "1"])
+    assert args.level == 1 and not args.rated
+    assert build_parser().parse_args(["play", "war"]).level == 0  # the matchmaker's default

@@ -7,7 +7,13 @@ from collections.abc import Callable
 from rich.text import Text
 
 from cli_client.render import Theme
-from cli_client.render.panel import event_lines, outcome_line, screen, status_lines
+from cli_client.render.panel import (
+    event_lines,
+    outcome_line,
+    rating_lines,
+    screen,
+    status_lines,
+)
 from cli_client.session import GameSession
 from tests.cli_client import snapshots
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2
@@ -39,6 +45,7 @@ def view_of(
     bot = view.seats.add(side=sides[1], kind=matchmaker_pb2.SEAT_KIND_BOT)
     bot.player.display_name = "Bot"
     bot.player.bot = True
+    bot.bot_level = 1
     if state.outcome.reason:
         view.status = matchmaker_pb2.GAME_STATUS_FINISHED
         view.outcome.CopyFrom(state.outcome)
@@ -62,10 +69,50 @@ def test_war_screen_with_players_clocks_losses_and_reserves(describe: Describe, 
     text = snapshots.as_text(lines)
     snapshots.check("war_screen.ascii.txt", text)
     south = next(line for line in text.splitlines() if "alice (you)" in line)
-    north = next(line for line in text.splitlines() if "Bot" in line)
+    north = next(line for line in text.splitlines() if "bot, level 1" in line)
     assert "4:45  <" in south  # South's clock runs: 290 s as of 5 s ago
     assert "1:01" in north and "lost: t" in north
     assert "Flying Machines in reserve: South 2 · North 1" in text
+
+
+def test_a_player_who_left_and_the_time_before_abandonment(describe: Describe) -> None:
+    reply = describe("war")
+    view = view_of(reply.initial_state, your_side="north")
+    view.seats[0].kind = matchmaker_pb2.SEAT_KIND_HUMAN  # alice (South, to act) has left
+    view.seats[0].connected = False
+    session = GameSession(view, reply, "north")
+    lines = [line.plain for line in status_lines(session, ASCII, now=NOW)]
+    south = next(line for line in lines if "alice" in line)
+    assert south.endswith("<  away")
+    warning = matchmaker_pb2.Notice(kind=matchmaker_pb2.NOTICE_KIND_ABANDON_WARNING, side="south")
+    warning.deadline.FromSeconds(int(NOW) + 95)
+    session.note_notice(warning)
+    lines = [line.plain for line in status_lines(session, ASCII, now=NOW)]
+    assert any(line.endswith("<  away: abandoned in 1:35") for line in lines), lines
+    session.note_notice(
+        matchmaker_pb2.Notice(kind=matchmaker_pb2.NOTICE_KIND_RECONNECTED, side="south")
+    )
+    assert session.abandon_left("south", NOW) is None
+
+
+def test_a_rated_game_shows_each_rating_change(describe: Describe) -> None:
+    reply = describe("war")
+    view = view_of(reply.initial_state, your_side="south")
+    view.status = matchmaker_pb2.GAME_STATUS_FINISHED
+    view.rated = True
+    session = GameSession(view, reply, "south")
+    assert rating_lines(session, UNICODE) == []  # not settled yet
+    del view.seats[1:]
+    north = view.seats.add(side="north", kind=matchmaker_pb2.SEAT_KIND_HUMAN)
+    north.player.display_name = "bob"
+    for seat, before, after in ((view.seats[0], 1500.0, 1662.3), (north, 1500.0, 1337.6)):
+        seat.rating_before.rating, seat.rating_after.rating = before, after
+    session = GameSession(view, reply, "south")
+    (line,) = rating_lines(session, UNICODE)
+    assert line.plain == "Rating (war): you 1500 → 1662 (+162); bob 1500 → 1338 (-162)"
+    assert rating_lines(session, ASCII)[0].plain.startswith("Rating (war): you 1500 -> 1662")
+    south = next(line.plain for line in status_lines(session, ASCII) if "alice" in line.plain)
+    assert south.endswith("1500 -> 1662 (+162)")
 
 
 def test_narrow_terminals_get_the_status_above_the_board(describe: Describe) -> None:

@@ -6,6 +6,9 @@ a pty with pexpect, a temporary WARGAME_HOME per player, and keeps the whole tra
 test can check that no traceback ever reached the screen. Everything the client writes also
 goes through a terminal emulator (pyte), so a test of the full-screen view reads the screen
 as a person sees it (`wait_screen`, `rows`) and can resize the terminal (`resize`).
+`Player` and `play_out` play a whole game through a client: the test reads the game as
+the client's player may (its own token) and types the engine's suggestions when the client
+asks for them.
 """
 
 from __future__ import annotations
@@ -28,7 +31,10 @@ import pyte
 import pytest
 from pexpect import fdpexpect
 
+from cli_client.connection import Addresses, Connection
+from cli_client.identity import Store
 from tests.servers import RedisServer, ServiceProcess, start_redis, start_service
+from wargame.v1 import matchmaker_pb2
 
 WARGAME = str(Path(sys.executable).parent / "wargame")
 MATCHMAKER_SERVICE = "wargame.v1.Matchmaker"
@@ -42,9 +48,9 @@ FAST_MATCHMAKER = [
     "--pair-interval", "0.05", "--queue-status-interval", "0.2", "--match-create-grace", "1",
     "--retry-hint", "0.5",
     "--watch-block", "1", "--bot-time", "0.05", "--grace", "2",
-    # Every test client registers from loopback: no per-address limit on new players here
-    # (the limits have their own tests in tests/matchmaker).
-    "--register-peer-rate", "0",
+    # Every test client registers from loopback: no limit on new players here (the limits
+    # have their own tests in tests/matchmaker).
+    "--register-peer-rate", "0", "--register-rate", "0",
 ]  # fmt: skip
 
 # Positions that end quickly (each game's own set-up text, read by the engine).
@@ -62,9 +68,10 @@ NAPOLEONIC_GUARDS = (
 class Stack:
     """Redis and a matchmaker for one test module, and the session's engine."""
 
-    def __init__(self, directory: Path, engine: str) -> None:
+    def __init__(self, directory: Path, engine: str, extra: Sequence[str] = ()) -> None:
         self.directory = directory
         self.engine = engine
+        self.extra = list(extra)  # more matchmaker flags (a module's own timings)
         self.redis: RedisServer = start_redis(directory / "redis")
         self.matchmaker: ServiceProcess | None = None
         self.port = 0
@@ -78,7 +85,9 @@ class Stack:
 
     def start_matchmaker(self) -> None:
         """Start (or restart, on the same port) the matchmaker process."""
-        args = ["--redis-url", self.redis.url, "--engine", self.engine, *FAST_MATCHMAKER]
+        args = [
+            "--redis-url", self.redis.url, "--engine", self.engine, *FAST_MATCHMAKER, *self.extra
+        ]  # fmt: skip
         self.matchmaker = start_service(
             "matchmaker.main", args, log_path=self.directory / "matchmaker.log",
             service=MATCHMAKER_SERVICE, port=self.port or None,
@@ -284,3 +293,71 @@ def game_id_of(client: Cli) -> str:
     match = re.search(r"Game (\S+): you play", client.screen())
     assert match, client.screen()[-2000:]
     return match.group(1)
+
+
+class Player:
+    """A client's player as the APIs show it, for a test that plays through the client.
+
+    Reads the identity the client registered in its home folder; asks the matchmaker for
+    the game as that player sees it, and the engine for an action to type (the request the
+    `hint` command makes, with a short budget).
+    """
+
+    def __init__(self, stack: Stack, home: Path) -> None:
+        identity = Store(home).identity(stack.address)
+        assert identity is not None, f"no identity in {home}"
+        self.connection = Connection(Addresses(stack.engine, stack.address), identity.token)
+
+    def game(self, game_id: str) -> matchmaker_pb2.GameView:
+        """The game as the player sees it now."""
+        return self.connection.get_game(game_id)
+
+    def suggest(self, view: matchmaker_pb2.GameView, seconds: float = 0.1) -> str:
+        """An action for the player's side."""
+        return self.connection.suggest(view.state, view.your_side, seconds).notation
+
+    def close(self) -> None:
+        """Close the channels."""
+        self.connection.close()
+
+
+def echoed(cli: Cli, text: str, before: int) -> None:
+    """Wait until the client has printed `text` more than `before` times."""
+    cli.wait_screen(lambda c: c.screen().count(text) > before)
+
+
+AFTER = re.compile(r"rematch or quit [>›]\s*$")  # the prompt after the game
+
+
+def prompt_row(cli: Cli) -> str:
+    """The row the cursor is on: the input line (full screen) or the prompt (line mode)."""
+    return cli.rows()[cli.view.cursor.y]
+
+
+def play_out(
+    cli: Cli, player: Player, game_id: str, prompt: str, *, timeout: float = 900.0
+) -> matchmaker_pb2.GameView:
+    """Play the player's side of a game to its end by typing into the client: each time the
+    game waits for the player and the client shows its `prompt` (a regex for the prompt
+    row), the engine's suggestion is typed, and the client's own account of it ("You: ...")
+    awaited. Returns the finished game."""
+    ready = re.compile(prompt)
+    deadline = time.monotonic() + timeout
+    typed = 0
+    while time.monotonic() < deadline:
+        view = player.game(game_id)
+        if view.status == matchmaker_pb2.GAME_STATUS_FINISHED:
+            return view
+        if view.your_side not in view.state.to_act:
+            time.sleep(0.05)  # the bot (or a client's own `end`) acts: look again
+            continue
+        cli.wait_screen(lambda c: bool(ready.search(prompt_row(c)) or AFTER.search(c.text())))
+        if player.game(game_id).version != view.version:
+            continue  # the game moved on meanwhile (the client acted by itself, or it ended)
+        echo = f"You: {player.suggest(view)}"
+        before = cli.screen().count(echo)
+        cli.send(echo.removeprefix("You: "))
+        echoed(cli, echo, before)
+        typed += 1
+        assert "error:" not in cli.screen() and "✗" not in cli.screen(), cli.screen()[-3000:]
+    raise AssertionError(f"the game did not end in {timeout:g} s ({typed} actions typed)")

@@ -105,7 +105,9 @@ def test_secret_deployments_are_committed_by_digest_and_revealed(
     stored = redis_dump(stack.redis.url)
     assert secret["salt"].encode() in stored  # revealed now, as the rules say
     assert json.loads((red_home / "identity.json").read_text()).get("secrets") == {}
-    red.send("resign")
+    red.send("resign!")  # no question asked
     for client in (red, black):
         client.expect(r"Game over: ")
+        client.expect(r"rematch or quit > ")
+        client.send("quit")
         assert client.wait() == 0

@@ -1,11 +1,13 @@
 """A game of each kind against the bot, played to the end by a real `wargame` in a pty.
 
 Each starts from a position that ends in a few actions (`--setup`), so the whole game is
-typed, drawn, answered by the bot through the matchmaker, and finished with the result.
+typed, drawn, answered by the bot through the matchmaker, and finished with the result;
+then the game is played again with the sides swapped, and the bot answers a draw offer.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -16,12 +18,14 @@ from tests.system.cli_support import (
     NAPOLEONIC_GUARDS,
     WAR_CITADEL,
     Cli,
+    Player,
     Stack,
     clients,
     game_id_of,
     run,
     stack,
 )
+from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-bot-games")]
 __all__ = ["clients", "stack"]  # fixtures used by name
@@ -50,6 +54,8 @@ def test_game_of_war_citadel_taken_and_held(
     cli.expect_text("Game over: you win")
     cli.expect_text("held North's Citadel")
     cli.expect_text("wargame record")
+    cli.expect_text("Play again: `rematch` starts a new game with the sides swapped")
+    cli.send("quit")
     assert cli.wait() == 0
 
 
@@ -69,6 +75,7 @@ def test_game_of_battle_citadel_taken_after_the_bots_move(
     cli.expect_text("You: 34x19")
     cli.expect_text("Game over: you win")
     cli.expect_text("taken the Citadel")
+    cli.end_input()  # after the game, end of input leaves too
     assert cli.wait() == 0
 
 
@@ -99,6 +106,8 @@ def test_napoleonic_guards_eliminated_with_the_phases_walked_through(
     cli.expect(r"Attack on Guards at h8: attack 3 vs defence 2 -> eliminated")
     cli.expect_text("attack:  artillery h7 +2, infantry g8 +1")
     cli.expect_text("Game over: you win")
+    cli.expect(r"rematch or quit > ")
+    cli.send("quit")
     assert cli.wait() == 0
 
 
@@ -139,6 +148,8 @@ def test_a_finished_game_cannot_be_resumed_and_its_record_replays(
     game_id = game_id_of(cli)
     cli.send("Mj1xj10")
     cli.expect_text("Game over: you win")
+    cli.expect(r"rematch or quit > ")
+    cli.send("quit")
     assert cli.wait() == 0
     resume = run(clients, ["resume", game_id], tmp_path, stack)
     resume.expect(r"wargame: error: the game is over: you win — south wins[^\n]*\n")
@@ -160,3 +171,60 @@ def test_a_finished_game_cannot_be_resumed_and_its_record_replays(
     replay.expect_text("Result: south wins")
     replay.send("q")
     assert replay.wait() == 0
+
+
+def test_play_again_against_the_bot_with_the_sides_swapped(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    args = ["play", "war", "--side", "south", "--level", "2", "--setup", WAR_CITADEL]
+    cli = run(clients, args, tmp_path, stack)
+    cli.expect_text("against the bot at level 2 of 5")
+    cli.expect(r"South > ")
+    first = game_id_of(cli)
+    cli.send("rematch")
+    cli.expect_text("error: `rematch` is for after the game; this one is still being played")
+    cli.send("Mj1xj10")
+    cli.expect_text("Game over: you win")
+    cli.expect_text("Play again: `rematch` starts a new game with the sides swapped")
+    cli.expect(r"rematch or quit > ")
+    cli.send("e3-e4")
+    cli.expect_text("error: the game is over: `rematch` plays again, `quit` leaves")
+    cli.send("rematch")
+    cli.expect(r"Game (\S+): you play North against the bot at level 2 of 5")
+    second = cli.child.match.group(1)
+    assert second != first
+    # The same position, sides swapped: the bot plays South, which is to move in it.
+    if cli.expect([r"North > ", r"Game over: "], timeout=30) == 0:
+        cli.send("resign!")
+        cli.expect_text("Game over: you lose")
+    cli.expect(r"rematch or quit > ")
+    cli.send("quit")
+    assert cli.wait() == 0
+    player = Player(stack, tmp_path)
+    try:
+        view = player.game(second)
+    finally:
+        player.close()
+    assert view.rematch_of == first and view.your_side == "north"
+    bot = next(seat for seat in view.seats if seat.kind == matchmaker_pb2.SEAT_KIND_BOT)
+    assert (bot.side, bot.bot_level) == ("south", 2)
+    assert json.loads((tmp_path / "identity.json").read_text())["last_game"] == {
+        stack.address: second
+    }  # `wargame resume` comes back to the rematch
+
+
+def test_the_bot_answers_a_draw_offer(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
+    cli = run(clients, ["play", "battle", "--side", "attacker"], tmp_path, stack)
+    cli.expect(r"Attacker > ")
+    cli.send("draw")
+    cli.expect_text("Your draw offer stands.")
+    answer = cli.expect(
+        [r"Defender \(bot\) accepts your draw offer\.", r"Defender \(bot\) declines your draw "]
+    )
+    if answer == 0:
+        cli.expect_text("Game over: draw - drawn by agreement")
+        cli.expect(r"rematch or quit > ")
+    else:
+        cli.expect(r"Attacker > ")
+    cli.send("quit")
+    assert cli.wait() == 0

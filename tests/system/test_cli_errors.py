@@ -61,6 +61,14 @@ def test_unreachable_servers(clients: list[Cli], tmp_path: Path, nowhere: str) -
         (["record", "no-such-game"], r"no-such-game", 1),
         (["rules", "war", "--engine", "nonsense"], r"'nonsense' is not host:port", 2),
         (["play", "war", "--join", "NOPE123"], r"error: .*(NOPE123|invite|no game)", 1),
+        (
+            ["play", "war", "--vs", "bot", "--rated"],
+            r"^wargame: error: games against the bot are never rated: leave out --rated, or "
+            r"play a person \(--vs human, --invite or --queue\)",
+            2,
+        ),
+        (["play", "war", "--invite", "--level", "1"], r"--level is for games against the bot", 2),
+        (["play", "war", "--level", "9"], r"argument --level: invalid choice: 9", 2),
     ],
 )
 def test_bad_requests_are_one_line(
@@ -108,11 +116,10 @@ def test_a_terminal_gets_colours_and_unicode(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
     cli = run(clients, ["play", "war", "--side", "south"], tmp_path, stack, ascii_only=False)
-    # The view is drawn in pieces: wait for its last parts (the input line and the legend).
-    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›") and "⌂ Citadel" in c.text())
+    # The full-screen view, as the emulated terminal shows it once it is all there.
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.wait_screen(lambda c: all(mark in c.text() for mark in ("♚", "⌂ Citadel", "◀")))
     raw = "".join(cli._seen)
     assert "\x1b[" in raw and "38;2;" in raw  # truecolour styles
-    screen = cli.text()  # the full-screen view, as the emulated terminal shows it
-    assert "♚" in screen and "⌂ Citadel" in screen and "◀" in screen
     cli.send("quit")
     assert cli.wait() == 0

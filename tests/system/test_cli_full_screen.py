@@ -30,13 +30,14 @@ def full_screen(clients: list[Cli], tmp_path: Path, stack: Stack, *args: str, **
         clients, ["play", "war", "--side", "south", *args], tmp_path, stack,
         ascii_only=False, size=kw.pop("size", (40, 120)), **kw,
     )  # fmt: skip
-    cli.wait_screen(lambda c: panel_beside_board(c) is not None)  # the whole view is drawn
+    # The whole view, not only its input line: a frame may reach the terminal in parts.
+    cli.wait_screen(lambda c: panel_beside_board(c) is not None)
     return cli
 
 
 def clock(cli: Cli, side: str) -> int:
     """A side's clock on the screen, in seconds."""
-    match = re.search(rf"{side}\s+\S+(?: \(you\))?\s+(\d+):(\d\d)", cli.text())
+    match = re.search(rf"{side}\s+\S.*?\s(\d+):(\d\d)", cli.text())
     assert match, cli.text()
     return int(match.group(1)) * 60 + int(match.group(2))
 
@@ -78,7 +79,7 @@ def test_board_ticking_clocks_moves_events_and_input_on_one_screen(
     cli.wait_screen(r"You: e3-e4")
     cli.wait_screen(r"1\. e3-e4  2\. \S+")  # the move list, with the bot's answer
     cli.wait_screen(r"North: \S+")  # the events of the bot's move
-    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.wait_screen(lambda c: panel_beside_board(c) is not None)
     top, bottom = board_rows(cli)  # still one board, drawn in place
     column = cli.rows()[top].index("e  f")
     rank4 = next(row for row in cli.rows()[top:bottom] if row.startswith(" 4 "))
@@ -110,7 +111,7 @@ def test_a_hint_answers_in_the_view_while_the_input_line_stays(
     cli.send("hint")
     cli.wait_screen(r"Hint: \S+")
     assert "thinking about a hint" in cli.screen()  # the status line while it was asked
-    assert cli.rows()[-1].startswith("South ›")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
     cli.interrupt()
     assert cli.wait() == 130
     assert "interrupted: you left game" in cli.text()
@@ -145,3 +146,28 @@ def test_pipes_get_the_line_mode(stack: Stack, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.isascii() and b"\x1b[" not in done.stdout
     assert b"You: e3-e4" in done.stdout and b"you left game" in done.stdout
+
+
+def test_resigning_asks_first_and_the_view_goes_on_to_a_rematch(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = full_screen(clients, tmp_path, stack, "--level", "1")
+    cli.wait_screen(r"North\s+bot, level 1")  # the side panel
+    cli.send("resign")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("Resign and lose the game? y/N ›"))
+    cli.send("no")  # (elsewhere `no` declines a draw: here it answers the question)
+    cli.wait_screen(r"Not done: play on\.")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.send("resign")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("Resign and lose the game? y/N ›"))
+    cli.send("y")
+    cli.wait_screen(r"Game over: you lose — south resigns")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
+    cli.send("rematch")
+    cli.wait_screen(r"Game \S+: you play North against the bot at level 1 of 5")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("North ›"))  # the bot (South) moved
+    flipped = FILES[::-1]  # North's own side at the bottom now: one board, the new game's
+    cli.wait_screen(lambda c: sum(flipped in row for row in c.rows()) == 2)
+    cli.wait_screen(r"South\s+bot, level 1")
+    cli.send("quit")
+    assert cli.wait() == 0

@@ -1,7 +1,8 @@
 """Two `wargame` processes playing each other over the matchmaker, and a third watching.
 
 Invites, live moves in both directions, a draw offer declined, "not your turn", and the
-game to its end; quick match from the queue with a rated result on the leaderboard.
+game to its end; quick match from the queue, a rated game resigned (after the question),
+both rating changes, a rematch offered and accepted, and the leaderboard with its legend.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def test_an_invited_game_between_two_clients_to_the_end(
     south.expect_text("North offers a draw - type `accept` or `decline`.")
     south.send("decline")
     south.expect_text("You decline the draw.")
-    north.expect(r"declin")  # live: the answer to the offer
+    north.expect_text("South (alice) declines your draw offer: play on.")  # live
 
     north.send("a7-a6")
     north.expect(r"You: a7-a6")
@@ -64,11 +65,15 @@ def test_an_invited_game_between_two_clients_to_the_end(
     south.expect(r"you win - south wins")
     north.expect(r"you lose - south wins")
     watcher.expect(r"South wins - south wins")
-    for client in (south, north, watcher):
+    assert watcher.wait() == 0  # a spectator's client ends with the game
+    for client in (south, north):
+        client.expect(r"rematch or quit > ")
+        client.send("quit")
         assert client.wait() == 0
+    assert "Rating" not in south.screen()  # a friendly game: no rating changes
 
 
-def test_quick_match_from_the_queue_rated_and_on_the_leaderboard(
+def test_quick_match_rated_resigned_rating_changes_leaderboard_and_rematch(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
     first = run(
@@ -86,18 +91,58 @@ def test_quick_match_from_the_queue_rated_and_on_the_leaderboard(
     )
     second.expect(r"Game (\S+): you play (Red|Black)", timeout=30)
     first.expect(r"Game (\S+): you play (Red|Black)", timeout=30)
-    assert first.child.match.group(1) == second.child.match.group(1)
-    loser = first if first.child.match.group(2) == "Red" else second
+    game_id = first.child.match.group(1)
+    assert game_id == second.child.match.group(1)
+    loser, winner = (first, second) if first.child.match.group(2) == "Red" else (second, first)
     loser.expect(r"(Red|Black) - (movement|deployment)|waiting for")
+    # Resigning asks first; anything but yes plays on.
     loser.send("resign")
+    loser.expect_text("Resign and lose the game? Type y to confirm; anything else plays on.")
+    loser.expect(r"Resign and lose the game\? y/N > ")
+    loser.send("n")
+    loser.expect_text("Not done: play on.")
+    loser.send("resign")
+    loser.expect(r"y/N > ")
+    loser.send("y")
     for client in (first, second):
         client.expect(r"Game over: ")
         client.expect(r"resign")
+    # The rating change of both players, once the matchmaker has settled it.
+    names = {first: "dora", second: "eve"}
+    loser.expect(
+        rf"Rating \(napoleonic\): (you 1500 -> 1[0-4]\d\d \(-\d+\); {names[winner]} 1500 -> "
+        rf"1[5-9]\d\d \(\+\d+\)|{names[winner]} 1500 -> 1[5-9]\d\d \(\+\d+\); you 1500 -> "
+        rf"1[0-4]\d\d \(-\d+\))",
+        timeout=30,
+    )
+    winner.expect(r"Rating \(napoleonic\): .*you 1500 -> 1[5-9]\d\d \(\+\d+\)", timeout=30)
+
+    # Play again: the winner offers, the loser is told and accepts; sides swapped.
+    winner.expect(r"rematch or quit > ")
+    winner.send("rematch")
+    winner.expect_text("Rematch offered: waiting for your opponent to accept")
+    loser.expect(rf"{names[winner]}\) offers a rematch, sides swapped: `rematch` accepts")
+    loser.expect(r"rematch offered - rematch or quit > ")
+    loser.send("rematch")
+    loser.expect(r"Game (\S+): you play Black\.")  # Red before
+    rematch_id = loser.child.match.group(1)
+    assert rematch_id != game_id
+    winner.expect(rf"{names[loser]}")  # the opponent's seat, now taken
+    winner.expect(r"Red - (movement|deployment)|waiting for Black")
+    for client in (first, second):
+        client.send("quit")
+        client.expect_text(f"you left game {rematch_id}; it goes on")
         assert client.wait() == 0
+
     board = run(clients, ["leaderboard", "napoleonic"], tmp_path / "dora", stack)
-    board.expect(r"rank\s+player\s+rating")
-    board.expect(r"1\s+(dora|eve)\s+\d+")
-    board.expect(r"2\s+(dora|eve)\s+\d+")
+    board.expect_text("The best-rated players of napoleonic")
+    board.expect(r"rank\s+player\s+rating\s+RD\s+games")
+    board.expect(rf"1\s+{names[winner]}\s+1[5-9]\d\d\?\s+\d+\s+1\r?\n")
+    board.expect(rf"2\s+{names[loser]}\s+1[0-4]\d\d\?\s+\d+\s+1\r?\n")
+    board.expect_text("rating  Glicko-2 estimate of playing strength; everyone starts at 1500")
+    board.expect(r"RD\s+rating deviation, how sure the rating is")
+    board.expect(r"games\s+rated games finished")
+    board.expect(r"\?\s+provisional: RD above 110")
     assert board.wait() == 0
 
 

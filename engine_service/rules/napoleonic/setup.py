@@ -82,7 +82,9 @@ def parse_array(text: str) -> list[ArrayItem]:
         kind = type_of_word(match.group(2))
         if kind is None:
             letters = ", ".join(f"{t.letter} {t.id}" for t in UNIT_TYPES.values())
-            raise ArrayError(f"{quoted(match.group(2))} in {quoted(word)} is no unit type ({letters})")
+            raise ArrayError(
+                f"{quoted(match.group(2))} in {quoted(word)} is no unit type ({letters})"
+            )
         number = int(match.group(3) or 0)
         items.append(ArrayItem(match.group(1), kind, match.group(4) or "", number))
     return items

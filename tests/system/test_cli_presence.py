@@ -1,0 +1,125 @@
+"""Presence in a friendly game between two clients: thinking is not leaving.
+
+Time is moved by configuration: this module's matchmaker forfeits a side to act that has
+left `ABANDON_AFTER` seconds after warning it (instead of ten minutes), and notices within
+about a second that a player's streams have ended. With the client open, a player thinks
+for twelve times that (the issue's twelve-minute think against a ten-minute limit, and
+more) and is not abandoned. A player who closes the client is announced to the opponent
+("disconnected", then "reconnected" when it comes back); one who closes it on its turn is
+warned with the time left, and then loses as abandoned, all shown in both displays.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from matchmaker import keys
+from matchmaker.settings import Settings
+from tests.servers import ServiceProcess
+from tests.system.cli_support import Cli, Stack, clients, game_id_of, run
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-presence")]
+__all__ = ["clients"]
+
+ABANDON_AFTER = 1.0
+PRESENCE = [
+    "--abandon-after", str(ABANDON_AFTER), "--presence-interval", "0.2", "--presence-ttl", "1",
+    "--presence-check", "0.2",
+]  # fmt: skip
+THINK = 12 * ABANDON_AFTER
+
+
+@pytest.fixture(scope="module")
+def stack(
+    tmp_path_factory: pytest.TempPathFactory, engine_process: ServiceProcess
+) -> Iterator[Stack]:
+    """Redis and a matchmaker that warns and forfeits players who left within seconds."""
+    made = Stack(tmp_path_factory.mktemp("cli-presence"), engine_process.address, PRESENCE)
+    yield made
+    made.stop()
+
+
+def redis_ms(url: str) -> int:
+    """Redis's clock, in ms (the matchmaker's deadlines are read from it)."""
+    client = redis.Redis.from_url(url)
+    try:
+        seconds, micros = client.time()
+    finally:
+        client.close()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+def swept_after(url: str, game_id: str, moment_ms: int) -> bool:
+    """Whether the matchmaker's sweeper has looked at the game's presence after `moment_ms`
+    (each look schedules the next one `--presence-check` later)."""
+    client = redis.Redis.from_url(url)
+    try:
+        due = client.zscore(keys.due(keys.shard(game_id, Settings().index_shards)), game_id)
+    finally:
+        client.close()
+    return due is not None and due > moment_ms
+
+
+def full_screen(clients: list[Cli], args: list[str], home: Path, stack: Stack) -> Cli:
+    """A client in the full-screen view (Unicode), whose screen is read as a person sees it."""
+    return run(clients, args, home, stack, ascii_only=False, size=(40, 130))
+
+
+def test_a_long_think_with_the_client_open_is_not_abandonment(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
+    alice = full_screen(clients, args, tmp_path / "alice", stack)
+    code = alice.wait_screen(r"Invite code: (\S+) ")
+    assert code is not None
+    game_id = game_id_of(alice)
+    bob = full_screen(
+        clients, ["play", "--join", code.group(1), "--name", "bob"], tmp_path / "bob", stack
+    )
+    bob.wait_screen(r"waiting for South \(alice\)")
+    alice.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+
+    # Alice thinks, the client open, for twelve times the abandonment delay: the sweeper
+    # looks at who is present many times meanwhile, and she is still there.
+    start = redis_ms(stack.redis.url)
+    deadline = time.monotonic() + THINK + 30
+    while not swept_after(stack.redis.url, game_id, start + int(THINK * 1000)):
+        assert time.monotonic() < deadline, "the sweeper never looked at the game"
+        time.sleep(0.2)
+    alice.send("e3-e4")
+    bob.wait_screen(r"South: e3-e4")
+    assert "South (alice) disconnected" not in bob.screen()
+    assert not re.search(r"South\s+alice\s+away", bob.screen())  # the side panel
+    assert "abandoned" not in bob.screen() and "abandoned" not in alice.screen()
+
+    # Alice closes the client while Bob is to move: Bob sees her leave, and come back.
+    bob.wait_screen(lambda c: c.rows()[-1].startswith("North ›"))
+    alice.close()
+    bob.wait_screen(r"South \(alice\) disconnected\.")
+    bob.wait_screen(r"South\s+alice\s+away")  # the side panel
+    assert "has left on their turn" not in bob.text()  # not her turn: no warning
+    alice = full_screen(clients, ["resume", game_id], tmp_path / "alice", stack)
+    alice.wait_screen(r"Resuming game")
+    bob.wait_screen(r"South \(alice\) reconnected\.")
+    bob.wait_screen(lambda c: "away" not in c.text())
+
+    # Bob moves; Alice closes the client on her turn: warned with the time left, then out.
+    bob.send("e8-e7")
+    alice.wait_screen(r"North: e8-e7")
+    alice.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    alice.close()
+    bob.wait_screen(r"South \(alice\) disconnected\.")
+    bob.wait_screen(
+        r"South \(alice\) has left on their turn: they lose as abandoned in 0:0[01] \(at "
+        r"\d\d:\d\d:\d\d\) unless they come back\."
+    )
+    bob.wait_screen(r"Game over: you win — \S.*abandon")
+    bob.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
+    bob.send("quit")
+    assert bob.wait() == 0
