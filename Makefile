@@ -13,7 +13,7 @@ GAME   ?= war
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check conformance clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -94,6 +94,9 @@ proto-check: setup ## fail if the committed generated code is stale
 	@diff -r -x __init__.py -x __pycache__ .proto-check/wargame/v1 wargame/v1 >/dev/null \
 	  || { rm -rf .proto-check; echo "generated code in wargame/v1 is stale: run 'make proto'"; exit 1; }
 	@rm -rf .proto-check
+
+conformance: setup ## regenerate the conformance vectors in tests/conformance (review the diff)
+	$(PY) -m tools.conformance.generate
 
 clean: stop ## remove the virtual environment, caches and the run folder
 	rm -rf $(VENV) $(RUN_DIR) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
