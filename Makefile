@@ -13,18 +13,30 @@ GAME   ?= war
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check breaking conformance clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+# The Node client of the test suite (tests/node), pinned in its package-lock.json; without
+# node the tests say they are skipped (CI sets WARGAME_REQUIRE_NODE=1 to fail instead).
+NODE_CLIENT := clients/node
+NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc | sha1sum | cut -c1-12)
+
 # `make setup`, `make run` and `make play` also put the `wargame` command on your PATH; the
 # developer targets (test, lint, ...) need only the virtual environment and leave ~ alone.
-setup: $(STAMP) redis-server $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, and `wargame` on your PATH
+setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) deploy/local/install.py --venv $(VENV)
 	@rm -f $(VENV)/.installed-*; touch $@
+
+no-node:
+	@echo "setup: npm is not installed: the Node client tests (tests/node) will be skipped"
+
+$(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc
+	cd $(NODE_CLIENT) && npm ci --loglevel=error
+	@touch $@
 
 redis-server: ## install redis-server from the system's packages if it is missing
 	@deploy/local/ensure-redis.sh

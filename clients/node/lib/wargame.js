@@ -75,13 +75,18 @@ function refusal(error) {
   return out;
 }
 
+/** Metadata carrying the matchmaker's authorization for `token` (none when empty). */
+function authorized(token) {
+  const metadata = new grpc.Metadata();
+  if (token) metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
 /** Call a unary method; resolves to the answer, rejects with the gRPC error (see `refusal`).
  * `token` adds the matchmaker's authorization. */
 function call(client, method, request, { token = '', seconds = 60 } = {}) {
-  const metadata = new grpc.Metadata();
-  if (token) metadata.set('authorization', `Bearer ${token}`);
   return new Promise((resolve, reject) => {
-    client[method](request, metadata, { deadline: Date.now() + seconds * 1000 }, (error, answer) =>
+    client[method](request, authorized(token), { deadline: Date.now() + seconds * 1000 }, (error, answer) =>
       error ? reject(error) : resolve(answer),
     );
   });
@@ -118,4 +123,4 @@ function pick(actions, rand) {
   return from[Math.floor(rand() * from.length)];
 }
 
-module.exports = { CANONICAL, PROTO, ROOT, call, engine, matchmaker, pick, random, refusal, refused };
+module.exports = { CANONICAL, PROTO, ROOT, authorized, call, engine, matchmaker, pick, random, refusal, refused };

@@ -74,10 +74,11 @@ async function check(client, vector) {
 }
 
 for (const game of ADDRESS ? gamesIn(VECTORS) : []) {
-  test(`conformance vectors of ${game}`, async () => {
+  test(`conformance vectors of ${game}`, async (t) => {
     const folder = path.join(VECTORS, game);
     const files = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
     const client = engine(ADDRESS);
+    t.after(() => client.close());
     const failures = [];
     let next = 0;
     async function worker() {
@@ -92,7 +93,6 @@ for (const game of ADDRESS ? gamesIn(VECTORS) : []) {
       }
     }
     await Promise.all(Array.from({ length: PARALLEL }, worker));
-    client.close();
     console.log(`vectors ${game}: ${files.length - failures.length} of ${files.length} passed`);
     assert.equal(failures.length, 0, failures.slice(0, 5).join('\n\n'));
   });
