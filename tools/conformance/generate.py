@@ -21,7 +21,7 @@ import random
 import re
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -136,9 +136,12 @@ class Vectors:
     engine: Engine
     cases: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
-    def add(self, game: str, name: str, rpc: str, request: Message) -> Answer:
-        """Call the engine and keep the call with its answer as a vector."""
-        answer = self.engine.call(rpc, request)
+    def add(
+        self, game: str, name: str, rpc: str, request: Message, answer: Answer | None = None
+    ) -> Answer:
+        """Call the engine (unless its `answer` is given) and keep the call with its answer
+        as a vector."""
+        answer = answer or self.engine.call(rpc, request)
         case: dict[str, Any] = {"name": name, "rpc": rpc, "request": canonical(request)}
         if answer.code:
             case["error"] = {"code": answer.code, "reason": answer.reason}
@@ -228,9 +231,11 @@ def play(
             sent = game_pb2.Action(side=action.side, notation=notation.response.notation)
         request = engine_pb2.ApplyActionsRequest(state=state, actions=[sent], view=POSITION)
         once = engine.call("ApplyActions", request)
-        if once.code or once.response != engine.call("ApplyActions", request).response:
+        if once.code:
+            raise RuntimeError(f"{game} {label}: a listed action was refused: {once.reason}")
+        if once.response != engine.call("ApplyActions", request).response:
             break  # hidden information under a random nonce: not reproducible, left out
-        vectors.add(game, f"{label}/ply{ply:03d}/ApplyActions", "ApplyActions", request)
+        vectors.add(game, f"{label}/ply{ply:03d}/ApplyActions", "ApplyActions", request, once)
         played.append(action)
         state = state_of(game, once.response.state.position)
     if probes and played:
@@ -420,7 +425,8 @@ def worked_examples(vectors: Vectors, info: board_pb2.GameInfo) -> None:
                 and applied.response != vectors.engine.call("ApplyActions", request).response
             ):
                 break  # a sealed deployment: the rest of the script is not reproducible
-            vectors.add(game, f"{label}/{number:03d}/ApplyActions", "ApplyActions", request)
+            vector = f"{label}/{number:03d}/ApplyActions"
+            vectors.add(game, vector, "ApplyActions", request, applied)
             if not applied.code:
                 state = state_of(game, applied.response.state.position)
 
@@ -746,12 +752,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     write(args.out, cases)
     print(tally(cases))
     return 0
-
-
-def iter_vectors(folder: Path) -> Iterator[tuple[str, Path]]:
-    """(game, path) of every stored vector under `folder`."""
-    for path in sorted(folder.glob("*/*.json")):
-        yield path.parent.name, path
 
 
 if __name__ == "__main__":
