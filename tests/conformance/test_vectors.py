@@ -1,0 +1,93 @@
+"""The conformance vectors are the engine's answers of today, and cover what they promise.
+
+The vectors are regenerated in-process into a temporary folder (tools/conformance) and
+compared file by file with tests/conformance/<game>/: any difference means the engine's
+answers changed (or the generator did) and the vectors must be regenerated on purpose.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tools.conformance.generate import NOT_IN_VECTORS, generate, write
+from wargame.v1 import engine_pb2, errors_pb2
+
+HERE = Path(__file__).parent
+# The matchmaker's own: TOKEN_MISSING .. STORE_UNAVAILABLE, TOO_MANY_GAMES .. TOO_MANY_WATCHERS.
+MATCHMAKER_REASONS = {*range(106, 120), *range(130, 140)}
+
+
+def _stored() -> dict[str, str]:
+    return {
+        str(path.relative_to(HERE)): path.read_text(encoding="utf-8")
+        for path in sorted(HERE.glob("*/*.json"))
+    }
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    out = tmp_path_factory.mktemp("conformance")
+    write(out, generate())
+    return {
+        str(path.relative_to(out)): path.read_text(encoding="utf-8")
+        for path in sorted(out.glob("*/*.json"))
+    }
+
+
+def test_the_vectors_are_current(fresh: dict[str, str]) -> None:
+    stored = _stored()
+    missing = sorted(set(fresh) - set(stored))
+    extra = sorted(set(stored) - set(fresh))
+    changed = sorted(name for name in set(fresh) & set(stored) if fresh[name] != stored[name])
+    problems = [f"new: {n}" for n in missing] + [f"gone: {n}" for n in extra]
+    problems += [f"changed: {n}" for n in changed]
+    assert not problems, (
+        f"tests/conformance is stale ({len(problems)} files): run `make conformance` and "
+        "review the diff\n" + "\n".join(problems[:20])
+    )
+
+
+def _cases() -> list[dict[str, Any]]:
+    return [json.loads(text) for text in _stored().values()]
+
+
+def test_each_vector_is_one_call_with_one_answer() -> None:
+    methods = set(engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods_by_name)
+    cases = _cases()
+    for case in cases:
+        assert set(case) in (
+            {"name", "rpc", "request", "response"},
+            {"name", "rpc", "request", "error"},
+        )
+        assert case["rpc"] in methods | {"perft"}, case["name"]
+    per_game: dict[str, int] = {}
+    for name in _stored():
+        game = name.split("/")[0]
+        per_game[game] = per_game.get(game, 0) + 1
+    assert per_game and all(count >= 300 for count in per_game.values()), per_game
+
+
+def test_every_reason_of_the_engine_has_a_vector() -> None:
+    given = set()
+    for case in _cases():
+        if "error" in case:
+            given.add(case["error"]["reason"])
+        elif case["rpc"] == "ValidateAction" and "reason" in case["response"]:
+            given.add(case["response"]["reason"].removeprefix("ERROR_REASON_"))
+    engine_reasons = {
+        name.removeprefix("ERROR_REASON_")
+        for name, number in errors_pb2.ErrorReason.items()
+        if number and number not in MATCHMAKER_REASONS
+    }
+    assert engine_reasons - given == set(NOT_IN_VECTORS)
+    assert not given - engine_reasons, given - engine_reasons
+
+
+def test_every_rpc_but_suggest_action_answers_in_a_vector() -> None:
+    answered = {case["rpc"] for case in _cases() if "response" in case}
+    methods = set(engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods_by_name)
+    assert methods - answered == {"SuggestAction"}
