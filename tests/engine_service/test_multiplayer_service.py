@@ -397,3 +397,68 @@ def test_resolve_battle_refuses_other_games_and_deployments(
     deploying = new_state(stub, "three_way", deployment="attack_at_dawn")
     error = refused(stub.ResolveBattle, engine_pb2.ResolveBattleRequest(state=deploying))
     assert error.reason == "WRONG_PHASE"
+
+
+# --- state validation of the new fields -----------------------------------------------------
+
+
+PLAYERS_FIELD = "state.napoleonic.players"
+
+
+def structured(stub: engine_pb2_grpc.RulesEngineStub, scenario: str) -> Any:
+    """A state in the structured form only (no position): the fields are read one by one."""
+    state = new_state(stub, scenario)
+    state.ClearField("position")
+    return state
+
+
+@pytest.mark.parametrize(
+    ("mutate", "field"),
+    [
+        (lambda s: setattr(s.napoleonic.players[1], "army", "purple"), "state.napoleonic.players"),
+        (
+            lambda s: setattr(s.napoleonic.players[2], "surrendered", True),
+            "state.napoleonic.players",
+        ),
+        (lambda s: s.napoleonic.turn.pending_players.append("orange"), "state.napoleonic.turn"),
+        (lambda s: s.draw_accepted.append("black"), "state.draw_accepted"),
+        (lambda s: setattr(s.napoleonic.players[3], "id", "white"), PLAYERS_FIELD),
+    ],
+)
+def test_inconsistent_multiplayer_states_are_refused_naming_the_field(
+    stub: engine_pb2_grpc.RulesEngineStub, mutate: Callable[[Any], None], field: str
+) -> None:
+    state = structured(stub, "grand_battle_2v2")
+    assert legal(stub, state).to_act == ["red"]
+    mutate(state)
+    error = refused(stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(state=state))
+    assert error.code is grpc.StatusCode.INVALID_ARGUMENT
+    assert error.fields and error.fields[0][0].startswith(field)
+
+
+@pytest.mark.parametrize(
+    "position",
+    [
+        # two alliances needed
+        "board 8x8; players: red/a black/a; red: a1=G; black: h8=G; turn: red movement 0",
+        # a shared army must be an army of the same alliance
+        "board 8x8; players: red/a black/b blue/a@black; red: a1=G; black: h8=G; blue: b1=I; "
+        "turn: red movement 0",
+        # an enemy cannot be pending in one's declaration
+        "board 8x8; players: red/a black/b blue/a; red: a1=G; black: h8=G; blue: b1=I; "
+        "turn: red attack_declaration 0; pending: red black",
+        # the active player cannot be out
+        "board 8x8; players: red/a!out black/b blue/a; black: h8=G; blue: b1=I; "
+        "turn: red movement 0",
+        # one alliance left and no outcome
+        "board 8x8; players: red/a black/b!out blue/a; red: a1=G; blue: b1=I; turn: red movement 0",
+        # the winner of a game of alliances is an alliance
+        "board 8x8; players: red/a black/b!out blue/a; red: a1=G; blue: b1=I; "
+        'turn: red game_over 0; outcome: red enemies_out "red wins"',
+    ],
+)
+def test_impossible_multiplayer_positions_are_refused(
+    stub: engine_pb2_grpc.RulesEngineStub, position: str
+) -> None:
+    error = refused(stub.NewGame, engine_pb2.NewGameRequest(game="napoleonic", position=position))
+    assert error.code is grpc.StatusCode.INVALID_ARGUMENT

@@ -25,7 +25,7 @@ from engine_service.rules.napoleonic.deployment import (
     random_player_array,
 )
 from engine_service.rules.napoleonic.endings import by_material
-from engine_service.rules.napoleonic.state import NapoleonicState, Phase
+from engine_service.rules.napoleonic.state import NapoleonicState, Phase, Player
 from tests.engine_service.rules.napoleonic.helpers import RULESET
 
 # Two alliances of two players on an 8x8 board: red and blue (south) against black and
@@ -61,6 +61,12 @@ def refused(state: NapoleonicState, action: NapoleonicAction) -> RuleError:
 
 def scenario(name: str, **options: str) -> NapoleonicState:
     return RULESET.new_game(RULESET.resolve_options({"scenario": name, **options}))
+
+
+def who(state: NapoleonicState, side: str) -> Player:
+    player = state.player(side)
+    assert player is not None
+    return player
 
 
 def round_trips(state: NapoleonicState) -> None:
@@ -199,7 +205,7 @@ def fall(**options: str) -> NapoleonicState:
 
 def test_losing_its_guards_puts_a_player_out_and_removes_its_army_by_default() -> None:
     state = fall()
-    assert state.player("black").out and not state.player("black").surrendered
+    assert who(state, "black").out and not who(state, "black").surrendered
     assert not [u for u in state.units if u.side == "black"]
     assert state.outcome is None
     round_trips(state)
@@ -245,7 +251,7 @@ def test_one_player_of_an_alliance_may_surrender_alone() -> None:
     game: Game[Any] = Game(RULESET, scenario("grand_battle_2v2"))
     game, _events = game.apply("blue", Resign("blue"))
     assert game.outcome is None
-    assert game.state.player("blue").surrendered
+    assert who(game.state, "blue").surrendered
     assert not [u for u in game.state.units if u.side == "blue"]
     assert game.to_act() == ("red",)
     game, _events = game.apply("black", Resign("black"))
@@ -344,7 +350,7 @@ def test_the_shared_guards_fall_puts_every_commander_of_the_army_out() -> None:
     state = start(text)
     state = play(state, Attack("red", "R_A", "B_G"), Attack("blue", "U_I", "B_G"))
     state = play(state, EndPhase("red"), EndPhase("blue"), EndPhase("black"), EndPhase("green"))
-    assert state.player("black").out and state.player("green").out
+    assert who(state, "black").out and who(state, "green").out
     assert state.outcome is not None and state.outcome.winners == ("red", "blue")
 
 
@@ -353,7 +359,7 @@ def test_a_surrendering_commander_passes_its_share_to_its_co_commander() -> None
     guards = next(u for u in game.state.units if u.side == "red" and u.kind == "guards")
     game, _e = game.apply("red", Resign("red"))
     state = game.state
-    assert state.player("red").surrendered and game.outcome is None
+    assert who(state, "red").surrendered and game.outcome is None
     assert not [u for u in state.units if u.side == "red"]
     assert state.unit(guards.id) is not None and state.unit(guards.id).side == "blue"
     assert game.to_act() == ("black",)
@@ -381,7 +387,7 @@ def test_a_forfeited_reveal_puts_only_that_player_out() -> None:
         state = play(state, Commit(side, commitment(placements, salt)))
     assert state.phase is Phase.DEPLOY_REVEAL
     state = play(state, Reveal("black", arrays["black"][0], bytes(32)))  # the wrong salt
-    assert state.player("black").out and state.outcome is None
+    assert who(state, "black").out and state.outcome is None
     for side in ("red", "green"):
         state = play(state, Reveal(side, *arrays[side]))
     assert state.phase is Phase.MOVEMENT
