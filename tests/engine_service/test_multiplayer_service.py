@@ -152,6 +152,7 @@ def test_one_player_surrenders_and_the_state_shows_it_out(
         )
     )
     state = answer.state
+    assert [(e.kind, e.side) for e in answer.events] == [(game_pb2.EVENT_KIND_PLAYER_OUT, "black")]
     players = {p.id: p for p in state.napoleonic.players}
     assert players["black"].out and players["black"].surrendered
     assert not state.HasField("outcome")

@@ -202,7 +202,9 @@ def players_out(
     state = _dispose(state, newly, events, surrendered=surrendered)
     for side in newly:
         why = "surrenders" if surrendered else "has lost its Guards"
-        _phase_event(events, f"{side_title(side)} {why} and is out of the game.", side)
+        if events is not None:
+            text = f"{side_title(side)} {why} and is out of the game."
+            events.append(Event(EventKind.PLAYER_OUT, text, side=side))
     alliances = {p.alliance for p in state.players if not p.out}
     if len(alliances) > 1:
         return state
