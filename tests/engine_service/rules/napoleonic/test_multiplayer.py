@@ -3,6 +3,7 @@ of docs/multiplayer.md, each on a small position or a scenario of `scenarios.jso
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -26,7 +27,8 @@ from engine_service.rules.napoleonic.deployment import (
 )
 from engine_service.rules.napoleonic.endings import by_material
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase, Player
-from tests.engine_service.rules.napoleonic.helpers import RULESET
+from engine_service.rules.position import read_position, write_position
+from tests.engine_service.rules.napoleonic.helpers import RULESET, SEALED_RULESET
 
 # Two alliances of two players on an 8x8 board: red and blue (south) against black and
 # green (north). Red's artillery and blue's infantry can both reach black's d5.
@@ -401,3 +403,38 @@ def test_adjudication_by_material_counts_alliances() -> None:
     # south: artillery 2 + infantry 1; north: infantry 1 + infantry 1 (Guards count 0).
     assert (outcome.winner, outcome.winners) == ("south", ("red", "blue"))
     assert "south 3, north 2" in outcome.message
+
+
+SURRENDER_CONFIGS = [
+    {"scenario": "three_way", "deployment": "attack_at_dawn"},
+    {"scenario": "grand_battle_2v2", "deployment": "marching_orders"},
+    {"scenario": "divided_command", "divided_command_turns": "merged_side_turn"},
+    {"scenario": "divided_command", "on_commander_loss": "army_passes_to_ally"},
+    {"scenario": "grand_battle_2v2", "on_commander_loss": "army_stays_inert"},
+]
+
+
+@pytest.mark.parametrize("options", SURRENDER_CONFIGS, ids=lambda o: "-".join(o.values()))
+def test_surrenders_at_any_moment_leave_a_consistent_state(options: dict[str, str]) -> None:
+    """Random games where players surrender in any phase (deployment, movement, a
+    declaration, their own defence, a merged side-turn): every state is consistent and its
+    position text reads back to it."""
+    for seed in range(3):
+        rng = random.Random(f"surrender {seed} {options}")
+        game: Game[Any] = Game(
+            SEALED_RULESET, SEALED_RULESET.new_game(SEALED_RULESET.resolve_options(options))
+        )
+        for _ply in range(1500):
+            if game.outcome is not None:
+                break
+            if rng.random() < 0.01:
+                side = rng.choice(SEALED_RULESET.remaining(game.state))
+                game, _events = game.apply(side, Resign(side))
+            else:
+                action = SEALED_RULESET.random_action(game.state, rng)
+                assert action is not None
+                game, _events = game.apply(action.side, action)
+            assert SEALED_RULESET.check_state(game.state) == []
+            text = write_position(game)
+            back = read_position(SEALED_RULESET, text)
+            assert back.state == game.state and write_position(back) == text
