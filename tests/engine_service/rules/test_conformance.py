@@ -58,6 +58,17 @@ MORE_OPTIONS: dict[str, list[dict[str, str]]] = {
         {"scenario": "hill_and_stream", "repetition_draw": "3"},
     ],
 }
+# Napoleonic Chess 10.6: the multiplayer scenarios, with every value of the multiplayer
+# options; each set is its own test (the boards are larger and the games longer).
+MULTIPLAYER_OPTIONS: list[dict[str, str]] = [
+    {"scenario": "grand_battle_2v2"},
+    {"scenario": "grand_battle_2v2", "on_commander_loss": "army_stays_inert"},
+    {"scenario": "three_way", "on_commander_loss": "army_passes_to_ally"},
+    {"scenario": "three_way", "deployment": "attack_at_dawn"},
+    {"scenario": "grand_battle_2v2", "deployment": "marching_orders"},
+    {"scenario": "divided_command"},
+    {"scenario": "divided_command", "divided_command_turns": "merged_side_turn"},
+]
 MORE_PLAYOUTS = 2
 
 
@@ -116,25 +127,35 @@ def _check_position(
 @pytest.mark.parametrize("game_id", GAMES)
 def test_random_playouts_keep_every_invariant(game_id: str) -> None:
     ruleset = rulesets(SEAL_KEY)[game_id]
-    wired = conversions(rulesets(SEAL_KEY))
     for label, options, playouts in _option_sets(ruleset):
-        for seed in range(playouts):
-            rng = random.Random(f"{game_id}-{label}-{seed}")
-            initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
-            game = initial
-            played: list[tuple[str, Any]] = []
-            for _ply in range(MAX_PLIES):
-                _check_position(ruleset, game, rng, wired)
-                if game.outcome is not None:
-                    break
-                action = ruleset.random_action(game.state, rng)
-                assert action is not None, "an unfinished game must offer an action"
-                side = ruleset.actor(game.state, action)
-                game, _ = game.apply(side, action)
-                played.append((side, action))
-            text = record_of(initial, played)
-            final, _ = replay(ruleset, parse_record(text))
-            assert final.state == game.state, f"{label} seed {seed}: replay differs"
+        _play_out(ruleset, label, options, playouts)
+
+
+@pytest.mark.parametrize("given", MULTIPLAYER_OPTIONS, ids=lambda o: "-".join(o.values()))
+def test_random_playouts_keep_every_invariant_with_more_players(given: dict[str, str]) -> None:
+    ruleset = rulesets(SEAL_KEY)["napoleonic"]
+    _play_out(ruleset, str(given), ruleset.resolve_options(given), MORE_PLAYOUTS)
+
+
+def _play_out(ruleset: AnyRuleset, label: str, options: Any, playouts: int) -> None:
+    wired = conversions(rulesets(SEAL_KEY))
+    for seed in range(playouts):
+        rng = random.Random(f"{ruleset.id}-{label}-{seed}")
+        initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
+        game = initial
+        played: list[tuple[str, Any]] = []
+        for _ply in range(MAX_PLIES):
+            _check_position(ruleset, game, rng, wired)
+            if game.outcome is not None:
+                break
+            action = ruleset.random_action(game.state, rng)
+            assert action is not None, "an unfinished game must offer an action"
+            side = ruleset.actor(game.state, action)
+            game, _ = game.apply(side, action)
+            played.append((side, action))
+        text = record_of(initial, played)
+        final, _ = replay(ruleset, parse_record(text))
+        assert final.state == game.state, f"{label} seed {seed}: replay differs"
 
 
 ENDINGS = (
