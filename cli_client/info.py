@@ -15,7 +15,7 @@ from cli_client.render import Theme, bottom_side, draw_board
 from cli_client.render.board import Scene, Symbols
 from cli_client.render.panel import legend
 from cli_client.session import state_scene
-from wargame.v1 import board_pb2
+from wargame.v1 import board_pb2, matchmaker_pb2
 
 WRAP = 96
 
@@ -212,4 +212,35 @@ def leaderboard(
         console.print(_dim(f"{column.ljust(width)}  {rows[0]}", theme))
         for row in rows[1:]:
             console.print(_dim(f"{' ' * width}  {row}", theme))
+    return 0
+
+
+def lobby(connection: Connection, console: Console, theme: Theme, game: str = "") -> int:
+    """Print the public games waiting for players: every seat, who holds it, the free ones,
+    and the command that takes one."""
+    games = list(connection.browse_open(game.lower()).games)
+    if not games:
+        console.print(
+            Text(
+                "No public game is waiting for players. Start one: wargame play GAME "
+                "--vs human (add --scenario NAME for Napoleonic Chess battles)."
+            )
+        )
+        return 0
+    for view in games:
+        free = [seat.side for seat in view.seats if not seat.HasField("player")]
+        console.print(
+            _bold(f"{view.id}  {view.game}, {len(view.seats)} seats, {len(free)} free", theme)
+        )
+        for seat in view.seats:
+            if seat.HasField("player"):
+                bot = seat.kind == matchmaker_pb2.SEAT_KIND_BOT or seat.player.bot
+                holder = "bot" if bot else seat.player.display_name or seat.player.id
+            else:
+                holder = "kept for a rematch" if seat.reserved_for else "free"
+            console.print(Text(f"  {seat.side:<10} {holder}"))
+        if free:
+            console.print(
+                _dim(f"  take a seat: wargame play --join {view.id} --seat {free[0]}", theme)
+            )
     return 0

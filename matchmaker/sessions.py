@@ -313,11 +313,11 @@ class Sessions:
     ) -> list[Seat]:
         """The seats once `player_id` takes `taken`, every human's rating as of now."""
         ratings = {
-            other.player: await self.players.rating_text(other.player, game.ruleset)
+            other.player: await self.players.rating_text(other.player, game.rating_pool)
             for other in game.seats
             if other.player and other.kind == SeatKind.HUMAN
         }
-        ratings[player_id] = await self.players.rating_text(player_id, game.ruleset)
+        ratings[player_id] = await self.players.rating_text(player_id, game.rating_pool)
         return [
             replace(other, player=player_id, name=name, rating=ratings[player_id])
             if other.side == taken.side
@@ -345,6 +345,13 @@ class Sessions:
         if old.rematch:
             return await self.join(player_id, name, game_id=old.rematch)
         opponent = old.opponent(seat.side)
+        if len(old.seats) > 2:
+            raise Refusal(
+                Code.FAILED_PRECONDITION,
+                Reason.GAME_NOT_OPEN,
+                f"a rematch is for games of two players; game {game_id} had {len(old.seats)}: "
+                "start a new game of its scenario",
+            )
         if opponent is None:
             raise Refusal(Code.FAILED_PRECONDITION, Reason.GAME_NOT_OPEN, "nobody to play again")
         # Sides swapped: the caller takes the opponent's side, the opponent the caller's.
