@@ -53,6 +53,7 @@ class Limits:
     max_record_actions: int = 20_000  # actions in one WriteRecord request (a whole game)
     max_record_bytes: int = 1024 * 1024
     max_suggest_seconds: float = 30.0
+    max_battle_seconds: float = 120.0  # ResolveBattle's time budget (Napoleonic 10.7)
     # A replay or record in the pool is stopped after this (its caller's deadline first):
     # a safety net, far beyond the longest record on a busy machine.
     max_work_seconds: float = 300.0

@@ -5,10 +5,10 @@ ruleset, and writes the answer back: always the position, the view for drawing o
 the request does not ask STATE_VIEW_POSITION. The servicer holds only read-only things: the
 rulesets, the conversions, the limits and the pool for expensive calls.
 
-Expensive calls (SuggestAction, and ReplayRecord or WriteRecord of records longer than one
-ApplyActions may be) are checked cheaply here, then admitted to the worker's `Pool` and
-run in one of its processes (`work`); without a pool (tests in one process) they run in
-the calling thread.
+Expensive calls (SuggestAction, ResolveBattle, and ReplayRecord or WriteRecord of records
+longer than one ApplyActions may be) are checked cheaply here, then admitted to the
+worker's `Pool` and run in one of its processes (`work`); without a pool (tests in one
+process) they run in the calling thread.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from google.protobuf.message import Message
 from engine_service import convert
 from engine_service.ai import suggest, summary
 from engine_service.ai.levels import LEVELS
+from engine_service.ai.napoleonic.strategic import resolve_battle
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
 from engine_service.handling import Limits, beyond_limit, rpc
@@ -45,6 +46,9 @@ SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].full_name
 DEFAULT_SUGGEST_SECONDS = 1.0
 # A search is stopped this long after its budget (it keeps a margin and stops by itself).
 SEARCH_OVERRUN = 2.0
+DEFAULT_BATTLE_SECONDS = 10.0
+DEFAULT_BATTLE_LEVEL = 3
+MAX_BATTLE_TURNS = 10_000
 
 
 class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
@@ -115,6 +119,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         """The expensive part of an RPC, wherever it runs (a pool process or this thread)."""
         if name == "SuggestAction":
             return self._suggestion(request, seconds)
+        if name == "ResolveBattle":
+            return self._battle(request, seconds)
         if name == "ReplayRecord":
             return self._replayed(request)
         if name == "WriteRecord":
@@ -145,7 +151,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         options = ruleset.resolve_options(dict(request.options), request.preset or None)
         initial: Game[Any] = Game(ruleset, ruleset.new_game(options, request.setup or None))
         return engine_pb2.DescribeGameResponse(
-            info=next(info for info in self._infos.games if info.id == ruleset.id),
+            info=describe.game_info_for(
+                ruleset, next(i for i in self._infos.games if i.id == ruleset.id), options
+            ),
             board=describe.describe(ruleset, options),
             initial_state=self._state(initial, request.view),
         )
@@ -400,6 +408,80 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             wins_in=result.wins_in,
             summary=summary(result),
         )
+
+    @rpc("ResolveBattle")
+    def ResolveBattle(
+        self, request: engine_pb2.ResolveBattleRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ResolveBattleResponse:
+        budget = DEFAULT_BATTLE_SECONDS
+        if request.HasField("time_budget"):
+            budget = _seconds(request.time_budget, "time_budget")
+            if budget <= 0:
+                raise malformed("time_budget", "time_budget must be positive")
+            if budget > self.limits.max_battle_seconds:
+                raise Refusal(
+                    Code.INVALID_ARGUMENT,
+                    ServiceReason.DEADLINE_TOO_LONG,
+                    f"time_budget {budget:g} s is beyond the limit of "
+                    f"{self.limits.max_battle_seconds:g} s",
+                    field="time_budget",
+                )
+        if request.level not in LEVELS and request.level != 0:
+            raise malformed(
+                "level",
+                f"level {request.level} is no playing strength: 1 to {max(LEVELS)}, or 0 for "
+                f"{DEFAULT_BATTLE_LEVEL}",
+            )
+        if request.max_turns > MAX_BATTLE_TURNS:
+            raise malformed(
+                "max_turns", f"max_turns {request.max_turns} is beyond {MAX_BATTLE_TURNS}"
+            )
+        state = request.state
+        if not state.game and not state.position and not state.pieces and not state.options:
+            raise missing("state")
+        answer: engine_pb2.ResolveBattleResponse = self._expensive(
+            "ResolveBattle",
+            request,
+            context,
+            seconds=budget,
+            limit=budget * 1.5 + SEARCH_OVERRUN,
+        )
+        return answer
+
+    def _battle(
+        self, request: engine_pb2.ResolveBattleRequest, seconds: float
+    ) -> engine_pb2.ResolveBattleResponse:
+        game = self._game(request.state)
+        if game.ruleset.id != "napoleonic":
+            raise RuleError(
+                Reason.ILLEGAL_ACTION,
+                f"ResolveBattle resolves Napoleonic Chess battles, not {game.ruleset.id}",
+                field="state.game",
+            )
+        battle = resolve_battle(
+            game,
+            level=request.level or DEFAULT_BATTLE_LEVEL,
+            seconds=seconds,
+            max_turns=request.max_turns,
+            seed=request.seed,
+        )
+        final = self._state(battle.game, request.view)
+        response = engine_pb2.ResolveBattleResponse(
+            final_state=final,
+            finished=battle.finished,
+            turns=battle.turns,
+            actions=battle.actions,
+        )
+        outcome = battle.outcome
+        response.outcome.winner = outcome.winner or ""
+        response.outcome.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{outcome.reason}")
+        response.outcome.message = outcome.message
+        response.outcome.winners.extend(outcome.winning_sides)
+        response.survivors.extend(
+            game_pb2.Piece(kind=p.kind, side=p.side, cell=p.cell, id=p.id, tags=p.tags)
+            for p in battle.game.ruleset.pieces(battle.game.state)
+        )
+        return response
 
     @rpc("Ping")
     def Ping(

@@ -29,4 +29,4 @@ def outcome_value(outcome: Outcome, side: str) -> float:
     """WIN, -WIN or 0: a finished game from `side`'s view."""
     if outcome.winner is None:
         return 0.0
-    return WIN if outcome.winner == side else -WIN
+    return WIN if side in outcome.winning_sides else -WIN

@@ -110,12 +110,14 @@ class Conversions:
             to_act=game.to_act(),
             ply=game.ply,
             draw_offer=game.draw_offer or "",
+            draw_accepted=game.draw_accepted,
         )
         outcome = game.outcome
         if outcome is not None:
             out.outcome.winner = outcome.winner or ""
             out.outcome.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{outcome.reason}")
             out.outcome.message = outcome.message
+            out.outcome.winners.extend(outcome.winning_sides)
         if view:
             out.options.update(ruleset.options_of(game.state).as_text())
             out.pieces.extend(
@@ -182,14 +184,30 @@ class Conversions:
         problems = ruleset.check_state(state)
         if problems:
             raise invalid_state("; ".join(problems), field)
-        sides = [info.id for info in ruleset.sides]
+        sides = ruleset.players_of(state)
         if msg.draw_offer and msg.draw_offer not in sides:
             raise invalid_state(f"draw_offer {msg.draw_offer!r} is no side", f"{field}.draw_offer")
+        accepted = tuple(msg.draw_accepted)
+        if accepted and (
+            not msg.draw_offer
+            or msg.draw_offer in accepted
+            or not set(accepted) <= set(sides)
+            or len(set(accepted)) != len(accepted)
+        ):
+            raise invalid_state(
+                f"draw_accepted {list(accepted)} are not sides answering another's offer",
+                f"{field}.draw_accepted",
+            )
         if msg.ply > MAX_PLY:
             raise invalid_state(f"ply {msg.ply} is beyond {MAX_PLY}", f"{field}.ply")
         ended = self._meta_outcome(ruleset, state, msg, field)
         game: Game[Any] = Game(
-            ruleset, state, ended=ended, draw_offer=msg.draw_offer or None, ply=msg.ply
+            ruleset,
+            state,
+            ended=ended,
+            draw_offer=msg.draw_offer or None,
+            draw_accepted=accepted,
+            ply=msg.ply,
         )
         if msg.to_act and tuple(msg.to_act) != game.to_act():
             raise invalid_state(
@@ -226,7 +244,7 @@ class Conversions:
                 f"the outcome {reason_name} does not follow from the position",
                 f"{field}.outcome.reason",
             )
-        sides = [info.id for info in ruleset.sides]
+        sides = list(ruleset.players_of(state))
         winner = msg.outcome.winner or None
         if (reason_name == OutcomeReason.AGREEMENT) != (winner is None) or (
             winner is not None and winner not in sides

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from engine_service.rules.base import AnyRuleset, BoardDescription, Contribution, Event
+from collections.abc import Iterable
+from typing import Any
+
+from engine_service.rules.base import (
+    AnyRuleset,
+    BoardDescription,
+    Contribution,
+    Event,
+    SideInfo,
+)
 from engine_service.rules.options import Options
 from wargame.v1 import board_pb2, game_pb2
 
@@ -13,8 +22,12 @@ def game_info(ruleset: AnyRuleset) -> board_pb2.GameInfo:
     info = board_pb2.GameInfo(
         id=ruleset.id, title=ruleset.title, summary=ruleset.describe(defaults).summary
     )
-    for side in ruleset.sides:
-        info.sides.add(id=side.id, name=side.name, colour=side.colour)
+    add_sides(info.sides, ruleset.sides)
+    for scenario in ruleset.scenarios():
+        item = info.scenarios.add(
+            name=scenario.name, title=scenario.title, description=scenario.description
+        )
+        add_sides(item.sides, scenario.sides)
     for spec in ruleset.option_specs:
         info.options.add(
             name=spec.name,
@@ -29,6 +42,26 @@ def game_info(ruleset: AnyRuleset) -> board_pb2.GameInfo:
         preset = info.presets.add(name=name, description=f"{name} preset")
         preset.options.update(values)
     return info
+
+
+def add_sides(out: Any, sides: Iterable[SideInfo]) -> None:
+    """Append sides to a repeated SideInfo field (each side its own alliance if unset)."""
+    for side in sides:
+        out.add(id=side.id, name=side.name, colour=side.colour, alliance=side.alliance or side.id)
+
+
+def game_info_for(
+    ruleset: AnyRuleset, info: board_pb2.GameInfo, options: Options
+) -> board_pb2.GameInfo:
+    """The game's info with the sides of the game these options make (DescribeGame)."""
+    sides = ruleset.sides_of(options)
+    if sides == ruleset.sides:
+        return info
+    out = board_pb2.GameInfo()
+    out.CopyFrom(info)
+    del out.sides[:]
+    add_sides(out.sides, sides)
+    return out
 
 
 def board(description: BoardDescription) -> board_pb2.BoardDescription:
@@ -58,8 +91,7 @@ def board(description: BoardDescription) -> board_pb2.BoardDescription:
         out.piece_kinds.add(
             id=kind.id, name=kind.name, letter=kind.letter, glyph=kind.glyph, summary=kind.summary
         )
-    for side in description.sides:
-        out.sides.add(id=side.id, name=side.name, colour=side.colour)
+    add_sides(out.sides, description.sides)
     return out
 
 

@@ -36,7 +36,7 @@ from engine_service.rules.napoleonic.consistency import PHASE_OF_MODE
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
 from engine_service.rules.napoleonic.position import RULE_OUTCOMES
-from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
+from engine_service.rules.napoleonic.scenarios import PALETTE, SCENARIOS
 from engine_service.rules.napoleonic.setup import UNIT_ID, canonical_placements
 from engine_service.rules.napoleonic.state import (
     DEPLOY_PHASES,
@@ -105,7 +105,13 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
         detail.width = state.width
         detail.height = state.height
         for player in state.players:
-            detail.players.add(id=player.id, alliance=player.alliance)
+            detail.players.add(
+                id=player.id,
+                alliance=player.alliance,
+                army=player.army,
+                out=player.out,
+                surrendered=player.surrendered,
+            )
         detail.turn_order.extend(state.turn_order)
         detail.phase = PHASE_TO_PROTO[state.phase]
         detail.active_player = state.active
@@ -137,6 +143,7 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
         for unit_id, origin in turn.origins:
             detail.turn.split_moves.add(unit=unit_id, origin=names[origin])
         detail.turn.pending_defenders.extend(turn.pending_defenders)
+        detail.turn.pending_players.extend(turn.pending_players)
         detail.turn.eliminated.extend(turn.eliminated)
         detail.turns_since_elimination = state.turns_since_elimination
         detail.position_history.extend(state.position_history)
@@ -173,15 +180,26 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
         geo = geometry(detail.width, detail.height)
         players: list[str] = []
         for i, player in enumerate(detail.players):
-            if player.id not in SIDES or player.id in players or not player.alliance:
+            if player.id not in PALETTE or player.id in players or not player.alliance:
                 raise invalid_state(
                     f"player {player.id!r} is unknown, repeated or has no alliance (players: "
-                    f"{', '.join(SIDES)})",
+                    f"{', '.join(PALETTE)})",
                     f"{DETAIL}.players[{i}]",
                 )
             players.append(player.id)
-        if players != list(SIDES):
-            raise invalid_state(f"players must be {', '.join(SIDES)}", f"{DETAIL}.players")
+        if not 2 <= len(players) <= len(PALETTE):
+            raise invalid_state(
+                f"a game has 2 to {len(PALETTE)} players, not {len(players)}", f"{DETAIL}.players"
+            )
+        for i, player in enumerate(detail.players):
+            if (player.army and player.army not in players) or (
+                player.surrendered and not player.out
+            ):
+                raise invalid_state(
+                    f"player {player.id}: army {player.army!r} is no player, or it surrendered "
+                    "without being out",
+                    f"{DETAIL}.players[{i}]",
+                )
         for i, name in enumerate(detail.turn_order):
             _player(name, players, f"{DETAIL}.turn_order[{i}]")
         phase = PROTO_TO_PHASE.get(detail.phase)
@@ -215,7 +233,9 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
             scenario=detail.scenario,
             width=geo.width,
             height=geo.height,
-            players=tuple(Player(p.id, p.alliance) for p in detail.players),
+            players=tuple(
+                Player(p.id, p.alliance, p.army, p.out, p.surrendered) for p in detail.players
+            ),
             turn_order=tuple(detail.turn_order),
             armies=tuple((p, armies.get(p, ())) for p in players),
             units=units,
@@ -376,7 +396,12 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
             _player(p, players, f"{field}.pending_defenders[{i}]")
             for i, p in enumerate(msg.pending_defenders)
         )
+        waiting = tuple(
+            _player(p, players, f"{field}.pending_players[{i}]")
+            for i, p in enumerate(msg.pending_players)
+        )
         return Turn(
+            pending_players=waiting,
             moved=frozenset(msg.moved),
             origins=origins,
             entered_elevation=frozenset(msg.entered_elevation),
@@ -479,6 +504,15 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
                 f"outcome {name} does not end a game in phase game_over", "state.outcome.reason"
             )
         winner = msg.outcome.winner or None
+        detail = msg.napoleonic
+        if len(players) > 2:  # the winner of a game of alliances is an alliance (10.6)
+            alliances = {p.alliance for p in detail.players}
+            if winner is not None and winner not in alliances:
+                raise invalid_state(
+                    f"winner {winner!r} is no alliance of this game", "state.outcome.winner"
+                )
+            sides = tuple(p.id for p in detail.players if winner and p.alliance == winner)
+            return Outcome(winner, OutcomeReason(name), msg.outcome.message, sides)
         if winner is not None:
             _player(winner, players, "state.outcome.winner")
         return Outcome(winner, OutcomeReason(name), msg.outcome.message)

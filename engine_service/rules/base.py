@@ -42,15 +42,23 @@ class OutcomeReason(StrEnum):
     RESIGNATION = "RESIGNATION"
     TIME = "TIME"  # lost on time (recorded by the matchmaker)
     ABANDONED = "ABANDONED"  # left the game (recorded by the matchmaker)
+    ENEMIES_OUT = "ENEMIES_OUT"  # Napoleonic 10.6: every enemy player out or surrendered
 
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: the winning side (None for a draw), why, and a sentence."""
+    """How a game ended: the winning side (None for a draw), why, and a sentence; in games
+    of alliances (Napoleonic 10.6) the winner is the alliance and `winners` its players."""
 
     winner: str | None
     reason: OutcomeReason
     message: str
+    winners: tuple[str, ...] = ()
+
+    @property
+    def winning_sides(self) -> tuple[str, ...]:
+        """Every winning player: `winners`, or the one winner (none for a draw)."""
+        return self.winners or ((self.winner,) if self.winner else ())
 
 
 def require_ongoing(outcome: Outcome | None) -> None:
@@ -177,11 +185,23 @@ class PieceKind:
 
 @dataclass(frozen=True, slots=True)
 class SideInfo:
-    """A side of the game: id used everywhere, display name and a drawing colour."""
+    """A side of the game: id used everywhere, display name, a drawing colour and its
+    alliance (empty: the side is its own alliance)."""
 
     id: str
     name: str
     colour: str
+    alliance: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioInfo:
+    """A named battle of a game with its players, for lobbies (Napoleonic Chess)."""
+
+    name: str
+    title: str
+    description: str
+    sides: tuple[SideInfo, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -389,6 +409,35 @@ class Ruleset(ABC, Generic[S, A]):
     def require_ongoing(self, state: S) -> None:
         """Raise GAME_OVER if the game has ended."""
         require_ongoing(self.outcome(state))
+
+    def scenarios(self) -> tuple[ScenarioInfo, ...]:
+        """The game's named battles with their players (none for games without them)."""
+        return ()
+
+    def sides_of(self, options: Options) -> tuple[SideInfo, ...]:
+        """The sides of a game under these options (a scenario may have more than two)."""
+        return self.sides
+
+    def players_of(self, state: S) -> tuple[str, ...]:
+        """The ids of the sides of the game `state` belongs to."""
+        return tuple(info.id for info in self.sides)
+
+    def check_side(self, state: S, side: str) -> None:
+        """ILLEGAL_ACTION naming the game's sides when `side` is none of them."""
+        players = self.players_of(state)
+        if side not in players:
+            known = ", ".join(players)
+            raise RuleError(Reason.ILLEGAL_ACTION, f"unknown side {quoted(side)}; sides: {known}")
+
+    def remaining(self, state: S) -> tuple[str, ...]:
+        """The sides still in the game (all of them, except in games where one player of
+        several may be out while the game goes on)."""
+        return self.players_of(state)
+
+    def surrender(self, state: S, side: str, reason: OutcomeReason) -> S | None:
+        """The state after `side` alone leaves the game (resigns, loses on time, abandons)
+        while its allies play on, or None when its leaving ends the game (two-sided games)."""
+        return None
 
     def side_index(self, side: str) -> int:
         """The position of a side id in `sides`; ILLEGAL_ACTION naming the sides if unknown."""

@@ -79,6 +79,9 @@ class Game(Generic[S]):
     ended: Outcome | None = None  # by resignation, agreement, time or abandonment
     draw_offer: str | None = None  # the side whose draw offer stands
     ply: int = 0  # actions applied since the initial position (resign and draws included)
+    # Games of more than two sides: who has accepted the standing offer so far (the draw is
+    # agreed when every side still in the game has).
+    draw_accepted: tuple[str, ...] = ()
     # The rules' outcome of `state`, worked out once (a Game never changes).
     _by_rules: Any = field(default=_NOT_YET, init=False, compare=False, repr=False)
 
@@ -104,7 +107,7 @@ class Game(Generic[S]):
 
     def apply(self, side: str, action: Any) -> tuple[Game[S], list[Event]]:
         """Check and apply one action by `side`; raise RuleError and change nothing if illegal."""
-        self.ruleset.side_index(side)
+        self.ruleset.check_side(self.state, side)
         require_ongoing(self.outcome)
         if isinstance(action, META_TYPES):
             if action.side != side:
@@ -114,7 +117,10 @@ class Game(Generic[S]):
         self.ruleset.check_turn(self.state, side, action)
         state, events = self.ruleset.apply(self.state, action)
         offer = self.draw_offer if self.draw_offer in (None, side) else None
-        game = replace(self, state=state, draw_offer=offer, ply=self.ply + 1)
+        accepted = self.draw_accepted if offer else ()
+        game = replace(
+            self, state=state, draw_offer=offer, draw_accepted=accepted, ply=self.ply + 1
+        )
         result = game.outcome
         if result is not None and not any(e.kind is EventKind.GAME_OVER for e in events):
             events.append(Event(EventKind.GAME_OVER, result.message, side=result.winner))
@@ -135,6 +141,15 @@ class Game(Generic[S]):
     def _apply_meta(self, action: MetaAction) -> tuple[Game[S], list[Event]]:
         side = action.side
         if isinstance(action, Resign):
+            alone = self.ruleset.surrender(self.state, side, action.reason)
+            if alone is not None:  # its allies play on (Napoleonic 10.6)
+                verb = _FORFEIT_VERBS.get(action.reason, "forfeits")
+                game = replace(self, state=alone, draw_offer=None, draw_accepted=())
+                events = [Event(EventKind.TURN_ENDED, f"{side} {verb} and is out", side=side)]
+                result = game.outcome
+                if result is not None:
+                    events.append(Event(EventKind.GAME_OVER, result.message, side=result.winner))
+                return game, events
             ended = forfeit(self.ruleset, side, action.reason)
             winner = ended.winner
             return replace(self, ended=ended, draw_offer=None), [
@@ -147,6 +162,8 @@ class Game(Generic[S]):
                 )
             if self.draw_offer == side:
                 raise RuleError(Reason.ILLEGAL_ACTION, f"{side} has already offered a draw")
+            if side not in self.ruleset.remaining(self.state):
+                raise RuleError(Reason.ILLEGAL_ACTION, f"{side} is out of the game")
             if self.draw_offer is not None:
                 raise RuleError(
                     Reason.ILLEGAL_ACTION,
@@ -157,12 +174,30 @@ class Game(Generic[S]):
             ]
         if self.draw_offer is None or self.draw_offer == side:
             raise RuleError(Reason.DRAW_NOT_OFFERED, f"{side} has no draw offer to answer")
+        if side not in self.ruleset.remaining(self.state):
+            raise RuleError(Reason.ILLEGAL_ACTION, f"{side} is out of the game")
         if isinstance(action, AcceptDraw):
+            accepted = (*self.draw_accepted, side) if side not in self.draw_accepted else None
+            if accepted is None:
+                raise RuleError(Reason.ILLEGAL_ACTION, f"{side} has already accepted the draw")
+            awaited = [
+                p
+                for p in self.ruleset.remaining(self.state)
+                if p != self.draw_offer and p not in accepted
+            ]
+            if awaited:  # games of more than two sides: every side still in must agree
+                return replace(self, draw_accepted=accepted), [
+                    Event(
+                        EventKind.DRAW_OFFERED,
+                        f"{side} accepts the draw; awaiting {', '.join(awaited)}",
+                        side=side,
+                    )
+                ]
             ended = AGREED
-            return replace(self, ended=ended, draw_offer=None), [
+            return replace(self, ended=ended, draw_offer=None, draw_accepted=()), [
                 Event(EventKind.GAME_OVER, ended.message)
             ]
-        return replace(self, draw_offer=None), [
+        return replace(self, draw_offer=None, draw_accepted=()), [
             Event(EventKind.DRAW_DECLINED, f"{side} declines the draw", side=side)
         ]
 
@@ -173,7 +208,7 @@ class Game(Generic[S]):
         words = " ".join(text.lower().split())
         if words in _FORFEIT_WORDS or words in ("offer draw", "accept draw", "decline draw"):
             actor = side or self._default_side()
-            self.ruleset.side_index(actor)
+            self.ruleset.check_side(self.state, actor)
             if words == "offer draw":
                 return OfferDraw(actor)
             if words == "accept draw":

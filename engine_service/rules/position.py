@@ -10,7 +10,8 @@ and states. What the three grammars share is written here once:
 - the options a text carries: only those off their defaults (the text is self-contained
   and stays small);
 - the part `Game` adds: `ply=<n>` (actions played), `offer=<side>` (the standing draw
-  offer) and `end=<how>` (an ending by the players' hands: `resign:<side>`,
+  offer), `accepted=<side>,<side>` (in games of more than two sides, who has accepted
+  it so far) and `end=<how>` (an ending by the players' hands: `resign:<side>`,
   `timeout:<side>`, `abandon:<side>` for the side that gave up, or `agreed`); each is
   written only when it is not 0 or empty;
 - base64url (RFC 4648, no padding) for the binary parts: position keys, digests, sealed
@@ -38,7 +39,7 @@ from engine_service.rules.options import Options
 from wargame.runtime.quoting import quoted
 
 Pair = tuple[str, str]
-GAME_KEYS: Final = ("ply", "offer", "end")
+GAME_KEYS: Final = ("ply", "offer", "accepted", "end")
 OPTIONS_SECTION: Final = "options"
 GAME_SECTION: Final = "game"
 AGREED_WORD: Final = "agreed"
@@ -183,6 +184,8 @@ def game_pairs(game: Game[Any]) -> list[Pair]:
         pairs.append(("ply", str(game.ply)))
     if game.draw_offer:
         pairs.append(("offer", game.draw_offer))
+    if game.draw_accepted:
+        pairs.append(("accepted", ",".join(game.draw_accepted)))
     ended = game.ended
     if ended is not None:
         if ended.reason is OutcomeReason.AGREEMENT:
@@ -265,6 +268,7 @@ def read_position(ruleset: AnyRuleset, text: str) -> Game[Any]:
         options = options_from(ruleset, option_words)
         state = ruleset.new_game(options, body)
         ply, offer, ended = 0, None, None
+        accepted: tuple[str, ...] = ()
         seen: set[str] = set()
         for key, value in meta:
             if key in seen:
@@ -273,8 +277,14 @@ def read_position(ruleset: AnyRuleset, text: str) -> Game[Any]:
             if key == "ply":
                 ply = count_of(value, "ply")
             elif key == "offer":
-                ruleset.side_index(value)
+                ruleset.check_side(state, value)
                 offer = value
+            elif key == "accepted":
+                accepted = tuple(value.split(","))
+                for side in accepted:
+                    ruleset.check_side(state, side)
+                if len(set(accepted)) != len(accepted):
+                    raise PositionError(f"accepted={quoted(value)} names a side twice")
             else:
                 ended = _ending(ruleset, value)
     except PositionError as error:
@@ -292,7 +302,14 @@ def read_position(ruleset: AnyRuleset, text: str) -> Game[Any]:
             f"by {ended.reason.lower()}",
             field="position",
         )
-    return Game(ruleset, state, ended=ended, draw_offer=offer, ply=ply)
+    if accepted and (offer is None or offer in accepted):
+        raise RuleError(
+            Reason.INVALID_STATE,
+            "accepted= names who accepted a standing draw offer, and there is none from "
+            "another side",
+            field="position",
+        )
+    return Game(ruleset, state, ended=ended, draw_offer=offer, draw_accepted=accepted, ply=ply)
 
 
 # --- the repetition history as steps back ---------------------------------------------------

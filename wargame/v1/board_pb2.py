@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16wargame/v1/board.proto\x12\nwargame.v1\"\xa9\x01\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12#\n\x05sides\x18\x03 \x03(\x0b\x32\x14.wargame.v1.SideInfo\x12\'\n\x07options\x18\x04 \x03(\x0b\x32\x16.wargame.v1.OptionInfo\x12#\n\x07presets\x18\x05 \x03(\x0b\x32\x12.wargame.v1.Preset\x12\x0f\n\x07summary\x18\x06 \x01(\t\"\xa3\x01\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.wargame.v1.OptionKind\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x0f\n\x07\x61llowed\x18\x04 \x03(\t\x12\x14\n\x0c\x61llowed_text\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x0e\n\x06ruling\x18\x07 \x01(\t\"\x8d\x01\n\x06Preset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x30\n\x07options\x18\x02 \x03(\x0b\x32\x1f.wargame.v1.Preset.OptionsEntry\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\x08SideInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x63olour\x18\x03 \x01(\t\"\x8a\x02\n\x10\x42oardDescription\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05width\x18\x03 \x01(\x01\x12\x0e\n\x06height\x18\x04 \x01(\x01\x12\x1f\n\x05\x63\x65lls\x18\x05 \x03(\x0b\x32\x10.wargame.v1.Cell\x12%\n\x08\x66\x65\x61tures\x18\x06 \x03(\x0b\x32\x13.wargame.v1.Feature\x12*\n\x0bpiece_kinds\x18\x07 \x03(\x0b\x32\x15.wargame.v1.PieceKind\x12#\n\x05sides\x18\x08 \x03(\x0b\x32\x14.wargame.v1.SideInfo\x12\x0f\n\x07summary\x18\t \x01(\t\x12\x10\n\x08notation\x18\n \x01(\t\"m\n\x04\x43\x65ll\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x01(\x01\x12\t\n\x01y\x18\x03 \x01(\x01\x12$\n\x05shape\x18\x04 \x01(\x0e\x32\x15.wargame.v1.CellShape\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12\r\n\x05label\x18\x06 \x01(\t\"X\n\x07\x46\x65\x61ture\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12!\n\x06points\x18\x02 \x03(\x0b\x32\x11.wargame.v1.Point\x12\r\n\x05\x63\x65lls\x18\x03 \x03(\t\x12\r\n\x05label\x18\x04 \x01(\t\"\x1d\n\x05Point\x12\t\n\x01x\x18\x01 \x01(\x01\x12\t\n\x01y\x18\x02 \x01(\x01\"U\n\tPieceKind\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06letter\x18\x03 \x01(\t\x12\r\n\x05glyph\x18\x04 \x01(\t\x12\x0f\n\x07summary\x18\x05 \x01(\t*\x96\x01\n\nOptionKind\x12\x1b\n\x17OPTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OPTION_KIND_BOOL\x10\x01\x12\x14\n\x10OPTION_KIND_ENUM\x10\x02\x12\x13\n\x0fOPTION_KIND_INT\x10\x03\x12\x14\n\x10OPTION_KIND_LIST\x10\x04\x12\x14\n\x10OPTION_KIND_TEXT\x10\x05*V\n\tCellShape\x12\x1a\n\x16\x43\x45LL_SHAPE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x43\x45LL_SHAPE_SQUARE\x10\x01\x12\x16\n\x12\x43\x45LL_SHAPE_DIAMOND\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16wargame/v1/board.proto\x12\nwargame.v1\"\xd2\x01\n\x08GameInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12#\n\x05sides\x18\x03 \x03(\x0b\x32\x14.wargame.v1.SideInfo\x12\'\n\x07options\x18\x04 \x03(\x0b\x32\x16.wargame.v1.OptionInfo\x12#\n\x07presets\x18\x05 \x03(\x0b\x32\x12.wargame.v1.Preset\x12\x0f\n\x07summary\x18\x06 \x01(\t\x12\'\n\tscenarios\x18\x07 \x03(\x0b\x32\x14.wargame.v1.Scenario\"a\n\x08Scenario\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12#\n\x05sides\x18\x04 \x03(\x0b\x32\x14.wargame.v1.SideInfo\"\xa3\x01\n\nOptionInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12$\n\x04kind\x18\x02 \x01(\x0e\x32\x16.wargame.v1.OptionKind\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x0f\n\x07\x61llowed\x18\x04 \x03(\t\x12\x14\n\x0c\x61llowed_text\x18\x05 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x06 \x01(\t\x12\x0e\n\x06ruling\x18\x07 \x01(\t\"\x8d\x01\n\x06Preset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x30\n\x07options\x18\x02 \x03(\x0b\x32\x1f.wargame.v1.Preset.OptionsEntry\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"F\n\x08SideInfo\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x63olour\x18\x03 \x01(\t\x12\x10\n\x08\x61lliance\x18\x04 \x01(\t\"\x8a\x02\n\x10\x42oardDescription\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\r\n\x05width\x18\x03 \x01(\x01\x12\x0e\n\x06height\x18\x04 \x01(\x01\x12\x1f\n\x05\x63\x65lls\x18\x05 \x03(\x0b\x32\x10.wargame.v1.Cell\x12%\n\x08\x66\x65\x61tures\x18\x06 \x03(\x0b\x32\x13.wargame.v1.Feature\x12*\n\x0bpiece_kinds\x18\x07 \x03(\x0b\x32\x15.wargame.v1.PieceKind\x12#\n\x05sides\x18\x08 \x03(\x0b\x32\x14.wargame.v1.SideInfo\x12\x0f\n\x07summary\x18\t \x01(\t\x12\x10\n\x08notation\x18\n \x01(\t\"m\n\x04\x43\x65ll\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\t\n\x01x\x18\x02 \x01(\x01\x12\t\n\x01y\x18\x03 \x01(\x01\x12$\n\x05shape\x18\x04 \x01(\x0e\x32\x15.wargame.v1.CellShape\x12\x0c\n\x04tags\x18\x05 \x03(\t\x12\r\n\x05label\x18\x06 \x01(\t\"X\n\x07\x46\x65\x61ture\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12!\n\x06points\x18\x02 \x03(\x0b\x32\x11.wargame.v1.Point\x12\r\n\x05\x63\x65lls\x18\x03 \x03(\t\x12\r\n\x05label\x18\x04 \x01(\t\"\x1d\n\x05Point\x12\t\n\x01x\x18\x01 \x01(\x01\x12\t\n\x01y\x18\x02 \x01(\x01\"U\n\tPieceKind\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06letter\x18\x03 \x01(\t\x12\r\n\x05glyph\x18\x04 \x01(\t\x12\x0f\n\x07summary\x18\x05 \x01(\t*\x96\x01\n\nOptionKind\x12\x1b\n\x17OPTION_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10OPTION_KIND_BOOL\x10\x01\x12\x14\n\x10OPTION_KIND_ENUM\x10\x02\x12\x13\n\x0fOPTION_KIND_INT\x10\x03\x12\x14\n\x10OPTION_KIND_LIST\x10\x04\x12\x14\n\x10OPTION_KIND_TEXT\x10\x05*V\n\tCellShape\x12\x1a\n\x16\x43\x45LL_SHAPE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x43\x45LL_SHAPE_SQUARE\x10\x01\x12\x16\n\x12\x43\x45LL_SHAPE_DIAMOND\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,28 +33,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PRESET_OPTIONSENTRY']._loaded_options = None
   _globals['_PRESET_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_OPTIONKIND']._serialized_start=1163
-  _globals['_OPTIONKIND']._serialized_end=1313
-  _globals['_CELLSHAPE']._serialized_start=1315
-  _globals['_CELLSHAPE']._serialized_end=1401
+  _globals['_OPTIONKIND']._serialized_start=1321
+  _globals['_OPTIONKIND']._serialized_end=1471
+  _globals['_CELLSHAPE']._serialized_start=1473
+  _globals['_CELLSHAPE']._serialized_end=1559
   _globals['_GAMEINFO']._serialized_start=39
-  _globals['_GAMEINFO']._serialized_end=208
-  _globals['_OPTIONINFO']._serialized_start=211
-  _globals['_OPTIONINFO']._serialized_end=374
-  _globals['_PRESET']._serialized_start=377
-  _globals['_PRESET']._serialized_end=518
-  _globals['_PRESET_OPTIONSENTRY']._serialized_start=472
-  _globals['_PRESET_OPTIONSENTRY']._serialized_end=518
-  _globals['_SIDEINFO']._serialized_start=520
-  _globals['_SIDEINFO']._serialized_end=572
-  _globals['_BOARDDESCRIPTION']._serialized_start=575
-  _globals['_BOARDDESCRIPTION']._serialized_end=841
-  _globals['_CELL']._serialized_start=843
-  _globals['_CELL']._serialized_end=952
-  _globals['_FEATURE']._serialized_start=954
-  _globals['_FEATURE']._serialized_end=1042
-  _globals['_POINT']._serialized_start=1044
-  _globals['_POINT']._serialized_end=1073
-  _globals['_PIECEKIND']._serialized_start=1075
-  _globals['_PIECEKIND']._serialized_end=1160
+  _globals['_GAMEINFO']._serialized_end=249
+  _globals['_SCENARIO']._serialized_start=251
+  _globals['_SCENARIO']._serialized_end=348
+  _globals['_OPTIONINFO']._serialized_start=351
+  _globals['_OPTIONINFO']._serialized_end=514
+  _globals['_PRESET']._serialized_start=517
+  _globals['_PRESET']._serialized_end=658
+  _globals['_PRESET_OPTIONSENTRY']._serialized_start=612
+  _globals['_PRESET_OPTIONSENTRY']._serialized_end=658
+  _globals['_SIDEINFO']._serialized_start=660
+  _globals['_SIDEINFO']._serialized_end=730
+  _globals['_BOARDDESCRIPTION']._serialized_start=733
+  _globals['_BOARDDESCRIPTION']._serialized_end=999
+  _globals['_CELL']._serialized_start=1001
+  _globals['_CELL']._serialized_end=1110
+  _globals['_FEATURE']._serialized_start=1112
+  _globals['_FEATURE']._serialized_end=1200
+  _globals['_POINT']._serialized_start=1202
+  _globals['_POINT']._serialized_end=1231
+  _globals['_PIECEKIND']._serialized_start=1233
+  _globals['_PIECEKIND']._serialized_end=1318
 # @@protoc_insertion_point(module_scope)

@@ -91,6 +91,7 @@ class GameInfo(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     PRESETS_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    SCENARIOS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Ruleset id used everywhere: "war", "battle", "napoleonic"."""
     title: _builtins.str
@@ -109,6 +110,12 @@ class GameInfo(_message.Message):
     def presets(self) -> _containers.RepeatedCompositeFieldContainer[Global___Preset]:
         """Named sets of option values ("casual", "ranked")."""
 
+    @_builtins.property
+    def scenarios(self) -> _containers.RepeatedCompositeFieldContainer[Global___Scenario]:
+        """The game's scenarios with their players (Napoleonic Chess), for lobbies; a scenario is
+        chosen with the option `scenario`.
+        """
+
     def __init__(
         self,
         *,
@@ -118,14 +125,51 @@ class GameInfo(_message.Message):
         options: _abc.Iterable[Global___OptionInfo] | None = ...,
         presets: _abc.Iterable[Global___Preset] | None = ...,
         summary: _builtins.str = ...,
+        scenarios: _abc.Iterable[Global___Scenario] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "options", b"options", "presets", b"presets", "sides", b"sides", "summary", b"summary", "title", b"title"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "options", b"options", "presets", b"presets", "scenarios", b"scenarios", "sides", b"sides", "summary", b"summary", "title", b"title"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameInfo: _TypeAlias = GameInfo  # noqa: Y015
+
+@_typing.final
+class Scenario(_message.Message):
+    """A named battle of a game (Napoleonic Chess `scenarios.json`): its players, for lobbies."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    TITLE_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    SIDES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The value of the option `scenario` that chooses it ("standard", "grand_battle_2v2")."""
+    title: _builtins.str
+    """Display title ("Grand battle, two against two")."""
+    description: _builtins.str
+    """What it is, in a sentence or two."""
+    @_builtins.property
+    def sides(self) -> _containers.RepeatedCompositeFieldContainer[Global___SideInfo]:
+        """Its players in turn order, each with its colour and alliance."""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        title: _builtins.str = ...,
+        description: _builtins.str = ...,
+        sides: _abc.Iterable[Global___SideInfo] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "name", b"name", "sides", b"sides", "title", b"title"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Scenario: _TypeAlias = Scenario  # noqa: Y015
 
 @_typing.final
 class OptionInfo(_message.Message):
@@ -236,22 +280,28 @@ class SideInfo(_message.Message):
     ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     COLOUR_FIELD_NUMBER: _builtins.int
+    ALLIANCE_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Side id used in states and actions ("south", "attacker", "red")."""
     name: _builtins.str
     """Display name ("South (Blue)")."""
     colour: _builtins.str
     """A drawing colour name ("blue", "red", "white", "black")."""
+    alliance: _builtins.str
+    """The side's alliance id: sides of one alliance fight together and win together. In a
+    game of two sides each side is its own alliance (alliance == id).
+    """
     def __init__(
         self,
         *,
         id: _builtins.str = ...,
         name: _builtins.str = ...,
         colour: _builtins.str = ...,
+        alliance: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["colour", b"colour", "id", b"id", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alliance", b"alliance", "colour", b"colour", "id", b"id", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -934,6 +934,111 @@ class SuggestActionResponse(_message.Message):
 Global___SuggestActionResponse: _TypeAlias = SuggestActionResponse  # noqa: Y015
 
 @_typing.final
+class ResolveBattleRequest(_message.Message):
+    """ResolveBattle input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    TIME_BUDGET_FIELD_NUMBER: _builtins.int
+    MAX_TURNS_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    level: _builtins.int
+    """Playing strength of the AI for every player, 1 to 5; 0 means 3."""
+    max_turns: _builtins.int
+    """Stop after this many player-turns (0: the service's limit of 200)."""
+    seed: _builtins.int
+    """Seed for the AI's tie-breaking, so the same request plays the same battle (0 = default)."""
+    view: Global___StateView.ValueType
+    """How much of `final_state` to write (default: the position and the view)."""
+    @_builtins.property
+    def state(self) -> _game_pb2.GameState:
+        """The battle's starting position: a Napoleonic Chess state in play (not in deployment),
+        e.g. from NewGame with a scenario and `position`, with any players, armies and terrain.
+        """
+
+    @_builtins.property
+    def time_budget(self) -> _duration_pb2.Duration:
+        """How long the whole battle may take; default 10 s, at most the service's limit. When it
+        runs out the battle stops where it is and is adjudicated (`finished` false).
+        """
+
+    def __init__(
+        self,
+        *,
+        state: _game_pb2.GameState | None = ...,
+        level: _builtins.int = ...,
+        time_budget: _duration_pb2.Duration | None = ...,
+        max_turns: _builtins.int = ...,
+        seed: _builtins.int = ...,
+        view: Global___StateView.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state", "time_budget", b"time_budget"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["level", b"level", "max_turns", b"max_turns", "seed", b"seed", "state", b"state", "time_budget", b"time_budget", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResolveBattleRequest: _TypeAlias = ResolveBattleRequest  # noqa: Y015
+
+@_typing.final
+class ResolveBattleResponse(_message.Message):
+    """ResolveBattle output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FINAL_STATE_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    SURVIVORS_FIELD_NUMBER: _builtins.int
+    FINISHED_FIELD_NUMBER: _builtins.int
+    TURNS_FIELD_NUMBER: _builtins.int
+    ACTIONS_FIELD_NUMBER: _builtins.int
+    finished: _builtins.bool
+    """True when the battle ended by the rules; false when the turn limit or the time budget
+    stopped it.
+    """
+    turns: _builtins.int
+    """Player-turns played."""
+    @_builtins.property
+    def final_state(self) -> _game_pb2.GameState:
+        """The state the battle ended (or stopped) in."""
+
+    @_builtins.property
+    def outcome(self) -> _game_pb2.Outcome:
+        """How it ended: final_state's outcome when the battle finished by the rules; when it was
+        stopped, an adjudication by material (the alliance with more points left wins; equal
+        points draw), with reason TURN_LIMIT.
+        """
+
+    @_builtins.property
+    def survivors(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Piece]:
+        """The units left on the board, with their owners."""
+
+    @_builtins.property
+    def actions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Every action played, in order, in notation (a record of the battle)."""
+
+    def __init__(
+        self,
+        *,
+        final_state: _game_pb2.GameState | None = ...,
+        outcome: _game_pb2.Outcome | None = ...,
+        survivors: _abc.Iterable[_game_pb2.Piece] | None = ...,
+        finished: _builtins.bool = ...,
+        turns: _builtins.int = ...,
+        actions: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["final_state", b"final_state", "outcome", b"outcome"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions", b"actions", "final_state", b"final_state", "finished", b"finished", "outcome", b"outcome", "survivors", b"survivors", "turns", b"turns"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ResolveBattleResponse: _TypeAlias = ResolveBattleResponse  # noqa: Y015
+
+@_typing.final
 class PingRequest(_message.Message):
     """Ping input."""
 

@@ -96,6 +96,11 @@ class RulesEngineStub:
                 request_serializer=wargame_dot_v1_dot_engine__pb2.SuggestActionRequest.SerializeToString,
                 response_deserializer=wargame_dot_v1_dot_engine__pb2.SuggestActionResponse.FromString,
                 _registered_method=True)
+        self.ResolveBattle = channel.unary_unary(
+                '/wargame.v1.RulesEngine/ResolveBattle',
+                request_serializer=wargame_dot_v1_dot_engine__pb2.ResolveBattleRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_engine__pb2.ResolveBattleResponse.FromString,
+                _registered_method=True)
         self.Ping = channel.unary_unary(
                 '/wargame.v1.RulesEngine/Ping',
                 request_serializer=wargame_dot_v1_dot_engine__pb2.PingRequest.SerializeToString,
@@ -190,6 +195,15 @@ class RulesEngineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResolveBattle(self, request, context):
+        """Napoleonic Chess 10.7: play a battle out from a supplied position (armies, board,
+        terrain) with the AI on every side, and return the survivors and the outcome; the
+        building block of a campaign layer. As expensive as SuggestAction, admitted the same way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Ping(self, request, context):
         """Does nothing; returns its payload. The reference for benchmarks and a liveness probe.
         """
@@ -254,6 +268,11 @@ def add_RulesEngineServicer_to_server(servicer, server):
                     servicer.SuggestAction,
                     request_deserializer=wargame_dot_v1_dot_engine__pb2.SuggestActionRequest.FromString,
                     response_serializer=wargame_dot_v1_dot_engine__pb2.SuggestActionResponse.SerializeToString,
+            ),
+            'ResolveBattle': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResolveBattle,
+                    request_deserializer=wargame_dot_v1_dot_engine__pb2.ResolveBattleRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_engine__pb2.ResolveBattleResponse.SerializeToString,
             ),
             'Ping': grpc.unary_unary_rpc_method_handler(
                     servicer.Ping,
@@ -565,6 +584,33 @@ class RulesEngine:
             '/wargame.v1.RulesEngine/SuggestAction',
             wargame_dot_v1_dot_engine__pb2.SuggestActionRequest.SerializeToString,
             wargame_dot_v1_dot_engine__pb2.SuggestActionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResolveBattle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.RulesEngine/ResolveBattle',
+            wargame_dot_v1_dot_engine__pb2.ResolveBattleRequest.SerializeToString,
+            wargame_dot_v1_dot_engine__pb2.ResolveBattleResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -62,6 +62,11 @@ class RulesEngineStub:
     """Replay a game record to its final state."""
     SuggestAction: _grpc.UnaryUnaryMultiCallable[_engine_pb2.SuggestActionRequest, _engine_pb2.SuggestActionResponse]
     """An action chosen by search within a time budget, with its evaluation and expected line."""
+    ResolveBattle: _grpc.UnaryUnaryMultiCallable[_engine_pb2.ResolveBattleRequest, _engine_pb2.ResolveBattleResponse]
+    """Napoleonic Chess 10.7: play a battle out from a supplied position (armies, board,
+    terrain) with the AI on every side, and return the survivors and the outcome; the
+    building block of a campaign layer. As expensive as SuggestAction, admitted the same way.
+    """
     Ping: _grpc.UnaryUnaryMultiCallable[_engine_pb2.PingRequest, _engine_pb2.PingResponse]
     """Does nothing; returns its payload. The reference for benchmarks and a liveness probe."""
 
@@ -99,6 +104,11 @@ class RulesEngineAsyncStub(RulesEngineStub):
     """Replay a game record to its final state."""
     SuggestAction: _aio.UnaryUnaryMultiCallable[_engine_pb2.SuggestActionRequest, _engine_pb2.SuggestActionResponse]  # type: ignore[assignment]
     """An action chosen by search within a time budget, with its evaluation and expected line."""
+    ResolveBattle: _aio.UnaryUnaryMultiCallable[_engine_pb2.ResolveBattleRequest, _engine_pb2.ResolveBattleResponse]  # type: ignore[assignment]
+    """Napoleonic Chess 10.7: play a battle out from a supplied position (armies, board,
+    terrain) with the AI on every side, and return the survivors and the outcome; the
+    building block of a campaign layer. As expensive as SuggestAction, admitted the same way.
+    """
     Ping: _aio.UnaryUnaryMultiCallable[_engine_pb2.PingRequest, _engine_pb2.PingResponse]  # type: ignore[assignment]
     """Does nothing; returns its payload. The reference for benchmarks and a liveness probe."""
 
@@ -199,6 +209,17 @@ class RulesEngineServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_engine_pb2.SuggestActionResponse, _abc.Awaitable[_engine_pb2.SuggestActionResponse]]:
         """An action chosen by search within a time budget, with its evaluation and expected line."""
+
+    @_abc_1.abstractmethod
+    def ResolveBattle(
+        self,
+        request: _engine_pb2.ResolveBattleRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_engine_pb2.ResolveBattleResponse, _abc.Awaitable[_engine_pb2.ResolveBattleResponse]]:
+        """Napoleonic Chess 10.7: play a battle out from a supplied position (armies, board,
+        terrain) with the AI on every side, and return the survivors and the outcome; the
+        building block of a campaign layer. As expensive as SuggestAction, admitted the same way.
+        """
 
     @_abc_1.abstractmethod
     def Ping(

@@ -60,6 +60,10 @@ class _OutcomeReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Outcome
     """A player ran out of time."""
     OUTCOME_REASON_ABANDONED: _OutcomeReason.ValueType  # 15
     """A player left the game and did not come back in time."""
+    OUTCOME_REASON_ENEMIES_OUT: _OutcomeReason.ValueType  # 16
+    """Napoleonic Chess 10.6, games of more than two players: every player of the other
+    alliances is out (its Guards fell) or has surrendered.
+    """
 
 class OutcomeReason(_OutcomeReason, metaclass=_OutcomeReasonEnumTypeWrapper):
     """Why a game ended."""
@@ -96,6 +100,10 @@ OUTCOME_REASON_TIME: OutcomeReason.ValueType  # 14
 """A player ran out of time."""
 OUTCOME_REASON_ABANDONED: OutcomeReason.ValueType  # 15
 """A player left the game and did not come back in time."""
+OUTCOME_REASON_ENEMIES_OUT: OutcomeReason.ValueType  # 16
+"""Napoleonic Chess 10.6, games of more than two players: every player of the other
+alliances is out (its Guards fell) or has surrendered.
+"""
 Global___OutcomeReason: _TypeAlias = OutcomeReason  # noqa: Y015
 
 class _EventKind:
@@ -259,6 +267,7 @@ class GameState(_message.Message):
     BATTLE_FIELD_NUMBER: _builtins.int
     NAPOLEONIC_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
+    DRAW_ACCEPTED_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id from ListGames: "war", "battle" or "napoleonic"."""
     format_version: _builtins.int
@@ -302,6 +311,12 @@ class GameState(_message.Message):
     def napoleonic(self) -> _napoleonic_pb2.NapoleonicState:
         """Napoleonic Chess (Carroll, 2016)."""
 
+    @_builtins.property
+    def draw_accepted(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Games of more than two players: the players who have accepted the standing draw offer
+        so far (the draw is agreed when every remaining player has). Filled by the engine.
+        """
+
     def __init__(
         self,
         *,
@@ -317,10 +332,11 @@ class GameState(_message.Message):
         battle: _battle_pb2.BattleState | None = ...,
         napoleonic: _napoleonic_pb2.NapoleonicState | None = ...,
         position: _builtins.str = ...,
+        draw_accepted: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "napoleonic", b"napoleonic", "outcome", b"outcome", "war", b"war"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "draw_offer", b"draw_offer", "format_version", b"format_version", "game", b"game", "napoleonic", b"napoleonic", "options", b"options", "outcome", b"outcome", "pieces", b"pieces", "ply", b"ply", "position", b"position", "to_act", b"to_act", "war", b"war"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "draw_accepted", b"draw_accepted", "draw_offer", b"draw_offer", "format_version", b"format_version", "game", b"game", "napoleonic", b"napoleonic", "options", b"options", "outcome", b"outcome", "pieces", b"pieces", "ply", b"ply", "position", b"position", "to_act", b"to_act", "war", b"war"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["war", "battle", "napoleonic"]  # noqa: Y015
     _WhichOneofArgType_detail: _TypeAlias = _typing.Literal["detail", b"detail"]  # noqa: Y015
@@ -528,22 +544,30 @@ class Outcome(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
     MESSAGE_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
     winner: _builtins.str
     """The winning side id; empty for a draw."""
     reason: Global___OutcomeReason.ValueType
     """Why the game ended."""
     message: _builtins.str
     """A sentence for people ("south holds North's Citadel f10")."""
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Every player of the winning alliance (in a game of two sides: the one winner); empty
+        for a draw. In games of more than two players `winner` is the alliance id.
+        """
+
     def __init__(
         self,
         *,
         winner: _builtins.str = ...,
         reason: Global___OutcomeReason.ValueType = ...,
         message: _builtins.str = ...,
+        winners: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "reason", b"reason", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["message", b"message", "reason", b"reason", "winner", b"winner", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

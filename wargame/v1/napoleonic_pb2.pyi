@@ -180,19 +180,34 @@ class NapoleonicPlayer(_message.Message):
 
     ID_FIELD_NUMBER: _builtins.int
     ALLIANCE_FIELD_NUMBER: _builtins.int
+    ARMY_FIELD_NUMBER: _builtins.int
+    OUT_FIELD_NUMBER: _builtins.int
+    SURRENDERED_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Player id ("red", "black")."""
     alliance: _builtins.str
-    """Alliance id; players of one alliance fight together (each player its own for now)."""
+    """Alliance id; players of one alliance fight together and win together."""
+    army: _builtins.str
+    """The army the player commands (a share of): with divided command (10.6) several players
+    of one alliance share an army and its Guards, each commanding its own units. Empty
+    means the player's own id (one army per player).
+    """
+    out: _builtins.bool
+    """The player is out of the game: its army's Guards fell (10.6), or it surrendered."""
+    surrendered: _builtins.bool
+    """The player surrendered (one player of an alliance may surrender alone)."""
     def __init__(
         self,
         *,
         id: _builtins.str = ...,
         alliance: _builtins.str = ...,
+        army: _builtins.str = ...,
+        out: _builtins.bool = ...,
+        surrendered: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alliance", b"alliance", "id", b"id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alliance", b"alliance", "army", b"army", "id", b"id", "out", b"out", "surrendered", b"surrendered"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -368,6 +383,7 @@ class NapoleonicTurn(_message.Message):
     SPLIT_MOVES_FIELD_NUMBER: _builtins.int
     PENDING_DEFENDERS_FIELD_NUMBER: _builtins.int
     ELIMINATED_FIELD_NUMBER: _builtins.int
+    PENDING_PLAYERS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def moved(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Units that moved this turn."""
@@ -402,6 +418,14 @@ class NapoleonicTurn(_message.Message):
     def eliminated(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Units eliminated this turn."""
 
+    @_builtins.property
+    def pending_players(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Attack declaration (10.6): the players still to declare, the active player and its
+        allies, who may join its attacks with their own units without moving; with
+        divided_command_turns = merged_side_turn also every phase of the active army's turn:
+        its commanders who have not ended the phase. Empty means the active player alone.
+        """
+
     def __init__(
         self,
         *,
@@ -413,10 +437,11 @@ class NapoleonicTurn(_message.Message):
         split_moves: _abc.Iterable[Global___NapoleonicSplitMove] | None = ...,
         pending_defenders: _abc.Iterable[_builtins.str] | None = ...,
         eliminated: _abc.Iterable[_builtins.str] | None = ...,
+        pending_players: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacks", b"attacks", "eliminated", b"eliminated", "entered_elevation", b"entered_elevation", "moved", b"moved", "pending_defenders", b"pending_defenders", "split_moves", b"split_moves", "supports", b"supports", "vacancies", b"vacancies"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attacks", b"attacks", "eliminated", b"eliminated", "entered_elevation", b"entered_elevation", "moved", b"moved", "pending_defenders", b"pending_defenders", "pending_players", b"pending_players", "split_moves", b"split_moves", "supports", b"supports", "vacancies", b"vacancies"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -77,17 +77,31 @@ class Geometry:
         return max(abs(ax - bx), abs(ay - by))
 
     def rank_from_edge(self, cell: int, side_index: int) -> int:
-        """The row of a cell counted from a side's own edge, from 1 (side 0 = south)."""
-        y = cell // self.width
-        return y + 1 if side_index == 0 else self.height - y
+        """The row of a cell counted from a side's own edge, from 1 (the edge index of
+        `scenarios.EDGES`: 0 south, 1 north, 2 west, 3 east)."""
+        x, y = cell % self.width, cell // self.width
+        if side_index == 0:
+            return y + 1
+        if side_index == 1:
+            return self.height - y
+        return x + 1 if side_index == 2 else self.width - x
 
-    def deployment_cells(self, side_index: int, rows: tuple[int, int]) -> tuple[int, ...]:
-        """The cells of a side's deployment rows (10.5), in board order."""
+    def along_edge(self, cell: int, side_index: int) -> int:
+        """A cell's place along a side's edge from 0: its file for south and north, its
+        rank for west and east (a scenario's `span`)."""
+        return cell % self.width if side_index < 2 else cell // self.width
+
+    def deployment_cells(
+        self, side_index: int, rows: tuple[int, int], span: tuple[int, int] | None = None
+    ) -> tuple[int, ...]:
+        """The cells of a side's deployment rows (10.5), in board order, within its stretch
+        of the edge when it has one (10.6)."""
         low, high = rows
         return tuple(
             cell
             for cell in range(len(self.names))
             if low <= self.rank_from_edge(cell, side_index) <= high
+            and (span is None or span[0] <= self.along_edge(cell, side_index) <= span[1])
         )
 
     def edge_key(self, a: int, b: int) -> tuple[int, int]:

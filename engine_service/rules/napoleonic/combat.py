@@ -147,13 +147,19 @@ def check_support(state: NapoleonicState, action: Support) -> tuple[Unit, Unit]:
     name = kind_title(supporter.kind)
     here = names[supporter.cell]
     there = names[supported.cell]
-    for unit in (supporter, supported):
-        if unit.side != action.side:
-            raise RuleError(
-                Reason.SUPPORT_NOT_FRIENDLY,
-                f"{unit_title(state, unit)} is not {action.side}'s: supports are between "
-                "friendly units",
-            )
+    if supporter.side != action.side:
+        raise RuleError(
+            Reason.SUPPORT_NOT_FRIENDLY,
+            f"{unit_title(state, supporter)} is not {action.side}'s: supports are between "
+            "friendly units",
+        )
+    if state.alliance_of(supported.side) != state.alliance_of(action.side):
+        raise RuleError(
+            Reason.SUPPORT_NOT_FRIENDLY,
+            f"{unit_title(state, supported)} is not {action.side}'s"
+            + (" nor an ally's" if state.multiplayer() else "")
+            + ": supports are between friendly units",
+        )
     if supporter.id == supported.id:
         raise RuleError(Reason.SUPPORT_SELF, f"{name} on {here} cannot support itself")
     attacked = under_attack(state)
@@ -212,6 +218,8 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
     assigned = {s for s, _t in state.turn.supports}
     at = state.at()
     step = state.geo.step
+    alliance = state.alliance_of(side)
+    friends = {p.id for p in state.players if p.alliance == alliance} | {side}
     result: list[Support] = []
     for unit in state.units:
         if unit.side != side or unit.id in attacked or unit.id in assigned:
@@ -224,7 +232,7 @@ def legal_supports(state: NapoleonicState, side: str) -> list[Support]:
             if (
                 other is not None
                 and other.id in attacked
-                and other.side == side
+                and other.side in friends
                 and may_support(state, unit, n)
             ):
                 result.append(Support(side, unit.id, other.id))
@@ -324,13 +332,15 @@ def tally_text(state: NapoleonicState, result: CombatTally) -> str:
     )
 
 
-def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]:
+def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], tuple[str, ...]]:
     """Simultaneous resolution (7.3): the state without the eliminated units, the events,
-    and whether a commander fell (the caller ends the game then).
+    and the players whose commander fell (the caller ends the game or puts them out).
 
     The returned state keeps the phase; its turn scratch holds the eliminations and the
-    vacated squares with their eligible advancers (7.4).
+    vacated squares with their eligible advancers (7.4): attackers of the acting player(s)
+    only, as allies join an attack without moving (10.6).
     """
+    acting = state.acting()
     units = state.by_id()
     order: list[str] = []
     attackers_of: dict[str, list[Unit]] = {}
@@ -345,7 +355,7 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
     events: list[Event] = []
     eliminated: list[Unit] = []
     vacancies: list[Vacancy] = []
-    commander_lost = False
+    fallen: list[str] = []
     names = state.geo.names
     for target_id in order:
         target = units[target_id]
@@ -361,8 +371,11 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
         )
         if result.eliminated:
             eliminated.append(target)
-            vacancies.append(Vacancy(target.cell, tuple(a.id for a in attackers_of[target_id])))
-            commander_lost = commander_lost or state.stats(target).is_commander
+            eligible = tuple(a.id for a in attackers_of[target_id] if a.side in acting)
+            if eligible:
+                vacancies.append(Vacancy(target.cell, eligible))
+            if state.stats(target).is_commander and target.side not in fallen:
+                fallen.append(target.side)
     for unit in eliminated:
         events.append(
             unit_event(
@@ -373,7 +386,7 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
             )
         )
     if not eliminated:
-        return state, events, False
+        return state, events, ()
     gone = {u.id for u in eliminated}
     turn = replace(
         state.turn,
@@ -381,7 +394,7 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], bool]
         vacancies=tuple(vacancies),
     )
     new = state.with_units(tuple(u for u in state.units if u.id not in gone), turn=turn)
-    return new, events, commander_lost
+    return new, events, tuple(fallen)
 
 
 # --- advance (7.4) --------------------------------------------------------------------------

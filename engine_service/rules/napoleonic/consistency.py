@@ -14,6 +14,7 @@ from engine_service.rules.errors import RuleError
 from engine_service.rules.napoleonic.combat import under_attack
 from engine_service.rules.napoleonic.deployment import DIGEST_BYTES, Sealer
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES
+from engine_service.rules.napoleonic.scenarios import PALETTE
 from engine_service.rules.napoleonic.setup import UNIT_ID
 from engine_service.rules.napoleonic.state import (
     ACTIVE_PHASES,
@@ -54,6 +55,7 @@ def check_state(state: NapoleonicState, sealer: Sealer | None) -> list[str]:
         problems.append(f"turn order {list(state.turn_order)} does not name every player once")
     if state.active not in players:
         problems.append(f"the active player {state.active!r} is no player")
+    _check_players(state, players, problems)
     army_sides = [side for side, _kinds in state.armies]
     if sorted(army_sides) != sorted(players):
         problems.append(f"armies are given for {army_sides}, players are {players}")
@@ -73,6 +75,34 @@ def check_state(state: NapoleonicState, sealer: Sealer | None) -> list[str]:
     if state.phase is not Phase.GAME_OVER:
         _check_turn(state, problems)
     return problems
+
+
+def _check_players(state: NapoleonicState, players: list[str], problems: list[str]) -> None:
+    """10.6: ids from the palette, at least two alliances, shared armies within an alliance,
+    the active player in the game, and two alliances still in it while the game goes on."""
+    alliances = {p.alliance for p in state.players}
+    unknown = [p for p in players if p not in PALETTE]
+    if unknown:
+        problems.append(f"players {unknown} are no player ids ({', '.join(PALETTE)})")
+    if len(players) >= 2 and len(alliances) < 2:
+        problems.append("the players are all of one alliance")
+    for player in state.players:
+        owner = state.player(player.army_id)
+        if owner is None or owner.alliance != player.alliance or owner.army:
+            problems.append(f"{player.id} commands army {player.army_id}, no army of its alliance")
+        if player.surrendered and not player.out:
+            problems.append(f"{player.id} surrendered but is not out")
+        if (
+            player.out
+            and state.rules.commander_loss == "remove_army"
+            and any(u.side == player.id for u in state.units)
+        ):
+            problems.append(f"{player.id} is out but has units (on_commander_loss)")
+    if state.phase is not Phase.GAME_OVER:
+        if not state.in_game(state.active) and state.active in players:
+            problems.append(f"the active player {state.active} is out of the game")
+        if len({p.alliance for p in state.players if not p.out}) < 2:
+            problems.append("one alliance is left but the game is not over")
 
 
 @memo(256)  # armies rarely change from state to state
@@ -262,14 +292,31 @@ def _check_turn(state: NapoleonicState, problems: list[str]) -> None:
     units = state.by_id()
     phase = state.phase
     if phase not in (*ACTIVE_PHASES, Phase.DEFENCE):
-        if turn.moved or turn.attacks or turn.supports or turn.vacancies or turn.pending_defenders:
+        if (
+            turn.moved
+            or turn.attacks
+            or turn.supports
+            or turn.vacancies
+            or turn.pending_defenders
+            or turn.pending_players
+        ):
             problems.append(f"phase {phase} has a turn in progress")
         return
     active = state.active
+    acting = state.acting()
+    joining = (*acting, *(p for p in state.allies(active) if p not in acting))
     for unit_id in sorted(turn.moved | turn.entered_elevation):
         unit = units.get(unit_id)
-        if unit is None or unit.side != active:
+        if unit is None or unit.side not in acting:
             problems.append(f"moved unit {unit_id} is not an active unit on the board")
+    pending = turn.pending_players
+    may_pend = joining if phase is Phase.ATTACK_DECLARATION else acting
+    if pending and (
+        phase is Phase.DEFENCE
+        or len(set(pending)) != len(pending)
+        or not set(pending) <= set(may_pend)
+    ):
+        problems.append(f"players {list(pending)} cannot all be acting in the {phase} phase")
     for unit_id, origin in turn.origins:
         if unit_id not in turn.moved or not 0 <= origin < state.width * state.height:
             problems.append(f"split move of {unit_id} is impossible")
@@ -280,12 +327,14 @@ def _check_turn(state: NapoleonicState, problems: list[str]) -> None:
     for attacker_id, target_id in turn.attacks:
         attacker = units.get(attacker_id)
         target = units.get(target_id)
-        if attacker is None or attacker.side != active or attacker_id in seen:
+        if attacker is None or attacker.side not in joining or attacker_id in seen:
             problems.append(f"attacker {attacker_id} is not a single active unit on the board")
             continue
         seen.add(attacker_id)
         if target is None:
-            if not any(v.eligible and attacker_id in v.eligible for v in turn.vacancies):
+            if target_id not in turn.eliminated and not any(
+                v.eligible and attacker_id in v.eligible for v in turn.vacancies
+            ):
                 problems.append(f"target {target_id} of {attacker_id} is not on the board")
             continue
         if target.side not in state.enemies(active):
@@ -300,7 +349,7 @@ def _check_turn(state: NapoleonicState, problems: list[str]) -> None:
         problems.append("the defence phase has no declared attack")
     if phase is Phase.DEFENCE:
         if not turn.pending_defenders or any(
-            p not in state.enemies(active) for p in turn.pending_defenders
+            p not in state.enemies(active) or not state.in_game(p) for p in turn.pending_defenders
         ):
             problems.append(f"pending defenders {list(turn.pending_defenders)} are impossible")
     elif turn.pending_defenders:
@@ -319,7 +368,7 @@ def _check_turn(state: NapoleonicState, problems: list[str]) -> None:
         if phase is Phase.DEFENCE and (
             supported is None
             or supported_id not in attacked
-            or supported.side != supporter.side
+            or state.alliance_of(supported.side) != state.alliance_of(supporter.side)
             or geo.direction_to[supporter.cell].get(supported.cell)
             not in state.stats(supporter).support_dirs
         ):

@@ -63,6 +63,7 @@ from engine_service.rules.napoleonic.state import (
     Unit,
     position_key,
     sort_units,
+    turn_opening,
 )
 from engine_service.rules.napoleonic.words import kind_name, side_title
 
@@ -80,7 +81,8 @@ def commitment(placements: Placements, salt: bytes) -> bytes:
 
 def deployment_cells(state: NapoleonicState, side: str) -> tuple[int, ...]:
     """The cells of a player's deployment rows (option deployment_rows, 10.5)."""
-    return state.geo.deployment_cells(state.side_index(side), state.rules.rows)
+    edge, span = state.zone(side)
+    return state.geo.deployment_cells(edge, state.rules.rows, span)
 
 
 def array_problems_for(state: NapoleonicState, side: str, placements: Placements) -> list[str]:
@@ -216,7 +218,7 @@ def begin_play(
     )
     if state.rules.repetition:
         state = state.evolve(position_history=(position_key(state),))
-    return state
+    return turn_opening(state)
 
 
 def forfeit(state: NapoleonicState, side: str, why: str, events: list[Event]) -> NapoleonicState:
@@ -250,7 +252,7 @@ def apply_commit(
         )
     )
     phase = Phase.DEPLOY_COMMIT
-    if len(commitments) == len(state.players):
+    if _complete(state, commitments):
         phase = Phase.DEPLOY_REVEAL
         events.append(
             Event(EventKind.PHASE_CHANGED, "Every player has committed: reveal the arrays.")
@@ -303,11 +305,58 @@ def apply_reveal(
             side=side,
         )
     )
-    if len(reveals) < len(state.players):
+    if not _complete(state, reveals):
         return state.evolve(deployment=replace(deployment, reveals=reveals))
     names = state.geo.names
     arrays = {p: tuple((names[c], k) for c, k in array) for p, array in reveals}
     return begin_play(state, arrays, events)
+
+
+def _complete(state: NapoleonicState, entries: tuple[tuple[str, object], ...]) -> bool:
+    """Whether every player still in the game has its entry (10.1, 10.6)."""
+    done = {player for player, _x in entries}
+    return all(p.id in done for p in state.players if not p.out)
+
+
+def after_leaving(state: NapoleonicState, sealer: Sealer | None) -> NapoleonicState:
+    """A deployment once a player has left a game of alliances (10.6): the phase goes on
+    without it, and ends if it was the last one awaited."""
+    dep = state.deployment
+    assert dep is not None
+    events: list[Event] = []
+    if state.phase is Phase.DEPLOY_COMMIT and _complete(state, dep.commitments):
+        return state.evolve(phase=Phase.DEPLOY_REVEAL)
+    if state.phase is Phase.DEPLOY_REVEAL and _complete(state, dep.reveals):
+        if dep.withheld:
+            raise RuleError(
+                Reason.INVALID_STATE,
+                "this copy of the state withholds a deployment, so the arrays cannot be laid "
+                "out from it; send the whole state",
+                field="state",
+            )
+        names = state.geo.names
+        arrays = {
+            p: tuple((names[c], k) for c, k in array)
+            for p, array in dep.reveals
+            if state.in_game(p)
+        }
+        return begin_play(state, arrays, events)
+    if state.phase is Phase.DEPLOY_SEALED and _complete(state, dep.sealed):
+        if sealer is None or dep.withheld:
+            raise RuleError(
+                Reason.SEAL_KEY_UNAVAILABLE,
+                "the sealed arrays cannot be opened here (no seal key, or withheld arrays)",
+            )
+        arrays = {p: sealer.open(state, p, data) for p, data in dep.sealed if state.in_game(p)}
+        return begin_play(state, arrays, events)
+    if state.phase is Phase.PLACEMENT and not state.in_game(dep.next_placer):
+        others = [p.id for p in state.players if not p.out and pool(state, p.id).total()]
+        if not others:
+            return begin_play(state, {}, events)
+        after = state.next_player(dep.next_placer)
+        placer = after if after in others else others[0]
+        return state.evolve(deployment=replace(dep, next_placer=placer, placed_this_turn=0))
+    return state
 
 
 def _cells(state: NapoleonicState, placements: Placements) -> tuple[tuple[int, str], ...]:
@@ -344,9 +393,11 @@ def apply_seal(
             side=side,
         )
     )
-    if len(sealed) < len(state.players):
+    if not _complete(state, sealed):
         return state.evolve(deployment=replace(deployment, sealed=sealed))
-    arrays = {player: sealer.open(state, player, data) for player, data in sealed}
+    arrays = {
+        player: sealer.open(state, player, data) for player, data in sealed if state.in_game(player)
+    }
     for player, array in arrays.items():
         check_array(state, player, array)
     return begin_play(state, arrays, events)
@@ -400,7 +451,9 @@ def apply_place(
     )
     state = state.with_units(units)
     mine = pool(state, side).total()
-    others = [p.id for p in state.players if p.id != side and pool(state, p.id).total()]
+    others = [
+        p.id for p in state.players if p.id != side and not p.out and pool(state, p.id).total()
+    ]
     if not mine and not others:
         return begin_play(state, {}, log)
     placed = deployment.placed_this_turn + 1

@@ -14,7 +14,7 @@ from engine_service.rules.napoleonic.board import geometry
 from engine_service.rules.napoleonic.notation import HELP
 from engine_service.rules.napoleonic.options import parse_rows
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, UnitType
-from engine_service.rules.napoleonic.scenarios import SCENARIOS
+from engine_service.rules.napoleonic.scenarios import EDGES, SCENARIOS
 from engine_service.rules.napoleonic.words import dirs_words
 from engine_service.rules.options import Options
 
@@ -54,7 +54,12 @@ def describe_board(title: str, sides: tuple[SideInfo, ...], options: Options) ->
         if name in redoubts:
             tags.append("redoubt")
         for index, side in enumerate(sides):
-            if rows[0] <= geo.rank_from_edge(cell, index) <= rows[1]:
+            player = scenario.player(side.id)
+            edge = EDGES.index(player.edge) if player else index
+            span = player.span if player else None
+            if rows[0] <= geo.rank_from_edge(cell, edge) <= rows[1] and (
+                span is None or span[0] <= geo.along_edge(cell, edge) <= span[1]
+            ):
                 tags.append(f"deployment:{side.id}")
         cells.append(CellInfo(name, x + 0.5, y + 0.5, CellShape.SQUARE, tuple(tags)))
     features: list[Feature] = []

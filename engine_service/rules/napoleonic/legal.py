@@ -20,22 +20,27 @@ def legal_actions(state: NapoleonicState) -> list[NapoleonicAction]:
     if state.outcome is not None:
         return []
     phase = state.phase
-    side = state.active
     actions: list[NapoleonicAction] = []
     names = state.geo.names
-    if phase is Phase.MOVEMENT:
-        for unit in state.units:
-            if unit.side == side:
-                actions += [
-                    Move(side, unit.id, names[c]) for c in movement.destinations(state, unit)
-                ]
-    if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
-        actions += combat.legal_attacks(state, side)
-    if phase is Phase.ADVANCE:
-        actions += combat.legal_advances(state, side)
     if phase in ACTIVE_PHASES:
-        actions += legal_redoubts(state, side)
-        actions.append(EndPhase(side))
+        pending = state.turn.pending_players
+        for side in pending or (state.active,):
+            acting = not pending or side in state.acting()
+            if phase is Phase.MOVEMENT:
+                for unit in state.units:
+                    if unit.side == side:
+                        actions += [
+                            Move(side, unit.id, names[c])
+                            for c in movement.destinations(state, unit)
+                        ]
+            # 10.6: with merged_side_turn, attacks wait until every commander has moved.
+            if phase is Phase.ATTACK_DECLARATION or (phase is Phase.MOVEMENT and len(pending) <= 1):
+                actions += combat.legal_attacks(state, side)
+            if phase is Phase.ADVANCE:
+                actions += combat.legal_advances(state, side)
+            if acting:
+                actions += legal_redoubts(state, side)
+            actions.append(EndPhase(side))
     elif phase is Phase.DEFENCE:
         for defender in state.turn.pending_defenders:
             actions += combat.legal_supports(state, defender)

@@ -10,10 +10,9 @@ Options this module adds to section 14:
 - `deployment`: `fixed` (the `setup` array), `attack_at_dawn` (10.1) or
   `marching_orders` (10.2).
 
-Options kept for the multiplayer sketch (10.6) exist with their defaults and change nothing
-with two players: `turn_order` (besides fixing who opens), `on_commander_loss`,
-`divided_command_turns`. `auto_skip_advance_timeout` is a clock setting read by the
-matchmaker; the rules carry it.
+The multiplayer options (10.6, docs/multiplayer.md) change nothing with two players:
+`turn_order` (besides fixing who opens), `on_commander_loss`, `divided_command_turns`.
+`auto_skip_advance_timeout` is a clock setting read by the matchmaker; the rules carry it.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from dataclasses import dataclass
 
 from engine_service.memo import memo
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, UnitStats, stats_for
-from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES
+from engine_service.rules.napoleonic.scenarios import PALETTE, SCENARIOS
 from engine_service.rules.options import OptionKind, Options, OptionSpec
 
 _ROWS = re.compile(r"^([0-9]{1,2})-([0-9]{1,2})$")
@@ -69,7 +68,7 @@ def _check_turn_order(text: str) -> str | None:
     if value == "alternate_alliances":
         return None
     players = [p.strip() for p in value.split(",")]
-    if sorted(players) != sorted(SIDES):
+    if len(set(players)) != len(players) or not set(players) <= set(PALETTE) or len(players) < 2:
         return "not alternate_alliances or a list naming every player once"
     return None
 
@@ -98,9 +97,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         "first_player",
         OptionKind.ENUM,
         "red",
-        "Who moves first (the text does not say).",
+        "Who moves first (the text does not say); a player of the scenario.",
         ruling="6; ruling 2",
-        allowed=SIDES,
+        allowed=tuple(PALETTE),
     ),
     OptionSpec(
         "setup",
@@ -340,7 +339,7 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         "first_player",
         "Marching Orders: who places first.",
         ruling="10.2",
-        allowed=("first_player", *SIDES),
+        allowed=("first_player", *PALETTE),
     ),
     OptionSpec(
         "turn_order",
@@ -349,7 +348,10 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
         "Player ids in turn order (multiplayer); by default alliances alternate, starting "
         "with first_player.",
         ruling="10.6",
-        allowed_text="alternate_alliances, or the player ids in order (red,black or black,red)",
+        allowed_text=(
+            "alternate_alliances, or the scenario's player ids in order (red,black or "
+            "black,red; red,black,blue,green)"
+        ),
         check=_check_turn_order,
     ),
     OptionSpec(
@@ -466,6 +468,8 @@ class Rules:
     no_elimination_limit: int
     repetition: int
     insufficient_force: bool
+    commander_loss: str  # on_commander_loss (10.6)
+    merged_side_turn: bool  # divided_command_turns = merged_side_turn (10.6)
 
 
 @memo(256)  # keyed by the options of a game: every request of the game asks again
@@ -505,4 +509,6 @@ def rules_of(options: Options) -> Rules:
         no_elimination_limit=int(options["no_elimination_limit"]),
         repetition=int(options["repetition_draw"]),
         insufficient_force=bool(options["insufficient_force_draw"]),
+        commander_loss=str(options["on_commander_loss"]),
+        merged_side_turn=options["divided_command_turns"] == "merged_side_turn",
     )

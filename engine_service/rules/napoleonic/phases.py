@@ -17,13 +17,20 @@ from engine_service.rules.napoleonic import actions
 from engine_service.rules.napoleonic.actions import Attack, NapoleonicAction
 from engine_service.rules.napoleonic.combat import declare, legal_supports, resolve
 from engine_service.rules.napoleonic.endings import draw_outcome
+from engine_service.rules.napoleonic.pieces import type_rank
 from engine_service.rules.napoleonic.state import (
     ACTIVE_PHASES,
     DEPLOY_PHASES,
     EMPTY_TURN,
     NapoleonicState,
     Phase,
+    Unit,
     position_key,
+    sort_units,
+    turn_opening,
+)
+from engine_service.rules.napoleonic.state import (
+    crowd as _crowd,
 )
 from engine_service.rules.napoleonic.terrain import end_of_turn_redoubts
 from engine_service.rules.napoleonic.words import side_title
@@ -39,6 +46,26 @@ def _attacks_words(count: int) -> str:
     return "1 attack" if count == 1 else f"{count} attacks"
 
 
+def declarers(state: NapoleonicState) -> tuple[str, ...]:
+    """Who declares attacks this turn (10.6): the acting player(s), then the allies in the
+    game with units on the board, who may join the attacks without moving."""
+    acting = state.acting()
+    sides = {u.side for u in state.units}
+    allies = tuple(p for p in state.allies(state.active) if p not in acting and p in sides)
+    return acting + allies
+
+
+def _still_pending(state: NapoleonicState, side: str) -> NapoleonicState | None:
+    """`side` ends its part of an active phase; the state if others still have theirs."""
+    pending = state.turn.pending_players
+    if side not in pending:
+        return None
+    rest = tuple(p for p in pending if p != side)
+    if not rest:
+        return None
+    return state.evolve(turn=replace(state.turn, pending_players=rest))
+
+
 def declare_attack(
     state: NapoleonicState, action: Attack, events: list[Event] | None, event: Event | None
 ) -> NapoleonicState:
@@ -51,24 +78,44 @@ def declare_attack(
 
 
 def end_movement(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
-    """MOVEMENT -> ATTACK_DECLARATION (by EndPhase, or implicitly by an attack)."""
+    """MOVEMENT -> ATTACK_DECLARATION (by EndPhase, or implicitly by an attack); with allies
+    in the game, they declare too (10.6)."""
+    crowd = _crowd(declarers(state))
+    joined = f" ({', '.join(crowd[1:])} may join without moving)" if crowd else ""
     _phase_event(
         events,
-        f"{side_title(state.active)}'s movement ends: attack declaration.",
+        f"{side_title(state.active)}'s movement ends: attack declaration{joined}.",
         state.active,
     )
-    return state.evolve(phase=Phase.ATTACK_DECLARATION)
+    return state.evolve(
+        phase=Phase.ATTACK_DECLARATION, turn=replace(state.turn, pending_players=crowd)
+    )
+
+
+def defenders_of(state: NapoleonicState) -> tuple[str, ...]:
+    """Who allocates supports (7.2, 10.6): every player in the game with units under
+    attack, or with allies under attack, in the order of the players."""
+    units = state.by_id()
+    owners = {units[t].side for _a, t in state.turn.attacks}
+    if not state.multiplayer():
+        return tuple(p.id for p in state.players if p.id in owners)
+    alliances = {state.alliance_of(o) for o in owners}
+    sides = {u.side for u in state.units}
+    return tuple(
+        p.id for p in state.players if not p.out and p.id in sides and p.alliance in alliances
+    )
 
 
 def end_declaration(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
     """The declaration is complete: pass (no attacks), or the defence phase, or resolution."""
     attacks = state.turn.attacks
+    state = state.evolve(turn=replace(state.turn, pending_players=()))
     if not attacks:
         _phase_event(events, f"{side_title(state.active)} declares no attack.", state.active)
         return end_turn(state, events)
-    units = state.by_id()
-    owners = {units[t].side for _a, t in attacks}
-    defenders = tuple(p.id for p in state.players if p.id in owners)
+    defenders = defenders_of(state)
+    if state.multiplayer() and state.rules.auto_skip_defence:
+        defenders = tuple(d for d in defenders if legal_supports(state, d)) or defenders
     state = state.evolve(phase=Phase.DEFENCE, turn=replace(state.turn, pending_defenders=defenders))
     if state.rules.auto_skip_defence and not any(legal_supports(state, d) for d in defenders):
         _phase_event(
@@ -99,11 +146,11 @@ def end_defence(state: NapoleonicState, side: str, events: list[Event] | None) -
 
 def resolve_combat(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
     """Simultaneous resolution (7.3), then game over, the advance phase or the turn's end."""
-    state, log, commander_lost = resolve(state)
+    state, log, fallen = resolve(state)
     if events is not None:
         events.extend(log)
     state = state.evolve(turn=replace(state.turn, pending_defenders=()))
-    if commander_lost:
+    if fallen and not state.multiplayer():
         winner = state.active
         loser = next(
             (p for p in state.enemies(winner)),
@@ -117,6 +164,10 @@ def resolve_combat(state: NapoleonicState, events: list[Event] | None) -> Napole
         if events is not None:
             events.append(Event(EventKind.GAME_OVER, outcome.message, side=winner))
         return state.evolve(phase=Phase.GAME_OVER, outcome=outcome)
+    if fallen:
+        state = players_out(state, fallen, events, surrendered=False)
+        if state.outcome is not None:
+            return state
     if state.turn.vacancies:
         squares = ", ".join(state.geo.names[v.cell] for v in state.turn.vacancies)
         _phase_event(
@@ -124,8 +175,149 @@ def resolve_combat(state: NapoleonicState, events: list[Event] | None) -> Napole
             f"{side_title(state.active)} may advance into {squares} (advance).",
             state.active,
         )
-        return state.evolve(phase=Phase.ADVANCE)
+        return state.evolve(
+            phase=Phase.ADVANCE,
+            turn=replace(state.turn, pending_players=_crowd(state.acting())),
+        )
     return end_turn(state, events)
+
+
+def players_out(
+    state: NapoleonicState, sides: tuple[str, ...], events: list[Event] | None, *, surrendered: bool
+) -> NapoleonicState:
+    """10.6: players leave the game (their army's Guards fell, or they surrendered). Their
+    units go as on_commander_loss says; when one alliance is left, it wins."""
+    gone: set[str] = set()
+    for side in sides:
+        if surrendered:
+            gone.add(side)
+        else:
+            gone |= {p.id for p in state.players if p.army_id == state.player(side).army_id}  # type: ignore[union-attr]
+    players = tuple(
+        replace(p, out=True, surrendered=p.surrendered or (surrendered and p.id in sides))
+        if p.id in gone and not p.out
+        else p
+        for p in state.players
+    )
+    newly = [p.id for p in state.players if p.id in gone and not p.out]
+    state = state.evolve(players=players)
+    state = _dispose(state, newly, events, surrendered=surrendered)
+    for side in newly:
+        why = "surrenders" if surrendered else "has lost its Guards"
+        _phase_event(events, f"{side_title(side)} {why} and is out of the game.", side)
+    alliances = {p.alliance for p in state.players if not p.out}
+    if len(alliances) > 1:
+        return state
+    return state.evolve(phase=Phase.GAME_OVER, outcome=alliance_victory(state, events))
+
+
+def surrender(state: NapoleonicState, side: str) -> NapoleonicState:
+    """10.6: `side` alone leaves a game of alliances. Its part of the turn is done
+    without it: its own turn ends (a co-commander of a merged side-turn plays on), its
+    declaration or defence is closed; a deployment goes on without it (the caller)."""
+    state = players_out(state, (side,), None, surrendered=True)
+    if state.outcome is not None or state.phase in DEPLOY_PHASES:
+        return state
+    turn = state.turn
+    phase = state.phase
+    if phase is Phase.DEFENCE:
+        if not turn.attacks:  # every attack was on its units, and they left the field
+            return resolve_combat(state, None)
+        if side in turn.pending_defenders:
+            return end_defence(state, side, None)
+        return state
+    pending = turn.pending_players or (state.active,)
+    if side == state.active:
+        rest = tuple(p for p in pending if p != side)
+        heirs = [p for p in state.commanders(side) if p != side] if state.merged() else []
+        if not heirs:
+            return end_turn(state.evolve(turn=replace(turn, pending_players=())), None)
+        active = heirs[0]
+        state = state.evolve(active=active)
+        if not rest:
+            rest = (active,)
+        return _close_part(state, rest)
+    if side in pending:
+        return _close_part(state, tuple(p for p in pending if p != side))
+    return state
+
+
+def _close_part(state: NapoleonicState, rest: tuple[str, ...]) -> NapoleonicState:
+    """The active phase with `rest` still to end it (the phase ends when nobody is left)."""
+    if not rest:
+        return end_phase(state.evolve(turn=replace(state.turn, pending_players=())), "", None)
+    keep = () if rest == (state.active,) else rest
+    return state.evolve(turn=replace(state.turn, pending_players=keep))
+
+
+def alliance_victory(state: NapoleonicState, events: list[Event] | None) -> Outcome:
+    """The outcome when one alliance is left (10.6): it wins, every player of it listed."""
+    alliance = next(p.alliance for p in state.players if not p.out)
+    winners = tuple(p.id for p in state.players if p.alliance == alliance)
+    outcome = Outcome(
+        alliance,
+        OutcomeReason.ENEMIES_OUT,
+        f"every enemy player is out or has surrendered: {alliance} ({', '.join(winners)}) wins",
+        winners,
+    )
+    if events is not None:
+        events.append(Event(EventKind.GAME_OVER, outcome.message, side=alliance))
+    return outcome
+
+
+def _dispose(
+    state: NapoleonicState, sides: list[str], events: list[Event] | None, *, surrendered: bool
+) -> NapoleonicState:
+    """The units of players who left (option on_commander_loss): removed, left inert on
+    the board, or passed to an ally still in the game. A surrendering commander's share of
+    an army (10.6) passes to its co-commanders, the shared Guards with it."""
+    loss = state.rules.commander_loss
+    units = list(state.units)
+    armies = {side: list(kinds) for side, kinds in state.armies}
+    for side in sides:
+        heirs = [c for c in state.commanders(side) if c != side] if surrendered else []
+        if not heirs and loss == "army_passes_to_ally":
+            heirs = list(state.allies(side))
+        if heirs:
+            heir = heirs[0]
+            keep_guards = surrendered and heir in state.commanders(side)
+            passing = [
+                u
+                for u in units
+                if u.side == side and (keep_guards or not state.stats(u).is_commander)
+            ]
+            gone = {u.id for u in passing}
+            units = [u for u in units if u.id not in gone and u.side != side] + [
+                u for u in units if u.side == side and u.id not in gone
+            ]
+            units += [Unit(u.id, heir, u.kind, u.cell) for u in passing]
+            for unit in passing:  # the order of battle goes with the units
+                armies[side].remove(unit.kind)
+                armies[heir].append(unit.kind)
+            if not keep_guards:
+                units = [u for u in units if not (u.side == side and u.id not in gone)]
+            _phase_event(events, f"{side_title(side)}'s units pass to {heir}.", heir)
+        elif loss == "remove_army":
+            units = [u for u in units if u.side != side]
+            _phase_event(events, f"{side_title(side)}'s army leaves the field.", side)
+    if sorted(units, key=lambda u: u.id) == list(state.units):
+        return state
+    present = {u.id for u in units}
+    turn = state.turn
+    kept = replace(
+        turn,
+        attacks=tuple(
+            (a, t)
+            for a, t in turn.attacks
+            if a in present and (t in present or t in turn.eliminated)
+        ),
+        supports=tuple((a, t) for a, t in turn.supports if a in present and t in present),
+    )
+    return state.with_units(
+        sort_units(units),
+        turn=kept,
+        armies=tuple((side, tuple(sorted(kinds, key=type_rank))) for side, kinds in armies.items()),
+    )
 
 
 def end_turn(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
@@ -147,6 +339,7 @@ def end_turn(state: NapoleonicState, events: list[Event] | None) -> NapoleonicSt
         turn_number=state.turn_number + 1,
         turns_since_elimination=0 if eliminated else state.turns_since_elimination + 1,
     )
+    state = turn_opening(state)
     if state.rules.repetition:
         state = state.evolve(position_history=(*history, position_key(state)))
     if events is not None:
@@ -172,7 +365,7 @@ def to_act(state: NapoleonicState) -> tuple[str, ...]:
     if state.outcome is not None:
         return ()
     if phase in ACTIVE_PHASES:
-        return (state.active,)
+        return state.turn.pending_players or (state.active,)
     if phase is Phase.DEFENCE:
         return state.turn.pending_defenders
     dep = state.deployment
@@ -186,11 +379,17 @@ def to_act(state: NapoleonicState) -> tuple[str, ...]:
         Phase.DEPLOY_SEALED: dep.sealed,
     }[phase]
     finished = {p for p, _x in done}
-    return tuple(p for p in state.turn_order if p not in finished)
+    return tuple(p for p in state.turn_order if p not in finished and state.in_game(p))
 
 
 def end_phase(state: NapoleonicState, side: str, events: list[Event] | None) -> NapoleonicState:
+    """`side` ends its part of the phase; the phase ends when nobody else has a part."""
     phase = state.phase
+    if phase in ACTIVE_PHASES:
+        waiting = _still_pending(state, side)
+        if waiting is not None:
+            _phase_event(events, f"{side_title(side)} ends its part of the {phase}.", side)
+            return waiting
     if phase is Phase.MOVEMENT:
         return end_movement(state, events)
     if phase is Phase.ATTACK_DECLARATION:
@@ -205,7 +404,7 @@ def end_phase(state: NapoleonicState, side: str, events: list[Event] | None) -> 
                 side=side,
             )
         )
-    return end_turn(state, events)
+    return end_turn(state.evolve(turn=replace(state.turn, pending_players=())), events)
 
 
 _PHASES_OF: dict[type, tuple[Phase, ...]] = {
@@ -235,6 +434,30 @@ _WHAT = {
 }
 
 
+def _check_part(state: NapoleonicState, side: str, action: NapoleonicAction, what: str) -> None:
+    """10.6: allies may only declare attacks in another's turn; with merged_side_turn an
+    attack during movement waits until the other commanders have ended their movement."""
+    if not state.turn.pending_players:
+        return
+    if (
+        isinstance(action, _ACTIVE_KINDS)
+        and not isinstance(action, Attack)
+        and side not in state.acting()
+    ):
+        raise RuleError(
+            Reason.WRONG_PHASE,
+            f"{side} may only join {state.active}'s attacks, without moving (10.6); it "
+            f"cannot {what} in {state.active}'s turn",
+        )
+    others = [p for p in state.turn.pending_players if p != side]
+    if isinstance(action, Attack) and state.phase is Phase.MOVEMENT and others:
+        raise RuleError(
+            Reason.WRONG_PHASE,
+            f"{side} cannot declare an attack while {' and '.join(others)} still moves: end "
+            "the movement first (divided_command_turns = merged_side_turn)",
+        )
+
+
 def check_turn(state: NapoleonicState, action: NapoleonicAction) -> None:
     """NOT_YOUR_TURN, WRONG_PHASE or ALREADY_DEPLOYED when the sender may not act now."""
     side = action.side
@@ -248,6 +471,7 @@ def check_turn(state: NapoleonicState, action: NapoleonicAction) -> None:
     to_act_now = to_act(state)
     if state.phase in _PHASES_OF[kind]:
         if side in to_act_now:
+            _check_part(state, side, action, what)
             return
         if state.phase in DEPLOY_PHASES and state.phase is not Phase.PLACEMENT:
             raise RuleError(

@@ -49,7 +49,8 @@ from engine_service.rules.napoleonic.consistency import check_state, deployment_
 from engine_service.rules.napoleonic.deployment import Sealer
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
-from engine_service.rules.napoleonic.scenarios import SIDES
+from engine_service.rules.napoleonic.scenarios import DEFAULT_PLAYERS as DEFAULT_SCENARIO_PLAYERS
+from engine_service.rules.napoleonic.scenarios import PALETTE, SCENARIOS, SIDES
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
     Position,
@@ -58,6 +59,7 @@ from engine_service.rules.napoleonic.setup import (
     default_ids,
     parse_array,
     parse_setup_text,
+    unit_prefix,
 )
 from engine_service.rules.napoleonic.state import (
     DEPLOY_PHASES,
@@ -101,6 +103,7 @@ STATE_HEADS: Final = (
     "attacks",
     "supports",
     "defenders",
+    "pending",
     "eliminated",
     "vacancies",
     "placing",
@@ -108,6 +111,7 @@ STATE_HEADS: Final = (
 )
 RULE_OUTCOMES: Final = (
     OutcomeReason.GUARDS_ELIMINATED,
+    OutcomeReason.ENEMIES_OUT,
     OutcomeReason.DEPLOYMENT_FORFEIT,
     OutcomeReason.TURN_LIMIT,
     OutcomeReason.NO_PROGRESS,
@@ -116,6 +120,7 @@ RULE_OUTCOMES: Final = (
 )
 _TURN_SECTION: Final = re.compile(r"(?:^|;)\s*turn\s*:")
 DEFAULT_PLAYERS: Final = tuple(Player(side, side) for side in SIDES)
+_STATUS: Final = {"out": "out", "surrendered": "surrendered"}
 
 
 def is_position(text: str) -> bool:
@@ -123,21 +128,63 @@ def is_position(text: str) -> bool:
     return _TURN_SECTION.search(text) is not None
 
 
-def turn_order_of(options: Options) -> tuple[str, ...]:
-    """The turn order the options give: the first player, then the others (10.6)."""
+def scenario_players(options: Options) -> tuple[Player, ...]:
+    """The players of the options' scenario (10.6), as a state holds them."""
+    scenario = SCENARIOS[str(options["scenario"])]
+    if scenario.players == DEFAULT_SCENARIO_PLAYERS:
+        return DEFAULT_PLAYERS
+    return tuple(
+        Player(p.id, p.alliance, "" if p.army == p.id else p.army) for p in scenario.players
+    )
+
+
+def turn_order_of(options: Options, players: tuple[Player, ...] | None = None) -> tuple[str, ...]:
+    """The turn order the options give (10.6): the option's list, or alliances alternating
+    from first_player's: each alliance's players in their order, first_player first."""
+    players = scenario_players(options) if players is None else players
+    ids = [p.id for p in players]
     first = str(options["first_player"])
     text = str(options["turn_order"])
-    if text == "alternate_alliances":
-        return (first, *(side for side in SIDES if side != first))
-    order = tuple(p.strip() for p in text.split(","))
-    if order[0] != first:
+    if first not in ids:
         raise RuleError(
             Reason.INVALID_OPTION_VALUE,
-            f"option turn_order: {quoted(text)} starts with {order[0]} but first_player is "
+            f"option first_player: {first} is no player of this game; allowed: " + ", ".join(ids),
+            field="options.first_player",
+        )
+    if text == "alternate_alliances":
+        if len(players) == 2:
+            return (first, *(side for side in ids if side != first))
+        groups: dict[str, list[str]] = {}
+        for player in players:
+            groups.setdefault(player.alliance, []).append(player.id)
+        lead = next(p.alliance for p in players if p.id == first)
+        names = list(groups)
+        start = names.index(lead)
+        alliances = [groups[a] for a in names[start:] + names[:start]]
+        own = alliances[0]
+        at = own.index(first)
+        alliances[0] = own[at:] + own[:at]
+        order: list[str] = []
+        for i in range(max(len(g) for g in alliances)):
+            order += [g[i] for g in alliances if i < len(g)]
+        return tuple(order)
+    listed = tuple(p.strip() for p in text.split(","))
+    if sorted(listed) != sorted(ids):
+        raise RuleError(
+            Reason.INVALID_OPTION_VALUE,
+            f"option turn_order: {quoted(text)} does not name every player once ("
+            + ", ".join(ids)
+            + "); allowed: alternate_alliances or every player id once",
+            field="options.turn_order",
+        )
+    if listed[0] != first:
+        raise RuleError(
+            Reason.INVALID_OPTION_VALUE,
+            f"option turn_order: {quoted(text)} starts with {listed[0]} but first_player is "
             f"{first}; allowed: a turn order that starts with first_player",
             field="options.turn_order",
         )
-    return order
+    return listed
 
 
 def position_parts(
@@ -157,7 +204,11 @@ def position_parts(
 
     units = [Unit(uid, side, kind, cell(square)) for uid, side, kind, square in position.units]
     armies: dict[str, tuple[str, ...]] = {}
-    for side in SIDES:
+    sides = list(SIDES) + [
+        side for side in dict.fromkeys(u[1] for u in position.units) if side not in SIDES
+    ]
+    sides += [side for side in position.armies if side not in sides]
+    for side in sides:
         if side in position.armies:
             armies[side] = position.armies[side]
         else:
@@ -188,9 +239,9 @@ def write_position(state: NapoleonicState) -> str:
     geo = state.geo
     names = geo.names
     parts = [f"board {state.width}x{state.height}"]
-    if state.players != DEFAULT_PLAYERS:
-        parts.append("players: " + " ".join(f"{p.id}/{p.alliance}" for p in state.players))
-    if state.turn_order != _default_order(state.options):
+    if state.players != scenario_players(state.options):
+        parts.append("players: " + " ".join(_player_text(p) for p in state.players))
+    if state.turn_order != _default_order(state.options, state.players):
         parts.append("order: " + " ".join(state.turn_order))
     by_side: dict[str, list[Unit]] = {}
     for unit in sorted(state.units, key=lambda u: u.cell):
@@ -236,6 +287,18 @@ def write_position(state: NapoleonicState) -> str:
     return "; ".join(parts)
 
 
+def _player_text(player: Player) -> str:
+    """`id/alliance[@army][!out|!surrendered]` (docs/positions.md)."""
+    text = f"{player.id}/{player.alliance}"
+    if player.army:
+        text += f"@{player.army}"
+    if player.surrendered:
+        text += "!surrendered"
+    elif player.out:
+        text += "!out"
+    return text
+
+
 def _items(side: str, units: list[Unit], names: tuple[str, ...]) -> str:
     """A player's units (sorted by cell) as array items, ids as short as they can be."""
     auto = default_ids(side, [(names[u.cell], u.kind) for u in units])
@@ -244,7 +307,7 @@ def _items(side: str, units: list[Unit], names: tuple[str, ...]) -> str:
         letter = UNIT_TYPES[unit.kind].letter
         text = f"{names[unit.cell]}={letter}"
         if unit.id != default:
-            number = unit.id.removeprefix(f"{side[:1].upper()}_{letter}")
+            number = unit.id.removeprefix(f"{unit_prefix(side)}_{letter}")
             numbered = number.isdigit() and len(number) <= 3 and number[0] != "0"
             text += number if numbered and number != unit.id else f"#{unit.id}"
         items.append(text)
@@ -264,6 +327,8 @@ def _write_turn(turn: Turn, names: tuple[str, ...], parts: list[str]) -> None:
         parts.append("supports: " + " ".join(f"{s}>{t}" for s, t in turn.supports))
     if turn.pending_defenders:
         parts.append("defenders: " + " ".join(turn.pending_defenders))
+    if turn.pending_players:
+        parts.append("pending: " + " ".join(turn.pending_players))
     if turn.eliminated:
         parts.append("eliminated: " + " ".join(turn.eliminated))
     if turn.vacancies:
@@ -294,9 +359,9 @@ def _write_deployment(deployment: Deployment, names: tuple[str, ...], parts: lis
         parts.append(f"placing: {deployment.next_placer} {deployment.placed_this_turn}")
 
 
-def _default_order(options: Options) -> tuple[str, ...] | None:
+def _default_order(options: Options, players: tuple[Player, ...]) -> tuple[str, ...] | None:
     try:
-        return turn_order_of(options)
+        return turn_order_of(options, players)
     except RuleError:
         return None
 
@@ -336,9 +401,9 @@ def _read(options: Options, text: str) -> NapoleonicState:
     position = parse_setup_text("; ".join(base))
     geo = geometry(position.width, position.height)
     units, armies, ground = position_parts(position, geo.index)
-    players = _players(extra.get("players"))
+    players = _players(extra.get("players"), options)
     ids = [p.id for p in players]
-    order = tuple(extra["order"].split()) if "order" in extra else turn_order_of(options)
+    order = tuple(extra["order"].split()) if "order" in extra else turn_order_of(options, players)
     if "turn" not in extra:
         raise PositionError("a position needs its 'turn: <player> <phase> <turns>' section")
     turn_words = extra["turn"].split()
@@ -349,7 +414,7 @@ def _read(options: Options, text: str) -> NapoleonicState:
         )
     active, phase, turns = turn_words[0], Phase(turn_words[1]), count_of(turn_words[2], "turn")
     deployment = _deployment(options, phase, extra, deployed, geo)
-    outcome = _outcome(extra["outcome"], ids) if "outcome" in extra else None
+    outcome = _outcome(extra["outcome"], players) if "outcome" in extra else None
     rules = rules_of(options)
     return NapoleonicState(
         options=options,
@@ -374,17 +439,32 @@ def _read(options: Options, text: str) -> NapoleonicState:
     )
 
 
-def _players(text: str | None) -> tuple[Player, ...]:
+def _players(text: str | None, options: Options) -> tuple[Player, ...]:
     if text is None:
-        return DEFAULT_PLAYERS
+        return scenario_players(options)
     players = []
     for word in text.split():
-        player, sep, alliance = word.partition("/")
-        if not sep or not player or not alliance:
-            raise PositionError(f"players: {quoted(word)} is not 'player/alliance'")
-        players.append(Player(player, alliance))
-    if tuple(p.id for p in players) != SIDES:
-        raise PositionError(f"players: the players are {', '.join(SIDES)}, in this order")
+        head, _bang, status = word.partition("!")
+        head, _at, army = head.partition("@")
+        player, sep, alliance = head.partition("/")
+        if (
+            not sep
+            or not player
+            or not alliance
+            or (status and status not in _STATUS)
+            or (_at and not army)
+        ):
+            raise PositionError(
+                f"players: {quoted(word)} is not 'player/alliance[@army][!out|!surrendered]'"
+            )
+        if player not in PALETTE:
+            raise PositionError(
+                f"players: {quoted(player)} is no player id; ids: {', '.join(PALETTE)}"
+            )
+        players.append(Player(player, alliance, army, bool(status), status == "surrendered"))
+    ids = [p.id for p in players]
+    if len(set(ids)) != len(ids) or not 2 <= len(ids) <= len(PALETTE):
+        raise PositionError(f"players: 2 to {len(PALETTE)} players, each named once")
     return tuple(players)
 
 
@@ -431,6 +511,7 @@ def _turn(extra: Mapping[str, str], geo: Geometry) -> Turn:
         attacks=tuple(_pair(w, "attacks") for w in extra.get("attacks", "").split()),
         supports=tuple(_pair(w, "supports") for w in extra.get("supports", "").split()),
         pending_defenders=tuple(extra.get("defenders", "").split()),
+        pending_players=tuple(extra.get("pending", "").split()),
         eliminated=tuple(extra.get("eliminated", "").split()),
         vacancies=tuple(vacancies),
     )
@@ -486,13 +567,16 @@ def _deployment(
     )
 
 
-def _outcome(text: str, players: list[str]) -> Outcome:
+def _outcome(text: str, players: tuple[Player, ...]) -> Outcome:
     parts = words(text)
     reasons = {reason.lower(): reason for reason in RULE_OUTCOMES}
-    if len(parts) != 3 or parts[1] not in reasons or parts[0] not in (*players, "-"):
+    alliance = len(players) > 2  # the winner of a game of alliances is an alliance (10.6)
+    winners = {p.alliance if alliance else p.id for p in players}
+    if len(parts) != 3 or parts[1] not in reasons or parts[0] not in (*winners, "-"):
         raise PositionError(
             f"outcome {quoted(text[:40])} is not '<winner or -> <reason> \"<sentence>\"' "
             f"(reasons: {', '.join(reasons)})"
         )
     winner = None if parts[0] == "-" else parts[0]
-    return Outcome(winner, reasons[parts[1]], unquote(parts[2]))
+    sides = tuple(p.id for p in players if p.alliance == winner) if alliance and winner else ()
+    return Outcome(winner, reasons[parts[1]], unquote(parts[2]), sides)

@@ -17,9 +17,11 @@ from engine_service.rules.base import (
     BoardDescription,
     Event,
     Outcome,
+    OutcomeReason,
     PieceView,
     PositionStyle,
     Ruleset,
+    ScenarioInfo,
     SideInfo,
 )
 from engine_service.rules.errors import Reason, RuleError
@@ -43,12 +45,18 @@ from engine_service.rules.napoleonic.events import attack_event, support_event
 from engine_service.rules.napoleonic.legal import legal_actions
 from engine_service.rules.napoleonic.notation import format_action, parse_action
 from engine_service.rules.napoleonic.options import OPTION_SPECS, PRESETS
-from engine_service.rules.napoleonic.scenarios import SCENARIOS
+from engine_service.rules.napoleonic.position import turn_order_of
+from engine_service.rules.napoleonic.scenarios import DEFAULT_PLAYERS, SCENARIOS, Scenario
 from engine_service.rules.napoleonic.start import new_game, setup_text_of
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
 from engine_service.rules.options import Options, resolve_options
 
 SECRET_PHASES = (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED)
+
+
+def scenario_sides(scenario: Scenario) -> tuple[SideInfo, ...]:
+    """A scenario's players as sides, in turn order of the default options (10.6)."""
+    return tuple(SideInfo(p.id, p.name, p.colour, p.alliance) for p in scenario.players)
 
 
 def _completes_withheld(state: NapoleonicState) -> bool:
@@ -112,6 +120,48 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
             layered = {k: v for k, v in scenario.options.items() if k not in preset_values}
         layered.update(given)
         return resolve_options(self.option_specs, layered, presets=self.presets, preset=preset)
+
+    def scenarios(self) -> tuple[ScenarioInfo, ...]:
+        """Every scenario with its players (10.6), for lobbies."""
+        return tuple(
+            ScenarioInfo(s.id, s.title, s.description, scenario_sides(s))
+            for s in SCENARIOS.values()
+        )
+
+    def sides_of(self, options: Options) -> tuple[SideInfo, ...]:
+        """The players of the options' scenario, in its turn order (10.6)."""
+        scenario = SCENARIOS[str(options["scenario"])]
+        if scenario.players == DEFAULT_PLAYERS:
+            return self.sides
+        try:
+            order = turn_order_of(options)
+        except RuleError:
+            order = scenario.player_ids
+        by_id = {side.id: side for side in scenario_sides(scenario)}
+        return tuple(by_id[side] for side in order)
+
+    def players_of(self, state: NapoleonicState) -> tuple[str, ...]:
+        """The players of this game (2 to 8, 10.6)."""
+        return tuple(p.id for p in state.players)
+
+    def remaining(self, state: NapoleonicState) -> tuple[str, ...]:
+        """The players still in the game (not out, not surrendered)."""
+        return tuple(p.id for p in state.players if not p.out)
+
+    def surrender(
+        self, state: NapoleonicState, side: str, reason: OutcomeReason
+    ) -> NapoleonicState | None:
+        """10.6: in a game of more than two players one player may surrender alone; its
+        allies play on, and the game ends when one alliance is left."""
+        if not state.multiplayer():
+            return None
+        player = state.player(side)
+        if player is None or player.out:
+            raise RuleError(Reason.ILLEGAL_ACTION, f"{side} is already out of the game")
+        state = phases.surrender(state, side)
+        if state.outcome is None and state.deployment is not None:
+            state = deployment.after_leaving(state, self._sealer)
+        return state
 
     def new_game(self, options: Options, setup: str | None = None) -> NapoleonicState:
         """The initial state of the options' scenario, or of a set-up text."""
@@ -302,4 +352,4 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
 
     def describe(self, options: Options) -> BoardDescription:
         """The scenario's board, terrain, unit types and rules summary."""
-        return describe_board(self.title, self.sides, options)
+        return describe_board(self.title, self.sides_of(options), options)

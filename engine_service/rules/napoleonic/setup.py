@@ -38,7 +38,7 @@ from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
 from engine_service.rules.napoleonic.pieces import BY_LETTER, UNIT_TYPES, type_of_word, type_rank
-from engine_service.rules.napoleonic.scenarios import SIDES
+from engine_service.rules.napoleonic.scenarios import PALETTE
 from wargame.runtime.quoting import quoted
 
 _ITEM = re.compile(r"^([a-z]{1,2}[0-9]{1,3})=([A-Za-z_]+?)([0-9]{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
@@ -163,7 +163,7 @@ def parse_counts(text: str) -> tuple[str, ...]:
 
 def default_ids(side: str, placements: Sequence[tuple[str, str]]) -> list[str]:
     """The engine's ids for an array: R_/B_ + letter + number in board order (10.1)."""
-    prefix = side[:1].upper() + "_"
+    prefix = unit_prefix(side) + "_"
     totals: dict[str, int] = {}
     for _square, kind in placements:
         totals[kind] = totals.get(kind, 0) + 1
@@ -185,7 +185,12 @@ def unit_id_for(side: str, kind: str, number: int, total: int) -> str:
 
 def numbered_id(side: str, kind: str, number: int) -> str:
     """The id `<P>_<LETTER><n>` of a side's unit (no number when `number` is 0)."""
-    return f"{side[:1].upper()}_{UNIT_TYPES[kind].letter}{number or ''}"
+    return f"{unit_prefix(side)}_{UNIT_TYPES[kind].letter}{number or ''}"
+
+
+def unit_prefix(side: str) -> str:
+    """The prefix of a player's unit ids: R for red, B for black, U for blue (`PALETTE`)."""
+    return PALETTE.get(side) or side[:1].upper()
 
 
 def item_id(side: str, item: ArrayItem, default: str) -> str:
@@ -246,30 +251,30 @@ def parse_setup_text(text: str) -> Position:
 
 def _read_section(position: Position, head: str, body: str) -> None:
     words = body.replace(",", " ").split()
-    if head in SIDES:
+    if head in PALETTE:
         items = parse_array(body)
         auto = default_ids(head, [(item.square, item.kind) for item in items])
         for item, auto_id in zip(items, auto, strict=True):
             position.units.append((item_id(head, item, auto_id), head, item.kind, item.square))
     elif head.startswith("army "):
         side = head.removeprefix("army ").strip()
-        if side not in SIDES:
-            raise ArrayError(f"army of unknown side {quoted(side)}; sides: {', '.join(SIDES)}")
+        if side not in PALETTE:
+            raise ArrayError(f"army of unknown side {quoted(side)}; sides: {', '.join(PALETTE)}")
         position.armies[side] = parse_counts(body)
     elif head == "hills":
         position.hills = words
     elif head == "redoubts":
         for word in words:
             square, sep, owner = word.partition("=")
-            if not sep or owner not in SIDES:
-                raise ArrayError(f"{quoted(word)} is not 'square=owner' (owner red or black)")
+            if not sep or owner not in PALETTE:
+                raise ArrayError(f"{quoted(word)} is not 'square=owner' (owner a player id)")
             position.redoubts.append((square, owner))
     elif head == "sites":
         for word in words:
             match = re.match(
                 r"^([a-z]{1,2}[0-9]{1,3})=([a-z]+)/([0-9]{1,2})/([A-Za-z0-9_]{1,32})$", word
             )
-            if not match or match.group(2) not in SIDES:
+            if not match or match.group(2) not in PALETTE:
                 raise ArrayError(f"{quoted(word)} is not 'square=builder/turns_done/unit'")
             position.sites.append(
                 (match.group(1), match.group(2), int(match.group(3)), match.group(4))

@@ -20,14 +20,14 @@ from engine_service.rules.napoleonic.consistency import check_state, deployment_
 from engine_service.rules.napoleonic.deployment import Sealer
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.position import (
-    DEFAULT_PLAYERS,
     is_position,
     position_parts,
     read_position,
+    scenario_players,
     turn_order_of,
     write_position,
 )
-from engine_service.rules.napoleonic.scenarios import SCENARIOS, SIDES, Scenario
+from engine_service.rules.napoleonic.scenarios import SCENARIOS, Scenario
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
     array_problems,
@@ -43,6 +43,7 @@ from engine_service.rules.napoleonic.state import (
     Unit,
     position_key,
     sort_units,
+    turn_opening,
 )
 from engine_service.rules.options import Options
 from wargame.runtime.quoting import quoted
@@ -56,8 +57,8 @@ def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> Napo
         state = read_position(options, setup, sealer)
         _check_rows(state, options)
         return state
-    players = DEFAULT_PLAYERS
-    turn_order = turn_order_of(options)
+    players = scenario_players(options)
+    turn_order = turn_order_of(options, players)
     mode = str(options["deployment"])
     if setup:
         position = parse_setup_text(setup)
@@ -107,6 +108,8 @@ def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> Napo
         raise RuleError(Reason.INVALID_SETUP, "set-up: " + "; ".join(problems), field="setup")
     if rules.repetition and state.phase is Phase.MOVEMENT:
         state = state.evolve(position_history=(position_key(state),))
+    if state.phase is Phase.MOVEMENT:
+        state = turn_opening(state)
     return state
 
 
@@ -127,7 +130,8 @@ def _scenario_terrain(scenario: Scenario, index: Mapping[str, int]) -> Terrain:
 
 def _check_rows(state: NapoleonicState, options: Options) -> None:
     _low, high = state.rules.rows
-    if 2 * high > state.height:
+    across = [state.height] + [state.width for p in state.players if state.side_index(p.id) > 1]
+    if 2 * high > min(across):
         raise RuleError(
             Reason.INVALID_OPTION_VALUE,
             f"option deployment_rows: {quoted(options['deployment_rows'])} does not fit a board "
@@ -140,6 +144,7 @@ def _check_rows(state: NapoleonicState, options: Options) -> None:
 def _fixed_array(state: NapoleonicState, scenario: Scenario, options: Options) -> tuple[Unit, ...]:
     """The units of the `setup` option: a named array of the scenario or a custom one."""
     value = str(options["setup"]).strip()
+    sides = [p.id for p in state.players]
     if value in scenario.setups:
         arrays = dict(scenario.setups[value].arrays)
     elif ":" in value:
@@ -147,15 +152,15 @@ def _fixed_array(state: NapoleonicState, scenario: Scenario, options: Options) -
         for part in value.split(";"):
             head, _sep, body = part.partition(":")
             side = head.strip()
-            if side not in SIDES or side in arrays:
+            if side not in sides or side in arrays:
                 raise _setup_option_error(
-                    scenario, f"{quoted(side)} is not a side given once (red, black)"
+                    scenario, f"{quoted(side)} is not a side given once ({', '.join(sides)})"
                 )
             arrays[side] = body
     else:
         raise _setup_option_error(scenario, f"{quoted(value)} is no set-up of the scenario")
     units: list[Unit] = []
-    for side in SIDES:
+    for side in sides:
         try:
             items = parse_array(arrays.get(side, ""))
         except ArrayError as error:

@@ -12,7 +12,7 @@ Lookups by id and by square are O(1) through caches built on first use (never co
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -20,6 +20,7 @@ from engine_service.rules.base import Outcome
 from engine_service.rules.napoleonic.board import Geometry
 from engine_service.rules.napoleonic.options import Rules
 from engine_service.rules.napoleonic.pieces import UnitStats
+from engine_service.rules.napoleonic.scenarios import EDGES, SCENARIOS
 from engine_service.rules.options import Options
 
 
@@ -55,10 +56,19 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class Player:
-    """A player and its alliance (two players, two alliances, until 10.6 is built)."""
+    """A player (10.6): its alliance, the army it commands (a share of, with divided
+    command; empty: its own), and whether it is out (its Guards fell) or surrendered."""
 
     id: str
     alliance: str
+    army: str = ""
+    out: bool = False
+    surrendered: bool = False
+
+    @property
+    def army_id(self) -> str:
+        """The army the player commands (its own id unless it shares one)."""
+        return self.army or self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +127,10 @@ class Turn:
     attacks: tuple[tuple[str, str], ...] = ()  # (attacker, target) in declaration order
     supports: tuple[tuple[str, str], ...] = ()  # (supporter, supported)
     pending_defenders: tuple[str, ...] = ()  # players still to allocate supports
+    # 10.6: players still to end the current active phase besides nobody: in attack
+    # declaration the active player and its allies; with merged_side_turn the active army's
+    # commanders. Empty: the active player alone (every two-player game).
+    pending_players: tuple[str, ...] = ()
     eliminated: tuple[str, ...] = ()  # units eliminated this turn
     vacancies: tuple[Vacancy, ...] = ()
 
@@ -203,8 +217,65 @@ class NapoleonicState:
         return ()
 
     def side_index(self, side: str) -> int:
-        """0 for the south army, 1 for the north army (deployment rows count from there)."""
-        return 0 if self.players and side == self.players[0].id else 1
+        """The edge a player deploys from (`scenarios.EDGES`: 0 south, 1 north, 2 west,
+        3 east); deployment rows count from there."""
+        return self.zone(side)[0]
+
+    def zone(self, side: str) -> tuple[int, tuple[int, int] | None]:
+        """A player's deployment edge and its stretch of that edge (10.5, 10.6): the
+        scenario's, or else south for the first player and north for the others."""
+        found = SCENARIOS[self.scenario].player(side) if self.scenario in SCENARIOS else None
+        if found is not None:
+            return EDGES.index(found.edge), found.span
+        return (0 if self.players and side == self.players[0].id else 1), None
+
+    def player(self, side: str) -> Player | None:
+        """The player with this id, if it plays."""
+        return next((p for p in self.players if p.id == side), None)
+
+    def multiplayer(self) -> bool:
+        """More than two players (10.6): alliances win together, one player may be out."""
+        return len(self.players) > 2
+
+    def alliance_of(self, side: str) -> str:
+        """A player's alliance (its own id if it is no player)."""
+        found = self.player(side)
+        return found.alliance if found is not None else side
+
+    def in_game(self, side: str) -> bool:
+        """Whether a player plays and is not out."""
+        found = self.player(side)
+        return found is not None and not found.out
+
+    def allies(self, side: str) -> tuple[str, ...]:
+        """The other players of `side`'s alliance still in the game, in turn order."""
+        alliance = self.alliance_of(side)
+        return tuple(
+            p
+            for p in self.turn_order
+            if p != side and self.in_game(p) and self.alliance_of(p) == alliance
+        )
+
+    def commanders(self, side: str) -> tuple[str, ...]:
+        """The players in the game commanding (a share of) `side`'s army, in turn order."""
+        found = self.player(side)
+        if found is None:
+            return (side,)
+        army = found.army_id
+        return tuple(
+            p.id
+            for p in sorted(self.players, key=lambda q: self.turn_order.index(q.id))
+            if p.army_id == army and not p.out
+        ) or (side,)
+
+    def merged(self) -> bool:
+        """Divided command with one merged side-turn per army (divided_command_turns)."""
+        return self.rules.merged_side_turn and any(p.army for p in self.players)
+
+    def acting(self) -> tuple[str, ...]:
+        """The players whose units move and advance this turn: the active player, or with
+        merged_side_turn every commander of its army."""
+        return self.commanders(self.active) if self.merged() else (self.active,)
 
     def enemies(self, side: str) -> tuple[str, ...]:
         """The players of other alliances (cached: the players never change in a game)."""
@@ -220,9 +291,23 @@ class NapoleonicState:
         return found
 
     def next_player(self, side: str) -> str:
-        """The player after `side` in the turn order."""
+        """The player after `side` in the turn order who is still in the game (with
+        merged_side_turn: the first commander of the next army)."""
         order = self.turn_order
-        return order[(order.index(side) + 1) % len(order)]
+        start = order.index(side)
+        current = self.player(side)
+        army = current.army_id if current is not None else side
+        for step in range(1, len(order) + 1):
+            candidate = order[(start + step) % len(order)]
+            player = self.player(candidate)
+            if player is None or player.out:
+                continue
+            if self.merged():
+                if player.army_id == army:
+                    continue
+                return self.commanders(candidate)[0]
+            return candidate
+        return side
 
     # -- copies ----------------------------------------------------------------------------
     # A state is copied on every action, so copies bypass `dataclasses.replace` (which
@@ -263,6 +348,19 @@ class NapoleonicState:
         state = object.__new__(NapoleonicState)
         object.__setattr__(state, "__dict__", fields)
         return state
+
+
+def crowd(players: tuple[str, ...]) -> tuple[str, ...]:
+    """`Turn.pending_players` for a group: empty when it is the active player alone."""
+    return players if len(players) > 1 else ()
+
+
+def turn_opening(state: NapoleonicState) -> NapoleonicState:
+    """The start of a player-turn in movement: with merged_side_turn every commander of
+    the active army moves until each has ended its movement (10.6)."""
+    if not state.merged():
+        return state
+    return state.evolve(turn=replace(state.turn, pending_players=crowd(state.acting())))
 
 
 def sort_units(units: list[Unit] | tuple[Unit, ...]) -> tuple[Unit, ...]:
