@@ -6,6 +6,7 @@ agreed by every remaining player, openskill ratings, and records that replay."""
 from __future__ import annotations
 
 import uuid
+from functools import partial
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -241,18 +242,11 @@ def test_rated_multiplayer_game_uses_the_team_pool(
 def test_seats_are_checked(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> None:
     alice = clients(matchmaker.address, "alice")
     request = mm.CreateGameRequest(game="napoleonic", options=SCENARIO, side="red")
-    for bots, field in (
-        (["purple"], "bot_sides"),
-        (["red"], "bot_sides"),
-        (["black", "black"], "bot_sides"),
-    ):
-        bad = mm.CreateGameRequest()
-        bad.CopyFrom(request)
-        bad.bot_sides.extend(bots)
-        details = expect_error(
-            lambda bad=bad: alice.CreateGame(bad), grpc.StatusCode.INVALID_ARGUMENT
-        )
-        assert details.fields[0][0] == field
+    for bots in (["purple"], ["red"], ["black", "black"]):
+        bad = mm.CreateGameRequest(bot_sides=bots)
+        bad.MergeFrom(request)
+        details = expect_error(partial(alice.CreateGame, bad), grpc.StatusCode.INVALID_ARGUMENT)
+        assert details.fields[0][0] == "bot_sides"
     rated_bot = mm.CreateGameRequest(rated=True, bot_sides=["green"])
     rated_bot.MergeFrom(request)
     expect_error(lambda: alice.CreateGame(rated_bot), grpc.StatusCode.INVALID_ARGUMENT)
