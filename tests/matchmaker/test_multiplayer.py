@@ -6,8 +6,8 @@ agreed by every remaining player, openskill ratings, and records that replay."""
 from __future__ import annotations
 
 import uuid
-from functools import partial
 from collections.abc import Callable, Mapping
+from functools import partial
 from typing import Any
 
 import grpc
