@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text
@@ -67,7 +67,24 @@ def games(connection: Connection, console: Console, theme: Theme, only: str = ""
                     console.print(_dim(f"        {row}", theme))
             for row in textwrap.wrap(option.description, WRAP - 8):
                 console.print(_dim(f"        {row}", theme))
+    if info.scenarios:
+        console.print(Text("  scenarios (--scenario name), each with its players by alliance:"))
+        for scenario in info.scenarios:
+            console.print(Text(f"    {scenario.name}: {alliances(scenario.sides)}"))
+            for row in textwrap.wrap(scenario.title, WRAP - 8):
+                console.print(_dim(f"        {row}", theme))
     return 0
+
+
+def alliances(sides: Sequence[board_pb2.SideInfo]) -> str:
+    """Players grouped by alliance: "red, blue (south) against black, green (north)"."""
+    groups: dict[str, list[str]] = {}
+    for side in sides:
+        groups.setdefault(side.alliance or side.id, []).append(side.id)
+    return " against ".join(
+        ", ".join(members) + ("" if members == [name] else f" ({name})")
+        for name, members in groups.items()
+    )
 
 
 def overview(every: list[board_pb2.GameInfo], console: Console, theme: Theme) -> int:

@@ -113,3 +113,9 @@ def test_the_lobby_shows_free_seats(stack: Stack, clients: list[Cli], tmp_path: 
     again = run(clients, ["lobby", "napoleonic"], tmp_path / "dave", stack)
     again.expect_text(f"{game_id}  napoleonic, 4 seats, 1 free")
     assert again.wait() == 0
+
+
+def test_the_scenarios_with_their_players(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
+    games = run(clients, ["games", "napoleonic"], tmp_path / "frank", stack)
+    games.expect_text("grand_battle_2v2: red, blue (south) against black, green (north)")
+    assert games.wait() == 0
