@@ -282,3 +282,33 @@ def test_seats_are_checked(matchmaker: InProcessMatchmaker, clients: Callable[..
     ).game
     assert vs_bots.status == mm.GAME_STATUS_RUNNING
     assert sum(s.kind == mm.SEAT_KIND_BOT for s in vs_bots.seats) == 3
+
+
+@pytest.mark.parametrize(
+    ("scenario", "seats"), [("three_way", 3), ("divided_command", 4), ("grand_battle_2v2", 4)]
+)
+def test_the_bot_takes_every_other_seat_of_any_scenario(
+    scenario: str,
+    seats: int,
+    matchmaker: InProcessMatchmaker,
+    clients: Callable[..., Client],
+    engine_stub: Any,
+) -> None:
+    alice = clients(matchmaker.address, "alice")
+    game = alice.CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": scenario},
+            side="red",
+            opponent=mm.SEAT_KIND_BOT,
+            bot_level=1,
+        )
+    ).game
+    assert len(game.seats) == seats and game.status == mm.GAME_STATUS_RUNNING
+    # Red plays its turns; the bots play all theirs, allies and enemies, around it.
+    rounds = 2 * seats
+    game = play_turns(
+        engine_stub, {"red": alice}, game.id, lambda g: g.state.napoleonic.turn_number >= rounds
+    )
+    assert game.status == mm.GAME_STATUS_FINISHED or game.state.napoleonic.turn_number >= rounds
+    check_record(alice, engine_stub, game.id)
