@@ -133,7 +133,7 @@ def score_of(winner: str, side: str) -> float:
     return 1.0 if winner == side else 0.0
 
 
-# Multiplayer games: the openskill defaults (mu 25, sigma 25/3, beta sigma/2, tau mu/300)
+# Multiplayer games: the openskill defaults (mu 25, sigma 25/3, beta sigma/2, tau sigma/100)
 # scaled onto the Glicko scale, so both kinds of rating read alike.
 TEAM_MODEL = PlackettLuce(
     mu=DEFAULT_RATING,
