@@ -36,7 +36,7 @@ from engine_service.rules.napoleonic.consistency import PHASE_OF_MODE
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
 from engine_service.rules.napoleonic.position import RULE_OUTCOMES
-from engine_service.rules.napoleonic.scenarios import PALETTE, SCENARIOS
+from engine_service.rules.napoleonic.scenarios import SCENARIOS
 from engine_service.rules.napoleonic.setup import UNIT_ID, canonical_placements
 from engine_service.rules.napoleonic.state import (
     DEPLOY_PHASES,
@@ -178,19 +178,19 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
                 f"{DETAIL}.width",
             )
         geo = geometry(detail.width, detail.height)
+        # The structured form holds the scenario's players (a position text may name others).
+        expected = SCENARIOS[detail.scenario].player_ids
         players: list[str] = []
         for i, player in enumerate(detail.players):
-            if player.id not in PALETTE or player.id in players or not player.alliance:
+            if player.id not in expected or player.id in players or not player.alliance:
                 raise invalid_state(
                     f"player {player.id!r} is unknown, repeated or has no alliance (players: "
-                    f"{', '.join(PALETTE)})",
+                    f"{', '.join(expected)})",
                     f"{DETAIL}.players[{i}]",
                 )
             players.append(player.id)
-        if not 2 <= len(players) <= len(PALETTE):
-            raise invalid_state(
-                f"a game has 2 to {len(PALETTE)} players, not {len(players)}", f"{DETAIL}.players"
-            )
+        if tuple(players) != expected:
+            raise invalid_state(f"players must be {', '.join(expected)}", f"{DETAIL}.players")
         for i, player in enumerate(detail.players):
             if (player.army and player.army not in players) or (
                 player.surrendered and not player.out

@@ -42,13 +42,25 @@ class Verdict:
         return self.lost + self.pressure
 
 
+def _helpers(state: NapoleonicState, side: str, helper: str | None) -> set[str]:
+    """Who may support a unit of `side`: `helper` alone if given, else `side` and, in a game
+    of alliances (10.6), its allies still in the game."""
+    if helper is not None:
+        return {helper}
+    if not state.multiplayer():
+        return {side}
+    return {side, *state.allies(side)}
+
+
 def fights(
     state: NapoleonicState,
     attacks: Sequence[tuple[Unit, Unit]],
     given: Sequence[tuple[Unit, Unit]] = (),
+    helper: str | None = None,
 ) -> list[Fight]:
     """The combats of a declaration (attacker at its cell, target), with the supports the
-    defender could still allocate; `given` are supports already allocated."""
+    defenders could still allocate (only `helper`'s, if given); `given` are supports
+    already allocated."""
     attackers_of: dict[str, list[Unit]] = {}
     targets: dict[str, Unit] = {}
     for attacker, target in attacks:
@@ -62,9 +74,10 @@ def fights(
     for target_id, target in targets.items():
         tally = combat.tally(state, target, attackers_of[target_id], given_of.get(target_id, []))
         supporters = []
+        friends = _helpers(state, target.side, helper)
         for unit in state.units:
             if (
-                unit.side == target.side
+                unit.side in friends
                 and unit.id not in targets
                 and unit.id not in assigned
                 and combat.may_support(state, unit, target.cell)
@@ -141,8 +154,9 @@ def judge(
     state: NapoleonicState,
     attacks: Sequence[tuple[Unit, Unit]],
     given: Sequence[tuple[Unit, Unit]] = (),
+    helper: str | None = None,
 ) -> Verdict:
-    """A declaration's outcome against the best defence."""
+    """A declaration's outcome against the best defence (by `helper` alone, if given)."""
     if not attacks:
         return Verdict(0.0, [], [])
-    return best_allocation(fights(state, attacks, given))
+    return best_allocation(fights(state, attacks, given, helper))

@@ -401,6 +401,12 @@ class Planner:
         self.nodes += 1
         already = set(self.state.turn.attacks)
         new_attacks = [(a, t) for a, t in attacks if (a.id, t.id) not in already]
+        waiting = [p for p in self.state.turn.pending_players if p != self.side]
+        if state.phase is Phase.MOVEMENT and waiting:
+            # 10.6, merged_side_turn: attacks wait until every commander has moved; the
+            # declaration is planned again once the phase has changed.
+            actions.append(EndPhase(self.side))
+            return score, actions, False
         for attacker, target in new_attacks:
             actions.append(Attack(self.side, attacker.id, target.id))
         if state.phase is Phase.MOVEMENT and not new_attacks:
@@ -453,13 +459,21 @@ class Planner:
         state = self.state
         names = state.by_id()
         attacks = [(names[a], names[t]) for a, t in state.turn.attacks if a in names and t in names]
-        own_attacks = [(a, t) for a, t in attacks if t.side == self.side]
-        given = [
-            (names[s], names[t])
-            for s, t in state.turn.supports
-            if s in names and t in names and names[s].side == self.side
-        ]
-        verdict = judge(state, own_attacks, given)
+        if state.multiplayer():  # 10.6: defend the alliance's units with one's own supports
+            alliance = state.alliance_of(self.side)
+            own_attacks = [(a, t) for a, t in attacks if state.alliance_of(t.side) == alliance]
+            given = [
+                (names[s], names[t]) for s, t in state.turn.supports if s in names and t in names
+            ]
+            verdict = judge(state, own_attacks, given, helper=self.side)
+        else:
+            own_attacks = [(a, t) for a, t in attacks if t.side == self.side]
+            given = [
+                (names[s], names[t])
+                for s, t in state.turn.supports
+                if s in names and t in names and names[s].side == self.side
+            ]
+            verdict = judge(state, own_attacks, given)
         self.nodes += 1
         legal = set(combat.legal_supports(state, self.side))
         actions: list[NapoleonicAction] = []

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine_service.ai import suggest
-from engine_service.rules.base import Outcome, OutcomeReason
+from engine_service.rules.base import Outcome
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import Game
-from engine_service.rules.napoleonic.endings import material
+from engine_service.rules.napoleonic.endings import by_material
 from engine_service.rules.napoleonic.state import DEPLOY_PHASES, NapoleonicState
 
 MAX_TURNS = 200  # player-turns a battle may last when the caller sets no limit
@@ -33,28 +33,6 @@ class Battle:
     finished: bool  # ended by the rules (or a surrender), not stopped
     turns: int  # player-turns played
     actions: tuple[str, ...]  # every action played, in notation
-
-
-def adjudicate(state: NapoleonicState, why: str) -> Outcome:
-    """A stopped battle: the alliance (or, with two players, the player) with more material
-    points on the board wins; equal points draw (reason TURN_LIMIT)."""
-    multi = state.multiplayer()
-    scores: dict[str, int] = {}
-    for player in state.players:
-        if player.out:
-            continue
-        key = player.alliance if multi else player.id
-        scores[key] = scores.get(key, 0) + material(state, player.id)
-    best = max(scores.values(), default=0)
-    leaders = [k for k, v in scores.items() if v == best]
-    detail = ", ".join(f"{k} {v}" for k, v in scores.items())
-    if len(leaders) != 1:
-        return Outcome(None, OutcomeReason.TURN_LIMIT, f"{why}; material {detail}: drawn")
-    winner = leaders[0]
-    winners = tuple(p.id for p in state.players if p.alliance == winner) if multi else ()
-    return Outcome(
-        winner, OutcomeReason.TURN_LIMIT, f"{why}; material {detail}: {winner} wins", winners
-    )
 
 
 def resolve_battle(
@@ -99,4 +77,4 @@ def resolve_battle(
     if game.outcome is not None:
         return Battle(game, game.outcome, True, turns, tuple(played))
     why = f"stopped after {turns} player-turns" + ("" if turns >= limit else " (time budget spent)")
-    return Battle(game, adjudicate(game.state, why), False, turns, tuple(played))
+    return Battle(game, by_material(game.state, why), False, turns, tuple(played))

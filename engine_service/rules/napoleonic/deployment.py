@@ -46,6 +46,7 @@ from engine_service.rules.napoleonic.actions import (
     Reveal,
     Seal,
 )
+from engine_service.rules.napoleonic.phases import players_out
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
     array_problems,
@@ -222,7 +223,12 @@ def begin_play(
 
 
 def forfeit(state: NapoleonicState, side: str, why: str, events: list[Event]) -> NapoleonicState:
-    """The game lost by `side` at deployment (10.1)."""
+    """The game lost by `side` at deployment (10.1); in a game of alliances (10.6) only
+    `side` (with its army's other commanders) is out, and the deployment goes on."""
+    if state.multiplayer():
+        events.append(Event(EventKind.PHASE_CHANGED, f"{why}.", side=side))
+        state = players_out(state, (side,), events, surrendered=False)
+        return state if state.outcome is not None else after_leaving(state, None)
     winner = state.enemies(side)[0]
     outcome = Outcome(winner, OutcomeReason.DEPLOYMENT_FORFEIT, f"{why}; {winner} wins")
     events.append(Event(EventKind.GAME_OVER, outcome.message, side=winner))

@@ -40,6 +40,29 @@ def can_still_win(state: NapoleonicState, side: str) -> bool:
     return sum(attacks[:MAX_ATTACKERS]) > min(defences)
 
 
+def by_material(state: NapoleonicState, why: str) -> Outcome:
+    """Adjudication by material (section 8's points): the player with more wins; in a game
+    of alliances (10.6) the alliance with more, summed over its players still in the
+    game; equal points draw (reason TURN_LIMIT)."""
+    multi = state.multiplayer()
+    scores: dict[str, int] = {}
+    for player in state.players:
+        if multi and player.out:
+            continue
+        key = player.alliance if multi else player.id
+        scores[key] = scores.get(key, 0) + material(state, player.id)
+    best = max(scores.values(), default=0)
+    leaders = [key for key, score in scores.items() if score == best]
+    detail = ", ".join(f"{key} {score}" for key, score in scores.items())
+    if len(leaders) != 1:
+        return Outcome(None, OutcomeReason.TURN_LIMIT, f"{why}; material {detail}: drawn")
+    winner = leaders[0]
+    winners = tuple(p.id for p in state.players if p.alliance == winner) if multi else ()
+    return Outcome(
+        winner, OutcomeReason.TURN_LIMIT, f"{why}; material {detail}: {winner} wins", winners
+    )
+
+
 def draw_outcome(state: NapoleonicState) -> Outcome | None:
     """The ending the termination options give at the end of a player-turn, if any."""
     rules = state.rules
@@ -52,21 +75,7 @@ def draw_outcome(state: NapoleonicState) -> Outcome | None:
         return drawn
     if rules.turn_limit and state.turn_number >= rules.turn_limit:
         if rules.adjudicate:
-            scores = {p.id: material(state, p.id) for p in state.players}
-            best = max(scores.values())
-            leaders = [p for p, s in scores.items() if s == best]
-            detail = ", ".join(f"{p} {s}" for p, s in scores.items())
-            if len(leaders) == 1:
-                return Outcome(
-                    leaders[0],
-                    OutcomeReason.TURN_LIMIT,
-                    f"turn limit {rules.turn_limit} reached; material {detail}: {leaders[0]} wins",
-                )
-            return Outcome(
-                None,
-                OutcomeReason.TURN_LIMIT,
-                f"turn limit {rules.turn_limit} reached; material {detail}: drawn",
-            )
+            return by_material(state, f"turn limit {rules.turn_limit} reached")
         return Outcome(
             None, OutcomeReason.TURN_LIMIT, f"turn limit {rules.turn_limit} reached: drawn"
         )

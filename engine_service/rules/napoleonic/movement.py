@@ -260,6 +260,7 @@ def apply_move(
         attacks=turn.attacks,
         supports=turn.supports,
         pending_defenders=turn.pending_defenders,
+        pending_players=turn.pending_players,
         eliminated=turn.eliminated,
         vacancies=turn.vacancies,
     )

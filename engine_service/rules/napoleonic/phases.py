@@ -25,12 +25,10 @@ from engine_service.rules.napoleonic.state import (
     NapoleonicState,
     Phase,
     Unit,
+    crowd,
     position_key,
     sort_units,
     turn_opening,
-)
-from engine_service.rules.napoleonic.state import (
-    crowd as _crowd,
 )
 from engine_service.rules.napoleonic.terrain import end_of_turn_redoubts
 from engine_service.rules.napoleonic.words import side_title
@@ -80,15 +78,15 @@ def declare_attack(
 def end_movement(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
     """MOVEMENT -> ATTACK_DECLARATION (by EndPhase, or implicitly by an attack); with allies
     in the game, they declare too (10.6)."""
-    crowd = _crowd(declarers(state))
-    joined = f" ({', '.join(crowd[1:])} may join without moving)" if crowd else ""
+    pending = crowd(declarers(state))
+    joined = f" ({', '.join(pending[1:])} may join without moving)" if pending else ""
     _phase_event(
         events,
         f"{side_title(state.active)}'s movement ends: attack declaration{joined}.",
         state.active,
     )
     return state.evolve(
-        phase=Phase.ATTACK_DECLARATION, turn=replace(state.turn, pending_players=crowd)
+        phase=Phase.ATTACK_DECLARATION, turn=replace(state.turn, pending_players=pending)
     )
 
 
@@ -177,7 +175,7 @@ def resolve_combat(state: NapoleonicState, events: list[Event] | None) -> Napole
         )
         return state.evolve(
             phase=Phase.ADVANCE,
-            turn=replace(state.turn, pending_players=_crowd(state.acting())),
+            turn=replace(state.turn, pending_players=crowd(state.acting())),
         )
     return end_turn(state, events)
 

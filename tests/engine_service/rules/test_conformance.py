@@ -56,6 +56,14 @@ MORE_OPTIONS: dict[str, list[dict[str, str]]] = {
         {"scenario": "attack_at_dawn", "illegal_reveal": "redeploy"},
         {"deployment": "marching_orders", "split_two_square_moves": "true"},
         {"scenario": "hill_and_stream", "repetition_draw": "3"},
+        # 10.6: the multiplayer scenarios, with every value of the multiplayer options.
+        {"scenario": "grand_battle_2v2"},
+        {"scenario": "grand_battle_2v2", "on_commander_loss": "army_stays_inert"},
+        {"scenario": "three_way", "on_commander_loss": "army_passes_to_ally"},
+        {"scenario": "three_way", "deployment": "attack_at_dawn"},
+        {"scenario": "grand_battle_2v2", "deployment": "marching_orders"},
+        {"scenario": "divided_command"},
+        {"scenario": "divided_command", "divided_command_turns": "merged_side_turn"},
     ],
 }
 MORE_PLAYOUTS = 2

@@ -33,6 +33,22 @@ CONFIGS = {
     "grand_battle": {"scenario": "grand_battle", "turn_limit": "30"},
     "variant_corps": {"scenario": "variant_corps", "turn_limit": "60"},
     "ranked": {"preset": "ranked"},
+    # 10.6: more players, alliances and divided command.
+    "grand_battle_2v2": {"scenario": "grand_battle_2v2", "turn_limit": "40"},
+    "three_way": {"scenario": "three_way", "turn_limit": "40"},
+    "three_way_sealed": {
+        "scenario": "three_way",
+        "deployment": "attack_at_dawn",
+        "attack_at_dawn_mode": "sealed",
+        "turn_limit": "30",
+    },
+    "divided_command": {"scenario": "divided_command", "turn_limit": "40"},
+    "divided_command_merged": {
+        "scenario": "divided_command",
+        "divided_command_turns": "merged_side_turn",
+        "on_commander_loss": "army_passes_to_ally",
+        "turn_limit": "40",
+    },
 }
 GAMES = 2
 
@@ -64,7 +80,14 @@ def _check_invariants(
             fell.add(tally.target)
     assert fell == eliminated
     gone = {u.id for u in before.units} - {u.id for u in after.units}
-    assert gone == eliminated
+    # 10.6: a player put out by its Guards' fall takes its army off the field with it
+    # (on_commander_loss = remove_army), and its Guards fall in combat.
+    left = {
+        u.id
+        for u in before.units
+        if before.in_game(u.side) and not after.in_game(u.side) and u.id not in eliminated
+    }
+    assert gone - left == eliminated
 
 
 def comparable(state: NapoleonicState) -> NapoleonicState:
