@@ -83,7 +83,7 @@ def awaited(session: GameSession) -> str:
     the free seats ("players for the free seats Blue, Green")."""
     if not session.multiplayer:
         return "an opponent"
-    free = [session.name(seat.side) for seat in session.seats() if seat.name == "(open)"]
+    free = [session.name(seat.side) for seat in session.view.seats if not seat.HasField("player")]
     return "players for the free seats " + ", ".join(free)
 
 
