@@ -94,6 +94,7 @@ class EventKind(StrEnum):
     DRAW_OFFERED = "DRAW_OFFERED"
     DRAW_DECLINED = "DRAW_DECLINED"
     GAME_OVER = "GAME_OVER"
+    PLAYER_OUT = "PLAYER_OUT"  # Napoleonic 10.6: one player out, the others play on
 
 
 @dataclass(frozen=True, slots=True)

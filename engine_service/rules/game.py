@@ -145,7 +145,7 @@ class Game(Generic[S]):
             if alone is not None:  # its allies play on (Napoleonic 10.6)
                 verb = _FORFEIT_VERBS.get(action.reason, "forfeits")
                 game = replace(self, state=alone, draw_offer=None, draw_accepted=())
-                events = [Event(EventKind.TURN_ENDED, f"{side} {verb} and is out", side=side)]
+                events = [Event(EventKind.PLAYER_OUT, f"{side} {verb} and is out", side=side)]
                 result = game.outcome
                 if result is not None:
                     events.append(Event(EventKind.GAME_OVER, result.message, side=result.winner))

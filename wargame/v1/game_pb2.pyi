@@ -162,6 +162,10 @@ class _EventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_EventKind.V
     """A draw offer was declined."""
     EVENT_KIND_GAME_OVER: _EventKind.ValueType  # 24
     """The game ended (see the state's outcome)."""
+    EVENT_KIND_PLAYER_OUT: _EventKind.ValueType  # 25
+    """Napoleonic Chess 10.6: a player is out of the game (its Guards fell, or it surrendered)
+    and the others play on.
+    """
 
 class EventKind(_EventKind, metaclass=_EventKindEnumTypeWrapper):
     """Kinds of events."""
@@ -216,6 +220,10 @@ EVENT_KIND_DRAW_DECLINED: EventKind.ValueType  # 23
 """A draw offer was declined."""
 EVENT_KIND_GAME_OVER: EventKind.ValueType  # 24
 """The game ended (see the state's outcome)."""
+EVENT_KIND_PLAYER_OUT: EventKind.ValueType  # 25
+"""Napoleonic Chess 10.6: a player is out of the game (its Guards fell, or it surrendered)
+and the others play on.
+"""
 Global___EventKind: _TypeAlias = EventKind  # noqa: Y015
 
 @_typing.final

@@ -21,7 +21,7 @@ from engine_service.rules.napoleonic.endings import by_material
 from engine_service.rules.napoleonic.state import DEPLOY_PHASES, NapoleonicState
 
 MAX_TURNS = 200  # player-turns a battle may last when the caller sets no limit
-ACTIONS_PER_TURN = 40  # a generous estimate of the steps of one player-turn (for budgets)
+ACTION_SECONDS = 0.05  # the AI's budget per action (a plan is made once per phase)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,12 +61,11 @@ def resolve_battle(
         left = deadline - time.monotonic()
         if turns >= limit or left <= 0:
             break
-        share = left / max(1, (limit - turns) * ACTIONS_PER_TURN)
         side = game.to_act()[0]
         choice = suggest(
             game,
             side=side,
-            seconds=max(0.005, min(share, left)),
+            seconds=min(ACTION_SECONDS, left),
             seed=seed + index,
             strength=level,
         )

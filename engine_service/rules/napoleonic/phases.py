@@ -187,10 +187,10 @@ def players_out(
     units go as on_commander_loss says; when one alliance is left, it wins."""
     gone: set[str] = set()
     for side in sides:
-        if surrendered:
-            gone.add(side)
-        else:
-            gone |= {p.id for p in state.players if p.army_id == state.player(side).army_id}  # type: ignore[union-attr]
+        player = state.player(side)
+        army = player.army_id if player is not None else side
+        # A surrender takes out one player; a fallen Guards every commander of its army.
+        gone |= {side} if surrendered else {p.id for p in state.players if p.army_id == army}
     players = tuple(
         replace(p, out=True, surrendered=p.surrendered or (surrendered and p.id in sides))
         if p.id in gone and not p.out
@@ -202,7 +202,9 @@ def players_out(
     state = _dispose(state, newly, events, surrendered=surrendered)
     for side in newly:
         why = "surrenders" if surrendered else "has lost its Guards"
-        _phase_event(events, f"{side_title(side)} {why} and is out of the game.", side)
+        if events is not None:
+            text = f"{side_title(side)} {why} and is out of the game."
+            events.append(Event(EventKind.PLAYER_OUT, text, side=side))
     alliances = {p.alliance for p in state.players if not p.out}
     if len(alliances) > 1:
         return state
@@ -218,23 +220,20 @@ def surrender(state: NapoleonicState, side: str) -> NapoleonicState:
         return state
     turn = state.turn
     phase = state.phase
+    pending = turn.pending_players or (state.active,)
+    if side == state.active:
+        heirs = [p for p in state.commanders(side) if p != side] if state.merged() else []
+        if not heirs:  # its turn ends, whatever it had declared
+            return end_turn(state.evolve(turn=replace(turn, pending_players=())), None)
+        state = state.evolve(active=heirs[0])
+        if phase is not Phase.DEFENCE:
+            return _close_part(state, tuple(p for p in pending if p != side) or (heirs[0],))
     if phase is Phase.DEFENCE:
-        if not turn.attacks:  # every attack was on its units, and they left the field
+        if not state.turn.attacks:  # every attack was on its units, and they left the field
             return resolve_combat(state, None)
         if side in turn.pending_defenders:
             return end_defence(state, side, None)
         return state
-    pending = turn.pending_players or (state.active,)
-    if side == state.active:
-        rest = tuple(p for p in pending if p != side)
-        heirs = [p for p in state.commanders(side) if p != side] if state.merged() else []
-        if not heirs:
-            return end_turn(state.evolve(turn=replace(turn, pending_players=())), None)
-        active = heirs[0]
-        state = state.evolve(active=active)
-        if not rest:
-            rest = (active,)
-        return _close_part(state, rest)
     if side in pending:
         return _close_part(state, tuple(p for p in pending if p != side))
     return state
@@ -278,22 +277,17 @@ def _dispose(
             heirs = list(state.allies(side))
         if heirs:
             heir = heirs[0]
-            keep_guards = surrendered and heir in state.commanders(side)
-            passing = [
-                u
-                for u in units
-                if u.side == side and (keep_guards or not state.stats(u).is_commander)
-            ]
-            gone = {u.id for u in passing}
-            units = [u for u in units if u.id not in gone and u.side != side] + [
-                u for u in units if u.side == side and u.id not in gone
-            ]
-            units += [Unit(u.id, heir, u.kind, u.cell) for u in passing]
-            for unit in passing:  # the order of battle goes with the units
-                armies[side].remove(unit.kind)
-                armies[heir].append(unit.kind)
-            if not keep_guards:
-                units = [u for u in units if not (u.side == side and u.id not in gone)]
+            # A co-commander keeps the army's shared Guards; no one else inherits a Guards.
+            keep_guards = heir in state.commanders(side)
+            passed: list[Unit] = []
+            for unit in units:
+                if unit.side != side:
+                    passed.append(unit)
+                elif keep_guards or not state.stats(unit).is_commander:
+                    passed.append(Unit(unit.id, heir, unit.kind, unit.cell))
+                    armies[side].remove(unit.kind)  # the order of battle goes with it
+                    armies[heir].append(unit.kind)
+            units = passed
             _phase_event(events, f"{side_title(side)}'s units pass to {heir}.", heir)
         elif loss == "remove_army":
             units = [u for u in units if u.side != side]

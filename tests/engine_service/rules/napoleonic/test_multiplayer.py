@@ -3,6 +3,7 @@ of docs/multiplayer.md, each on a small position or a scenario of `scenarios.jso
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
@@ -25,8 +26,9 @@ from engine_service.rules.napoleonic.deployment import (
     random_player_array,
 )
 from engine_service.rules.napoleonic.endings import by_material
-from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from tests.engine_service.rules.napoleonic.helpers import RULESET
+from engine_service.rules.napoleonic.state import NapoleonicState, Phase, Player
+from engine_service.rules.position import read_position, write_position
+from tests.engine_service.rules.napoleonic.helpers import RULESET, SEALED_RULESET
 
 # Two alliances of two players on an 8x8 board: red and blue (south) against black and
 # green (north). Red's artillery and blue's infantry can both reach black's d5.
@@ -61,6 +63,12 @@ def refused(state: NapoleonicState, action: NapoleonicAction) -> RuleError:
 
 def scenario(name: str, **options: str) -> NapoleonicState:
     return RULESET.new_game(RULESET.resolve_options({"scenario": name, **options}))
+
+
+def who(state: NapoleonicState, side: str) -> Player:
+    player = state.player(side)
+    assert player is not None
+    return player
 
 
 def round_trips(state: NapoleonicState) -> None:
@@ -199,7 +207,7 @@ def fall(**options: str) -> NapoleonicState:
 
 def test_losing_its_guards_puts_a_player_out_and_removes_its_army_by_default() -> None:
     state = fall()
-    assert state.player("black").out and not state.player("black").surrendered
+    assert who(state, "black").out and not who(state, "black").surrendered
     assert not [u for u in state.units if u.side == "black"]
     assert state.outcome is None
     round_trips(state)
@@ -245,7 +253,7 @@ def test_one_player_of_an_alliance_may_surrender_alone() -> None:
     game: Game[Any] = Game(RULESET, scenario("grand_battle_2v2"))
     game, _events = game.apply("blue", Resign("blue"))
     assert game.outcome is None
-    assert game.state.player("blue").surrendered
+    assert who(game.state, "blue").surrendered
     assert not [u for u in game.state.units if u.side == "blue"]
     assert game.to_act() == ("red",)
     game, _events = game.apply("black", Resign("black"))
@@ -344,7 +352,7 @@ def test_the_shared_guards_fall_puts_every_commander_of_the_army_out() -> None:
     state = start(text)
     state = play(state, Attack("red", "R_A", "B_G"), Attack("blue", "U_I", "B_G"))
     state = play(state, EndPhase("red"), EndPhase("blue"), EndPhase("black"), EndPhase("green"))
-    assert state.player("black").out and state.player("green").out
+    assert who(state, "black").out and who(state, "green").out
     assert state.outcome is not None and state.outcome.winners == ("red", "blue")
 
 
@@ -353,7 +361,7 @@ def test_a_surrendering_commander_passes_its_share_to_its_co_commander() -> None
     guards = next(u for u in game.state.units if u.side == "red" and u.kind == "guards")
     game, _e = game.apply("red", Resign("red"))
     state = game.state
-    assert state.player("red").surrendered and game.outcome is None
+    assert who(state, "red").surrendered and game.outcome is None
     assert not [u for u in state.units if u.side == "red"]
     assert state.unit(guards.id) is not None and state.unit(guards.id).side == "blue"
     assert game.to_act() == ("black",)
@@ -381,7 +389,7 @@ def test_a_forfeited_reveal_puts_only_that_player_out() -> None:
         state = play(state, Commit(side, commitment(placements, salt)))
     assert state.phase is Phase.DEPLOY_REVEAL
     state = play(state, Reveal("black", arrays["black"][0], bytes(32)))  # the wrong salt
-    assert state.player("black").out and state.outcome is None
+    assert who(state, "black").out and state.outcome is None
     for side in ("red", "green"):
         state = play(state, Reveal(side, *arrays[side]))
     assert state.phase is Phase.MOVEMENT
@@ -395,3 +403,38 @@ def test_adjudication_by_material_counts_alliances() -> None:
     # south: artillery 2 + infantry 1; north: infantry 1 + infantry 1 (Guards count 0).
     assert (outcome.winner, outcome.winners) == ("south", ("red", "blue"))
     assert "south 3, north 2" in outcome.message
+
+
+SURRENDER_CONFIGS = [
+    {"scenario": "three_way", "deployment": "attack_at_dawn"},
+    {"scenario": "grand_battle_2v2", "deployment": "marching_orders"},
+    {"scenario": "divided_command", "divided_command_turns": "merged_side_turn"},
+    {"scenario": "divided_command", "on_commander_loss": "army_passes_to_ally"},
+    {"scenario": "grand_battle_2v2", "on_commander_loss": "army_stays_inert"},
+]
+
+
+@pytest.mark.parametrize("options", SURRENDER_CONFIGS, ids=lambda o: "-".join(o.values()))
+def test_surrenders_at_any_moment_leave_a_consistent_state(options: dict[str, str]) -> None:
+    """Random games where players surrender in any phase (deployment, movement, a
+    declaration, their own defence, a merged side-turn): every state is consistent and its
+    position text reads back to it."""
+    for seed in range(3):
+        rng = random.Random(f"surrender {seed} {options}")
+        game: Game[Any] = Game(
+            SEALED_RULESET, SEALED_RULESET.new_game(SEALED_RULESET.resolve_options(options))
+        )
+        for _ply in range(1500):
+            if game.outcome is not None:
+                break
+            if rng.random() < 0.01:
+                side = rng.choice(SEALED_RULESET.remaining(game.state))
+                game, _events = game.apply(side, Resign(side))
+            else:
+                action = SEALED_RULESET.random_action(game.state, rng)
+                assert action is not None
+                game, _events = game.apply(action.side, action)
+            assert SEALED_RULESET.check_state(game.state) == []
+            text = write_position(game)
+            back = read_position(SEALED_RULESET, text)
+            assert back.state == game.state and write_position(back) == text
