@@ -71,7 +71,19 @@ def welcome(session: GameSession) -> str:
     """The first line of a game: its id, the player's side, the bot's level if it plays."""
     side = session.name(session.your_side) if session.your_side else "?"
     line = f"Game {session.game_id}: you play {side}"
-    bot = next((seat for seat in session.seats() if seat.bot), None)
+    bots = [seat for seat in session.seats() if seat.bot]
+    bot = bots[0] if bots else None
+    if session.multiplayer:
+        allies = [
+            session.name(other)
+            for other, alliance in session.alliances().items()
+            if other != session.your_side and alliance == session.alliances().get(session.your_side)
+        ]
+        line += f" with {', '.join(allies)}" if allies else ""
+        if bot is not None:
+            line += f"; the bot plays {', '.join(session.name(seat.side) for seat in bots)}"
+            line += f" at level {bot.level} of {BOT_LEVELS}" if bot.level else ""
+        return line + "."
     if bot is not None and bot.level:
         line += f" against the bot at level {bot.level} of {BOT_LEVELS}"
         line += " (`--level 1` is the easiest)"

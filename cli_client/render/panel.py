@@ -287,12 +287,14 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
         .replace("_", " ")
         .lower()
     )
-    if not outcome.winner:
+    winners = list(outcome.winners) or ([outcome.winner] if outcome.winner else [])
+    if not winners:
         verdict = "draw"
     elif not session.your_side:
-        verdict = f"{session.name(outcome.winner)} wins"
+        names = " and ".join(session.name(side) for side in winners)
+        verdict = f"{names} win" if len(winners) > 1 else f"{names} wins"
     else:
-        verdict = "you win" if outcome.winner == session.your_side else "you lose"
+        verdict = "you win" if session.your_side in winners else "you lose"
     text = Text(f"Game over: {verdict}", style=theme.style("bold"))
     detail = wording.for_players(outcome.message, session.state.options) or reason
     if detail:
