@@ -13,11 +13,13 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker.bot import secret_array
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import expect_error, seconds, wait_for
+from tests.matchmaker.helpers import Watcher, expect_error, seconds, submit_text, wait_for
 from tests.matchmaker.test_full_games import check_record
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
+from wargame.v1 import napoleonic_pb2 as nap
 
 pytestmark = pytest.mark.integration
 
@@ -312,3 +314,74 @@ def test_the_bot_takes_every_other_seat_of_any_scenario(
     )
     assert game.status == mm.GAME_STATUS_FINISHED or game.state.napoleonic.turn_number >= rounds
     check_record(alice, engine_stub, game.id)
+
+
+def dawn_array(engine: Any, state: game_pb2.GameState, side: str) -> str:
+    """A legal Attack-at-Dawn array of `side`: its army on its own deployment squares."""
+    board = engine.DescribeGame(
+        engine_pb2.DescribeGameRequest(game=state.game, options=dict(state.options)), timeout=30
+    ).board
+    squares = sorted(c.name for c in board.cells if f"deployment:{side}" in c.tags)
+    (army,) = [list(a.unit_types) for a in state.napoleonic.armies if a.player == side]
+    return secret_array(side.encode() * 4, squares, army)
+
+
+def test_three_players_deploy_in_secret_until_every_array_is_laid_out(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
+) -> None:
+    red, black = clients(matchmaker.address, "red"), clients(matchmaker.address, "black")
+    created = red.CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way", "deployment": "attack_at_dawn"},
+            side="red",
+            bot_sides=["green"],
+        )
+    )
+    game = black.JoinGame(mm.JoinGameRequest(invite_code=created.invite_code)).game
+    assert game.your_side == "black" and set(game.state.to_act) == {"red", "black", "green"}
+    arrays = {side: dawn_array(engine_stub, game.state, side) for side in ("red", "black")}
+    salts = {"red": "11" * 32, "black": "22" * 32}
+    for side, client in (("red", red), ("black", black)):
+        submit_text(client, game.id, f"commit {arrays[side]} salt {salts[side]}")
+    # The bot commits too; then red reveals first.
+    wait_for(
+        lambda: (
+            red.GetGame(mm.GetGameRequest(game_id=game.id)).game.state.napoleonic.phase
+            == nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL
+        )
+    )
+    watcher = Watcher(black, game.id, after=game.version)
+    try:
+        mine = submit_text(red, game.id, f"reveal {arrays['red']} salt {salts['red']}")
+        # Its author sees it (in the engine's own order of squares).
+        laid = mine.notations[0].removeprefix("reveal ").partition(" salt ")[0]
+        assert sorted(laid.split()) == sorted(
+            f"{item.partition('=')[0]}={item.partition('=')[2][0].upper()}"
+            for item in arrays["red"].split()
+        )
+        spectator = clients(matchmaker.address)
+        for viewer in (black, spectator):
+            view = viewer.GetGame(mm.GetGameRequest(game_id=game.id)).game
+            assert view.state.napoleonic.phase == nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL
+            (shown,) = [r for r in view.state.napoleonic.deployment.reveals if r.player == "red"]
+            assert shown.withheld and not shown.placements
+            assert not any(laid in move for move in view.moves)
+            assert laid not in str(view)
+        updates = watcher.until(mine.game.version)
+        assert not any(laid in str(update) for update in updates)
+    finally:
+        watcher.close()
+    submit_text(black, game.id, f"reveal {arrays['black']} salt {salts['black']}")
+    done = wait_for(
+        lambda: (
+            view
+            if (
+                view := black.GetGame(mm.GetGameRequest(game_id=game.id)).game
+            ).state.napoleonic.phase
+            == nap.NAPOLEONIC_PHASE_MOVEMENT
+            else None
+        )
+    )
+    assert any(laid in move for move in done.moves)  # laid out: open to all
+    check_record(black, engine_stub, game.id)
