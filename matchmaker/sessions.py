@@ -393,11 +393,30 @@ class Sessions:
 
     async def withdraw(self, player_id: str, game_id: str) -> tuple[GameRecord, int] | None:
         """Close an open game its seated player gives up waiting for (None if the game is
-        not open: then it is resigned as usual)."""
+        not open: then it is resigned as usual). In a game of more than two seats where
+        other people sit too, the player only leaves: its seat is free again."""
         game, now = await self.store.get(game_id)
         seat = game.seat_of(player_id)
         if game.status != GameStatus.OPEN or seat is None:
             return None
+        others = [
+            s for s in game.seats if s.kind == SeatKind.HUMAN and s.player not in ("", player_id)
+        ]
+        if len(game.seats) > 2 and others:
+            after = replace(
+                game,
+                seats=[Seat(side=s.side) if s.side == seat.side else s for s in game.seats],
+                version=game.version + 1,
+                updated_ms=now,
+            )
+            result = await self.store.commit_change(
+                game, after, now, matchmaker_pb2.WatchGameResponse(side=seat.side)
+            )
+            if result.outcome != CommitOutcome.OK:
+                return None  # the game changed meanwhile (it may have started): resigned
+            COMMITS.labels("leave").inc()
+            await self.players.uncount_games([player_id], game.id)
+            return after, now
         closed = await self.close_open(
             game, now, f"{seat.side} withdrew the game before anyone joined"
         )

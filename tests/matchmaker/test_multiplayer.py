@@ -385,3 +385,18 @@ def test_three_players_deploy_in_secret_until_every_array_is_laid_out(
     )
     assert any(laid in move for move in done.moves)  # laid out: open to all
     check_record(black, engine_stub, game.id)
+
+
+def test_leaving_an_open_game_of_many_frees_the_seat(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    red, green = clients(matchmaker.address, "red"), clients(matchmaker.address, "green")
+    created = red.CreateGame(mm.CreateGameRequest(game="napoleonic", options=SCENARIO, side="red"))
+    green.JoinGame(mm.JoinGameRequest(invite_code=created.invite_code, side="green"))
+    left = green.Resign(mm.ResignRequest(game_id=created.game.id)).game
+    assert left.status == mm.GAME_STATUS_OPEN and left.your_side == ""
+    (seat,) = [s for s in left.seats if s.side == "green"]
+    assert not seat.HasField("player")
+    # The last person to leave closes it.
+    closed = red.Resign(mm.ResignRequest(game_id=created.game.id)).game
+    assert closed.status == mm.GAME_STATUS_FINISHED and not closed.outcome.winner
