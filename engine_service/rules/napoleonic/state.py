@@ -127,9 +127,10 @@ class Turn:
     attacks: tuple[tuple[str, str], ...] = ()  # (attacker, target) in declaration order
     supports: tuple[tuple[str, str], ...] = ()  # (supporter, supported)
     pending_defenders: tuple[str, ...] = ()  # players still to allocate supports
-    # 10.6: players still to end the current active phase besides nobody: in attack
-    # declaration the active player and its allies; with merged_side_turn the active army's
-    # commanders. Empty: the active player alone (every two-player game).
+    # 10.6: the players still to end the current active phase when more than the active
+    # player have a part in it: in the attack declaration the active player and its allies;
+    # with merged_side_turn the active army's commanders. Empty: the active player alone
+    # (always so with two players).
     pending_players: tuple[str, ...] = ()
     eliminated: tuple[str, ...] = ()  # units eliminated this turn
     vacancies: tuple[Vacancy, ...] = ()
