@@ -9,7 +9,8 @@ Where things are:
 - `connection.py`  channels to the engine and the matchmaker, one method per call
 - `errors.py`      every failure as one readable line (`ClientError`)
 - `identity.py`    the guest identity file (token, last game, deployment secrets)
-- `info.py`        commands that only show: games, rules, record, leaderboard
+- `info.py`        commands that only show: games (with scenarios), rules, record,
+                   leaderboard, the lobby (public games and their free seats)
 - `lobby.py`       getting into a game: bot, open, invite, join, quick-match queue
 - `session.py`     the client's model of one game (view, board, seats, clocks, losses)
 - `details.py`     what a game's own state adds to the screen (phases, reserves, terrain)

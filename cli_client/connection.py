@@ -380,6 +380,16 @@ class Connection:
         )
         return reply.record
 
+    def browse_open(self, game: str = "") -> matchmaker_pb2.BrowseGamesResponse:
+        """Public games waiting for players (one page, newest first)."""
+        request = matchmaker_pb2.BrowseGamesRequest(
+            game=game, status=matchmaker_pb2.GAME_STATUS_OPEN, page_size=50
+        )
+        reply: matchmaker_pb2.BrowseGamesResponse = self._matchmaker_call(
+            self.matchmaker.BrowseGames, request, retry=True
+        )
+        return reply
+
     def leaderboard(self, game: str, limit: int) -> matchmaker_pb2.GetLeaderboardResponse:
         """The best-rated players of a game."""
         request = matchmaker_pb2.GetLeaderboardRequest(game=game, limit=limit)

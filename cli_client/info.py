@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.text import Text
@@ -15,7 +15,7 @@ from cli_client.render import Theme, bottom_side, draw_board
 from cli_client.render.board import Scene, Symbols
 from cli_client.render.panel import legend
 from cli_client.session import state_scene
-from wargame.v1 import board_pb2
+from wargame.v1 import board_pb2, matchmaker_pb2
 
 WRAP = 96
 
@@ -67,7 +67,24 @@ def games(connection: Connection, console: Console, theme: Theme, only: str = ""
                     console.print(_dim(f"        {row}", theme))
             for row in textwrap.wrap(option.description, WRAP - 8):
                 console.print(_dim(f"        {row}", theme))
+    if info.scenarios:
+        console.print(Text("  scenarios (--scenario name), each with its players by alliance:"))
+        for scenario in info.scenarios:
+            console.print(Text(f"    {scenario.name}: {alliances(scenario.sides)}"))
+            for row in textwrap.wrap(scenario.title, WRAP - 8):
+                console.print(_dim(f"        {row}", theme))
     return 0
+
+
+def alliances(sides: Sequence[board_pb2.SideInfo]) -> str:
+    """Players grouped by alliance: "red, blue (south) against black, green (north)"."""
+    groups: dict[str, list[str]] = {}
+    for side in sides:
+        groups.setdefault(side.alliance or side.id, []).append(side.id)
+    return " against ".join(
+        ", ".join(members) + ("" if members == [name] else f" ({name})")
+        for name, members in groups.items()
+    )
 
 
 def overview(every: list[board_pb2.GameInfo], console: Console, theme: Theme) -> int:
@@ -212,4 +229,35 @@ def leaderboard(
         console.print(_dim(f"{column.ljust(width)}  {rows[0]}", theme))
         for row in rows[1:]:
             console.print(_dim(f"{' ' * width}  {row}", theme))
+    return 0
+
+
+def lobby(connection: Connection, console: Console, theme: Theme, game: str = "") -> int:
+    """Print the public games waiting for players: every seat, who holds it, the free ones,
+    and the command that takes one."""
+    games = list(connection.browse_open(game.lower()).games)
+    if not games:
+        console.print(
+            Text(
+                "No public game is waiting for players. Start one: wargame play GAME "
+                "--vs human (add --scenario NAME for Napoleonic Chess battles)."
+            )
+        )
+        return 0
+    for view in games:
+        free = [seat.side for seat in view.seats if not seat.HasField("player")]
+        console.print(
+            _bold(f"{view.id}  {view.game}, {len(view.seats)} seats, {len(free)} free", theme)
+        )
+        for seat in view.seats:
+            if seat.HasField("player"):
+                bot = seat.kind == matchmaker_pb2.SEAT_KIND_BOT or seat.player.bot
+                holder = "bot" if bot else seat.player.display_name or seat.player.id
+            else:
+                holder = "kept for a rematch" if seat.reserved_for else "free"
+            console.print(Text(f"  {seat.side:<10} {holder}"))
+        if free:
+            console.print(
+                _dim(f"  take a seat: wargame play --join {view.id} --seat {free[0]}", theme)
+            )
     return 0

@@ -84,6 +84,7 @@ class GameRequest:
     rated: bool = False
     bot_time: float = 0.0
     level: int = 0  # the bot's level; 0 for the matchmaker's default
+    bot_sides: tuple[str, ...] = ()  # the bot's seats in a game with people
 
     def create(
         self,
@@ -97,7 +98,8 @@ class GameRequest:
         )  # fmt: skip
         if self.clock is not None:
             request.time_control.CopyFrom(self.clock.proto())
-        if opponent == matchmaker_pb2.SEAT_KIND_BOT:
+        request.bot_sides.extend(self.bot_sides)
+        if opponent == matchmaker_pb2.SEAT_KIND_BOT or self.bot_sides:
             request.bot_level = self.level
             if self.bot_time > 0:
                 request.bot_time.CopyFrom(duration(self.bot_time))
@@ -111,6 +113,13 @@ class GameRequest:
         if self.clock is not None:
             request.time_control.CopyFrom(self.clock.proto())
         return request
+
+
+def is_game_id(text: str) -> bool:
+    """Whether `--join` names a game by its id ("g" and 14 letters or digits) rather than
+    by an invite code (16 letters and digits, in dashed groups)."""
+    text = text.strip().lower()
+    return len(text) == 15 and text.startswith("g") and text.isalnum()
 
 
 def open_session(
@@ -185,7 +194,9 @@ def start(
 ) -> int:
     """Create, join or queue for a game, then play it."""
     invite = ""
-    if mode == "join":
+    if mode == "join" and is_game_id(join_code):
+        view = connection.join_game(game_id=join_code.strip().lower(), side=request.side)
+    elif mode == "join":
         view = connection.join_game(invite_code=join_code, side=request.side)
     elif mode == "queue":
         view = wait_in_queue(connection, terminal, request.queue())

@@ -191,7 +191,12 @@ def build_parser() -> Parser:
     how.add_argument(
         "--invite", action="store_true", help="a private game: print a code for a friend to join"
     )
-    how.add_argument("--join", metavar="CODE", default="", help="join a game by its invite code")
+    how.add_argument(
+        "--join",
+        metavar="CODE",
+        default="",
+        help="join a game by its invite code, or a public open game by its id (`wargame lobby`)",
+    )
     play.add_argument(
         "--option",
         "-o",
@@ -201,7 +206,22 @@ def build_parser() -> Parser:
         help="a game option (repeatable; see `wargame games`)",
     )
     play.add_argument("--preset", default="", help="a preset of options")
-    play.add_argument("--side", default="", help="the side to play (default: any)")
+    play.add_argument(
+        "--side", "--seat", dest="side", default="", help="the side to play (default: any free one)"
+    )
+    play.add_argument(
+        "--scenario",
+        default="",
+        metavar="NAME",
+        help="a Napoleonic Chess scenario, some for 3 or more players (`wargame games napoleonic`)",
+    )
+    play.add_argument(
+        "--bot-seats",
+        default="",
+        metavar="SIDES",
+        help="with --invite or --vs human: the sides the bot plays (comma-separated); the "
+        "other seats are for people",
+    )
     play.add_argument(
         "--clock",
         default="",
@@ -292,6 +312,15 @@ def build_parser() -> Parser:
     shown.add_argument("--final", action="store_true", help="print only the final position")
     _common(replay_parser, matchmaker=False)
 
+    lobby_parser = commands.add_parser(
+        "lobby",
+        help="public games waiting for players, with their free seats",
+        description="List the public games waiting for players: each seat, who holds it, and "
+        "how to take a free one.",
+    )
+    lobby_parser.add_argument("game", nargs="?", default="", help="only this game")
+    _common(lobby_parser)
+
     leaders = commands.add_parser(
         "leaderboard",
         help="the best-rated players of a game",
@@ -355,6 +384,8 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
             )
         if command == "leaderboard":
             return info.leaderboard(connection, console, theme, args.game, args.limit)
+        if command == "lobby":
+            return info.lobby(connection, console, theme, args.game)
         request = _game_request(args, parser) if command == "play" else None
         if request is not None and args.position:
             if args.option or args.preset:
@@ -384,9 +415,15 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
 
 def _options(args: argparse.Namespace, parser: Parser) -> dict[str, str]:
     try:
-        return lobby.parse_options(args.option)
+        options = lobby.parse_options(args.option)
     except ValueError as error:
         parser.error(str(error))
+    scenario = getattr(args, "scenario", "")
+    if scenario:
+        if options.get("scenario", scenario) != scenario:
+            parser.error("--scenario and --option scenario=... disagree: give one")
+        options["scenario"] = scenario.lower()
+    return options
 
 
 def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest:
@@ -398,11 +435,16 @@ def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest
             "games against the bot are never rated: leave out --rated, or play a person "
             "(--vs human, --invite or --queue)"
         )
-    if not against_bot and (args.level or args.bot_time):
+    if not against_bot and not args.bot_seats and (args.level or args.bot_time):
         flag = "--level" if args.level else "--bot-time"
         parser.error(f"{flag} is for games against the bot (--vs bot, the default)")
     if args.bot_time < 0:
         parser.error("--bot-time must not be negative")
+    bot_sides = tuple(side.strip().lower() for side in args.bot_seats.split(",") if side.strip())
+    if bot_sides and _mode(args) not in ("invite", "human"):
+        parser.error("--bot-seats is for games with people: add --invite or --vs human")
+    if bot_sides and args.rated:
+        parser.error("games with a bot seat are never rated: leave out --rated")
     clock = None
     if args.clock:
         try:
@@ -412,7 +454,7 @@ def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest
     return lobby.GameRequest(
         game=args.game, options=_options(args, parser), preset=args.preset, side=args.side,
         clock=clock, setup=args.setup, rated=args.rated, bot_time=args.bot_time,
-        level=args.level,
+        level=args.level, bot_sides=bot_sides,
     )  # fmt: skip
 
 

@@ -71,11 +71,32 @@ def welcome(session: GameSession) -> str:
     """The first line of a game: its id, the player's side, the bot's level if it plays."""
     side = session.name(session.your_side) if session.your_side else "?"
     line = f"Game {session.game_id}: you play {side}"
-    bot = next((seat for seat in session.seats() if seat.bot), None)
+    bots = [seat for seat in session.seats() if seat.bot]
+    bot = bots[0] if bots else None
+    if session.multiplayer:
+        allies = [
+            session.name(other)
+            for other, alliance in session.alliances().items()
+            if other != session.your_side and alliance == session.alliances().get(session.your_side)
+        ]
+        line += f" with {', '.join(allies)}" if allies else ""
+        if bot is not None:
+            line += f"; the bot plays {', '.join(session.name(seat.side) for seat in bots)}"
+            line += f" at level {bot.level} of {BOT_LEVELS}" if bot.level else ""
+        return line + "."
     if bot is not None and bot.level:
         line += f" against the bot at level {bot.level} of {BOT_LEVELS}"
         line += " (`--level 1` is the easiest)"
     return line + "."
+
+
+def awaited(session: GameSession) -> str:
+    """Who an open game waits for: "an opponent", or in a game of more than two players
+    the free seats ("players for the free seats Blue, Green")."""
+    if not session.multiplayer:
+        return "an opponent"
+    free = [session.name(seat.side) for seat in session.view.seats if not seat.HasField("player")]
+    return "players for the free seats " + ", ".join(free)
 
 
 # Each game's hooks, by ruleset id; games not listed need none.
@@ -391,10 +412,13 @@ class Play:
                 game = session.game_id
                 self.note(f"Rematch offered: waiting for your opponent to accept (game {game}).")
             elif code:
-                join = f"`wargame play --join {code}`"
-                self.note(f"Waiting for an opponent. Invite code: {code} — they join with {join}.")
+                seat = " --seat SIDE" if session.multiplayer else ""
+                join = f"`wargame play --join {code}{seat}`"
+                self.note(
+                    f"Waiting for {awaited(session)}. Invite code: {code} — they join with {join}."
+                )
             else:
-                self.note(f"Waiting for an opponent to join game {session.game_id}.")
+                self.note(f"Waiting for {awaited(session)} to join game {session.game_id}.")
             return
         offer = state.draw_offer
         if offer and not self.spectator:
@@ -483,7 +507,8 @@ class Play:
             self.display.prompt(Text(f"{offer}rematch or quit {arrow}"))
             return
         if not session.started:
-            self.display.prompt(Text(arrow), waiting="waiting for an opponent")
+            waiting = "waiting for players" if session.multiplayer else "waiting for an opponent"
+            self.display.prompt(Text(arrow), waiting=waiting)
             return
         acting = ", ".join(session.seat_name(side) for side in session.to_act) or "nobody"
         if self.spectator:
@@ -571,7 +596,9 @@ class Play:
         if argument == "!":
             resign()
             return
-        if session.started:
+        if session.started and session.multiplayer:
+            self._question = Question("Surrender and leave the game (allies play on)?", resign)
+        elif session.started:
             self._question = Question("Resign and lose the game?", resign)
         else:
             self._question = Question("Withdraw the game nobody has joined?", resign)

@@ -47,6 +47,9 @@ class SeatInfo:
     away: bool = False  # a person seated who has left (none of its clients watches)
     rating_before: matchmaker_pb2.Rating | None = None  # a settled rated game's ratings
     rating_after: matchmaker_pb2.Rating | None = None
+    alliance: str = ""  # its alliance in a game of more than two players ("" otherwise)
+    out: bool = False  # out of the game (its Guards fell, or it surrendered)
+    acted: bool = False  # was awaited in the current phase and has acted since
 
     @property
     def player(self) -> str:
@@ -109,9 +112,13 @@ class GameSession:
         self.extra: list[str] = []  # status lines a game's hooks add (see hooks.py)
         self.abandon_at: dict[str, float] = {}  # side -> when it loses as abandoned (epoch s)
         self._baseline: Counter[tuple[str, str]] = Counter()
+        # The current phase (see `phase_key`) and every side awaited in it so far.
+        self._phase: tuple[object, ...] = ()
+        self._awaited: set[str] = set()
         if initial is not None:
             self._raise(initial.pieces)
         self._raise(view.state.pieces)
+        self._follow_phase()
 
     # -- reading -----------------------------------------------------------------------
 
@@ -181,18 +188,44 @@ class GameSession:
         """The other sides."""
         return [side for side in self.sides if side != self.your_side]
 
+    @property
+    def multiplayer(self) -> bool:
+        """Whether the game has more than two players."""
+        return len(self.sides) > 2
+
+    def alliances(self) -> dict[str, str]:
+        """Each side's alliance (its own id when the game does not say)."""
+        found = {side.id: side.alliance for side in self.board.sides if side.alliance}
+        if self.state.WhichOneof("detail") == "napoleonic":
+            found |= {p.id: p.alliance for p in self.state.napoleonic.players if p.alliance}
+        return {side: found.get(side, side) for side in self.sides}
+
+    def out_of_game(self) -> set[str]:
+        """The players out of the game (Guards lost, or surrendered)."""
+        if self.state.WhichOneof("detail") != "napoleonic":
+            return set()
+        return {player.id for player in self.state.napoleonic.players if player.out}
+
+    def acted(self) -> set[str]:
+        """The sides awaited earlier in the current phase that have acted since."""
+        return self._awaited - set(self.to_act)
+
     def seats(self) -> list[SeatInfo]:
         """Who plays each side."""
         out = []
         by_side = {seat.side: seat for seat in self.view.seats}
         running = self.view.status == matchmaker_pb2.GAME_STATUS_RUNNING
+        alliances = self.alliances() if self.multiplayer else {}
+        gone, acted = self.out_of_game(), self.acted()
         for side in self.sides:
             seat = by_side.get(side) or matchmaker_pb2.Seat(side=side)
             you = side == self.your_side
             bot = seat.player.bot or seat.kind == matchmaker_pb2.SEAT_KIND_BOT
             level = int(seat.bot_level)
+            alliance = alliances.get(side, "")
             if not seat.HasField("player"):
-                out.append(SeatInfo(side, "bot" if bot else "(open)", bot, you, level))
+                name = "bot" if bot else "(open)"
+                out.append(SeatInfo(side, name, bot, you, level, alliance=alliance))
                 continue
             settled = seat.HasField("rating_after")
             out.append(
@@ -205,6 +238,9 @@ class GameSession:
                     away=running and not bot and not you and not seat.connected,
                     rating_before=seat.rating_before if settled else None,
                     rating_after=seat.rating_after if settled else None,
+                    alliance=alliance,
+                    out=side in gone,
+                    acted=side in acted,
                 )
             )
         return out
@@ -280,7 +316,24 @@ class GameSession:
             return False
         self.view = view
         self._raise(view.state.pieces)
+        self._follow_phase()
         return True
+
+    def phase_key(self) -> tuple[object, ...]:
+        """What names the current phase: a Napoleonic Chess turn's number, phase and active
+        player; in other games each action is a phase of its own."""
+        state = self.state
+        if state.WhichOneof("detail") == "napoleonic":
+            game = state.napoleonic
+            return (game.turn_number, game.phase, game.active_player)
+        return (state.ply,)
+
+    def _follow_phase(self) -> None:
+        """Keep who has been awaited in the current phase (those since gone have acted)."""
+        key = self.phase_key()
+        if key != self._phase:
+            self._phase, self._awaited = key, set()
+        self._awaited |= set(self.to_act)
 
     def refresh(self, view: matchmaker_pb2.GameView) -> None:
         """Take a view of the version held or newer: what changes no version (who is there,
@@ -288,6 +341,7 @@ class GameSession:
         if view.version >= self.view.version:
             self.view = view
             self._raise(view.state.pieces)
+            self._follow_phase()
 
     def note_notice(self, notice: matchmaker_pb2.Notice) -> None:
         """Remember what a presence notice says (a side warned that it loses as abandoned)."""

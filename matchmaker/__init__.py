@@ -33,7 +33,8 @@ Where things are:
 - `tokens.py`    secret tokens (stored as hashes) and the per-player rate limit
 - `limits.py`    limits by caller address and for everyone (token buckets in Redis)
 - `invites.py`   invite codes: 80 bits, typeable
-- `players.py`   profiles, Glicko-2 ratings applied once per game (`ratings.py`)
+- `players.py`   profiles, ratings applied once per game (`ratings.py`: Glicko-2 for two
+                 players, openskill's team model for games of more)
 - `clocks.py`    base + increment clocks for every side in `GameState.to_act`
 - `queue.py`     quick-match queues and the pairing worker
 - `watch.py`     live updates: one subscriber connection per Redis primary per replica,

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import structlog
 
 from matchmaker.engine import Engine, EngineError
-from matchmaker.record import GameRecord, Seat
+from matchmaker.record import GameRecord, Seat, alliance
 from matchmaker.settings import Settings
 from matchmaker.vault import Vault
 from wargame.runtime.refusal import Refusal
@@ -75,7 +75,8 @@ class Bot:
         return action
 
     async def answer_draw(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
-        """Accept the opponent's draw offer when the game is even or worse for the bot."""
+        """Accept a standing draw offer when the game is even or worse for the bot (for
+        its alliance, in a game of N players)."""
         state = game.state
         to_act = game.to_act()
         side = seat.side if seat.side in to_act else (to_act[0] if len(to_act) == 1 else "")
@@ -86,7 +87,8 @@ class Bot:
                 reply = await self.engine.suggest(
                     state, side, seconds, self.seed(game.id, seat.side), self.level(game)
                 )
-                value = reply.evaluation if side == seat.side else -reply.evaluation
+                allied = alliance(state, side) == alliance(state, seat.side)
+                value = reply.evaluation if allied else -reply.evaluation
                 accept = value <= 0
             except (EngineError, Refusal) as error:
                 log.info(

@@ -169,8 +169,9 @@ class Engine:
         self._retiring: set[asyncio.Task[None]] = set()
         self._open()
         self._games: dict[str, board_pb2.GameInfo] = {}
-        # Deployment squares per (ruleset, options, side): few distinct keys, bounded anyway.
-        self._squares: OrderedDict[str, tuple[str, ...]] = OrderedDict()
+        # Games described under options (ruleset, options): the seats of a scenario, the
+        # deployment squares of each side; few distinct keys, bounded anyway.
+        self._described: OrderedDict[str, engine_pb2.DescribeGameResponse] = OrderedDict()
 
     def _open(self) -> None:
         """Open the channels (TLS files read now; nothing changes if they cannot be)."""
@@ -264,8 +265,10 @@ class Engine:
             self._games = {info.id: info for info in reply.games}
         return self._games
 
-    async def sides(self, ruleset: str) -> list[str]:
-        """The side ids of a ruleset, in the game's order."""
+    async def sides(self, ruleset: str, options: Mapping[str, str] | None = None) -> list[str]:
+        """The side ids of a ruleset, in the game's order: the seats of a game. With
+        options, the sides DescribeGame lists under them (a Napoleonic Chess scenario of
+        N players); invalid options are refused as the engine refuses them."""
         games = await self.games()
         if ruleset not in games:
             raise Refusal(
@@ -274,7 +277,29 @@ class Engine:
                 f"unknown game {quoted(ruleset)}; games: {', '.join(games)}",
                 field="game",
             )
-        return [side.id for side in games[ruleset].sides]
+        if not options:
+            return [side.id for side in games[ruleset].sides]
+        try:
+            described = await self.describe(ruleset, options)
+        except EngineError as refusal:
+            raise refusal_status(refusal, stored_session=False) from None
+        return [side.id for side in described.info.sides]
+
+    async def describe(
+        self, ruleset: str, options: Mapping[str, str]
+    ) -> engine_pb2.DescribeGameResponse:
+        """DescribeGame under options, asked once per ruleset and options (bounded cache)."""
+        key = json.dumps([ruleset, dict(sorted(options.items()))])
+        described = self._described.get(key)
+        if described is None:
+            described = await self._call(
+                "DescribeGame", engine_pb2.DescribeGameRequest(game=ruleset, options=dict(options))
+            )
+            self._described[key] = described
+            while len(self._described) > 64:
+                self._described.popitem(last=False)
+        self._described.move_to_end(key)
+        return described
 
     async def new_game(
         self, ruleset: str, options: Mapping[str, str], preset: str, setup: str
@@ -312,24 +337,13 @@ class Engine:
 
     async def deployment_squares(self, state: game_pb2.GameState, side: str) -> tuple[str, ...]:
         """The squares `side` deploys on in this game (DescribeGame's `deployment:<side>`
-        cell tags), asked once per ruleset, options and side."""
-        key = json.dumps([state.game, dict(sorted(state.options.items())), side])
-        squares = self._squares.get(key)
-        if squares is None:
-            try:
-                reply = await self._call(
-                    "DescribeGame",
-                    engine_pb2.DescribeGameRequest(game=state.game, options=dict(state.options)),
-                )
-            except EngineError as refusal:
-                raise refusal_status(refusal, stored_session=True) from None
-            tag = f"deployment:{side}"
-            squares = tuple(cell.name for cell in reply.board.cells if tag in cell.tags)
-            self._squares[key] = squares
-            while len(self._squares) > 64:
-                self._squares.popitem(last=False)
-        self._squares.move_to_end(key)
-        return squares
+        cell tags)."""
+        try:
+            reply = await self.describe(state.game, state.options)
+        except EngineError as refusal:
+            raise refusal_status(refusal, stored_session=True) from None
+        tag = f"deployment:{side}"
+        return tuple(cell.name for cell in reply.board.cells if tag in cell.tags)
 
     async def write_record(
         self, initial: game_pb2.GameState, actions: list[game_pb2.Action], tags: Mapping[str, str]

@@ -21,7 +21,7 @@ from matchmaker import clocks, keys
 from matchmaker.engine import Engine, EngineError, refusal_status
 from matchmaker.errors import game_not_found, kept_changing, not_seated, version_conflict
 from matchmaker.players import Players
-from matchmaker.ratings import Rating, score_of
+from matchmaker.ratings import Rating, Result, score_of, team_update, update
 from matchmaker.record import (
     ActionEntry,
     GameRecord,
@@ -29,6 +29,7 @@ from matchmaker.record import (
     RatingStatus,
     SeatKind,
     Visibility,
+    alliance,
     hidden_pending,
 )
 from matchmaker.schedule import next_due
@@ -239,7 +240,16 @@ class Play:
 
     async def flag(self, game: GameRecord, now: int, fallen: Sequence[str]) -> Played:
         """End a game whose clocks ran out (`clocks.fallen`): the one side out of time
-        loses; sides out of time together draw."""
+        loses; sides out of time together draw. In a game of more than two players each
+        player out of time is out of the game, which goes on while the engine says so
+        (players out of time together forfeit one after another, until the game ends)."""
+        if len(game.seats) > 2:
+            for side in fallen:
+                played = await self.forfeit(game, now, side, game_pb2.OUTCOME_REASON_TIME)
+                game = played.game
+                if game.status == GameStatus.FINISHED:
+                    break
+            return played
         if len(fallen) == 1:
             return await self.forfeit(game, now, fallen[0], game_pb2.OUTCOME_REASON_TIME)
         return await self.end_by_matchmaker(
@@ -408,22 +418,23 @@ class Play:
         return Played(game, now, events, notations, replayed=True)
 
     async def settle_ratings(self, game: GameRecord) -> None:
-        """Count a finished rated game in both players' ratings (each exactly once), and
-        keep each seat's rating before and after the result for the game's view."""
+        """Count a finished rated game in every player's rating (each exactly once), and
+        keep each seat's rating before and after the result for the game's view: Glicko-2
+        for two players, openskill's team model for more (`ratings.team_update`), where the
+        winning alliance ranks first and every other alliance second (all first in a draw)."""
         outcome = game.outcome()
         winner = outcome.winner if outcome is not None else ""
         humans = [seat for seat in game.seats if seat.kind == SeatKind.HUMAN and seat.player]
         seats = list(game.seats)
-        if len(humans) == 2:
+        if len(humans) == len(game.seats) >= 2:
             for seat in humans:
-                other = game.opponent(seat.side)
-                assert other is not None
-                change = await self.players.apply_result(
-                    game.id,
-                    game.ruleset,
-                    seat.player,
-                    Rating.parse(other.rating),
-                    score_of(winner, seat.side),
+                result = (
+                    _pair_result(game, seat.side, winner)
+                    if len(game.seats) == 2
+                    else _team_result(game, seat.side)
+                )
+                change = await self.players.apply_change(
+                    game.id, game.rating_pool, seat.player, result
                 )
                 if change is not None:
                     before, after = change
@@ -431,7 +442,7 @@ class Play:
                     continue  # counted and kept before (a retried settlement)
                 else:  # counted by a settlement that stopped before keeping it
                     before = seat.rating
-                    after = await self.players.rating_text(seat.player, game.ruleset)
+                    after = await self.players.rating_text(seat.player, game.rating_pool)
                 seats = [
                     replace(s, rating_before=before, rating_after=after)
                     if s.side == seat.side
@@ -441,3 +452,44 @@ class Play:
         await self.store.set_unversioned(
             game, replace(game, seats=seats, rating_status=RatingStatus.DONE)
         )
+
+
+def _pair_result(game: GameRecord, side: str, winner: str) -> Callable[[Rating], Rating]:
+    """How a game of two players changes one player's rating (Glicko-2): the opponent as
+    it was when the game began."""
+    other = game.opponent(side)
+    opponent = Rating.parse(other.rating if other is not None else "")
+    score = score_of(winner, side)
+    return lambda before: update(before, [Result(opponent, score)])
+
+
+def _team_result(game: GameRecord, side: str) -> Callable[[Rating], Rating]:
+    """How a game of alliances changes one player's rating: the others as they were when
+    the game began, the player's own as it is now."""
+    outcome = game.outcome()
+    winners = set(outcome.winners) if outcome is not None else set()
+    teams: dict[str, list[str]] = {}
+    for seat in game.seats:
+        teams.setdefault(alliance(game.state, seat.side), []).append(seat.side)
+    ranks = [1 if not winners or winners & set(members) else 2 for members in teams.values()]
+
+    def result(before: Rating) -> Rating:
+        ratings = [
+            [before if member == side else Rating.parse(seat_rating(game, member)) for member in m]
+            for m in teams.values()
+        ]
+        after = team_update(ratings, ranks)
+        return next(
+            new
+            for members, team in zip(teams.values(), after, strict=True)
+            for member, new in zip(members, team, strict=True)
+            if member == side
+        )
+
+    return result
+
+
+def seat_rating(game: GameRecord, side: str) -> str:
+    """The rating a side's player had as the game began."""
+    seat = game.seat_for(side)
+    return seat.rating if seat is not None else ""

@@ -13,7 +13,7 @@ the long TTL) once a game it sits in starts (`mark_played`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from matchmaker import keys
@@ -161,13 +161,23 @@ class Players:
     async def apply_result(
         self, game_id: str, ruleset: str, player_id: str, opponent: Rating, score: float
     ) -> tuple[str, str] | None:
-        """Count one finished game in a player's rating, once; the ratings before and after
-        it (Rating texts) if stored now, None if it was counted before or the player is
-        gone."""
-        field = RATING_PREFIX + ruleset
+        """Count one finished game of two players in a player's rating, once; the ratings
+        before and after it (Rating texts) if stored now, None if it was counted before or
+        the player is gone."""
+        return await self.apply_change(
+            game_id, ruleset, player_id, lambda before: update(before, [Result(opponent, score)])
+        )
+
+    async def apply_change(
+        self, game_id: str, pool: str, player_id: str, change: Callable[[Rating], Rating]
+    ) -> tuple[str, str] | None:
+        """Count one finished game in a player's rating in a pool (`ratings.pool`), once:
+        `change` makes the rating after it from the rating before; the two (Rating texts)
+        if stored now, None if it was counted before or the player is gone."""
+        field = RATING_PREFIX + pool
         for _ in range(20):
-            before = await self.rating_text(player_id, ruleset)
-            after = update(Rating.parse(before), [Result(opponent, score)])
+            before = await self.rating_text(player_id, pool)
+            after = change(Rating.parse(before))
             done = await self.scripts.run(
                 "apply_rating",
                 [keys.player(player_id), keys.player_rated(player_id)],
@@ -181,7 +191,7 @@ class Players:
                 ],
             )
             if done == 1:
-                await self._rank(ruleset, player_id, after)
+                await self._rank(pool, player_id, after)
                 return Rating.parse(before).text(), after.text()
             if done in (0, -2):
                 return None

@@ -173,7 +173,13 @@ class Queues:
         """A checked queue spec (the engine validates the options and fills defaults)."""
         if not ruleset:
             raise missing("game")
-        await self.engine.sides(ruleset)
+        sides = await self.engine.sides(ruleset, options)
+        if len(sides) != 2:
+            raise malformed(
+                "options",
+                f"quick match pairs two players; this game has {len(sides)} "
+                f"({', '.join(sides)}): create it and share its invite code instead",
+            )
         try:
             state = await self.engine.new_game(ruleset, options, preset, "")
         except EngineError as refusal:
@@ -315,7 +321,7 @@ class Queues:
         if raw is None:
             raise Refusal(Code.NOT_FOUND, Reason.SESSION_NOT_FOUND, "the queue has expired")
         spec = QueueSpec.from_config(raw)
-        sides = await self.engine.sides(spec.ruleset)
+        sides = await self.engine.sides(spec.ruleset, spec.options)
         seats = [
             Seat(
                 side=side,

@@ -1,7 +1,10 @@
-"""Glicko-2 ratings, from Mark Glickman's description of the algorithm ("Example of the
-Glicko-2 system", steps 1 to 8), one rating period per finished rated game.
+"""Ratings: Glicko-2 for games of two players, from Mark Glickman's description of the
+algorithm ("Example of the Glicko-2 system", steps 1 to 8), one rating period per finished
+rated game; and for games of more than two players, in alliances, the Plackett-Luce model
+of the `openskill` library (Weng and Lin's Bayesian ratings for teams and many players),
+in a pool of their own (`pool`) on the same 1500-centred scale.
 
-Pure functions over small values; `store.py` keeps them in Redis per player and ruleset.
+Pure functions over small values; `players.py` keeps them in Redis per player and pool.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+
+from openskill.models import PlackettLuce
 
 SCALE = 173.7178  # Glicko-2 scale factor (400 / ln 10)
 DEFAULT_RATING = 1500.0
@@ -126,3 +131,37 @@ def score_of(winner: str, side: str) -> float:
     if not winner:
         return 0.5
     return 1.0 if winner == side else 0.0
+
+
+# Multiplayer games: the openskill defaults (mu 25, sigma 25/3, beta sigma/2, tau sigma/100)
+# scaled onto the Glicko scale, so both kinds of rating read alike.
+TEAM_MODEL = PlackettLuce(
+    mu=DEFAULT_RATING,
+    sigma=DEFAULT_DEVIATION,
+    beta=DEFAULT_DEVIATION / 2,
+    tau=DEFAULT_DEVIATION / 100,
+)
+MULTIPLAYER = "multiplayer"  # the suffix of a ruleset's pool of multiplayer ratings
+
+
+def pool(ruleset: str, seats: int) -> str:
+    """Where a game's ratings are kept: the ruleset's own for two players, its pool of
+    multiplayer games ("napoleonic.multiplayer") for more."""
+    return ruleset if seats <= 2 else f"{ruleset}.{MULTIPLAYER}"
+
+
+def team_update(teams: Sequence[Sequence[Rating]], ranks: Sequence[int]) -> list[list[Rating]]:
+    """Everyone's rating after one game of alliances (`ranks`: 1 for the winners, higher
+    for the others; equal ranks draw), by openskill's Plackett-Luce model."""
+    rated = TEAM_MODEL.rate(
+        [[TEAM_MODEL.rating(mu=r.rating, sigma=r.deviation) for r in team] for team in teams],
+        ranks=[float(rank) for rank in ranks],
+    )
+    return [
+        [
+            replace(old, rating=new.mu, deviation=min(DEFAULT_DEVIATION, new.sigma),
+                    games=old.games + 1)
+            for old, new in zip(team, after, strict=True)
+        ]
+        for team, after in zip(teams, rated, strict=True)
+    ]  # fmt: skip

@@ -17,6 +17,7 @@ from enum import StrEnum
 from typing import Any
 
 from matchmaker.clocks import Clock
+from matchmaker.ratings import pool
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 
@@ -66,6 +67,15 @@ def hidden_pending(state: game_pb2.GameState) -> bool:
     """True while the rules still hide a secret deployment (before the arrays are laid out;
     a game that ends before then keeps them hidden for good)."""
     return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
+
+
+def alliance(state: game_pb2.GameState, side: str) -> str:
+    """A side's alliance (in a game of two sides each side is its own)."""
+    if state.WhichOneof("detail") == "napoleonic":
+        for player in state.napoleonic.players:
+            if player.id == side:
+                return player.alliance or side
+    return side
 
 
 @dataclass
@@ -341,6 +351,11 @@ class GameRecord:
     def opponent(self, side: str) -> Seat | None:
         """The other seat of a two-sided game."""
         return next((seat for seat in self.seats if seat.side != side), None)
+
+    @property
+    def rating_pool(self) -> str:
+        """Where the game's ratings are kept (`ratings.pool`)."""
+        return pool(self.ruleset, len(self.seats))
 
     def to_act(self) -> tuple[str, ...]:
         """The sides that may act now (none unless running)."""

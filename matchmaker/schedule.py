@@ -9,6 +9,7 @@ from __future__ import annotations
 from matchmaker import clocks
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.settings import Settings
+from wargame.v1 import game_pb2
 
 RATING_RETRY_MS = 10_000  # a finished game whose ratings are not settled is looked at again
 
@@ -41,13 +42,24 @@ def next_due(game: GameRecord, now_ms: int, settings: Settings) -> int | None:
 
 
 def offered_to_bot(game: GameRecord) -> Seat | None:
-    """The bot seat a standing draw offer is made to, if any."""
-    offer = game.state.draw_offer if game.state_bytes else ""
-    if not offer or game.status != GameStatus.RUNNING:
+    """The bot seat a standing draw offer waits for, if any: one that has not offered or
+    accepted it and is still in the game (a game of N players is drawn once every
+    remaining player has accepted)."""
+    state = game.state if game.state_bytes else None
+    if state is None or not state.draw_offer or game.status != GameStatus.RUNNING:
         return None
+    answered = {state.draw_offer, *state.draw_accepted, *out_players(state)}
     return next(
-        (seat for seat in game.seats if seat.kind == SeatKind.BOT and seat.side != offer), None
+        (seat for seat in game.seats if seat.kind == SeatKind.BOT and seat.side not in answered),
+        None,
     )
+
+
+def out_players(state: game_pb2.GameState) -> set[str]:
+    """The players out of a game of N players (Guards lost, or surrendered)."""
+    if state.WhichOneof("detail") != "napoleonic":
+        return set()
+    return {player.id for player in state.napoleonic.players if player.out}
 
 
 def open_until(game: GameRecord, settings: Settings) -> int:

@@ -25,6 +25,7 @@ from matchmaker.play import Play, resignation
 from matchmaker.players import Players, rating_message
 from matchmaker.presence import Presence
 from matchmaker.queue import Queues, Ticket
+from matchmaker.ratings import MULTIPLAYER
 from matchmaker.record import (
     BOT_PLAYER,
     GameRecord,
@@ -192,19 +193,34 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     async def CreateGame(
         self, request: matchmaker_pb2.CreateGameRequest, context: grpc.aio.ServicerContext
     ) -> matchmaker_pb2.CreateGameResponse:
-        """Create a game and seat the caller (the other seat open, or the bot's)."""
+        """Create a game and seat the caller: the other seats open, or the bot's (all of
+        them with opponent BOT, those of bot_sides)."""
         caller = await self._caller(context)
         if not request.game:
             raise missing("game")
-        sides = await self.engine.sides(request.game)
-        side = request.side or sides[0 if len(sides) < 2 else _coin(len(sides))]
+        sides = await self.engine.sides(request.game, request.options)
+        bot_sides = set(request.bot_sides)
+        free = [s for s in sides if s not in bot_sides]
+        side = request.side or (free[_coin(len(free))] if free else "")
         if side not in sides:
             raise malformed(
-                "side", f"{request.game} has no side {quoted(side)}; sides: {', '.join(sides)}"
+                "side",
+                f"{request.game} has no side {quoted(side or request.side)}; "
+                f"sides: {', '.join(sides)}",
             )
+        for other in request.bot_sides:
+            if other not in sides or other == side or len(bot_sides) < len(request.bot_sides):
+                raise malformed(
+                    "bot_sides",
+                    f"bot_sides lists {quoted(other)}: list each of the other sides at most "
+                    f"once ({', '.join(s for s in sides if s != side)})",
+                )
+        if bot_sides and request.opponent == matchmaker_pb2.SEAT_KIND_BOT:
+            raise malformed("bot_sides", "bot_sides is for games against people (opponent HUMAN)")
         bot = request.opponent == matchmaker_pb2.SEAT_KIND_BOT
+        bots = bot_sides or ({s for s in sides if s != side} if bot else set())
         bot_ms = 0
-        if bot:
+        if bots:
             seconds = (
                 request.bot_time.ToMilliseconds() / 1000
                 if request.HasField("bot_time")
@@ -217,7 +233,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 )
             bot_ms = round(seconds * 1000)
             if request.rated:
-                raise malformed("rated", "games against the bot are never rated: leave rated unset")
+                raise malformed("rated", "games with a bot seat are never rated: leave rated unset")
             if request.bot_level > 5:
                 raise malformed("bot_level", "bot_level is 1 (weakest) to 5, or 0 for the default")
         elif request.HasField("bot_time") or request.bot_level:
@@ -244,19 +260,22 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             rated=request.rated,
             visibility=VISIBILITIES[request.visibility],
             bot_ms=bot_ms,
-            bot_level=request.bot_level or (self.settings.bot_level if bot else 0),
+            bot_level=request.bot_level or (self.settings.bot_level if bots else 0),
         )
         name = await self._name(caller.player_id)
         seats = [
             Seat(side=s, player=caller.player_id, name=name)
             if s == side
             else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=SeatKind.BOT)
-            if bot
+            if s in bots
             else Seat(side=s)
             for s in sides
         ]
         game, now = await self.sessions.create(
-            spec, seats, with_invite=not bot, capped=(caller.player_id,)
+            spec,
+            seats,
+            with_invite=not all(seat.player for seat in seats),
+            capped=(caller.player_id,),
         )
         return matchmaker_pb2.CreateGameResponse(
             game=game_view(game, caller.player_id, now), invite_code=game.invite
@@ -632,7 +651,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         await self._viewer(context)
         if not request.game:
             raise missing("game")
-        await self.engine.sides(request.game)
+        # A ruleset, or its pool of multiplayer ratings ("napoleonic.multiplayer").
+        await self.engine.sides(request.game.removesuffix(f".{MULTIPLAYER}"))
         limit = request.limit or self.settings.default_page_size
         if limit > self.settings.max_page_size:
             raise malformed("limit", f"limit is at most {self.settings.max_page_size}")

@@ -313,11 +313,11 @@ class Sessions:
     ) -> list[Seat]:
         """The seats once `player_id` takes `taken`, every human's rating as of now."""
         ratings = {
-            other.player: await self.players.rating_text(other.player, game.ruleset)
+            other.player: await self.players.rating_text(other.player, game.rating_pool)
             for other in game.seats
             if other.player and other.kind == SeatKind.HUMAN
         }
-        ratings[player_id] = await self.players.rating_text(player_id, game.ruleset)
+        ratings[player_id] = await self.players.rating_text(player_id, game.rating_pool)
         return [
             replace(other, player=player_id, name=name, rating=ratings[player_id])
             if other.side == taken.side
@@ -345,6 +345,13 @@ class Sessions:
         if old.rematch:
             return await self.join(player_id, name, game_id=old.rematch)
         opponent = old.opponent(seat.side)
+        if len(old.seats) > 2:
+            raise Refusal(
+                Code.FAILED_PRECONDITION,
+                Reason.GAME_NOT_OPEN,
+                f"a rematch is for games of two players; game {game_id} had {len(old.seats)}: "
+                "start a new game of its scenario",
+            )
         if opponent is None:
             raise Refusal(Code.FAILED_PRECONDITION, Reason.GAME_NOT_OPEN, "nobody to play again")
         # Sides swapped: the caller takes the opponent's side, the opponent the caller's.
@@ -386,11 +393,30 @@ class Sessions:
 
     async def withdraw(self, player_id: str, game_id: str) -> tuple[GameRecord, int] | None:
         """Close an open game its seated player gives up waiting for (None if the game is
-        not open: then it is resigned as usual)."""
+        not open: then it is resigned as usual). In a game of more than two seats where
+        other people sit too, the player only leaves: its seat is free again."""
         game, now = await self.store.get(game_id)
         seat = game.seat_of(player_id)
         if game.status != GameStatus.OPEN or seat is None:
             return None
+        others = [
+            s for s in game.seats if s.kind == SeatKind.HUMAN and s.player not in ("", player_id)
+        ]
+        if len(game.seats) > 2 and others:
+            after = replace(
+                game,
+                seats=[Seat(side=s.side) if s.side == seat.side else s for s in game.seats],
+                version=game.version + 1,
+                updated_ms=now,
+            )
+            result = await self.store.commit_change(
+                game, after, now, matchmaker_pb2.WatchGameResponse(side=seat.side)
+            )
+            if result.outcome != CommitOutcome.OK:
+                return None  # the game changed meanwhile (it may have started): resigned
+            COMMITS.labels("leave").inc()
+            await self.players.uncount_games([player_id], game.id)
+            return after, now
         closed = await self.close_open(
             game, now, f"{seat.side} withdrew the game before anyone joined"
         )

@@ -151,10 +151,10 @@ def seat_messages(game: GameRecord) -> list[matchmaker_pb2.Seat]:
             )
         if seat.rating_after:
             message.rating_before.CopyFrom(
-                rating_message(game.ruleset, Rating.parse(seat.rating_before))
+                rating_message(game.rating_pool, Rating.parse(seat.rating_before))
             )
             message.rating_after.CopyFrom(
-                rating_message(game.ruleset, Rating.parse(seat.rating_after))
+                rating_message(game.rating_pool, Rating.parse(seat.rating_after))
             )
         out.append(message)
     return out

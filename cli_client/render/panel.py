@@ -32,11 +32,14 @@ def piece_letters(scene: Scene, kinds: Sequence[str], side: str, theme: Theme) -
 
 
 def player_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:
-    """One line per side: name, player, clock, losses; a marker on the side(s) to act; who
-    has left (and when it loses as abandoned); the rating change once a rated game settled."""
+    """One line per side: name, player, clock, losses; a marker on the side(s) to act; in a
+    game of more than two players its alliance and whether it is awaited in the current
+    phase, has acted in it, or is out; who has left (and when it loses as abandoned); the
+    rating change once a rated game settled."""
     seats = session.seats()
     width = max((len(session.name(seat.side)) for seat in seats), default=0)
     names = max((len(seat.player) + (6 if seat.you else 0) for seat in seats), default=0)
+    allied = max((len(seat.alliance) for seat in seats), default=0)
     lines = []
     for seat in seats:
         line = Text()
@@ -53,6 +56,14 @@ def player_lines(session: GameSession, theme: Theme, now: float | None = None) -
             line.append(f"  {elapsed(left)}", style=style)
         acting = seat.side in session.to_act and not session.finished
         line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
+        if session.multiplayer:
+            line.append(f"  {seat.alliance}".ljust(allied + 2), style=theme.style("dim"))
+            if seat.out:
+                line.append("  out", style=theme.style("dim"))
+            elif acting:
+                line.append("  awaited", style=theme.style("bold"))
+            elif seat.acted and not session.finished:
+                line.append("  acted")
         if seat.away:
             left_for = session.abandon_left(seat.side, now)
             away = "away" if left_for is None else f"away: abandoned in {countdown(left_for)}"
@@ -276,12 +287,14 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
         .replace("_", " ")
         .lower()
     )
-    if not outcome.winner:
+    winners = list(outcome.winners) or ([outcome.winner] if outcome.winner else [])
+    if not winners:
         verdict = "draw"
     elif not session.your_side:
-        verdict = f"{session.name(outcome.winner)} wins"
+        names = " and ".join(session.name(side) for side in winners)
+        verdict = f"{names} win" if len(winners) > 1 else f"{names} wins"
     else:
-        verdict = "you win" if outcome.winner == session.your_side else "you lose"
+        verdict = "you win" if session.your_side in winners else "you lose"
     text = Text(f"Game over: {verdict}", style=theme.style("bold"))
     detail = wording.for_players(outcome.message, session.state.options) or reason
     if detail:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cli_client.main import build_parser, main
+from cli_client.lobby import is_game_id
+from cli_client.main import _game_request, build_parser, main
+from wargame.v1 import matchmaker_pb2
 
 COMMANDS = ("games", "rules", "play", "watch", "resume", "record", "replay", "leaderboard")
 
@@ -61,6 +63,15 @@ def test_play_options(capsys: pytest.CaptureFixture[str]) -> None:
         (["play", "war", "--invite", "--level", "2"], "--level is for games against the bot"),
         (["play", "war", "--queue", "--bot-time", "1"], "--bot-time is for games against the bot"),
         (["play", "war", "--level", "6"], "argument --level: invalid choice: 6"),
+        (["play", "napoleonic", "--bot-seats", "black"], "--bot-seats is for games with people"),
+        (
+            ["play", "napoleonic", "--invite", "--bot-seats", "black", "--rated"],
+            "games with a bot seat are never rated",
+        ),
+        (
+            ["play", "napoleonic", "--scenario", "three_way", "-o", "scenario=standard"],
+            "--scenario and --option scenario=... disagree",
+        ),
     ],
 )
 def test_what_a_game_against_the_bot_cannot_be_is_refused_before_calling(
@@ -77,3 +88,15 @@ def test_levels_for_the_bot(nowhere: str) -> None:
     args = build_parser().parse_args(["play", "war", "--level", "1"])
     assert args.level == 1 and not args.rated
     assert build_parser().parse_args(["play", "war"]).level == 0  # the matchmaker's default
+
+
+def test_a_battle_of_many_players_by_scenario_and_seat() -> None:
+    args = build_parser().parse_args(
+        ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "blue", "--invite",
+         "--bot-seats", "black, green", "--level", "2"]
+    )  # fmt: skip
+    request = _game_request(args, build_parser())
+    assert request.options == {"scenario": "grand_battle_2v2"} and request.side == "blue"
+    create = request.create(matchmaker_pb2.SEAT_KIND_HUMAN, matchmaker_pb2.VISIBILITY_PRIVATE)
+    assert list(create.bot_sides) == ["black", "green"] and create.bot_level == 2
+    assert is_game_id("gb7ggkg63mzecmn") and not is_game_id("7K3M-9QX2-HF4P-T8WZ")

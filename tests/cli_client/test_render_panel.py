@@ -169,3 +169,22 @@ def test_outcome_lines_say_who_won_from_each_seat(
         line = outcome_line(session, UNICODE).plain
         assert line.startswith(f"Game over: {verdict} — ")
         assert "Guards" in line
+
+
+def test_outcome_lines_of_an_alliance_win(
+    describe: Describe, engine: engine_pb2_grpc.RulesEngineStub
+) -> None:
+    reply = describe("napoleonic", scenario="grand_battle_2v2")
+    start = reply.initial_state
+    actions = [game_pb2.Action(side=side, resign=game_pb2.Resign()) for side in ("black", "green")]
+    final = engine.ApplyActions(engine_pb2.ApplyActionsRequest(state=start, actions=actions)).state
+    assert set(final.outcome.winners) == {"red", "blue"}
+    verdicts = (
+        ("red", "you win"),
+        ("blue", "you win"),
+        ("green", "you lose"),
+        ("", "Red and Blue win"),
+    )
+    for side, verdict in verdicts:
+        session = GameSession(view_of(final, your_side=side), reply, side)
+        assert outcome_line(session, UNICODE).plain.startswith(f"Game over: {verdict}")

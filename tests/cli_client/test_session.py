@@ -71,3 +71,47 @@ def test_clock_runs_only_for_the_side_to_act(describe: Describe) -> None:
     assert session.clock("south", now=1010) == (90.0, True)
     assert session.clock("north", now=1010) == (50.0, False)
     assert session.clock("nobody") is None
+
+
+def four_seats(state: object, version: int) -> matchmaker_pb2.GameView:
+    out = matchmaker_pb2.GameView(
+        id="g4",
+        game="napoleonic",
+        status=matchmaker_pb2.GAME_STATUS_RUNNING,
+        version=version,
+        your_side="blue",
+    )
+    out.state.CopyFrom(state)  # type: ignore[arg-type]
+    for side in ("red", "black", "blue", "green"):
+        out.seats.add(side=side, kind=matchmaker_pb2.SEAT_KIND_HUMAN).player.display_name = side
+    return out
+
+
+def test_every_player_with_its_alliance_and_who_acted_in_the_phase(describe: Describe) -> None:
+    reply = describe("napoleonic", scenario="grand_battle_2v2")
+    first = reply.initial_state
+    both = type(first)()
+    both.CopyFrom(first)
+    del both.to_act[:]
+    both.to_act.extend(["red", "blue"])  # two players awaited in one phase
+    session = GameSession(four_seats(both, 1), reply)
+    assert session.multiplayer
+    seats = {seat.side: seat for seat in session.seats()}
+    assert {side: seat.alliance for side, seat in seats.items()} == {
+        "red": "south", "black": "north", "blue": "south", "green": "north"
+    }  # fmt: skip
+    assert not any(seat.acted or seat.out for seat in seats.values())
+    one = type(first)()
+    one.CopyFrom(both)
+    del one.to_act[:]
+    one.to_act.append("blue")  # red has acted; blue is still awaited
+    session.update(four_seats(one, 2))
+    assert session.acted() == {"red"}
+    assert session.seat("red").acted and not session.seat("blue").acted  # type: ignore[union-attr]
+    later = type(first)()
+    later.CopyFrom(one)
+    later.napoleonic.turn_number += 1  # a new phase: nobody has acted in it yet
+    later.napoleonic.players[0].out = True
+    session.update(four_seats(later, 3))
+    assert session.acted() == set()
+    assert session.seat("red").out  # type: ignore[union-attr]

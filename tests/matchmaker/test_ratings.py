@@ -1,10 +1,11 @@
-"""Glicko-2 against Glickman's published worked example, and the rating helpers."""
+"""Glicko-2 against Glickman's published worked example, the rating helpers, and the team
+ratings of multiplayer games (openskill)."""
 
 from __future__ import annotations
 
 import pytest
 
-from matchmaker.ratings import Rating, Result, score_of, update
+from matchmaker.ratings import Rating, Result, pool, score_of, team_update, update
 
 
 def test_glickman_worked_example() -> None:
@@ -51,3 +52,27 @@ def test_score_of() -> None:
     assert score_of("red", "red") == 1.0
     assert score_of("red", "black") == 0.0
     assert score_of("", "black") == 0.5
+
+
+def test_team_ratings_of_a_two_against_two() -> None:
+    """openskill's Plackett-Luce model on the Glicko scale: the winning alliance gains what
+    the other loses, each player of a team alike when they start alike; a draw of equals
+    changes no rating but lowers every deviation."""
+    south, north = [Rating(), Rating()], [Rating(), Rating()]
+    (won, lost) = team_update([south, north], [1, 2])
+    assert all(r.rating > 1500 and r.games == 1 for r in won)
+    assert all(r.rating < 1500 for r in lost)
+    assert won[0] == won[1] and abs((won[0].rating - 1500) + (lost[0].rating - 1500)) < 1e-6
+    assert all(r.deviation < 350 for r in won + lost)
+    drawn = team_update([[Rating()], [Rating()], [Rating()]], [1, 1, 1])
+    assert all(abs(team[0].rating - 1500) < 1e-6 for team in drawn)
+    # A strong player beaten by weaker ones loses more than an even one would.
+    strong = Rating(rating=1900, deviation=80)
+    upset = team_update([[strong], [Rating()]], [2, 1])[0][0]
+    even = team_update([[Rating(deviation=80)], [Rating()]], [2, 1])[0][0]
+    assert 1900 - upset.rating > 1500 - even.rating
+
+
+def test_multiplayer_games_have_their_own_pool() -> None:
+    assert pool("war", 2) == "war"
+    assert pool("napoleonic", 4) == "napoleonic.multiplayer"

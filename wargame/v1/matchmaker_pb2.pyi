@@ -457,6 +457,7 @@ class CreateGameRequest(_message.Message):
     BOT_TIME_FIELD_NUMBER: _builtins.int
     SETUP_FIELD_NUMBER: _builtins.int
     BOT_LEVEL_FIELD_NUMBER: _builtins.int
+    BOT_SIDES_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id."""
     preset: _builtins.str
@@ -469,7 +470,8 @@ class CreateGameRequest(_message.Message):
     """Who takes the other seat: HUMAN (open, or by invite) or BOT."""
     rated: _builtins.bool
     """Whether the result changes ratings. Games against the bot are never rated: rated with
-    opponent BOT is refused (INVALID_ARGUMENT, field rated).
+    opponent BOT or bot_sides is refused (INVALID_ARGUMENT, field rated). Games of more
+    than two players are rated in the ruleset's multiplayer pool (see GetLeaderboardRequest).
     """
     setup: _builtins.str
     """A set-up text for the engine's NewGame (empty for the default)."""
@@ -493,6 +495,16 @@ class CreateGameRequest(_message.Message):
         against a person, it (like bot_level) is refused (INVALID_ARGUMENT).
         """
 
+    @_builtins.property
+    def bot_sides(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The sides the bot takes, for games of any number of seats (a Napoleonic Chess scenario
+        of N players, chosen with the option `scenario`): every other seat but the caller's is
+        open to people (by invite code, any free seat or a chosen one, or from BrowseGames).
+        Set with opponent unset or HUMAN; bot_time and bot_level then apply to these seats.
+        Each listed side must be one of the game's (DescribeGame under the options) and not
+        the caller's (INVALID_ARGUMENT, field bot_sides).
+        """
+
     def __init__(
         self,
         *,
@@ -507,10 +519,11 @@ class CreateGameRequest(_message.Message):
         bot_time: _duration_pb2.Duration | None = ...,
         setup: _builtins.str = ...,
         bot_level: _builtins.int = ...,
+        bot_sides: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bot_time", b"bot_time", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "bot_time", b"bot_time", "game", b"game", "opponent", b"opponent", "options", b"options", "preset", b"preset", "rated", b"rated", "setup", b"setup", "side", b"side", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "bot_sides", b"bot_sides", "bot_time", b"bot_time", "game", b"game", "opponent", b"opponent", "options", b"options", "preset", b"preset", "rated", b"rated", "setup", b"setup", "side", b"side", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -611,7 +624,7 @@ class JoinGameRequest(_message.Message):
     player, per address and for everyone (RESOURCE_EXHAUSTED, RATE_LIMITED).
     """
     side: _builtins.str
-    """The side wanted; empty for the open one."""
+    """The side wanted; empty for any free seat (the first in the game's order)."""
     def __init__(
         self,
         *,
@@ -1542,7 +1555,10 @@ class GetLeaderboardRequest(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     LIMIT_FIELD_NUMBER: _builtins.int
     game: _builtins.str
-    """Ruleset id."""
+    """Ruleset id; or the ruleset's pool of multiplayer ratings, "<ruleset>.multiplayer"
+    (rated games of more than two players, rated with openskill's Plackett-Luce team model
+    on the same 1500-centred scale).
+    """
     limit: _builtins.int
     """How many entries (default 20, at most 100)."""
     def __init__(

@@ -273,7 +273,9 @@ class MatchmakerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Resign(self, request, context):
-        """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins).
+        """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins). In a
+        game of more than two players the caller alone is out and its allies play on; from an
+        open one it leaves, its seat free again, while other people sit there.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -287,7 +289,9 @@ class MatchmakerServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AnswerDraw(self, request, context):
-        """Accept or decline the opponent's draw offer.
+        """Accept or decline the opponent's draw offer. In a game of more than two players the
+        draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
+        refusal ends the offer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -90,11 +90,17 @@ class MatchmakerStub:
     SubmitActions: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.SubmitActionsRequest, _matchmaker_pb2.SubmitActionsResponse]
     """Play actions: committed only if the game is still at the expected version."""
     Resign: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.ResignRequest, _matchmaker_pb2.ResignResponse]
-    """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins)."""
+    """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins). In a
+    game of more than two players the caller alone is out and its allies play on; from an
+    open one it leaves, its seat free again, while other people sit there.
+    """
     OfferDraw: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.OfferDrawRequest, _matchmaker_pb2.OfferDrawResponse]
     """Offer a draw."""
     AnswerDraw: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.AnswerDrawRequest, _matchmaker_pb2.AnswerDrawResponse]
-    """Accept or decline the opponent's draw offer."""
+    """Accept or decline the opponent's draw offer. In a game of more than two players the
+    draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
+    refusal ends the offer.
+    """
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
     """Every update of a game from a version on, then live; resumable after a disconnect.
     The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -171,11 +177,17 @@ class MatchmakerAsyncStub(MatchmakerStub):
     SubmitActions: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.SubmitActionsRequest, _matchmaker_pb2.SubmitActionsResponse]  # type: ignore[assignment]
     """Play actions: committed only if the game is still at the expected version."""
     Resign: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.ResignRequest, _matchmaker_pb2.ResignResponse]  # type: ignore[assignment]
-    """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins)."""
+    """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins). In a
+    game of more than two players the caller alone is out and its allies play on; from an
+    open one it leaves, its seat free again, while other people sit there.
+    """
     OfferDraw: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.OfferDrawRequest, _matchmaker_pb2.OfferDrawResponse]  # type: ignore[assignment]
     """Offer a draw."""
     AnswerDraw: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.AnswerDrawRequest, _matchmaker_pb2.AnswerDrawResponse]  # type: ignore[assignment]
-    """Accept or decline the opponent's draw offer."""
+    """Accept or decline the opponent's draw offer. In a game of more than two players the
+    draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
+    refusal ends the offer.
+    """
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Every update of a game from a version on, then live; resumable after a disconnect.
     The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -327,7 +339,10 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaker_pb2.ResignRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaker_pb2.ResignResponse, _abc.Awaitable[_matchmaker_pb2.ResignResponse]]:
-        """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins)."""
+        """Resign a game (an open game nobody joined yet is withdrawn: closed, nobody wins). In a
+        game of more than two players the caller alone is out and its allies play on; from an
+        open one it leaves, its seat free again, while other people sit there.
+        """
 
     @_abc_1.abstractmethod
     def OfferDraw(
@@ -343,7 +358,10 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         request: _matchmaker_pb2.AnswerDrawRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_matchmaker_pb2.AnswerDrawResponse, _abc.Awaitable[_matchmaker_pb2.AnswerDrawResponse]]:
-        """Accept or decline the opponent's draw offer."""
+        """Accept or decline the opponent's draw offer. In a game of more than two players the
+        draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
+        refusal ends the offer.
+        """
 
     @_abc_1.abstractmethod
     def WatchGame(

@@ -1,0 +1,123 @@
+"""A Napoleonic Chess battle of four through `wargame` in real pseudo-terminals (issue 13):
+`--scenario` and `--seat`, bots in chosen seats, the lobby's free seats, and the side panel
+with every player, its alliance, who is awaited and who is out, to the end."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.system.cli_support import Cli, Player, Stack, clients, game_id_of, run, stack
+from wargame.v1 import matchmaker_pb2
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-multiplayer")]
+__all__ = ["clients", "stack"]
+
+BATTLE = ["napoleonic", "--scenario", "grand_battle_2v2", "--plain"]
+
+
+def test_two_people_and_two_bots_by_scenario_and_seat(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    red = run(
+        clients,
+        [
+            "play",
+            *BATTLE,
+            "--seat",
+            "red",
+            "--invite",
+            "--bot-seats",
+            "black,green",
+            "--name",
+            "alice",
+        ],
+        tmp_path / "alice",
+        stack,
+    )
+    red.expect(r"Waiting for players for the free seats Blue\. Invite code: (\S+) ")
+    code = red.child.match.group(1)
+    game_id = game_id_of(red)
+    red.expect_text(f"wargame play --join {code} --seat SIDE")
+
+    blue = run(
+        clients,
+        ["play", "--join", code, "--seat", "blue", "--plain", "--name", "bob"],
+        tmp_path / "bob",
+        stack,
+    )
+    blue.expect_text(
+        f"Game {game_id}: you play Blue with Red; the bot plays Black, Green at level 5 of 5."
+    )
+    # Every player with its alliance; red is awaited.
+    blue.expect(r"Red\s+alice\s+<\s+south\s+awaited")
+    blue.expect(r"Black\s+bot, level \d\s+north")
+    blue.expect(r"Blue\s+bob \(you\)\s+south")
+    blue.expect(r"Green\s+bot, level \d\s+north")
+
+    red.expect(r"Red[^\n]*> ")
+    red.send("resign!")  # red surrenders alone: out, its ally plays on
+    red.expect(r"Red\s+alice \(you\)\s+south\s+out")
+    blue.expect(r"Red\s+alice\s+south\s+out")
+    player = Player(stack, tmp_path / "bob")
+    try:
+        view = player.game(game_id)
+        assert view.status == matchmaker_pb2.GAME_STATUS_RUNNING
+        blue.expect(r"Blue[^\n]*> ", timeout=60)  # after black's turn (a bot)
+        blue.send("resign!")
+        for client in (blue, red):
+            client.expect(r"Game over: ")
+        blue.expect(r"north")
+        view = player.game(game_id)
+        assert view.status == matchmaker_pb2.GAME_STATUS_FINISHED
+        assert set(view.outcome.winners) == {"black", "green"}
+    finally:
+        player.close()
+    for client in (blue, red):
+        client.expect(r"quit > ")
+        client.send("quit")
+        assert client.wait() == 0
+
+
+def test_the_lobby_shows_free_seats(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
+    host = run(
+        clients,
+        [
+            "play",
+            *BATTLE,
+            "--seat",
+            "black",
+            "--vs",
+            "human",
+            "--bot-seats",
+            "green",
+            "--name",
+            "carol",
+        ],
+        tmp_path / "carol",
+        stack,
+    )
+    host.expect(r"Waiting for players for the free seats Red, Blue")
+    game_id = game_id_of(host)
+    lobby = run(clients, ["lobby", "napoleonic"], tmp_path / "dave", stack)
+    lobby.expect_text(f"{game_id}  napoleonic, 4 seats, 2 free")
+    assert lobby.wait() == 0
+    screen = lobby.screen()
+    assert re.search(r"red\s+free", screen) and re.search(r"blue\s+free", screen), screen
+    assert re.search(r"black\s+carol", screen) and re.search(r"green\s+bot", screen), screen
+    assert f"take a seat: wargame play --join {game_id} --seat red" in screen
+    joiner = run(
+        clients, ["play", "--join", game_id, "--seat", "blue", "--plain"], tmp_path / "erin", stack
+    )
+    joiner.expect_text(f"Game {game_id}: you play Blue")
+    again = run(clients, ["lobby", "napoleonic"], tmp_path / "dave", stack)
+    again.expect_text(f"{game_id}  napoleonic, 4 seats, 1 free")
+    assert again.wait() == 0
+
+
+def test_the_scenarios_with_their_players(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
+    games = run(clients, ["games", "napoleonic"], tmp_path / "frank", stack)
+    games.expect_text("grand_battle_2v2: red, blue (south) against black, green (north)")
+    assert games.wait() == 0
