@@ -88,6 +88,7 @@ def test_every_reason_of_the_engine_has_a_vector() -> None:
 
 
 def test_every_rpc_but_suggest_action_answers_in_a_vector() -> None:
+    # (ResolveBattle answers for a battle already decided, which needs no search.)
     answered = {case["rpc"] for case in _cases() if "response" in case}
     methods = set(engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods_by_name)
     assert methods - answered == {"SuggestAction"}

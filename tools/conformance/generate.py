@@ -544,6 +544,18 @@ def reasons(vectors: Vectors, info: board_pb2.GameInfo) -> None:
             )
     for index, (reason, rpc, request) in enumerate(service):
         vectors.add(game, f"service/{index:02d}-{reason}/{rpc}", rpc, request)
+    # ResolveBattle searches within a time budget, so only what needs no search is a vector:
+    # a battle already decided (Napoleonic), or the refusal of another game's state.
+    placed = engine.call("NewGame", engine_pb2.NewGameRequest(game=game, view=POSITION))
+    decided = _resigned(
+        engine, state_of(game, placed.response.state.position), placed.response.state.to_act[0]
+    )
+    vectors.add(
+        game,
+        "service/ResolveBattle-decided",
+        "ResolveBattle",
+        engine_pb2.ResolveBattleRequest(state=decided, view=POSITION),
+    )
     vectors.add(game, "service/Ping", "Ping", engine_pb2.PingRequest(payload=game.encode()))
 
 
