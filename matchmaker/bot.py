@@ -21,6 +21,7 @@ import structlog
 from matchmaker.engine import Engine, EngineError
 from matchmaker.record import GameRecord, Seat
 from matchmaker.settings import Settings
+from matchmaker.states import hidden_pending
 from matchmaker.vault import Vault
 from wargame.runtime.refusal import Refusal
 from wargame.v1 import game_pb2, napoleonic_pb2
@@ -100,9 +101,9 @@ class Bot:
 
     async def _deployment(self, game: GameRecord, side: str) -> game_pb2.Action | None:
         """The bot's secret-deployment action (None outside the secret phases)."""
-        state = game.state
-        if state.WhichOneof("detail") != "napoleonic":
+        if not hidden_pending(game.state):
             return None
+        state = await self.engine.drawn(game.state)  # its armies and options
         word = SECRET_PHASES.get(state.napoleonic.phase)
         if word is None:
             return None

@@ -29,10 +29,10 @@ from matchmaker.record import (
     RatingStatus,
     SeatKind,
     Visibility,
-    hidden_pending,
 )
 from matchmaker.schedule import next_due
 from matchmaker.settings import Settings
+from matchmaker.states import compact, hidden_pending
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
 from matchmaker.views import public_events, public_notation
@@ -78,6 +78,9 @@ class Played:
     events: Sequence[game_pb2.Event]
     notations: Sequence[str]
     replayed: bool = False
+    # The new state with its view for drawing, when the commit asked the engine for it (the
+    # record keeps the compact form).
+    drawn: game_pb2.GameState | None = None
 
 
 def require_running(game: GameRecord) -> None:
@@ -197,7 +200,9 @@ class Play:
                 )
             checked.append(action)
         await self._check_flag(game, now)
-        return identity, await self.commit(game, now, checked, idempotency_key=key, print_=print_)
+        return identity, await self.commit(
+            game, now, checked, idempotency_key=key, print_=print_, view=True
+        )
 
     async def act(
         self, player_id: str, game_id: str, make: Callable[[str], game_pb2.Action]
@@ -295,13 +300,17 @@ class Play:
         *,
         idempotency_key: str = "",
         print_: str = "",
+        view: bool = False,
     ) -> Played:
-        """Ask the engine, then commit its result if the game is still at its version."""
+        """Ask the engine, then commit its result if the game is still at its version (the
+        state in its compact form; with `view` the engine draws it too, for the caller)."""
         try:
-            reply: engine_pb2.ApplyActionsResponse = await self.engine.apply(game.state, actions)
+            reply: engine_pb2.ApplyActionsResponse = await self.engine.apply(
+                game.state, actions, view=view
+            )
         except EngineError as refusal:
             raise refusal_status(refusal, stored_session=True) from None
-        state = reply.state
+        state = compact(reply.state)
         entries = []
         for index, applied in enumerate(reply.applied):
             notation = applied.notation
@@ -364,7 +373,13 @@ class Play:
         COMMITS.labels("actions").inc()
         if after.status == GameStatus.FINISHED:
             await self._ended(after)
-        return Played(after, now, list(reply.events), [entry.notation for entry in entries])
+        return Played(
+            after,
+            now,
+            list(reply.events),
+            [entry.notation for entry in entries],
+            drawn=reply.state if view else None,
+        )
 
     async def _ended(self, game: GameRecord) -> None:
         """A game that has just ended: counted, delisted, uncounted from its players'

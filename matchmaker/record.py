@@ -17,7 +17,8 @@ from enum import StrEnum
 from typing import Any
 
 from matchmaker.clocks import Clock
-from wargame.v1 import game_pb2, napoleonic_pb2
+from matchmaker.states import compact
+from wargame.v1 import game_pb2
 
 
 class GameStatus(StrEnum):
@@ -51,21 +52,6 @@ class RatingStatus(StrEnum):
 
 
 BOT_PLAYER = "bot"  # the player id of every bot seat
-
-# The phases in which the rules hide a secret deployment (Napoleonic Chess 10.1).
-HIDDEN_PHASES = frozenset(
-    {
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
-    }
-)
-
-
-def hidden_pending(state: game_pb2.GameState) -> bool:
-    """True while the rules still hide a secret deployment (before the arrays are laid out;
-    a game that ends before then keeps them hidden for good)."""
-    return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
 
 
 @dataclass
@@ -174,6 +160,19 @@ TEXT = Codec(str, bytes.decode)
 NUMBER = Codec(str, lambda raw: int(raw) if raw else 0)
 FLAG = Codec(lambda value: "1" if value else "0", lambda raw: raw == b"1")
 BLOB = Codec(bytes, bytes)
+
+
+def _compact_state(raw: bytes) -> bytes:
+    """A serialized GameState in its compact form (`states.compact`): a state is stored as
+    its position and summary, whatever view it was given with."""
+    if not raw:
+        return raw
+    state = game_pb2.GameState.FromString(raw)
+    kept = compact(state)
+    return raw if kept is state else kept.SerializeToString()
+
+
+STATE = Codec(_compact_state, bytes)
 SEATS = Codec(
     lambda seats: _compact([seat.to_dict() for seat in seats]),
     lambda raw: [Seat.from_dict(item) for item in json.loads(raw or b"[]")],
@@ -214,8 +213,8 @@ FIELDS: tuple[Field, ...] = (
     Field("acted_ms", "acted_ms", NUMBER, 0),
     Field("ended_ms", "ended_ms", NUMBER, 0, on_every_load=False),
     Field("seats", "seats", SEATS, []),
-    Field("state_bytes", "state", BLOB, b""),
-    Field("initial_bytes", "initial", BLOB, b"", on_every_load=False),
+    Field("state_bytes", "state", STATE, b""),
+    Field("initial_bytes", "initial", STATE, b"", on_every_load=False),
     Field("clock", "clock", CLOCK, None),
     Field("invite", "invite", TEXT, ""),
     Field("bot_ms", "bot_ms", NUMBER, 0),
@@ -233,6 +232,8 @@ FIELDS: tuple[Field, ...] = (
     Field("rematch_of", "rematch_of", TEXT, ""),
 )
 VERSION = "version"
+# Fields a new game writes even at their default: scripts and index checks read them alone.
+ALWAYS_WRITTEN = frozenset({VERSION, "status"})
 # The hash fields read with a game on every call, and those of the full record.
 LOAD_FIELDS = tuple(entry.name for entry in FIELDS if entry.on_every_load)
 FULL_FIELDS = tuple(entry.name for entry in FIELDS)
@@ -289,8 +290,14 @@ class GameRecord:
         return cls(id=game_id, **values)
 
     def to_hash(self) -> dict[str, str | bytes]:
-        """The whole record as hash fields (a new game's first commit)."""
-        return {entry.name: entry.codec.encode(getattr(self, entry.attribute)) for entry in FIELDS}
+        """The whole record as hash fields (a new game's first commit): the fields at their
+        default are left out (they read back as it), so a game stores only what it says."""
+        return {
+            entry.name: entry.codec.encode(value)
+            for entry in FIELDS
+            if (value := getattr(self, entry.attribute)) != entry.default
+            or entry.name in ALWAYS_WRITTEN
+        }
 
     def changed_fields(self, before: GameRecord) -> dict[str, str | bytes]:
         """The hash fields this record changes relative to `before` (the commit of a change)."""
@@ -309,7 +316,8 @@ class GameRecord:
 
     @property
     def state(self) -> game_pb2.GameState:
-        """The current state (parsed once)."""
+        """The current state in its compact form (`states.compact`: the position and the
+        summary; parsed once)."""
         if self._state is None:
             self._state = game_pb2.GameState.FromString(self.state_bytes)
         return self._state

@@ -46,13 +46,13 @@ from matchmaker.record import (
     ActionEntry,
     GameRecord,
     GameStatus,
-    hidden_pending,
     parse_moves,
     rows_json,
 )
 from matchmaker.redis_client import Client, Replication, run_and_wait
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
+from matchmaker.states import hidden_pending
 from matchmaker.vault import Vault, is_sealed
 from wargame.runtime.refusal import Reason, missing, unavailable
 from wargame.v1 import game_pb2, matchmaker_pb2
@@ -356,7 +356,9 @@ class Store:
         stored = Update(update.SerializeToString(), full_notations, update.side)
         if after.state_bytes and hidden_pending(after.state):
             if "state" in fields:
-                fields["state"] = self.vault.seal(after.state_bytes, f"state|{after.id}")
+                stored_state = fields["state"]
+                assert isinstance(stored_state, bytes)
+                fields["state"] = self.vault.seal(stored_state, f"state|{after.id}")
             actions = [
                 replace(entry, action=self.vault.seal(entry.action, f"action|{after.id}"))
                 if entry.hidden

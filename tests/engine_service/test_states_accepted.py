@@ -25,7 +25,7 @@ from engine_service.convert import conversions
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.deployment import random_deployment, random_player_array
-from matchmaker.record import hidden_pending
+from matchmaker.states import hidden_pending
 from matchmaker.views import redacted_state
 from tests.conftest import TEST_SEAL_KEY
 from wargame.runtime.status import error_details
