@@ -102,7 +102,8 @@ class ActionEntry:
     """One committed action: who, its notation, what others see, and the action itself.
 
     The notations of a game live together in one field of its hash (`moves`, a JSON list
-    of `[side, notation, public or ""]`), read with the game on every call; the actions
+    of `[side, notation]`, or `[side, notation, public]` when the action hides something),
+    read with the game on every call; the actions
     themselves (serialized wargame.v1.Action) in the actions list, read only for records.
     """
 
@@ -118,7 +119,9 @@ class ActionEntry:
 
     def row(self) -> list[str]:
         """The entry's row of the `moves` field."""
-        return [self.side, self.notation, self.public if self.hidden else ""]
+        return (
+            [self.side, self.notation, self.public] if self.hidden else [self.side, self.notation]
+        )
 
 
 def moves_json(before: str, added: Sequence[ActionEntry]) -> str:
@@ -139,9 +142,11 @@ def rows_json(before: str, added: Sequence[Sequence[str]]) -> str:
 def parse_moves(raw: str) -> list[ActionEntry]:
     """The entries of a `moves` field. A row whose notation is sealed (a fourth item, see
     `Store.moves_after`) reads as its public notation until the store opens it."""
-    return [
-        ActionEntry(row[0], row[1] or row[2], row[2] or row[1]) for row in json.loads(raw or "[]")
-    ]
+    entries = []
+    for row in json.loads(raw or "[]"):
+        public = row[2] if len(row) > 2 and row[2] else row[1]
+        entries.append(ActionEntry(row[0], row[1] or public, public))
+    return entries
 
 
 def _compact(value: Any) -> str:

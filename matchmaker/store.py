@@ -160,6 +160,7 @@ class Commit:
     fingerprint: str = ""
     due_ms: int | None = None  # lower the game's due time to this first (ZADD LT)
     trim_stream_to: int = 0  # keep only this many newest updates (a game that ends)
+    stream_ttl: float = 0.0  # the stream's TTL when shorter than `ttl` (0: the same)
 
 
 @dataclass(frozen=True)
@@ -387,6 +388,9 @@ class Store:
                 fingerprint=fingerprint,
                 due_ms=due_ms,
                 trim_stream_to=self.settings.finished_stream_keep if finished else 0,
+                # A finished game's updates outlive the retries that may ask for one of
+                # them (its record holds the whole game): a stream costs 4 KB or more.
+                stream_ttl=self.settings.idempotency_ttl if finished else 0,
             )
         )
         if result.outcome == CommitOutcome.OK and due_ms == now_ms:
@@ -407,6 +411,7 @@ class Store:
             self.settings.stream_maxlen,
             change.trim_stream_to,
             int(change.ttl),
+            int(change.stream_ttl),
             len(change.actions),
             *(entry.action for entry in change.actions),
             len(update_fields) // 2,
