@@ -49,8 +49,8 @@ from matchmaker.record import (
     parse_moves,
     rows_json,
 )
-from matchmaker.redis_client import Client, Replication, run_and_wait
-from matchmaker.scripts import Scripts
+from matchmaker.redis_client import Client, Replication, is_cluster, run_and_wait
+from matchmaker.scripts import ScriptCall, Scripts
 from matchmaker.settings import Settings
 from matchmaker.states import hidden_pending
 from matchmaker.vault import Vault, is_sealed
@@ -251,17 +251,18 @@ class Store:
         """`load`, plus the reply of the token check (`authenticate.lua`, in the player's
         slot) sent at the same time."""
         names = FULL_FIELDS if full else LOAD_FIELDS
-        read = self.scripts.run(
-            "load",
-            [keys.game(game_id), idempotency_key or keys.game_no_idempotency(game_id)],
-            names,
-        )
+        load_keys = [keys.game(game_id), idempotency_key or keys.game_no_idempotency(game_id)]
         auth_reply: Any = None
         if auth is None:
-            reply = await read
-        else:
+            reply = await self.scripts.run("load", load_keys, names)
+        elif not is_cluster(self.redis):  # one node: both in one round trip
+            auth_reply, reply = await self.scripts.run_in_order(
+                [ScriptCall("authenticate", auth[0], auth[1]), ScriptCall("load", load_keys, names)]
+            )
+        else:  # the player's slot and the game's: two nodes, at the same time
             auth_reply, reply = await asyncio.gather(
-                self.scripts.run("authenticate", auth[0], auth[1]), read
+                self.scripts.run("authenticate", auth[0], auth[1]),
+                self.scripts.run("load", load_keys, names),
             )
         seconds, micros, prior, values = reply
         return (
@@ -419,18 +420,29 @@ class Store:
         ]
         for name, value in change.fields.items():
             args += [name, value]
-        if change.due_ms is not None:
-            await self.schedule(change.game_id, change.due_ms)
         script_keys = [game_key, actions_key, stream_key, idem_key]
         wait_ms = int(self.settings.replica_wait * 1000)
         replicas = await self.replication.of(game_key) if wait_ms > 0 else 0
-        if replicas:
-            reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
+        if not replicas and not is_cluster(self.redis):
+            # One node holds the game and the due index: lower, commit, lower again, in one
+            # round trip (in this order; lowering a due time is never wrong).
+            commit = ScriptCall("commit", script_keys, args)
+            if change.due_ms is None:
+                reply = (await self.scripts.run_in_order([commit]))[0]
+            else:
+                lower = ("ZADD", self._due(change.game_id), "LT", change.due_ms, change.game_id)
+                reply = (await self.scripts.run_in_order([lower, commit, lower]))[1]
+            acked = 0
         else:
-            reply, acked = await self.scripts.run("commit", script_keys, args), 0
+            if change.due_ms is not None:
+                await self.schedule(change.game_id, change.due_ms)
+            if replicas:
+                reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
+            else:
+                reply, acked = await self.scripts.run("commit", script_keys, args), 0
+            if text(reply[0]) == CommitOutcome.OK and change.due_ms is not None:
+                await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
-        if outcome == CommitOutcome.OK and change.due_ms is not None:
-            await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         if outcome == CommitOutcome.OK and replicas and not acked:
             await self._unconfirmed(change.game_id)
         if outcome == CommitOutcome.DUPLICATE:

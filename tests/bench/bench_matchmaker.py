@@ -32,7 +32,7 @@ import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,12 +195,16 @@ async def play_round(
     *,
     seconds: float,
     finish: bool = False,
+    made_hook: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[int, float, list[float], list[str]]:
     """Play `games` games concurrently for up to `seconds`: (actions committed, elapsed,
-    latencies in ms, game ids)."""
+    latencies in ms, game ids). `made_hook` is awaited once the games are made, before
+    the first action."""
     async with grpc.aio.insecure_channel(address) as channel:
         stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
         made = await new_games(stub, games)
+        if made_hook is not None:
+            await made_hook()
         latencies: list[float] = []
         committed = 0
         started = time.perf_counter()
