@@ -184,7 +184,7 @@ class Engine:
         self._squares: OrderedDict[str, tuple[str, ...]] = OrderedDict()
         # The views for drawing of the positions last drawn (`drawn`): the watchers of a
         # game share one engine call per position.
-        self._views: OrderedDict[str, game_pb2.GameState] = OrderedDict()
+        self._views: OrderedDict[str, asyncio.Future[game_pb2.GameState]] = OrderedDict()
 
     def _open(self) -> None:
         """Open the channels (TLS files read now; nothing changes if they cannot be)."""
@@ -316,31 +316,38 @@ class Engine:
         return reply  # type: ignore[no-any-return]
 
     async def drawn(self, state: game_pb2.GameState) -> game_pb2.GameState:
-        """A compact state with the view for drawing added (the engine's, for its position:
-        asked once per position while it is among the last few asked)."""
+        """A compact state with the view for drawing added: the engine's for its position,
+        asked once per position while it is among the last few asked (the watchers of a
+        game, who all want it at once, share one call)."""
         if not state.position or state.pieces:
             return state  # a state of the structured form, or one drawn already
         key = f"{state.game}|{state.position}"
-        view = self._views.get(key)
-        if view is None:
-            try:
-                reply = await self._call(
-                    "NewGame", engine_pb2.NewGameRequest(game=state.game, position=state.position)
-                )
-            except EngineError as refusal:
-                raise refusal_status(refusal, stored_session=True) from None
-            view = game_pb2.GameState(options=reply.state.options, pieces=reply.state.pieces)
-            detail = reply.state.WhichOneof("detail")
-            if detail:
-                getattr(view, detail).CopyFrom(getattr(reply.state, detail))
-            self._views[key] = view
+        pending = self._views.get(key)
+        if pending is None or (pending.done() and pending.exception() is not None):
+            pending = asyncio.ensure_future(self._view_of(state.game, state.position))
+            self._views[key] = pending
             while len(self._views) > VIEWS_KEPT:
                 self._views.popitem(last=False)
         self._views.move_to_end(key)
+        view = await asyncio.shield(pending)
         out = game_pb2.GameState()
         out.CopyFrom(state)
         out.MergeFrom(view)
         return out
+
+    async def _view_of(self, game: str, position: str) -> game_pb2.GameState:
+        """The view for drawing (options, pieces, detail) of a position."""
+        try:
+            reply = await self._call(
+                "NewGame", engine_pb2.NewGameRequest(game=game, position=position)
+            )
+        except EngineError as refusal:
+            raise refusal_status(refusal, stored_session=True) from None
+        view = game_pb2.GameState(options=reply.state.options, pieces=reply.state.pieces)
+        detail = reply.state.WhichOneof("detail")
+        if detail:
+            getattr(view, detail).CopyFrom(getattr(reply.state, detail))
+        return view
 
     async def suggest(
         self, state: game_pb2.GameState, side: str, seconds: float, seed: int, level: int = 0

@@ -39,16 +39,18 @@ from matchmaker.settings import Settings
 from tests.servers import ROOT, free_port, start_redis, start_service
 
 # The parts of the stack, by where a function's code lives (first match wins).
+ENGINE_CLIENT = ("matchmaker/engine.py", "grpc/aio/_call.py", "grpc/aio/_channel.py")
+STORE = ("matchmaker/store.py", "matchmaker/scripts", "matchmaker/redis_client.py")
 PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("matchmaker: engine client", ("matchmaker/engine.py", "grpc/aio/_call.py", "grpc/aio/_channel.py", "grpc/aio/_interceptor.py")),
-    ("matchmaker: Redis scripts and store", ("matchmaker/store.py", "matchmaker/scripts", "matchmaker/redis_client.py")),
+    ("matchmaker: engine client", ENGINE_CLIENT),
+    ("matchmaker: Redis scripts and store", STORE),
     ("matchmaker: play, records, views", ("matchmaker/",)),
     ("redis-py client", ("redis/",)),
     ("gRPC server and core", ("grpc/", "wargame/runtime/serving.py")),
     ("protobuf", ("google/protobuf",)),
     ("asyncio event loop", ("asyncio/", "selectors.py")),
     ("logs and metrics", ("structlog/", "prometheus_client/", "logging/")),
-)  # fmt: skip
+)
 OTHER = "other Python"
 
 
@@ -106,7 +108,9 @@ def _label(key: tuple[str, int, str]) -> str:
     return f"{function} ({short}:{line})"
 
 
-def grouped(profile: cProfile.Profile, top: int) -> tuple[dict[str, float], list[tuple[str, float]]]:
+def grouped(
+    profile: cProfile.Profile, top: int
+) -> tuple[dict[str, float], list[tuple[str, float]]]:
     """Shares of the profiled total by part, and the `top` functions by own time."""
     stats = pstats.Stats(profile)
     table = stats.stats  # type: ignore[attr-defined]
@@ -235,9 +239,11 @@ async def _serve_and_profile(
 
 def profile_submits(games: int = 16, seconds: float = 3.0, top: int = 25) -> Breakdown:
     """Start Redis and an engine, serve the matchmaker here, profile its submissions."""
-    with tempfile.TemporaryDirectory(prefix="profile-submit-") as scratch:
-        with backends(Path(scratch)) as (redis_url, engine):
-            return asyncio.run(_serve_and_profile(redis_url, engine, games, seconds, top))
+    with (
+        tempfile.TemporaryDirectory(prefix="profile-submit-") as scratch,
+        backends(Path(scratch)) as (redis_url, engine),
+    ):
+        return asyncio.run(_serve_and_profile(redis_url, engine, games, seconds, top))
 
 
 def main() -> int:
