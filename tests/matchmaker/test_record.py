@@ -123,7 +123,9 @@ def test_a_state_is_stored_without_its_view_for_drawing() -> None:
     drawn.war.SetInParent()
     record = GameRecord.from_hash("g1", {b"version": b"1"})
     record.state_bytes = drawn.SerializeToString()
-    kept = game_pb2.GameState.FromString(record.to_hash()["state"])
+    stored_state = record.to_hash()["state"]
+    assert isinstance(stored_state, bytes)
+    kept = game_pb2.GameState.FromString(stored_state)
     assert kept == game_pb2.GameState(
         game="war", position=drawn.position, to_act=["south"], ply=3, draw_offer="north"
     )
