@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import multiprocessing.util
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -37,6 +39,9 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 log = structlog.get_logger(component="engine-pool")
 
 NICENESS = 10  # the pool's processes yield the CPU to the serving process (nice 0)
+# The forkserver listens on a Unix socket in multiprocessing's folder under TMPDIR, and a
+# socket's path has at most 107 bytes: with a longer TMPDIR the folder goes to a short one.
+SOCKET_FOLDER_ROOM = 64
 POLL_SECONDS = 0.05  # how often a waiting call looks whether its caller is still there
 MIN_RETRY_SECONDS = 0.1
 
@@ -159,12 +164,14 @@ class Pool:
         self.queue = queue
         self.logging = (log_format, log_level)
         self.context: Any = multiprocessing.get_context("forkserver")
+        _short_socket_folder()
         # Modules the forkserver imports once, so that each fork starts with them loaded.
         self.context.set_forkserver_preload([factory.__module__, *preload])
         self._lock = threading.Condition()
         self._admitted = 0
         self._slots = [_Slot(self, number) for number in range(processes)]
         self._free: list[_Slot] = []
+        self._failure = ""  # why the processes could not start, if they could not
         # The processes start in the background: the worker serves rules calls meanwhile,
         # and expensive calls wait for them in the queue.
         self._starting = threading.Thread(target=self._start, name="pool-start", daemon=True)
@@ -172,7 +179,14 @@ class Pool:
 
     def _start(self) -> None:
         for slot in self._slots:
-            slot.start()
+            try:
+                slot.start()
+            except Exception as error:  # reported, and every waiting call told
+                log.error("the pool's processes could not start", error=str(error))
+                with self._lock:
+                    self._failure = str(error)
+                    self._lock.notify_all()
+                return
             with self._lock:
                 self._free.append(slot)
                 self._lock.notify()
@@ -231,6 +245,8 @@ class Pool:
         """A free slot; waits in the queue while the caller is still there."""
         with self._lock:
             while not self._free:
+                if self._failure:  # no process will come: fail at once, not at the deadline
+                    raise RuntimeError(f"the pool's processes could not start: {self._failure}")
                 self._lock.wait(POLL_SECONDS)
                 if not self._free and not context.is_active():
                     raise CallerGoneError
@@ -241,6 +257,22 @@ class Pool:
         self._starting.join()
         for slot in self._slots:
             slot.stop()
+
+
+def _short_socket_folder() -> None:
+    """Make multiprocessing keep its sockets in a folder with a short path (see
+    `SOCKET_FOLDER_ROOM`): under TMPDIR when it is short, else under the system's own."""
+    if len(tempfile.gettempdir()) <= SOCKET_FOLDER_ROOM:
+        return
+    chosen = tempfile.tempdir
+    try:
+        tempfile.tempdir = next(
+            (folder for folder in ("/tmp", "/var/tmp") if os.access(folder, os.W_OK | os.X_OK)),
+            None,
+        )
+        multiprocessing.util.get_temp_dir()  # created now, and kept for the process's life
+    finally:
+        tempfile.tempdir = chosen
 
 
 def within_deadline(seconds: float, context: grpc.ServicerContext) -> float:

@@ -7,9 +7,12 @@ sleeps, refuses, or dies, as told by the job's name.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +20,7 @@ from engine_service.handling import CallerGoneError
 from engine_service.pool import Job, Pool, Work
 from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
+from tests.servers import ROOT
 from wargame.runtime.refusal import Reason, Refusal
 
 
@@ -128,3 +132,51 @@ def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
         pool.run(Job("sleep", b"30", 0.2, 0.5), Caller())
     assert refused.value.reason == Reason.ENGINE_BUSY
     assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
+
+
+# A pool started in its own interpreter (the forkserver and multiprocessing's folder are
+# per process), with the TMPDIR given.
+_POOL_IN_A_PROCESS = """
+import sys
+from engine_service.pool import Job, Pool
+from tests.engine_service.test_pool import Caller, stand_in
+pool = Pool(stand_in, (), processes=1, queue=0, log_format="console", log_level="error")
+try:
+    print(pool.run(Job("echo", b"answered", 5.0, 10.0), Caller()).decode())
+except Exception as error:
+    print("failed:", error)
+finally:
+    pool.close()
+"""
+
+
+def test_a_long_tmpdir_still_gives_a_working_pool(tmp_path: Path) -> None:
+    # The forkserver's socket path (at most 107 bytes) would not fit under this TMPDIR.
+    long = tmp_path / ("t" * 60) / ("m" * 60)
+    long.mkdir(parents=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _POOL_IN_A_PROCESS],
+        env={**os.environ, "TMPDIR": str(long)}, cwd=ROOT,
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.stdout.strip() == "answered", done.stdout + done.stderr
+
+
+def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
+    # Processes that cannot start (here: no folder for multiprocessing's socket at all) are
+    # reported, and a call fails at once instead of waiting for a process that never comes.
+    script = _POOL_IN_A_PROCESS.replace(
+        "from engine_service.pool import Job, Pool",
+        "import tempfile, multiprocessing.util\n"
+        "from engine_service.pool import Job, Pool\n"
+        "multiprocessing.util.get_temp_dir = lambda: '/nonexistent/' + 'x' * 200",
+    )
+    # Before, the call waited for as long as its caller did (here: for ever, so the
+    # subprocess's timeout would fail the test).
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT,
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    logged, answer = done.stdout.strip().splitlines()[-2:]
+    assert "the pool's processes could not start" in logged  # for the operator
+    assert answer == "failed: the pool's processes could not start: AF_UNIX path too long"

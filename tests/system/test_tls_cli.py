@@ -92,6 +92,8 @@ def test_a_game_against_the_bot_over_tls(
     cli.expect_text("You: Mj1xj10")
     cli.expect(r"North: a7-a[56]")
     cli.expect_text("Game over: you win")
+    cli.expect(r"rematch or quit > ")
+    cli.send("quit")
     assert cli.wait() == 0
 
 

@@ -147,3 +147,8 @@ def play_text(
 def squares(state: NapoleonicState) -> dict[str, str]:
     """Unit id -> square name."""
     return {u.id: state.geo.names[u.cell] for u in state.units}
+
+
+def cited(error: RuleError) -> str:
+    """A refusal's message with the section it cites, as a reader of the rules sees both."""
+    return f"{error.message} ({error.rule})" if error.rule else error.message

@@ -12,7 +12,7 @@ import pytest
 from engine_service.rules.base import EventKind
 from engine_service.rules.napoleonic.actions import Advance, Attack, EndPhase, Move
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch
+from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch, cited
 from tests.engine_service.rules.napoleonic.test_combat import fight, refused, start
 
 TWO_ATTACKERS = "board 8x8; red: d4=I#R_I c4=C#R_C h1=G#R_G b2=I#R_X; black: d5=I#B_I a8=G#B_G"
@@ -57,7 +57,7 @@ def after(setup: str, attacks: list[tuple[str, str]], **options: str) -> Napoleo
 def test_an_advance_refusal_names_the_rule(action: Advance, reason: str, message: str) -> None:
     state = after(TWO_ATTACKERS, [("R_I", "B_I"), ("R_C", "B_I")])
     error = refused(state, [action])
-    assert (error.reason, error.message) == (reason, message)
+    assert (error.reason, cited(error)) == (reason, message)
 
 
 def test_an_unknown_square_is_no_vacated_square_even_next_to_b1() -> None:
@@ -114,7 +114,7 @@ def test_T29c_a_unit_that_entered_a_hill_this_turn_may_not_advance_off_it() -> N
         ],
     )
     error = refused(state, [Advance("red", "R_I", "d5")])
-    assert (error.reason, error.message) == (
+    assert (error.reason, cited(error)) == (
         "HILL_ON_AND_OFF",
         "Infantry on d4 entered that hill or redoubt this turn and may not leave it the same "
         "turn (10.4)",
@@ -128,7 +128,7 @@ def test_T31a_artillery_may_not_enter_the_enemy_redoubt_the_turn_it_falls() -> N
     )
     state = after(setup, [("R_A", "B_I"), ("R_I", "B_I"), ("R_I2", "B_I")])
     error = refused(state, [Advance("red", "R_A", "d5")])
-    assert (error.reason, error.message) == (
+    assert (error.reason, cited(error)) == (
         "ADVANCE_TERRAIN_FORBIDDEN",
         "Artillery on d4 cannot enter the enemy redoubt on d5 in the turn it falls (10.4)",
     )
@@ -154,7 +154,7 @@ def test_obstacles_block_an_advance_only_with_the_option(blocking: str) -> None:
         RULESET.apply(state, Advance("red", "R_A", "d5"))
         return
     error = refused(state, [Advance("red", "R_A", "d5")])
-    assert (error.reason, error.message) == (
+    assert (error.reason, cited(error)) == (
         "PATH_BLOCKED",
         "Artillery on d4 cannot advance across the obstacle to d5 (obstacles_block_movement)",
     )
@@ -176,7 +176,7 @@ def test_hill_to_hill_advances_follow_the_option(allowed: str) -> None:
         RULESET.apply(state, Advance("red", "R_I", "d5"))
         return
     error = refused(state, [Advance("red", "R_I", "d5")])
-    assert (error.reason, error.message) == (
+    assert (error.reason, cited(error)) == (
         "HILL_ON_AND_OFF",
         "Infantry on d4 may not move from one hill or redoubt onto another "
         "(hill_to_hill_moves is off)",

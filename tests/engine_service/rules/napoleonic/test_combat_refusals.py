@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
-from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch
+from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch, cited
 from tests.engine_service.rules.napoleonic.test_combat import refused, start
 
 ATTACKS = "board 8x8; red: d4=A#R_A b2=I#R_I e4=C#R_C h1=G#R_G; black: d5=I#B_I f6=I#B_I2 a8=G#B_G"
@@ -48,7 +48,7 @@ ATTACKS = "board 8x8; red: d4=A#R_A b2=I#R_I e4=C#R_C h1=G#R_G; black: d5=I#B_I 
 )
 def test_an_attack_refusal_names_the_rule(action: Attack, reason: str, message: str) -> None:
     error = refused(start(ATTACKS), [action])
-    assert (error.reason, error.message) == (reason, message)
+    assert (error.reason, cited(error)) == (reason, message)
 
 
 def test_a_unit_makes_a_single_attack_and_the_refusal_says_where_it_attacks() -> None:
@@ -125,7 +125,7 @@ def test_a_support_refusal_names_the_rule(
     defence, action: Support, reason: str, message: str
 ) -> None:
     error = refused(defence, [action])
-    assert (error.reason, error.message) == (reason, message)
+    assert (error.reason, cited(error)) == (reason, message)
 
 
 def test_a_unit_gives_a_single_support_and_the_refusal_says_whom_it_supports() -> None:
