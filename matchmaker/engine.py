@@ -323,7 +323,9 @@ class Engine:
             return state  # a state of the structured form, or one drawn already
         key = f"{state.game}|{state.position}"
         pending = self._views.get(key)
-        if pending is None or (pending.done() and pending.exception() is not None):
+        if pending is None or (
+            pending.done() and (pending.cancelled() or pending.exception() is not None)
+        ):  # asked for the first time, or the last call failed: ask (again)
             pending = asyncio.ensure_future(self._view_of(state.game, state.position))
             self._views[key] = pending
             while len(self._views) > VIEWS_KEPT:

@@ -103,8 +103,8 @@ class ActionEntry:
 
     The notations of a game live together in one field of its hash (`moves`, a JSON list
     of `[side, notation]`, or `[side, notation, public]` when the action hides something),
-    read with the game on every call; the actions
-    themselves (serialized wargame.v1.Action) in the actions list, read only for records.
+    read with the game on every call; the actions themselves (serialized wargame.v1.Action)
+    in the actions list, read only for records.
     """
 
     side: str
