@@ -21,6 +21,7 @@ import structlog
 from matchmaker.engine import Engine, EngineError
 from matchmaker.record import GameRecord, Seat, alliance
 from matchmaker.settings import Settings
+from matchmaker.states import hidden_pending
 from matchmaker.vault import Vault
 from wargame.runtime.refusal import Refusal
 from wargame.v1 import game_pb2, napoleonic_pb2
@@ -87,7 +88,8 @@ class Bot:
                 reply = await self.engine.suggest(
                     state, side, seconds, self.seed(game.id, seat.side), self.level(game)
                 )
-                allied = alliance(state, side) == alliance(state, seat.side)
+                drawn = await self.engine.drawn(state)  # the alliances are the view's
+                allied = alliance(drawn, side) == alliance(drawn, seat.side)
                 value = reply.evaluation if allied else -reply.evaluation
                 accept = value <= 0
             except (EngineError, Refusal) as error:
@@ -102,9 +104,9 @@ class Bot:
 
     async def _deployment(self, game: GameRecord, side: str) -> game_pb2.Action | None:
         """The bot's secret-deployment action (None outside the secret phases)."""
-        state = game.state
-        if state.WhichOneof("detail") != "napoleonic":
+        if not hidden_pending(game.state):
             return None
+        state = await self.engine.drawn(game.state)  # its armies and options
         word = SECRET_PHASES.get(state.napoleonic.phase)
         if word is None:
             return None

@@ -145,6 +145,17 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
 
 # How often the client looks whether its TLS files were renewed (new channels then).
 TLS_LOOK_INTERVAL = 60.0
+VIEWS_KEPT = 512  # views for drawing kept (`Engine.drawn`)
+
+
+def sent(state: game_pb2.GameState) -> game_pb2.GameState:
+    """A state as the engine reads it: with a position, the game and the position alone (the
+    engine ignores the rest); a state of the structured form as it is."""
+    if not state.position:
+        return state
+    return game_pb2.GameState(
+        game=state.game, format_version=state.format_version, position=state.position
+    )
 
 
 class Engine:
@@ -172,6 +183,9 @@ class Engine:
         # Games described under options (ruleset, options): the seats of a scenario, the
         # deployment squares of each side; few distinct keys, bounded anyway.
         self._described: OrderedDict[str, engine_pb2.DescribeGameResponse] = OrderedDict()
+        # The views for drawing of the positions last drawn (`drawn`): the watchers of a
+        # game share one engine call per position.
+        self._views: OrderedDict[str, asyncio.Future[game_pb2.GameState]] = OrderedDict()
 
     def _open(self) -> None:
         """Open the channels (TLS files read now; nothing changes if they cannot be)."""
@@ -314,13 +328,53 @@ class Engine:
         return reply.state  # type: ignore[no-any-return]
 
     async def apply(
-        self, state: game_pb2.GameState, actions: list[game_pb2.Action]
+        self, state: game_pb2.GameState, actions: list[game_pb2.Action], *, view: bool = False
     ) -> engine_pb2.ApplyActionsResponse:
-        """Apply actions atomically to a state."""
-        reply = await self._call(
-            "ApplyActions", engine_pb2.ApplyActionsRequest(state=state, actions=actions)
+        """Apply actions atomically to a state (sent as its game and position alone); the
+        new state in its compact form, with the view for drawing too when `view`."""
+        request = engine_pb2.ApplyActionsRequest(
+            state=sent(state),
+            actions=actions,
+            view=engine_pb2.STATE_VIEW_FULL if view else engine_pb2.STATE_VIEW_POSITION,
         )
+        reply = await self._call("ApplyActions", request)
         return reply  # type: ignore[no-any-return]
+
+    async def drawn(self, state: game_pb2.GameState) -> game_pb2.GameState:
+        """A compact state with the view for drawing added: the engine's for its position,
+        asked once per position while it is among the last few asked (the watchers of a
+        game, who all want it at once, share one call)."""
+        if not state.position or state.pieces:
+            return state  # a state of the structured form, or one drawn already
+        key = f"{state.game}|{state.position}"
+        pending = self._views.get(key)
+        if pending is None or (
+            pending.done() and (pending.cancelled() or pending.exception() is not None)
+        ):  # asked for the first time, or the last call failed: ask (again)
+            pending = asyncio.ensure_future(self._view_of(state.game, state.position))
+            self._views[key] = pending
+            while len(self._views) > VIEWS_KEPT:
+                self._views.popitem(last=False)
+        self._views.move_to_end(key)
+        view = await asyncio.shield(pending)
+        out = game_pb2.GameState()
+        out.CopyFrom(state)
+        out.MergeFrom(view)
+        return out
+
+    async def _view_of(self, game: str, position: str) -> game_pb2.GameState:
+        """The view for drawing (options, pieces, detail) of a position."""
+        try:
+            reply = await self._call(
+                "NewGame", engine_pb2.NewGameRequest(game=game, position=position)
+            )
+        except EngineError as refusal:
+            raise refusal_status(refusal, stored_session=True) from None
+        view = game_pb2.GameState(options=reply.state.options, pieces=reply.state.pieces)
+        detail = reply.state.WhichOneof("detail")
+        if detail:
+            getattr(view, detail).CopyFrom(getattr(reply.state, detail))
+        return view
 
     async def suggest(
         self, state: game_pb2.GameState, side: str, seconds: float, seed: int, level: int = 0

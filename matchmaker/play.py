@@ -30,10 +30,10 @@ from matchmaker.record import (
     SeatKind,
     Visibility,
     alliance,
-    hidden_pending,
 )
 from matchmaker.schedule import next_due
 from matchmaker.settings import Settings
+from matchmaker.states import compact, hidden_pending
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
 from matchmaker.views import public_events, public_notation
@@ -79,6 +79,9 @@ class Played:
     events: Sequence[game_pb2.Event]
     notations: Sequence[str]
     replayed: bool = False
+    # The new state with its view for drawing, when the commit asked the engine for it (the
+    # record keeps the compact form).
+    drawn: game_pb2.GameState | None = None
 
 
 def require_running(game: GameRecord) -> None:
@@ -198,7 +201,9 @@ class Play:
                 )
             checked.append(action)
         await self._check_flag(game, now)
-        return identity, await self.commit(game, now, checked, idempotency_key=key, print_=print_)
+        return identity, await self.commit(
+            game, now, checked, idempotency_key=key, print_=print_, view=True
+        )
 
     async def act(
         self, player_id: str, game_id: str, make: Callable[[str], game_pb2.Action]
@@ -305,13 +310,17 @@ class Play:
         *,
         idempotency_key: str = "",
         print_: str = "",
+        view: bool = False,
     ) -> Played:
-        """Ask the engine, then commit its result if the game is still at its version."""
+        """Ask the engine, then commit its result if the game is still at its version (the
+        state in its compact form; with `view` the engine draws it too, for the caller)."""
         try:
-            reply: engine_pb2.ApplyActionsResponse = await self.engine.apply(game.state, actions)
+            reply: engine_pb2.ApplyActionsResponse = await self.engine.apply(
+                game.state, actions, view=view
+            )
         except EngineError as refusal:
             raise refusal_status(refusal, stored_session=True) from None
-        state = reply.state
+        state = compact(reply.state)
         entries = []
         for index, applied in enumerate(reply.applied):
             notation = applied.notation
@@ -374,7 +383,13 @@ class Play:
         COMMITS.labels("actions").inc()
         if after.status == GameStatus.FINISHED:
             await self._ended(after)
-        return Played(after, now, list(reply.events), [entry.notation for entry in entries])
+        return Played(
+            after,
+            now,
+            list(reply.events),
+            [entry.notation for entry in entries],
+            drawn=reply.state if view else None,
+        )
 
     async def _ended(self, game: GameRecord) -> None:
         """A game that has just ended: counted, delisted, uncounted from its players'
@@ -427,11 +442,13 @@ class Play:
         humans = [seat for seat in game.seats if seat.kind == SeatKind.HUMAN and seat.player]
         seats = list(game.seats)
         if len(humans) == len(game.seats) >= 2:
+            # The alliances are the view's (the stored state is the compact position).
+            drawn = await self.engine.drawn(game.state) if len(game.seats) > 2 else game.state
             for seat in humans:
                 result = (
                     _pair_result(game, seat.side, winner)
                     if len(game.seats) == 2
-                    else _team_result(game, seat.side)
+                    else _team_result(game, drawn, seat.side)
                 )
                 change = await self.players.apply_change(
                     game.id, game.rating_pool, seat.player, result
@@ -463,14 +480,17 @@ def _pair_result(game: GameRecord, side: str, winner: str) -> Callable[[Rating],
     return lambda before: update(before, [Result(opponent, score)])
 
 
-def _team_result(game: GameRecord, side: str) -> Callable[[Rating], Rating]:
-    """How a game of alliances changes one player's rating: the others as they were when
-    the game began, the player's own as it is now."""
+def _team_result(
+    game: GameRecord, drawn: game_pb2.GameState, side: str
+) -> Callable[[Rating], Rating]:
+    """How a game of alliances (those of `drawn`, the state with its view) changes one
+    player's rating: the others as they were when the game began, the player's own as it
+    is now."""
     outcome = game.outcome()
     winners = set(outcome.winners) if outcome is not None else set()
     teams: dict[str, list[str]] = {}
     for seat in game.seats:
-        teams.setdefault(alliance(game.state, seat.side), []).append(seat.side)
+        teams.setdefault(alliance(drawn, seat.side), []).append(seat.side)
     ranks = [1 if not winners or winners & set(members) else 2 for members in teams.values()]
 
     def result(before: Rating) -> Rating:

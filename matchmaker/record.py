@@ -18,7 +18,8 @@ from typing import Any
 
 from matchmaker.clocks import Clock
 from matchmaker.ratings import pool
-from wargame.v1 import game_pb2, napoleonic_pb2
+from matchmaker.states import compact
+from wargame.v1 import game_pb2
 
 
 class GameStatus(StrEnum):
@@ -52,21 +53,6 @@ class RatingStatus(StrEnum):
 
 
 BOT_PLAYER = "bot"  # the player id of every bot seat
-
-# The phases in which the rules hide a secret deployment (Napoleonic Chess 10.1).
-HIDDEN_PHASES = frozenset(
-    {
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL,
-        napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
-    }
-)
-
-
-def hidden_pending(state: game_pb2.GameState) -> bool:
-    """True while the rules still hide a secret deployment (before the arrays are laid out;
-    a game that ends before then keeps them hidden for good)."""
-    return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
 
 
 def alliance(state: game_pb2.GameState, side: str) -> str:
@@ -126,8 +112,9 @@ class ActionEntry:
     """One committed action: who, its notation, what others see, and the action itself.
 
     The notations of a game live together in one field of its hash (`moves`, a JSON list
-    of `[side, notation, public or ""]`), read with the game on every call; the actions
-    themselves (serialized wargame.v1.Action) in the actions list, read only for records.
+    of `[side, notation]`, or `[side, notation, public]` when the action hides something),
+    read with the game on every call; the actions themselves (serialized wargame.v1.Action)
+    in the actions list, read only for records.
     """
 
     side: str
@@ -142,7 +129,9 @@ class ActionEntry:
 
     def row(self) -> list[str]:
         """The entry's row of the `moves` field."""
-        return [self.side, self.notation, self.public if self.hidden else ""]
+        return (
+            [self.side, self.notation, self.public] if self.hidden else [self.side, self.notation]
+        )
 
 
 def moves_json(before: str, added: Sequence[ActionEntry]) -> str:
@@ -163,9 +152,11 @@ def rows_json(before: str, added: Sequence[Sequence[str]]) -> str:
 def parse_moves(raw: str) -> list[ActionEntry]:
     """The entries of a `moves` field. A row whose notation is sealed (a fourth item, see
     `Store.moves_after`) reads as its public notation until the store opens it."""
-    return [
-        ActionEntry(row[0], row[1] or row[2], row[2] or row[1]) for row in json.loads(raw or "[]")
-    ]
+    entries = []
+    for row in json.loads(raw or "[]"):
+        public = row[2] if len(row) > 2 and row[2] else row[1]
+        entries.append(ActionEntry(row[0], row[1] or public, public))
+    return entries
 
 
 def _compact(value: Any) -> str:
@@ -184,6 +175,19 @@ TEXT = Codec(str, bytes.decode)
 NUMBER = Codec(str, lambda raw: int(raw) if raw else 0)
 FLAG = Codec(lambda value: "1" if value else "0", lambda raw: raw == b"1")
 BLOB = Codec(bytes, bytes)
+
+
+def _compact_state(raw: bytes) -> bytes:
+    """A serialized GameState in its compact form (`states.compact`): a state is stored as
+    its position and summary, whatever view it was given with."""
+    if not raw:
+        return raw
+    state = game_pb2.GameState.FromString(raw)
+    kept = compact(state)
+    return raw if kept is state else kept.SerializeToString()
+
+
+STATE = Codec(_compact_state, bytes)
 SEATS = Codec(
     lambda seats: _compact([seat.to_dict() for seat in seats]),
     lambda raw: [Seat.from_dict(item) for item in json.loads(raw or b"[]")],
@@ -224,8 +228,8 @@ FIELDS: tuple[Field, ...] = (
     Field("acted_ms", "acted_ms", NUMBER, 0),
     Field("ended_ms", "ended_ms", NUMBER, 0, on_every_load=False),
     Field("seats", "seats", SEATS, []),
-    Field("state_bytes", "state", BLOB, b""),
-    Field("initial_bytes", "initial", BLOB, b"", on_every_load=False),
+    Field("state_bytes", "state", STATE, b""),
+    Field("initial_bytes", "initial", STATE, b"", on_every_load=False),
     Field("clock", "clock", CLOCK, None),
     Field("invite", "invite", TEXT, ""),
     Field("bot_ms", "bot_ms", NUMBER, 0),
@@ -243,6 +247,8 @@ FIELDS: tuple[Field, ...] = (
     Field("rematch_of", "rematch_of", TEXT, ""),
 )
 VERSION = "version"
+# Fields a new game writes even at their default: scripts and index checks read them alone.
+ALWAYS_WRITTEN = frozenset({VERSION, "status"})
 # The hash fields read with a game on every call, and those of the full record.
 LOAD_FIELDS = tuple(entry.name for entry in FIELDS if entry.on_every_load)
 FULL_FIELDS = tuple(entry.name for entry in FIELDS)
@@ -299,8 +305,14 @@ class GameRecord:
         return cls(id=game_id, **values)
 
     def to_hash(self) -> dict[str, str | bytes]:
-        """The whole record as hash fields (a new game's first commit)."""
-        return {entry.name: entry.codec.encode(getattr(self, entry.attribute)) for entry in FIELDS}
+        """The whole record as hash fields (a new game's first commit): the fields at their
+        default are left out (they read back as it), so a game stores only what it says."""
+        return {
+            entry.name: entry.codec.encode(value)
+            for entry in FIELDS
+            if (value := getattr(self, entry.attribute)) != entry.default
+            or entry.name in ALWAYS_WRITTEN
+        }
 
     def changed_fields(self, before: GameRecord) -> dict[str, str | bytes]:
         """The hash fields this record changes relative to `before` (the commit of a change)."""
@@ -319,7 +331,8 @@ class GameRecord:
 
     @property
     def state(self) -> game_pb2.GameState:
-        """The current state (parsed once)."""
+        """The current state in its compact form (`states.compact`: the position and the
+        summary; parsed once)."""
         if self._state is None:
             self._state = game_pb2.GameState.FromString(self.state_bytes)
         return self._state

@@ -9,6 +9,7 @@ from __future__ import annotations
 from matchmaker import clocks
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.settings import Settings
+from matchmaker.states import players_out
 from wargame.v1 import game_pb2
 
 RATING_RETRY_MS = 10_000  # a finished game whose ratings are not settled is looked at again
@@ -57,9 +58,9 @@ def offered_to_bot(game: GameRecord) -> Seat | None:
 
 def out_players(state: game_pb2.GameState) -> set[str]:
     """The players out of a game of N players (Guards lost, or surrendered)."""
-    if state.WhichOneof("detail") != "napoleonic":
-        return set()
-    return {player.id for player in state.napoleonic.players if player.out}
+    if state.WhichOneof("detail") == "napoleonic":
+        return {player.id for player in state.napoleonic.players if player.out}
+    return players_out(state)
 
 
 def open_until(game: GameRecord, settings: Settings) -> int:

@@ -33,10 +33,10 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
-    hidden_pending,
 )
 from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
+from matchmaker.states import for_viewer, hidden_pending
 from matchmaker.store import Store, StreamEntry
 from matchmaker.tokens import Identity, Tokens, check_display_name
 from matchmaker.views import (
@@ -278,7 +278,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             capped=(caller.player_id,),
         )
         return matchmaker_pb2.CreateGameResponse(
-            game=game_view(game, caller.player_id, now), invite_code=game.invite
+            game=await self._view(game, caller.player_id, now), invite_code=game.invite
         )
 
     @unary("JoinGame")
@@ -299,7 +299,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             side=request.side,
             address=self._address(context),
         )
-        return matchmaker_pb2.JoinGameResponse(game=game_view(game, caller.player_id, now))
+        return matchmaker_pb2.JoinGameResponse(game=await self._view(game, caller.player_id, now))
 
     @unary("Rematch")
     async def Rematch(
@@ -309,7 +309,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         caller = await self._caller(context)
         name = await self._name(caller.player_id)
         game, now = await self.sessions.rematch(caller.player_id, name, request.game_id)
-        return matchmaker_pb2.RematchResponse(game=game_view(game, caller.player_id, now))
+        return matchmaker_pb2.RematchResponse(game=await self._view(game, caller.player_id, now))
 
     @unary("GetGame")
     async def GetGame(
@@ -318,7 +318,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         """A game as the caller may see it."""
         viewer = await self._viewer(context)
         game, now = await self.store.get(request.game_id)
-        return matchmaker_pb2.GetGameResponse(game=game_view(game, viewer, now))
+        return matchmaker_pb2.GetGameResponse(game=await self._view(game, viewer, now))
 
     @unary("BrowseGames")
     async def BrowseGames(
@@ -404,7 +404,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 if game is not None:
                     now = await self.store.time_ms()
                     yield matchmaker_pb2.JoinQueueResponse(
-                        ticket=ticket.text, game=game_view(game, player_id, now)
+                        ticket=ticket.text, game=await self._view(game, player_id, now)
                     )
                     await self.queues.claim(player_id, ticket)
                     return
@@ -457,7 +457,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         )
         bind_player(caller.player_id)
         return matchmaker_pb2.SubmitActionsResponse(
-            game=game_view(played.game, caller.player_id, played.now_ms),
+            game=await self._view(played.game, caller.player_id, played.now_ms, drawn=played.drawn),
             events=played.events,
             notations=played.notations,
             replayed=played.replayed,
@@ -468,7 +468,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> matchmaker_pb2.GameView:
         """Commit a server-built action for the caller's side; the game as it sees it."""
         played = await self.play.act(player_id, game_id, make)
-        return game_view(played.game, player_id, played.now_ms)
+        return await self._view(played.game, player_id, played.now_ms)
 
     @unary("Resign")
     async def Resign(
@@ -479,7 +479,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         withdrawn = await self.sessions.withdraw(caller.player_id, request.game_id)
         if withdrawn is not None:  # an open game: closed, nobody wins
             game, now = withdrawn
-            return matchmaker_pb2.ResignResponse(game=game_view(game, caller.player_id, now))
+            return matchmaker_pb2.ResignResponse(game=await self._view(game, caller.player_id, now))
         return matchmaker_pb2.ResignResponse(
             game=await self._act(caller.player_id, request.game_id, resignation)
         )
@@ -563,14 +563,14 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 ):
                     yield matchmaker_pb2.WatchGameResponse(
                         version=game.version,
-                        game=game_view(game, viewer, now),
+                        game=await self._view(game, viewer, now),
                         resync=True,
                         at=timestamp(game.updated_ms),
                     )
                     sent = (game.version, 0)
                     break
                 for entry in entries:
-                    yield self._message(entry, game, viewer, side, now)
+                    yield await self._message(entry, game, viewer, side, now)
                     sent = entry.position
                     if _rematch_offered(entry):
                         return
@@ -603,21 +603,35 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 for entry in batch.entries:
                     if entry.position <= sent:
                         continue
-                    yield self._message(entry, game, viewer, side, now)
+                    yield await self._message(entry, game, viewer, side, now)
                     sent = entry.position
                     if _rematch_offered(entry):
                         return
 
-    @staticmethod
-    def _message(
-        entry: StreamEntry, game: GameRecord, viewer: str, side: str, now: int
+    async def _message(
+        self, entry: StreamEntry, game: GameRecord, viewer: str, side: str, now: int
     ) -> matchmaker_pb2.WatchGameResponse:
         """One stream entry as this viewer sees it; the game attached to the newest."""
-        view = game_view(game, viewer, now) if entry.version == game.version else None
+        view = await self._view(game, viewer, now) if entry.version == game.version else None
         if entry.notice:
             return notice_message(entry, view)
         pending = hidden_pending(game.state) if game.state_bytes else False
         return watch_message(entry, side, pending, view)
+
+    async def _view(
+        self,
+        game: GameRecord,
+        viewer: str,
+        now: int,
+        *,
+        drawn: game_pb2.GameState | None = None,
+    ) -> matchmaker_pb2.GameView:
+        """The game as `viewer` may see it, its state with the view for drawing (`drawn`
+        when the caller has it, else the engine's for the copy the viewer may see)."""
+        if drawn is None and game.state_bytes:
+            seat = game.seat_of(viewer)
+            drawn = await self.engine.drawn(for_viewer(game.state, seat.side if seat else ""))
+        return game_view(game, viewer, now, drawn=drawn)
 
     # -- records, ratings ----------------------------------------------------------------------
 

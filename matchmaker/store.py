@@ -46,13 +46,13 @@ from matchmaker.record import (
     ActionEntry,
     GameRecord,
     GameStatus,
-    hidden_pending,
     parse_moves,
     rows_json,
 )
-from matchmaker.redis_client import Client, Replication, run_and_wait
-from matchmaker.scripts import Scripts
+from matchmaker.redis_client import Client, Replication, is_cluster, run_and_wait
+from matchmaker.scripts import ScriptCall, Scripts
 from matchmaker.settings import Settings
+from matchmaker.states import hidden_pending
 from matchmaker.vault import Vault, is_sealed
 from wargame.runtime.refusal import Reason, missing, unavailable
 from wargame.v1 import game_pb2, matchmaker_pb2
@@ -160,6 +160,7 @@ class Commit:
     fingerprint: str = ""
     due_ms: int | None = None  # lower the game's due time to this first (ZADD LT)
     trim_stream_to: int = 0  # keep only this many newest updates (a game that ends)
+    stream_ttl: float = 0.0  # the stream's TTL when shorter than `ttl` (0: the same)
 
 
 @dataclass(frozen=True)
@@ -250,17 +251,18 @@ class Store:
         """`load`, plus the reply of the token check (`authenticate.lua`, in the player's
         slot) sent at the same time."""
         names = FULL_FIELDS if full else LOAD_FIELDS
-        read = self.scripts.run(
-            "load",
-            [keys.game(game_id), idempotency_key or keys.game_no_idempotency(game_id)],
-            names,
-        )
+        load_keys = [keys.game(game_id), idempotency_key or keys.game_no_idempotency(game_id)]
         auth_reply: Any = None
         if auth is None:
-            reply = await read
-        else:
+            reply = await self.scripts.run("load", load_keys, names)
+        elif not is_cluster(self.redis):  # one node: both in one round trip
+            auth_reply, reply = await self.scripts.run_in_order(
+                [ScriptCall("authenticate", auth[0], auth[1]), ScriptCall("load", load_keys, names)]
+            )
+        else:  # the player's slot and the game's: two nodes, at the same time
             auth_reply, reply = await asyncio.gather(
-                self.scripts.run("authenticate", auth[0], auth[1]), read
+                self.scripts.run("authenticate", auth[0], auth[1]),
+                self.scripts.run("load", load_keys, names),
             )
         seconds, micros, prior, values = reply
         return (
@@ -356,7 +358,9 @@ class Store:
         stored = Update(update.SerializeToString(), full_notations, update.side)
         if after.state_bytes and hidden_pending(after.state):
             if "state" in fields:
-                fields["state"] = self.vault.seal(after.state_bytes, f"state|{after.id}")
+                stored_state = fields["state"]
+                assert isinstance(stored_state, bytes)
+                fields["state"] = self.vault.seal(stored_state, f"state|{after.id}")
             actions = [
                 replace(entry, action=self.vault.seal(entry.action, f"action|{after.id}"))
                 if entry.hidden
@@ -385,6 +389,9 @@ class Store:
                 fingerprint=fingerprint,
                 due_ms=due_ms,
                 trim_stream_to=self.settings.finished_stream_keep if finished else 0,
+                # A finished game's updates outlive the retries that may ask for one of
+                # them (its record holds the whole game): a stream costs 4 KB or more.
+                stream_ttl=self.settings.idempotency_ttl if finished else 0,
             )
         )
         if result.outcome == CommitOutcome.OK and due_ms == now_ms:
@@ -405,6 +412,7 @@ class Store:
             self.settings.stream_maxlen,
             change.trim_stream_to,
             int(change.ttl),
+            int(change.stream_ttl),
             len(change.actions),
             *(entry.action for entry in change.actions),
             len(update_fields) // 2,
@@ -412,18 +420,29 @@ class Store:
         ]
         for name, value in change.fields.items():
             args += [name, value]
-        if change.due_ms is not None:
-            await self.schedule(change.game_id, change.due_ms)
         script_keys = [game_key, actions_key, stream_key, idem_key]
         wait_ms = int(self.settings.replica_wait * 1000)
         replicas = await self.replication.of(game_key) if wait_ms > 0 else 0
-        if replicas:
-            reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
+        if not replicas and not is_cluster(self.redis):
+            # One node holds the game and the due index: lower, commit, lower again, in one
+            # round trip (in this order; lowering a due time is never wrong).
+            commit = ScriptCall("commit", script_keys, args)
+            if change.due_ms is None:
+                reply = (await self.scripts.run_in_order([commit]))[0]
+            else:
+                lower = ("ZADD", self._due(change.game_id), "LT", change.due_ms, change.game_id)
+                reply = (await self.scripts.run_in_order([lower, commit, lower]))[1]
+            acked = 0
         else:
-            reply, acked = await self.scripts.run("commit", script_keys, args), 0
+            if change.due_ms is not None:
+                await self.schedule(change.game_id, change.due_ms)
+            if replicas:
+                reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
+            else:
+                reply, acked = await self.scripts.run("commit", script_keys, args), 0
+            if text(reply[0]) == CommitOutcome.OK and change.due_ms is not None:
+                await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
-        if outcome == CommitOutcome.OK and change.due_ms is not None:
-            await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         if outcome == CommitOutcome.OK and replicas and not acked:
             await self._unconfirmed(change.game_id)
         if outcome == CommitOutcome.DUPLICATE:

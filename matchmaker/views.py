@@ -6,8 +6,11 @@ array, a salt, or the notation of the action that carried them. The engine gives
 applied action a `public_notation` for the others; the state's deployment record keeps
 other players' reveals and sealed ciphertexts, whose content is cut from the copy a viewer
 gets (the entries stay, marked `withheld`, so the copy still says who has deployed and the
-engine accepts it), and its position text, which writes them in full, is left out of that
-copy. Everything else is open information (the defender sees every declared attack).
+engine accepts it), in its position text as in its view for drawing. Everything else is
+open information (the defender sees every declared attack).
+
+States are stored compact (`states.py`); a view sent to a client carries the view for
+drawing, which the engine adds (`Engine.drawn`) to the copy the viewer may see.
 """
 
 from __future__ import annotations
@@ -28,8 +31,8 @@ from matchmaker.record import (
     GameStatus,
     SeatKind,
     Visibility,
-    hidden_pending,
 )
+from matchmaker.states import hidden_pending, withheld
 from matchmaker.store import StreamEntry
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -90,29 +93,26 @@ def public_events(events: Sequence[game_pb2.Event], secret_sides: set[str]) -> l
 
 def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
     """The state as `side` may see it ("" for a spectator): other players' reveals and
-    sealed arrays keep their player and lose their content (the placements, the
-    ciphertext), so the state still says who has deployed without saying how."""
+    sealed arrays keep their player and lose their content, in the position text (their
+    bodies `withheld`) and in the view for drawing (the placements, the ciphertext), so the
+    state still says who has deployed without saying how."""
     if not hidden_pending(state):
-        return state
-    deployment = state.napoleonic.deployment
-    others = [item.player for item in deployment.reveals] + [
-        item.player for item in deployment.sealed
-    ]
-    if all(player == side for player in others):
         return state
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
-    copy.ClearField("position")  # it writes every array; the view below is the state now
-    mine = copy.napoleonic.deployment
-    for reveal in mine.reveals:
-        if reveal.player != side:
-            del reveal.placements[:]
-            reveal.withheld = True
-    for sealed in mine.sealed:
-        if sealed.player != side:
-            sealed.ciphertext = b""
-            sealed.withheld = True
-    return copy
+    if copy.position:
+        copy.position = withheld(copy.position, side)
+    if copy.WhichOneof("detail") == "napoleonic":
+        mine = copy.napoleonic.deployment
+        for reveal in mine.reveals:
+            if reveal.player != side:
+                del reveal.placements[:]
+                reveal.withheld = True
+        for sealed in mine.sealed:
+            if sealed.player != side:
+                sealed.ciphertext = b""
+                sealed.withheld = True
+    return state if copy == state else copy  # the author's own copy hides nothing
 
 
 def notations_for(
@@ -184,8 +184,10 @@ def game_view(
     *,
     with_state: bool = True,
     with_moves: bool = True,
+    drawn: game_pb2.GameState | None = None,
 ) -> matchmaker_pb2.GameView:
-    """The game as player `viewer` ("" for an anonymous spectator) may see it."""
+    """The game as player `viewer` ("" for an anonymous spectator) may see it; its state is
+    `drawn` when given (the current state with its view for drawing), else as stored."""
     seat = game.seat_of(viewer)
     side = seat.side if seat else ""
     view = matchmaker_pb2.GameView(
@@ -212,7 +214,7 @@ def game_view(
     if game.state_bytes:
         state = game.state
         if with_state:
-            view.state.CopyFrom(redacted_state(state, side))
+            view.state.CopyFrom(redacted_state(drawn or state, side))
         if with_moves:
             pending = hidden_pending(state)
             view.moves.extend(

@@ -11,6 +11,7 @@ other slots: on a cluster such a pipeline would be split over nodes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -38,6 +39,18 @@ NAMES = (
     "queue_leave",
     "queue_pair",
 )
+
+
+@dataclass(frozen=True)
+class ScriptCall:
+    """One call of a script, for `Scripts.run_in_order`."""
+
+    name: str
+    keys: Sequence[str]
+    args: Sequence[Any]
+
+
+Command = ScriptCall | Sequence[Any]  # a script call, or a plain command ("ZADD", key, ...)
 
 
 @cache
@@ -77,6 +90,39 @@ class Scripts:
         if isinstance(reply, Exception):
             raise reply
         return reply, acked
+
+    async def run_in_order(self, commands: Sequence[Command]) -> list[Any]:
+        """Send commands and script calls in one round trip on one connection, run in this
+        order (not atomically: other clients' commands may run between them): their replies.
+
+        Only for keys of one node (a standalone Redis). A script Redis does not know
+        (NOSCRIPT) is loaded and that call sent again, with every command after it.
+        """
+        pipe = self.redis.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*self._wire(command))
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
+        for index, reply in enumerate(replies):
+            if isinstance(reply, NoScriptError):
+                await self.load()
+                for later in range(index, len(commands)):
+                    replies[later] = await self.redis.execute_command(*self._wire(commands[later]))
+                break
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        return replies
+
+    def _wire(self, command: Command) -> tuple[Any, ...]:
+        if isinstance(command, ScriptCall):
+            return (
+                "EVALSHA",
+                self.sha(command.name),
+                len(command.keys),
+                *command.keys,
+                *command.args,
+            )
+        return tuple(command)
 
     def sha(self, name: str) -> str:
         """The SHA1 a script is called by."""

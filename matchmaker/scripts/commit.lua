@@ -17,11 +17,13 @@
 -- ARGV[5]  trim the stream to exactly this many newest updates after this commit (0 = no;
 --          a game that ends keeps only its last few: its record holds the whole game)
 -- ARGV[6]  TTL (s) of the game's keys after this commit (0 = leave as is)
--- ARGV[7]  N, the number of action entries that follow
--- ARGV[8 .. 7+N]               action entries to append to the actions list
--- ARGV[8+N]                    M, the number of stream field/value pairs that follow
--- ARGV[9+N .. 8+N+2M]          stream entry fields and values
--- ARGV[9+N+2M ..]              game hash fields and values to set
+-- ARGV[7]  TTL (s) of the update stream instead, when shorter (0 = the same): a game that
+--          ends keeps its updates only as long as a retried submission may ask for one
+-- ARGV[8]  N, the number of action entries that follow
+-- ARGV[9 .. 8+N]               action entries to append to the actions list
+-- ARGV[9+N]                    M, the number of stream field/value pairs that follow
+-- ARGV[10+N .. 9+N+2M]         stream entry fields and values
+-- ARGV[10+N+2M ..]             game hash fields and values to set
 --
 -- Returns {"ok", new version}, {"conflict", current version} or
 -- {"duplicate", stored record "<fingerprint>|<version>"}.
@@ -41,8 +43,8 @@ if current ~= expected then
 end
 local version = current + 1
 
-local n = tonumber(ARGV[7])
-local i = 8
+local n = tonumber(ARGV[8])
+local i = 9
 if n > 0 then
   redis.call("RPUSH", KEYS[2], unpack(ARGV, i, i + n - 1))
 end
@@ -77,6 +79,10 @@ local ttl = tonumber(ARGV[6])
 if ttl > 0 then
   redis.call("EXPIRE", KEYS[1], ttl)
   redis.call("EXPIRE", KEYS[2], ttl)
+  local stream_ttl = tonumber(ARGV[7])
+  if stream_ttl > 0 and stream_ttl < ttl then
+    ttl = stream_ttl
+  end
   redis.call("EXPIRE", KEYS[3], ttl)
 end
 

@@ -11,6 +11,9 @@
   ApplyActions with and without the view for drawing (STATE_VIEW_POSITION), and
   ListLegalActions, at 1 and 16 clients in flight: requests per second, p50/p99 latency,
   ratio to the no-op. Each load goes round 600 distinct game positions.
+- ApplyActions p99 on 1 worker while a separate process floods it with maximum-budget
+  SuggestAction calls (FLOOD_CLIENTS in flight, each re-sent 50 ms after a refusal: the
+  search pool stays full and refuses the rest), beside its p99 without the flood.
 - The same ApplyActions load against 1 worker and against 2 workers.
 - Resident memory per worker after the load.
 
@@ -31,7 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from google.protobuf import duration_pb2
+
 from engine_service.convert import conversions
+from engine_service.handling import Limits
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.service import RulesEngine
@@ -48,6 +54,7 @@ POSITIONS = 600  # distinct requests per load: more than the rules' caches keep 
 CYCLE_POSITIONS = 1000
 SKIPPED_PLIES = 8  # the openings are left out of the loads' positions
 SIZE_GOALS = {"war": 300, "battle": 300, "napoleonic": 600}
+FLOOD_CLIENTS = 12
 SERVICE = "/wargame.v1.RulesEngine/"
 SEAL_KEY = bytes(32)
 
@@ -244,11 +251,19 @@ def _requests(folder: Path) -> dict[str, dict[str, Path]]:
             made["legal"].append(
                 engine_pb2.ListLegalActionsRequest(state=_compact(full)).SerializeToString()
             )
+            made.setdefault("search", []).append(
+                engine_pb2.SuggestActionRequest(
+                    state=_compact(full),
+                    time_budget=duration_pb2.Duration(seconds=int(Limits().max_suggest_seconds)),
+                ).SerializeToString()
+            )
         files[game_id] = {}
         for name, requests in made.items():
             path = folder / f"{game_id}-{name}.bin"
             write_requests(path, requests)
             files[game_id][name] = path
+            if name == "search":
+                continue
             mean = sum(len(r) for r in requests) // len(requests)
             ping = folder / f"{game_id}-{name}-ping.bin"
             write_requests(ping, [engine_pb2.PingRequest(payload=b"x" * mean).SerializeToString()])
@@ -314,20 +329,26 @@ class _Engine:
             self.process.kill()
 
 
+def _load_argv(
+    address: str, method: str, request: Path, concurrency: int, seconds: float
+) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "tests.bench.load",
+        address,
+        SERVICE + method,
+        str(request),
+        "--concurrency",
+        str(concurrency),
+        "--seconds",
+        str(seconds),
+    ]
+
+
 def _load(address: str, method: str, request: Path, concurrency: int) -> dict[str, float]:
     out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "tests.bench.load",
-            address,
-            SERVICE + method,
-            str(request),
-            "--concurrency",
-            str(concurrency),
-            "--seconds",
-            str(SECONDS),
-        ],
+        _load_argv(address, method, request, concurrency, SECONDS),
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -395,6 +416,42 @@ def _loads(bench: Bench, engine: _Engine, files: dict[str, dict[str, Path]]) -> 
             bench.report(p99, ping99, higher_is_better=False)
 
 
+def _flood_figures(bench: Bench, engine: _Engine, files: dict[str, Path]) -> None:
+    """ApplyActions p99 with and without a flood of maximum-budget searches (issue 15.2)."""
+    for clients in (1, 16):
+        tag = f"engine 1 worker war {clients} client{'s' if clients > 1 else ''} ApplyActions"
+        apply = files["position"]
+        calm = _measure(f"{tag} (no flood)", engine.address, "ApplyActions", apply, clients)
+        flood = subprocess.Popen(
+            [
+                *_load_argv(
+                    engine.address,
+                    "SuggestAction",
+                    files["search"],
+                    FLOOD_CLIENTS,
+                    REPEATS * SECONDS * 4 + 30,
+                ),
+                "--pause-after-error",
+                "0.05",
+                "--no-warm-up",
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            time.sleep(2.0)  # the flood connects and fills the search pool
+            flooded = _measure(
+                f"{tag} under a SuggestAction flood", engine.address, "ApplyActions", apply, clients
+            )
+        finally:
+            flood.send_signal(signal.SIGTERM)
+            flood.wait(30)
+        bench.report(calm[2], higher_is_better=False)
+        # The ratio reads "the flooded p99 is N times the calm one" (goal: at most 2).
+        bench.report(flooded[2], calm[2], goal="<= 2x (flooded / calm)")
+        bench.report(flooded[0], calm[0])
+
+
 def run(bench: Bench) -> None:
     """All engine-service figures."""
     sizes(bench)
@@ -405,6 +462,7 @@ def run(bench: Bench) -> None:
         engine = _Engine(1, folder)
         try:
             _loads(bench, engine, files)
+            _flood_figures(bench, engine, files["war"])
             one = _measure(
                 "engine 1 worker war 16 clients ApplyActions without view",
                 engine.address,

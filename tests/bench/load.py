@@ -1,6 +1,7 @@
 """A gRPC load generator run as its own process: fixed requests, N in flight, for T seconds.
 
     python -m tests.bench.load TARGET METHOD REQUEST_FILE --concurrency N --seconds T
+        [--pause-after-error S] [--no-warm-up]
 
 The request file holds one or more requests, each a 4-byte big-endian length and the
 serialized message (`write_requests`); each client goes round them from its own starting
@@ -42,7 +43,14 @@ def read_requests(path: Path) -> list[bytes]:
 
 
 async def _load(
-    target: str, method: str, payloads: list[bytes], concurrency: int, seconds: float
+    target: str,
+    method: str,
+    payloads: list[bytes],
+    concurrency: int,
+    seconds: float,
+    *,
+    pause: float = 0.0,
+    warm_up: bool = True,
 ) -> dict[str, float]:
     options = [
         ("grpc.max_receive_message_length", 64 << 20),
@@ -53,7 +61,10 @@ async def _load(
     errors = 0
     channels = [grpc.aio.insecure_channel(target, options=options) for _ in range(concurrency)]
     calls = [channel.unary_unary(method) for channel in channels]  # bytes in, bytes out
-    await asyncio.gather(*(call(payloads[0], timeout=30) for call in calls))  # connect, warm
+    if warm_up:  # connect and warm (a refusal still connects)
+        await asyncio.gather(
+            *(call(payloads[0], timeout=60) for call in calls), return_exceptions=True
+        )
     stop_at = time.perf_counter() + seconds
 
     async def client(call: grpc.aio.UnaryUnaryMultiCallable, start: int) -> None:
@@ -64,9 +75,10 @@ async def _load(
             at += 1
             started = time.perf_counter()
             try:
-                await call(payload, timeout=30)
+                await call(payload, timeout=60)
             except grpc.RpcError:
                 errors += 1
+                await asyncio.sleep(pause)  # a refused client tries again after `pause` s
                 continue
             latencies.append(time.perf_counter() - started)
 
@@ -95,6 +107,8 @@ def main() -> int:
     parser.add_argument("request_file", type=Path)
     parser.add_argument("--concurrency", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--pause-after-error", type=float, default=0.0)
+    parser.add_argument("--no-warm-up", action="store_true", help="a flood: start at once")
     args = parser.parse_args()
     figures = asyncio.run(
         _load(
@@ -103,6 +117,8 @@ def main() -> int:
             read_requests(args.request_file),
             args.concurrency,
             args.seconds,
+            pause=args.pause_after_error,
+            warm_up=not args.no_warm_up,
         )
     )
     print(json.dumps(figures), flush=True)

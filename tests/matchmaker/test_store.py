@@ -231,3 +231,42 @@ def test_browse_lists_are_bounded_and_newest_first(redis_url: str) -> None:
         await store.redis.aclose()
 
     run(scenario())
+
+
+def test_a_commit_sent_after_redis_forgot_its_scripts_is_made_once(redis_url: str) -> None:
+    """On one Redis node the due time, the commit and the due time again go in one round
+    trip; a Redis that lost the scripts (restarted, failed over) gets them again and the
+    commit is made once, its due time set."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.scripts.load()
+        await store.redis.script_flush()
+        done = await store.commit(dataclasses.replace(change(0, status="running"), due_ms=5000))
+        assert (done.outcome, done.version) == ("ok", 1)
+        assert await store.redis.zscore(store._due("g1"), "g1") == 5000
+        await store.redis.script_flush()
+        again = await store.commit(dataclasses.replace(change(1), due_ms=7000))
+        assert (again.outcome, again.version) == ("ok", 2)
+        assert await store.redis.zscore(store._due("g1"), "g1") == 5000  # only ever lowered
+        assert [u.version for u in await store.updates_after("g1", 0)] == [1, 2]
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_finished_games_updates_expire_before_its_record(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        await store.commit(
+            dataclasses.replace(change(1, status="finished"), trim_stream_to=4, stream_ttl=60)
+        )
+        assert 0 < await store.redis.ttl(keys.game_stream("g1")) <= 60
+        assert 60 < await store.redis.ttl(keys.game("g1")) <= 600
+        assert 60 < await store.redis.ttl(keys.game_actions("g1")) <= 600 or not (
+            await store.redis.exists(keys.game_actions("g1"))
+        )
+        await store.redis.aclose()
+
+    run(scenario())

@@ -12,9 +12,9 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
-    hidden_pending,
     moves_json,
 )
+from matchmaker.states import hidden_pending
 from matchmaker.views import (
     game_view,
     notations_for,
