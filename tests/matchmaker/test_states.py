@@ -6,7 +6,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from matchmaker.states import compact, for_viewer, hidden_pending, napoleonic_phase, withheld
+from matchmaker.states import (
+    compact,
+    for_viewer,
+    hidden_pending,
+    napoleonic_phase,
+    players_out,
+    withheld,
+)
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 DEPLOYING = (
@@ -85,3 +92,18 @@ def test_withholding_keeps_every_section_and_its_order(viewer: str, noise: str) 
         part.split(":", 1)[0] for part in DEPLOYING.split("; ")[:-1]
     ]
     assert out.count("withheld") == {"red": 1, "black": 1, "": 2}[viewer]
+
+
+def test_the_players_out_are_read_from_the_players_section() -> None:
+    # docs/positions.md's grand battle: black out (its Guards fell), blue surrendered.
+    text = (
+        "board 16x10; players: red/south black/north!out blue/south!surrendered green/north; "
+        "red: h1=G d4=A; green: e4=I p10=G; army black: 1G; turn: red movement 9; "
+        "options: scenario=grand_battle_2v2"
+    )
+    state = game_pb2.GameState(game="napoleonic", position=text)
+    assert players_out(state) == {"black", "blue"}
+    # Nobody out: the scenario's players are not written; other games have none.
+    nobody = text.replace("black/north!out", "black/north").replace("!surrendered", "")
+    assert players_out(game_pb2.GameState(game="napoleonic", position=nobody)) == set()
+    assert players_out(game_pb2.GameState(game="war", position="10/10 S -:- x!out")) == set()
