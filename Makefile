@@ -35,7 +35,8 @@ no-node:
 	@echo "setup: npm is not installed: the Node client tests (tests/node) will be skipped"
 
 $(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc
-	cd $(NODE_CLIENT) && npm ci --loglevel=error
+	@echo "setup: installing the Node client's pinned packages (clients/node, for tests/node)"
+	@cd $(NODE_CLIENT) && npm ci --loglevel=error --no-progress --no-audit --no-fund >/dev/null
 	@touch $@
 
 redis-server: ## install redis-server from the system's packages if it is missing
