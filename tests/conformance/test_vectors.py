@@ -92,3 +92,20 @@ def test_every_rpc_but_suggest_action_answers_in_a_vector() -> None:
     answered = {case["rpc"] for case in _cases() if "response" in case}
     methods = set(engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].methods_by_name)
     assert methods - answered == {"SuggestAction"}
+
+
+def test_the_book_cases_end_as_the_book_says() -> None:
+    # Napoleonic Chess's 48 worked cases (spec 13): a case the book rejects ends in a vector
+    # refused at the book's action with the book's reason; the others are answered whole.
+    from tests.engine_service.rules.napoleonic.helpers import all_cases
+
+    for case in all_cases():
+        files = sorted((HERE / "napoleonic").glob(f"book-{case['id']}-*-ApplyActions.json"))
+        vectors = [json.loads(path.read_text(encoding="utf-8")) for path in files]
+        refused = [v["error"]["reason"] for v in vectors if "error" in v]
+        expect = case["expect"]
+        if expect.get("status") == "rejected":
+            assert refused == [expect["error"]], case["id"]
+            assert len(vectors) == expect["at_action"] + 1, case["id"]
+        else:
+            assert not refused and len(vectors) == len(case["actions"]), case["id"]

@@ -151,4 +151,4 @@ def test_leaving_the_queue_with_ctrl_c(stack: Stack, clients: list[Cli], tmp_pat
     alone.expect(r"looking for an opponent for battle")
     alone.expect(r"1 waiting, place 1")
     alone.interrupt()
-    assert alone.wait() == 130
+    assert alone.wait() == 130, alone.screen()  # the screen says why, if it does not

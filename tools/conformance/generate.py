@@ -16,6 +16,7 @@ nonce) are left out. tests/conformance/README.md describes the vectors for imple
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import re
@@ -431,6 +432,64 @@ def worked_examples(vectors: Vectors, info: board_pb2.GameInfo) -> None:
                 state = state_of(game, applied.response.state.position)
 
 
+def book_cases(vectors: Vectors, info: board_pb2.GameInfo) -> None:
+    """Napoleonic Chess's worked example and its 47 required cases (spec 13, data in
+    napoleonic_chess_scenarios.json): the case's set-up as NewGame, then each of its
+    protocol actions as one atomic ApplyActions of its small actions; a refusal ends the
+    case, as it ends the case in the book."""
+    if info.id != "napoleonic":
+        return
+    from engine_service.rules.errors import RuleError
+    from engine_service.rules.game import Game, Resign
+    from tests.engine_service.rules.napoleonic.helpers import (
+        RULESET,
+        all_cases,
+        case_options,
+        case_state,
+        setup_text_of,
+        small_actions,
+    )
+
+    game = info.id
+    for case in all_cases():
+        label = f"book/{case['id']}"
+        request = engine_pb2.NewGameRequest(
+            game=game,
+            options=case_options(case),
+            setup=setup_text_of(case["position"]),
+            view=POSITION,
+        )
+        started = vectors.add(game, f"{label}/NewGame", "NewGame", request)
+        if started.code:
+            continue
+        state = state_of(game, started.response.state.position)
+        local = Game(RULESET, case_state(case))
+        for index, entry in enumerate(case["actions"]):
+            side = entry["player"]
+            if entry["action"] == "surrender":
+                actions = [game_pb2.Action(side=side, resign=game_pb2.Resign())]
+                steps: list[tuple[str, Any]] = [(side, Resign(side))]
+            else:
+                steps = [(side, small) for small in small_actions(local.state, entry)]
+                actions, probe = [], local
+                for _side, small in steps:  # each written in the state it is played in
+                    actions.append(game_pb2.Action(side=side, notation=probe.format(small)))
+                    # Where the book's batch is refused, the later actions are written as
+                    # they stand.
+                    with contextlib.suppress(RuleError):
+                        probe, _ = probe.apply(side, small)
+            request_apply = engine_pb2.ApplyActionsRequest(
+                state=state, actions=actions, view=POSITION
+            )
+            applied = vectors.add(
+                game, f"{label}/{index:02d}/ApplyActions", "ApplyActions", request_apply
+            )
+            if applied.code:
+                break
+            state = state_of(game, applied.response.state.position)
+            local, _ = local.apply_all(steps)
+
+
 def reasons(vectors: Vectors, info: board_pb2.GameInfo) -> None:
     """Every ErrorReason the engine gives for this game: the rule reasons of
     tests/engine_service/test_service_reasons.py (ApplyActions refuses, ValidateAction
@@ -691,7 +750,17 @@ def rulings(vectors: Vectors, info: board_pb2.GameInfo) -> None:
         )
 
 
-SECTIONS = (catalogue, options, presets, random_games, worked_examples, rulings, reasons, perft)
+SECTIONS = (
+    catalogue,
+    options,
+    presets,
+    random_games,
+    worked_examples,
+    book_cases,
+    rulings,
+    reasons,
+    perft,
+)
 
 
 def generate(only: Sequence[str] = ()) -> Mapping[str, dict[str, dict[str, Any]]]:
