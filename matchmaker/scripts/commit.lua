@@ -14,8 +14,9 @@
 -- ARGV[2]  request fingerprint; "" = no idempotency record
 -- ARGV[3]  idempotency record TTL (s)
 -- ARGV[4]  stream max length (approximate trimming)
--- ARGV[5]  trim the stream to exactly this many newest updates after this commit (0 = no;
---          a game that ends keeps only its last few: its record holds the whole game)
+-- ARGV[5]  keep only the updates of this many newest versions after this commit, with the
+--          notices between them (0 = all; a game that ends keeps its last few: its record
+--          holds the whole game)
 -- ARGV[6]  TTL (s) of the game's keys after this commit (0 = leave as is)
 -- ARGV[7]  TTL (s) of the update stream instead, when shorter (0 = the same): a game that
 --          ends keeps its updates only as long as a retried submission may ask for one
@@ -65,13 +66,18 @@ else
 end
 
 local keep = tonumber(ARGV[5])
-if keep > 0 and redis.call("XLEN", KEYS[3]) > keep then
-  -- XTRIM would only flag the old entries deleted inside their listpack node and free
-  -- nothing: rebuild the stream from its newest entries instead (once, as a game ends).
-  local tail = redis.call("XREVRANGE", KEYS[3], "+", "-", "COUNT", keep)
-  redis.call("DEL", KEYS[3])
-  for j = #tail, 1, -1 do
-    redis.call("XADD", KEYS[3], tail[j][1], unpack(tail[j][2]))
+local from = version - keep + 1  -- the oldest version kept (entry ids are <version>-<seq>)
+if keep > 0 and from > 1 then
+  local oldest = redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", 1)
+  if #oldest > 0 and tonumber(string.match(oldest[1][1], "^(%d+)")) < from then
+    -- Keep the updates of the last `keep` versions with the notices between them (notices
+    -- must not crowd updates out). XTRIM would only flag the old entries deleted inside
+    -- their listpack node and free nothing: rebuild the stream instead (once, as a game ends).
+    local tail = redis.call("XRANGE", KEYS[3], from .. "-0", "+")
+    redis.call("DEL", KEYS[3])
+    for j = 1, #tail do
+      redis.call("XADD", KEYS[3], tail[j][1], unpack(tail[j][2]))
+    end
   end
 end
 
