@@ -76,8 +76,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         return self.conversions.converter(game_id).ruleset
 
     def _game(self, state: game_pb2.GameState, field: str = "state") -> Game[Any]:
-        if not state.game and not state.position and not state.pieces and not state.options:
-            raise missing(field)
+        _check_present(state, field)
         if state.ply > self.limits.max_ply:
             raise malformed(f"{field}.ply", f"ply {state.ply} is beyond {self.limits.max_ply}")
         return self.conversions.game_from_proto(state, field)
@@ -355,28 +354,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def SuggestAction(
         self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.SuggestActionResponse:
-        budget = DEFAULT_SUGGEST_SECONDS
-        if request.HasField("time_budget"):
-            budget = _seconds(request.time_budget, "time_budget")
-            if budget <= 0:
-                raise malformed("time_budget", "time_budget must be positive")
-            if budget > self.limits.max_suggest_seconds:
-                raise Refusal(
-                    Code.INVALID_ARGUMENT,
-                    ServiceReason.DEADLINE_TOO_LONG,
-                    f"time_budget {budget:g} s is beyond the limit of "
-                    f"{self.limits.max_suggest_seconds:g} s",
-                    field="time_budget",
-                )
-        if request.level not in LEVELS and request.level != 0:
-            raise malformed(
-                "level",
-                f"level {request.level} is no playing strength: 1 (a beginner can win) to "
-                f"{max(LEVELS)} (the strongest), or 0 for {max(LEVELS)}",
-            )
-        state = request.state
-        if not state.game and not state.position and not state.pieces and not state.options:
-            raise missing("state")
+        budget = _search_budget(request, DEFAULT_SUGGEST_SECONDS, self.limits.max_suggest_seconds)
+        _check_level(request.level, max(LEVELS))
+        _check_present(request.state)
         answer: engine_pb2.SuggestActionResponse = self._expensive(
             "SuggestAction",
             request,
@@ -413,32 +393,13 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def ResolveBattle(
         self, request: engine_pb2.ResolveBattleRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ResolveBattleResponse:
-        budget = DEFAULT_BATTLE_SECONDS
-        if request.HasField("time_budget"):
-            budget = _seconds(request.time_budget, "time_budget")
-            if budget <= 0:
-                raise malformed("time_budget", "time_budget must be positive")
-            if budget > self.limits.max_battle_seconds:
-                raise Refusal(
-                    Code.INVALID_ARGUMENT,
-                    ServiceReason.DEADLINE_TOO_LONG,
-                    f"time_budget {budget:g} s is beyond the limit of "
-                    f"{self.limits.max_battle_seconds:g} s",
-                    field="time_budget",
-                )
-        if request.level not in LEVELS and request.level != 0:
-            raise malformed(
-                "level",
-                f"level {request.level} is no playing strength: 1 to {max(LEVELS)}, or 0 for "
-                f"{DEFAULT_BATTLE_LEVEL}",
-            )
+        budget = _search_budget(request, DEFAULT_BATTLE_SECONDS, self.limits.max_battle_seconds)
+        _check_level(request.level, DEFAULT_BATTLE_LEVEL)
         if request.max_turns > MAX_BATTLE_TURNS:
             raise malformed(
                 "max_turns", f"max_turns {request.max_turns} is beyond {MAX_BATTLE_TURNS}"
             )
-        state = request.state
-        if not state.game and not state.position and not state.pieces and not state.options:
-            raise missing("state")
+        _check_present(request.state)
         answer: engine_pb2.ResolveBattleResponse = self._expensive(
             "ResolveBattle",
             request,
@@ -512,6 +473,44 @@ def first_cell(notation: str, cells: frozenset[str]) -> str | None:
 
 def _error_reason(reason: Reason) -> errors_pb2.ErrorReason.ValueType:
     return errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason.value}")
+
+
+def _check_present(state: game_pb2.GameState, field: str = "state") -> None:
+    """Refuse a request whose state is missing altogether."""
+    if not state.game and not state.position and not state.pieces and not state.options:
+        raise missing(field)
+
+
+def _search_budget(
+    request: engine_pb2.SuggestActionRequest | engine_pb2.ResolveBattleRequest,
+    default: float,
+    limit: float,
+) -> float:
+    """A search's time budget in seconds: the request's `time_budget`, else `default`;
+    refused when not positive or beyond `limit`."""
+    if not request.HasField("time_budget"):
+        return default
+    budget = _seconds(request.time_budget, "time_budget")
+    if budget <= 0:
+        raise malformed("time_budget", "time_budget must be positive")
+    if budget > limit:
+        raise Refusal(
+            Code.INVALID_ARGUMENT,
+            ServiceReason.DEADLINE_TOO_LONG,
+            f"time_budget {budget:g} s is beyond the limit of {limit:g} s",
+            field="time_budget",
+        )
+    return budget
+
+
+def _check_level(level: int, default: int) -> None:
+    """Refuse a playing strength beyond the levels (0: `default`)."""
+    if level not in LEVELS and level != 0:
+        raise malformed(
+            "level",
+            f"level {level} is no playing strength: 1 (a beginner can win) to "
+            f"{max(LEVELS)} (the strongest), or 0 for {default}",
+        )
 
 
 def _seconds(duration: duration_pb2.Duration, field: str) -> float:
