@@ -83,7 +83,7 @@ async def _hold(
     for start in range(0, games, 50):
         made += await asyncio.gather(*map(new_game, range(start, min(games, start + 50))))
 
-    live = 0  # watchers caught up (they have seen the game as it stands)
+    live = 0  # watchers whose open stream is caught up (it has shown the game as it stands)
     retries = 0  # streams opened again after UNAVAILABLE
     all_live = asyncio.Event()
 
@@ -92,15 +92,22 @@ async def _hold(
         last = 0
         while True:  # as clients do: UNAVAILABLE is retried, from the last version seen
             request = mm.WatchGameRequest(game_id=game_id, after_version=last)
+            caught_up = False
             try:
                 async for message in stubs[index % len(stubs)].WatchGame(request):
                     last = message.version
-                    if last == 2:  # created, joined: caught up, now live
+                    # Created, joined: caught up, now live. Counted once per stream, on the
+                    # update: the notices after it (players never seen are DISCONNECTED)
+                    # carry its version too.
+                    if last == 2 and not caught_up:
+                        caught_up = True
                         live += 1
                         if live == len(watchers):
                             all_live.set()
                 return last
             except grpc.aio.AioRpcError as error:
+                if caught_up:
+                    live -= 1  # no longer held by the replica
                 if error.code() != grpc.StatusCode.UNAVAILABLE or retries > len(watchers):
                     raise
                 retries += 1

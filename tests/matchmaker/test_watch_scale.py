@@ -41,9 +41,11 @@ def replica(redis_url: str, engine_address: str, tmp_path: Path) -> Iterator[Ser
 
 async def one_more_is_refused(stub: Any, game_id: str) -> None:
     """A watcher beyond the replica's limit: RESOURCE_EXHAUSTED, with a retry hint."""
+    call = stub.WatchGame(mm.WatchGameRequest(game_id=game_id))
     with pytest.raises(grpc.aio.AioRpcError) as refused:
-        async for _ in stub.WatchGame(mm.WatchGameRequest(game_id=game_id)):
-            pass
+        message = await call.read()  # refused at once, or admitted and handed the game
+        call.cancel()
+        pytest.fail(f"one watcher more was admitted; it was sent: {message}")
     details = error_details(refused.value)
     assert (details.code, details.reason) == (
         grpc.StatusCode.RESOURCE_EXHAUSTED,
