@@ -281,7 +281,8 @@ class Play:
 
 
 class Watch:
-    """A watcher of one game: the versions it got, how often it resumed."""
+    """A watcher of one game: the versions it got, how often it resumed, and the versions
+    it was handed as a resync (the updates before them were no longer kept)."""
 
     def __init__(self, play: Play, game_id: str, viewer: Player) -> None:
         self.play = play
@@ -289,6 +290,7 @@ class Watch:
         self.viewer = viewer
         self.versions: list[int] = []
         self.resumed = 0
+        self.resyncs: list[int] = []
         self.task = asyncio.create_task(self.run())
 
     async def run(self) -> None:
@@ -304,6 +306,8 @@ class Watch:
                         return  # the game is over: the stream ends
                     if message.HasField("notice"):
                         continue  # a player left or came back: no version of its own
+                    if message.resync:
+                        self.resyncs.append(message.version)
                     self.versions.append(message.version)
                     self.play.events.saw(self.game_id, message.version)
             except (grpc.aio.AioRpcError, TimeoutError) as error:
@@ -344,6 +348,8 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
         game_id: {
             "versions": watch.versions,
             "resumed": watch.resumed,
+            "resyncs": watch.resyncs,
+            "final": finals[game_id].version,
             "complete": watch.versions == list(range(1, finals[game_id].version + 1)),
         }
         for game_id, watch in session.watched.items()

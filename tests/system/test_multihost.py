@@ -347,7 +347,14 @@ def check(result: dict[str, Any]) -> None:
     assert result["lost"] == [], f"acknowledged commits lost: {result['lost']}"
     assert result["finished"] == result["games"]
     for game_id, watcher in result["watchers"].items():
-        assert watcher["complete"], (game_id, watcher)
+        got = watcher["versions"]
+        missing = sorted(set(range(1, watcher["final"] + 1)) - set(got))
+        repeated = sorted({v for v in got if got.count(v) > 1})
+        assert watcher["complete"], (
+            f"watcher of {game_id} (final version {watcher['final']}, resumed "
+            f"{watcher['resumed']} times): missing {missing}, repeated {repeated}, "
+            f"resyncs at {watcher['resyncs']}, last seen {got[-3:]}"
+        )
 
 
 def test_a_redis_primary_fails_over_mid_play(
