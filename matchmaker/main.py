@@ -186,7 +186,7 @@ FLAGS: tuple[tuple[str, str, str], ...] = (
     (
         "finished_stream_keep",
         "MATCHMAKER_FINISHED_STREAM_KEEP",
-        "updates a finished game keeps for late watchers (its record holds the whole game)",
+        "versions a finished game keeps for late watchers (0: all, while its stream lives)",
     ),
     ("bot_time", "MATCHMAKER_BOT_TIME", "default bot thinking time per action, in seconds"),
     ("bot_max_time", "MATCHMAKER_BOT_MAX_TIME", "longest bot thinking time a game may ask for"),

@@ -48,7 +48,9 @@ class Settings:
     invite_ttl: float = 7 * DAY
     idempotency_ttl: float = 3600.0  # how long a submission's key is remembered
     stream_maxlen: int = 2000  # updates kept per game (older ones: the watcher resyncs)
-    finished_stream_keep: int = 32  # versions a finished game keeps for watchers who resume
+    # Versions a finished game keeps for watchers who resume (0: all, for as long as its
+    # stream lives, `idempotency_ttl`: a watcher cut off as the game ended misses nothing).
+    finished_stream_keep: int = 0
     rated_memory: int = 1000  # finished games remembered per player (exactly-once ratings)
     leaderboard_size: int = 10_000  # players kept per leaderboard
     browse_size: int = 10_000  # games kept per browse list

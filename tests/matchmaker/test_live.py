@@ -149,6 +149,32 @@ def test_a_finished_game_keeps_only_its_last_updates(
     assert [m.version for m in recent] == [over.version - 2, over.version - 1, over.version]
 
 
+@both_stores
+def test_a_watcher_resuming_after_the_end_misses_no_version(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
+    engine_stub: Any,
+    clients: Callable[..., Client],
+) -> None:
+    """By default a finished game keeps every update while its stream lives: a watcher
+    cut off early in the game and back after its end resumes from its last version (no
+    resync), whatever the length of the game."""
+    server = make_matchmaker(engine=engine_address)
+    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
+    game = start_game(players, "war")
+    game = play_moves(engine_stub, players, game.id, 40, random.Random(7))
+    over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
+    assert over.version > 40
+    resumed = list(
+        players["south"].stub.WatchGame(
+            mm.WatchGameRequest(game_id=game.id, after_version=2), timeout=10
+        )
+    )
+    updates = [m for m in resumed if not m.HasField("notice")]
+    assert not any(m.resync for m in updates)
+    assert [m.version for m in updates] == list(range(3, over.version + 1))
+
+
 def test_hidden_deployment_is_never_shown_to_the_other_side(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
