@@ -262,6 +262,7 @@ ZERO_ALLOWED = frozenset(
         "guess_rate",
         "max_open_games",
         "rematch_follow",
+        "finished_stream_keep",
     }
 )
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from matchmaker import keys
 from matchmaker.errors import quoted
+from matchmaker.limits import limited
 from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
@@ -147,14 +148,7 @@ class Tokens:
             )
         token_id = text(reply[1])
         if reply[0] == 2:
-            wait_ms = int(reply[2])
-            raise Refusal(
-                Code.RESOURCE_EXHAUSTED,
-                Reason.RATE_LIMITED,
-                f"too many requests; retry in {wait_ms / 1000:g} s",
-                metadata={"retry_after_ms": str(wait_ms)},
-                retry_after=wait_ms / 1000,
-            )
+            raise limited(int(reply[2]), "too many requests")
         return Identity(call.player_id, token_id)
 
     async def authenticate(self, token: str, cost: float = 1.0) -> Identity:

@@ -44,8 +44,7 @@ for _, ticket in ipairs(old) do
   redis.call("ZREM", KEYS[6], ticket)
 end
 
-local dead = redis.call("ZRANGEBYSCORE", KEYS[3], "-inf", "(" .. now)
-for _, ticket in ipairs(dead) do
+local function take(ticket)
   redis.call("ZREM", KEYS[1], ticket)
   redis.call("ZREM", KEYS[2], ticket)
   redis.call("ZREM", KEYS[3], ticket)
@@ -53,12 +52,8 @@ for _, ticket in ipairs(dead) do
   redis.call("HDEL", KEYS[4], ticket)
 end
 
-local function take(ticket)
-  redis.call("ZREM", KEYS[1], ticket)
-  redis.call("ZREM", KEYS[2], ticket)
-  redis.call("ZREM", KEYS[3], ticket)
-  redis.call("ZREM", KEYS[8], ticket)
-  redis.call("HDEL", KEYS[4], ticket)
+for _, ticket in ipairs(redis.call("ZRANGEBYSCORE", KEYS[3], "-inf", "(" .. now)) do
+  take(ticket)  -- a ticket whose stream stopped renewing it
 end
 
 local out = {}
