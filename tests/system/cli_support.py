@@ -42,6 +42,7 @@ TRAMPOLINE = (
     "import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
     "os.execvp(sys.argv[1], sys.argv[1:])"
 )
+WAIT_S = 60.0  # the longest a test waits for the client by default (see `Cli`)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 FAST_MATCHMAKER = [
     "--metrics-listen", "off", "--rate-limit", "0", "--sweep-interval", "0.05",
@@ -122,7 +123,9 @@ class Cli:
         *,
         ascii_only: bool = True,
         env: dict[str, str] | None = None,
-        timeout: float = 20.0,
+        # How long a wait for the screen may last: it ends as soon as the text shows; this
+        # bound only has to outlast a machine busy with a second test run.
+        timeout: float = WAIT_S,
         size: tuple[int, int] = (60, 150),
         program: str = WARGAME,
         cwd: Path | None = None,
@@ -242,7 +245,7 @@ class Cli:
         """Ctrl-D."""
         self.child.send("\x04")
 
-    def wait(self, timeout: float = 20.0) -> int:
+    def wait(self, timeout: float = WAIT_S) -> int:
         """Wait for the process to end; its exit status (128+N for signal N)."""
         try:
             self.child.expect(pexpect.EOF, timeout=timeout)
