@@ -38,8 +38,13 @@ from wargame.v1 import matchmaker_pb2
 
 WARGAME = str(Path(sys.executable).parent / "wargame")
 MATCHMAKER_SERVICE = "wargame.v1.Matchmaker"
+# The client starts as in a new terminal window: its own session with the pty as its
+# controlling terminal, and Ctrl-C's signal at its default (a test run started in the
+# background, `make test &`, inherits SIGINT ignored, and so would the client).
 TRAMPOLINE = (
-    "import fcntl, os, sys, termios; os.setsid(); fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "import fcntl, os, signal, sys, termios; os.setsid(); "
+    "fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
+    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGQUIT)]; "
     "os.execvp(sys.argv[1], sys.argv[1:])"
 )
 WAIT_S = 60.0  # the longest a test waits for the client by default (see `Cli`)
