@@ -107,6 +107,15 @@ def started_game(address: str, engine_address: str) -> tuple[Client, Client, mm.
     return south, north, game, request
 
 
+def unplugged(view: mm.GameView) -> mm.GameView:
+    """A game's view without its seats' presence (`connected`)."""
+    copy = mm.GameView()
+    copy.CopyFrom(view)
+    for seat in copy.seats:
+        seat.ClearField("connected")
+    return copy
+
+
 def test_engine_down_gives_unavailable_and_the_game_survives(
     redis_url: str, tmp_path: Path, seal_key_file: Path
 ) -> None:
@@ -127,11 +136,13 @@ def test_engine_down_gives_unavailable_and_the_game_survives(
             Code.UNAVAILABLE,
             "ENGINE_UNAVAILABLE",
         )
-        assert (
-            north.GetGame(mm.GetGameRequest(game_id=game.id)).game == before
-        )  # untouched, still served
+        # Untouched, still served (whether its players still count as connected is the
+        # presence sweep's to say meanwhile: nobody watches this game).
+        assert unplugged(north.GetGame(mm.GetGameRequest(game_id=game.id)).game) == unplugged(
+            before
+        )
         engine = start_engine_process(tmp_path, seal_key_file, port=port)
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60  # a bound for a busy machine: it ends on success
         while True:  # the client retries the very same request
             try:
                 reply = south.SubmitActions(request)
@@ -172,7 +183,7 @@ def test_redis_down_gives_unavailable_and_the_game_survives(
             "STORE_UNAVAILABLE",
         )
         own_redis.start()
-        deadline = time.monotonic() + 15
+        deadline = time.monotonic() + 60  # a bound for a busy machine: it ends on success
         while True:
             try:
                 after = north.GetGame(mm.GetGameRequest(game_id=game.id)).game
