@@ -102,16 +102,22 @@ class Conversions:
     def game_to_proto(self, game: Game[Any], *, view: bool = True) -> game_pb2.GameState:
         """The contract's GameState of a game: its position and summary, and with `view`
         the options, pieces and detail for drawing."""
+        out = game_pb2.GameState()
+        self.write_state(game, out, view=view)
+        return out
+
+    def write_state(self, game: Game[Any], out: game_pb2.GameState, *, view: bool = True) -> None:
+        """Fill an empty GameState (a response's own field: nothing built twice or copied)
+        as `game_to_proto` describes."""
         ruleset = game.ruleset
-        out = game_pb2.GameState(
-            game=ruleset.id,
-            format_version=STATE_FORMAT_VERSION,
-            position=write_position(game),
-            to_act=game.to_act(),
-            ply=game.ply,
-            draw_offer=game.draw_offer or "",
-            draw_accepted=game.draw_accepted,
-        )
+        out.game = ruleset.id
+        out.format_version = STATE_FORMAT_VERSION
+        out.position = write_position(game)
+        out.to_act.extend(game.to_act())
+        out.ply = game.ply
+        if game.draw_offer:
+            out.draw_offer = game.draw_offer
+        out.draw_accepted.extend(game.draw_accepted)
         outcome = game.outcome
         if outcome is not None:
             out.outcome.winner = outcome.winner or ""
@@ -120,14 +126,10 @@ class Conversions:
             out.outcome.winners.extend(outcome.winning_sides)
         if view:
             out.options.update(ruleset.options_of(game.state).as_text())
-            out.pieces.extend(
-                game_pb2.Piece(
-                    kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags
-                )
-                for p in ruleset.pieces(game.state)
-            )
+            add = out.pieces.add
+            for p in ruleset.pieces(game.state):
+                add(kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags)
             self.converter(ruleset.id).detail_to_proto(game.state, out)
-        return out
 
     def game_from_proto(self, msg: game_pb2.GameState, field: str = "state") -> Game[Any]:
         """The core game of a GameState (its position when it has one); RuleError naming
