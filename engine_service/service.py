@@ -97,7 +97,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             if isinstance(action, META_TYPES)
             else game.ruleset.public_notation(game.state, action)
         )
-        out.action.CopyFrom(self.conversions.action_to_proto(game, action))
+        self.conversions.action_to_proto(game, action, out.action)
         out.notation = notation
         out.public_notation = hidden or notation
 

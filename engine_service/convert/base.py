@@ -259,9 +259,14 @@ class Conversions:
 
     # -- actions -------------------------------------------------------------------------
 
-    def action_to_proto(self, game: Game[Any], action: Any) -> game_pb2.Action:
-        """The contract's Action of a core action (game or shared) in a game."""
-        out = game_pb2.Action(side=game.actor(action))
+    def action_to_proto(
+        self, game: Game[Any], action: Any, out: game_pb2.Action | None = None
+    ) -> game_pb2.Action:
+        """The contract's Action of a core action (game or shared) in a game (written into
+        `out` when given: a response's own, empty field)."""
+        if out is None:
+            out = game_pb2.Action()
+        out.side = game.actor(action)
         if isinstance(action, Resign):
             out.resign.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{action.reason}")
         elif isinstance(action, OfferDraw):
