@@ -15,7 +15,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic
 
-from engine_service.rules.base import A, Outcome, OutcomeReason, Ruleset, S
+from engine_service.memo import memo
+from engine_service.rules.base import A, Outcome, OutcomeReason, PieceView, Ruleset, S
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import (
     AcceptDraw,
@@ -48,6 +49,21 @@ def outcome_reason_name(value: int) -> str:
 def invalid_state(message: str, field: str) -> RuleError:
     """The error for a state from the wire that could not arise in play."""
     return RuleError(Reason.INVALID_STATE, message, field=field)
+
+
+@memo(4096)  # a board's pieces recur from position to position (and from game to game)
+def _piece_bytes(piece: PieceView) -> bytes:
+    """One piece of the view on the wire, as a GameState holding it alone: merged into a
+    state, it appends the piece (protobuf's own encoding, made once per distinct piece)."""
+    view = game_pb2.Piece(
+        kind=piece.kind,
+        side=piece.side,
+        cell=piece.cell,
+        id=piece.id,
+        moved=piece.moved,
+        tags=piece.tags,
+    )
+    return game_pb2.GameState(pieces=[view]).SerializeToString()
 
 
 class GameConverter(ABC, Generic[S, A]):
@@ -126,9 +142,7 @@ class Conversions:
             out.outcome.winners.extend(outcome.winning_sides)
         if view:
             out.options.update(ruleset.options_of(game.state).as_text())
-            add = out.pieces.add
-            for p in ruleset.pieces(game.state):
-                add(kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags)
+            out.MergeFromString(b"".join(map(_piece_bytes, ruleset.pieces(game.state))))
             self.converter(ruleset.id).detail_to_proto(game.state, out)
 
     def game_from_proto(self, msg: game_pb2.GameState, field: str = "state") -> Game[Any]:
