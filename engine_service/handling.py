@@ -25,6 +25,7 @@ import grpc
 import structlog
 from prometheus_client import Counter, Histogram
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
 from wargame.runtime.refusal import Code, Reason, Refusal, internal
@@ -180,23 +181,21 @@ def request_id() -> str:
 def _debugging() -> bool:
     """Whether the logs take debug lines (structlog's filtering loggers drop them at once;
     the lazy logger proxy would cost a logger per call to find out)."""
-    wrapper = structlog.get_config()["wrapper_class"]
-    enabled = _DEBUG_LOGGED.get(wrapper)
-    if enabled is None:
-        test = getattr(wrapper, "is_enabled_for", None)
-        enabled = _DEBUG_LOGGED[wrapper] = bool(test(None, logging.DEBUG)) if test else True
-    return enabled
+    return _logs_debug(structlog.get_config()["wrapper_class"])
 
 
-_DEBUG_LOGGED: dict[type, bool] = {}
+@memo(8)  # keyed by the configured logger class: one per log level
+def _logs_debug(wrapper: type) -> bool:
+    test = getattr(wrapper, "is_enabled_for", None)
+    return bool(test(None, logging.DEBUG)) if test else True
 
 
-@functools.cache  # one per RPC and code (a few dozen): children made once, not per call
+@memo(256)  # one per RPC and status code: the metric's children made once, not per call
 def _counted(name: str, code: str) -> Any:
     return RPCS.labels(name, code)
 
 
-@functools.cache
+@memo(64)  # one per RPC
 def _timed(name: str) -> Any:
     return LATENCY.labels(name)
 
