@@ -43,17 +43,11 @@ POSITIONS = 1000
 ROUNDS = 5
 
 
-def _clear_caches() -> None:
-    """Forget the rules' remembered answers per position (War's legal actions and outcomes;
-    the other games remember none), as the cycle benchmark does before a sample."""
-    clear_caches()
-
-
 def _timed(work: Callable[[], object], count: int) -> float:
     """Microseconds per item of `work` (which does `count` items): the least of ROUNDS."""
     times = []
     for _ in range(ROUNDS):
-        _clear_caches()
+        clear_caches()  # War's remembered legal actions and outcomes (the others keep none)
         started = time.perf_counter()
         work()
         times.append((time.perf_counter() - started) / count * 1e6)
@@ -114,7 +108,7 @@ def cycle(game_id: str, top: int) -> None:
     for name, work in stages:
         print(f"  {_timed(work, POSITIONS):7.1f} us  {name}")
     profiler = cProfile.Profile()
-    _clear_caches()
+    clear_caches()
     profiler.runcall(whole)
     stats = pstats.Stats(profiler)
     total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
