@@ -1,21 +1,23 @@
 """How every RulesEngine call is handled: request id, logs, metrics, errors, limits.
 
-Each servicer method is wrapped once by `rpc(...)`: it binds a request id, the RPC and the
-game to the logs, times the call, and maps failures to the error model of the architecture:
-a `RuleError` (the rules' own error, free of gRPC) becomes a `Refusal` here, INVALID_ARGUMENT
-(NOT_FOUND for an unknown game); a `Refusal` raised by the servicer keeps its own code
-(RESOURCE_EXHAUSTED beyond a limit); any other exception is INTERNAL with the request id —
-logged with its traceback, never sent to the client. No response leaves larger than the
-message limit: the client gets RESPONSE_TOO_LARGE instead of a transport error. A call
-whose caller left while its work ran in the pool (`CallerGoneError`) ends as CANCELLED.
+Each servicer method is wrapped once by `rpc(...)`: its log lines name the request id, the
+RPC and the game, it times and counts the call, and maps failures to the error model of the
+architecture: a `RuleError` (the rules' own error, free of gRPC) becomes a `Refusal` here,
+INVALID_ARGUMENT (NOT_FOUND for an unknown game); a `Refusal` raised by the servicer keeps
+its own code (RESOURCE_EXHAUSTED beyond a limit); any other exception is INTERNAL with the
+request id — logged with its traceback, never sent to the client. No response leaves larger
+than the message limit: the client gets RESPONSE_TOO_LARGE instead of a transport error. A
+call whose caller left while its work ran in the pool (`CallerGoneError`) ends as CANCELLED.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import time
 import uuid
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -23,6 +25,7 @@ import grpc
 import structlog
 from prometheus_client import Counter, Histogram
 
+from engine_service.memo import memo
 from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
 from wargame.runtime.refusal import Code, Reason, Refusal, internal
@@ -141,6 +144,62 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
+class _Call:
+    """One call as its log lines name it; the request id made only when something needs it
+    (a log line, an internal error, the pool), not on every call."""
+
+    __slots__ = ("_id", "context", "request", "rpc")
+
+    def __init__(self, rpc: str, request: Any, context: grpc.ServicerContext) -> None:
+        self.rpc = rpc
+        self.request = request
+        self.context = context
+        self._id = ""
+
+    @property
+    def request_id(self) -> str:
+        """The caller's `x-request-id`, or a new random one."""
+        if not self._id:
+            metadata = dict(self.context.invocation_metadata() or ())
+            self._id = str(metadata.get("x-request-id") or uuid.uuid4().hex[:16])
+        return self._id
+
+    def fields(self) -> dict[str, str]:
+        """What every log line of the call says about it."""
+        return {"request_id": self.request_id, "rpc": self.rpc, "game": _game_of(self.request)}
+
+
+_CALL: ContextVar[_Call | None] = ContextVar("engine_call", default=None)
+
+
+def request_id() -> str:
+    """The request id of the call this thread handles ("" outside a call)."""
+    call = _CALL.get()
+    return call.request_id if call is not None else ""
+
+
+def _debugging() -> bool:
+    """Whether the logs take debug lines (structlog's filtering loggers drop them at once;
+    the lazy logger proxy would cost a logger per call to find out)."""
+    return _logs_debug(structlog.get_config()["wrapper_class"])
+
+
+@memo(8)  # keyed by the configured logger class: one per log level
+def _logs_debug(wrapper: type) -> bool:
+    test = getattr(wrapper, "is_enabled_for", None)
+    return bool(test(None, logging.DEBUG)) if test else True
+
+
+@memo(256)  # one per RPC and status code: the metric's children made once, not per call
+def _counted(name: str, code: str) -> Any:
+    return RPCS.labels(name, code)
+
+
+@memo(64)  # one per RPC
+def _timed(name: str) -> Any:
+    return LATENCY.labels(name)
+
+
 Method = TypeVar("Method", bound=Callable[..., Any])
 
 
@@ -150,40 +209,42 @@ def rpc(name: str) -> Callable[[Method], Method]:
     def wrap(method: Method) -> Method:
         @functools.wraps(method)
         def handler(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
-            metadata = dict(context.invocation_metadata() or ())
-            request_id = str(metadata.get("x-request-id") or uuid.uuid4().hex[:16])
             started = time.perf_counter()
+            call = _Call(name, request, context)
+            token = _CALL.set(call)
             status: grpc.Status | None = None
-            with structlog.contextvars.bound_contextvars(
-                request_id=request_id, rpc=name, game=_game_of(request)
-            ):
-                try:
-                    check_decoded(request)
-                    response = method(self, request, context)
-                    _check_size(response, self.limits)
-                except CallerGoneError:
-                    status = _CALLER_GONE
-                    log.info("caller left; its work was stopped", duration_ms=_ms(started))
-                except (RuleError, Refusal) as error:
-                    refusal = refusal_of(error) if isinstance(error, RuleError) else error
-                    status = refusal.status()
-                    ERRORS.labels(name, refusal.reason).inc()
-                    log.info(
-                        "rpc refused",
-                        code=status.code.name,
-                        reason=str(refusal.reason),
-                        message=refusal.message,
-                        duration_ms=_ms(started),
-                    )
-                except Exception:
-                    log.exception("rpc failed", duration_ms=_ms(started))
-                    status = internal(request_id).status()
-                    ERRORS.labels(name, Reason.INTERNAL_ERROR).inc()
-                else:
-                    log.debug("rpc", duration_ms=_ms(started))
-                finally:
-                    RPCS.labels(name, status.code.name if status else "OK").inc()
-                    LATENCY.labels(name).observe(time.perf_counter() - started)
+            try:
+                check_decoded(request)
+                response = method(self, request, context)
+                _check_size(response, self.limits)
+            except CallerGoneError:
+                status = _CALLER_GONE
+                log.info(
+                    "caller left; its work was stopped", **call.fields(), duration_ms=_ms(started)
+                )
+            except (RuleError, Refusal) as error:
+                refusal = refusal_of(error) if isinstance(error, RuleError) else error
+                status = refusal.status()
+                ERRORS.labels(name, refusal.reason).inc()
+                log.info(
+                    "rpc refused",
+                    **call.fields(),
+                    code=status.code.name,
+                    reason=str(refusal.reason),
+                    message=refusal.message,
+                    duration_ms=_ms(started),
+                )
+            except Exception:
+                log.exception("rpc failed", **call.fields(), duration_ms=_ms(started))
+                status = internal(call.request_id).status()
+                ERRORS.labels(name, Reason.INTERNAL_ERROR).inc()
+            else:
+                if _debugging():
+                    log.debug("rpc", **call.fields(), duration_ms=_ms(started))
+            finally:
+                _CALL.reset(token)
+                _counted(name, status.code.name if status else "OK").inc()
+                _timed(name).observe(time.perf_counter() - started)
             if status is not None:
                 context.abort_with_status(status)
             return response

@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import grpc
-import structlog
 from google.protobuf import duration_pb2, message_factory
 from google.protobuf.message import Message
 
@@ -28,7 +27,7 @@ from engine_service.ai.levels import LEVELS
 from engine_service.ai.napoleonic.strategic import resolve_battle
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
-from engine_service.handling import Limits, beyond_limit, rpc
+from engine_service.handling import Limits, beyond_limit, request_id, rpc
 from engine_service.memo import memo
 from engine_service.pool import Job, Pool, Work, within_deadline
 from engine_service.rules import games
@@ -84,18 +83,23 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     def _state(self, game: Game[Any], view: engine_pb2.StateView.ValueType) -> game_pb2.GameState:
         return self.conversions.game_to_proto(game, view=view != engine_pb2.STATE_VIEW_POSITION)
 
-    def _applied(self, game: Game[Any], action: Any) -> engine_pb2.AppliedAction:
+    def _write_state(
+        self, game: Game[Any], out: game_pb2.GameState, view: engine_pb2.StateView.ValueType
+    ) -> None:
+        """`_state` written into a response's own (empty) field."""
+        self.conversions.write_state(game, out, view=view != engine_pb2.STATE_VIEW_POSITION)
+
+    def _applied(self, game: Game[Any], action: Any, out: engine_pb2.AppliedAction) -> None:
+        """Fill `out` (a response's own field) with `action` as played in `game`."""
         notation = game.format(action)
         hidden = (
             None
             if isinstance(action, META_TYPES)
             else game.ruleset.public_notation(game.state, action)
         )
-        return engine_pb2.AppliedAction(
-            action=self.conversions.action_to_proto(game, action),
-            notation=notation,
-            public_notation=hidden or notation,
-        )
+        self.conversions.action_to_proto(game, action, out.action)
+        out.notation = notation
+        out.public_notation = hidden or notation
 
     def _expensive(
         self,
@@ -109,9 +113,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         """Run the work `name` in the pool (admitted, cancellable), or here without one."""
         if self.pool is None:
             return self.work(name, request, within_deadline(seconds, context))
-        request_id = str(structlog.contextvars.get_contextvars().get("request_id", ""))
         job = Job(name, request.SerializeToString(), seconds, limit)
-        answer = self.pool.run(job, context, request_id)
+        answer = self.pool.run(job, context, request_id())
         return _message_class(_METHODS[name].output_type).FromString(answer)
 
     def work(self, name: str, request: Any, seconds: float) -> Message:
@@ -230,13 +233,13 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         for index, message in enumerate(request.actions):
             try:
                 action = self.conversions.action_from_proto(game, message, f"actions[{index}]")
-                applied = self._applied(game, action)
+                self._applied(game, action, response.applied.add())
                 game, events = game.apply(message.side or game.actor(action), action)
             except RuleError as error:
                 raise error.at(index) from None
-            response.applied.append(applied)
-            response.events.extend(describe.event(event) for event in events)
-        response.state.CopyFrom(self._state(game, request.view))
+            for event in events:
+                describe.event(event, response.events.add())
+        self._write_state(game, response.state, request.view)
         return response
 
     @rpc("ParseAction")
@@ -339,15 +342,15 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         budget.expect(len(record.actions), response.initial_state.ByteSize())
         before = initial
         for game, (side, text) in zip(steps, record.actions, strict=True):
-            applied = self._applied(before, before.parse(text, side))
-            response.actions.append(applied)
+            applied = response.actions.add()
+            self._applied(before, before.parse(text, side), applied)
             budget.spend(applied.ByteSize())
             if request.include_states:
                 state = response.states.add()
-                state.CopyFrom(self._state(game, request.view))
+                self._write_state(game, state, request.view)
                 budget.spend(state.ByteSize())
             before = game
-        response.final_state.CopyFrom(self._state(before, request.view))
+        self._write_state(before, response.final_state, request.view)
         return response
 
     @rpc("SuggestAction")

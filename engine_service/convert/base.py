@@ -15,7 +15,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic
 
-from engine_service.rules.base import A, Outcome, OutcomeReason, Ruleset, S
+from engine_service.memo import memo
+from engine_service.rules.base import A, Outcome, OutcomeReason, PieceView, Ruleset, S
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import (
     AcceptDraw,
@@ -48,6 +49,21 @@ def outcome_reason_name(value: int) -> str:
 def invalid_state(message: str, field: str) -> RuleError:
     """The error for a state from the wire that could not arise in play."""
     return RuleError(Reason.INVALID_STATE, message, field=field)
+
+
+@memo(4096)  # a board's pieces recur from position to position (and from game to game)
+def _piece_bytes(piece: PieceView) -> bytes:
+    """One piece of the view on the wire, as a GameState holding it alone: merged into a
+    state, it appends the piece (protobuf's own encoding, made once per distinct piece)."""
+    view = game_pb2.Piece(
+        kind=piece.kind,
+        side=piece.side,
+        cell=piece.cell,
+        id=piece.id,
+        moved=piece.moved,
+        tags=piece.tags,
+    )
+    return game_pb2.GameState(pieces=[view]).SerializeToString()
 
 
 class GameConverter(ABC, Generic[S, A]):
@@ -102,16 +118,22 @@ class Conversions:
     def game_to_proto(self, game: Game[Any], *, view: bool = True) -> game_pb2.GameState:
         """The contract's GameState of a game: its position and summary, and with `view`
         the options, pieces and detail for drawing."""
+        out = game_pb2.GameState()
+        self.write_state(game, out, view=view)
+        return out
+
+    def write_state(self, game: Game[Any], out: game_pb2.GameState, *, view: bool = True) -> None:
+        """Fill an empty GameState (a response's own field: nothing built twice or copied)
+        as `game_to_proto` describes."""
         ruleset = game.ruleset
-        out = game_pb2.GameState(
-            game=ruleset.id,
-            format_version=STATE_FORMAT_VERSION,
-            position=write_position(game),
-            to_act=game.to_act(),
-            ply=game.ply,
-            draw_offer=game.draw_offer or "",
-            draw_accepted=game.draw_accepted,
-        )
+        out.game = ruleset.id
+        out.format_version = STATE_FORMAT_VERSION
+        out.position = write_position(game)
+        out.to_act.extend(game.to_act())
+        out.ply = game.ply
+        if game.draw_offer:
+            out.draw_offer = game.draw_offer
+        out.draw_accepted.extend(game.draw_accepted)
         outcome = game.outcome
         if outcome is not None:
             out.outcome.winner = outcome.winner or ""
@@ -120,14 +142,8 @@ class Conversions:
             out.outcome.winners.extend(outcome.winning_sides)
         if view:
             out.options.update(ruleset.options_of(game.state).as_text())
-            out.pieces.extend(
-                game_pb2.Piece(
-                    kind=p.kind, side=p.side, cell=p.cell, id=p.id, moved=p.moved, tags=p.tags
-                )
-                for p in ruleset.pieces(game.state)
-            )
+            out.MergeFromString(b"".join(map(_piece_bytes, ruleset.pieces(game.state))))
             self.converter(ruleset.id).detail_to_proto(game.state, out)
-        return out
 
     def game_from_proto(self, msg: game_pb2.GameState, field: str = "state") -> Game[Any]:
         """The core game of a GameState (its position when it has one); RuleError naming
@@ -257,9 +273,14 @@ class Conversions:
 
     # -- actions -------------------------------------------------------------------------
 
-    def action_to_proto(self, game: Game[Any], action: Any) -> game_pb2.Action:
-        """The contract's Action of a core action (game or shared) in a game."""
-        out = game_pb2.Action(side=game.actor(action))
+    def action_to_proto(
+        self, game: Game[Any], action: Any, out: game_pb2.Action | None = None
+    ) -> game_pb2.Action:
+        """The contract's Action of a core action (game or shared) in a game (written into
+        `out` when given: a response's own, empty field)."""
+        if out is None:
+            out = game_pb2.Action()
+        out.side = game.actor(action)
         if isinstance(action, Resign):
             out.resign.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{action.reason}")
         elif isinstance(action, OfferDraw):

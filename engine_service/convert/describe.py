@@ -10,6 +10,7 @@ from engine_service.rules.base import (
     BoardDescription,
     Contribution,
     Event,
+    EventKind,
     SideInfo,
 )
 from engine_service.rules.options import Options
@@ -100,6 +101,11 @@ def describe(ruleset: AnyRuleset, options: Options) -> board_pb2.BoardDescriptio
     return board(ruleset.describe(options))
 
 
+_EVENT_KINDS: dict[EventKind, game_pb2.EventKind.ValueType] = {
+    kind: game_pb2.EventKind.Value(f"EVENT_KIND_{kind.value}") for kind in EventKind
+}
+
+
 def _contribution(part: Contribution, out: game_pb2.Contribution) -> None:
     out.unit = part.unit
     out.kind = part.kind
@@ -108,16 +114,19 @@ def _contribution(part: Contribution, out: game_pb2.Contribution) -> None:
     out.note = part.note
 
 
-def event(item: Event) -> game_pb2.Event:
-    """An event for the wire."""
-    out = game_pb2.Event(
-        kind=game_pb2.EventKind.Value(f"EVENT_KIND_{item.kind.value}"),
-        text=item.text,
-        side=item.side or "",
-        cells=list(item.cells),
-        piece_kind=item.piece or "",
-        unit=item.unit or "",
-    )
+def event(item: Event, out: game_pb2.Event | None = None) -> game_pb2.Event:
+    """An event for the wire (written into `out` when given: a response's own field)."""
+    if out is None:
+        out = game_pb2.Event()
+    out.kind = _EVENT_KINDS[item.kind]
+    out.text = item.text
+    if item.side:
+        out.side = item.side
+    out.cells.extend(item.cells)
+    if item.piece:
+        out.piece_kind = item.piece
+    if item.unit:
+        out.unit = item.unit
     tally = item.combat
     if tally is not None:
         combat = out.combat

@@ -118,8 +118,13 @@ class Game(Generic[S]):
         state, events = self.ruleset.apply(self.state, action)
         offer = self.draw_offer if self.draw_offer in (None, side) else None
         accepted = self.draw_accepted if offer else ()
-        game = replace(
-            self, state=state, draw_offer=offer, draw_accepted=accepted, ply=self.ply + 1
+        game = Game(  # `replace`, spelt out: it is the cost of every action applied
+            self.ruleset,
+            state,
+            ended=self.ended,
+            draw_offer=offer,
+            ply=self.ply + 1,
+            draw_accepted=accepted,
         )
         result = game.outcome
         if result is not None and not any(e.kind is EventKind.GAME_OVER for e in events):

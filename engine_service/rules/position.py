@@ -28,7 +28,7 @@ import base64
 import binascii
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from engine_service.memo import memo
@@ -166,6 +166,12 @@ def option_pairs(ruleset: AnyRuleset, options: Options) -> tuple[Pair, ...]:
     return tuple(given.items())
 
 
+@memo(16)  # keyed by the ruleset: one entry per game
+def option_names(ruleset: AnyRuleset) -> frozenset[str]:
+    """The names of a game's options (the words of a text that give an option)."""
+    return frozenset(spec.name for spec in ruleset.option_specs)
+
+
 def options_from(ruleset: AnyRuleset, pairs: Sequence[Pair]) -> Options:
     """The options a text gives (the rest at their defaults)."""
     given = dict(pairs)
@@ -236,7 +242,7 @@ def split_position(ruleset: AnyRuleset, text: str) -> tuple[str, list[Pair], lis
     options: list[Pair] = []
     meta: list[Pair] = []
     if ruleset.position_style is PositionStyle.WORDS:
-        names = {spec.name for spec in ruleset.option_specs}
+        names = option_names(ruleset)
         body: list[str] = []
         for word in words(text):
             key = word.partition("=")[0]
@@ -332,6 +338,12 @@ class Reversal:
     turn_key: int  # XORed in on every ply (the side to move changes)
     mover: Callable[[int], int]  # code -> the side that owns it, -1 if it cannot move back
     passes: bool = False  # the game's history may hold a pass (War, passing_allowed)
+    movers: tuple[int, ...] = field(init=False, repr=False)  # `mover` of every code
+
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self, "movers", tuple(self.mover(code) for code in range(len(self.piece_keys)))
+        )
 
 
 def steps_back(
@@ -343,11 +355,11 @@ def steps_back(
     work = bytearray(board)
     key = history[-1] ^ first
     steps: list[tuple[int, int]] = []
-    piece_keys, cells_by_key = how.piece_keys, how.cells_by_key
+    piece_keys, cells_by_key, movers = how.piece_keys, how.cells_by_key, how.movers
     men: tuple[list[int], list[int]] = ([], [])  # each side's cells that may move back
     for cell, piece in enumerate(work):
-        if piece and how.mover(piece) >= 0:
-            men[how.mover(piece)].append(cell)
+        if piece and movers[piece] >= 0:
+            men[movers[piece]].append(cell)
     for done, earlier in enumerate(reversed(history[:-1])):
         wanted = earlier ^ key ^ how.turn_key
         cells = men[1 - side if len(steps) % 2 == 0 else side]
@@ -394,7 +406,7 @@ def history_from_steps(
                 raise PositionError(f"hist: step {number} is a pass, which this game has not")
         else:
             piece = work[landing] if landing < len(work) else 0
-            if origin >= len(work) or work[origin] or not piece or how.mover(piece) != moving:
+            if origin >= len(work) or work[origin] or not piece or how.movers[piece] != moving:
                 raise PositionError(
                     f"hist: step {number} takes back no move of the side that made it"
                 )

@@ -23,6 +23,7 @@ connection; the figures name the number of clients.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import random
@@ -53,6 +54,7 @@ MIDDLEGAME_PLIES = {"war": 24, "battle": 24, "napoleonic": 40}
 POSITIONS = 600  # distinct requests per load: more than the rules' caches keep (512)
 CYCLE_POSITIONS = 1000
 SKIPPED_PLIES = 8  # the openings are left out of the loads' positions
+GAMES = ("war", "battle", "napoleonic")
 SIZE_GOALS = {"war": 300, "battle": 300, "napoleonic": 600}
 FLOOD_CLIENTS = 12
 SERVICE = "/wargame.v1.RulesEngine/"
@@ -226,12 +228,12 @@ def stateless_cycle(bench: Bench) -> None:
 # --- the engine under load ----------------------------------------------------------------
 
 
-def _requests(folder: Path) -> dict[str, dict[str, Path]]:
+def _requests(folder: Path, games: tuple[str, ...] = GAMES) -> dict[str, dict[str, Path]]:
     """Request files for each game: ApplyActions with and without the view, ListLegalActions
     (position only), and Pings of the same sizes."""
     converted = conversions(rulesets(SEAL_KEY))
     files: dict[str, dict[str, Path]] = {}
-    for game_id in ("war", "battle", "napoleonic"):
+    for game_id in games:
         made: dict[str, list[bytes]] = {name: [] for name in ("view", "position", "legal")}
         for game, action in positions(game_id, POSITIONS, f"{game_id} engine load"):
             full = converted.game_to_proto(game)
@@ -452,17 +454,28 @@ def _flood_figures(bench: Bench, engine: _Engine, files: dict[str, Path]) -> Non
         bench.report(flooded[0], calm[0])
 
 
-def run(bench: Bench) -> None:
-    """All engine-service figures."""
-    sizes(bench)
-    stateless_cycle(bench)
+PARTS = ("sizes", "cycle", "loads", "flood", "workers")
+
+
+def run(bench: Bench, parts: tuple[str, ...] = PARTS, games: tuple[str, ...] = GAMES) -> None:
+    """The engine-service figures (all of them, or the named `parts` for the named games)."""
+    if "sizes" in parts:
+        sizes(bench)
+    if "cycle" in parts:
+        stateless_cycle(bench)
+    if not {"loads", "flood", "workers"} & set(parts):
+        return
     with tempfile.TemporaryDirectory(prefix="wargame-bench-") as scratch:
         folder = Path(scratch)
-        files = _requests(folder)
+        files = _requests(folder, games if "loads" in parts else ("war",))
         engine = _Engine(1, folder)
         try:
-            _loads(bench, engine, files)
-            _flood_figures(bench, engine, files["war"])
+            if "loads" in parts:
+                _loads(bench, engine, files)
+            if "flood" in parts:
+                _flood_figures(bench, engine, files["war"])
+            if "workers" not in parts:
+                return
             one = _measure(
                 "engine 1 worker war 16 clients ApplyActions without view",
                 engine.address,
@@ -499,3 +512,18 @@ def run(bench: Bench) -> None:
                 ),
                 goal="< 100 MB",
             )
+
+
+def main() -> int:
+    """Some engine-service figures alone: `python -m tests.bench.bench_engine_service --part
+    cycle` (the in-process cycle), `--part loads --game war` (the loads of one game), ..."""
+    parser = argparse.ArgumentParser(description=(main.__doc__ or "").splitlines()[0])
+    parser.add_argument("--part", action="append", choices=PARTS, help="default: every part")
+    parser.add_argument("--game", action="append", choices=GAMES, help="loads: default all")
+    args = parser.parse_args()
+    run(Bench(), tuple(args.part or PARTS), tuple(args.game or GAMES))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -166,6 +166,28 @@ _TROOP_RANK_CELLS: Final = tuple(
 )
 
 
+def _off_ranks() -> tuple[tuple[int, int, bytes], ...]:
+    """The board cut into runs of cells off the Troop ranks of the same sides, each with the
+    table that marks those sides' Troops there as moved (`parse_setup`)."""
+
+    def sides_off(cell: int) -> tuple[int, ...]:
+        return tuple(side for side in (SOUTH, NORTH) if cell not in _TROOP_RANK_CELLS[side])
+
+    runs: list[tuple[int, int, bytes]] = []
+    start = 0
+    for cell in range(1, CELLS + 1):
+        if cell == CELLS or sides_off(cell) != sides_off(start):
+            sides = sides_off(start)
+            unmoved = bytes(code(side, TROOP) for side in sides)
+            moved = bytes(code(side, TROOP_MOVED) for side in sides)
+            runs.append((start, cell, bytes.maketrans(unmoved, moved)))
+            start = cell
+    return tuple(runs)
+
+
+_OFF_RANKS: Final = _off_ranks()
+
+
 def _read_board(text: str) -> bytearray:
     """The cell codes of a board field (Troops as not moved; `parse_setup` decides)."""
     ranks = text.split("/")
@@ -178,7 +200,7 @@ def _read_board(text: str) -> bytearray:
         cells = cells.replace(digit, runs)
     rows = cells.split("/")
     raw = "".join(reversed(rows)).encode("ascii", "replace")
-    if len(raw) != CELLS or any(len(row) != WIDTH for row in rows) or raw.translate(None, _VALID):
+    if len(raw) != CELLS or set(map(len, rows)) != {WIDTH} or raw.translate(None, _VALID):
         return _read_board_slowly(ranks)
     return bytearray(raw.translate(_CODE_OF_CHAR))
 
@@ -298,13 +320,9 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
     both = set(moved) & set(unmoved)
     if both:
         raise SetupError(f"{NAMES[min(both)]} is listed both as moved and as unmoved")
-    if not initial:
-        for side in (SOUTH, NORTH):
-            troop = code(side, TROOP)
-            ranks = _TROOP_RANK_CELLS[side]
-            for cell in _cells_of(board, troop):
-                if cell not in ranks:
-                    board[cell] = troop + (TROOP_MOVED - TROOP)
+    if not initial:  # a Troop off its side's Troop ranks reads as moved
+        for start, stop, moved_off_ranks in _OFF_RANKS:
+            board[start:stop] = board[start:stop].translate(moved_off_ranks)
     for token, cells, kind in (("moved", moved, TROOP_MOVED), ("unmoved", unmoved, TROOP)):
         for cell in cells:
             piece = board[cell]
