@@ -105,11 +105,16 @@ def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
 
 @both_stores
 def test_a_long_think_with_the_client_open_is_never_abandoned(
-    server: InProcessMatchmaker,
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    engine_address: str,
     clients: Callable[..., Client],
     engine_stub: Any,
     redis_url: str,
 ) -> None:
+    # A presence lives 2 s here (renewed every 0.1 s): a busy machine may hold a renewal up
+    # for more than FAST's 0.6 s, and the think below still outlasts two lifetimes.
+    server = make_matchmaker(engine=engine_address, **{**FAST, "presence_ttl": 2.0})
+    assert 12 * ABANDON > 2 * 2.0
     two = two_players(server, clients)
     game = start_game(two, "war")  # a friendly game: untimed, unrated
     watchers = {side: Watcher(client, game.id) for side, client in two.items()}
