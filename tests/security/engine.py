@@ -39,6 +39,21 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
+def pool_started(pid: int, processes: int = 2) -> bool:
+    """Whether the worker `pid` has its pool's `processes` forked (they start in the
+    background after the engine serves; a memory figure taken before would count them as
+    growth)."""
+    for member in process_tree(pid):
+        try:
+            command = Path(f"/proc/{member}/cmdline").read_bytes()
+            forked = Path(f"/proc/{member}/task/{member}/children").read_text().split()
+        except OSError:
+            continue
+        if b"multiprocessing.forkserver" in command and len(forked) >= processes:
+            return True
+    return False
+
+
 def cpu_seconds(pid: int) -> float:
     """CPU time (user and system) of `pid` and its descendants so far."""
     ticks = 0

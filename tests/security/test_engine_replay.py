@@ -17,7 +17,14 @@ import pytest
 from engine_service.handling import Limits
 from engine_service.rules import rulesets
 from engine_service.service import RulesEngine
-from tests.security.engine import long_record, resident_mb, start_engine, wait_idle, wait_until
+from tests.security.engine import (
+    long_record,
+    pool_started,
+    resident_mb,
+    start_engine,
+    wait_idle,
+    wait_until,
+)
 from tests.servers import ServiceProcess
 from wargame.runtime.refusal import Refusal
 from wargame.runtime.status import error_details
@@ -60,6 +67,7 @@ def test_a_replay_too_large_to_answer_is_refused_with_its_reason(engine: Service
 @pytest.mark.system
 def test_callers_that_leave_leave_no_work_and_no_memory_behind(engine: ServiceProcess) -> None:
     pid = engine.process.pid
+    assert wait_until(lambda: pool_started(pid), 60), "the pool's processes did not start"
     assert wait_idle(pid, 30)
     before = resident_mb(pid)
     peak = [before]

@@ -8,9 +8,11 @@ stays for pipes and `--plain`.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -75,16 +77,21 @@ def test_board_ticking_clocks_moves_events_and_input_on_one_screen(
     cli.wait_screen(lambda c: clock(c, "South") < started)
     assert clock(cli, "North") == 600
 
+    sent = time.monotonic()
     cli.send("e3-e4")
     cli.wait_screen(r"You: e3-e4")
     cli.wait_screen(r"1\. e3-e4  2\. \S+")  # the move list, with the bot's answer
+    answered = time.monotonic() - sent  # the bot thought no longer than this
     cli.wait_screen(r"North: \S+")  # the events of the bot's move
     cli.wait_screen(lambda c: panel_beside_board(c) is not None)
     top, bottom = board_rows(cli)  # still one board, drawn in place
     column = cli.rows()[top].index("e  f")
     rank4 = next(row for row in cli.rows()[top:bottom] if row.startswith(" 4 "))
     assert rank4[column] != " "  # the Troop now on e4
-    assert clock(cli, "North") > 600  # its increment after the bot's move
+    # Its increment after the bot's move: North had 600 s, used at most `answered` of them
+    # (a second more for the screen's rounding) and gained 5; without the increment it
+    # would show at most 600 - used.
+    assert 605 - math.ceil(answered) - 1 <= clock(cli, "North") <= 605
 
     cli.send("quit")
     assert cli.wait() == 0

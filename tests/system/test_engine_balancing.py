@@ -69,7 +69,7 @@ class EngineHost:
         )
         self.process = ServiceProcess(self.address, process, log_path, argv)
         try:
-            wait_healthy(self.address, "wargame.v1.RulesEngine")
+            wait_healthy(self.address, "wargame.v1.RulesEngine", timeout=60)
         except TimeoutError:
             self.process.kill()
             log = self.process.log()

@@ -19,6 +19,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from tests.security.engine import pool_started, wait_idle, wait_until, wait_working
 from tests.servers import ROOT, free_port, start_service
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
@@ -49,7 +50,8 @@ def _alive(pid: int) -> bool:
 def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Path) -> None:
     engine = start_service(
         "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off"],
+        # A grace longer than the search: a busy machine may slow it past its budget.
+        ["--workers", "1", "--metrics-listen", "off", "--grace", "60"],
         log_path=tmp_path / "engine.log",
         service="wargame.v1.RulesEngine",
     )
@@ -62,20 +64,25 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
 
         def long_call() -> None:
             request = engine_pb2.SuggestActionRequest(
-                state=state, time_budget=duration_pb2.Duration(seconds=2), max_depth=50
+                state=state, time_budget=duration_pb2.Duration(seconds=5), max_depth=50
             )
             try:
-                answer["reply"] = stub.SuggestAction(request, timeout=30)
+                answer["reply"] = stub.SuggestAction(request, timeout=90)
             except grpc.RpcError as error:
                 answer["error"] = error
 
+        # The search runs in a pool process, which starts in the background: the signal
+        # comes once the search is working, not while it waits for its process.
+        pid = engine.process.pid
+        assert wait_until(lambda: pool_started(pid), 60), "the pool did not start"
+        assert wait_idle(pid, 30)
         caller = threading.Thread(target=long_call)
         caller.start()
-        time.sleep(0.5)  # the call is in flight
+        assert wait_working(pid, 30), "the search did not start"
         engine.process.send_signal(signal.SIGTERM)
-        caller.join(30)
+        caller.join(90)
     assert "reply" in answer, answer.get("error")
-    assert engine.process.wait(30) == 0
+    assert engine.process.wait(60) == 0
     log = engine.log()
     assert '"event": "stopping"' in log and '"event": "engine stopped"' in log
     assert "Traceback" not in log
