@@ -889,6 +889,23 @@ def tally(cases: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def table(cases: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """The number of vectors per RPC (rows) and game (columns), as a Markdown table (the one
+    in tests/conformance/README.md)."""
+    games = list(cases)
+    counts: dict[str, dict[str, int]] = {}
+    for game, named in cases.items():
+        for case in named.values():
+            row = counts.setdefault(case["rpc"], {})
+            row[game] = row.get(game, 0) + 1
+    lines = ["| RPC | " + " | ".join(games) + " |", "|---|" + "---:|" * len(games)]
+    for rpc in sorted(counts, key=lambda name: (name == "perft", name)):
+        lines.append(f"| {rpc} | " + " | ".join(str(counts[rpc].get(g, 0)) for g in games) + " |")
+    totals = " | ".join(f"**{len(cases[g])}**" for g in games)
+    lines.append(f"| **all** | {totals} |")
+    return "\n".join(lines)
+
+
 def quiet() -> None:
     """Keep the engine's logs (one line per call) off the terminal; warnings still show."""
     configure_logging("console", "warning", sys.stderr)
