@@ -109,3 +109,39 @@ def test_the_book_cases_end_as_the_book_says() -> None:
             assert len(vectors) == expect["at_action"] + 1, case["id"]
         else:
             assert not refused and len(vectors) == len(case["actions"]), case["id"]
+
+
+@pytest.mark.parametrize("game", ["war", "battle"])
+def test_the_book_examples_play_as_the_book_says(game: str) -> None:
+    # The worked examples of tests/engine_service/rules/<game>/book.py: each line the book
+    # plays is answered, each it forbids refused with the book's reason, each listing kept.
+    from tests.engine_service.rules.book import book_of, read_line
+    from tools.conformance.generate import file_name
+
+    book = book_of(game)
+    assert book is not None and book.EXAMPLES
+    for name, example in book.EXAMPLES.items():
+        assert (HERE / game / file_name(f"book/{name}/NewGame")).exists(), name
+        for variation, lines in example.variations.items():
+            for number, raw in enumerate(lines, 1):
+                line = read_line(raw)
+                rpc = "ListLegalActions" if line.kind == "list" else "ApplyActions"
+                path = HERE / game / file_name(f"book/{name}/{variation}/{number:02d}/{rpc}")
+                vector = json.loads(path.read_text(encoding="utf-8"))
+                if line.kind == "refuse":
+                    assert vector["error"]["reason"] == line.reason, (name, raw)
+                else:
+                    assert "response" in vector, (name, raw)
+
+
+def test_the_readme_counts_the_vectors() -> None:
+    from tools.conformance.generate import table
+
+    cases: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, text in _stored().items():
+        case = json.loads(text)
+        cases.setdefault(name.split("/")[0], {})[case["name"]] = case
+    order = ["war", "battle", "napoleonic"]
+    expected = table({game: cases[game] for game in order})
+    readme = (HERE / "README.md").read_text(encoding="utf-8")
+    assert expected in readme, "tests/conformance/README.md: the table should read\n" + expected

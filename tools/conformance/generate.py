@@ -490,6 +490,78 @@ def book_cases(vectors: Vectors, info: board_pb2.GameInfo) -> None:
             local, _ = local.apply_all(steps)
 
 
+def book_examples(vectors: Vectors, info: board_pb2.GameInfo) -> None:
+    """The worked examples of the game's book (tests/engine_service/rules/<game>/book.py):
+    the position as NewGame (full view) with its legal actions, then each variation line
+    by line: an action played (ApplyActions, then the legal actions after it), an action
+    refused (ApplyActions and ValidateAction), or the legal actions from a cell. Stops with
+    an error when the engine does not accept or refuse what the book says."""
+    from tests.engine_service.rules.book import book_of, read_line
+
+    book = book_of(info.id)
+    if book is None:
+        return
+    game = info.id
+    for name, example in book.EXAMPLES.items():
+        label = f"book/{name}"
+        started = vectors.add(
+            game,
+            f"{label}/NewGame",
+            "NewGame",
+            engine_pb2.NewGameRequest(game=game, options=example.options, setup=example.setup),
+        )
+        if started.code:
+            raise RuntimeError(f"{game} {label}: the position is refused: {started.reason}")
+        start = state_of(game, started.response.state.position)
+        vectors.add(
+            game,
+            f"{label}/ListLegalActions",
+            "ListLegalActions",
+            engine_pb2.ListLegalActionsRequest(state=start),
+        )
+        for cell in example.cells:
+            vectors.add(
+                game,
+                f"{label}/cell={cell}/ListLegalActions",
+                "ListLegalActions",
+                engine_pb2.ListLegalActionsRequest(state=start, cell=cell),
+            )
+        for variation, lines in example.variations.items():
+            state = start
+            for number, raw in enumerate(lines, 1):
+                line, at = read_line(raw), f"{label}/{variation}/{number:02d}"
+                if line.kind == "list":
+                    request = engine_pb2.ListLegalActionsRequest(state=state, cell=line.text)
+                    vectors.add(game, f"{at}/ListLegalActions", "ListLegalActions", request)
+                    continue
+                action = game_pb2.Action(side=line.side, notation=line.text)
+                applied = vectors.add(
+                    game,
+                    f"{at}/ApplyActions",
+                    "ApplyActions",
+                    engine_pb2.ApplyActionsRequest(state=state, actions=[action], view=POSITION),
+                )
+                verdict = "refuse" if applied.code else "play"
+                if (verdict, applied.reason) != (line.kind, line.reason):
+                    said = applied.reason or "accepted"
+                    raise RuntimeError(f"{game} {at}: the book says {raw!r}, the engine {said}")
+                if applied.code:
+                    vectors.add(
+                        game,
+                        f"{at}/ValidateAction",
+                        "ValidateAction",
+                        engine_pb2.ValidateActionRequest(state=state, action=action),
+                    )
+                    continue
+                state = state_of(game, applied.response.state.position)
+                vectors.add(
+                    game,
+                    f"{at}/ListLegalActions",
+                    "ListLegalActions",
+                    engine_pb2.ListLegalActionsRequest(state=state),
+                )
+
+
 def reasons(vectors: Vectors, info: board_pb2.GameInfo) -> None:
     """Every ErrorReason the engine gives for this game: the rule reasons of
     tests/engine_service/test_service_reasons.py (ApplyActions refuses, ValidateAction
@@ -757,6 +829,7 @@ SECTIONS = (
     random_games,
     worked_examples,
     book_cases,
+    book_examples,
     rulings,
     reasons,
     perft,
@@ -813,6 +886,23 @@ def tally(cases: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
             per_rpc[case["rpc"]] = per_rpc.get(case["rpc"], 0) + 1
         detail = ", ".join(f"{rpc} {count}" for rpc, count in sorted(per_rpc.items()))
         lines.append(f"{game}: {len(named)} vectors ({detail})")
+    return "\n".join(lines)
+
+
+def table(cases: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """The number of vectors per RPC (rows) and game (columns), as a Markdown table (the one
+    in tests/conformance/README.md)."""
+    games = list(cases)
+    counts: dict[str, dict[str, int]] = {}
+    for game, named in cases.items():
+        for case in named.values():
+            row = counts.setdefault(case["rpc"], {})
+            row[game] = row.get(game, 0) + 1
+    lines = ["| RPC | " + " | ".join(games) + " |", "|---|" + "---:|" * len(games)]
+    for rpc in sorted(counts, key=lambda name: (name == "perft", name)):
+        lines.append(f"| {rpc} | " + " | ".join(str(counts[rpc].get(g, 0)) for g in games) + " |")
+    totals = " | ".join(f"**{len(cases[g])}**" for g in games)
+    lines.append(f"| **all** | {totals} |")
     return "\n".join(lines)
 
 

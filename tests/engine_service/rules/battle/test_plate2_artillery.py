@@ -3,6 +3,12 @@ to board squares as in section 11; infantry of unstated type is Infantry of the 
 
 from __future__ import annotations
 
+from tests.engine_service.rules.battle.book import (
+    ANGLE_FIGURE,
+    BATTERIES_FIGURE,
+    COVER_FIGURE,
+    FORCED_REPLY_FIGURE,
+)
 from tests.engine_service.rules.battle.helpers import (
     analysis,
     exposed_squares,
@@ -38,27 +44,26 @@ def test_12_4_1_no_figure_may_stand_between_two_batteries() -> None:
 
 def test_12_4_2_artillery_on_118_or_106_can_be_taken_by_110() -> None:
     for square in (118, 106):
-        board = play(position("attacker to move; attacker: A111; defender: A110"), f"111-{square}")
+        board = play(position(f"attacker to move; {BATTERIES_FIGURE}"), f"111-{square}")
         assert is_legal(board, f"110x{square}")
 
 
 # --- 12.5 Plate 2 fig. 2: cover and mutual protection -----------------------------------
-FIG2 = "; attacker: I88 C89 I86 A82; defender: A139 A122 I115"
 
 
 def test_12_5_1_nobody_exposed_as_drawn() -> None:
-    board = position("attacker to move" + FIG2)
+    board = position("attacker to move" + COVER_FIGURE)
     assert exposed_squares(board, "attacker") == exposed_squares(board, "defender") == set()
 
 
 def test_12_5_2_figure_may_not_stand_on_the_second_square_of_its_battery() -> None:
-    board = position("attacker to move" + FIG2)
+    board = position("attacker to move" + COVER_FIGURE)
     assert is_geometric(board, "88-109")
     assert not is_legal(board, "88-109")
 
 
 def test_12_5_3_after_115_to_114_square_109_is_free() -> None:
-    board = play(position("defender to move" + FIG2), "115-114")
+    board = play(position("defender to move" + COVER_FIGURE), "115-114")
     # 109 is no longer covered by 122: an attacking figure may stand there (A.1 passes)
     assert passes_artillery_tests(board, "88-109")
     standing = position("attacker to move; attacker: I109 C89 I86 A82; defender: A139 A122 I114")
@@ -70,14 +75,14 @@ def test_12_5_3_after_115_to_114_square_109_is_free() -> None:
 
 
 def test_12_5_4_batteries_139_and_122_protect_each_other() -> None:
-    board = position("attacker to move" + FIG2)
+    board = position("attacker to move" + COVER_FIGURE)
     assert is_geometric(board, "89x139")
     assert not is_legal(board, "89x139")
     assert is_geometric(board, "88x122") and not is_legal(board, "88x122")
 
 
 def test_12_5_5_after_115_to_131_the_batteries_no_longer_cover_each_other() -> None:
-    board = play(position("defender to move" + FIG2), "115-131")
+    board = play(position("defender to move" + COVER_FIGURE), "115-131")
     assert is_legal(board, "89x139") and is_legal(board, "89x122")
     assert is_legal(board, "88x122")
     retake = play(board, "88x122")
@@ -87,15 +92,14 @@ def test_12_5_5_after_115_to_131_the_batteries_no_longer_cover_each_other() -> N
 
 
 # --- 12.6 Plate 2 fig. 3: forced reply, one at a time -----------------------------------
-FIG3 = "attacker to move; attacker: A60 A54; defender: I16 I26 A1"
 
 
 def test_12_6_1_artillery_54_to_40_through_the_ford() -> None:
-    assert is_legal(position(FIG3), "54-40")
+    assert is_legal(position(FORCED_REPLY_FIGURE), "54-40")
 
 
 def test_12_6_2_both_figures_exposed_and_every_reply_relieves_one() -> None:
-    board = play(position(FIG3), "54-40")
+    board = play(position(FORCED_REPLY_FIGURE), "54-40")
     assert exposed_squares(board, "defender") == {16, 26}
     replies = analysis(board).legal
     assert replies
@@ -107,7 +111,7 @@ def test_12_6_2_both_figures_exposed_and_every_reply_relieves_one() -> None:
 
 
 def test_12_6_3_then_artillery_1_to_18_supports_the_figure_on_26() -> None:
-    board = play(position(FIG3), "54-40")
+    board = play(position(FORCED_REPLY_FIGURE), "54-40")
     away = sorted(m for m in legal(board) if m.startswith("16-") and m != "16-18")
     assert away
     for text in away:
@@ -130,22 +134,21 @@ def test_12_6_4_a_battery_on_16_or_26_could_take_the_artillery_on_40() -> None:
 
 
 # --- 12.7 Plate 2 fig. 4: a battery attacked through its angle --------------------------
-FIG4 = "attacker to move; attacker: C52 A38; defender: I13 A5"
 
 
 def test_12_7_1_infantry_13_protected_by_artillery_5() -> None:
-    board = position(FIG4)
+    board = position(ANGLE_FIGURE)
     assert exposed_squares(board, "defender") == set()
 
 
 def test_12_7_2_cavalry_52_to_51_and_to_36() -> None:
-    board = position(FIG4)
+    board = position(ANGLE_FIGURE)
     assert is_legal(board, "52-51") and is_legal(board, "52-36")
 
 
 def test_12_7_3_cavalry_threatens_artillery_5_through_an_angle() -> None:
     for square in (51, 36):
-        board = play(position(FIG4), f"52-{square}")
+        board = play(position(ANGLE_FIGURE), f"52-{square}")
         attacker_again = position(f"attacker to move; attacker: C{square} A38; defender: I13 A5")
         assert is_geometric(attacker_again, f"{square}x5")
         assert square not in exposed_squares(attacker_again, "attacker")
@@ -155,7 +158,7 @@ def test_12_7_3_cavalry_threatens_artillery_5_through_an_angle() -> None:
 
 def test_12_7_4_artillery_5_cannot_move_and_13_to_21_blocks() -> None:
     for square in (51, 36):
-        board = play(position(FIG4), f"52-{square}")
+        board = play(position(ANGLE_FIGURE), f"52-{square}")
         assert 5 not in moved_pieces(board)
         assert is_legal(board, "13-21")
         blocked = play(board, "13-21")
@@ -163,7 +166,7 @@ def test_12_7_4_artillery_5_cannot_move_and_13_to_21_blocks() -> None:
 
 
 def test_12_7_5_cavalry_takes_on_21_and_artillery_5_moves_again() -> None:
-    board = play(position(FIG4), "52-36", "13-21")
+    board = play(position(ANGLE_FIGURE), "52-36", "13-21")
     assert is_legal(board, "36x21")
     after = play(board, "36x21")
     assert 5 in moved_pieces(after)

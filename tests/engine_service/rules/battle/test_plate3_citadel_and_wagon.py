@@ -7,6 +7,7 @@ import pytest
 
 from engine_service.rules.base import OutcomeReason
 from engine_service.rules.errors import Reason, RuleError
+from tests.engine_service.rules.battle.book import CITADEL_FIGURE, CITADEL_TAKERS, WAGON_FIGURE
 from tests.engine_service.rules.battle.helpers import (
     RULES,
     analysis,
@@ -20,10 +21,6 @@ from tests.engine_service.rules.battle.helpers import (
 )
 
 # --- 12.8 Plate 3 fig. 1 -----------------------------------------------------------------
-WAGON_FIGURE = (
-    "defender to move; attacker: W127 A110 I119 A106 I101 C102; "
-    "defender: I129 I94 C113 I108 A95 A92"
-)
 
 
 def test_12_8_1_nobody_exposed_as_drawn() -> None:
@@ -66,21 +63,11 @@ def test_12_8_5_line_played_ends_with_the_wagon_taken() -> None:
 
 
 # --- 12.9 Plate 3 fig. 2 -----------------------------------------------------------------
-CITADEL_FIGURE = "defender: T19 A18 A34"
 
 
 @pytest.mark.parametrize(
     ("square", "may", "may_not"),
-    [
-        (40, "CL", "I"),
-        (33, "CIL", ""),
-        (35, "CIL", ""),
-        (21, "CIL", ""),
-        (4, "CIL", ""),
-        (2, "CIL", ""),
-        (22, "C", "IL"),
-        (11, "CIL", ""),
-    ],
+    [(square, may, may_not) for square, (may, may_not) in CITADEL_TAKERS.items()],
 )
 def test_12_9_1_who_may_take_the_citadel(square: int, may: str, may_not: str) -> None:
     for kind in may:

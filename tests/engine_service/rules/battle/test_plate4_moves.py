@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine_service.rules.battle.board import RELATIVE, ROT180, ray
 from engine_service.rules.battle.pieces import ATTACKER, DEFENDER
+from tests.engine_service.rules.battle.book import DUEL_FIGURE, MOVES_FIGURE
 from tests.engine_service.rules.battle.helpers import (
     destinations,
     exposed_squares,
@@ -15,18 +16,17 @@ from tests.engine_service.rules.battle.helpers import (
 )
 
 # Plate 4 fig. 2: Art 9, Wagon 11, IL 13, Cav 15, LI 36 (obstacles for the moves tested).
-FIGURE_2 = "defender to move; attacker: W11; defender: A9 I13 C15 L36"
 
 
 def test_12_2_1_cavalry_15_blocked_by_13() -> None:
-    board = position(FIGURE_2)
+    board = position(MOVES_FIGURE)
     reach = destinations(board, 15)
     assert 12 not in reach  # 13 intervenes
     assert {14, 37} <= reach
 
 
 def test_12_2_2_cavalry_37_with_36_occupied() -> None:
-    board = play(position(FIGURE_2), "15-37")
+    board = play(position(MOVES_FIGURE), "15-37")
     expected = {29, 21, 12, 22, 6, 30, 23, 15, 38, 45, 53, 52, 65, 76, 44, 51, 57}
     assert destinations(board, 37) == expected
     assert 35 not in expected and 34 not in expected
@@ -102,15 +102,14 @@ def test_12_2_8_wagon_11() -> None:
 
 
 # Plate 4 fig. 1: D Cav 127, D Art 119, D Art 106, D infantry 108; A Art 107, A Art 94.
-DUEL = "defender to move; attacker: A107 A94; defender: C127 A119 A106 I108"
 
 
 def test_12_3_1_defending_artillery_119_to_111() -> None:
-    assert is_legal(position(DUEL), "119-111")
+    assert is_legal(position(DUEL_FIGURE), "119-111")
 
 
 def test_12_3_2_batteries_in_each_others_range() -> None:
-    after = play(position(DUEL), "119-111")
+    after = play(position(DUEL_FIGURE), "119-111")
     assert is_legal(after, "107x111")
     # ...and if it stays, 111 could take it next move (no compulsion either way, A.4)
     waiting = play(after, "94-98")
@@ -119,17 +118,17 @@ def test_12_3_2_batteries_in_each_others_range() -> None:
 
 
 def test_12_3_3_retaking_on_111() -> None:
-    after = play(position(DUEL), "119-111", "107x111")
+    after = play(position(DUEL_FIGURE), "119-111", "107x111")
     assert is_legal(after, "127x111")
     assert is_legal(after, "106x111")
 
 
 def test_12_3_4_artillery_to_102_is_taken_by_106() -> None:
-    after = play(position(DUEL), "119-111", "107-102")
+    after = play(position(DUEL_FIGURE), "119-111", "107-102")
     assert is_legal(after, "106x102")
 
 
 def test_12_3_5_artillery_to_120_112_103_is_taken_by_the_infantry() -> None:
     for square in (120, 112, 103):
-        after = play(position(DUEL), "119-111", f"107-{square}")
+        after = play(position(DUEL_FIGURE), "119-111", f"107-{square}")
         assert is_legal(after, f"108x{square}")

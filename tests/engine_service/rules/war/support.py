@@ -49,11 +49,18 @@ def position(
     opts: Options | None = None,
 ) -> WarState:
     """A position from "Tc5 Md1 td6" (upper case South, lower case North)."""
+    return RULES.new_game(
+        opts or options(), setup_text(men, side=side, reserves=reserves, extra=extra)
+    )
+
+
+def setup_text(men: str, *, side: str = "S", reserves: str = "-:-", extra: str = "") -> str:
+    """The set-up text of "Tc5 Md1 td6" (upper case South, lower case North) with the side
+    to move, the reserves and any further fields."""
     placed = {}
     for word in men.split():
         placed[word[1:]] = word[0]
-    text = f"{board_field(placed)} {side} {reserves} {extra}".strip()
-    return RULES.new_game(opts or options(), text)
+    return f"{board_field(placed)} {side} {reserves} {extra}".strip()
 
 
 def notations(state: WarState) -> set[str]:

@@ -1,7 +1,6 @@
 """Section 13 of the specification: the required test scenarios, one test each.
 
-Unless a case says otherwise: only the men listed are on the board, South is to move, the
-Citadels are f1 and f10 and no Flying Machine is in reserve.
+The positions are those of book.py, which the conformance vectors replay as well.
 """
 
 from __future__ import annotations
@@ -11,7 +10,8 @@ import pytest
 from engine_service.rules.errors import RuleError
 from engine_service.rules.war.notation import read_text
 
-from .support import RULES, act, notations, options, position
+from .book import start
+from .support import RULES, act, notations
 
 
 def _moves_of(state_notations: set[str], origin: str) -> set[str]:
@@ -19,7 +19,7 @@ def _moves_of(state_notations: set[str], origin: str) -> set[str]:
 
 
 def test_13_1_compulsion() -> None:
-    state = position("Tc5 td6 Md1", reserves="F:-")
+    state = start("13.1-compulsion")
     assert notations(state) == {"c5xd6", "c5:e7", "Md1xd6"}
     for illegal in ("c5-c6", "Md1-d2", "F@e5", "Md1-a1"):
         with pytest.raises(RuleError) as error:
@@ -34,7 +34,7 @@ def _literal(text: str) -> tuple[int, ...]:
 
 
 def test_13_2_a_chain_must_continue() -> None:
-    state = position("Ta3 tb4 td6")
+    state = start("13.2-a-chain-must-continue")
     assert notations(state) == {"a3:c5:e7", "a3xb4"}
     with pytest.raises(RuleError) as error:
         RULES.apply(state, _literal("a3:c5"))
@@ -46,28 +46,28 @@ def test_13_2_a_chain_must_continue() -> None:
 
 
 def test_13_3_no_maximum_rule() -> None:
-    state = position("Te3 td4 tf4 th6")
+    state = start("13.3-no-maximum-rule")
     legal = notations(state)
     assert {"e3:c5", "e3:g5:i7"} <= legal
     assert {n for n in legal if ":" in n} == {"e3:c5", "e3:g5:i7"}
 
 
 def test_13_4_no_backward_jump() -> None:
-    state = position("Td5 tc4")
+    state = start("13.4-no-backward-jump")
     legal = notations(state)
     assert not any(":" in n for n in legal)
     assert legal == {"d5-d6"}  # no compulsion: the ordinary step is legal
 
 
 def test_13_5_jumps_only_over_enemy_troops() -> None:
-    state = position("Td5 he6")
+    state = start("13.5-jumps-only-over-enemy-troops")
     legal = notations(state)
     assert not any(":" in n for n in legal)
     assert legal == {"d5xe6", "d5-d6"}  # the capture is legal and not compulsory
 
 
 def test_13_6a_final_rank_troop_is_immune() -> None:
-    state = position("tc1 Ma1")
+    state = start("13.6a-final-rank-immunity")
     legal = notations(state)
     assert "Ma1-b1" in legal
     assert "Ma1xc1" not in legal
@@ -77,7 +77,7 @@ def test_13_6a_final_rank_troop_is_immune() -> None:
 
 
 def test_13_6b_troop_on_south_citadel_is_capturable() -> None:
-    state = position("tg2 Kf1 Ma1 kj10", side="N")
+    state = start("13.6b-troop-on-the-south-citadel")
     after = act(state, "g2xf1")
     assert "Ma1xf1" in notations(after)
     # If South does not capture it, North wins at once.
@@ -91,7 +91,7 @@ def test_13_6b_troop_on_south_citadel_is_capturable() -> None:
 
 
 def test_13_7_citadel_win() -> None:
-    state = position("Kf1 Ta3 gf5", side="N")
+    state = start("13.7-citadel-win")
     after = act(state, "Gf5xf1")
     assert RULES.outcome(after) is None
     end = act(after, "a3-a4")
@@ -101,21 +101,21 @@ def test_13_7_citadel_win() -> None:
 
 
 def test_13_8a_no_placement_on_a_citadel() -> None:
-    state = RULES.new_game(options())
-    after_kings_leave = position("Ka5 ka6 Tb3", reserves="FF:ff")
-    for start in (state, after_kings_leave):
-        legal = notations(start)
+    state = start("13.8a-no-placement-on-a-citadel-at-the-start")
+    after_kings_leave = start("13.8a-no-placement-on-an-empty-citadel")
+    for placing in (state, after_kings_leave):
+        legal = notations(placing)
         assert "F@f1" not in legal and "F@f10" not in legal
         for citadel in ("f1", "f10"):
             with pytest.raises(RuleError) as error:
-                RULES.apply(start, _literal(f"F@{citadel}"))
+                RULES.apply(placing, _literal(f"F@{citadel}"))
             assert error.value.reason == "PLACEMENT_FORBIDDEN"
     assert "F@e5" in notations(after_kings_leave)
 
 
 def test_13_8b_flying_machine_blocks() -> None:
-    south = position("Fe5 ge8 Hd3 Me1")
-    north = position("Fe5 ge8 Hd3 Me1", side="N")
+    south = start("13.8b-flying-machine-blocks-south-to-move")
+    north = start("13.8b-flying-machine-blocks-north-to-move")
     general = _moves_of(notations(north), "e8")
     assert {"Ge8-e7", "Ge8-e6"} <= general
     assert not {"Ge8-e5", "Ge8-e4", "Ge8-e3", "Ge8-e2", "Ge8xe1"} & general
@@ -131,7 +131,7 @@ def test_13_8b_flying_machine_blocks() -> None:
 
 
 def test_13_9_no_en_passant() -> None:
-    state = position("Te7 td9", side="N")
+    state = start("13.9-no-en-passant")
     after = act(state, "d9-d7")
     legal = notations(after)
     assert "e7xd8" not in legal
@@ -139,8 +139,7 @@ def test_13_9_no_en_passant() -> None:
     with pytest.raises(RuleError):
         RULES.apply(after, _literal("e7xd8"))
     # With en_passant = displacement_only the capture in passing becomes legal.
-    opts = options(en_passant="displacement_only")
-    state = position("Te7 td9", side="N", opts=opts)
+    state = start("13.9-en-passant-displacement-only")
     after = act(state, "d9-d7")
     assert "e7xd8" in notations(after)
     taken = act(after, "e7xd8")
@@ -148,12 +147,12 @@ def test_13_9_no_en_passant() -> None:
 
 
 def test_13_10a_final_rank_troop_has_no_moves() -> None:
-    state = position("Tc9 ma10")
+    state = start("13.10a-final-rank-troop-is-immune")
     after = act(state, "c9-c10")
     legal = notations(after)
     assert "Ma10xc10" not in legal
     assert "Ma10-b10" in legal
-    back = position("Tc10 ma10 Kj1", opts=options())  # South to move: the Troop is stuck
+    back = start("13.10a-final-rank-troop-has-no-moves")  # the Troop is stuck
     assert not _moves_of(notations(back), "c10")
     with pytest.raises(RuleError) as error:
         RULES.apply(back, _literal("c10-c9"))
@@ -161,7 +160,7 @@ def test_13_10a_final_rank_troop_has_no_moves() -> None:
 
 
 def test_13_10b_troop_on_north_citadel_must_be_captured() -> None:
-    state = position("Tf9 ma10 Ka1")
+    state = start("13.10b-troop-on-the-north-citadel")
     after = act(state, "f9-f10")
     assert "Ma10xf10" in notations(after)
     lost = act(after, "Ma10-a9")
