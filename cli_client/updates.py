@@ -41,7 +41,7 @@ def draw_answer(
     return None
 
 
-def lost_line(reason: str, my_turn: bool) -> str:
+def lost_line(reason: str, *, my_turn: bool) -> str:
     """The warning when the stream to the matchmaker is lost."""
     line = f"lost connection to the matchmaker ({reason}); reconnecting…"
     if my_turn:  # the open stream is the player's presence
@@ -71,7 +71,7 @@ class Updates:
             if isinstance(item, Update):
                 changed |= self._update(item.message)
             elif isinstance(item, Lost):
-                play.warn(lost_line(item.reason, self.session.my_turn))
+                play.warn(lost_line(item.reason, my_turn=self.session.my_turn))
             elif isinstance(item, Reconnected):
                 play.note("reconnected to the matchmaker; catching up with the game")
             elif isinstance(item, Ended):
