@@ -5,7 +5,8 @@ notation, and every rule question goes to the engine; the client keeps no rule o
 
 Where things are:
 
-- `main.py`        the `wargame` command: subcommands, flags, one-line errors
+- `main.py`        the `wargame` command: what each subcommand does, one-line errors
+- `arguments.py`   its command line: subcommands, arguments, flags and their variables
 - `connection.py`  channels to the engine and the matchmaker, one method per call
 - `errors.py`      every failure as one readable line (`ClientError`)
 - `identity.py`    the guest identity file (token, last game, deployment secrets)
