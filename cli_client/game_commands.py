@@ -154,8 +154,7 @@ class GameCommands:
     def _resign(self, argument: str) -> None:
         """Resign (withdraw a game nobody joined), once the player says yes (`resign!`: now)."""
         session = self.session
-        if session.finished:
-            raise ClientError("the game is over", reason="GAME_OVER")
+        self.require_ongoing()
 
         def resign() -> None:
             self._apply_view(self.play.connection.resign(session.game_id))
@@ -190,11 +189,15 @@ class GameCommands:
         if self.session.update(view):
             self.play.changed()
 
+    def require_ongoing(self) -> None:
+        """Refuse what only a game in play allows, once the game is over."""
+        if self.session.finished:
+            raise ClientError("the game is over", reason="GAME_OVER")
+
     def check_turn(self) -> None:
         """Refuse to act when it is not the player's turn (or no game runs)."""
         session = self.session
-        if session.finished:
-            raise ClientError("the game is over")
+        self.require_ongoing()
         if not session.started:
             raise ClientError("the game has not started: waiting for an opponent")
         if not session.my_turn:
@@ -258,8 +261,7 @@ class GameCommands:
         """List the legal actions (for one cell if given)."""
         play = self.play
         session = self.session
-        if session.finished:
-            raise ClientError("the game is over")
+        self.require_ongoing()
         reply = play.connection.legal_actions(session.state, cell.strip())
         notations = [action.notation for action in reply.actions]
         where = f" from {cell.strip()}" if cell.strip() else ""
