@@ -5,7 +5,8 @@ notation, and every rule question goes to the engine; the client keeps no rule o
 
 Where things are:
 
-- `main.py`        the `wargame` command: subcommands, flags, one-line errors
+- `main.py`        the `wargame` command: what each subcommand does, one-line errors
+- `arguments.py`   its command line: subcommands, arguments, flags and their variables
 - `connection.py`  channels to the engine and the matchmaker, one method per call
 - `errors.py`      every failure as one readable line (`ClientError`)
 - `identity.py`    the guest identity file (token, last game, deployment secrets)
@@ -16,11 +17,18 @@ Where things are:
 - `details.py`     what a game's own state adds to the screen (phases, reserves, terrain)
 - `live.py`        the thread that follows WatchGame and reconnects (the open stream is
                    the player's presence)
-- `play.py`        the game loop, the same for every game, player or spectator; after the
-                   game, the rating changes and `rematch`
+- `play.py`        the game loop, the same for every game, player or spectator
+- `updates.py`     what the live stream brings, taken into the game: new versions,
+                   notices, the connection lost and back, the answer to a draw offer
+- `game_commands.py` what a typed command does in a game: help, board, flip, moves, hint,
+                   resign (asks first), draw, accept/decline, actions and their refusals
+- `prompt.py`      what the player is told and asked: the welcome line, who the game
+                   waits for, what to do now, the prompt
+- `after_game.py`  after the game: the result, the rating changes, `rematch` or `quit`
 - `notices.py`     the matchmaker's notices in words: disconnected, reconnected, the
                    abandonment warning with the time left, a rematch offered
 - `commands.py`    what a typed line means: the client's words or the game's notation
+                   (`game_commands.py` carries it out)
 - `notation.py`    a refused text read against the legal actions: a destination alone,
                    "did you mean Hb1-c3?", the nearest word
 - `wording.py`     engine sentences as players read them (no section numbers, option

@@ -73,6 +73,11 @@ def phase(state: game_pb2.GameState) -> int:
     return int(state.napoleonic.phase)
 
 
+def links(pairs: list[tuple[str, str]], cells: dict[str, str]) -> str:
+    """Unit-to-unit links ("d4>e5, e6>e5") with each unit at its cell (its id if not found)."""
+    return ", ".join(f"{cells.get(one, one)}>{cells.get(other, other)}" for one, other in pairs)
+
+
 def extra_lines(state: game_pb2.GameState, name: dict[str, str]) -> list[str]:
     """Lines of game-specific status under the players ("Flying Machines in reserve: ...")."""
     which = state.WhichOneof("detail")
@@ -101,18 +106,12 @@ def extra_lines(state: game_pb2.GameState, name: dict[str, str]) -> list[str]:
             napoleonic_pb2.NAPOLEONIC_PHASE_DEFENCE,
         )
         if nap.phase in combat_phases:
-            attacks = [
-                f"{cells.get(a.attacker, a.attacker)}>{cells.get(a.target, a.target)}"
-                for a in nap.turn.attacks
-            ]
+            attacks = [(a.attacker, a.target) for a in nap.turn.attacks]
             if attacks:
-                lines.append("attacks: " + ", ".join(attacks))
-            supports = [
-                f"{cells.get(s.supporter, s.supporter)}>{cells.get(s.supported, s.supported)}"
-                for s in nap.turn.supports
-            ]
+                lines.append("attacks: " + links(attacks, cells))
+            supports = [(s.supporter, s.supported) for s in nap.turn.supports]
             if supports:
-                lines.append("supports: " + ", ".join(supports))
+                lines.append("supports: " + links(supports, cells))
         vacant = [v.cell for v in nap.turn.vacancies if not v.filled_by]
         if vacant and nap.phase == napoleonic_pb2.NAPOLEONIC_PHASE_ADVANCE:
             lines.append("vacated: " + ", ".join(vacant))

@@ -14,7 +14,8 @@ from cli_client.connection import Connection, duration, iterate
 from cli_client.display import choose
 from cli_client.errors import ClientError
 from cli_client.identity import Store
-from cli_client.play import Play, welcome
+from cli_client.play import Play
+from cli_client.prompt import welcome
 from cli_client.render import panel
 from cli_client.session import GameSession
 from cli_client.terminal import Terminal

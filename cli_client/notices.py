@@ -3,7 +3,7 @@ lose as abandoned, who offers a rematch.
 
 A notice changes no version of the game (`WatchGameResponse.notice`). A player is not told
 of its own comings and goings: a client that receives them is there, and the client says
-itself when it loses its connection (see `play.Play`).
+itself when it loses its connection (see `updates.Updates`).
 """
 
 from __future__ import annotations

@@ -82,25 +82,16 @@ def output_stream(theme: Theme, stream: TextIO | None = None) -> TextIO:
 def make_console(theme: Theme, stream: TextIO | None = None) -> Console:
     """A rich console that writes exactly what the theme allows (no auto-highlighting)."""
     out = output_stream(theme, stream)
-    if theme.colour:
-        return Console(
-            file=out,
-            force_terminal=True,
-            color_system="truecolor",
-            highlight=False,
-            markup=False,
-            emoji=False,
-            soft_wrap=True,
-        )
+    colour = theme.colour
     return Console(
         file=out,
-        force_terminal=False,
-        color_system=None,
+        force_terminal=colour,
+        color_system="truecolor" if colour else None,
         highlight=False,
         markup=False,
         emoji=False,
         soft_wrap=True,
-        no_color=True,
+        no_color=None if colour else True,  # (None: rich's own default, as with colour)
     )
 
 

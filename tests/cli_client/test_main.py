@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from cli_client.arguments import build_parser
 from cli_client.lobby import is_game_id
-from cli_client.main import _game_request, build_parser, main
+from cli_client.main import _game_request, main
 from wargame.v1 import matchmaker_pb2
 
 COMMANDS = ("games", "rules", "play", "watch", "resume", "record", "replay", "leaderboard")

@@ -360,7 +360,7 @@ CLI_VARIABLES = ["WARGAME_TLS", "WARGAME_TLS_CA_FILE", "WARGAME_TLS_SERVER_NAME"
 
 
 def test_every_transport_setting_is_in_help_and_in_the_readme() -> None:
-    from cli_client.main import build_parser as cli_parser
+    from cli_client.arguments import build_parser as cli_parser
     from engine_service.main import build_parser as engine_parser
     from matchmaker.main import build_parser as matchmaker_parser
     from tests.servers import ROOT

@@ -1,0 +1,301 @@
+"""The `wargame` command line: its subcommands, their arguments and flags, with `--help`.
+
+`build_parser` is the whole of it; `main.py` carries out what was asked. Flags that also
+come from the environment (`WARGAME_ENGINE`, `WARGAME_TLS`, ...) are declared with
+`Parser.flag`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
+from cli_client.session import BOT_LEVELS
+from wargame.runtime.config import Parser, host_port
+
+PROG = "wargame"
+
+
+def address(text: str) -> str:
+    """A HOST:PORT argument (grpcs://HOST:PORT for TLS, grpc://HOST:PORT for plaintext)."""
+    try:
+        host_port(split_target(text)[0])
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _common(
+    parser: Parser, *, engine: bool = True, matchmaker: bool = True, game: bool = False
+) -> None:
+    group = parser.add_argument_group("connection and display")
+    if engine:
+        parser.flag(
+            "--engine",
+            env="ENGINE",
+            default=DEFAULT_ENGINE,
+            type=address,
+            metavar="HOST:PORT",
+            help="the rules engine's address (grpcs://HOST:PORT: over TLS)",
+        )
+    if matchmaker:
+        parser.flag(
+            "--matchmaker",
+            env="MATCHMAKER",
+            default=DEFAULT_MATCHMAKER,
+            type=address,
+            metavar="HOST:PORT",
+            help="the matchmaker's address (grpcs://HOST:PORT: over TLS)",
+        )
+        parser.flag(
+            "--home",
+            env="HOME",
+            default="",
+            metavar="DIR",
+            help="folder of the identity file (default: $XDG_CONFIG_HOME/wargame)",
+        )
+        parser.flag(
+            "--name", env="NAME", default="", help="display name when registering as a guest"
+        )
+    parser.flag(
+        "--tls",
+        env="TLS",
+        action="store_true",
+        help="reach the servers over TLS, trusting the system's CA certificates (use it for "
+        "any server beyond this machine)",
+    )
+    parser.flag(
+        "--tls-ca-file",
+        env="TLS_CA_FILE",
+        default="",
+        metavar="FILE",
+        help="PEM CA certificates to trust instead, for a server with a private CA (implies --tls)",
+    )
+    parser.flag(
+        "--tls-server-name",
+        env="TLS_SERVER_NAME",
+        default="",
+        metavar="NAME",
+        help="the name the servers' certificates carry, when not the host connected to "
+        "(implies --tls)",
+    )
+    group.add_argument(
+        "--ascii", action="store_true", help="plain ASCII, no colours (also when not a terminal)"
+    )
+    group.add_argument(
+        "--no-color", "--no-colour", dest="no_colour", action="store_true", help="no colours"
+    )
+    if game:
+        group.add_argument(
+            "--plain",
+            "--line",
+            dest="plain",
+            action="store_true",
+            help="during a game, print each change below the last instead of the full-screen "
+            "view (for screen readers and scripts; also with --ascii or when not a terminal)",
+        )
+
+
+def build_parser() -> Parser:
+    """The command-line parser."""
+    parser = Parser(
+        prog=PROG,
+        description="Play The Game of War (1910), the Game of Battle (1866) and Napoleonic "
+        "Chess (2016) against people or the bot.",
+        epilog="Start the local servers with `make run`; `make play` also starts a game.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+
+    games = commands.add_parser(
+        "games",
+        help="the rulesets and their options",
+        description="List the rulesets the engine serves, with their options.",
+    )
+    games.add_argument("game", nargs="?", default="", help="only this game")
+    _common(games, matchmaker=False)
+
+    rules = commands.add_parser(
+        "rules",
+        help="the board and a rules summary of a game",
+        description="Draw a game's board and print its pieces, rules and notation.",
+    )
+    rules.add_argument("game", help="war, battle or napoleonic")
+    rules.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option that changes the board (Napoleonic scenario, size)",
+    )
+    rules.add_argument("--preset", default="", help="a preset of options")
+    rules.add_argument(
+        "--position",
+        default="",
+        metavar="TEXT",
+        help="draw this position (a position text, as `wargame position` prints) instead of "
+        "the initial one",
+    )
+    _common(rules, matchmaker=False)
+
+    play = commands.add_parser(
+        "play",
+        help="play a game (against the bot by default)",
+        description="Start a game and play it: against the bot, an open game for anyone, a private "
+        "game by invite code, a game joined by its code, or a quick match from the queue.",
+    )
+    play.add_argument(
+        "game", nargs="?", default="", help="war, battle or napoleonic (not needed with --join)"
+    )
+    how = play.add_mutually_exclusive_group()
+    how.add_argument(
+        "--vs",
+        choices=("bot", "human"),
+        default=None,
+        help="the opponent: the bot, or any human (an open public game)",
+    )
+    how.add_argument(
+        "--queue", action="store_true", help="quick match: wait for an opponent of similar rating"
+    )
+    how.add_argument(
+        "--invite", action="store_true", help="a private game: print a code for a friend to join"
+    )
+    how.add_argument(
+        "--join",
+        metavar="CODE",
+        default="",
+        help="join a game by its invite code, or a public open game by its id (`wargame lobby`)",
+    )
+    play.add_argument(
+        "--option",
+        "-o",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a game option (repeatable; see `wargame games`)",
+    )
+    play.add_argument("--preset", default="", help="a preset of options")
+    play.add_argument(
+        "--side", "--seat", dest="side", default="", help="the side to play (default: any free one)"
+    )
+    play.add_argument(
+        "--scenario",
+        default="",
+        metavar="NAME",
+        help="a Napoleonic Chess scenario, some for 3 or more players (`wargame games napoleonic`)",
+    )
+    play.add_argument(
+        "--bot-seats",
+        default="",
+        metavar="SIDES",
+        help="with --invite or --vs human: the sides the bot plays (comma-separated); the "
+        "other seats are for people",
+    )
+    play.add_argument(
+        "--clock",
+        default="",
+        metavar="MIN+SEC",
+        help="time control, e.g. 10+5 (10 minutes, 5 seconds a move); untimed by default",
+    )
+    start = play.add_mutually_exclusive_group()
+    start.add_argument(
+        "--setup",
+        default="",
+        metavar="TEXT",
+        help="start from this position (the game's set-up text)",
+    )
+    start.add_argument(
+        "--position",
+        default="",
+        metavar="TEXT",
+        help="start from this position text (as `wargame position` prints it), with its options",
+    )
+    play.add_argument(
+        "--rated",
+        action="store_true",
+        help="a rated game against a person (games against the bot are never rated)",
+    )
+    play.add_argument(
+        "--level",
+        type=int,
+        choices=range(1, BOT_LEVELS + 1),
+        default=0,
+        metavar="1-5",
+        help="the bot's strength, from 1 (a beginner can beat it) to 5 (the strongest); "
+        "default: the matchmaker's (5 unless its operator chose another)",
+    )
+    play.add_argument(
+        "--bot-time",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="the bot's thinking time per action (default: the matchmaker's, 1 s)",
+    )
+    _common(play, game=True)
+
+    watch = commands.add_parser(
+        "watch", help="follow a game live", description="Follow a game live as a spectator."
+    )
+    watch.add_argument("game_id", help="the game's id")
+    _common(watch, game=True)
+
+    resume = commands.add_parser(
+        "resume",
+        help="come back to a game",
+        description="Come back to a game you play in (by default the last one).",
+    )
+    resume.add_argument(
+        "game_id", nargs="?", default="", help="the game's id (default: your last game)"
+    )
+    _common(resume, game=True)
+
+    position = commands.add_parser(
+        "position",
+        help="print a game's position text",
+        description="Print the current position of a game as its position text (the whole "
+        "state in one line; docs/positions.md). `wargame rules GAME --position TEXT` draws it "
+        "and `wargame play GAME --position TEXT` starts a game from it.",
+    )
+    position.add_argument("game_id", help="the game's id")
+    _common(position)
+
+    record = commands.add_parser(
+        "record",
+        help="print a game's replayable record",
+        description="Print the record of a game (replay it with `wargame replay FILE`).",
+    )
+    record.add_argument("game_id", help="the game's id")
+    record.add_argument("--output", "-o", default="", metavar="FILE", help="write it to FILE")
+    _common(record, engine=False)
+
+    replay_parser = commands.add_parser(
+        "replay",
+        help="step through a game record",
+        description="Step through a record position by position.",
+    )
+    replay_parser.add_argument("file", help="a record file (from `wargame record ID -o FILE`)")
+    shown = replay_parser.add_mutually_exclusive_group()
+    shown.add_argument(
+        "--all", dest="everything", action="store_true", help="print every position, no stepping"
+    )
+    shown.add_argument("--final", action="store_true", help="print only the final position")
+    _common(replay_parser, matchmaker=False)
+
+    lobby_parser = commands.add_parser(
+        "lobby",
+        help="public games waiting for players, with their free seats",
+        description="List the public games waiting for players: each seat, who holds it, and "
+        "how to take a free one.",
+    )
+    lobby_parser.add_argument("game", nargs="?", default="", help="only this game")
+    _common(lobby_parser)
+
+    leaders = commands.add_parser(
+        "leaderboard",
+        help="the best-rated players of a game",
+        description="The best-rated players of a game.",
+    )
+    leaders.add_argument("game", help="war, battle or napoleonic")
+    leaders.add_argument("--limit", type=int, default=20, help="how many players")
+    _common(leaders, engine=False)
+    return parser

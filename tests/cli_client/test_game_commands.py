@@ -1,0 +1,43 @@
+"""Typed commands in a game, in the parts that need no terminal: the hint line, `moves`' columns."""
+
+from __future__ import annotations
+
+from cli_client.game_commands import hint_line, in_columns, spoken
+from wargame.v1 import engine_pb2
+
+
+def test_a_citadel_held_is_said_in_words() -> None:
+    assert spoken("Ch1xa8#C") == "Ch1xa8 (the Citadel holds: a win)"
+    assert spoken("Ch1xa8") == "Ch1xa8"
+
+
+def test_the_hint_gives_the_verdict_and_the_expected_line() -> None:
+    reply = engine_pb2.SuggestActionResponse(
+        notation="e3-e4", line=["e3-e4", "a7-a6", "Ch1xa8#C"], summary="wins in 2"
+    )
+    assert hint_line(reply) == (
+        "Hint: e3-e4 (wins in 2; then a7-a6 Ch1xa8 (the Citadel holds: a win))"
+    )
+
+
+def test_the_hint_without_a_summary_gives_the_material() -> None:
+    reply = engine_pb2.SuggestActionResponse(notation="e3-e4", line=["e3-e4"], evaluation=-1.25)
+    assert hint_line(reply) == "Hint: e3-e4 (-1.2 material)"
+
+
+def test_the_hint_line_stops_after_five_more_actions() -> None:
+    line = ["a1-a2", "b1", "b2", "b3", "b4", "b5", "b6"]
+    reply = engine_pb2.SuggestActionResponse(notation="a1-a2", line=line, summary="about even")
+    assert hint_line(reply) == "Hint: a1-a2 (about even; then b1 b2 b3 b4 b5)"
+
+
+def test_moves_are_listed_in_as_many_columns_as_fit() -> None:
+    notations = ["a1-a2", "b1-b2", "Ch1xa8", "d1-d2", "e1-e2"]
+    # Columns of 8 (the longest, 6, and two spaces): 20 columns hold two after the indent.
+    assert in_columns(notations, 20) == [
+        "  a1-a2   b1-b2",
+        "  Ch1xa8  d1-d2",
+        "  e1-e2",
+    ]
+    assert in_columns(notations, 5) == [f"  {text}" for text in notations]
+    assert in_columns(notations, 80) == ["  a1-a2   b1-b2   Ch1xa8  d1-d2   e1-e2"]
