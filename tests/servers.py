@@ -95,6 +95,7 @@ def local_stack_variables(tmp_path: Path) -> dict[str, str]:
         "RUN_DIR": str(tmp_path / "run"),
         "TMPDIR": str(tmp_path / "tmp"),
         "HOME": str(tmp_path / "home"),
+        "WARGAME_START_TIMEOUT": "180",  # a test run may share the machine with others
     }
 
 

@@ -39,7 +39,9 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-HEALTH_TIMEOUT = 30.0  # seconds a process that is still alive gets to answer its health check
+# Seconds a process that is still alive gets to answer its health check (a busy machine may
+# need more: WARGAME_START_TIMEOUT).
+HEALTH_TIMEOUT = 30.0
 STOP_TIMEOUT = 20.0  # seconds a process gets to stop on SIGTERM before it is killed
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -531,14 +533,29 @@ def relevant_log(started: Started, run_dir: Path, limit: int = 6) -> list[str]:
     return [_readable(line) for line in shown]
 
 
+def start_timeout() -> float:
+    """Seconds a part may take to answer at start: WARGAME_START_TIMEOUT, else 30."""
+    text = os.environ.get("WARGAME_START_TIMEOUT", "").strip()
+    try:
+        seconds = float(text) if text else HEALTH_TIMEOUT
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise StackError(f"WARGAME_START_TIMEOUT={text!r} is not a number of seconds above 0")
+    return seconds
+
+
 def _failure(started: Started, run_dir: Path, config: Config, what: str) -> StackError:
     """The error for a part that did not start: its own words, and the way out."""
     said = "\n".join(f"    {line}" for line in relevant_log(started, run_dir)) or "    (nothing)"
-    ways = [
-        _way_out(listener)
-        for listener in config.listeners()
-        if listener.part == started.part.name and port_busy(listener.address)
-    ]
+    if started.process.poll() is None:  # alive but slow: its own ports are no one else's fault
+        ways = ["a busy machine may need longer: `WARGAME_START_TIMEOUT=120 make play` waits 120 s"]
+    else:
+        ways = [
+            _way_out(listener)
+            for listener in config.listeners()
+            if listener.part == started.part.name and port_busy(listener.address)
+        ]
     log = _log_file(run_dir, started.part)
     return StackError(
         f"the {started.part.name} {what}; its log ({log}) says:\n{said}"
@@ -546,10 +563,11 @@ def _failure(started: Started, run_dir: Path, config: Config, what: str) -> Stac
     )
 
 
-def wait_ready(batch: list[Started], run_dir: Path, config: Config) -> None:
-    """Wait until every process answers; a process that exits is reported at once."""
+def wait_ready(batch: list[Started], run_dir: Path, config: Config, timeout: float) -> None:
+    """Wait until every process answers within `timeout` seconds; a process that exits is
+    reported at once."""
     waiting = list(batch)
-    deadline = time.monotonic() + HEALTH_TIMEOUT
+    deadline = time.monotonic() + timeout
     while waiting:
         for started in list(waiting):
             code = started.process.poll()
@@ -558,9 +576,7 @@ def wait_ready(batch: list[Started], run_dir: Path, config: Config) -> None:
             if _ready(started.part, config):
                 waiting.remove(started)
         if waiting and time.monotonic() > deadline:
-            raise _failure(
-                waiting[0], run_dir, config, f"did not answer within {HEALTH_TIMEOUT:.0f} s"
-            )
+            raise _failure(waiting[0], run_dir, config, f"did not answer within {timeout:g} s")
         if waiting:
             time.sleep(0.05)
 
@@ -673,6 +689,7 @@ def start(run_dir: Path) -> Config:
             "the run folder does not keep the Redis password: set WARGAME_REDIS_URL again"
         )
     check_ports([listener for listener in config.listeners() if listener.part in names])
+    timeout = start_timeout()
 
     save_config(run_dir, config)
     for path in (run_dir / "seal.key", run_dir / "matchmaker-secret.key"):
@@ -693,7 +710,7 @@ def start(run_dir: Path) -> Config:
                 if part.name in batch
             ]
             started += spawned
-            wait_ready(spawned, run_dir, config)
+            wait_ready(spawned, run_dir, config, timeout)
     except BaseException:
         for item in reversed(started):
             _stop_part(run_dir, item.part)

@@ -68,7 +68,9 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     make.expect_text(local_stack["WARGAME_ENGINE_LISTEN"])  # where the README's variable says
     make.expect_text("Registered as")
     your_turn(make, "South|North")
-    assert "♚" in make.screen()  # the board, in Unicode and colours on a terminal
+    # The board, in Unicode and colours on a terminal (a frame may reach it in parts: the
+    # input line can come before the last of the board).
+    make.wait_screen(lambda cli: "♚" in cli.screen())
     stack_redis = redis.Redis.from_url(local_stack["WARGAME_REDIS_URL"])
     assert stack_redis.exists(keys.game(game_id_of(make)))  # the game is the stack's
     make.send("quit")

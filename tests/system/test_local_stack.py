@@ -206,6 +206,30 @@ def test_a_process_that_dies_at_start_is_reported_at_once_with_its_error(
         redis.Redis.from_url(stack_env["WARGAME_REDIS_URL"], socket_connect_timeout=2).ping()
 
 
+def test_a_part_too_slow_to_answer_is_stopped_with_the_way_to_wait_longer(
+    stack_env: dict[str, str],
+) -> None:
+    # No engine imports its rules in a hundredth of a second: it is alive, and too slow.
+    failed = _make("run", {**stack_env, "WARGAME_START_TIMEOUT": "0.01"})
+    assert failed.returncode != 0
+    lines = failed.stderr.strip().splitlines()
+    assert re.match(r"make run: the (redis|engine) did not answer within 0.01 s; its log", lines[0])
+    way_out = "way out: a busy machine may need longer: `WARGAME_START_TIMEOUT=120 make play`"
+    assert [line.strip() for line in lines if "way out" in line] == [f"{way_out} waits 120 s"]
+    assert "held by" not in failed.stderr  # its own ports are not someone else's
+    assert _pids(Path(stack_env["RUN_DIR"])) == {}  # what started was stopped again
+
+
+def test_a_start_timeout_that_is_no_number_of_seconds_is_refused(
+    stack_env: dict[str, str],
+) -> None:
+    failed = _make("run", {**stack_env, "WARGAME_START_TIMEOUT": "soon"})
+    assert failed.returncode != 0
+    assert "WARGAME_START_TIMEOUT='soon' is not a number of seconds above 0" in failed.stderr
+    assert "starting" not in failed.stdout
+    assert _pids(Path(stack_env["RUN_DIR"])) == {}
+
+
 def test_a_redis_that_already_answers_is_used_and_left_running(
     stack_env: dict[str, str], tmp_path: Path
 ) -> None:
