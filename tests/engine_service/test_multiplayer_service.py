@@ -424,6 +424,10 @@ def structured(stub: engine_pb2_grpc.RulesEngineStub, scenario: str) -> Any:
         (lambda s: s.napoleonic.turn.pending_players.append("orange"), "state.napoleonic.turn"),
         (lambda s: s.draw_accepted.append("black"), "state.draw_accepted"),
         (lambda s: setattr(s.napoleonic.players[3], "id", "white"), PLAYERS_FIELD),
+        # An alliance the position text cannot carry (found by the mutation property test:
+        # the state was accepted, and the engine's own answer then refused).
+        (lambda s: setattr(s.napoleonic.players[0], "alliance", ";"), PLAYERS_FIELD),
+        (lambda s: setattr(s.napoleonic.players[0], "alliance", "x y"), PLAYERS_FIELD),
     ],
 )
 def test_inconsistent_multiplayer_states_are_refused_naming_the_field(
@@ -442,6 +446,8 @@ def test_inconsistent_multiplayer_states_are_refused_naming_the_field(
     [
         # two alliances needed
         "board 8x8; players: red/a black/a; red: a1=G; black: h8=G; turn: red movement 0",
+        # an alliance id is a word
+        "board 8x8; players: red/a=b black/b; red: a1=G; black: h8=G; turn: red movement 0",
         # a shared army must be an army of the same alliance
         "board 8x8; players: red/a black/b blue/a@black; red: a1=G; black: h8=G; blue: b1=I; "
         "turn: red movement 0",

@@ -49,8 +49,8 @@ from engine_service.rules.napoleonic.consistency import check_state, deployment_
 from engine_service.rules.napoleonic.deployment import Sealer
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
+from engine_service.rules.napoleonic.scenarios import ALLIANCE_ID, PALETTE, SCENARIOS, SIDES
 from engine_service.rules.napoleonic.scenarios import DEFAULT_PLAYERS as DEFAULT_SCENARIO_PLAYERS
-from engine_service.rules.napoleonic.scenarios import PALETTE, SCENARIOS, SIDES
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
     Position,
@@ -460,6 +460,11 @@ def _players(text: str | None, options: Options) -> tuple[Player, ...]:
         if player not in PALETTE:
             raise PositionError(
                 f"players: {quoted(player)} is no player id; ids: {', '.join(PALETTE)}"
+            )
+        if not ALLIANCE_ID.fullmatch(alliance):
+            raise PositionError(
+                f"players: alliance {quoted(alliance)} is not a word of letters, digits, "
+                "'_' and '-' (at most 32)"
             )
         players.append(Player(player, alliance, army, bool(status), status == "surrendered"))
     ids = [p.id for p in players]

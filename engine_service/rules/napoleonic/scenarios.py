@@ -14,6 +14,7 @@ engine ids (`R_I1`, `U_C2`).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -23,6 +24,10 @@ from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
 
 SIDES = ("red", "black")  # red = south (deploys from rank 1 upward), black = north (1)
 # Every player id a game may have (2 to 8 players), with the prefix of its units' ids.
+# An alliance id: one word the position text can carry (docs/positions.md), whichever form
+# of the state it came in.
+ALLIANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+
 PALETTE: Mapping[str, str] = {
     "red": "R",
     "black": "B",
