@@ -99,7 +99,7 @@ def local_stack_variables(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def wait_healthy(address: str, service: str = "", timeout: float = 20.0) -> None:
+def wait_healthy(address: str, service: str = "", timeout: float = 60.0) -> None:
     """Block until the gRPC health check of `service` at `address` answers SERVING."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
@@ -107,7 +107,7 @@ def wait_healthy(address: str, service: str = "", timeout: float = 20.0) -> None
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             except grpc.RpcError as error:
@@ -283,7 +283,8 @@ def _serving_itself(handle: ServiceProcess, port: int, service: str, timeout: fl
         stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline and handle.process.poll() is None:
             try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=1)
+                # A busy machine may take seconds to answer a process just started.
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
                 if reply.status == health_pb2.HealthCheckResponse.SERVING and listens(
                     handle.process.pid, port
                 ):
@@ -302,9 +303,10 @@ def start_service(
     service: str,
     port: int | None = None,
     env: dict[str, str] | None = None,
-    timeout: float = 30.0,
+    timeout: float = 90.0,
 ) -> ServiceProcess:
-    """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy.
+    """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy
+    (at most `timeout` seconds: a bound for a machine busy with other test runs).
 
     Without a given port it takes a free one, and another if that was taken before the process
     could bind it.
