@@ -1,0 +1,537 @@
+"""The Game of War's refusals, word for word: each rule an illegal action breaks is named.
+
+A refused action's explanation is what a player reads (section 2: helpful refusals), so
+its wording, the reason, the rule's section and the alternatives offered are the product;
+each case below is one branch of `engine_service.rules.war.explain`, pinned exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from engine_service.rules.errors import RuleError
+
+from .support import RULES, options, position
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An illegal action in a position, and its refusal: reason, rule, message, alternatives.
+
+    `alternatives` is the whole listing when it is short, else how many there are.
+    """
+
+    name: str
+    men: str
+    text: str
+    reason: str
+    rule: str
+    message: str
+    alternatives: tuple[str, ...] | int
+    opts: dict[str, str] = field(default_factory=dict)
+    side: str = "S"
+    reserves: str = "-:-"
+    extra: str = ""
+
+
+REFUSALS = [
+    Refusal(
+        "huff_off",
+        "Te5 td6 Ka1 ka10",
+        "huff e5 a1-a2",
+        "ILLEGAL_ACTION",
+        "",
+        (
+            "huffing belongs to compulsion = huff; this game uses compulsion = legality; the "
+            "South King on a1 has no legal move"
+        ),
+        ("e5xd6", "e5:c7"),
+    ),
+    Refusal(
+        "huff_none",
+        "Te3 td6 Ka1 ka10",
+        "huff e3 a1-a2",
+        "ILLEGAL_ACTION",
+        "",
+        "no Troop on e3 may be huffed now (huffable: nothing)",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+        opts={"compulsion": "huff"},
+    ),
+    Refusal(
+        "no_reserve",
+        "Ka1 ka10",
+        "F@e5",
+        "NO_FLYING_MACHINE_LEFT",
+        "8.3",
+        "South has no Flying Machine left in reserve",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "first_turn",
+        "Ka1 ka10",
+        "F@e5",
+        "PLACEMENT_FORBIDDEN",
+        "",
+        ("no Flying Machine may be placed on a side's first turn (placement_first_turn = false)"),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+        opts={"placement_first_turn": "false"},
+        reserves="F:f",
+    ),
+    Refusal(
+        "on_citadel",
+        "Ka1 ka10",
+        "F@f1",
+        "PLACEMENT_FORBIDDEN",
+        "8.2",
+        "a Flying Machine is never placed on a Citadel (f1 and f10)",
+        99,
+        reserves="F:f",
+    ),
+    Refusal(
+        "occupied",
+        "Ka1 ka10 Te5",
+        "F@e5",
+        "PLACEMENT_FORBIDDEN",
+        "8.2",
+        "e5 is occupied by the South Troop: a Flying Machine goes on an empty square",
+        99,
+        reserves="F:f",
+    ),
+    Refusal(
+        "place_compulsory",
+        "Tc5 td6 Ka1 ka10",
+        "F@e8",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "South must capture an exposed North man (d6) by any piece or method",
+        ("c5xd6", "c5:e7"),
+        reserves="F:f",
+    ),
+    Refusal(
+        "place_and_move",
+        "Ka1 ka10",
+        "F@e5 a1-a2",
+        "ILLEGAL_ACTION",
+        "",
+        "placing a Flying Machine is the whole turn (placement_uses_turn = true)",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+        reserves="F:f",
+    ),
+    Refusal(
+        "place_no_move",
+        "Ka1 ka10",
+        "F@e5",
+        "ILLEGAL_ACTION",
+        "",
+        (
+            "after placing a Flying Machine the turn goes on with a move (placement_uses_turn = "
+            "false), e.g. F@e5 d2-d4"
+        ),
+        288,
+        opts={"placement_uses_turn": "false"},
+        reserves="F:f",
+    ),
+    Refusal(
+        "pass_off",
+        "Ka1 ka10",
+        "pass",
+        "PASSING_NOT_ALLOWED",
+        "4",
+        "passing is not allowed",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "pass_compulsory",
+        "Tc5 td6 Ka1 ka10",
+        "pass",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "South must capture an exposed North man (d6) by any piece or method",
+        ("c5xd6", "c5:e7"),
+        opts={"passing_allowed": "true"},
+    ),
+    Refusal(
+        "no_man",
+        "Ka1 ka10",
+        "b2-b3",
+        "NO_PIECE",
+        "",
+        "there is no man on b2",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "enemy_man",
+        "Ka1 ka10 tc5",
+        "c5-c4",
+        "NO_PIECE",
+        "",
+        (
+            "the North Troop on c5 is not South's; South is to move; the North Troop on c5 has "
+            "no legal move"
+        ),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "fm_moves",
+        "Ka1 ka10 Fe5",
+        "e5-e6",
+        "PIECE_IMMOBILE",
+        "8.3",
+        ("a placed Flying Machine never moves; the South Flying Machine on e5 has no legal move"),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "final_rank",
+        "Tc10 Ka1 ka5",
+        "c10-c9",
+        "PIECE_IMMOBILE",
+        "7.8",
+        (
+            "the Troop on c10 has reached its final rank and stays there for good; the South "
+            "Troop on c10 has no legal move"
+        ),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "compulsion_move",
+        "Tc5 td6 Ka1 ka10",
+        "Ka1-a2",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "South must capture an exposed North man (d6) by any piece or method",
+        ("c5xd6", "c5:e7"),
+    ),
+    Refusal(
+        "longest",
+        "Ta3 tb4 td6 Tj3 ti4 Kf1 kf10",
+        "j3:h5",
+        "ILLEGAL_ACTION",
+        "",
+        (
+            "a jump chain must capture as many men as the longest available (2; "
+            "longest_jump_required = true)"
+        ),
+        ("j3xi4",),
+        opts={"longest_jump_required": "true"},
+    ),
+    Refusal(
+        "chain_incomplete",
+        "Ta3 tb4 td6 Kj1 kj10",
+        "a3:c5",
+        "JUMP_CHAIN_INCOMPLETE",
+        "7.5",
+        "the Troop on a3 must continue its jump chain",
+        ("a3:c5:e7",),
+    ),
+    Refusal(
+        "troop_long",
+        "Ta3 Kj1 kj10",
+        "a3:c5:e7",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "",
+        "no jump chain of this Troop goes that way",
+        ("a3-a4", "a3-a5"),
+    ),
+    Refusal(
+        "king_long",
+        "Ka1 kj10",
+        "Ka1:a2:a3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "",
+        "only a Troop's jump chain has several landing squares",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "own_occupied",
+        "Ma1 Ta2 Kj1 kj10",
+        "Ma1-a2",
+        "DESTINATION_OCCUPIED",
+        "",
+        "a2 is occupied by South's own Troop",
+        ("Ma1-b1", "Ma1-c1", "Ma1-d1", "Ma1-e1", "Ma1-f1", "Ma1-g1", "Ma1-h1", "Ma1-i1"),
+    ),
+    Refusal(
+        "king_geom",
+        "Ka1 kj10",
+        "Ka1-a3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        "the South King on a1 cannot go to a3: a King steps one square in any direction",
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "horse_geom",
+        "Hb1 Ka1 kj10",
+        "Hb1-b3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        "the South Horse on b1 cannot go to b3: a Horse leaps like a chess knight",
+        ("Hb1-c3", "Hb1-d2", "Hb1-a3"),
+    ),
+    Refusal(
+        "horse_over_fm",
+        "Hb1 Fb2 Ka1 kj10",
+        "Hb1-c3",
+        "PATH_BLOCKED",
+        "6",
+        (
+            "the South Horse on b1 cannot go to c3: a Flying Machine lies under the leap "
+            "(horse_leaps_flying_machine = false)"
+        ),
+        ("Hb1-d2",),
+        opts={"horse_leaps_flying_machine": "false"},
+    ),
+    Refusal(
+        "general_geom",
+        "Ge1 Ka1 kj10",
+        "Ge1-f3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        (
+            "the South General on e1 cannot go to f3: a General moves any distance along a rank, "
+            "file or diagonal"
+        ),
+        26,
+    ),
+    Refusal(
+        "mortar_geom",
+        "Ma1 Kj1 kj10",
+        "Ma1-b2",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        (
+            "the South Mortar on a1 cannot go to b2: a Mortar moves any distance along a rank or "
+            "file"
+        ),
+        17,
+    ),
+    Refusal(
+        "cannon_geom",
+        "Cc1 Ka1 kj10",
+        "Cc1-c2",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        ("the South Cannon on c1 cannot go to c2: a Cannon moves any distance along a diagonal"),
+        9,
+    ),
+    Refusal(
+        "slider_blocked",
+        "Ma1 ta5 Kj1 kj10",
+        "Ma1-a7",
+        "PATH_BLOCKED",
+        "6",
+        "the South Mortar on a1 cannot go to a7: the way is blocked at a5",
+        12,
+    ),
+    Refusal(
+        "troop_fwd_occ",
+        "Tc5 tc6 Ka1 kj10",
+        "c5-c6",
+        "DESTINATION_OCCUPIED",
+        "7",
+        (
+            "the South Troop on c5 cannot go to c6: a Troop steps forward only to an empty "
+            "square; the South Troop on c5 has no legal move"
+        ),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "double_moved",
+        "Tc5 Ka1 kj10",
+        "c5-c7",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.2",
+        ("the South Troop on c5 cannot go to c7: only a Troop that has never moved double-steps"),
+        ("c5-c6",),
+    ),
+    Refusal(
+        "double_rear_only",
+        "Tc3 Ka1 kj10",
+        "c3-c5",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.2",
+        (
+            "the South Troop on c3 cannot go to c5: only Rear Troops double-step (double_step = "
+            "rear_troops_only)"
+        ),
+        ("c3-c4",),
+        opts={"double_step": "rear_troops_only"},
+    ),
+    Refusal(
+        "double_blocked",
+        "Tc2 tc3 Ka1 kj10",
+        "c2-c4",
+        "PATH_BLOCKED",
+        "7.2",
+        (
+            "the South Troop on c2 cannot go to c4: a double step needs both squares empty; the "
+            "South Troop on c2 has no legal move"
+        ),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "diag_no_capture",
+        "Tc5 Ka1 kj10",
+        "c5-d6",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.3, 7.7",
+        (
+            "the South Troop on c5 cannot go to d6: a Troop moves diagonally only to capture; "
+            "there is no en passant"
+        ),
+        ("c5-c6",),
+    ),
+    Refusal(
+        "diag_no_capture_ep",
+        "Tc5 Ka1 kj10",
+        "c5-d6",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.3",
+        "the South Troop on c5 cannot go to d6: a Troop moves diagonally only to capture",
+        ("c5-c6",),
+        opts={"en_passant": "displacement_only"},
+    ),
+    Refusal(
+        "backward_jump",
+        "Tc5 tb4 Ka1 kj10",
+        "c5:a3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.6",
+        "the South Troop on c5 cannot go to a3: Troops jump only diagonally forward",
+        ("c5-c6",),
+    ),
+    Refusal(
+        "jump_nothing",
+        "Tc5 Ka1 kj10",
+        "c5:e7",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.4",
+        (
+            "the South Troop on c5 cannot go to e7: a Troop jumps only over an enemy Troop; d6 "
+            "holds nothing"
+        ),
+        ("c5-c6",),
+    ),
+    Refusal(
+        "jump_non_troop",
+        "Tc5 md6 Ka1 kj10",
+        "c5:e7",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.4",
+        (
+            "the South Troop on c5 cannot go to e7: a Troop jumps only over an enemy Troop; d6 "
+            "holds the North Mortar"
+        ),
+        ("c5-c6", "c5xd6"),
+    ),
+    Refusal(
+        "jump_landing",
+        "Tc5 td6 te7 Ka1 kj10",
+        "c5:e7",
+        "DESTINATION_OCCUPIED",
+        "7.4",
+        "the South Troop on c5 cannot go to e7: a jump lands on an empty square",
+        ("c5-c6", "c5xd6"),
+    ),
+    Refusal(
+        "troop_geom",
+        "Tc5 Ka1 kj10",
+        "c5-c8",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7",
+        (
+            "the South Troop on c5 cannot go to c8: a Troop steps forward, double-steps on its "
+            "first move, captures diagonally forward or jumps an enemy Troop diagonally forward"
+        ),
+        ("c5-c6",),
+    ),
+    Refusal(
+        "target_fm",
+        "Ma1 fa5 Kj1 kj10",
+        "Ma1xa5",
+        "TARGET_NOT_CAPTURABLE",
+        "A5",
+        "a placed Flying Machine cannot be captured",
+        11,
+    ),
+    Refusal(
+        "target_final",
+        "Ma2 ta1 Kj1 kj10",
+        "Ma2xa1",
+        "TARGET_NOT_CAPTURABLE",
+        "7.8",
+        "the North Troop on a1 stands on its final rank and cannot be captured there",
+        17,
+    ),
+    Refusal(
+        "huff_listed",
+        "Te5 td6 Tb3 Ka1 ka10",
+        "huff b3 Ka10-a9",
+        "ILLEGAL_ACTION",
+        "",
+        "no Troop on b3 may be huffed now (huffable: e5)",
+        (
+            "Ka10-b10",
+            "Ka10-a9",
+            "Ka10-b9",
+            "huff e5 Ka10-b10",
+            "huff e5 Ka10-a9",
+            "huff e5 Ka10-b9",
+        ),
+        opts={"compulsion": "huff"},
+        side="N",
+        extra="huff=e5",
+    ),
+    Refusal(
+        "pass_not_here",
+        "Ka1 ka10",
+        "F@e5 pass",
+        "ILLEGAL_ACTION",
+        "",
+        "this pass is not legal here",
+        385,
+        opts={"passing_allowed": "true", "placement_uses_turn": "false"},
+        reserves="F:f",
+    ),
+    Refusal(
+        "own_citadel",
+        "Mf2 Kj1 kj10",
+        "Mf2-f1",
+        "ILLEGAL_ACTION",
+        "",
+        ("only the King may stand on South's own Citadel f1 (own_men_on_own_citadel = false)"),
+        17,
+        opts={"own_men_on_own_citadel": "false"},
+    ),
+    Refusal(
+        "game_over",
+        "Mf10 Ka1 ka10",
+        "Ka1-a2",
+        "GAME_OVER",
+        "",
+        "the game is over; no action is legal",
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", REFUSALS, ids=[case.name for case in REFUSALS])
+def test_refusal_names_the_rule_in_words(case: Refusal) -> None:
+    state = position(
+        case.men,
+        side=case.side,
+        reserves=case.reserves,
+        extra=case.extra,
+        opts=options(**case.opts),
+    )
+    with pytest.raises(RuleError) as caught:
+        RULES.parse_action(state, case.text)
+    error = caught.value
+    assert (error.reason, error.rule) == (case.reason, case.rule)
+    assert error.message == f"'{case.text}': {case.message}"
+    if isinstance(case.alternatives, int):
+        assert len(error.alternatives) == case.alternatives
+    else:
+        assert tuple(error.alternatives) == case.alternatives
