@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine_service.rules.errors import RuleError
-from engine_service.rules.war.setup import derived_setup_text, parse_setup
+from engine_service.rules.war.setup import SetupError, derived_setup_text, parse_setup
 
 from .support import RULES, START, act, options, position
 
@@ -152,6 +152,77 @@ def test_bad_setup_strings_are_refused_with_the_reason(text: str, words: str) ->
     assert error.value.reason == "INVALID_SETUP"
     assert words in error.value.message
     assert error.value.field == "setup"
+
+
+EMPTY = "10/10/10/10/10/10/10/10/10/10"
+TOKENS = (
+    "moved=..., unmoved=..., citadels=..., ep=..., huff=..., quiet=..., move=..., hist=..., "
+    "histkeys=..."
+)
+LETTERS = "(K G M C H T F, upper case South, lower case North) or run of empty squares"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "",
+            "a setup string has at least three fields: board, side to move (S or N) and "
+            "reserves (FF:ff)",
+        ),
+        ("10/10/10 S FF:ff", "the board has 3 ranks separated by '/', not 10"),
+        ("X9/10/10/10/10/10/10/10/10/10 S FF:ff", f"rank 10: 'X' is no piece letter {LETTERS}"),
+        (".9/10/10/10/10/10/10/10/10/10 S FF:ff", f"rank 10: '.' is no piece letter {LETTERS}"),
+        ("10/10/10/10/10/10/10/10/10/t9 S FF:ff", None),
+        ("11/10/10/10/10/10/10/10/10/10 S FF:ff", "rank 10 ('11') covers 2 files, not 10"),
+        ("9K1/10/10/10/10/10/10/10/10/10 S FF:ff", "rank 10 ('9K1') covers 11 files, not 10"),
+        ("10K/10/10/10/10/10/10/10/10/10 S FF:ff", "rank 10 ('10K') covers more than 10 files"),
+        ("10/10/10/10/10/10/10/10/10/9 S FF:ff", "rank 1 ('9') covers 9 files, not 10"),
+        (f"{EMPTY} W FF:ff", "side to move 'W' is neither S nor N"),
+        (f"{EMPTY} S FF", "reserves 'FF': expected South's F's, ':', North's f's (FF:ff)"),
+        (f"{EMPTY} S FFF:ff", "reserves 'FFF:ff': a side has 2 Flying Machines"),
+        (f"{EMPTY} S 2:3", "reserves '2:3': a side has 2 Flying Machines"),
+        (f"{EMPTY} S F:x", "reserves 'F:x': 'x' is not a run of 'f' or '-'"),
+        (
+            f"{EMPTY} S FF:ff colour=blue",
+            f"'colour=blue' is not one of the optional tokens {TOKENS}",
+        ),
+        (f"{EMPTY} S FF:ff quiet", f"'quiet' is not one of the optional tokens {TOKENS}"),
+        (f"{EMPTY} S FF:ff quiet=1 QUIET=2", "token quiet= appears twice"),
+        (f"{EMPTY} S FF:ff moved=c5", "moved: c5 holds no Troop"),
+        (f"{EMPTY} S FF:ff unmoved=c5", "unmoved: c5 holds no Troop"),
+        (f"{EMPTY} S FF:ff moved=z5", "moved: 'z5' is not a square a1..j10"),
+        (f"{EMPTY} S FF:ff citadels=f1", "citadels= needs two different squares: South's, North's"),
+        (
+            f"{EMPTY} S FF:ff citadels=f1,f1",
+            "citadels= needs two different squares: South's, North's",
+        ),
+        (f"{EMPTY} S FF:ff ep=c3,c4", "ep= needs one square"),
+        (f"{EMPTY} S FF:ff quiet=x", "quiet: 'x' is not a whole number below 10^9"),
+        (
+            f"{EMPTY} S FF:ff quiet=1234567890",
+            "quiet: '1234567890' is not a whole number below 10^9",
+        ),
+        (f"{EMPTY} S FF:ff move=0", "move= counts from 1"),
+        (
+            "10/10/10/10/10/10/10/2T7/10/10 S FF:ff moved=c3 unmoved=c3",
+            "c3 is listed both as moved and as unmoved",
+        ),
+    ],
+)
+def test_bad_setup_strings_are_refused_word_for_word(text: str, message: str | None) -> None:
+    if message is None:  # the control: a well-formed board of the same shape is read
+        assert parse_setup(text).board[0]
+        return
+    with pytest.raises(SetupError) as error:
+        parse_setup(text)
+    assert str(error.value) == message
+
+
+def test_an_initial_position_has_no_moved_troop() -> None:
+    with pytest.raises(SetupError) as error:
+        parse_setup("10/10/10/10/10/10/10/10/10/2T7 S FF:ff moved=c1", initial=True)
+    assert str(error.value) == "moved=: every Troop of an initial position has not moved (11)"
 
 
 def test_setups_that_could_not_arise_are_refused_with_every_problem() -> None:
