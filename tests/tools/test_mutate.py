@@ -46,6 +46,18 @@ def test_the_scope_narrows_mutmuts_settings_and_keeps_the_rest() -> None:
     assert narrowed["project"] == project["project"]
 
 
+def test_only_narrows_a_scope_to_some_of_its_files_and_keeps_its_tests() -> None:
+    only = ["engine_service/rules/record.py", "engine_service/rules/war"]
+    settings = tomllib.loads(narrowed_pyproject("engine_service/rules", only))["tool"]["mutmut"]
+    assert settings["only_mutate"] == [
+        "engine_service/rules/record.py",
+        "engine_service/rules/war/*",
+    ]
+    assert settings["pytest_add_cli_args_test_selection"] == ["tests/engine_service/rules"]
+    assert scopes.within("engine_service/rules/war/legal.py", "engine_service/rules/war")
+    assert not scopes.within("engine_service/rules/warfare.py", "engine_service/rules/war")
+
+
 def _meta(work: Path, path: str, codes: dict[str, int | None]) -> None:
     meta = work / "mutants" / (path + ".meta")
     meta.parent.mkdir(parents=True, exist_ok=True)

@@ -514,6 +514,35 @@ REFUSALS = [
         "the game is over; no action is legal",
         (),
     ),
+    Refusal(
+        "compulsion_north_citadel_defence",
+        "td6 Tc5 Te5 Mf10 Kj1 ka10",
+        "Ka10-a9",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "North must capture an exposed South man (c5, e5, f10) by any piece or method",
+        ("d6xc5", "d6xe5", "d6:b4", "d6:f4"),
+        opts={"citadel_defence_overrides_compulsion": "true"},
+        side="N",
+    ),
+    Refusal(
+        "letter_names_another_man",
+        "Ka1 ka10",
+        "Ma1-a3",
+        "NOTATION_INVALID",
+        "",
+        "the piece letter M means a Mortar, but a1 holds South's King",
+        (),
+    ),
+    Refusal(
+        "letter_names_an_empty_square",
+        "Ka1 ka10",
+        "Hb1-c3",
+        "NOTATION_INVALID",
+        "",
+        "the piece letter H means a Horse, but b1 holds nothing",
+        (),
+    ),
 ]
 
 
