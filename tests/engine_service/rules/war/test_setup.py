@@ -246,3 +246,15 @@ def test_setup_parse_reads_the_extension_tokens() -> None:
     setup = parse_setup(START + " ep=d8 huff=c5,b4 quiet=7 move=12 citadels=e1,e10")
     assert (setup.ep, setup.huffable, setup.quiet, setup.move) == (73, (31, 42), 7, 12)
     assert setup.citadels == (4, 94)
+
+
+def test_huff_rights_are_written_with_the_history_that_led_to_them() -> None:
+    # South declines both captures of d6 under compulsion = huff: North may huff c5 and e5,
+    # and the King's step back is written as a step (hist=), not as raw position keys,
+    # because the huff rights are part of the position's key.
+    huff = options(compulsion="huff")
+    after = act(position("Tc5 Te5 td6 Ka1 ka10", opts=huff), "Ka1-a2")
+    text = RULES.setup_text(after)
+    assert text.split()[3:] == ["huff=c5,e5", "quiet=1", "hist=AAAK"]
+    back = RULES.new_game(huff, text)
+    assert (back.history, back.huffable) == (after.history, after.huffable)
