@@ -258,3 +258,11 @@ def test_huff_rights_are_written_with_the_history_that_led_to_them() -> None:
     assert text.split()[3:] == ["huff=c5,e5", "quiet=1", "hist=AAAK"]
     back = RULES.new_game(huff, text)
     assert (back.history, back.huffable) == (after.history, after.huffable)
+
+
+def test_a_board_read_token_by_token_is_the_board_read_at_once() -> None:
+    # A "0" (an empty run of no squares) is no character of the quick reading, so this
+    # board field is read token by token; both readings must give the same men.
+    zero_runs = START.replace("MHC1GK1CHM", "0MHC1GK1CHM0").replace("mhc1", "mhc01")
+    assert zero_runs != START
+    assert parse_setup(zero_runs).board == parse_setup(START).board
