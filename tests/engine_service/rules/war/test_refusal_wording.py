@@ -543,6 +543,86 @@ REFUSALS = [
         "the piece letter H means a Horse, but b1 holds nothing",
         (),
     ),
+    Refusal(
+        "van_double_step_blocked",
+        "Tc3 tc4 Ka1 kj10",
+        "c3-c5",
+        "PATH_BLOCKED",
+        "7.2",
+        (
+            "the South Troop on c3 cannot go to c5: a double step needs both squares empty; "
+            "the South Troop on c3 has no legal move"
+        ),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+    ),
+    Refusal(
+        "rear_double_step_blocked",
+        "Tc2 tc3 Ka1 kj10",
+        "c2-c4",
+        "PATH_BLOCKED",
+        "7.2",
+        (
+            "the South Troop on c2 cannot go to c4: a double step needs both squares empty; "
+            "the South Troop on c2 has no legal move"
+        ),
+        ("Ka1-a2", "Ka1-b1", "Ka1-b2"),
+        opts={"double_step": "rear_troops_only"},
+    ),
+    Refusal(
+        "troop_captures_onto_a_flying_machine",
+        "Tc5 fd6 Ka1 kj10",
+        "c5xd6",
+        "TARGET_NOT_CAPTURABLE",
+        "A5",
+        "a placed Flying Machine cannot be captured",
+        ("c5-c6",),
+    ),
+    Refusal(
+        "north_jumps_over_nothing",
+        "td6 Ka1 kj10",
+        "d6:f4",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.4",
+        (
+            "the North Troop on d6 cannot go to f4: a Troop jumps only over an enemy Troop; "
+            "e5 holds nothing"
+        ),
+        ("d6-d5",),
+        side="N",
+    ),
+    Refusal(
+        "north_jumps_backward",
+        "td6 Te7 Ka1 kj10",
+        "d6:f8",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.6",
+        "the North Troop on d6 cannot go to f8: Troops jump only diagonally forward",
+        ("d6-d5",),
+        side="N",
+    ),
+    Refusal(
+        "jump_over_an_empty_square_high_on_the_board",
+        "Tc7 Ka1 kj10",
+        "c7:e9",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.4",
+        (
+            "the South Troop on c7 cannot go to e9: a Troop jumps only over an enemy Troop; "
+            "d8 holds nothing"
+        ),
+        ("c7-c8",),
+    ),
+    Refusal(
+        "double_step_onto_its_own_citadel",
+        "Tc2 Ka1 kj10",
+        "c2-c4",
+        "ILLEGAL_ACTION",
+        "",
+        "only the King may stand on South's own Citadel c4 (own_men_on_own_citadel = false)",
+        ("c2-c3",),
+        opts={"own_men_on_own_citadel": "false"},
+        extra="citadels=c4,f10",
+    ),
 ]
 
 
