@@ -623,6 +623,52 @@ REFUSALS = [
         opts={"own_men_on_own_citadel": "false"},
         extra="citadels=c4,f10",
     ),
+    Refusal(
+        "north_troop_one_step_from_its_final_rank",
+        "ta2 Kj1 kj10",
+        "a2-b1",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.3, 7.7",
+        (
+            "the North Troop on a2 cannot go to b1: a Troop moves diagonally only to capture; "
+            "there is no en passant"
+        ),
+        ("a2-a1",),
+        side="N",
+    ),
+    Refusal(
+        "horse_onto_a_flying_machine",
+        "Hb1 fc3 Ka1 kj10",
+        "Hb1xc3",
+        "TARGET_NOT_CAPTURABLE",
+        "A5",
+        "a placed Flying Machine cannot be captured",
+        ("Hb1-d2", "Hb1-a3"),
+        opts={"horse_leaps_flying_machine": "false"},
+    ),
+    Refusal(
+        "horse_onto_a_flying_machine_beside_a_blocked_leap",
+        "Hb1 fd2 Fb2 Ka1 kj10",
+        "Hb1xd2",
+        "TARGET_NOT_CAPTURABLE",
+        "A5",
+        "a placed Flying Machine cannot be captured; the South Horse on b1 has no legal move",
+        ("Ka1-a2",),
+        opts={"horse_leaps_flying_machine": "false"},
+    ),
+    Refusal(
+        "horse_over_a_flying_machine_on_the_far_square",
+        "Hb1 Fc2 Ka1 kj10",
+        "Hb1-c3",
+        "PATH_BLOCKED",
+        "6",
+        (
+            "the South Horse on b1 cannot go to c3: a Flying Machine lies under the leap "
+            "(horse_leaps_flying_machine = false)"
+        ),
+        ("Hb1-a3",),
+        opts={"horse_leaps_flying_machine": "false"},
+    ),
 ]
 
 
