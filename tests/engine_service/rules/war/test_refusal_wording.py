@@ -669,6 +669,78 @@ REFUSALS = [
         ("Hb1-a3",),
         opts={"horse_leaps_flying_machine": "false"},
     ),
+    Refusal(
+        "huff_of_a_troop_not_listed_among_two",
+        "Te5 Tc5 td6 Tb3 Ka1 ka10",
+        "huff b3 Ka10-a9",
+        "ILLEGAL_ACTION",
+        "",
+        "no Troop on b3 may be huffed now (huffable: c5, e5)",
+        9,
+        opts={"compulsion": "huff"},
+        side="N",
+        extra="huff=c5,e5",
+    ),
+    Refusal(
+        "jump_over_the_troop_just_huffed",
+        "Te5 Tc5 td6 Tb3 Ka1 ka10",
+        "huff e5 d6:f4",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.4",
+        (
+            "the North Troop on d6 cannot go to f4: a Troop jumps only over an enemy Troop; "
+            "e5 holds nothing"
+        ),
+        11,
+        opts={"compulsion": "huff"},
+        side="N",
+        extra="huff=c5,e5",
+    ),
+    Refusal(
+        "en_passant_capture_while_another_capture_is_compulsory",
+        "Te7 td7 Ta3 tb4 Kj1 kj10",
+        "e7xd8",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "South must capture an exposed North man (b4) by any piece or method",
+        ("a3xb4", "a3:c5"),
+        opts={"en_passant": "displacement_only"},
+        extra="ep=d8",
+    ),
+    Refusal(
+        "king_move_while_a_jump_is_compulsory",
+        "Tc5 td6 Ka1 ka10",
+        "Ka1-a3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        (
+            "the South King on a1 cannot go to a3: a King steps one square in any direction; "
+            "the South King on a1 has no legal move"
+        ),
+        ("c5xd6", "c5:e7"),
+    ),
+    Refusal(
+        "capture_on_its_own_citadel_low",
+        "Mc1 tc4 Kj1 kj10",
+        "Mc1xc4",
+        "ILLEGAL_ACTION",
+        "",
+        "only the King may stand on South's own Citadel c4 (own_men_on_own_citadel = false)",
+        10,
+        opts={"own_men_on_own_citadel": "false"},
+        extra="citadels=c4,f10",
+    ),
+    Refusal(
+        "capture_on_its_own_citadel_high",
+        "Mc1 tc6 Kj1 kj10",
+        "Mc1xc6",
+        "ILLEGAL_ACTION",
+        "",
+        "only the King may stand on South's own Citadel c6 (own_men_on_own_citadel = false)",
+        12,
+        opts={"own_men_on_own_citadel": "false"},
+        extra="citadels=c6,f10",
+    ),
 ]
 
 
@@ -690,3 +762,18 @@ def test_refusal_names_the_rule_in_words(case: Refusal) -> None:
         assert len(error.alternatives) == case.alternatives
     else:
         assert tuple(error.alternatives) == case.alternatives
+
+
+@pytest.mark.parametrize(
+    ("action", "message"),
+    [
+        ((5,), "malformed action (5,): a move needs an origin and at least one landing cell"),
+        ((0, 200), "malformed action (0, 200): cells are numbers 0..99"),
+    ],
+)
+def test_a_malformed_action_is_refused_with_what_is_wrong(
+    action: tuple[int, ...], message: str
+) -> None:
+    with pytest.raises(RuleError) as caught:
+        RULES.apply(position("Ka1 ka10"), action)
+    assert (caught.value.reason, caught.value.message) == ("ILLEGAL_ACTION", message)
