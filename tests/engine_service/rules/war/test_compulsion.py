@@ -63,3 +63,4 @@ def test_a_troop_next_to_its_final_rank_still_jumps_backward() -> None:
     # North's Troop on a2 steps forward to a1 (cell 0); with backward jumps it can take b3.
     state = position("ta2 Tb3 Kj1 kj10", side="N", opts=options(backward_jumps="true"))
     assert _exposed(state) == {"b3"}
+    assert "a2:c4" in notations(state)
