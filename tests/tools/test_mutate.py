@@ -100,3 +100,18 @@ def test_redis_servers_left_in_a_scopes_folder_are_ended_and_no_others(tmp_path:
     finally:
         ours.stop()
         theirs.stop()
+
+
+def test_unmutated_copies_are_forgotten_and_mutated_files_kept(tmp_path: Path) -> None:
+    from tools.mutate.__main__ import forget_plain_copies
+
+    source = tmp_path / "engine_service" / "rules"
+    source.mkdir(parents=True)
+    (source / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    (source / "mutated.py").write_text("x = 1\n", encoding="utf-8")
+    copies = tmp_path / "mutants" / "engine_service" / "rules"
+    copies.mkdir(parents=True)
+    (copies / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    (copies / "mutated.py").write_text("x = 1  # with mutmut's trampolines\n", encoding="utf-8")
+    forget_plain_copies(tmp_path)
+    assert not (copies / "plain.py").exists() and (copies / "mutated.py").exists()

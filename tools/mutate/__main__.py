@@ -77,6 +77,24 @@ def prepare(scope: str, work: Path, resume: bool, only: Sequence[str] = ()) -> N
             link.symlink_to(ROOT / name, target_is_directory=True)
     (work / "pyproject.toml").write_text(narrowed_pyproject(scope, only), encoding="utf-8")
     (work / "tmp").mkdir(exist_ok=True)
+    forget_plain_copies(work)
+
+
+def forget_plain_copies(work: Path) -> None:
+    """Remove the unmutated copies an earlier run left in `mutants/`, so that they are mutated.
+
+    mutmut copies a file it does not mutate (one outside a narrower `--only`) after the
+    source, so a later run takes the newer copy for a finished mutation and skips the
+    file: its mutants could not be switched on and would all read "no tests". A mutated
+    file always differs from its source; its results live in the `.meta` beside it and
+    are kept when the file is mutated again.
+    """
+    mutants = work / "mutants"
+    for package in PACKAGES:
+        for copy in (mutants / package).rglob("*.py") if (mutants / package).is_dir() else ():
+            source = work / copy.relative_to(mutants)
+            if source.is_file() and copy.read_bytes() == source.read_bytes():
+                copy.unlink()
 
 
 def end_leftover_servers(work: Path) -> None:

@@ -16,28 +16,30 @@ from .support import RULES, notations, options, position
 OVERRIDE = options(citadel_defence_overrides_compulsion="true")
 
 
-def _must_capture(men: str, side: str, text: str) -> str:
+def _must_capture(men: str, side: str, text: str, extra: str = "") -> str:
     """The men named by the compulsion refusal of `text`."""
     with pytest.raises(RuleError) as caught:
-        RULES.parse_action(position(men, side=side, opts=OVERRIDE), text)
+        RULES.parse_action(position(men, side=side, extra=extra, opts=OVERRIDE), text)
     assert caught.value.reason == "CAPTURE_COMPULSORY"
     return caught.value.message.split("(")[1].split(")")[0]
 
 
 @pytest.mark.parametrize(
-    ("men", "side", "text", "victims"),
+    ("men", "side", "text", "victims", "extra"),
     [
-        ("Tc5 td6 Ka1 ka10", "S", "Ka1-a2", "d6"),  # an empty Citadel adds nothing
-        ("Tc5 td6 Mf1 Ka1 ka10", "S", "Ka1-a2", "d6"),  # nor does one's own man on it
-        ("Tc5 td6 tf1 Ka1 ka10", "S", "Ka1-a2", "f1, d6"),  # an enemy Troop on it does
-        ("td6 Tc5 Hf10 Kj1 ka10", "N", "Ka10-a9", "c5, f10"),  # a South Horse on f10
-        ("td6 Tc5 Gf10 Kj1 ka10", "N", "Ka10-a9", "c5, f10"),
+        ("Tc5 td6 Ka1 ka10", "S", "Ka1-a2", "d6", ""),  # an empty Citadel adds nothing
+        ("Tc5 td6 Mf1 Ka1 ka10", "S", "Ka1-a2", "d6", ""),  # nor does one's own man on it
+        ("Tc5 td6 tf1 Ka1 ka10", "S", "Ka1-a2", "f1, d6", ""),  # an enemy Troop on it does
+        ("td6 Tc5 Hf10 Kj1 ka10", "N", "Ka10-a9", "c5, f10", ""),  # a South Horse on f10
+        ("td6 Tc5 Gf10 Kj1 ka10", "N", "Ka10-a9", "c5, f10", ""),
+        # a North Troop that has not moved, on South's Citadel c8 (a custom set-up)
+        ("Tc5 td6 tc8 Ka1 ka10", "S", "Ka1-a2", "d6, c8", "citadels=c8,f10"),
     ],
 )
 def test_a12_adds_only_an_enemy_man_on_ones_own_citadel(
-    men: str, side: str, text: str, victims: str
+    men: str, side: str, text: str, victims: str, extra: str
 ) -> None:
-    assert _must_capture(men, side, text) == victims
+    assert _must_capture(men, side, text, extra) == victims
 
 
 def test_an_en_passant_capture_of_a_man_in_j_meets_the_obligation() -> None:
