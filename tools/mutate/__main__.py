@@ -118,7 +118,7 @@ def end_leftover_servers(work: Path) -> None:
 
 def not_killed(work: Path, only: Sequence[str] = ()) -> list[str]:
     """The mutants of an earlier run of the scope that no test killed (in `only`'s files)."""
-    found = report.results(work.parent.parent.parent, {})
+    found = report.results(work.parent.parent.parent, report.equivalent_mutants())
     return sorted(
         name
         for result in found
