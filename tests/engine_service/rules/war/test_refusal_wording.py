@@ -741,6 +741,51 @@ REFUSALS = [
         opts={"own_men_on_own_citadel": "false"},
         extra="citadels=c6,f10",
     ),
+    Refusal(
+        "king_move_while_a_longer_chain_is_compulsory",
+        "Ta3 tb4 td6 Kj1 kj10",
+        "Kj1-j3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "6",
+        (
+            "the South King on j1 cannot go to j3: a King steps one square in any direction; "
+            "the South King on j1 has no legal move"
+        ),
+        ("a3xb4", "a3:c5:e7"),
+    ),
+    Refusal(
+        "en_passant_of_the_troop_just_huffed",
+        "Tc4 td4 te5 Ka1 kj10",
+        "huff c4 d4xc3",
+        "ILLEGAL_MOVE_GEOMETRY",
+        "7.3",
+        "the North Troop on d4 cannot go to c3: a Troop moves diagonally only to capture",
+        ("d4-d3", "d4xc3", "huff c4 d4-d3"),
+        opts={"compulsion": "huff", "en_passant": "displacement_only"},
+        side="N",
+        extra="ep=c3 huff=c4",
+    ),
+    Refusal(
+        "pass_while_a_capture_is_compulsory_under_citadel_defence",
+        "Tc5 td6 Ka1 ka10",
+        "pass",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "South must capture an exposed North man (d6) by any piece or method",
+        ("c5xd6", "c5:e7"),
+        opts={"passing_allowed": "true", "citadel_defence_overrides_compulsion": "true"},
+    ),
+    Refusal(
+        "placement_while_a_capture_is_compulsory_under_citadel_defence",
+        "Tc5 td6 Ka1 ka10",
+        "F@e8",
+        "CAPTURE_COMPULSORY",
+        "7.1",
+        "South must capture an exposed North man (d6) by any piece or method",
+        ("c5xd6", "c5:e7"),
+        opts={"citadel_defence_overrides_compulsion": "true"},
+        reserves="F:f",
+    ),
 ]
 
 
