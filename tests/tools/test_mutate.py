@@ -115,3 +115,17 @@ def test_unmutated_copies_are_forgotten_and_mutated_files_kept(tmp_path: Path) -
     (copies / "mutated.py").write_text("x = 1  # with mutmut's trampolines\n", encoding="utf-8")
     forget_plain_copies(tmp_path)
     assert not (copies / "plain.py").exists() and (copies / "mutated.py").exists()
+
+
+def test_the_test_map_is_gathered_again_when_other_files_are_mutated(tmp_path: Path) -> None:
+    from tools.mutate.__main__ import prepare
+
+    work = tmp_path / "work"
+    stats = work / "mutants" / "mutmut-stats.json"
+    prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/legal.py"])
+    stats.parent.mkdir(parents=True, exist_ok=True)
+    stats.write_text("{}", encoding="utf-8")
+    prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/legal.py"])
+    assert stats.exists()  # the same files: the map stands
+    prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/men.py"])
+    assert not stats.exists()

@@ -75,7 +75,14 @@ def prepare(scope: str, work: Path, resume: bool, only: Sequence[str] = ()) -> N
         link = work / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name, target_is_directory=True)
-    (work / "pyproject.toml").write_text(narrowed_pyproject(scope, only), encoding="utf-8")
+    settings = work / "pyproject.toml"
+    before = settings.read_text(encoding="utf-8") if settings.exists() else ""
+    settings.write_text(narrowed_pyproject(scope, only), encoding="utf-8")
+    if before != settings.read_text(encoding="utf-8"):
+        # mutmut maps tests to the functions they call only while those are mutated: with
+        # other files mutated now, the map is gathered again (else their mutants would
+        # read "no tests").
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     (work / "tmp").mkdir(exist_ok=True)
     forget_plain_copies(work)
 
