@@ -46,6 +46,18 @@ def test_the_scope_narrows_mutmuts_settings_and_keeps_the_rest() -> None:
     assert narrowed["project"] == project["project"]
 
 
+def test_only_narrows_a_scope_to_some_of_its_files_and_keeps_its_tests() -> None:
+    only = ["engine_service/rules/record.py", "engine_service/rules/war"]
+    settings = tomllib.loads(narrowed_pyproject("engine_service/rules", only))["tool"]["mutmut"]
+    assert settings["only_mutate"] == [
+        "engine_service/rules/record.py",
+        "engine_service/rules/war/*",
+    ]
+    assert settings["pytest_add_cli_args_test_selection"] == ["tests/engine_service/rules"]
+    assert scopes.within("engine_service/rules/war/legal.py", "engine_service/rules/war")
+    assert not scopes.within("engine_service/rules/warfare.py", "engine_service/rules/war")
+
+
 def _meta(work: Path, path: str, codes: dict[str, int | None]) -> None:
     meta = work / "mutants" / (path + ".meta")
     meta.parent.mkdir(parents=True, exist_ok=True)
@@ -88,3 +100,32 @@ def test_redis_servers_left_in_a_scopes_folder_are_ended_and_no_others(tmp_path:
     finally:
         ours.stop()
         theirs.stop()
+
+
+def test_unmutated_copies_are_forgotten_and_mutated_files_kept(tmp_path: Path) -> None:
+    from tools.mutate.__main__ import forget_plain_copies
+
+    source = tmp_path / "engine_service" / "rules"
+    source.mkdir(parents=True)
+    (source / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    (source / "mutated.py").write_text("x = 1\n", encoding="utf-8")
+    copies = tmp_path / "mutants" / "engine_service" / "rules"
+    copies.mkdir(parents=True)
+    (copies / "plain.py").write_text("x = 1\n", encoding="utf-8")
+    (copies / "mutated.py").write_text("x = 1  # with mutmut's trampolines\n", encoding="utf-8")
+    forget_plain_copies(tmp_path)
+    assert not (copies / "plain.py").exists() and (copies / "mutated.py").exists()
+
+
+def test_the_test_map_is_gathered_again_when_other_files_are_mutated(tmp_path: Path) -> None:
+    from tools.mutate.__main__ import prepare
+
+    work = tmp_path / "work"
+    stats = work / "mutants" / "mutmut-stats.json"
+    prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/legal.py"])
+    stats.parent.mkdir(parents=True, exist_ok=True)
+    stats.write_text("{}", encoding="utf-8")
+    prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/legal.py"])
+    assert stats.exists()  # the same files: the map stands
+    prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/men.py"])
+    assert not stats.exists()

@@ -1,14 +1,17 @@
 """`make mutate`: run mutmut over one or more scopes, then print the report.
 
-    python -m tools.mutate [--scope DIR]... [--workers N] [--run-dir run] [--resume | --survivors]
+    python -m tools.mutate [--scope DIR]... [--only FILE]... [--workers N] [--run-dir run]
+                           [--resume | --survivors]
 
 Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
 the tests and carries the project's pyproject.toml with `[tool.mutmut]` narrowed to the
 scope. A fresh run starts from scratch; `--resume` keeps earlier results and tests only
 new or changed mutants; `--survivors` keeps them too and tests again every mutant not
-killed yet (after adding tests for them). Tests start their own redis-server
-(tests/servers.py); those of a mutant stopped for its time limit are ended here
-afterwards, found by their folder.
+killed yet (after adding tests for them). `--only` narrows a scope to some of its files
+or folders (a whole scope takes hours on a busy machine: its most important files first)
+and keeps the scope's folder, tests and earlier results. Tests start their own
+redis-server (tests/servers.py); those of a mutant stopped for its time limit are ended
+here afterwards, found by their folder.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import signal
 import subprocess
 import sys
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 
 from tools.mutate import report
@@ -31,6 +35,7 @@ from tools.mutate.scopes import (
     only_mutate,
     slug,
     tests_for,
+    within,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,28 +44,29 @@ ROOT = Path(__file__).resolve().parents[2]
 LINKED = (*PACKAGES, "tests", "tools")
 
 
-def mutmut_section(scope: str) -> str:
-    """The `[tool.mutmut]` table for a scope: the project's, narrowed to the scope."""
+def mutmut_section(scope: str, only: Sequence[str] = ()) -> str:
+    """The `[tool.mutmut]` table for a scope: the project's, narrowed to the scope (and to
+    the files `only` names in it, when given)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     settings = dict(project["tool"]["mutmut"])
     settings["source_paths"] = [Path(scope).parts[0]]
-    settings["only_mutate"] = only_mutate(scope, ROOT)
+    settings["only_mutate"] = [p for part in only or [scope] for p in only_mutate(part, ROOT)]
     settings["pytest_add_cli_args_test_selection"] = tests_for(scope, ROOT)
     lines = ["[tool.mutmut]"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     return "\n".join(lines) + "\n"
 
 
-def narrowed_pyproject(scope: str) -> str:
+def narrowed_pyproject(scope: str, only: Sequence[str] = ()) -> str:
     """pyproject.toml with its `[tool.mutmut]` table replaced by the scope's."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     start = text.index("[tool.mutmut]\n")
     end = text.find("\n[", start + 1)
     rest = text[end + 1 :] if end >= 0 else ""
-    return text[:start] + mutmut_section(scope) + ("\n" + rest if rest else "")
+    return text[:start] + mutmut_section(scope, only) + ("\n" + rest if rest else "")
 
 
-def prepare(scope: str, work: Path, resume: bool) -> None:
+def prepare(scope: str, work: Path, resume: bool, only: Sequence[str] = ()) -> None:
     """The scope's working folder: links to the code and tests, its pyproject.toml."""
     if not resume and work.exists():
         shutil.rmtree(work)
@@ -69,8 +75,33 @@ def prepare(scope: str, work: Path, resume: bool) -> None:
         link = work / name
         if not link.is_symlink():
             link.symlink_to(ROOT / name, target_is_directory=True)
-    (work / "pyproject.toml").write_text(narrowed_pyproject(scope), encoding="utf-8")
+    settings = work / "pyproject.toml"
+    before = settings.read_text(encoding="utf-8") if settings.exists() else ""
+    settings.write_text(narrowed_pyproject(scope, only), encoding="utf-8")
+    if before != settings.read_text(encoding="utf-8"):
+        # mutmut maps tests to the functions they call only while those are mutated: with
+        # other files mutated now, the map is gathered again (else their mutants would
+        # read "no tests").
+        (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     (work / "tmp").mkdir(exist_ok=True)
+    forget_plain_copies(work)
+
+
+def forget_plain_copies(work: Path) -> None:
+    """Remove the unmutated copies an earlier run left in `mutants/`, so that they are mutated.
+
+    mutmut copies a file it does not mutate (one outside a narrower `--only`) after the
+    source, so a later run takes the newer copy for a finished mutation and skips the
+    file: its mutants could not be switched on and would all read "no tests". A mutated
+    file always differs from its source; its results live in the `.meta` beside it and
+    are kept when the file is mutated again.
+    """
+    mutants = work / "mutants"
+    for package in PACKAGES:
+        for copy in (mutants / package).rglob("*.py") if (mutants / package).is_dir() else ():
+            source = work / copy.relative_to(mutants)
+            if source.is_file() and copy.read_bytes() == source.read_bytes():
+                copy.unlink()
 
 
 def end_leftover_servers(work: Path) -> None:
@@ -92,23 +123,34 @@ def end_leftover_servers(work: Path) -> None:
             os.kill(int(proc.name), signal.SIGTERM)
 
 
-def not_killed(work: Path) -> list[str]:
-    """The mutants of an earlier run of the scope that no test killed."""
-    found = report.results(work.parent.parent.parent, {})
+def not_killed(work: Path, only: Sequence[str] = ()) -> list[str]:
+    """The mutants of an earlier run of the scope that no test killed (in `only`'s files)."""
+    found = report.results(work.parent.parent.parent, report.equivalent_mutants())
     return sorted(
         name
         for result in found
-        if result.work == work
+        if result.work == work and (not only or any(within(result.path, f) for f in only))
         for name, column in result.outcome.items()
         if column in ("survived", "no tests", "other")
     )
 
 
-def run_scope(scope: str, run_dir: Path, workers: int, resume: bool, survivors: bool) -> int:
-    """Run mutmut over one scope; returns its exit code."""
+def run_scope(
+    scope: str,
+    run_dir: Path,
+    workers: int,
+    resume: bool,
+    survivors: bool,
+    *,
+    only: Sequence[str] = (),
+) -> int:
+    """Run mutmut over one scope (or `only` some of its files); returns its exit code."""
     work = run_dir / "mutate" / "work" / slug(scope)
-    names = not_killed(work) if survivors and work.exists() else []
-    prepare(scope, work, resume or survivors)
+    names = not_killed(work, only) if survivors and work.exists() else []
+    if survivors and not names:
+        print(f"== mutate {scope}: no survivors to test again", flush=True)
+        return 0
+    prepare(scope, work, resume or survivors, only)
     print(f"== mutate {scope}: tests {' '.join(tests_for(scope, ROOT))}", flush=True)
     # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
     env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
@@ -128,6 +170,9 @@ def main() -> None:
     """Mutate the scopes given (or the default ones), then report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scope", action="append", help=f"default: {' '.join(DEFAULT_SCOPES)}")
+    parser.add_argument(
+        "--only", action="append", default=[], help="only these files of the scope (one scope)"
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--run-dir", type=Path, default=ROOT / "run")
     parser.add_argument("--resume", action="store_true", help="keep earlier results")
@@ -137,11 +182,16 @@ def main() -> None:
     args = parser.parse_args()
     try:
         scopes = [normalise(s, ROOT) for s in args.scope or DEFAULT_SCOPES]
+        only = [normalise(f, ROOT) for f in args.only]
     except ValueError as error:
         parser.error(str(error))
+    if only and (len(scopes) != 1 or not all(within(f, scopes[0]) for f in only)):
+        parser.error("--only names files of the one scope given")
     run_dir = args.run_dir.resolve()
     failed = [
-        s for s in scopes if run_scope(s, run_dir, args.workers, args.resume, args.survivors) != 0
+        s
+        for s in scopes
+        if run_scope(s, run_dir, args.workers, args.resume, args.survivors, only=only) != 0
     ]
     print(report.write(run_dir), end="")
     print(f"report: {run_dir / 'mutate' / 'report.txt'}, diffs of survivors: survivors.txt")

@@ -160,7 +160,13 @@ def survivors(found: list[FileResult]) -> str:
             reset_config()
             for name in names:
                 out.append(f"# {name}: {result.outcome[name]}\n")
-                out.append(get_diff_for_mutant(name, path=result.path).rstrip() + "\n\n")
+                try:
+                    diff = get_diff_for_mutant(name, path=result.path).rstrip()
+                except FileNotFoundError:
+                    # A later run narrowed with --only left this file unmutated in mutants/:
+                    # its results stand, its diffs come back when the file is mutated again.
+                    diff = "(no diff: the file is not mutated in the latest run of its scope)"
+                out.append(diff + "\n\n")
     return "".join(out)
 
 

@@ -54,3 +54,8 @@ def slug(scope: str) -> str:
 def only_mutate(scope: str, root: Path) -> list[str]:
     """mutmut's `only_mutate` patterns for a scope (a folder's files, or the one file)."""
     return [scope] if (root / scope).is_file() else [f"{scope}/*"]
+
+
+def within(path: str, scope: str) -> bool:
+    """Whether a normalised path is the scope or lies inside it."""
+    return path == scope or path.startswith(scope + "/")

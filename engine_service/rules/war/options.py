@@ -29,7 +29,6 @@ from engine_service.rules.war.board import (
 from engine_service.rules.war.pieces import (
     EMPTY,
     FLYING_MACHINE,
-    KING,
     NORTH,
     SOUTH,
     TROOP,
@@ -384,10 +383,6 @@ class WarRules:
             for cell in range(CELLS)
             for code in range(CODES)
         )
-
-    def may_land(self, side: int, cell: int, piece: int) -> bool:
-        """A22: whether `piece` of `side` may end a move (or a jump) on `cell`."""
-        return cell != self.no_landing[side] or kind_of(piece) == KING
 
     def __eq__(self, other: object) -> bool:
         return self is other or (

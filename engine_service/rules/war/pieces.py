@@ -83,16 +83,6 @@ SIDE_OF_CODE: Final = (-1, *(side_of(c) for c in range(1, CODE_COUNT)))
 KIND_OF_CODE: Final = (-1, *(kind_of(c) for c in range(1, CODE_COUNT)))
 
 
-def is_troop(cell_code: int) -> bool:
-    """Whether a cell code is a Troop of either side (moved or not)."""
-    return cell_code != EMPTY and kind_of(cell_code) <= TROOP_MOVED
-
-
-def is_flying_machine(cell_code: int) -> bool:
-    """Whether a cell code is a placed Flying Machine of either side."""
-    return cell_code != EMPTY and kind_of(cell_code) == FLYING_MACHINE
-
-
 def describe_man(cell_code: int) -> str:
     """'South Troop', 'North Flying Machine': the owner and kind of a cell code."""
     return f"{SIDE_NAMES[side_of(cell_code)]} {KIND_NAMES[kind_of(cell_code)]}"

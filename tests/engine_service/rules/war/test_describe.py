@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from engine_service.rules.base import CellShape
+
 from .support import RULES, options, position
 
 
@@ -40,3 +42,22 @@ def test_pieces_carry_troop_flags_and_tags() -> None:
     assert views["d5"].moved and views["d5"].tags == ()
     assert "immobile" in views["e10"].tags
     assert "exposed" in views["g6"].tags  # f5 could jump it
+
+
+def test_every_square_is_drawn_at_its_file_and_rank_in_chessboard_colours() -> None:
+    board = RULES.describe(options())
+    assert board.game == "war" and board.title == "The Game of War (Hudson Maxim, 1910)"
+    assert board.features == ()
+    assert [cell.name for cell in board.cells] == [
+        f"{file}{rank}" for rank in range(1, 11) for file in "abcdefghij"
+    ]
+    for cell in board.cells:
+        file, rank = "abcdefghij".index(cell.name[0]), int(cell.name[1:]) - 1
+        assert (cell.x, cell.y, cell.shape) == (file + 0.5, rank + 0.5, CellShape.SQUARE)
+        assert cell.tags[0] == ("dark" if (file + rank) % 2 == 0 else "light"), cell.name
+
+
+def test_the_summary_and_notation_help_are_given() -> None:
+    board = RULES.describe(options())
+    assert "Flying Machine" in board.summary and "Citadel" in board.summary
+    assert "a3:c5:e7" in board.notation and "F@e5" in board.notation

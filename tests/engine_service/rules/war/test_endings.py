@@ -132,3 +132,15 @@ def test_game_over_event_names_the_winner() -> None:
     over = [e for e in events if e.kind is EventKind.GAME_OVER]
     assert len(over) == 1 and over[0].side == "south"
     assert "Citadel" in over[0].text
+
+
+def test_the_draws_by_no_legal_move_and_no_progress_say_why_in_words() -> None:
+    stuck = RULES.outcome(position("Ta5 Fa6 ka10", opts=options(no_legal_move="draw")))
+    assert stuck is not None
+    assert stuck.message == "south has no legal move: the game is drawn"
+    quiet = position("Ka1 ka10", extra="quiet=19", opts=options(no_progress_limit="10"))
+    drawn = RULES.outcome(act(quiet, "Ka1-a2"))
+    assert drawn is not None
+    assert drawn.message == (
+        "drawn: 10 moves by each side without a capture, Troop move or Flying-Machine placement"
+    )

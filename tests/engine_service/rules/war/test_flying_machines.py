@@ -70,3 +70,22 @@ def test_8_7_no_placement_while_a_capture_is_compulsory() -> None:
     with pytest.raises(RuleError) as error:
         RULES.apply(state, read_text("F@e5").action())
     assert error.value.reason == "CAPTURE_COMPULSORY"
+
+
+def test_placement_then_move_keeps_en_passant() -> None:
+    # placement_uses_turn = false: the move after the placement may take en passant.
+    opts = options(en_passant="displacement_only", placement_uses_turn="false")
+    state = position("Te7 td7 Kj1 kj10", extra="ep=d8", reserves="F:f", opts=opts)
+    assert {"F@c1 e7xd8", "F@f5 e7xd8"} <= notations(state)
+
+
+def test_placement_then_move_keeps_only_the_longest_chains() -> None:
+    # A14 with compulsion = huff (placements stay legal beside jumps): after F@a1 the a3
+    # chain takes two men, so j3:h5 is no choice; a Flying Machine on e7 cuts that chain.
+    opts = options(compulsion="huff", placement_uses_turn="false", longest_jump_required="true")
+    state = position("Ta3 tb4 td6 Tj3 ti4 Kf1 kf10", reserves="F:f", opts=opts)
+    legal = notations(state)
+    assert "F@a1 a3:c5:e7" in legal and "F@a1 j3:h5" not in legal
+    assert "F@e7 j3:h5" in legal
+    quiet = position("Ka1 ka10", reserves="F:f", opts=opts)
+    assert "F@e5 Ka1-a2" in notations(quiet)

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from engine_service.rules.errors import RuleError
+from engine_service.rules.war.notation import man_on
 
 from .support import RULES, act, notations, options, playout, position
 
@@ -144,3 +145,9 @@ def test_every_legal_action_round_trips(opts: dict[str, str], plies: int) -> Non
                 assert RULES.parse_action(state, text.upper()) == action, text
                 checked += 1
     assert checked > 1000
+
+
+def test_the_man_on_a_square_is_named_by_kind() -> None:
+    state = position("Ka1 md6")
+    assert (man_on(state.board, 0), man_on(state.board, 53)) == ("King", "Mortar")
+    assert man_on(state.board, 1) == "nothing"

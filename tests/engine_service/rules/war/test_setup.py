@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine_service.rules.errors import RuleError
-from engine_service.rules.war.setup import derived_setup_text, parse_setup
+from engine_service.rules.war.setup import SetupError, derived_setup_text, parse_setup
 
 from .support import RULES, START, act, options, position
 
@@ -154,6 +154,84 @@ def test_bad_setup_strings_are_refused_with_the_reason(text: str, words: str) ->
     assert error.value.field == "setup"
 
 
+EMPTY = "10/10/10/10/10/10/10/10/10/10"
+TOKENS = (
+    "moved=..., unmoved=..., citadels=..., ep=..., huff=..., quiet=..., move=..., hist=..., "
+    "histkeys=..."
+)
+LETTERS = "(K G M C H T F, upper case South, lower case North) or run of empty squares"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "",
+            "a setup string has at least three fields: board, side to move (S or N) and "
+            "reserves (FF:ff)",
+        ),
+        ("10/10/10 S FF:ff", "the board has 3 ranks separated by '/', not 10"),
+        ("X9/10/10/10/10/10/10/10/10/10 S FF:ff", f"rank 10: 'X' is no piece letter {LETTERS}"),
+        (".9/10/10/10/10/10/10/10/10/10 S FF:ff", f"rank 10: '.' is no piece letter {LETTERS}"),
+        ("10/10/10/10/10/10/10/10/10/t9 S FF:ff", None),
+        ("11/10/10/10/10/10/10/10/10/10 S FF:ff", "rank 10 ('11') covers 2 files, not 10"),
+        ("9K1/10/10/10/10/10/10/10/10/10 S FF:ff", "rank 10 ('9K1') covers 11 files, not 10"),
+        ("10K/10/10/10/10/10/10/10/10/10 S FF:ff", "rank 10 ('10K') covers more than 10 files"),
+        ("10/10/10/10/10/10/10/10/10/9 S FF:ff", "rank 1 ('9') covers 9 files, not 10"),
+        (f"{EMPTY} W FF:ff", "side to move 'W' is neither S nor N"),
+        (f"{EMPTY} S FF", "reserves 'FF': expected South's F's, ':', North's f's (FF:ff)"),
+        (f"{EMPTY} S FFF:ff", "reserves 'FFF:ff': a side has 2 Flying Machines"),
+        (f"{EMPTY} S 2:3", "reserves '2:3': a side has 2 Flying Machines"),
+        (f"{EMPTY} S F:x", "reserves 'F:x': 'x' is not a run of 'f' or '-'"),
+        (
+            f"{EMPTY} S FF:ff colour=blue",
+            f"'colour=blue' is not one of the optional tokens {TOKENS}",
+        ),
+        (f"{EMPTY} S FF:ff quiet", f"'quiet' is not one of the optional tokens {TOKENS}"),
+        (f"{EMPTY} S FF:ff quiet=1 QUIET=2", "token quiet= appears twice"),
+        (f"{EMPTY} S FF:ff moved=c5", "moved: c5 holds no Troop"),
+        (f"{EMPTY} S FF:ff unmoved=c5", "unmoved: c5 holds no Troop"),
+        (f"{EMPTY} S FF:ff moved=z5", "moved: 'z5' is not a square a1..j10"),
+        (f"{EMPTY} S FF:ff citadels=f1", "citadels= needs two different squares: South's, North's"),
+        (
+            f"{EMPTY} S FF:ff citadels=f1,f1",
+            "citadels= needs two different squares: South's, North's",
+        ),
+        (f"{EMPTY} S FF:ff ep=c3,c4", "ep= needs one square"),
+        (f"{EMPTY} S FF:ff quiet=x", "quiet: 'x' is not a whole number below 10^9"),
+        (
+            f"{EMPTY} S FF:ff quiet=1234567890",
+            "quiet: '1234567890' is not a whole number below 10^9",
+        ),
+        (f"{EMPTY} S FF:ff move=0", "move= counts from 1"),
+        (f"{EMPTY} S FF:ff hist=A", "hist: 'A' is not base64url"),
+        (f"{EMPTY} S FF:ff hist=AAAA", None),
+        (f"{EMPTY} S FF:ff hist=AA", "hist: 1 bytes is not a whole number of 3-byte steps"),
+        (
+            f"{EMPTY} S FF:ff histkeys=AAAA",
+            "histkeys: 3 bytes is not a whole number of 8-byte keys",
+        ),
+        (
+            "10/10/10/10/10/10/10/2T7/10/10 S FF:ff moved=c3 unmoved=c3",
+            "c3 is listed both as moved and as unmoved",
+        ),
+    ],
+)
+def test_bad_setup_strings_are_refused_word_for_word(text: str, message: str | None) -> None:
+    if message is None:  # the control: the same shape, well formed, is read
+        parse_setup(text)
+        return
+    with pytest.raises(SetupError) as error:
+        parse_setup(text)
+    assert str(error.value) == message
+
+
+def test_an_initial_position_has_no_moved_troop() -> None:
+    with pytest.raises(SetupError) as error:
+        parse_setup("10/10/10/10/10/10/10/10/10/2T7 S FF:ff moved=c1", initial=True)
+    assert str(error.value) == "moved=: every Troop of an initial position has not moved (11)"
+
+
 def test_setups_that_could_not_arise_are_refused_with_every_problem() -> None:
     text = "10/10/10/10/10/10/10/10/10/KK1T4FF S F:- "
     with pytest.raises(RuleError) as error:
@@ -168,3 +246,23 @@ def test_setup_parse_reads_the_extension_tokens() -> None:
     setup = parse_setup(START + " ep=d8 huff=c5,b4 quiet=7 move=12 citadels=e1,e10")
     assert (setup.ep, setup.huffable, setup.quiet, setup.move) == (73, (31, 42), 7, 12)
     assert setup.citadels == (4, 94)
+
+
+def test_huff_rights_are_written_with_the_history_that_led_to_them() -> None:
+    # South declines both captures of d6 under compulsion = huff: North may huff c5 and e5,
+    # and the King's step back is written as a step (hist=), not as raw position keys,
+    # because the huff rights are part of the position's key.
+    huff = options(compulsion="huff")
+    after = act(position("Tc5 Te5 td6 Ka1 ka10", opts=huff), "Ka1-a2")
+    text = RULES.setup_text(after)
+    assert text.split()[3:] == ["huff=c5,e5", "quiet=1", "hist=AAAK"]
+    back = RULES.new_game(huff, text)
+    assert (back.history, back.huffable) == (after.history, after.huffable)
+
+
+def test_a_board_read_token_by_token_is_the_board_read_at_once() -> None:
+    # A "0" (an empty run of no squares) is no character of the quick reading, so this
+    # board field is read token by token; both readings must give the same men.
+    zero_runs = START.replace("MHC1GK1CHM", "0MHC1GK1CHM0").replace("mhc1", "mhc01")
+    assert zero_runs != START
+    assert parse_setup(zero_runs).board == parse_setup(START).board
