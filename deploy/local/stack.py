@@ -549,7 +549,10 @@ def _failure(started: Started, run_dir: Path, config: Config, what: str) -> Stac
     """The error for a part that did not start: its own words, and the way out."""
     said = "\n".join(f"    {line}" for line in relevant_log(started, run_dir)) or "    (nothing)"
     if started.process.poll() is None:  # alive but slow: its own ports are no one else's fault
-        ways = ["a busy machine may need longer: `WARGAME_START_TIMEOUT=120 make play` waits 120 s"]
+        ways = [
+            "a busy machine may need longer: set WARGAME_START_TIMEOUT=120 (seconds) and "
+            "run it again"
+        ]
     else:
         ways = [
             _way_out(listener)
