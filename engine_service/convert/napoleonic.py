@@ -36,7 +36,7 @@ from engine_service.rules.napoleonic.consistency import PHASE_OF_MODE
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
 from engine_service.rules.napoleonic.position import RULE_OUTCOMES
-from engine_service.rules.napoleonic.scenarios import ALLIANCE_ID, SCENARIOS
+from engine_service.rules.napoleonic.scenarios import ALLIANCE_ID, ALLIANCE_ID_IS, SCENARIOS
 from engine_service.rules.napoleonic.setup import UNIT_ID, canonical_placements
 from engine_service.rules.napoleonic.state import (
     DEPLOY_PHASES,
@@ -190,8 +190,7 @@ class NapoleonicConverter(GameConverter[NapoleonicState, NapoleonicAction]):
                 )
             if not ALLIANCE_ID.fullmatch(player.alliance):
                 raise invalid_state(
-                    f"player {player.id}: alliance {player.alliance!r} is not a word of "
-                    "letters, digits, '_' and '-' (at most 32)",
+                    f"player {player.id}: alliance {player.alliance!r} is not {ALLIANCE_ID_IS}",
                     f"{DETAIL}.players[{i}].alliance",
                 )
             players.append(player.id)

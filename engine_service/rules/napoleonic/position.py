@@ -49,7 +49,13 @@ from engine_service.rules.napoleonic.consistency import check_state, deployment_
 from engine_service.rules.napoleonic.deployment import Sealer
 from engine_service.rules.napoleonic.options import rules_of
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES, type_rank
-from engine_service.rules.napoleonic.scenarios import ALLIANCE_ID, PALETTE, SCENARIOS, SIDES
+from engine_service.rules.napoleonic.scenarios import (
+    ALLIANCE_ID,
+    ALLIANCE_ID_IS,
+    PALETTE,
+    SCENARIOS,
+    SIDES,
+)
 from engine_service.rules.napoleonic.scenarios import DEFAULT_PLAYERS as DEFAULT_SCENARIO_PLAYERS
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
@@ -462,10 +468,7 @@ def _players(text: str | None, options: Options) -> tuple[Player, ...]:
                 f"players: {quoted(player)} is no player id; ids: {', '.join(PALETTE)}"
             )
         if not ALLIANCE_ID.fullmatch(alliance):
-            raise PositionError(
-                f"players: alliance {quoted(alliance)} is not a word of letters, digits, "
-                "'_' and '-' (at most 32)"
-            )
+            raise PositionError(f"players: alliance {quoted(alliance)} is not {ALLIANCE_ID_IS}")
         players.append(Player(player, alliance, army, bool(status), status == "surrendered"))
     ids = [p.id for p in players]
     if len(set(ids)) != len(ids) or not 2 <= len(ids) <= len(PALETTE):

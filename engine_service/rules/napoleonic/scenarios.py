@@ -27,6 +27,7 @@ SIDES = ("red", "black")  # red = south (deploys from rank 1 upward), black = no
 # An alliance id: one word the position text can carry (docs/positions.md), whichever form
 # of the state it came in.
 ALLIANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,32}")
+ALLIANCE_ID_IS = "a word of letters, digits, '_' and '-' (at most 32)"
 
 PALETTE: Mapping[str, str] = {
     "red": "R",
