@@ -55,37 +55,41 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
         log_path=tmp_path / "engine.log",
         service="wargame.v1.RulesEngine",
     )
-    with grpc.insecure_channel(engine.address) as channel:
-        services = ProtoReflectionDescriptorDatabase(channel).get_services()
-        assert "wargame.v1.RulesEngine" in services and "grpc.health.v1.Health" in services
-        stub = engine_pb2_grpc.RulesEngineStub(channel)
-        state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
-        answer: dict[str, object] = {}
+    try:
+        with grpc.insecure_channel(engine.address) as channel:
+            services = ProtoReflectionDescriptorDatabase(channel).get_services()
+            assert "wargame.v1.RulesEngine" in services and "grpc.health.v1.Health" in services
+            stub = engine_pb2_grpc.RulesEngineStub(channel)
+            state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
+            answer: dict[str, object] = {}
 
-        def long_call() -> None:
-            request = engine_pb2.SuggestActionRequest(
-                state=state, time_budget=duration_pb2.Duration(seconds=5), max_depth=50
-            )
-            try:
-                answer["reply"] = stub.SuggestAction(request, timeout=90)
-            except grpc.RpcError as error:
-                answer["error"] = error
+            def long_call() -> None:
+                request = engine_pb2.SuggestActionRequest(
+                    state=state, time_budget=duration_pb2.Duration(seconds=5), max_depth=50
+                )
+                try:
+                    answer["reply"] = stub.SuggestAction(request, timeout=90)
+                except grpc.RpcError as error:
+                    answer["error"] = error
 
-        # The search runs in a pool process, which starts in the background: the signal
-        # comes once the search is working, not while it waits for its process.
-        pid = engine.process.pid
-        assert wait_until(lambda: pool_started(pid), 60), "the pool did not start"
-        assert wait_idle(pid, 30)
-        caller = threading.Thread(target=long_call)
-        caller.start()
-        assert wait_working(pid, 30), "the search did not start"
-        engine.process.send_signal(signal.SIGTERM)
-        caller.join(90)
-    assert "reply" in answer, answer.get("error")
-    assert engine.process.wait(60) == 0
-    log = engine.log()
-    assert '"event": "stopping"' in log and '"event": "engine stopped"' in log
-    assert "Traceback" not in log
+            # The search runs in a pool process, which starts in the background: the signal
+            # comes once the search is working, not while it waits for its process.
+            pid = engine.process.pid
+            assert wait_until(lambda: pool_started(pid), 60), "the pool did not start"
+            assert wait_idle(pid, 30)
+            caller = threading.Thread(target=long_call)
+            caller.start()
+            assert wait_working(pid, 30), "the search did not start"
+            engine.process.send_signal(signal.SIGTERM)
+            caller.join(90)
+        assert "reply" in answer, answer.get("error")
+        assert engine.process.wait(60) == 0
+        log = engine.log()
+        assert '"event": "stopping"' in log and '"event": "engine stopped"' in log
+        assert "Traceback" not in log
+    finally:
+        if engine.process.poll() is None:  # a failed assertion leaves no engine behind
+            engine.kill()
 
 
 def test_workers_share_one_port_and_all_stop_on_sigterm(tmp_path: Path) -> None:
