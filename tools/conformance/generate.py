@@ -513,26 +513,20 @@ def book_examples(vectors: Vectors, info: board_pb2.GameInfo) -> None:
         if started.code:
             raise RuntimeError(f"{game} {label}: the position is refused: {started.reason}")
         start = state_of(game, started.response.state.position)
-        vectors.add(
-            game,
-            f"{label}/ListLegalActions",
-            "ListLegalActions",
-            engine_pb2.ListLegalActionsRequest(state=start),
-        )
+
+        def listing(at: str, state: game_pb2.GameState, cell: str = "") -> None:
+            request = engine_pb2.ListLegalActionsRequest(state=state, cell=cell)
+            vectors.add(game, f"{at}/ListLegalActions", "ListLegalActions", request)
+
+        listing(label, start)
         for cell in example.cells:
-            vectors.add(
-                game,
-                f"{label}/cell={cell}/ListLegalActions",
-                "ListLegalActions",
-                engine_pb2.ListLegalActionsRequest(state=start, cell=cell),
-            )
+            listing(f"{label}/cell={cell}", start, cell)
         for variation, lines in example.variations.items():
             state = start
             for number, raw in enumerate(lines, 1):
                 line, at = read_line(raw), f"{label}/{variation}/{number:02d}"
                 if line.kind == "list":
-                    request = engine_pb2.ListLegalActionsRequest(state=state, cell=line.text)
-                    vectors.add(game, f"{at}/ListLegalActions", "ListLegalActions", request)
+                    listing(at, state, line.text)
                     continue
                 action = game_pb2.Action(side=line.side, notation=line.text)
                 applied = vectors.add(
@@ -554,12 +548,7 @@ def book_examples(vectors: Vectors, info: board_pb2.GameInfo) -> None:
                     )
                     continue
                 state = state_of(game, applied.response.state.position)
-                vectors.add(
-                    game,
-                    f"{at}/ListLegalActions",
-                    "ListLegalActions",
-                    engine_pb2.ListLegalActionsRequest(state=state),
-                )
+                listing(at, state)
 
 
 def reasons(vectors: Vectors, info: board_pb2.GameInfo) -> None:
