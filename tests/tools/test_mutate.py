@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from tools.mutate import report, scopes
-from tools.mutate.__main__ import ROOT, narrowed_pyproject
+from tools.mutate.__main__ import ROOT, draw, generate, narrowed_pyproject, prepare
 from tools.mutate.scopes import normalise, only_mutate, slug
 
 
@@ -83,7 +84,8 @@ def test_the_report_counts_each_file_and_package_and_never_counts_equivalents_as
     packages = [line.split()[0] for line in text.splitlines() if line.startswith("[")]
     assert packages == ["[engine_service/rules]", "[engine_service/rules/war]"]
     rules = next(line for line in text.splitlines() if line.startswith("[engine_service/rules]"))
-    assert rules.split()[-2:] == ["50.0", "%"]  # 2 of 4 judged: no tests counts, unchecked not
+    # 2 of 4 judged: no tests counts, unchecked not (so this is a sample: its interval follows)
+    assert rules.split()[-4:-2] == ["50.0", "%"]
 
 
 def test_redis_servers_left_in_a_scopes_folder_are_ended_and_no_others(tmp_path: Path) -> None:
@@ -129,3 +131,31 @@ def test_the_test_map_is_gathered_again_when_other_files_are_mutated(tmp_path: P
     assert stats.exists()  # the same files: the map stands
     prepare("engine_service/rules/war", work, True, ["engine_service/rules/war/men.py"])
     assert not stats.exists()
+
+
+def test_a_sample_is_drawn_from_the_scopes_own_mutants_the_same_for_one_seed(
+    tmp_path: Path,
+) -> None:
+    scope = "engine_service/rules/war/pieces.py"
+    work = tmp_path / "mutate" / "work" / slug(scope)
+    prepare(scope, work, resume=False)
+    generate(work, {**os.environ, "TMPDIR": str(work / "tmp")}, workers=1)
+    # an earlier run's results for another file of the package are not drawn from
+    _meta(work, "engine_service/rules/war/legal.py", {"legal.x_a__mutmut_1": 0})
+    everything = draw(work, 10_000, seed=0)
+    assert everything and all(
+        name.startswith("engine_service.rules.war.pieces.") for name in everything
+    )
+    some = draw(work, 5, seed=0)
+    assert len(some) == 5 and set(some) <= set(everything)
+    assert draw(work, 5, seed=0) == some
+    assert draw(work, 5, seed=1) != some
+
+
+def test_a_sampled_kill_rate_has_its_95_percent_interval_and_a_full_one_none() -> None:
+    from collections import Counter
+
+    assert report.interval(Counter(killed=90, survived=10, unchecked=900)) == "83-94 %"
+    assert report.interval(Counter(killed=20, unchecked=5)) == "84-100 %"
+    assert report.interval(Counter(killed=90, survived=10)) == ""
+    assert report.interval(Counter(unchecked=3)) == ""

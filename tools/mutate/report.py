@@ -3,8 +3,9 @@
 Reads mutmut's per-file results (`mutants/<file>.meta`) of every scope run under
 `run/mutate/work/`, the newest result winning when two scopes covered one file. Mutants
 listed in `equivalent.txt` (they cannot change behaviour; each with its reason) are
-counted apart, never as killed. Writes `report.txt` (the table) and `survivors.txt` (each
-surviving mutant's diff) to `run/mutate/`, and prints the table.
+counted apart, never as killed. Where only a sample of a file's mutants was checked
+(`--sample`), the kill rate's 95 % interval stands beside it. Writes `report.txt` (the
+table) and `survivors.txt` (each surviving mutant's diff) to `run/mutate/`, and prints it.
 
     python -m tools.mutate.report [--run-dir run]
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 from collections import Counter
 from collections.abc import Iterator
@@ -103,15 +105,28 @@ def kill_rate(counts: Counter[str]) -> str:
     return f"{100 * (counts['killed'] + counts['timeout']) / judged:.1f} %"
 
 
+def interval(counts: Counter[str]) -> str:
+    """The 95 % (Wilson) interval of the kill rate where only a sample was checked, else ""."""
+    judged = sum(counts[c] for c in COLUMNS if c not in ("equivalent", "unchecked"))
+    if not judged or not counts["unchecked"]:
+        return ""
+    rate, n, z = (counts["killed"] + counts["timeout"]) / judged, judged, 1.96
+    shrink = 1 + z * z / n
+    centre = (rate + z * z / (2 * n)) / shrink
+    half = z * math.sqrt(rate * (1 - rate) / n + z * z / (4 * n * n)) / shrink
+    return f"{100 * max(0.0, centre - half):.0f}-{100 * min(1.0, centre + half):.0f} %"
+
+
 def table(found: list[FileResult]) -> str:
     """The per-file table, with a subtotal per package and per top-level scope."""
     width = max([len(r.path) for r in found] + [40])
-    head = f"{'file':<{width}} " + " ".join(f"{c:>10}" for c in COLUMNS) + f" {'kill rate':>10}"
+    head = f"{'file':<{width}} " + " ".join(f"{c:>10}" for c in COLUMNS)
+    head += f" {'kill rate':>10} {'sampled':>10}"
     lines = [head, "-" * len(head)]
 
     def row(name: str, counts: Counter[str]) -> str:
         cells = " ".join(f"{counts[c]:>10}" for c in COLUMNS)
-        return f"{name:<{width}} {cells} {kill_rate(counts):>10}"
+        return f"{name:<{width}} {cells} {kill_rate(counts):>10} {interval(counts):>10}".rstrip()
 
     totals: dict[str, Counter[str]] = {}
     for result in found:
