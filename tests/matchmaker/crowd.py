@@ -14,6 +14,7 @@ import grpc
 
 from matchmaker.redis_client import CLIENT_NAME
 from tests.matchmaker.helpers import sync_client
+from wargame.runtime.status import error_details
 from wargame.v1 import matchmaker_pb2 as mm
 from wargame.v1 import matchmaker_pb2_grpc
 
@@ -46,6 +47,22 @@ def matchmaker_connections(redis_url: str) -> list[int]:
         return [sum(1 for c in clients if c.get("name") == CLIENT_NAME) for clients in lists]
     finally:
         client.close()
+
+
+async def resign(stub: Any, game_id: str, metadata: Any) -> None:
+    """Resign as a client does: a call lost in transit (its connection closed by a server too
+    busy to answer keepalive pings) is sent again; GAME_OVER then says the first one landed
+    (the watchers' last version shows it did)."""
+    for attempt in range(REOPEN_LIMIT):
+        try:
+            await stub.Resign(mm.ResignRequest(game_id=game_id), metadata=metadata)
+            return
+        except grpc.aio.AioRpcError as error:
+            if attempt and error_details(error).reason == "GAME_OVER":
+                return
+            if error.code() not in RETRIED or attempt == REOPEN_LIMIT - 1:
+                raise
+            await asyncio.sleep(0.5)
 
 
 async def hold(
@@ -144,8 +161,7 @@ async def _hold(
         await while_held(stub, made[0][0])
     # One update of every game: each watcher gets it, and its stream ends with the game.
     started = time.perf_counter()
-    resign = [stub.Resign(mm.ResignRequest(game_id=game), metadata=north) for game, north in made]
-    await asyncio.gather(*resign)
+    await asyncio.gather(*(resign(stub, game, north) for game, north in made))
     finals = await asyncio.wait_for(asyncio.gather(*watchers), DELIVERY_S)
     delivered = time.perf_counter() - started
     assert finals == [3] * len(watchers), "a watcher missed the update"
