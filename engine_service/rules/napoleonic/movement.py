@@ -11,6 +11,8 @@ to explain a refusal, the second to list the legal moves quickly.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine_service.rules.base import Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Move
@@ -258,16 +260,8 @@ def apply_move(
     entered = turn.entered_elevation
     if dest in state.terrain.elevated:
         entered = entered | {unit.id}
-    new_turn = type(turn)(
-        moved=turn.moved | {unit.id},
-        origins=origins,
-        entered_elevation=entered,
-        attacks=turn.attacks,
-        supports=turn.supports,
-        pending_defenders=turn.pending_defenders,
-        pending_players=turn.pending_players,
-        eliminated=turn.eliminated,
-        vacancies=turn.vacancies,
+    new_turn = replace(
+        turn, moved=turn.moved | {unit.id}, origins=origins, entered_elevation=entered
     )
     moved = Unit(unit.id, unit.side, unit.kind, dest)
     if events is not None:
