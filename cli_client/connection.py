@@ -12,9 +12,9 @@ from __future__ import annotations
 import datetime
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import duration_pb2
@@ -37,6 +37,7 @@ ENGINE = "rules engine"
 MATCHMAKER = "matchmaker"
 TIMEOUT = 10.0
 RETRY_PAUSES = (0.25, 0.5)  # before declaring a service unreachable (reads only)
+S = TypeVar("S")  # a service's stub
 
 CHANNEL_OPTIONS: tuple[tuple[str, Any], ...] = (
     ("grpc.initial_reconnect_backoff_ms", 200),
@@ -108,32 +109,39 @@ class Connection:
     def __init__(self, addresses: Addresses, token: str = "") -> None:
         self.addresses = addresses
         self.token = token
-        self._engine_channel: grpc.Channel | None = None
-        self._matchmaker_channel: grpc.Channel | None = None
-        self._engine: engine_pb2_grpc.RulesEngineStub | None = None
-        self._matchmaker: matchmaker_pb2_grpc.MatchmakerStub | None = None
+        self._channels: dict[str, grpc.Channel] = {}  # by service, opened on first use
+        self._stubs: dict[str, Any] = {}
 
     # -- plumbing --------------------------------------------------------------------
+
+    def _stub(
+        self, service: str, address: str, tls: ClientTLS | None, stub: Callable[[grpc.Channel], S]
+    ) -> S:
+        """The stub of `service`, its channel opened on first use."""
+        if service not in self._stubs:
+            self._channels[service] = open_channel(address, tls, CHANNEL_OPTIONS)
+            self._stubs[service] = stub(self._channels[service])
+        made: S = self._stubs[service]
+        return made
 
     @property
     def engine(self) -> engine_pb2_grpc.RulesEngineStub:
         """The RulesEngine stub (the channel opens on first use)."""
-        if self._engine is None:
-            self._engine_channel = open_channel(
-                self.addresses.engine, self.addresses.engine_tls, CHANNEL_OPTIONS
-            )
-            self._engine = engine_pb2_grpc.RulesEngineStub(self._engine_channel)
-        return self._engine
+        addresses = self.addresses
+        return self._stub(
+            ENGINE, addresses.engine, addresses.engine_tls, engine_pb2_grpc.RulesEngineStub
+        )
 
     @property
     def matchmaker(self) -> matchmaker_pb2_grpc.MatchmakerStub:
         """The Matchmaker stub (the channel opens on first use)."""
-        if self._matchmaker is None:
-            self._matchmaker_channel = open_channel(
-                self.addresses.matchmaker, self.addresses.matchmaker_tls, CHANNEL_OPTIONS
-            )
-            self._matchmaker = matchmaker_pb2_grpc.MatchmakerStub(self._matchmaker_channel)
-        return self._matchmaker
+        addresses = self.addresses
+        return self._stub(
+            MATCHMAKER,
+            addresses.matchmaker,
+            addresses.matchmaker_tls,
+            matchmaker_pb2_grpc.MatchmakerStub,
+        )
 
     @property
     def metadata(self) -> tuple[tuple[str, str], ...]:
@@ -142,11 +150,10 @@ class Connection:
 
     def close(self) -> None:
         """Close both channels."""
-        for channel in (self._engine_channel, self._matchmaker_channel):
-            if channel is not None:
-                channel.close()
-        self._engine_channel = self._matchmaker_channel = None
-        self._engine = self._matchmaker = None
+        for channel in self._channels.values():
+            channel.close()
+        self._channels.clear()
+        self._stubs.clear()
 
     def __enter__(self) -> Connection:
         return self

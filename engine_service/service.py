@@ -117,6 +117,25 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         answer = self.pool.run(job, context, request_id())
         return _message_class(_METHODS[name].output_type).FromString(answer)
 
+    def _search(
+        self,
+        name: str,
+        request: engine_pb2.SuggestActionRequest | engine_pb2.ResolveBattleRequest,
+        context: grpc.ServicerContext,
+        budget: float,
+    ) -> Any:
+        """A search of `budget` seconds on the request's state (refused when it is missing),
+        cut off when it overruns by half the budget and the time a search takes to stop."""
+        _check_present(request.state)
+        return self._expensive(
+            name, request, context, seconds=budget, limit=budget * 1.5 + SEARCH_OVERRUN
+        )
+
+    def _long_work(self, name: str, request: Message, context: grpc.ServicerContext) -> Any:
+        """Work on a long record: the whole of the work time, cut off there too."""
+        limit = self.limits.max_work_seconds
+        return self._expensive(name, request, context, seconds=limit, limit=limit)
+
     def work(self, name: str, request: Any, seconds: float) -> Message:
         """The expensive part of an RPC, wherever it runs (a pool process or this thread)."""
         if name == "SuggestAction":
@@ -277,10 +296,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             )
         if len(request.actions) <= self.limits.max_actions:  # as cheap as one ApplyActions
             return self._written(request)
-        limit = self.limits.max_work_seconds
-        answer: engine_pb2.WriteRecordResponse = self._expensive(
-            "WriteRecord", request, context, seconds=limit, limit=limit
-        )
+        answer: engine_pb2.WriteRecordResponse = self._long_work("WriteRecord", request, context)
         return answer
 
     def _written(self, request: engine_pb2.WriteRecordRequest) -> engine_pb2.WriteRecordResponse:
@@ -324,10 +340,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             )
         if request.record.count("\n") <= self.limits.max_actions:  # one ApplyActions' worth
             return self._replayed(request)
-        limit = self.limits.max_work_seconds
-        answer: engine_pb2.ReplayRecordResponse = self._expensive(
-            "ReplayRecord", request, context, seconds=limit, limit=limit
-        )
+        answer: engine_pb2.ReplayRecordResponse = self._long_work("ReplayRecord", request, context)
         return answer
 
     def _replayed(self, request: engine_pb2.ReplayRecordRequest) -> engine_pb2.ReplayRecordResponse:
@@ -359,13 +372,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
     ) -> engine_pb2.SuggestActionResponse:
         budget = _search_budget(request, DEFAULT_SUGGEST_SECONDS, self.limits.max_suggest_seconds)
         _check_level(request.level, max(LEVELS))
-        _check_present(request.state)
-        answer: engine_pb2.SuggestActionResponse = self._expensive(
-            "SuggestAction",
-            request,
-            context,
-            seconds=budget,
-            limit=budget * 1.5 + SEARCH_OVERRUN,
+        answer: engine_pb2.SuggestActionResponse = self._search(
+            "SuggestAction", request, context, budget
         )
         return answer
 
@@ -402,13 +410,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             raise malformed(
                 "max_turns", f"max_turns {request.max_turns} is beyond {MAX_BATTLE_TURNS}"
             )
-        _check_present(request.state)
-        answer: engine_pb2.ResolveBattleResponse = self._expensive(
-            "ResolveBattle",
-            request,
-            context,
-            seconds=budget,
-            limit=budget * 1.5 + SEARCH_OVERRUN,
+        answer: engine_pb2.ResolveBattleResponse = self._search(
+            "ResolveBattle", request, context, budget
         )
         return answer
 

@@ -33,220 +33,190 @@ PROG = "wargame-matchmaker"
 DEFAULT_LISTEN = "127.0.0.1:50052"
 DEFAULT_METRICS = "127.0.0.1:9152"
 
-# Settings exposed as flags: (field, environment suffix, help). Types and defaults come
-# from `Settings`; every environment variable is WARGAME_<suffix>.
-FLAGS: tuple[tuple[str, str, str], ...] = (
+# Settings exposed as flags: (field, help). Types and defaults come from `Settings`; the
+# environment variable of a field is WARGAME_<suffix> (`env_suffix`).
+FLAGS: tuple[tuple[str, str], ...] = (
     (
         "redis_url",
-        "REDIS_URL",
         "the Redis holding every session: a standalone Redis, any node of a Redis Cluster "
         "(found out by itself) or a managed Redis (rediss://:password@host:port/0 for TLS)",
     ),
-    ("engine", "ENGINE", "the rules engine's gRPC target (host:port or dns:///name:port)"),
-    ("grace", "MATCHMAKER_GRACE", "seconds in-flight calls get to finish on SIGTERM"),
-    ("redis_timeout", "MATCHMAKER_REDIS_TIMEOUT", "seconds a Redis command may take"),
+    ("engine", "the rules engine's gRPC target (host:port or dns:///name:port)"),
+    ("grace", "seconds in-flight calls get to finish on SIGTERM"),
+    ("redis_timeout", "seconds a Redis command may take"),
     (
         "redis_connections",
-        "MATCHMAKER_REDIS_CONNECTIONS",
         "Redis connections for commands, per Redis node; more commands at once wait",
     ),
     (
         "replica_wait",
-        "MATCHMAKER_REPLICA_WAIT",
         "seconds a commit waits for a Redis replica to hold it, when its primary has "
         "replicas (0: do not wait)",
     ),
     (
         "index_shards",
-        "MATCHMAKER_INDEX_SHARDS",
         "keys each fleet-wide index (due work, browse lists, queues) is split over; "
         "the same on every replica",
     ),
-    ("engine_timeout", "MATCHMAKER_ENGINE_TIMEOUT", "deadline of one engine call, in seconds"),
+    ("engine_timeout", "deadline of one engine call, in seconds"),
     (
         "engine_connections",
-        "MATCHMAKER_ENGINE_CONNECTIONS",
         "connections to the engine, used in turn (spreads calls over its worker processes)",
     ),
     (
         "engine_retries",
-        "MATCHMAKER_ENGINE_RETRIES",
         "attempts of an engine call that finds it unavailable",
     ),
     (
         "retry_hint",
-        "MATCHMAKER_RETRY_HINT",
         "seconds clients are told to wait before retrying UNAVAILABLE",
     ),
     (
         "rate_limit",
-        "MATCHMAKER_RATE_LIMIT",
         "requests per second a player may make, sustained (0: no limit)",
     ),
-    ("rate_burst", "MATCHMAKER_RATE_BURST", "requests a player may make in a burst"),
+    ("rate_burst", "requests a player may make in a burst"),
     (
         "register_peer_rate",
-        "MATCHMAKER_REGISTER_PEER_RATE",
         "new players per second one address may register, sustained (0: no limit)",
     ),
     (
         "register_peer_burst",
-        "MATCHMAKER_REGISTER_PEER_BURST",
         "new players one address may register in a burst",
     ),
     (
         "register_rate",
-        "MATCHMAKER_REGISTER_RATE",
         "new players per second from every address together, sustained (0: no limit)",
     ),
     (
         "register_burst",
-        "MATCHMAKER_REGISTER_BURST",
         "new players every address together may register in a burst",
     ),
     (
         "guess_player_rate",
-        "MATCHMAKER_GUESS_PLAYER_RATE",
         "wrong invite codes per second a player may try, sustained (0: no limit)",
     ),
-    ("guess_player_burst", "MATCHMAKER_GUESS_PLAYER_BURST", "wrong invite codes in a burst"),
+    ("guess_player_burst", "wrong invite codes in a burst"),
     (
         "guess_peer_rate",
-        "MATCHMAKER_GUESS_PEER_RATE",
         "wrong invite codes per second from one address, sustained (0: no limit)",
     ),
     (
         "guess_peer_burst",
-        "MATCHMAKER_GUESS_PEER_BURST",
         "wrong invite codes from one address in a burst",
     ),
     (
         "guess_rate",
-        "MATCHMAKER_GUESS_RATE",
         "wrong invite codes per second from everyone, sustained (0: no limit)",
     ),
-    ("guess_burst", "MATCHMAKER_GUESS_BURST", "wrong invite codes from everyone in a burst"),
+    ("guess_burst", "wrong invite codes from everyone in a burst"),
     (
         "trusted_proxies",
-        "MATCHMAKER_TRUSTED_PROXIES",
         "proxies (comma-separated CIDRs) whose x-forwarded-for names the caller's address",
     ),
     (
         "max_open_games",
-        "MATCHMAKER_MAX_OPEN_GAMES",
         "unfinished games one player may sit in at once (0: no limit)",
     ),
     (
         "abandon_after",
-        "MATCHMAKER_ABANDON_AFTER",
         "seconds after the warning that a side to act which has left loses as abandoned",
     ),
     (
         "presence_interval",
-        "MATCHMAKER_PRESENCE_INTERVAL",
         "seconds between renewals of a watching player's presence",
     ),
     (
         "presence_ttl",
-        "MATCHMAKER_PRESENCE_TTL",
         "seconds a presence lasts unless renewed (then the player has left)",
     ),
     (
         "presence_check",
-        "MATCHMAKER_PRESENCE_CHECK",
         "seconds between the sweeper's looks at who is present in a game",
     ),
-    ("player_ttl", "MATCHMAKER_PLAYER_TTL", "seconds an idle player (and its tokens) is kept"),
+    ("player_ttl", "seconds an idle player (and its tokens) is kept"),
     (
         "guest_ttl",
-        "MATCHMAKER_GUEST_TTL",
         "seconds an idle player who never played a game is kept",
     ),
-    ("open_game_ttl", "MATCHMAKER_OPEN_GAME_TTL", "seconds an open game waits for an opponent"),
+    ("open_game_ttl", "seconds an open game waits for an opponent"),
     (
         "running_game_ttl",
-        "MATCHMAKER_RUNNING_GAME_TTL",
         "seconds a running game is kept after its last change",
     ),
     (
         "finished_game_ttl",
-        "MATCHMAKER_FINISHED_GAME_TTL",
         "seconds a finished game and its record are kept",
     ),
     (
         "idempotency_ttl",
-        "MATCHMAKER_IDEMPOTENCY_TTL",
         "seconds a submission's idempotency key is remembered",
     ),
     (
         "stream_maxlen",
-        "MATCHMAKER_STREAM_MAXLEN",
         "updates kept per game for watchers to resume from",
     ),
     (
         "finished_stream_keep",
-        "MATCHMAKER_FINISHED_STREAM_KEEP",
         "versions a finished game keeps for late watchers (0: all, while its stream lives)",
     ),
-    ("bot_time", "MATCHMAKER_BOT_TIME", "default bot thinking time per action, in seconds"),
-    ("bot_max_time", "MATCHMAKER_BOT_MAX_TIME", "longest bot thinking time a game may ask for"),
-    ("bot_level", "MATCHMAKER_BOT_LEVEL", "the bot's strength (1-5) when a game asks for none"),
+    ("bot_time", "default bot thinking time per action, in seconds"),
+    ("bot_max_time", "longest bot thinking time a game may ask for"),
+    ("bot_level", "the bot's strength (1-5) when a game asks for none"),
     (
         "draw_answer_time",
-        "MATCHMAKER_DRAW_ANSWER_TIME",
         "longest time in seconds the bot thinks about a draw offer",
     ),
     (
         "rematch_follow",
-        "MATCHMAKER_REMATCH_FOLLOW",
         "seconds a finished game's watcher may wait for a rematch offer",
     ),
-    ("window_base", "MATCHMAKER_WINDOW_BASE", "rating difference quick match accepts at once"),
-    ("window_growth", "MATCHMAKER_WINDOW_GROWTH", "rating difference added per second waited"),
-    ("window_max", "MATCHMAKER_WINDOW_MAX", "largest rating difference quick match accepts"),
+    ("window_base", "rating difference quick match accepts at once"),
+    ("window_growth", "rating difference added per second waited"),
+    ("window_max", "largest rating difference quick match accepts"),
     (
         "ticket_liveness",
-        "MATCHMAKER_TICKET_LIVENESS",
         "seconds a queue ticket lives without its stream",
     ),
     (
         "queue_status_interval",
-        "MATCHMAKER_QUEUE_STATUS_INTERVAL",
         "seconds between queue status checks",
     ),
-    ("pair_interval", "MATCHMAKER_PAIR_INTERVAL", "seconds between pairing rounds"),
+    ("pair_interval", "seconds between pairing rounds"),
     (
         "match_create_grace",
-        "MATCHMAKER_MATCH_CREATE_GRACE",
         "seconds a matched player waits for the pairer to create the game before creating it",
     ),
     (
         "sweep_interval",
-        "MATCHMAKER_SWEEP_INTERVAL",
         "seconds between looks for due clocks, bots, timeouts",
     ),
     (
         "sweep_lease",
-        "MATCHMAKER_SWEEP_LEASE",
         "seconds a sweeper's claim on a game lasts unless renewed (it is, while the work "
         "runs): a dead replica's games are taken over after this",
     ),
     (
         "sweep_concurrency",
-        "MATCHMAKER_SWEEP_CONCURRENCY",
         "due games worked on at once per replica",
     ),
     (
         "watch_block",
-        "MATCHMAKER_WATCH_BLOCK",
         "seconds of silence after which a live-update listener checks its Redis connection",
     ),
     (
         "max_watchers",
-        "MATCHMAKER_MAX_WATCHERS",
         "open WatchGame streams a replica holds; more are refused (RESOURCE_EXHAUSTED)",
     ),
 )
+
+# The settings whose variables the matchmaker shares with the other services' (no prefix).
+SHARED_ENV: dict[str, str] = {"redis_url": "REDIS_URL", "engine": "ENGINE"}
+
+
+def env_suffix(name: str) -> str:
+    """The environment suffix of a setting: MATCHMAKER_<FIELD> unless it is shared."""
+    return SHARED_ENV.get(name, "MATCHMAKER_" + name.upper())
 
 
 ZERO_ALLOWED = frozenset(
@@ -287,10 +257,14 @@ def build_parser() -> Parser:
     add_server_flags(serve, "MATCHMAKER")
     _engine_tls_flags(serve)
     defaults = Settings()
-    for name, env, text in FLAGS:
+    for name, text in FLAGS:
         default = getattr(defaults, name)
         serve.flag(
-            "--" + name.replace("_", "-"), env=env, default=default, type=type(default), help=text
+            "--" + name.replace("_", "-"),
+            env=env_suffix(name),
+            default=default,
+            type=type(default),
+            help=text,
         )
     return parser
 
@@ -358,9 +332,9 @@ def engine_tls(args: argparse.Namespace) -> ClientTLS | None:
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from parsed flags, checked."""
-    values = {name: getattr(args, name) for name, _, _ in FLAGS}
+    values = {name: getattr(args, name) for name, _ in FLAGS}
     settings = dataclasses.replace(Settings(), **values)
-    for name, _, _ in FLAGS:
+    for name, _ in FLAGS:
         value = getattr(settings, name)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             flag = "--" + name.replace("_", "-")

@@ -22,8 +22,8 @@ import random
 from typing import Any, Protocol
 
 from engine_service.ai.evaluation import outcome_value
-from engine_service.ai.levels import LEVELS, STRONGEST, Level, level
-from engine_service.ai.search import RulesetPolicy, SearchStrategy, Suggestion
+from engine_service.ai.levels import STRONGEST, level
+from engine_service.ai.search import RulesetPolicy, SearchStrategy, Suggestion, Terms
 from engine_service.memo import memo
 from engine_service.rules import games, load
 from engine_service.rules.base import AnyRuleset, Outcome, require_ongoing
@@ -38,18 +38,8 @@ EVEN: float = 0.5  # material units within which a position reads as "about even
 class Strategy(Protocol):
     """A game's AI: the action it suggests, and what it thinks of a position."""
 
-    def suggest(
-        self,
-        state: Any,
-        side: str,
-        *,
-        seconds: float,
-        max_depth: int,
-        seed: int,
-        level: Level = LEVELS[STRONGEST],
-    ) -> Suggestion:
-        """The action for `side` within `seconds` (`max_depth` 0: no depth cap), played at
-        `level` (its noise and share of the work; `levels.py`)."""
+    def suggest(self, state: Any, side: str, terms: Terms) -> Suggestion:
+        """The action for `side` within the terms (time, depth cap, seed and level)."""
 
     def evaluate(self, state: Any, side: str) -> float:
         """The static value of an unfinished state for `side`."""
@@ -110,14 +100,8 @@ def suggest(
             value = evaluate(ruleset, after, side, ruleset.outcome(after))
             return Suggestion(action, value, 0, [ruleset.format_action(game.state, action)], 1)
     cap = plays.max_depth if not max_depth else min(max_depth, plays.max_depth or max_depth)
-    return strategy_for(ruleset).suggest(
-        game.state,
-        side,
-        seconds=seconds * plays.time_share,
-        max_depth=cap,
-        seed=seed,
-        level=plays,
-    )
+    terms = Terms(seconds * plays.time_share, cap, seed, plays)
+    return strategy_for(ruleset).suggest(game.state, side, terms)
 
 
 def summary(suggestion: Suggestion) -> str:

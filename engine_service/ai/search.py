@@ -64,6 +64,18 @@ class Suggestion:
     wins_in: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Terms:
+    """What a suggestion is asked within: `seconds` of time, a depth cap (`max_depth` 0:
+    none), the `seed` that breaks ties, and the `level` played (its noise and share of the
+    work; `levels.py`)."""
+
+    seconds: float
+    max_depth: int = 0
+    seed: int = 0
+    level: Level = LEVELS[STRONGEST]
+
+
 def wins_in(value: float) -> int:
     """The turns to a proved end from a search value (WIN less the plies to it), or 0.
 
@@ -502,26 +514,17 @@ class SearchStrategy:
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
 
-    def suggest(
-        self,
-        state: Any,
-        side: str,
-        *,
-        seconds: float,
-        max_depth: int,
-        seed: int,
-        level: Level = LEVELS[STRONGEST],
-    ) -> Suggestion:
-        """The best action the search finds for `side` within `seconds` (with the level's
+    def suggest(self, state: Any, side: str, terms: Terms) -> Suggestion:
+        """The best action the search finds for `side` within the terms (with the level's
         noise on the root values)."""
         return search(
             self.policy,
             state,
             side,
-            seconds=seconds,
-            max_depth=max_depth,
-            seed=seed,
-            noise=level.noise,
+            seconds=terms.seconds,
+            max_depth=terms.max_depth,
+            seed=terms.seed,
+            noise=terms.level.noise,
         )
 
     def evaluate(self, state: Any, side: str) -> float:

@@ -19,6 +19,7 @@ from engine_service.memo import memo
 from engine_service.rules.base import A, Outcome, OutcomeReason, PieceView, Ruleset, S
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import (
+    DRAW_ACTIONS,
     AcceptDraw,
     DeclineDraw,
     Game,
@@ -318,12 +319,9 @@ class Conversions:
                     field=f"{field}.resign.reason",
                 )
             return Resign(side, OutcomeReason(name))
-        if kind == "offer_draw":
-            return OfferDraw(side)
-        if kind == "accept_draw":
-            return AcceptDraw(side)
-        if kind == "decline_draw":
-            return DeclineDraw(side)
+        draw = DRAW_ACTIONS.get(kind.replace("_", " "))  # offer_draw: "offer draw"
+        if draw is not None:
+            return draw(side)
         if kind != game.ruleset.id:
             raise RuleError(
                 Reason.ILLEGAL_ACTION,

@@ -67,6 +67,14 @@ FORFEIT_TEXT = {  # the notation of each forfeit, also its word in position text
     OutcomeReason.TIME: "timeout",
     OutcomeReason.ABANDONED: "abandon",
 }
+# The draw actions by their notation, which is also their field of the contract's Action
+# with "_" for the space ("offer draw": offer_draw).
+DRAW_ACTIONS: dict[str, type[OfferDraw | AcceptDraw | DeclineDraw]] = {
+    "offer draw": OfferDraw,
+    "accept draw": AcceptDraw,
+    "decline draw": DeclineDraw,
+}
+DRAW_TEXT = {action: words for words, action in DRAW_ACTIONS.items()}
 _NOT_YET = object()
 
 
@@ -211,15 +219,11 @@ class Game(Generic[S]):
     def parse(self, text: str, side: str | None = None) -> Any:
         """The action `text` names (a game action or resign/draw words) for `side`."""
         words = " ".join(text.lower().split())
-        if words in _FORFEIT_WORDS or words in ("offer draw", "accept draw", "decline draw"):
+        if words in _FORFEIT_WORDS or words in DRAW_ACTIONS:
             actor = side or self._default_side()
             self.ruleset.check_side(self.state, actor)
-            if words == "offer draw":
-                return OfferDraw(actor)
-            if words == "accept draw":
-                return AcceptDraw(actor)
-            if words == "decline draw":
-                return DeclineDraw(actor)
+            if words in DRAW_ACTIONS:
+                return DRAW_ACTIONS[words](actor)
             return Resign(actor, _FORFEIT_WORDS[words])
         require_ongoing(self.ended)
         return self.ruleset.parse_action(self.state, text, side)
@@ -228,12 +232,8 @@ class Game(Generic[S]):
         """The notation of an action (game or meta) in this position."""
         if isinstance(action, Resign):
             return FORFEIT_TEXT[action.reason]
-        if isinstance(action, OfferDraw):
-            return "offer draw"
-        if isinstance(action, AcceptDraw):
-            return "accept draw"
-        if isinstance(action, DeclineDraw):
-            return "decline draw"
+        if type(action) in DRAW_TEXT:
+            return DRAW_TEXT[type(action)]
         return self.ruleset.format_action(self.state, action)
 
     def actor(self, action: Any) -> str:

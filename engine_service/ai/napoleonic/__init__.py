@@ -52,7 +52,7 @@ from engine_service.ai.napoleonic.deployment import deployment_action
 from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
 from engine_service.ai.napoleonic.planner import Planner
 from engine_service.ai.napoleonic.position import evaluate_napoleonic
-from engine_service.ai.search import Suggestion
+from engine_service.ai.search import Suggestion, Terms
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.napoleonic.actions import NapoleonicAction
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
@@ -137,18 +137,11 @@ class TurnPlanner:
     def __init__(self, ruleset: AnyRuleset) -> None:
         self.ruleset = ruleset
 
-    def suggest(
-        self,
-        state: NapoleonicState,
-        side: str,
-        *,
-        seconds: float,
-        max_depth: int,
-        seed: int,
-        level: Level = LEVELS[STRONGEST],
-    ) -> Suggestion:
+    def suggest(self, state: NapoleonicState, side: str, terms: Terms) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
-        return plan_suggestion(self.ruleset, state, side, seconds=seconds, seed=seed, level=level)
+        return plan_suggestion(
+            self.ruleset, state, side, seconds=terms.seconds, seed=terms.seed, level=terms.level
+        )
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:
         """Material and the planner's positional worth, own minus the enemy's."""

@@ -8,16 +8,85 @@ returned term by term so a client can show why a unit fell.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Final
 
 from engine_service.rules.base import CombatTally, Contribution, Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Advance, Attack, Support
 from engine_service.rules.napoleonic.events import unit_event
+from engine_service.rules.napoleonic.movement import own_unit
 from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
 from engine_service.rules.napoleonic.words import dirs_words, kind_name, kind_title, unit_title
+
+# --- what attacks (7.1) and supports (7.2) share ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """Attack or support: the rules they share (an adjacent square in the unit's own
+    directions, one per unit per turn), with each one's words and reasons."""
+
+    verb: str  # "attack", "support"
+    single: str  # how a unit's single one is said: "makes a single attack"
+    directions: Callable[[UnitStats], tuple[tuple[str, ...], str]]  # (dirs, their words' key)
+    not_adjacent: Reason
+    direction_not_allowed: Reason
+    already_assigned: Reason
+
+
+ATTACK: Final = Job(
+    "attack",
+    "makes a single attack",
+    lambda stats: (stats.attack_dirs, stats.attack_dirs_key),
+    Reason.ATTACK_NOT_ADJACENT,
+    Reason.ATTACK_DIRECTION_NOT_ALLOWED,
+    Reason.ATTACKER_ALREADY_ASSIGNED,
+)
+SUPPORT: Final = Job(
+    "support",
+    "gives a single support",
+    lambda stats: (stats.support_dirs, stats.support_dirs_key),
+    Reason.SUPPORT_NOT_ADJACENT,
+    Reason.SUPPORT_DIRECTION_NOT_ALLOWED,
+    Reason.SUPPORTER_ALREADY_ASSIGNED,
+)
+
+
+def _check_reach(state: NapoleonicState, job: Job, unit: Unit, other: Unit) -> None:
+    """7.1, 7.2: `unit` reaches `other` for `job` only in an adjacent square, in one of the
+    unit's own directions for that job."""
+    names = state.geo.names
+    refused = f"{kind_title(unit.kind)} on {names[unit.cell]} cannot {job.verb} {names[other.cell]}"
+    direction = state.geo.direction_to[unit.cell].get(other.cell)
+    if direction is None:
+        raise RuleError(job.not_adjacent, f"{refused}: {job.verb}s go into an adjacent square only")
+    dirs, dirs_key = job.directions(state.stats(unit))
+    if direction not in dirs:
+        raise RuleError(
+            job.direction_not_allowed, f"{refused}: it {job.verb}s {dirs_words(dirs_key)}"
+        )
+
+
+def _check_single(
+    state: NapoleonicState, job: Job, unit: Unit, assigned: tuple[tuple[str, str], ...]
+) -> None:
+    """7.1, 7.2: a unit makes a single attack, gives a single support (`assigned`: this
+    turn's (unit, other) pairs of the job)."""
+    names = state.geo.names
+    for unit_id, other_id in assigned:
+        if unit_id == unit.id:
+            other = state.unit(other_id)
+            where = names[other.cell] if other else other_id
+            raise RuleError(
+                job.already_assigned,
+                f"{kind_title(unit.kind)} on {names[unit.cell]} already {job.verb}s {where}: "
+                f"a unit {job.single}",
+            )
+
 
 # --- attack declaration (7.1) -------------------------------------------------------------
 
@@ -48,27 +117,8 @@ def check_attack(state: NapoleonicState, action: Attack) -> tuple[Unit, Unit]:
             f"{name} on {here} cannot attack {there}: only enemy units can be attacked "
             f"({there} holds {target.side} {kind_name(target.kind)})",
         )
-    direction = state.geo.direction_to[attacker.cell].get(target.cell)
-    if direction is None:
-        raise RuleError(
-            Reason.ATTACK_NOT_ADJACENT,
-            f"{name} on {here} cannot attack {there}: attacks go into an adjacent square only",
-        )
-    stats = state.stats(attacker)
-    if direction not in stats.attack_dirs:
-        raise RuleError(
-            Reason.ATTACK_DIRECTION_NOT_ALLOWED,
-            f"{name} on {here} cannot attack {there}: it attacks "
-            f"{dirs_words(stats.attack_dirs_key)}",
-        )
-    for unit_id, target_id in state.turn.attacks:
-        if unit_id == attacker.id:
-            other = state.unit(target_id)
-            where = names[other.cell] if other else target_id
-            raise RuleError(
-                Reason.ATTACKER_ALREADY_ASSIGNED,
-                f"{name} on {here} already attacks {where}: a unit makes a single attack",
-            )
+    _check_reach(state, ATTACK, attacker, target)
+    _check_single(state, ATTACK, attacker, state.turn.attacks)
     return attacker, target
 
 
@@ -174,32 +224,13 @@ def check_support(state: NapoleonicState, action: Support) -> tuple[Unit, Unit]:
             Reason.SUPPORTED_NOT_UNDER_ATTACK,
             f"{name} on {here} cannot support {there}: {there} is not under attack",
         )
-    direction = state.geo.direction_to[supporter.cell].get(supported.cell)
-    if direction is None:
-        raise RuleError(
-            Reason.SUPPORT_NOT_ADJACENT,
-            f"{name} on {here} cannot support {there}: supports go into an adjacent square only",
-        )
-    stats = state.stats(supporter)
-    if direction not in stats.support_dirs:
-        raise RuleError(
-            Reason.SUPPORT_DIRECTION_NOT_ALLOWED,
-            f"{name} on {here} cannot support {there}: it supports "
-            f"{dirs_words(stats.support_dirs_key)}",
-        )
+    _check_reach(state, SUPPORT, supporter, supported)
     if state.rules.obstacles_block_support and step_blocked(state, supporter.cell, supported.cell):
         raise RuleError(
             Reason.SUPPORT_ACROSS_OBSTACLE,
             f"{name} on {here} cannot support {there} across an obstacle (obstacles_block_support)",
         )
-    for unit_id, other_id in state.turn.supports:
-        if unit_id == supporter.id:
-            other = state.unit(other_id)
-            where = names[other.cell] if other else other_id
-            raise RuleError(
-                Reason.SUPPORTER_ALREADY_ASSIGNED,
-                f"{name} on {here} already supports {where}: a unit gives a single support",
-            )
+    _check_single(state, SUPPORT, supporter, state.turn.supports)
     return supporter, supported
 
 
@@ -402,13 +433,7 @@ def resolve(state: NapoleonicState) -> tuple[NapoleonicState, list[Event], tuple
 
 def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, int]:
     """Unit, destination cell and vacancy index of a legal advance; RuleError otherwise."""
-    unit = state.unit(action.unit)
-    if unit is None:
-        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.unit} on the board")
-    if unit.side != action.side:
-        raise RuleError(
-            Reason.NOT_OWN_UNIT, f"{unit_title(state, unit)} is not {action.side}'s to advance"
-        )
+    unit = own_unit(state, action.unit, action.side, "advance")
     geo = state.geo
     name = kind_title(unit.kind)
     here = geo.names[unit.cell]

@@ -11,6 +11,8 @@ to explain a refusal, the second to list the legal moves quickly.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from engine_service.rules.base import Event, EventKind
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Move
@@ -56,15 +58,20 @@ def _passable(state: NapoleonicState, unit: Unit, mid: int, dest: int) -> str:
     return ""
 
 
+def own_unit(state: NapoleonicState, unit_id: str, side: str, verb: str) -> Unit:
+    """The unit `side` names to move or advance (`verb`); UNKNOWN_UNIT when there is none,
+    NOT_OWN_UNIT when it is another player's."""
+    unit = state.unit(unit_id)
+    if unit is None:
+        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {unit_id} on the board")
+    if unit.side != side:
+        raise RuleError(Reason.NOT_OWN_UNIT, f"{unit_title(state, unit)} is not {side}'s to {verb}")
+    return unit
+
+
 def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
     """The unit and destination cell of a legal move; RuleError naming the rule otherwise."""
-    unit = state.unit(action.unit)
-    if unit is None:
-        raise RuleError(Reason.UNKNOWN_UNIT, f"there is no unit {action.unit} on the board")
-    if unit.side != action.side:
-        raise RuleError(
-            Reason.NOT_OWN_UNIT, f"{unit_title(state, unit)} is not {action.side}'s to move"
-        )
+    unit = own_unit(state, action.unit, action.side, "move")
     rules = state.rules
     geo = state.geo
     stats = state.stats(unit)
@@ -253,16 +260,8 @@ def apply_move(
     entered = turn.entered_elevation
     if dest in state.terrain.elevated:
         entered = entered | {unit.id}
-    new_turn = type(turn)(
-        moved=turn.moved | {unit.id},
-        origins=origins,
-        entered_elevation=entered,
-        attacks=turn.attacks,
-        supports=turn.supports,
-        pending_defenders=turn.pending_defenders,
-        pending_players=turn.pending_players,
-        eliminated=turn.eliminated,
-        vacancies=turn.vacancies,
+    new_turn = replace(
+        turn, moved=turn.moved | {unit.id}, origins=origins, entered_elevation=entered
     )
     moved = Unit(unit.id, unit.side, unit.kind, dest)
     if events is not None:

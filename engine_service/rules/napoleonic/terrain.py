@@ -113,6 +113,11 @@ def begin_redoubt(state: NapoleonicState, side: str, cell: int) -> tuple[Terrain
     )
 
 
+def _site_event(kind: EventKind, text: str, site: Construction, name: str) -> Event:
+    """An event of a redoubt site (on the square `name`): its builder's."""
+    return Event(kind, text, side=site.builder, cells=(name,))
+
+
 def end_of_turn_redoubts(state: NapoleonicState) -> tuple[Terrain, list[Event], bool]:
     """Redoubt bookkeeping at the end of a player-turn (10.4); also whether one completed.
 
@@ -141,11 +146,11 @@ def end_of_turn_redoubts(state: NapoleonicState) -> tuple[Terrain, list[Event], 
         ):
             why = "empty" if occupant is None else f"held by {unit_words(state, occupant)}"
             events.append(
-                Event(
+                _site_event(
                     EventKind.REDOUBT_ABANDONED,
                     f"The redoubt site on {name} is {why} at the end of the turn and is dropped.",
-                    side=site.builder,
-                    cells=(name,),
+                    site,
+                    name,
                 )
             )
             continue
@@ -157,22 +162,22 @@ def end_of_turn_redoubts(state: NapoleonicState) -> tuple[Terrain, list[Event], 
             redoubts[site.cell] = site.builder
             completed = True
             events.append(
-                Event(
+                _site_event(
                     EventKind.REDOUBT_COMPLETED,
                     f"{side_title(site.builder)} completes a redoubt on {name}.",
-                    side=site.builder,
-                    cells=(name,),
+                    site,
+                    name,
                 )
             )
         else:
             sites.append(Construction(site.cell, site.builder, done, site.unit))
             events.append(
-                Event(
+                _site_event(
                     EventKind.REDOUBT_PROGRESS,
                     f"The redoubt on {name} has {done} of {rules.redoubt_build_turns} turns of "
                     "occupation.",
-                    side=site.builder,
-                    cells=(name,),
+                    site,
+                    name,
                 )
             )
     if rules.redoubt_owner_last:

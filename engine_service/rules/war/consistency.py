@@ -21,6 +21,7 @@ from engine_service.rules.war.pieces import (
     SIDE_SPAN,
     TROOP,
     TROOP_MOVED,
+    cells_holding,
     kind_of,
     side_of,
 )
@@ -84,15 +85,6 @@ def _check_armies(state: WarState, problems: list[str]) -> None:
             )
 
 
-def _cells_holding(board: bytes, piece: int) -> list[int]:
-    cells = []
-    at = board.find(piece)
-    while at >= 0:
-        cells.append(at)
-        at = board.find(piece, at + 1)
-    return cells
-
-
 # Cells of each side's Troop ranks (relative ranks 2 and 3) and back rank, as slices.
 _TROOP_ROWS = (slice(10, 30), slice(70, 90))
 _BACK_ROW = (slice(0, 10), slice(90, 100))
@@ -110,7 +102,7 @@ def _check_troops(state: WarState, problems: list[str]) -> None:
         if not misplaced and not homesick:
             continue  # the common case, decided without a loop
         for piece in (unmoved, moved):
-            for cell in _cells_holding(board, piece):
+            for cell in cells_holding(board, piece):
                 rank = relative_rank(side, cell)
                 if piece == unmoved and cell not in state.rules.troop_starts[side]:
                     problems.append(

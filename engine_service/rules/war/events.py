@@ -18,6 +18,11 @@ from engine_service.rules.war.pieces import (
 from engine_service.rules.war.state import WarState
 
 
+def _at(kind: EventKind, text: str, side_id: str, cell: int, piece: str) -> Event:
+    """An event of one man on one square (`piece`: its kind id)."""
+    return Event(kind, text, side=side_id, cells=(NAMES[cell],), piece=piece)
+
+
 def action_events(
     state: WarState, action: Action, after: WarState, ended: Outcome | None
 ) -> list[Event]:
@@ -31,13 +36,13 @@ def action_events(
     if parts.huff is not None:
         cell = parts.huff
         events.append(
-            Event(
+            _at(
                 EventKind.HUFFED,
                 f"{me} huffs the {foe} Troop on {NAMES[cell]}, which failed to make a "
                 "compulsory capture (7.1, compulsion = huff).",
-                side=side_id,
-                cells=(NAMES[cell],),
-                piece="troop",
+                side_id,
+                cell,
+                "troop",
             )
         )
         board = board[:cell] + b"\x00" + board[cell + 1 :]
@@ -45,13 +50,13 @@ def action_events(
         cell = parts.place
         left = after.reserves[side]
         events.append(
-            Event(
+            _at(
                 EventKind.PLACED,
                 f"{me} places a Flying Machine on {NAMES[cell]}, blocking it for good "
                 f"({left} left in reserve).",
-                side=side_id,
-                cells=(NAMES[cell],),
-                piece="flying_machine",
+                side_id,
+                cell,
+                "flying_machine",
             )
         )
         board = with_machine(board, side, cell)
@@ -99,12 +104,12 @@ def _move_events(state: WarState, board: bytes, move: Action, after: WarState) -
         for land in move[1:]:
             over = JUMPED[at * 100 + land]
             events.append(
-                Event(
+                _at(
                     EventKind.CAPTURED,
                     f"The {describe_man(board[over])} on {NAMES[over]} is jumped and removed.",
-                    side=side_id,
-                    cells=(NAMES[over],),
-                    piece=KIND_IDS[kind_of(board[over])],
+                    side_id,
+                    over,
+                    KIND_IDS[kind_of(board[over])],
                 )
             )
             at = land
@@ -113,25 +118,25 @@ def _move_events(state: WarState, board: bytes, move: Action, after: WarState) -
         if victim >= 0:
             passing = " in passing" if victim != move[1] else ""
             events.append(
-                Event(
+                _at(
                     EventKind.CAPTURED,
                     f"{name} captures the {describe_man(board[victim])} on "
                     f"{NAMES[victim]}{passing}.",
-                    side=side_id,
-                    cells=(NAMES[victim],),
-                    piece=KIND_IDS[kind_of(board[victim])],
+                    side_id,
+                    victim,
+                    KIND_IDS[kind_of(board[victim])],
                 )
             )
     citadel = state.rules.citadels[1 - side]
     if last == citadel and after.board[citadel] and side_of(after.board[citadel]) == side:
         events.append(
-            Event(
+            _at(
                 EventKind.CITADEL_ENTERED,
                 f"{name} enters {foe}'s Citadel {NAMES[citadel]}: {foe} must capture it with "
                 f"the next move, or {me} wins (9).",
-                side=side_id,
-                cells=(NAMES[citadel],),
-                piece=kind_id,
+                side_id,
+                citadel,
+                kind_id,
             )
         )
     return events

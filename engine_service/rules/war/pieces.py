@@ -83,6 +83,18 @@ SIDE_OF_CODE: Final = (-1, *(side_of(c) for c in range(1, CODE_COUNT)))
 KIND_OF_CODE: Final = (-1, *(kind_of(c) for c in range(1, CODE_COUNT)))
 
 
+def cells_holding(board: bytes | bytearray | list[int], piece: int) -> list[int]:
+    """The cells of a board holding `piece` (a code), in board order."""
+    if isinstance(board, list):
+        return [cell for cell, here in enumerate(board) if here == piece]
+    found = []
+    at = board.find(piece)
+    while at >= 0:
+        found.append(at)
+        at = board.find(piece, at + 1)
+    return found
+
+
 def describe_man(cell_code: int) -> str:
     """'South Troop', 'North Flying Machine': the owner and kind of a cell code."""
     return f"{SIDE_NAMES[side_of(cell_code)]} {KIND_NAMES[kind_of(cell_code)]}"

@@ -76,6 +76,42 @@ def move_man(
     return delta, False, -1, to
 
 
+def _successor(
+    state: WarState,
+    board: bytes,
+    *,
+    reserves: tuple[int, int],
+    ep: int,
+    huffable: tuple[int, ...],
+    key: int,
+    progress: bool,
+) -> WarState:
+    """The position after `state`'s side has acted, with the other side to move: `key` is
+    its Zobrist key; progress (A25) clears the no-progress count and the repetition history."""
+    rules = state.rules
+    side = state.side
+    if progress:
+        quiet = 0
+        history: tuple[int, ...] = (key,)
+    else:
+        quiet = state.quiet + 1
+        history = (*state.history, key) if rules.repetition else (key,)
+    return _new(
+        WarState,
+        (
+            board,
+            1 - side,
+            reserves,
+            ep,
+            huffable,
+            quiet,
+            state.move + (side != rules.first_player),
+            history,
+            rules,
+        ),
+    )
+
+
 def play(state: WarState, action: Action) -> WarState:
     """The position after a legal action (nothing is checked)."""
     rules = state.rules
@@ -85,25 +121,14 @@ def play(state: WarState, action: Action) -> WarState:
         work = bytearray(state.board)
         delta, progress, ep, _ = move_man(rules, work, side, action, state.ep)
         key = state.history[-1] ^ SIDE_KEY ^ delta
-        if progress:
-            quiet = 0
-            history: tuple[int, ...] = (key,)
-        else:
-            quiet = state.quiet + 1
-            history = (*state.history, key) if rules.repetition else (key,)
-        return _new(
-            WarState,
-            (
-                bytes(work),
-                1 - side,
-                state.reserves,
-                ep,
-                (),
-                quiet,
-                state.move + (side != rules.first_player),
-                history,
-                rules,
-            ),
+        return _successor(
+            state,
+            bytes(work),
+            reserves=state.reserves,
+            ep=ep,
+            huffable=(),
+            key=key,
+            progress=progress,
         )
     if head == PLACE and rules.plain:
         return _place(state, action[1])
@@ -112,7 +137,6 @@ def play(state: WarState, action: Action) -> WarState:
 
 def _place(state: WarState, cell: int) -> WarState:
     """A placement that is the whole turn (8.2)."""
-    rules = state.rules
     side = state.side
     board = state.board
     machine = 1 + SIDE_SPAN * side + FLYING_MACHINE
@@ -121,20 +145,9 @@ def _place(state: WarState, cell: int) -> WarState:
     key = (
         state.history[-1] ^ SIDE_KEY ^ PIECE_KEYS[(cell << 5) | machine] ^ _RESERVE_DROP[side][left]
     )
-    return _new(
-        WarState,
-        (
-            board[:cell] + bytes((machine,)) + board[cell + 1 :],
-            1 - side,
-            (south - 1, north) if side == 0 else (south, north - 1),
-            -1,
-            (),
-            0,
-            state.move + (side != rules.first_player),
-            (key,),
-            rules,
-        ),
-    )
+    board = board[:cell] + bytes((machine,)) + board[cell + 1 :]
+    reserves = (south - 1, north) if side == 0 else (south, north - 1)
+    return _successor(state, board, reserves=reserves, ep=-1, huffable=(), key=key, progress=True)
 
 
 def _play_general(state: WarState, action: Action) -> WarState:
@@ -182,23 +195,12 @@ def _play_general(state: WarState, action: Action) -> WarState:
             huffable = tuple(sorted(landing if c == mover else c for c in offenders))
             for cell in huffable:
                 key ^= HUFF_KEYS[cell]
-    if progress:
-        quiet = 0
-        history: tuple[int, ...] = (key,)
-    else:
-        quiet = state.quiet + 1
-        history = (*state.history, key) if rules.repetition else (key,)
-    return _new(
-        WarState,
-        (
-            bytes(work),
-            1 - side,
-            reserves,
-            new_ep,
-            huffable,
-            quiet,
-            state.move + (side != rules.first_player),
-            history,
-            rules,
-        ),
+    return _successor(
+        state,
+        bytes(work),
+        reserves=reserves,
+        ep=new_ep,
+        huffable=huffable,
+        key=key,
+        progress=progress,
     )

@@ -70,6 +70,7 @@ from engine_service.rules.war.pieces import (
     SOUTH,
     TROOP,
     TROOP_MOVED,
+    cells_holding,
     code,
     kind_of,
     letter_of,
@@ -332,18 +333,6 @@ def parse_setup(text: str, *, initial: bool = False) -> Setup:
     return setup
 
 
-def _cells_of(board: bytes | bytearray | list[int], piece: int) -> list[int]:
-    """The cells holding `piece`, in board order."""
-    if isinstance(board, list):
-        return [cell for cell, here in enumerate(board) if here == piece]
-    found = []
-    at = board.find(piece)
-    while at >= 0:
-        found.append(at)
-        at = board.find(piece, at + 1)
-    return found
-
-
 def board_text(board: bytes | bytearray | list[int]) -> str:
     """The board field of a setup string."""
     cells = bytes(board).translate(_CHAR_OF_CODE).decode("ascii")
@@ -373,7 +362,7 @@ def format_setup(
         cells = [
             cell
             for side in (SOUTH, NORTH)
-            for cell in _cells_of(board, code(side, kind))
+            for cell in cells_holding(board, code(side, kind))
             if (cell in _TROOP_RANK_CELLS[side]) == on_ranks
         ]
         if cells:
