@@ -4,7 +4,8 @@ replica and the Redis connections they take, time to pair 10,000 queued players,
 memory per finished game.
 
 `run(bench)` starts its own redis-server, engine and matchmaker processes on free loopback
-ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchmaker`.
+ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchmaker
+[--part cluster]...`.
 
 - Throughput: scripted clients replay one engine-legal action sequence (chosen once, up
   front, from the engine's legal actions) in 1, 16 and 64 concurrent games, each action a
@@ -28,9 +29,11 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchma
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import random
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -505,21 +508,40 @@ def bench_watchers(bench: Bench, setup: Stack) -> None:
         )
 
 
-def run(bench: Bench) -> None:
-    """Every matchmaker figure, on a stack of its own."""
-    with (
-        tempfile.TemporaryDirectory(prefix="bench-matchmaker-") as folder,
-        stack(Path(folder)) as setup,
-    ):
-        finished = bench_submit(bench, setup)
-        bench_cluster(bench, setup)
-        bench_watchers(bench, setup)
-        bench_memory(bench, setup, finished)
-        bench_pairing(bench, setup)
-    bench_record(bench)
+PARTS = ("submit", "cluster", "watchers", "memory", "pairing", "record")
+
+
+def run(bench: Bench, parts: tuple[str, ...] = PARTS) -> None:
+    """The matchmaker figures of `parts` (default: every one), on a stack of their own."""
+    if set(parts) - {"record"}:
+        with (
+            tempfile.TemporaryDirectory(prefix="bench-matchmaker-") as folder,
+            stack(Path(folder)) as setup,
+        ):
+            # the memory figure is measured on the games the submission rounds finished
+            finished = bench_submit(bench, setup) if {"submit", "memory"} & set(parts) else []
+            if "cluster" in parts:
+                bench_cluster(bench, setup)
+            if "watchers" in parts:
+                bench_watchers(bench, setup)
+            if "memory" in parts:
+                bench_memory(bench, setup, finished)
+            if "pairing" in parts:
+                bench_pairing(bench, setup)
+    if "record" in parts:
+        bench_record(bench)
+
+
+def main() -> int:
+    """Run the matchmaker figures alone (`--part` picks some) and save them."""
+    parser = argparse.ArgumentParser(description=(main.__doc__ or "").splitlines()[0])
+    parser.add_argument("--part", action="append", choices=PARTS, help="default: every part")
+    args = parser.parse_args()
+    result = Bench()
+    run(result, tuple(args.part or PARTS))
+    result.save(Path("run") / "bench-matchmaker.json")
+    return 0
 
 
 if __name__ == "__main__":
-    result = Bench()
-    run(result)
-    result.save(Path("run") / "bench-matchmaker.json")
+    sys.exit(main())
