@@ -176,11 +176,21 @@ def make_matchmaker(redis_url: str) -> Iterator[Callable[..., InProcessMatchmake
 
 
 @pytest.fixture
-def matchmaker(
+def replica(
     make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
-) -> InProcessMatchmaker:
+) -> Callable[..., InProcessMatchmaker]:
+    """Start replicas with the in-process engine and these settings: `replica(**settings)`."""
+
+    def make(**changes: Any) -> InProcessMatchmaker:
+        return make_matchmaker(engine=engine_address, **changes)
+
+    return make
+
+
+@pytest.fixture
+def matchmaker(replica: Callable[..., InProcessMatchmaker]) -> InProcessMatchmaker:
     """One in-process replica with the in-process engine."""
-    return make_matchmaker(engine=engine_address)
+    return replica()
 
 
 class Client:
@@ -230,6 +240,27 @@ def clients() -> Iterator[Callable[..., Client]]:
     yield make
     for client in made:
         client.close()
+
+
+def players_of(address: str, clients: Callable[..., Client], *sides: str) -> dict[str, Client]:
+    """Players registered at `address`, one a side, each named after its side ("South")."""
+    return {side: clients(address, side.capitalize()) for side in sides}
+
+
+@pytest.fixture
+def war_players(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> dict[str, Client]:
+    """South and North, registered on `matchmaker`, by the Game of War side each will play."""
+    return players_of(matchmaker.address, clients, "south", "north")
+
+
+@pytest.fixture
+def napoleonic_players(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> dict[str, Client]:
+    """Red and Black, registered on `matchmaker`, by the Napoleonic side each will play."""
+    return players_of(matchmaker.address, clients, "red", "black")
 
 
 def start_matchmaker_process(

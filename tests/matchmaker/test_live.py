@@ -15,7 +15,7 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.store import text
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
 from tests.matchmaker.helpers import (
     Watcher,
     expect_error,
@@ -33,40 +33,32 @@ __all__ = ["QueueStream", "Watcher"]  # the system suites watch and queue with t
 Code = grpc.StatusCode
 
 
-@pytest.fixture
-def two(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
-    return {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
-
-
 @both_stores
 def test_watchers_get_every_update_live_and_resume_where_they_left_off(
-    two: dict[str, Client],
+    war_players: dict[str, Client],
     engine_stub: Any,
     matchmaker: InProcessMatchmaker,
     clients: Callable[..., Client],
 ) -> None:
-    game = start_game(two, "war")
+    game = start_game(war_players, "war")
     spectator = clients(matchmaker.address)  # no token: a spectator
     live = Watcher(spectator, game.id)
     history = live.until(2)
     assert [m.version for m in history] == [1, 2]
     assert history[-1].game.status == mm.GAME_STATUS_RUNNING and history[-1].game.your_side == ""
     assert not history[0].HasField("game")  # superseded catch-up updates carry no game
-    game = play_moves(engine_stub, two, game.id, 4, random.Random(1))
+    game = play_moves(engine_stub, war_players, game.id, 4, random.Random(1))
     updates = live.until(game.version)
     assert [m.version for m in updates] == list(range(3, game.version + 1))
     assert [n for m in updates for n in m.notations] == list(game.moves)
     assert updates[-1].game.version == game.version and updates[-1].side in ("south", "north")
     # A client that saw version 4 reconnects: it gets 5.. and then live updates.
-    resumed = Watcher(two["north"], game.id, after=4)
-    game = play_moves(engine_stub, two, game.id, 1, random.Random(2))
+    resumed = Watcher(war_players["north"], game.id, after=4)
+    game = play_moves(engine_stub, war_players, game.id, 1, random.Random(2))
     got = resumed.until(game.version)
     assert [m.version for m in got] == list(range(5, game.version + 1))
     assert got[-1].game.your_side == "north"
-    two["south"].Resign(mm.ResignRequest(game_id=game.id))
+    war_players["south"].Resign(mm.ResignRequest(game_id=game.id))
     final = live.until(game.version + 1)[-1]
     assert final.game.status == mm.GAME_STATUS_FINISHED and list(final.notations) == ["resign"]
     assert live.ended.wait(10) and live.error is None  # the stream ends after the last update
@@ -103,13 +95,12 @@ def test_watch_refusals(matchmaker: InProcessMatchmaker, clients: Callable[..., 
 
 
 def test_a_trimmed_history_resyncs_with_the_whole_game(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     engine_stub: Any,
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, stream_maxlen=1)
-    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
+    server = replica(stream_maxlen=1)
+    players = players_of(server.address, clients, "south", "north")
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 200, random.Random(4))
     first = next(
@@ -125,14 +116,13 @@ def test_a_trimmed_history_resyncs_with_the_whole_game(
 
 @both_stores
 def test_a_finished_game_keeps_only_its_last_updates(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     engine_stub: Any,
     clients: Callable[..., Client],
     redis_url: str,
 ) -> None:
-    server = make_matchmaker(engine=engine_address, finished_stream_keep=5)
-    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
+    server = replica(finished_stream_keep=5)
+    players = players_of(server.address, clients, "south", "north")
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 12, random.Random(6))
     stream = sync_client(redis_url)
@@ -166,16 +156,15 @@ def test_a_finished_game_keeps_only_its_last_updates(
 
 @both_stores
 def test_a_watcher_resuming_after_the_end_misses_no_version(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     engine_stub: Any,
     clients: Callable[..., Client],
 ) -> None:
     """By default a finished game keeps every update while its stream lives: a watcher
     cut off early in the game and back after its end resumes from its last version (no
     resync), whatever the length of the game."""
-    server = make_matchmaker(engine=engine_address)
-    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
+    server = replica()
+    players = players_of(server.address, clients, "south", "north")
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 40, random.Random(7))
     over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
@@ -193,10 +182,7 @@ def test_a_watcher_resuming_after_the_end_misses_no_version(
 def test_hidden_deployment_is_never_shown_to_the_other_side(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
     game = start_game(
         players,

@@ -89,11 +89,10 @@ def test_tokens_for_other_devices_and_revoking(
 
 
 def test_rate_limit_per_player(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, rate_limit=1.0, rate_burst=3.0)
+    server = replica(rate_limit=1.0, rate_burst=3.0)
     ada = clients(server.address, "Ada")
     bob = clients(server.address, "Bob")
     for _ in range(3):

@@ -14,7 +14,7 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.settings import Settings
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
 from tests.matchmaker.helpers import (
     Watcher,
     expect_error,
@@ -38,14 +38,8 @@ FAST = {
 
 
 @pytest.fixture
-def server(
-    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
-) -> InProcessMatchmaker:
-    return make_matchmaker(engine=engine_address, **FAST)
-
-
-def two_players(server: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
-    return {"south": clients(server.address, "South"), "north": clients(server.address, "North")}
+def server(replica: Callable[..., InProcessMatchmaker]) -> InProcessMatchmaker:
+    return replica(**FAST)
 
 
 def notices(watcher: Watcher) -> list[mm.WatchGameResponse]:
@@ -105,17 +99,16 @@ def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
 
 @both_stores
 def test_a_long_think_with_the_client_open_is_never_abandoned(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
     engine_stub: Any,
     redis_url: str,
 ) -> None:
     # A presence lives 2 s here (renewed every 0.1 s): a busy machine may hold a renewal up
     # for more than FAST's 0.6 s, and the think below still outlasts two lifetimes.
-    server = make_matchmaker(engine=engine_address, **{**FAST, "presence_ttl": 2.0})
+    server = replica(**{**FAST, "presence_ttl": 2.0})
     assert 12 * ABANDON > 2 * 2.0
-    two = two_players(server, clients)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war")  # a friendly game: untimed, unrated
     watchers = {side: Watcher(client, game.id) for side, client in two.items()}
     settle(redis_url, game.id, *watchers.values())
@@ -137,7 +130,7 @@ def test_a_long_think_with_the_client_open_is_never_abandoned(
 def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
     server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
 ) -> None:
-    two = two_players(server, clients)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war")
     south = Watcher(two["south"], game.id)
     north = Watcher(two["north"], game.id)
@@ -164,7 +157,7 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
 def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
     server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
 ) -> None:
-    two = two_players(server, clients)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war")
     south = Watcher(two["south"], game.id)
     north = Watcher(two["north"], game.id)
@@ -192,13 +185,12 @@ def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_t
 
 @both_stores
 def test_presence_survives_a_change_of_replica(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
     redis_url: str,
 ) -> None:
-    first = make_matchmaker(engine=engine_address, **FAST)
-    second = make_matchmaker(engine=engine_address, **FAST)
+    first = replica(**FAST)
+    second = replica(**FAST)
     two = {"south": clients(first.address, "South"), "north": clients(second.address, "North")}
     game = start_game(two, "war")
     south = Watcher(two["south"], game.id)
@@ -220,15 +212,14 @@ def test_presence_survives_a_change_of_replica(
 
 @both_stores
 def test_a_stream_refused_for_too_many_watchers_is_no_presence(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
     redis_url: str,
 ) -> None:
     # Room for two streams; the warning's deadline far off (south, to act, has left).
     changes = {**FAST, "abandon_after": 60.0, "max_watchers": 2}
-    server = make_matchmaker(engine=engine_address, **changes)
-    two = two_players(server, clients)
+    server = replica(**changes)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war")
     north = Watcher(two["north"], game.id)
     spectator = Watcher(clients(server.address, "Spectator"), game.id)

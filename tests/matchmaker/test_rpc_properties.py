@@ -23,7 +23,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
 from tests.matchmaker.helpers import legal_actions, play_moves, start_game
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2
@@ -236,10 +236,7 @@ def arena(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> tuple[Client, dict[str, Client], mm.GameView, list[str]]:
     """A fuzzing player, and a game between two others it must never be able to change."""
-    two = {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
+    two = players_of(matchmaker.address, clients, "south", "north")
     game = start_game(two, "war")
     game = play_moves(engine_stub, two, game.id, 3, random.Random(11))
     fuzzer = clients(matchmaker.address, "Fuzz")

@@ -26,6 +26,7 @@ from tests.matchmaker.conftest import (
     Client,
     InProcessMatchmaker,
     both_stores,
+    players_of,
     start_engine_process,
     start_matchmaker_process,
 )
@@ -140,7 +141,7 @@ def mm_stub(channel: grpc.Channel) -> Any:
 
 @both_stores
 def test_registration_is_limited_per_address_and_in_all_across_replicas(
-    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
+    replica: Callable[..., InProcessMatchmaker],
 ) -> None:
     limits = {
         "register_peer_rate": 0.001,
@@ -149,8 +150,8 @@ def test_registration_is_limited_per_address_and_in_all_across_replicas(
         "register_burst": 7.0,
         "trusted_proxies": "127.0.0.1/32",
     }
-    one = make_matchmaker(engine=engine_address, **limits)
-    two = make_matchmaker(engine=engine_address, **limits)
+    one = replica(**limits)
+    two = replica(**limits)
     for _ in range(3):
         _register(one.address, "203.0.113.7")
     details = expect_error(
@@ -173,11 +174,9 @@ def test_registration_is_limited_per_address_and_in_all_across_replicas(
 
 
 def test_an_untrusted_caller_cannot_pick_its_address(
-    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
+    replica: Callable[..., InProcessMatchmaker],
 ) -> None:
-    server = make_matchmaker(
-        engine=engine_address, register_peer_rate=0.001, register_peer_burst=2.0
-    )
+    server = replica(register_peer_rate=0.001, register_peer_burst=2.0)
     _register(server.address, "203.0.113.1")
     _register(server.address, "203.0.113.2")
     expect_error(
@@ -216,12 +215,11 @@ def test_caller_addresses_are_read_for_ipv4_ipv6_and_proxies() -> None:
 
 @both_stores
 def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     redis_url: str,
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, guest_ttl=600.0)
+    server = replica(guest_ttl=600.0)
     store = sync_client(redis_url)
     guest = clients(server.address, "Guest")
     player = clients(server.address, "Player")
@@ -243,11 +241,10 @@ def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
 
 @both_stores
 def test_one_player_sits_in_a_bounded_number_of_unfinished_games(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, max_open_games=3)
+    server = replica(max_open_games=3)
     ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
     first = ada.CreateGame(mm.CreateGameRequest(game="war")).game
     ada.CreateGame(mm.CreateGameRequest(game="battle"))
@@ -414,10 +411,7 @@ def test_a_huge_page_token_or_version_is_refused_not_a_crash(
 def test_clocks_running_out_together_draw_the_game_never_by_name(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     game = start_game(
         players,
         "napoleonic",
@@ -471,12 +465,10 @@ def test_invite_codes_carry_80_bits_and_forgive_typing() -> None:
 
 @both_stores
 def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(
-        engine=engine_address,
+    server = replica(
         guess_player_rate=0.001,
         guess_player_burst=3.0,
         guess_peer_rate=0.001,
@@ -591,10 +583,7 @@ def test_a_pending_array_is_kept_out_of_plain_storage(
     redis_url: str,
     mode: str,
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
     game = start_game(players, "napoleonic", options={**DAWN, "attack_at_dawn_mode": mode})
     reds, blacks = sealed_array("red"), sealed_array("black")
@@ -689,10 +678,7 @@ def test_the_engine_logs_the_callers_request_id_and_relayed_failures_are_errors(
 def test_the_redacted_views_of_a_deployment_are_states_the_engine_accepts(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     game = start_game(players, "napoleonic", options={**DAWN, "attack_at_dawn_mode": "sealed"})
     submit_text(players["red"], game.id, f"seal {sealed_array('red')}")
     for viewer in (players["black"], clients(matchmaker.address)):

@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
 from tests.matchmaker.helpers import (
     expect_error,
     legal_actions,
@@ -30,7 +30,7 @@ Code = grpc.StatusCode
 
 
 def players(address: str, clients: Callable[..., Client]) -> dict[str, Client]:
-    return {"south": clients(address, "South"), "north": clients(address, "North")}
+    return players_of(address, clients, "south", "north")
 
 
 def finished(client: Client, game_id: str) -> Callable[[], mm.GameView | None]:
@@ -45,7 +45,7 @@ def finished(client: Client, game_id: str) -> Callable[[], mm.GameView | None]:
 def test_loss_on_time_is_found_without_the_player_calling(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    two = players(matchmaker.address, clients)
+    two = players_of(matchmaker.address, clients, "south", "north")
     tc = mm.TimeControl(base=seconds(0.9), increment=seconds(0.1))
     game = start_game(two, "war", time_control=tc)
     assert game.clock.running == "south" and game.clock.remaining["south"].ToMilliseconds() <= 900
@@ -64,14 +64,13 @@ def test_loss_on_time_is_found_without_the_player_calling(
 
 
 def test_a_late_move_is_refused_and_ends_the_game(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
     engine_stub: Any,
 ) -> None:
     # A sweeper that never comes round: the late submission itself finds the flag.
-    server = make_matchmaker(engine=engine_address, sweep_interval=3600.0)
-    two = players(server.address, clients)
+    server = replica(sweep_interval=3600.0)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war", time_control=mm.TimeControl(base=seconds(0.3)))
     time.sleep(0.5)
     action = legal_actions(engine_stub, game.state)[0].action
@@ -94,13 +93,12 @@ def test_a_late_move_is_refused_and_ends_the_game(
 
 @both_stores
 def test_an_abandoned_game_ends_after_the_timeout(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
     engine_stub: Any,
 ) -> None:
-    server = make_matchmaker(engine=engine_address, abandon_after=1.0)
-    two = players(server.address, clients)
+    server = replica(abandon_after=1.0)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war")
     game = play_moves(engine_stub, two, game.id, 2, random.Random(2))
     started = time.monotonic()
@@ -113,11 +111,10 @@ def test_an_abandoned_game_ends_after_the_timeout(
 
 
 def test_an_open_game_nobody_joins_is_closed(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, open_game_ttl=0.5)
+    server = replica(open_game_ttl=0.5)
     ada = clients(server.address, "Ada")
     game = ada.CreateGame(mm.CreateGameRequest(game="war")).game
     over = wait_for(finished(ada, game.id), timeout=10)
@@ -131,12 +128,11 @@ def test_an_open_game_nobody_joins_is_closed(
 
 
 def test_finished_games_expire(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, finished_game_ttl=1.0)
-    two = players(server.address, clients)
+    server = replica(finished_game_ttl=1.0)
+    two = players_of(server.address, clients, "south", "north")
     game = start_game(two, "war")
     two["south"].Resign(mm.ResignRequest(game_id=game.id))
     wait_for(lambda: not _exists(two["south"], game.id), timeout=10)
