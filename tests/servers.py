@@ -14,7 +14,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -50,6 +50,22 @@ def free_ports(count: int) -> list[int]:
     finally:
         for probe in probes:
             probe.close()
+
+
+@contextlib.contextmanager
+def busy_port() -> Iterator[int]:
+    """A loopback port another socket listens on while the block runs (never a default
+    port): a server told to listen there finds it taken."""
+    while True:
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        holder.bind(("127.0.0.1", 0))
+        port = int(holder.getsockname()[1])
+        if port not in DEFAULT_PORTS:
+            break
+        holder.close()  # the kernel's pick may be a default port: pick again
+    with holder:
+        holder.listen()
+        yield port
 
 
 def reserve_port() -> socket.socket:

@@ -263,6 +263,29 @@ def napoleonic_players(
     return players_of(matchmaker.address, clients, "red", "black")
 
 
+WarReplica = Callable[..., tuple[InProcessMatchmaker, dict[str, Client]]]
+
+
+@pytest.fixture
+def war_replica(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> WarReplica:
+    """Start a replica with these settings and register South and North on it:
+    `server, players = war_replica(**settings)`."""
+
+    def make(**changes: Any) -> tuple[InProcessMatchmaker, dict[str, Client]]:
+        server = replica(**changes)
+        return server, players_of(server.address, clients, "south", "north")
+
+    return make
+
+
+@pytest.fixture
+def ada(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> Client:
+    """Ada, registered on `matchmaker`: the player of tests that need one."""
+    return clients(matchmaker.address, "Ada")
+
+
 def start_matchmaker_process(
     directory: Path, redis_url: str, engine: str, *extra: str, name: str = "matchmaker"
 ) -> ServiceProcess:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import random
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -15,8 +14,15 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.store import text
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    WarReplica,
+    both_stores,
+    players_of,
+)
 from tests.matchmaker.helpers import (
+    StreamReader,
     Watcher,
     expect_error,
     play_moves,
@@ -95,12 +101,9 @@ def test_watch_refusals(matchmaker: InProcessMatchmaker, clients: Callable[..., 
 
 
 def test_a_trimmed_history_resyncs_with_the_whole_game(
-    replica: Callable[..., InProcessMatchmaker],
-    engine_stub: Any,
-    clients: Callable[..., Client],
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
-    server = replica(stream_maxlen=1)
-    players = players_of(server.address, clients, "south", "north")
+    _server, players = war_replica(stream_maxlen=1)
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 200, random.Random(4))
     first = next(
@@ -116,13 +119,9 @@ def test_a_trimmed_history_resyncs_with_the_whole_game(
 
 @both_stores
 def test_a_finished_game_keeps_only_its_last_updates(
-    replica: Callable[..., InProcessMatchmaker],
-    engine_stub: Any,
-    clients: Callable[..., Client],
-    redis_url: str,
+    engine_stub: Any, redis_url: str, war_replica: WarReplica
 ) -> None:
-    server = replica(finished_stream_keep=5)
-    players = players_of(server.address, clients, "south", "north")
+    _server, players = war_replica(finished_stream_keep=5)
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 12, random.Random(6))
     stream = sync_client(redis_url)
@@ -156,15 +155,12 @@ def test_a_finished_game_keeps_only_its_last_updates(
 
 @both_stores
 def test_a_watcher_resuming_after_the_end_misses_no_version(
-    replica: Callable[..., InProcessMatchmaker],
-    engine_stub: Any,
-    clients: Callable[..., Client],
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
     """By default a finished game keeps every update while its stream lives: a watcher
     cut off early in the game and back after its end resumes from its last version (no
     resync), whatever the length of the game."""
-    server = replica()
-    players = players_of(server.address, clients, "south", "north")
+    _server, players = war_replica()
     game = start_game(players, "war")
     game = play_moves(engine_stub, players, game.id, 40, random.Random(7))
     over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
@@ -236,27 +232,17 @@ def test_hidden_deployment_is_never_shown_to_the_other_side(
     spectator.close()
 
 
-class QueueStream:
+class QueueStream(StreamReader):
     """A JoinQueue stream read by a thread."""
 
     def __init__(self, client: Client, request: mm.JoinQueueRequest) -> None:
-        self.messages: queue.Queue[Any] = queue.Queue()
-        self.call = client.stub.JoinQueue(request, metadata=client.metadata, timeout=60)
-        self.done = threading.Event()
-        self.error: grpc.RpcError | None = None
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        try:
-            for message in self.call:
-                self.messages.put(message)
-        except grpc.RpcError as error:
-            self.error = error
-        finally:
-            self.done.set()
+        super().__init__(
+            client.stub.JoinQueue(request, metadata=client.metadata, timeout=60),
+            cancel_is_error=True,
+        )
 
     def all(self, timeout: float = 20) -> Iterator[mm.JoinQueueResponse]:
-        assert self.done.wait(timeout), "the queue stream did not end"
+        assert self.ended.wait(timeout), "the queue stream did not end"
         while not self.messages.empty():
             yield self.messages.get()
 
@@ -300,10 +286,7 @@ def test_quick_match_pairs_two_players_into_one_game(
     )  # ended, unmatched
 
 
-def test_queue_refusals_and_leaving_by_closing_the_stream(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_queue_refusals_and_leaving_by_closing_the_stream(ada: Client) -> None:
     expect_error(
         lambda: list(ada.stub.JoinQueue(mm.JoinQueueRequest(), metadata=ada.metadata, timeout=5)),
         Code.INVALID_ARGUMENT,
@@ -333,7 +316,7 @@ def test_queue_refusals_and_leaving_by_closing_the_stream(
     stream = QueueStream(ada, mm.JoinQueueRequest(game="war"))
     assert stream.messages.get(timeout=10).position == 1
     stream.call.cancel()
-    assert stream.done.wait(10)
+    assert stream.ended.wait(10)
     deadline = time.monotonic() + 10
     while True:  # the cancelled stream took the ticket out: Ada may queue again
         try:

@@ -14,7 +14,13 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.settings import Settings
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    WarReplica,
+    both_stores,
+    players_of,
+)
 from tests.matchmaker.helpers import (
     Watcher,
     expect_error,
@@ -38,8 +44,9 @@ FAST = {
 
 
 @pytest.fixture
-def server(replica: Callable[..., InProcessMatchmaker]) -> InProcessMatchmaker:
-    return replica(**FAST)
+def two(war_replica: WarReplica) -> dict[str, Client]:
+    """South and North on a replica with these tests' presence settings."""
+    return war_replica(**FAST)[1]
 
 
 def notices(watcher: Watcher) -> list[mm.WatchGameResponse]:
@@ -97,6 +104,14 @@ def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
         notices(watcher)
 
 
+def watched_game(two: dict[str, Client], redis_url: str) -> tuple[mm.GameView, dict[str, Watcher]]:
+    """A Game of War between `two`, each watching it, settled (see `settle`)."""
+    game = start_game(two, "war")
+    watchers = {side: Watcher(client, game.id) for side, client in two.items()}
+    settle(redis_url, game.id, *watchers.values())
+    return game, watchers
+
+
 @both_stores
 def test_a_long_think_with_the_client_open_is_never_abandoned(
     replica: Callable[..., InProcessMatchmaker],
@@ -109,9 +124,7 @@ def test_a_long_think_with_the_client_open_is_never_abandoned(
     server = replica(**{**FAST, "presence_ttl": 2.0})
     assert 12 * ABANDON > 2 * 2.0
     two = players_of(server.address, clients, "south", "north")
-    game = start_game(two, "war")  # a friendly game: untimed, unrated
-    watchers = {side: Watcher(client, game.id) for side, client in two.items()}
-    settle(redis_url, game.id, *watchers.values())
+    game, watchers = watched_game(two, redis_url)  # a friendly game: untimed, unrated
     game = play_moves(engine_stub, two, game.id, 2, random.Random(4))  # south to act again
     # South thinks for twelve times the abandonment delay (twelve minutes against ten).
     think_until = redis_ms(redis_url) + int(12 * ABANDON * 1000)
@@ -128,13 +141,10 @@ def test_a_long_think_with_the_client_open_is_never_abandoned(
 
 @both_stores
 def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
-    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+    two: dict[str, Client], redis_url: str
 ) -> None:
-    two = players_of(server.address, clients, "south", "north")
-    game = start_game(two, "war")
-    south = Watcher(two["south"], game.id)
-    north = Watcher(two["north"], game.id)
-    settle(redis_url, game.id, south, north)
+    game, watchers = watched_game(two, redis_url)
+    south, north = watchers["south"], watchers["north"]
     south.close()  # south, to act, closes its client
     left, _ = north.notice(mm.NOTICE_KIND_DISCONNECTED, "south")
     assert left.notice.text == "south disconnected" and left.version == game.version
@@ -155,13 +165,10 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
 
 @both_stores
 def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
-    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+    two: dict[str, Client], redis_url: str
 ) -> None:
-    two = players_of(server.address, clients, "south", "north")
-    game = start_game(two, "war")
-    south = Watcher(two["south"], game.id)
-    north = Watcher(two["north"], game.id)
-    settle(redis_url, game.id, south, north)
+    game, watchers = watched_game(two, redis_url)
+    south, north = watchers["south"], watchers["north"]
     # North, not to act, leaves and comes back: announced both ways, never warned.
     north.close()
     left, _ = south.notice(mm.NOTICE_KIND_DISCONNECTED, "north")
@@ -212,14 +219,11 @@ def test_presence_survives_a_change_of_replica(
 
 @both_stores
 def test_a_stream_refused_for_too_many_watchers_is_no_presence(
-    replica: Callable[..., InProcessMatchmaker],
-    clients: Callable[..., Client],
-    redis_url: str,
+    clients: Callable[..., Client], redis_url: str, war_replica: WarReplica
 ) -> None:
     # Room for two streams; the warning's deadline far off (south, to act, has left).
     changes = {**FAST, "abandon_after": 60.0, "max_watchers": 2}
-    server = replica(**changes)
-    two = players_of(server.address, clients, "south", "north")
+    server, two = war_replica(**changes)
     game = start_game(two, "war")
     north = Watcher(two["north"], game.id)
     spectator = Watcher(clients(server.address, "Spectator"), game.id)

@@ -100,9 +100,8 @@ def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
 
 @both_stores
 def test_play_again_against_the_bot_starts_at_once_with_sides_swapped(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], ada: Client
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     game = ada.CreateGame(
         mm.CreateGameRequest(
             game="war", side="north", opponent=mm.SEAT_KIND_BOT, bot_level=2, bot_time=seconds(0.05)

@@ -83,9 +83,8 @@ def _bot_dawn_game(client: Client) -> tuple[str, set[tuple[str, str]], str]:
 
 
 def test_the_bots_secret_array_varies_and_its_salt_comes_from_the_server_secret(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    ada: Client,
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     games = [_bot_dawn_game(ada) for _ in range(3)]
     arrays = [frozenset(array) for _, array, _ in games]
     assert all(len(array) == 15 for array in arrays)
@@ -370,10 +369,7 @@ def test_log_redaction_hides_secret_keys_and_scrubs_text() -> None:
 # -- 15.9 inputs beyond their range are INVALID_ARGUMENT ----------------------------------
 
 
-def test_a_huge_page_token_or_version_is_refused_not_a_crash(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_a_huge_page_token_or_version_is_refused_not_a_crash(ada: Client) -> None:
     for token in (
         base64.urlsafe_b64encode(str(10**30).encode()).decode(),
         base64.urlsafe_b64encode(b"9" * 5000).decode(),

@@ -13,7 +13,13 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    WarReplica,
+    both_stores,
+    players_of,
+)
 from tests.matchmaker.helpers import (
     expect_error,
     legal_actions,
@@ -64,13 +70,10 @@ def test_loss_on_time_is_found_without_the_player_calling(
 
 
 def test_a_late_move_is_refused_and_ends_the_game(
-    replica: Callable[..., InProcessMatchmaker],
-    clients: Callable[..., Client],
-    engine_stub: Any,
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
     # A sweeper that never comes round: the late submission itself finds the flag.
-    server = replica(sweep_interval=3600.0)
-    two = players_of(server.address, clients, "south", "north")
+    _server, two = war_replica(sweep_interval=3600.0)
     game = start_game(two, "war", time_control=mm.TimeControl(base=seconds(0.3)))
     time.sleep(0.5)
     action = legal_actions(engine_stub, game.state)[0].action
@@ -93,12 +96,9 @@ def test_a_late_move_is_refused_and_ends_the_game(
 
 @both_stores
 def test_an_abandoned_game_ends_after_the_timeout(
-    replica: Callable[..., InProcessMatchmaker],
-    clients: Callable[..., Client],
-    engine_stub: Any,
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
-    server = replica(abandon_after=1.0)
-    two = players_of(server.address, clients, "south", "north")
+    _server, two = war_replica(abandon_after=1.0)
     game = start_game(two, "war")
     game = play_moves(engine_stub, two, game.id, 2, random.Random(2))
     started = time.monotonic()
@@ -127,12 +127,8 @@ def test_an_open_game_nobody_joins_is_closed(
     )
 
 
-def test_finished_games_expire(
-    replica: Callable[..., InProcessMatchmaker],
-    clients: Callable[..., Client],
-) -> None:
-    server = replica(finished_game_ttl=1.0)
-    two = players_of(server.address, clients, "south", "north")
+def test_finished_games_expire(war_replica: WarReplica) -> None:
+    _server, two = war_replica(finished_game_ttl=1.0)
     game = start_game(two, "war")
     two["south"].Resign(mm.ResignRequest(game_id=game.id))
     wait_for(lambda: not _exists(two["south"], game.id), timeout=10)
@@ -149,10 +145,7 @@ def _exists(client: Client, game_id: str) -> bool:
 
 @pytest.mark.parametrize("side", ["south", "north"])
 @both_stores
-def test_the_bot_plays_its_seat(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any, side: str
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_the_bot_plays_its_seat(engine_stub: Any, side: str, ada: Client) -> None:
     created = ada.CreateGame(
         mm.CreateGameRequest(
             game="war",

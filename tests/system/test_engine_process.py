@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,7 +19,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from tests.security.engine import pool_started, wait_idle, wait_until, wait_working
-from tests.servers import ROOT, free_port, start_service
+from tests.servers import ROOT, busy_port, free_port, start_service
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 pytestmark = pytest.mark.system
@@ -140,10 +139,7 @@ def _run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[st
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_busy_port_ends_with_one_line(workers: str) -> None:
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        port = holder.getsockname()[1]
+    with busy_port() as port:
         done = _run(
             [
                 "serve",
