@@ -21,7 +21,13 @@ from engine_service.rules.napoleonic.actions import (
 from engine_service.rules.napoleonic.combat import legal_attacks, legal_supports
 from engine_service.rules.napoleonic.pieces import DIRECTION_SETS, UNIT_TYPES
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch, spec_data
+from tests.engine_service.rules.napoleonic.helpers import (
+    RULESET,
+    STORM_D5,
+    STORMING_D5,
+    apply_batch,
+    spec_data,
+)
 
 TEST_OPTIONS = {"auto_skip_defence": "false"}
 
@@ -277,13 +283,8 @@ def test_hill_bonus_negation(negation: str, eliminated: bool) -> None:
 
 @pytest.mark.parametrize(("maximum", "defence"), [("1", 2), ("2", 3)])
 def test_elevation_bonus_max(maximum: str, defence: int) -> None:
-    setup = (
-        "board 8x8; red: d4=A#R_A c5=I#R_I e5=I#R_I2 h1=G#R_G; black: d5=I#B_I a8=G#B_G; "
-        "hills: d5; redoubts: d5=black"
-    )
-    _s, _e, tallies = fight(
-        setup, [("R_A", "B_I"), ("R_I", "B_I"), ("R_I2", "B_I")], elevation_bonus_max=maximum
-    )
+    setup = STORMING_D5 + "hills: d5; redoubts: d5=black"
+    _s, _e, tallies = fight(setup, STORM_D5, elevation_bonus_max=maximum)
     tally = tallies["B_I"]
     assert tally.attack_total == 3 and tally.attackers[0].note == "attacks at 1 into a redoubt"
     assert tally.defence_total == defence
