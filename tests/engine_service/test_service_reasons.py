@@ -61,6 +61,14 @@ def nap(
 
 
 RED_ENDS = (("red", "end"),)
+
+
+def black_defends(reason: str, units: str, action: str) -> Case:
+    """A Napoleonic case where black, defending d5 against red's d4 (the declaration
+    ended), is refused `action`."""
+    return nap(reason, units, action, side="black", prelude=(("red", "attack d4>d5"), *RED_ENDS))
+
+
 RULE_CASES = [
     # -- shared by the games -----------------------------------------------------------------
     Case("NOT_YOUR_TURN", "war", "10/10/10/10/10/10/10/10/4T5/5K4 S :", "e2-e3", "north"),
@@ -210,40 +218,20 @@ RULE_CASES = [
         side="black",
         prelude=(("red", "attack d4>d5"), ("red", "attack c6>d6"), *RED_ENDS),
     ),
-    nap(
+    black_defends(
         "SUPPORTED_NOT_UNDER_ATTACK",
         "red: d4=A#R_A; black: d5=I#B_I e6=I#B_J f6=I#B_K",
         "support f6>e6",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
     ),
-    nap(
-        "SUPPORT_NOT_FRIENDLY",
-        "red: d4=A#R_A e5=I#R_I; black: d5=I#B_I",
-        "support e5>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
+    black_defends(
+        "SUPPORT_NOT_FRIENDLY", "red: d4=A#R_A e5=I#R_I; black: d5=I#B_I", "support e5>d5"
     ),
-    nap(
-        "SUPPORT_SELF",
-        "red: d4=A#R_A; black: d5=I#B_I",
-        "support d5>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
+    black_defends("SUPPORT_SELF", "red: d4=A#R_A; black: d5=I#B_I", "support d5>d5"),
+    black_defends(
+        "SUPPORT_NOT_ADJACENT", "red: d4=A#R_A; black: d5=I#B_I d7=I#B_J", "support d7>d5"
     ),
-    nap(
-        "SUPPORT_NOT_ADJACENT",
-        "red: d4=A#R_A; black: d5=I#B_I d7=I#B_J",
-        "support d7>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
-    ),
-    nap(
-        "SUPPORT_DIRECTION_NOT_ALLOWED",
-        "red: d4=A#R_A; black: d5=I#B_I d6=C#B_C",
-        "support d6>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
+    black_defends(
+        "SUPPORT_DIRECTION_NOT_ALLOWED", "red: d4=A#R_A; black: d5=I#B_I d6=C#B_C", "support d6>d5"
     ),
     nap(
         "SUPPORT_ACROSS_OBSTACLE",
