@@ -20,8 +20,8 @@ from tests.servers import (
     ServiceProcess,
     free_port,
     reserve_port,
+    start_engine,
     start_redis,
-    start_service,
 )
 
 KINDS = ("unit", "integration", "system")
@@ -145,11 +145,6 @@ def engine_process(
 ) -> Iterator[ServiceProcess]:
     """A RulesEngine run as a real `wargame-engine` process (one worker)."""
     logs = tmp_path_factory.mktemp("engine-logs")
-    process = start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file)],
-        log_path=logs / "engine.log",
-        service="wargame.v1.RulesEngine",
-    )
+    process = start_engine(logs, "--seal-key-file", str(seal_key_file))
     yield process
     process.stop()

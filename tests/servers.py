@@ -351,6 +351,31 @@ def start_service(
     raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}")
 
 
+ENGINE_SERVICE = "wargame.v1.RulesEngine"
+
+
+def start_engine(
+    directory: Path,
+    *flags: str,
+    name: str = "engine",
+    workers: int = 1,
+    metrics: str = "off",
+    port: int | None = None,
+    timeout: float = 90.0,
+) -> ServiceProcess:
+    """A real `wargame-engine` process with `workers` workers, metrics served on `metrics`
+    (off by default) and `flags`, on a free port unless `port`; its log `name`.log in
+    `directory` (see `start_service` for `timeout`)."""
+    return start_service(
+        "engine_service.main",
+        ["--workers", str(workers), "--metrics-listen", metrics, *flags],
+        log_path=directory / f"{name}.log",
+        service=ENGINE_SERVICE,
+        port=port,
+        timeout=timeout,
+    )
+
+
 @dataclass
 class RedisClusterServers:
     """A real Redis Cluster on loopback: `primaries` nodes holding the slots, each with

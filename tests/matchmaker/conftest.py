@@ -28,6 +28,7 @@ from tests.servers import (
     RedisClusterServers,
     RedisServer,
     ServiceProcess,
+    start_engine,
     start_redis_cluster,
     start_service,
 )
@@ -314,10 +315,4 @@ def start_engine_process(
     directory: Path, seal_key_file: Path, port: int | None = None
 ) -> ServiceProcess:
     """A real `wargame-engine` process (one worker) of the test's own."""
-    return start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file)],
-        log_path=directory / "engine.log",
-        service="wargame.v1.RulesEngine",
-        port=port,
-    )
+    return start_engine(directory, "--seal-key-file", str(seal_key_file), port=port)

@@ -95,6 +95,13 @@ def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.G
     return joined
 
 
+def war_game_played(engine: Any, players: Mapping[str, Any], plies: int, seed: int) -> mm.GameView:
+    """A Game of War started between `players` (see `start_game`), then `plies` random
+    legal actions played in it (see `play_moves`), chosen by a generator seeded `seed`."""
+    game = start_game(players, "war")
+    return play_moves(engine, players, game.id, plies, random.Random(seed))
+
+
 def sync_client(url: str) -> Any:
     """A synchronous client of the Redis or Redis Cluster at `url` (for checks)."""
     probe = redis.Redis.from_url(url)

@@ -30,6 +30,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
     sync_client,
+    war_game_played,
 )
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -104,8 +105,7 @@ def test_a_trimmed_history_resyncs_with_the_whole_game(
     engine_stub: Any, war_replica: WarReplica
 ) -> None:
     _server, players = war_replica(stream_maxlen=1)
-    game = start_game(players, "war")
-    game = play_moves(engine_stub, players, game.id, 200, random.Random(4))
+    game = war_game_played(engine_stub, players, 200, 4)
     first = next(
         iter(
             players["south"].stub.WatchGame(
@@ -122,8 +122,7 @@ def test_a_finished_game_keeps_only_its_last_updates(
     engine_stub: Any, redis_url: str, war_replica: WarReplica
 ) -> None:
     _server, players = war_replica(finished_stream_keep=5)
-    game = start_game(players, "war")
-    game = play_moves(engine_stub, players, game.id, 12, random.Random(6))
+    game = war_game_played(engine_stub, players, 12, 6)
     stream = sync_client(redis_url)
 
     def versions_kept() -> list[int]:
@@ -161,8 +160,7 @@ def test_a_watcher_resuming_after_the_end_misses_no_version(
     cut off early in the game and back after its end resumes from its last version (no
     resync), whatever the length of the game."""
     _server, players = war_replica()
-    game = start_game(players, "war")
-    game = play_moves(engine_stub, players, game.id, 40, random.Random(7))
+    game = war_game_played(engine_stub, players, 40, 7)
     over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
     assert over.version > 40
     resumed = list(

@@ -19,7 +19,6 @@ from tests.matchmaker.conftest import (
     InProcessMatchmaker,
     WarReplica,
     both_stores,
-    players_of,
 )
 from tests.matchmaker.helpers import (
     Watcher,
@@ -104,27 +103,24 @@ def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
         notices(watcher)
 
 
-def watched_game(two: dict[str, Client], redis_url: str) -> tuple[mm.GameView, dict[str, Watcher]]:
-    """A Game of War between `two`, each watching it, settled (see `settle`)."""
+def watched_game(two: dict[str, Client], redis_url: str) -> tuple[mm.GameView, Watcher, Watcher]:
+    """A Game of War between `two`, each watching it, settled (see `settle`): the game,
+    South's watcher and North's."""
     game = start_game(two, "war")
-    watchers = {side: Watcher(client, game.id) for side, client in two.items()}
-    settle(redis_url, game.id, *watchers.values())
-    return game, watchers
+    south, north = Watcher(two["south"], game.id), Watcher(two["north"], game.id)
+    settle(redis_url, game.id, south, north)
+    return game, south, north
 
 
 @both_stores
 def test_a_long_think_with_the_client_open_is_never_abandoned(
-    replica: Callable[..., InProcessMatchmaker],
-    clients: Callable[..., Client],
-    engine_stub: Any,
-    redis_url: str,
+    war_replica: WarReplica, engine_stub: Any, redis_url: str
 ) -> None:
     # A presence lives 2 s here (renewed every 0.1 s): a busy machine may hold a renewal up
     # for more than FAST's 0.6 s, and the think below still outlasts two lifetimes.
-    server = replica(**{**FAST, "presence_ttl": 2.0})
     assert 12 * ABANDON > 2 * 2.0
-    two = players_of(server.address, clients, "south", "north")
-    game, watchers = watched_game(two, redis_url)  # a friendly game: untimed, unrated
+    _server, two = war_replica(**{**FAST, "presence_ttl": 2.0})
+    game, south, north = watched_game(two, redis_url)  # a friendly game: untimed, unrated
     game = play_moves(engine_stub, two, game.id, 2, random.Random(4))  # south to act again
     # South thinks for twelve times the abandonment delay (twelve minutes against ten).
     think_until = redis_ms(redis_url) + int(12 * ABANDON * 1000)
@@ -132,19 +128,18 @@ def test_a_long_think_with_the_client_open_is_never_abandoned(
     now = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert now.status == mm.GAME_STATUS_RUNNING and now.version == game.version
     assert connected(now) == {"south": True, "north": True}
-    assert notices(watchers["north"]) == [], "a present player was announced as gone"
+    assert notices(north) == [], "a present player was announced as gone"
     game = play_moves(engine_stub, two, game.id, 1, random.Random(5))  # and then it moves
     assert game.status == mm.GAME_STATUS_RUNNING
-    for watcher in watchers.values():
-        watcher.close()
+    south.close()
+    north.close()
 
 
 @both_stores
 def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
     two: dict[str, Client], redis_url: str
 ) -> None:
-    game, watchers = watched_game(two, redis_url)
-    south, north = watchers["south"], watchers["north"]
+    game, south, north = watched_game(two, redis_url)
     south.close()  # south, to act, closes its client
     left, _ = north.notice(mm.NOTICE_KIND_DISCONNECTED, "south")
     assert left.notice.text == "south disconnected" and left.version == game.version
@@ -167,8 +162,7 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
 def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
     two: dict[str, Client], redis_url: str
 ) -> None:
-    game, watchers = watched_game(two, redis_url)
-    south, north = watchers["south"], watchers["north"]
+    game, south, north = watched_game(two, redis_url)
     # North, not to act, leaves and comes back: announced both ways, never warned.
     north.close()
     left, _ = south.notice(mm.NOTICE_KIND_DISCONNECTED, "north")

@@ -40,7 +40,7 @@ from tests.matchmaker.helpers import (
     wait_for,
 )
 from tests.matchmaker.test_main import assert_one_line_failure, launch
-from tests.servers import free_port, start_redis
+from tests.servers import free_port, start_engine, start_redis
 from wargame.runtime.logs import HIDDEN, redact, redact_url, scrub
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2
@@ -484,21 +484,20 @@ def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
         )
 
     wrong = "0000-0000-0000-0000"
-    ann = clients(server.address, "Ann")
-    for _ in range(3):
-        expect_error(lambda: guess(ann, wrong, "203.0.113.1"), Code.NOT_FOUND)
-    details = expect_error(
-        lambda: guess(ann, wrong, "203.0.113.2"), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
-    )
-    assert "from you" in details.message
+
+    def limited_after(name: str, misses: int, address: str, last_from: str) -> str:
+        """A new player's `misses` wrong guesses from `address`, each not found, then one
+        from `last_from` that is rate limited: its message."""
+        player = clients(server.address, name)
+        for _ in range(misses):
+            expect_error(lambda: guess(player, wrong, address), Code.NOT_FOUND)
+        return expect_error(
+            lambda: guess(player, wrong, last_from), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
+        ).message
+
+    assert "from you" in limited_after("Ann", 3, "203.0.113.1", "203.0.113.2")
     # A fresh player at the same address: the address has two wrong guesses left.
-    ben = clients(server.address, "Ben")
-    for _ in range(2):
-        expect_error(lambda: guess(ben, wrong, "203.0.113.1"), Code.NOT_FOUND)
-    details = expect_error(
-        lambda: guess(ben, wrong, "203.0.113.1"), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
-    )
-    assert "your address" in details.message
+    assert "your address" in limited_after("Ben", 2, "203.0.113.1", "203.0.113.1")
     # Everyone together: eight wrong codes in all, whoever and from wherever.
     for index in range(3):
         player = clients(server.address, f"P{index}")
@@ -618,14 +617,7 @@ def test_the_engine_logs_the_callers_request_id_and_relayed_failures_are_errors(
 ) -> None:
     engine = start_engine_process(tmp_path, seal_key_file)
     engine.stop()  # started again at debug level on the same port
-    from tests.servers import start_service
-
-    engine = start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--log-level", "debug"],
-        log_path=tmp_path / "engine-debug.log",
-        service="wargame.v1.RulesEngine",
-    )
+    engine = start_engine(tmp_path, "--log-level", "debug", name="engine-debug")
     process = start_matchmaker_process(tmp_path, redis_url, engine.address, name="ids")
     try:
         ada, bob = Client(process.address, "Ada"), Client(process.address, "Bob")

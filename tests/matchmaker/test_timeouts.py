@@ -27,6 +27,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
     wait_for,
+    war_game_played,
 )
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -99,8 +100,7 @@ def test_an_abandoned_game_ends_after_the_timeout(
     engine_stub: Any, war_replica: WarReplica
 ) -> None:
     _server, two = war_replica(abandon_after=1.0)
-    game = start_game(two, "war")
-    game = play_moves(engine_stub, two, game.id, 2, random.Random(2))
+    game = war_game_played(engine_stub, two, 2, 2)
     started = time.monotonic()
     over = wait_for(finished(two["north"], game.id), timeout=10)
     assert 0.8 < time.monotonic() - started < 6

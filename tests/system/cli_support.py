@@ -227,10 +227,7 @@ class Cli:
         try:
             index = int(self.child.expect(pattern, timeout=-1 if timeout is None else timeout))
         except (pexpect.TIMEOUT, pexpect.EOF) as error:
-            self._keep()
-            raise AssertionError(
-                f"waited for {pattern!r}; the screen was:\n{self.screen()[-3000:]}"
-            ) from error
+            raise self._failure(f"waited for {pattern!r}") from error
         self._keep()
         return index
 
@@ -256,12 +253,14 @@ class Cli:
             self.child.expect(pexpect.EOF, timeout=timeout)
             status = self.process.wait(timeout)
         except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as error:
-            self._keep()
-            raise AssertionError(
-                f"the client did not exit; the screen was:\n{self.screen()[-3000:]}"
-            ) from error
+            raise self._failure("the client did not exit") from error
         self._keep()
         return 128 - status if status < 0 else status
+
+    def _failure(self, what: str) -> AssertionError:
+        """A failure saying `what` went wrong, with the end of the screen (kept first)."""
+        self._keep()
+        return AssertionError(f"{what}; the screen was:\n{self.screen()[-3000:]}")
 
     def screen(self) -> str:
         """Everything the process printed so far, without colour codes."""
