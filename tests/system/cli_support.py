@@ -239,6 +239,12 @@ class Cli:
         """Type a line and Enter."""
         self.child.send(line + "\r")
 
+    def quit_after_the_game(self) -> None:
+        """At the prompt after a game's end, quit: the client exits with status 0."""
+        self.expect(r"rematch or quit > ")
+        self.send("quit")
+        assert self.wait() == 0
+
     def interrupt(self) -> None:
         """Ctrl-C (the terminal sends SIGINT)."""
         self.child.send("\x03")
@@ -293,6 +299,20 @@ def run(
     client = Cli(args, home, stack, **kwargs)  # type: ignore[arg-type]
     clients.append(client)
     return client
+
+
+Launch = Callable[..., Cli]
+
+
+@pytest.fixture
+def launch(stack: Stack, clients: list[Cli], tmp_path: Path) -> Launch:
+    """Start clients on the module's stack in the test's home: `launch(args, **kwargs)`
+    (see `run`)."""
+
+    def start(args: Sequence[str], **kwargs: object) -> Cli:
+        return run(clients, args, tmp_path, stack, **kwargs)
+
+    return start
 
 
 def game_id_of(client: Cli) -> str:
