@@ -3,6 +3,7 @@ joining, browsing, playing, the refusals of each, versions and idempotency keys.
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 import uuid
@@ -88,24 +89,17 @@ def test_create_and_join_refusals(
         Code.UNAUTHENTICATED,
         "TOKEN_MISSING",
     )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(game_id="gnope")),
-        Code.NOT_FOUND,
-        "SESSION_NOT_FOUND",
-    )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000")),
-        Code.NOT_FOUND,
-        "SESSION_NOT_FOUND",
-    )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE1234")),
-        Code.INVALID_ARGUMENT,
-        "MALFORMED_REQUEST",
-    )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest()), Code.INVALID_ARGUMENT, "MISSING_FIELD"
-    )
+    for join, code, reason in [
+        (mm.JoinGameRequest(game_id="gnope"), Code.NOT_FOUND, "SESSION_NOT_FOUND"),
+        (
+            mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000"),
+            Code.NOT_FOUND,
+            "SESSION_NOT_FOUND",
+        ),
+        (mm.JoinGameRequest(invite_code="NOPE1234"), Code.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+        (mm.JoinGameRequest(), Code.INVALID_ARGUMENT, "MISSING_FIELD"),
+    ]:
+        expect_error(functools.partial(north.JoinGame, join), code, reason)
     game = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     expect_error(
         lambda: north.JoinGame(mm.JoinGameRequest(game_id=game.id, side="south")),
