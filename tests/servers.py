@@ -14,14 +14,27 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def stopping(stop: Callable[[T], object]) -> Iterator[list[T]]:
+    """A list for the servers a test starts; each is stopped by `stop` at the end, in order."""
+    started: list[T] = []
+    try:
+        yield started
+    finally:
+        for server in started:
+            stop(server)
 
 
 def free_port() -> int:
@@ -352,6 +365,15 @@ def start_service(
 
 
 ENGINE_SERVICE = "wargame.v1.RulesEngine"
+
+
+def engine_command(address: str, *flags: str, workers: int = 1, metrics: str = "off") -> list[str]:
+    """The command line of a `wargame-engine` serving on `address` with `workers` workers,
+    metrics on `metrics` (off by default) and `flags`, for a test that starts it itself."""
+    return [
+        sys.executable, "-m", "engine_service.main", "serve", "--listen", address,
+        "--workers", str(workers), "--metrics-listen", metrics, *flags,
+    ]  # fmt: skip
 
 
 def start_engine(

@@ -17,7 +17,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.servers import free_port
+from tests.servers import free_port, stopping
 from tests.tls_support import Authority, Issued, tls_channel
 from wargame.runtime.config import ConfigError
 from wargame.runtime.serving import Serving, create_server
@@ -142,10 +142,11 @@ def _serve(tls: ServerTLS | None, health: bool = False) -> Serving:
 
 @pytest.fixture
 def served() -> Iterator[list[Serving]]:
-    started: list[Serving] = []
-    yield started
-    for serving in started:
+    def stop_now(serving: Serving) -> None:
         serving.stop(grace=0)
+
+    with stopping(stop_now) as started:
+        yield started
 
 
 def _server(served: list[Serving], issued: Issued, client_ca: Authority | None = None) -> str:
