@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -19,8 +20,8 @@ from tests.servers import (
     ServiceProcess,
     free_port,
     reserve_port,
+    start_engine,
     start_redis,
-    start_service,
 )
 
 KINDS = ("unit", "integration", "system")
@@ -87,15 +88,18 @@ def redis_url(redis_server: RedisServer) -> str:
     return redis_server.url
 
 
-@pytest.fixture(scope="session")
-def engine_address() -> Iterator[str]:
-    """A RulesEngine served in-process on a free port (not a default one)."""
+@contextmanager
+def engine_in_process(seal_key: bytes | None = None) -> Iterator[str]:
+    """Serve a RulesEngine in this process on a free port (not a default one); its address.
+
+    `seal_key` None starts it without a seal key, as an engine configured without one.
+    """
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
     from wargame.runtime.serving import create_server, register_service
     from wargame.v1 import engine_pb2
 
-    servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
+    servicer = RulesEngine(rulesets(seal_key))
     serving = create_server(
         f"127.0.0.1:{free_port()}",
         lambda server: register_service(
@@ -104,8 +108,17 @@ def engine_address() -> Iterator[str]:
         [SERVICE_NAME],
     )
     serving.start()
-    yield f"127.0.0.1:{serving.port}"
-    serving.stop(grace=1)
+    try:
+        yield f"127.0.0.1:{serving.port}"
+    finally:
+        serving.stop(grace=1)
+
+
+@pytest.fixture(scope="session")
+def engine_address() -> Iterator[str]:
+    """A RulesEngine served in-process on a free port, with the tests' seal key."""
+    with engine_in_process(TEST_SEAL_KEY) as address:
+        yield address
 
 
 @pytest.fixture
@@ -132,11 +145,6 @@ def engine_process(
 ) -> Iterator[ServiceProcess]:
     """A RulesEngine run as a real `wargame-engine` process (one worker)."""
     logs = tmp_path_factory.mktemp("engine-logs")
-    process = start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file)],
-        log_path=logs / "engine.log",
-        service="wargame.v1.RulesEngine",
-    )
+    process = start_engine(logs, "--seal-key-file", str(seal_key_file))
     yield process
     process.stop()

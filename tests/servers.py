@@ -14,14 +14,27 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+@contextlib.contextmanager
+def stopping(stop: Callable[[T], object]) -> Iterator[list[T]]:
+    """A list for the servers a test starts; each is stopped by `stop` at the end, in order."""
+    started: list[T] = []
+    try:
+        yield started
+    finally:
+        for server in started:
+            stop(server)
 
 
 def free_port() -> int:
@@ -50,6 +63,22 @@ def free_ports(count: int) -> list[int]:
     finally:
         for probe in probes:
             probe.close()
+
+
+@contextlib.contextmanager
+def busy_port() -> Iterator[int]:
+    """A loopback port another socket listens on while the block runs (never a default
+    port): a server told to listen there finds it taken."""
+    while True:
+        holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        holder.bind(("127.0.0.1", 0))
+        port = int(holder.getsockname()[1])
+        if port not in DEFAULT_PORTS:
+            break
+        holder.close()  # the kernel's pick may be a default port: pick again
+    with holder:
+        holder.listen()
+        yield port
 
 
 def reserve_port() -> socket.socket:
@@ -333,6 +362,40 @@ def start_service(
         if f"cannot listen on {address}" not in handle.log():
             break  # a real failure, not a port lost to another program
     raise RuntimeError(f"{module} did not start: {handle.log()[-2000:]}")
+
+
+ENGINE_SERVICE = "wargame.v1.RulesEngine"
+
+
+def engine_command(address: str, *flags: str, workers: int = 1, metrics: str = "off") -> list[str]:
+    """The command line of a `wargame-engine` serving on `address` with `workers` workers,
+    metrics on `metrics` (off by default) and `flags`, for a test that starts it itself."""
+    return [
+        sys.executable, "-m", "engine_service.main", "serve", "--listen", address,
+        "--workers", str(workers), "--metrics-listen", metrics, *flags,
+    ]  # fmt: skip
+
+
+def start_engine(
+    directory: Path,
+    *flags: str,
+    name: str = "engine",
+    workers: int = 1,
+    metrics: str = "off",
+    port: int | None = None,
+    timeout: float = 90.0,
+) -> ServiceProcess:
+    """A real `wargame-engine` process with `workers` workers, metrics served on `metrics`
+    (off by default) and `flags`, on a free port unless `port`; its log `name`.log in
+    `directory` (see `start_service` for `timeout`)."""
+    return start_service(
+        "engine_service.main",
+        ["--workers", str(workers), "--metrics-listen", metrics, *flags],
+        log_path=directory / f"{name}.log",
+        service=ENGINE_SERVICE,
+        port=port,
+        timeout=timeout,
+    )
 
 
 @dataclass

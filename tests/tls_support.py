@@ -15,8 +15,9 @@ import ipaddress
 import os
 import subprocess
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
@@ -27,10 +28,12 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from tests.servers import (
     ROOT,
+    RedisServer,
     ServiceProcess,
     free_ports,
     listens,
     matchmaker_key_env,
+    start_redis,
     wait_healthy,
 )
 from wargame.runtime.tls import ClientTLS, channel
@@ -209,3 +212,55 @@ def start_tls_service(
         handle.kill()
         raise RuntimeError(f"{module} did not start ({error}): {handle.log()[-2000:]}") from None
     return handle
+
+
+@dataclass
+class TlsServices:
+    """A private CA with an engine's and a matchmaker's certificates, a Redis, and the
+    services started with them (see `tls_services`)."""
+
+    folder: Path
+    ca: Authority
+    engine_cert: Issued
+    matchmaker_cert: Issued  # also a client certificate, to present to the engine
+    redis: RedisServer
+    started: list[TlsService] = field(default_factory=list)
+
+    def start(
+        self, module: str, args: Sequence[str], service: str, env: dict[str, str] | None = None
+    ) -> TlsService:
+        """Start a service (see `start_tls_service`), its log `<package>.log` in the
+        folder; stopped when `tls_services` ends."""
+        name = module.partition(".")[0].removesuffix("_service")
+        started = start_tls_service(
+            module, args, log_path=self.folder / f"{name}.log", service=service, env=env
+        )
+        self.started.append(started)
+        return started
+
+    def start_engine(self, seal_key_file: Path, *flags: str, workers: int = 1) -> TlsService:
+        """An engine serving TLS with the engine certificate, `workers` workers and `flags`."""
+        return self.start(
+            "engine_service.main",
+            ["--workers", str(workers), "--metrics-listen", "off",
+             "--seal-key-file", str(seal_key_file),
+             "--tls-cert-file", str(self.engine_cert.cert_file),
+             "--tls-key-file", str(self.engine_cert.key_file), *flags],
+            "wargame.v1.RulesEngine",
+        )  # fmt: skip
+
+
+@contextmanager
+def tls_services(folder: Path) -> Iterator[TlsServices]:
+    """A CA, certificates for an engine and a matchmaker, and a Redis in `folder`; the
+    services started on them are stopped (last first) at the end, then the Redis."""
+    ca = Authority.create(folder / "pki")
+    engine_cert = ca.issue("engine")
+    matchmaker_cert = ca.issue("matchmaker", client=True)
+    services = TlsServices(folder, ca, engine_cert, matchmaker_cert, start_redis(folder / "redis"))
+    try:
+        yield services
+    finally:
+        for service in reversed(services.started):
+            service.stop()
+        services.redis.stop()

@@ -16,12 +16,11 @@ the same run):
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from engine_service.rules.battle import BattleRuleset, BattleState, Move
 from engine_service.rules.battle.legal import analyse
-from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame
+from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame, per_position
 
 RULESET = BattleRuleset()
 PERFT_DEPTH = 3
@@ -76,16 +75,13 @@ def run(bench: Bench) -> None:
         (_fresh(state), move) for state, move in game_positions(RULESET, 200, "battle bench game")
     ]
 
-    def per_call(work: Callable[[BattleState, Move], object]) -> Callable[[], float]:
-        def once() -> float:
-            for state, _ in pairs:
-                state._analysis = None  # no cached legal moves: a stateless request
-            started = time.perf_counter()
-            for state, move in pairs:
-                work(state, move)
-            return (time.perf_counter() - started) / len(pairs) * 1e6
+    def stateless() -> None:
+        """No cached legal moves: each request stateless."""
+        for state, _ in pairs:
+            state._analysis = None
 
-        return once
+    def per_call(work: Callable[[BattleState, Move], object]) -> Callable[[], float]:
+        return per_position(pairs, work, stateless)
 
     bench.report(
         bench.sample("battle play (unchecked), game positions", per_call(RULESET.play), "us/call"),

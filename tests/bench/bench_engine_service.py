@@ -44,7 +44,7 @@ from engine_service.rules.game import Game
 from engine_service.service import RulesEngine
 from tests.bench.harness import Bench, Figure
 from tests.bench.load import write_requests
-from tests.servers import ROOT, free_port, wait_healthy
+from tests.servers import ROOT, engine_command, free_port, wait_healthy
 from wargame.runtime.logs import configure_logging
 from wargame.v1 import engine_pb2, game_pb2
 
@@ -278,20 +278,7 @@ class _Engine:
         self.address = f"127.0.0.1:{free_port()}"
         log = (folder / f"engine-{workers}.log").open("ab")
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "engine_service.main",
-                "serve",
-                "--listen",
-                self.address,
-                "--workers",
-                str(workers),
-                "--metrics-listen",
-                "off",
-                "--log-level",
-                "warning",
-            ],
+            engine_command(self.address, "--log-level", "warning", workers=workers),
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -58,7 +58,13 @@ from matchmaker.store import Store
 from tests.bench.harness import REPEATS, Bench, Figure
 from tests.bench.profile_submit import profile_submits
 from tests.matchmaker.crowd import hold
-from tests.servers import ServiceProcess, start_redis, start_redis_cluster, start_service
+from tests.servers import (
+    ServiceProcess,
+    start_engine,
+    start_redis,
+    start_redis_cluster,
+    start_service,
+)
 from wargame.v1 import (
     engine_pb2,
     engine_pb2_grpc,
@@ -110,21 +116,7 @@ def stack(directory: Path) -> Iterator[Stack]:
     key_file.write_text(bytes(range(32)).hex())
     processes: list[ServiceProcess] = []
     try:
-        engine = start_service(
-            "engine_service.main",
-            [
-                "--workers",
-                "1",
-                "--metrics-listen",
-                "off",
-                "--seal-key-file",
-                str(key_file),
-                "--log-level",
-                "warning",
-            ],
-            log_path=directory / "engine.log",
-            service="wargame.v1.RulesEngine",
-        )
+        engine = start_engine(directory, "--seal-key-file", str(key_file), "--log-level", "warning")
         processes.append(engine)
         standalone = matchmaker(directory, "matchmaker", redis_server.url, engine.address)
         processes.append(standalone)

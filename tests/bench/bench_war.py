@@ -14,13 +14,12 @@ the same run):
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from engine_service.rules.war import Action, WarRuleset, WarState
 from engine_service.rules.war.legal import legal_actions
 from engine_service.rules.war.ruleset import clear_caches
-from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame
+from tests.bench.harness import Bench, chess_perft_rate, game_positions, middlegame, per_position
 
 RULESET = WarRuleset()
 PERFT_DEPTH = 3
@@ -52,17 +51,7 @@ def run(bench: Bench) -> None:
 
     def per_call(work: Callable[[WarState, Action], object], fresh: bool) -> Callable[[], float]:
         """A sampler: microseconds per call of `work` over the game positions."""
-
-        def once() -> float:
-            """One sample."""
-            if fresh:
-                clear_caches()
-            started = time.perf_counter()
-            for state, action in pairs:
-                work(state, action)
-            return (time.perf_counter() - started) / len(pairs) * 1e6
-
-        return once
+        return per_position(pairs, work, clear_caches if fresh else lambda: None)
 
     bench.report(
         bench.sample(

@@ -148,6 +148,24 @@ def middlegame(ruleset: AnyRuleset, plies: int, seed: str) -> Any:
             return state
 
 
+def per_position(
+    pairs: list[tuple[Any, Any]],
+    work: Callable[[Any, Any], object],
+    prepare: Callable[[], object] = lambda: None,
+) -> Callable[[], float]:
+    """A sampler: microseconds per call of `work(state, action)` over the game positions
+    `pairs`, after `prepare()` (untimed: emptying caches, for one)."""
+
+    def once() -> float:
+        prepare()
+        started = time.perf_counter()
+        for state, action in pairs:
+            work(state, action)
+        return (time.perf_counter() - started) / len(pairs) * 1e6
+
+    return once
+
+
 def game_positions(ruleset: AnyRuleset, count: int, seed: str) -> list[tuple[Any, Any]]:
     """`count` (position, legal action) pairs along seeded random games from the start."""
     rng = random.Random(seed)

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
-from tests.servers import ROOT, free_port, start_redis, start_service
+from tests.servers import ROOT, free_port, start_engine, start_redis
 
 # The parts of the stack, by where a function's code lives (first match wins).
 ENGINE_CLIENT = ("matchmaker/engine.py", "grpc/aio/_call.py", "grpc/aio/_channel.py")
@@ -161,12 +161,7 @@ def drive_main(argv: list[str]) -> int:
 def backends(folder: Path) -> Iterator[tuple[str, str]]:
     """A redis-server and one engine worker: (redis url, engine address)."""
     redis_server = start_redis(folder / "redis")
-    engine = start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--log-level", "warning"],
-        log_path=folder / "engine.log",
-        service="wargame.v1.RulesEngine",
-    )
+    engine = start_engine(folder, "--log-level", "warning")
     try:
         yield redis_server.url, engine.address
     finally:

@@ -7,7 +7,9 @@ from collections.abc import Callable
 import grpc
 import pytest
 
-from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from cli_client.connection import Addresses, Connection
+from cli_client.session import GameSession
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2
 
 
 @pytest.fixture
@@ -50,3 +52,24 @@ def play(engine: engine_pb2_grpc.RulesEngineStub) -> Callable[..., engine_pb2.Ap
         return reply
 
     return call
+
+
+@pytest.fixture
+def connection(engine_address: str) -> Connection:
+    """A client connection to the in-process engine (no matchmaker behind it)."""
+    return Connection(Addresses(engine=engine_address, matchmaker="127.0.0.1:1"))
+
+
+def napoleonic_session(
+    connection: Connection, state: game_pb2.GameState, side: str, game_id: str
+) -> GameSession:
+    """The client's session of a running Napoleonic game `game_id` in `state`, seen by `side`."""
+    view = matchmaker_pb2.GameView(
+        id=game_id,
+        game="napoleonic",
+        status=matchmaker_pb2.GAME_STATUS_RUNNING,
+        version=1,
+        your_side=side,
+        state=state,
+    )
+    return GameSession(view, connection.describe_game("napoleonic", dict(state.options)), side)

@@ -13,22 +13,18 @@ from pathlib import Path
 
 import pytest
 
-from cli_client.connection import Addresses, Connection
+from cli_client.connection import Connection
 from cli_client.errors import ClientError
 from cli_client.identity import Store
 from cli_client.napoleonic import Deployment, guidance, phase_label
 from cli_client.session import GameSession
-from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2, napoleonic_pb2
+from tests.cli_client.conftest import napoleonic_session
+from wargame.v1 import engine_pb2, game_pb2, napoleonic_pb2
 
 # The canonical array of setup.py's docstring (10.1): by rank, then by file.
 RED_CANONICAL = "a2=A b2=C c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
 RED_SCRAMBLED = "h3=i, a3=I g2=c b2=C e2=g c2=C f2=C a2=a h2=A b3=I c3=I d3=I e3=I f3=I g3=I"
 BLACK_ARRAY = "a7=A b7=C c7=C e7=G f7=C g7=C h7=A a6=I b6=I c6=I d6=I e6=I f6=I g6=I h6=I"
-
-
-@pytest.fixture
-def connection(engine_address: str) -> Connection:
-    return Connection(Addresses(engine=engine_address, matchmaker="127.0.0.1:1"))
 
 
 def new_state(connection: Connection, **options: str) -> game_pb2.GameState:
@@ -37,15 +33,7 @@ def new_state(connection: Connection, **options: str) -> game_pb2.GameState:
 
 
 def session_of(connection: Connection, state: game_pb2.GameState, side: str) -> GameSession:
-    view = matchmaker_pb2.GameView(
-        id="g-deploy",
-        game="napoleonic",
-        status=matchmaker_pb2.GAME_STATUS_RUNNING,
-        version=1,
-        your_side=side,
-        state=state,
-    )
-    return GameSession(view, connection.describe_game("napoleonic", dict(state.options)), side)
+    return napoleonic_session(connection, state, side, "g-deploy")
 
 
 def apply(

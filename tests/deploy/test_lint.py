@@ -137,29 +137,34 @@ def _cluster_ip(docs: list[dict[str, Any]]) -> None:
     del _one(docs, "Service", "wargame-engine")["spec"]["clusterIP"]
 
 
-def _seal_key_in_empty_dir(docs: list[dict[str, Any]]) -> None:
-    volumes = _engine(docs)["spec"]["template"]["spec"]["volumes"]
-    volumes[:] = [
-        v if v["name"] != "seal-key" else {"name": "seal-key", "emptyDir": {}} for v in volumes
-    ]
+def _volume_in_empty_dir(deployment: dict[str, Any], volume: str) -> None:
+    """Mount an empty folder where the deployment's `volume` was."""
+    volumes = deployment["spec"]["template"]["spec"]["volumes"]
+    volumes[:] = [v if v["name"] != volume else {"name": volume, "emptyDir": {}} for v in volumes]
 
 
-def _shipped_seal_key(docs: list[dict[str, Any]]) -> None:
+def _ship_secret(docs: list[dict[str, Any]], name: str, **content: dict[str, str]) -> None:
+    """Add a Secret `name` to the manifests, with `content` (`data=` or `stringData=`)."""
     docs.append(
         {
             "apiVersion": "v1",
             "kind": "Secret",
-            "metadata": {"name": "wargame-seal-key", "namespace": "wargame"},
-            "stringData": {"seal.key": "x"},
+            "metadata": {"name": name, "namespace": "wargame"},
+            **content,
         }
     )
 
 
+def _seal_key_in_empty_dir(docs: list[dict[str, Any]]) -> None:
+    _volume_in_empty_dir(_engine(docs), "seal-key")
+
+
+def _shipped_seal_key(docs: list[dict[str, Any]]) -> None:
+    _ship_secret(docs, "wargame-seal-key", stringData={"seal.key": "x"})
+
+
 def _matchmaker_key_in_empty_dir(docs: list[dict[str, Any]]) -> None:
-    volumes = _matchmaker(docs)["spec"]["template"]["spec"]["volumes"]
-    volumes[:] = [
-        v if v["name"] != "secret-key" else {"name": "secret-key", "emptyDir": {}} for v in volumes
-    ]
+    _volume_in_empty_dir(_matchmaker(docs), "secret-key")
 
 
 def _no_matchmaker_key(docs: list[dict[str, Any]]) -> None:
@@ -167,14 +172,7 @@ def _no_matchmaker_key(docs: list[dict[str, Any]]) -> None:
 
 
 def _shipped_matchmaker_key(docs: list[dict[str, Any]]) -> None:
-    docs.append(
-        {
-            "apiVersion": "v1",
-            "kind": "Secret",
-            "metadata": {"name": "wargame-matchmaker-key", "namespace": "wargame"},
-            "data": {"secret.key": "eA=="},
-        }
-    )
+    _ship_secret(docs, "wargame-matchmaker-key", data={"secret.key": "eA=="})
 
 
 def _plaintext_not_allowed(docs: list[dict[str, Any]]) -> None:
@@ -234,8 +232,7 @@ MUTATIONS = [
 
 
 def _engine_tls_from_empty_dir(docs: list[dict[str, Any]]) -> None:
-    volumes = _engine(docs)["spec"]["template"]["spec"]["volumes"]
-    volumes[:] = [v if v["name"] != "tls" else {"name": "tls", "emptyDir": {}} for v in volumes]
+    _volume_in_empty_dir(_engine(docs), "tls")
 
 
 def _engine_without_client_ca(docs: list[dict[str, Any]]) -> None:
@@ -272,28 +269,22 @@ OVERLAY_MUTATIONS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("overlay", "mutate", "problem"), OVERLAY_MUTATIONS, ids=[p for _, _, p in OVERLAY_MUTATIONS]
-)
-def test_each_transport_rule_catches_its_mistake(
-    rendered: dict[str, list[Any]],
-    overlay: str,
-    mutate: Callable[[list[dict[str, Any]]], None],
-    problem: str,
-) -> None:
-    docs = copy.deepcopy(rendered[overlay])
-    mutate(docs)
-    problems = lint.check_manifests(docs, overlay)
-    assert any(problem in line for line in problems), problems
-
-
 @pytest.mark.parametrize("overlay", ["dev", "production"])
 def test_the_overlays_pass_every_check(rendered: dict[str, list[Any]], overlay: str) -> None:
     assert lint.check_manifests(rendered[overlay], overlay) == []
 
 
-@pytest.mark.parametrize("overlay", ["dev", "production"])
-@pytest.mark.parametrize(("mutate", "problem"), MUTATIONS, ids=[p for _, p in MUTATIONS])
+# Every rule of both overlays, then the transport rules each overlay has of its own.
+EVERY_MUTATION = [
+    (overlay, mutate, problem) for mutate, problem in MUTATIONS for overlay in ("dev", "production")
+] + OVERLAY_MUTATIONS
+
+
+@pytest.mark.parametrize(
+    ("overlay", "mutate", "problem"),
+    EVERY_MUTATION,
+    ids=[f"{problem}-{overlay}" for overlay, _, problem in EVERY_MUTATION],
+)
 def test_each_rule_catches_its_mistake(
     rendered: dict[str, list[Any]],
     overlay: str,

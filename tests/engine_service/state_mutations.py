@@ -243,6 +243,22 @@ def ending_the_position_does_not_show(
 # -- The Game of War -----------------------------------------------------------------------
 
 
+def war_troop_moved_to(
+    state: game_pb2.GameState,
+    rng: random.Random,
+    troops: list[game_pb2.Piece],
+    free: list[str],
+    moved: bool,
+) -> Made:
+    """One of `troops` put on one of the `free` squares with its moved mark `moved`: a
+    state to refuse (None without a troop or a square)."""
+    if not free or not troops:
+        return None
+    troop = rng.choice(troops)
+    troop.cell, troop.moved = rng.choice(free), moved
+    return fresh_history(state), REFUSE
+
+
 def war_unmoved_troop_off_its_ranks(
     state: game_pb2.GameState, rng: random.Random, start: game_pb2.GameState
 ) -> Made:
@@ -254,12 +270,7 @@ def war_unmoved_troop_off_its_ranks(
         rng.choice(away).moved = False
         return fresh_history(state), REFUSE
     free = [c for c in empty_cells(state) if war_rank("south", c) in range(4, 8)]
-    south = [p for p in troops if p.side == "south"]
-    if not free or not south:
-        return None
-    troop = rng.choice(south)
-    troop.cell, troop.moved = rng.choice(free), False
-    return fresh_history(state), REFUSE
+    return war_troop_moved_to(state, rng, [p for p in troops if p.side == "south"], free, False)
 
 
 def war_moved_mark_on_a_non_troop(
@@ -278,11 +289,7 @@ def war_troop_on_its_own_back_rank(
     side = rng.choice(SIDES["war"])
     free = [c for c in empty_cells(state) if war_rank(side, c) == 1]
     troops = [p for p in state.pieces if p.kind == "troop" and p.side == side]
-    if not free or not troops:
-        return None
-    troop = rng.choice(troops)
-    troop.cell, troop.moved = rng.choice(free), True
-    return fresh_history(state), REFUSE
+    return war_troop_moved_to(state, rng, troops, free, True)
 
 
 def war_reserve_above_two(

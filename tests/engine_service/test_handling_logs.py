@@ -13,12 +13,8 @@ import grpc
 import pytest
 import structlog
 
-from engine_service.rules import rulesets
-from engine_service.service import SERVICE_NAME, RulesEngine
-from tests.conftest import TEST_SEAL_KEY
-from tests.servers import free_port
+from tests.conftest import TEST_SEAL_KEY, engine_in_process
 from wargame.runtime.logs import configure_logging
-from wargame.runtime.serving import create_server, register_service
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
 
@@ -41,18 +37,8 @@ def logged() -> Iterator[io.StringIO]:
 @pytest.fixture
 def stub() -> Iterator[engine_pb2_grpc.RulesEngineStub]:
     """A RulesEngine of the test's own, on a free port."""
-    servicer = RulesEngine(rulesets(TEST_SEAL_KEY))
-    serving = create_server(
-        f"127.0.0.1:{free_port()}",
-        lambda server: register_service(
-            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
-        ),
-        [SERVICE_NAME],
-    )
-    serving.start()
-    with grpc.insecure_channel(f"127.0.0.1:{serving.port}") as channel:
+    with engine_in_process(TEST_SEAL_KEY) as address, grpc.insecure_channel(address) as channel:
         yield engine_pb2_grpc.RulesEngineStub(channel)
-    serving.stop(grace=1)
 
 
 def _lines(buffer: io.StringIO) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from wargame.runtime.status import ErrorDetails, error_details
+from tests.engine_service.conftest import applying, refused
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
 pytestmark = pytest.mark.integration
@@ -33,17 +33,6 @@ MULTIPLAYER = {
 }
 
 
-@pytest.fixture
-def stub(engine_channel: grpc.Channel) -> engine_pb2_grpc.RulesEngineStub:
-    return engine_pb2_grpc.RulesEngineStub(engine_channel)
-
-
-def refused(call: Callable[..., Any], request: Any) -> ErrorDetails:
-    with pytest.raises(grpc.RpcError) as failure:
-        call(request, timeout=30)
-    return error_details(failure.value)
-
-
 def new_state(stub: engine_pb2_grpc.RulesEngineStub, scenario: str, **options: str) -> Any:
     request = engine_pb2.NewGameRequest(
         game="napoleonic", options={"scenario": scenario, **options}
@@ -52,9 +41,7 @@ def new_state(stub: engine_pb2_grpc.RulesEngineStub, scenario: str, **options: s
 
 
 def apply(stub: engine_pb2_grpc.RulesEngineStub, state: Any, side: str, text: str) -> Any:
-    request = engine_pb2.ApplyActionsRequest(
-        state=state, actions=[game_pb2.Action(side=side, notation=text)]
-    )
+    request = applying(state, side, notation=text)
     return stub.ApplyActions(request).state
 
 
@@ -132,11 +119,7 @@ def test_the_defence_takes_a_submission_from_each_defender(
     state = apply(stub, state, "green", "support e5>d5")
     state = apply(stub, state, "black", "end")
     assert list(state.to_act) == ["green"]
-    answer = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="green", notation="end")]
-        )
-    )
+    answer = stub.ApplyActions(applying(state, "green", notation="end"))
     tally = next(e.combat for e in answer.events if e.HasField("combat"))
     assert (tally.attack_total, tally.defence_total, tally.eliminated) == (3, 2, True)
     assert [s.unit for s in tally.supports] == ["G_I"]
@@ -146,11 +129,7 @@ def test_one_player_surrenders_and_the_state_shows_it_out(
     stub: engine_pb2_grpc.RulesEngineStub,
 ) -> None:
     state = new_state(stub, "three_way")
-    answer = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="black", resign=game_pb2.Resign())]
-        )
-    )
+    answer = stub.ApplyActions(applying(state, "black", resign=game_pb2.Resign()))
     state = answer.state
     assert [(e.kind, e.side) for e in answer.events] == [(game_pb2.EVENT_KIND_PLAYER_OUT, "black")]
     players = {p.id: p for p in state.napoleonic.players}
@@ -159,16 +138,10 @@ def test_one_player_surrenders_and_the_state_shows_it_out(
     assert not [p for p in state.pieces if p.side == "black"]
     error = refused(
         stub.ApplyActions,
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="black", notation="end")]
-        ),
+        applying(state, "black", notation="end"),
     )
     assert error.reason == "NOT_YOUR_TURN"
-    state = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="green", resign=game_pb2.Resign())]
-        )
-    ).state
+    state = stub.ApplyActions(applying(state, "green", resign=game_pb2.Resign())).state
     assert state.outcome.winner == "red" and list(state.outcome.winners) == ["red"]
     assert state.outcome.reason == game_pb2.OUTCOME_REASON_ENEMIES_OUT
 
@@ -252,11 +225,7 @@ def test_hidden_deployment_with_three_players_never_shows_an_array_before_the_re
     seen_by: dict[str, list[str]] = {side: [] for side in ARRAYS}  # what each other player saw
 
     def step(state: Any, side: str, text: str) -> Any:
-        answer = stub.ApplyActions(
-            engine_pb2.ApplyActionsRequest(
-                state=state, actions=[game_pb2.Action(side=side, notation=text)]
-            )
-        )
+        answer = stub.ApplyActions(applying(state, side, notation=text))
         for other in ARRAYS:
             if other != side:  # what a server may pass on to the others
                 seen_by[other] += [a.public_notation for a in answer.applied]
@@ -307,11 +276,7 @@ def test_sealed_deployment_with_three_players_shows_no_ciphertext_to_others(
 ) -> None:
     state = new_state(stub, "three_way", deployment="attack_at_dawn", attack_at_dawn_mode="sealed")
     for side in ("red", "black"):
-        answer = stub.ApplyActions(
-            engine_pb2.ApplyActionsRequest(
-                state=state, actions=[game_pb2.Action(side=side, notation=f"seal {ARRAYS[side]}")]
-            )
-        )
+        answer = stub.ApplyActions(applying(state, side, notation=f"seal {ARRAYS[side]}"))
         assert ARRAYS[side] not in answer.applied[0].public_notation
         assert not any(sq in e.text for e in answer.events for sq in squares(side)[:3])
         state = answer.state

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -14,24 +13,12 @@ from engine_service.convert import conversions
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from tests.conftest import TEST_SEAL_KEY
-from wargame.runtime.status import ErrorDetails, error_details
+from tests.engine_service.conftest import applying, refused
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
 pytestmark = pytest.mark.integration
 
 GAMES = ("war", "battle", "napoleonic")
-
-
-@pytest.fixture
-def stub(engine_channel: grpc.Channel) -> engine_pb2_grpc.RulesEngineStub:
-    return engine_pb2_grpc.RulesEngineStub(engine_channel)
-
-
-def refused(call: Callable[..., Any], request: Any) -> ErrorDetails:
-    """The error details of a call that must fail."""
-    with pytest.raises(grpc.RpcError) as failure:
-        call(request, timeout=30)
-    return error_details(failure.value)
 
 
 def new_state(
@@ -233,12 +220,7 @@ def test_apply_returns_state_events_and_notation(stub, game: str) -> None:
     assert reply.state.ply == state.ply + 1
     assert [a.notation for a in reply.applied] == [action.notation]
     assert reply.events and all(event.text for event in reply.events)
-    by_text = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state,
-            actions=[game_pb2.Action(side=action.action.side, notation=action.notation)],
-        )
-    )
+    by_text = stub.ApplyActions(applying(state, action.action.side, notation=action.notation))
     assert by_text.state == reply.state
 
 
@@ -271,35 +253,21 @@ def test_apply_refuses_too_many_actions_and_empty_requests(stub) -> None:
 
 def test_a_finished_game_refuses_actions(stub) -> None:
     state = new_state(stub, "battle")
-    over = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="attacker", resign=game_pb2.Resign())]
-        )
-    ).state
+    over = stub.ApplyActions(applying(state, "attacker", resign=game_pb2.Resign())).state
     assert over.outcome.winner == "defender" and list(over.to_act) == []
     assert stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=over)).actions == []
     error = refused(
         stub.ApplyActions,
-        engine_pb2.ApplyActionsRequest(
-            state=over, actions=[game_pb2.Action(side="defender", notation="39-54")]
-        ),
+        applying(over, "defender", notation="39-54"),
     )
     assert error.reason == "GAME_OVER"
 
 
 def test_draw_offer_and_acceptance_through_the_service(stub) -> None:
     state = new_state(stub, "napoleonic")
-    offered = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="black", offer_draw=game_pb2.OfferDraw())]
-        )
-    ).state
+    offered = stub.ApplyActions(applying(state, "black", offer_draw=game_pb2.OfferDraw())).state
     assert offered.draw_offer == "black"
-    drawn = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=offered, actions=[game_pb2.Action(side="red", accept_draw=game_pb2.AcceptDraw())]
-        )
-    ).state
+    drawn = stub.ApplyActions(applying(offered, "red", accept_draw=game_pb2.AcceptDraw())).state
     assert drawn.outcome.reason == game_pb2.OUTCOME_REASON_AGREEMENT and not drawn.outcome.winner
 
 
@@ -399,11 +367,7 @@ def test_suggest_refusals(stub) -> None:
         ),
     )
     assert (long.reason, long.fields[0][0]) == ("DEADLINE_TOO_LONG", "time_budget")
-    over = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="north", resign=game_pb2.Resign())]
-        )
-    ).state
+    over = stub.ApplyActions(applying(state, "north", resign=game_pb2.Resign())).state
     assert (
         refused(stub.SuggestAction, engine_pb2.SuggestActionRequest(state=over)).reason
         == "GAME_OVER"

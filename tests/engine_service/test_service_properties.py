@@ -54,6 +54,16 @@ REFUSALS = {
 }
 SERVICE = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
 METHODS = [method.name for method in SERVICE.methods]
+
+
+def draw_state(
+    data: st.DataObject, states: dict[str, list[game_pb2.GameState]]
+) -> tuple[str, game_pb2.GameState]:
+    """A game drawn from GAMES, and one of its sample states."""
+    game = data.draw(st.sampled_from(GAMES))
+    return game, data.draw(st.sampled_from(states[game]))
+
+
 SETTINGS = settings(
     max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -272,9 +282,10 @@ def _check_verdict(
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
 def test_each_mutation_gets_the_verdict_of_the_rules(
-    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], mutation: Mutation
+    stub: engine_pb2_grpc.RulesEngineStub,
+    states: dict[str, list[game_pb2.GameState]],
+    mutation: Mutation,
 ) -> None:
-    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
     rng = random.Random(mutation.name)
     applied = 0
     for game in mutation.games or GAMES:
@@ -286,11 +297,11 @@ def test_each_mutation_gets_the_verdict_of_the_rules(
 @given(data=st.data())
 @SETTINGS
 def test_mutated_states_are_refused_or_accepted_consistently(
-    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+    stub: engine_pb2_grpc.RulesEngineStub,
+    states: dict[str, list[game_pb2.GameState]],
+    data: st.DataObject,
 ) -> None:
-    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
-    game = data.draw(st.sampled_from(GAMES))
-    original = data.draw(st.sampled_from(states[game]))
+    game, original = draw_state(data, states)
     rng = data.draw(st.randoms(use_true_random=False))
     if data.draw(st.booleans()):
         # A named mutation, its verdict from the rules.
@@ -348,11 +359,11 @@ def _random_action(
 @given(data=st.data())
 @SETTINGS
 def test_random_actions_are_refused_with_a_reason(
-    engine_channel: grpc.Channel, states: dict[str, list[game_pb2.GameState]], data: st.DataObject
+    stub: engine_pb2_grpc.RulesEngineStub,
+    states: dict[str, list[game_pb2.GameState]],
+    data: st.DataObject,
 ) -> None:
-    stub = engine_pb2_grpc.RulesEngineStub(engine_channel)
-    game = data.draw(st.sampled_from(GAMES))
-    state = data.draw(st.sampled_from(states[game]))
+    _game, state = draw_state(data, states)
     legal = list(stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state)).actions)
     action = _random_action(state, legal, data)
     code, verdict = _answer(
@@ -455,8 +466,7 @@ def fill(
                 for _ in range(data.draw(st.integers(0, 3))):
                     holder[_text(data)] = _text(data)
             elif entry.full_name == "wargame.v1.GameState":
-                game = data.draw(st.sampled_from(GAMES))
-                state = data.draw(st.sampled_from(states[game]))
+                _game, state = draw_state(data, states)
                 if data.draw(st.booleans()):
                     state = mutate(state, data)
                 for _ in range(data.draw(st.integers(1, 2)) if field.is_repeated else 1):

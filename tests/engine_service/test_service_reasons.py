@@ -16,9 +16,8 @@ import pytest
 from google.protobuf import duration_pb2
 
 from engine_service.rules.errors import Reason
-from engine_service.service import SERVICE_NAME, RulesEngine
-from tests.engine_service.test_service import refused
-from wargame.runtime.serving import create_server, register_service
+from tests.conftest import engine_in_process
+from tests.engine_service.conftest import applying, refused
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
 pytestmark = pytest.mark.integration
@@ -62,6 +61,14 @@ def nap(
 
 
 RED_ENDS = (("red", "end"),)
+
+
+def black_defends(reason: str, units: str, action: str) -> Case:
+    """A Napoleonic case where black, defending d5 against red's d4 (the declaration
+    ended), is refused `action`."""
+    return nap(reason, units, action, side="black", prelude=(("red", "attack d4>d5"), *RED_ENDS))
+
+
 RULE_CASES = [
     # -- shared by the games -----------------------------------------------------------------
     Case("NOT_YOUR_TURN", "war", "10/10/10/10/10/10/10/10/4T5/5K4 S :", "e2-e3", "north"),
@@ -211,40 +218,20 @@ RULE_CASES = [
         side="black",
         prelude=(("red", "attack d4>d5"), ("red", "attack c6>d6"), *RED_ENDS),
     ),
-    nap(
+    black_defends(
         "SUPPORTED_NOT_UNDER_ATTACK",
         "red: d4=A#R_A; black: d5=I#B_I e6=I#B_J f6=I#B_K",
         "support f6>e6",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
     ),
-    nap(
-        "SUPPORT_NOT_FRIENDLY",
-        "red: d4=A#R_A e5=I#R_I; black: d5=I#B_I",
-        "support e5>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
+    black_defends(
+        "SUPPORT_NOT_FRIENDLY", "red: d4=A#R_A e5=I#R_I; black: d5=I#B_I", "support e5>d5"
     ),
-    nap(
-        "SUPPORT_SELF",
-        "red: d4=A#R_A; black: d5=I#B_I",
-        "support d5>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
+    black_defends("SUPPORT_SELF", "red: d4=A#R_A; black: d5=I#B_I", "support d5>d5"),
+    black_defends(
+        "SUPPORT_NOT_ADJACENT", "red: d4=A#R_A; black: d5=I#B_I d7=I#B_J", "support d7>d5"
     ),
-    nap(
-        "SUPPORT_NOT_ADJACENT",
-        "red: d4=A#R_A; black: d5=I#B_I d7=I#B_J",
-        "support d7>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
-    ),
-    nap(
-        "SUPPORT_DIRECTION_NOT_ALLOWED",
-        "red: d4=A#R_A; black: d5=I#B_I d6=C#B_C",
-        "support d6>d5",
-        side="black",
-        prelude=(("red", "attack d4>d5"), *RED_ENDS),
+    black_defends(
+        "SUPPORT_DIRECTION_NOT_ALLOWED", "red: d4=A#R_A; black: d5=I#B_I d6=C#B_C", "support d6>d5"
     ),
     nap(
         "SUPPORT_ACROSS_OBSTACLE",
@@ -301,21 +288,12 @@ RULE_CASES = [
 ]
 
 
-@pytest.fixture
-def stub(engine_channel: grpc.Channel) -> engine_pb2_grpc.RulesEngineStub:
-    return engine_pb2_grpc.RulesEngineStub(engine_channel)
-
-
 def _start(stub: engine_pb2_grpc.RulesEngineStub, case: Case) -> game_pb2.GameState:
     state = stub.NewGame(
         engine_pb2.NewGameRequest(game=case.game, options=case.options, setup=case.setup)
     ).state
     for side, text in case.prelude:
-        state = stub.ApplyActions(
-            engine_pb2.ApplyActionsRequest(
-                state=state, actions=[game_pb2.Action(side=side, notation=text)]
-            )
-        ).state
+        state = stub.ApplyActions(applying(state, side, notation=text)).state
     return state
 
 
@@ -357,21 +335,13 @@ def test_deployment_reasons(stub: engine_pb2_grpc.RulesEngineStub) -> None:
     array = "a2=A b2=C c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
     wrong = refused(
         stub.ApplyActions,
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="red", notation="seal a2=A b2=C")]
-        ),
+        applying(state, "red", notation="seal a2=A b2=C"),
     )
     assert wrong.reason == "DEPLOYMENT_INVALID"
-    sealed = stub.ApplyActions(
-        engine_pb2.ApplyActionsRequest(
-            state=state, actions=[game_pb2.Action(side="red", notation=f"seal {array}")]
-        )
-    ).state
+    sealed = stub.ApplyActions(applying(state, "red", notation=f"seal {array}")).state
     twice = refused(
         stub.ApplyActions,
-        engine_pb2.ApplyActionsRequest(
-            state=sealed, actions=[game_pb2.Action(side="red", notation=f"seal {array}")]
-        ),
+        applying(sealed, "red", notation=f"seal {array}"),
     )
     assert twice.reason == "ALREADY_DEPLOYED"
 
@@ -379,20 +349,8 @@ def test_deployment_reasons(stub: engine_pb2_grpc.RulesEngineStub) -> None:
 @pytest.fixture
 def keyless_stub() -> Iterator[engine_pb2_grpc.RulesEngineStub]:
     """An engine started without a seal key."""
-    from engine_service.rules import rulesets
-
-    servicer = RulesEngine(rulesets(None))
-    serving = create_server(
-        "127.0.0.1:0",
-        lambda server: register_service(
-            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
-        ),
-        [SERVICE_NAME],
-    )
-    serving.start()
-    with grpc.insecure_channel(f"127.0.0.1:{serving.port}") as channel:
+    with engine_in_process(None) as address, grpc.insecure_channel(address) as channel:
         yield engine_pb2_grpc.RulesEngineStub(channel)
-    serving.stop(0)
 
 
 def test_sealed_mode_needs_the_engine_key(keyless_stub: engine_pb2_grpc.RulesEngineStub) -> None:

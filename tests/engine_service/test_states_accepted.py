@@ -47,11 +47,6 @@ ENDINGS = ("rules", "resign", "timeout", "abandon", "agreement")
 FORMS = ("returned", "position", "view")
 
 
-@pytest.fixture
-def stub(engine_channel: grpc.Channel) -> engine_pb2_grpc.RulesEngineStub:
-    return engine_pb2_grpc.RulesEngineStub(engine_channel)
-
-
 def forms(state: game_pb2.GameState) -> Iterator[tuple[str, game_pb2.GameState]]:
     """A state as returned, as its position alone and (when it came with one) as its
     structured view alone."""

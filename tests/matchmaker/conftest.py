@@ -28,6 +28,7 @@ from tests.servers import (
     RedisClusterServers,
     RedisServer,
     ServiceProcess,
+    start_engine,
     start_redis_cluster,
     start_service,
 )
@@ -176,11 +177,21 @@ def make_matchmaker(redis_url: str) -> Iterator[Callable[..., InProcessMatchmake
 
 
 @pytest.fixture
-def matchmaker(
+def replica(
     make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
-) -> InProcessMatchmaker:
+) -> Callable[..., InProcessMatchmaker]:
+    """Start replicas with the in-process engine and these settings: `replica(**settings)`."""
+
+    def make(**changes: Any) -> InProcessMatchmaker:
+        return make_matchmaker(engine=engine_address, **changes)
+
+    return make
+
+
+@pytest.fixture
+def matchmaker(replica: Callable[..., InProcessMatchmaker]) -> InProcessMatchmaker:
     """One in-process replica with the in-process engine."""
-    return make_matchmaker(engine=engine_address)
+    return replica()
 
 
 class Client:
@@ -232,6 +243,50 @@ def clients() -> Iterator[Callable[..., Client]]:
         client.close()
 
 
+def players_of(address: str, clients: Callable[..., Client], *sides: str) -> dict[str, Client]:
+    """Players registered at `address`, one a side, each named after its side ("South")."""
+    return {side: clients(address, side.capitalize()) for side in sides}
+
+
+@pytest.fixture
+def war_players(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> dict[str, Client]:
+    """South and North, registered on `matchmaker`, by the Game of War side each will play."""
+    return players_of(matchmaker.address, clients, "south", "north")
+
+
+@pytest.fixture
+def napoleonic_players(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> dict[str, Client]:
+    """Red and Black, registered on `matchmaker`, by the Napoleonic side each will play."""
+    return players_of(matchmaker.address, clients, "red", "black")
+
+
+WarReplica = Callable[..., tuple[InProcessMatchmaker, dict[str, Client]]]
+
+
+@pytest.fixture
+def war_replica(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> WarReplica:
+    """Start a replica with these settings and register South and North on it:
+    `server, players = war_replica(**settings)`."""
+
+    def make(**changes: Any) -> tuple[InProcessMatchmaker, dict[str, Client]]:
+        server = replica(**changes)
+        return server, players_of(server.address, clients, "south", "north")
+
+    return make
+
+
+@pytest.fixture
+def ada(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> Client:
+    """Ada, registered on `matchmaker`: the player of tests that need one."""
+    return clients(matchmaker.address, "Ada")
+
+
 def start_matchmaker_process(
     directory: Path, redis_url: str, engine: str, *extra: str, name: str = "matchmaker"
 ) -> ServiceProcess:
@@ -260,10 +315,4 @@ def start_engine_process(
     directory: Path, seal_key_file: Path, port: int | None = None
 ) -> ServiceProcess:
     """A real `wargame-engine` process (one worker) of the test's own."""
-    return start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file)],
-        log_path=directory / "engine.log",
-        service="wargame.v1.RulesEngine",
-        port=port,
-    )
+    return start_engine(directory, "--seal-key-file", str(seal_key_file), port=port)

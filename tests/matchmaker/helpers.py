@@ -95,6 +95,13 @@ def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.G
     return joined
 
 
+def war_game_played(engine: Any, players: Mapping[str, Any], plies: int, seed: int) -> mm.GameView:
+    """A Game of War started between `players` (see `start_game`), then `plies` random
+    legal actions played in it (see `play_moves`), chosen by a generator seeded `seed`."""
+    game = start_game(players, "war")
+    return play_moves(engine, players, game.id, plies, random.Random(seed))
+
+
 def sync_client(url: str) -> Any:
     """A synchronous client of the Redis or Redis Cluster at `url` (for checks)."""
     probe = redis.Redis.from_url(url)
@@ -184,22 +191,18 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
         time.sleep(0.05)
 
 
-class Watcher:
-    """A WatchGame stream read by a thread into a queue."""
+class StreamReader:
+    """A server stream read by a thread into a queue: its messages, its error, its end.
 
-    def __init__(
-        self, client: Any, game_id: str, after: int = 0, *, follow_rematch: bool = False
-    ) -> None:
+    A cancelled stream ends without an error unless `cancel_is_error` (a test that cancels
+    its own call expects CANCELLED to be no failure)."""
+
+    def __init__(self, call: Any, *, cancel_is_error: bool = False) -> None:
         self.messages: queue.Queue[Any] = queue.Queue()
-        self.call = client.stub.WatchGame(
-            mm.WatchGameRequest(
-                game_id=game_id, after_version=after, follow_rematch=follow_rematch
-            ),
-            metadata=client.metadata,
-            timeout=60,
-        )
+        self.call = call
         self.ended = threading.Event()
         self.error: grpc.RpcError | None = None
+        self._cancel_is_error = cancel_is_error
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -207,10 +210,27 @@ class Watcher:
             for message in self.call:
                 self.messages.put(message)
         except grpc.RpcError as error:
-            if error.code() != grpc.StatusCode.CANCELLED:
+            if self._cancel_is_error or error.code() != grpc.StatusCode.CANCELLED:
                 self.error = error
         finally:
             self.ended.set()
+
+
+class Watcher(StreamReader):
+    """A WatchGame stream read by a thread into a queue."""
+
+    def __init__(
+        self, client: Any, game_id: str, after: int = 0, *, follow_rematch: bool = False
+    ) -> None:
+        super().__init__(
+            client.stub.WatchGame(
+                mm.WatchGameRequest(
+                    game_id=game_id, after_version=after, follow_rematch=follow_rematch
+                ),
+                metadata=client.metadata,
+                timeout=60,
+            )
+        )
 
     def until(
         self, version: int, timeout: float = 20, *, notices: bool = False

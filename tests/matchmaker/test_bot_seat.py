@@ -95,10 +95,7 @@ def test_the_bot_plays_at_the_level_the_game_asks_and_shows_it(
     )
 
 
-def test_a_game_against_the_bot_is_never_rated(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_a_game_against_the_bot_is_never_rated(ada: Client) -> None:
     details = expect_error(
         lambda: ada.CreateGame(
             mm.CreateGameRequest(game="war", opponent=mm.SEAT_KIND_BOT, rated=True)
@@ -111,9 +108,8 @@ def test_a_game_against_the_bot_is_never_rated(
 
 @pytest.mark.parametrize(("setup", "accepted"), [(NORTH_CRUSHED, True), (SOUTH_CRUSHED, False)])
 def test_the_bot_answers_a_draw_offer_from_its_evaluation(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], setup: str, accepted: bool
+    setup: str, accepted: bool, ada: Client
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     game = ada.CreateGame(
         mm.CreateGameRequest(
             game="war", side="south", setup=setup, opponent=mm.SEAT_KIND_BOT, bot_time=seconds(0.2)

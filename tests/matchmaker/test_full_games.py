@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
 from tests.matchmaker.helpers import play_moves, sealed_array
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -67,10 +67,7 @@ def test_full_game_then_resignation(
 def test_attack_at_dawn_commit_and_reveal_through_the_matchmaker(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     created = (
         players["red"]
         .CreateGame(

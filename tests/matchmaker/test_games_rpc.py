@@ -3,6 +3,7 @@ joining, browsing, playing, the refusals of each, versions and idempotency keys.
 
 from __future__ import annotations
 
+import functools
 import random
 import threading
 import uuid
@@ -29,18 +30,9 @@ pytestmark = pytest.mark.integration
 Code = grpc.StatusCode
 
 
-@pytest.fixture
-def two(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
-    """Two registered players, by the Game of War side each will play."""
-    return {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
-
-
 @both_stores
-def test_create_join_get(two: dict[str, Client], matchmaker: InProcessMatchmaker) -> None:
-    south, north = two["south"], two["north"]
+def test_create_join_get(war_players: dict[str, Client], matchmaker: InProcessMatchmaker) -> None:
+    south, north = war_players["south"], war_players["north"]
     created = south.CreateGame(mm.CreateGameRequest(game="war", side="south"))
     game = created.game
     assert game.status == mm.GAME_STATUS_OPEN and game.version == 1 and game.your_side == "south"
@@ -65,9 +57,9 @@ def test_create_join_get(two: dict[str, Client], matchmaker: InProcessMatchmaker
 
 
 def test_create_and_join_refusals(
-    two: dict[str, Client], clients: Callable[..., Client], matchmaker: InProcessMatchmaker
+    war_players: dict[str, Client], clients: Callable[..., Client], matchmaker: InProcessMatchmaker
 ) -> None:
-    south, north = two["south"], two["north"]
+    south, north = war_players["south"], war_players["north"]
     expect_error(
         lambda: south.CreateGame(mm.CreateGameRequest()), Code.INVALID_ARGUMENT, "MISSING_FIELD"
     )
@@ -97,24 +89,17 @@ def test_create_and_join_refusals(
         Code.UNAUTHENTICATED,
         "TOKEN_MISSING",
     )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(game_id="gnope")),
-        Code.NOT_FOUND,
-        "SESSION_NOT_FOUND",
-    )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000")),
-        Code.NOT_FOUND,
-        "SESSION_NOT_FOUND",
-    )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE1234")),
-        Code.INVALID_ARGUMENT,
-        "MALFORMED_REQUEST",
-    )
-    expect_error(
-        lambda: north.JoinGame(mm.JoinGameRequest()), Code.INVALID_ARGUMENT, "MISSING_FIELD"
-    )
+    for join, code, reason in [
+        (mm.JoinGameRequest(game_id="gnope"), Code.NOT_FOUND, "SESSION_NOT_FOUND"),
+        (
+            mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000"),
+            Code.NOT_FOUND,
+            "SESSION_NOT_FOUND",
+        ),
+        (mm.JoinGameRequest(invite_code="NOPE1234"), Code.INVALID_ARGUMENT, "MALFORMED_REQUEST"),
+        (mm.JoinGameRequest(), Code.INVALID_ARGUMENT, "MISSING_FIELD"),
+    ]:
+        expect_error(functools.partial(north.JoinGame, join), code, reason)
     game = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     expect_error(
         lambda: north.JoinGame(mm.JoinGameRequest(game_id=game.id, side="south")),
@@ -130,8 +115,10 @@ def test_create_and_join_refusals(
     )
 
 
-def test_private_games_join_by_invite_only_and_are_not_listed(two: dict[str, Client]) -> None:
-    south, north = two["south"], two["north"]
+def test_private_games_join_by_invite_only_and_are_not_listed(
+    war_players: dict[str, Client],
+) -> None:
+    south, north = war_players["south"], war_players["north"]
     created = south.CreateGame(mm.CreateGameRequest(game="war", visibility=mm.VISIBILITY_PRIVATE))
     listed = north.BrowseGames(mm.BrowseGamesRequest()).games
     assert created.game.id not in [g.id for g in listed]
@@ -149,8 +136,8 @@ def test_private_games_join_by_invite_only_and_are_not_listed(two: dict[str, Cli
 
 
 @both_stores
-def test_browse_open_and_running_newest_first_with_pages(two: dict[str, Client]) -> None:
-    south, north = two["south"], two["north"]
+def test_browse_open_and_running_newest_first_with_pages(war_players: dict[str, Client]) -> None:
+    south, north = war_players["south"], war_players["north"]
     ids = [south.CreateGame(mm.CreateGameRequest(game="war")).game.id for _ in range(5)]
     north.JoinGame(mm.JoinGameRequest(game_id=ids[0]))
     open_games = north.BrowseGames(mm.BrowseGamesRequest(status=mm.GAME_STATUS_OPEN)).games
@@ -180,12 +167,12 @@ def test_browse_open_and_running_newest_first_with_pages(two: dict[str, Client])
 
 
 def test_submit_refusals_name_the_right_status(
-    two: dict[str, Client],
+    war_players: dict[str, Client],
     engine_stub: Any,
     clients: Callable[..., Client],
     matchmaker: InProcessMatchmaker,
 ) -> None:
-    south, north = two["south"], two["north"]
+    south, north = war_players["south"], war_players["north"]
     open_game = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     first = legal_actions(engine_stub, open_game.state)[0].action
 
@@ -257,9 +244,11 @@ def test_submit_refusals_name_the_right_status(
 
 
 @both_stores
-def test_a_retried_submission_is_applied_once(two: dict[str, Client], engine_stub: Any) -> None:
-    south, north = two["south"], two["north"]
-    game = start_game(two, "war")
+def test_a_retried_submission_is_applied_once(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    south, north = war_players["south"], war_players["north"]
+    game = start_game(war_players, "war")
     action = legal_actions(engine_stub, game.state)[0]
     request = mm.SubmitActionsRequest(
         game_id=game.id,
@@ -296,10 +285,10 @@ def test_a_retried_submission_is_applied_once(two: dict[str, Client], engine_stu
 
 @both_stores
 def test_simultaneous_submissions_commit_exactly_one(
-    two: dict[str, Client], engine_stub: Any, matchmaker: InProcessMatchmaker
+    war_players: dict[str, Client], engine_stub: Any, matchmaker: InProcessMatchmaker
 ) -> None:
-    south = two["south"]
-    game = start_game(two, "war")
+    south = war_players["south"]
+    game = start_game(war_players, "war")
     before = game.state
     actions = legal_actions(engine_stub, before)[:8]
     assert len(actions) >= 4
@@ -346,9 +335,9 @@ def test_simultaneous_submissions_commit_exactly_one(
         device.close()
 
 
-def test_resign_and_draws(two: dict[str, Client], engine_stub: Any) -> None:
-    south, north = two["south"], two["north"]
-    game = start_game(two, "war")
+def test_resign_and_draws(war_players: dict[str, Client], engine_stub: Any) -> None:
+    south, north = war_players["south"], war_players["north"]
+    game = start_game(war_players, "war")
     expect_error(
         lambda: north.AnswerDraw(mm.AnswerDrawRequest(game_id=game.id, accept=True)),
         Code.FAILED_PRECONDITION,
@@ -358,14 +347,14 @@ def test_resign_and_draws(two: dict[str, Client], engine_stub: Any) -> None:
     assert offered.state.draw_offer == "south"
     declined = north.AnswerDraw(mm.AnswerDrawRequest(game_id=game.id, accept=False)).game
     assert declined.state.draw_offer == "" and declined.status == mm.GAME_STATUS_RUNNING
-    game = play_moves(engine_stub, two, game.id, 2, random.Random(3))
+    game = play_moves(engine_stub, war_players, game.id, 2, random.Random(3))
     north.OfferDraw(mm.OfferDrawRequest(game_id=game.id))
     drawn = south.AnswerDraw(mm.AnswerDrawRequest(game_id=game.id, accept=True)).game
     assert drawn.status == mm.GAME_STATUS_FINISHED
     assert drawn.outcome.reason == game_pb2.OUTCOME_REASON_AGREEMENT and drawn.outcome.winner == ""
     assert list(drawn.moves)[-3:][-1] == "accept draw"
 
-    other = start_game(two, "war")
+    other = start_game(war_players, "war")
     resigned = north.Resign(mm.ResignRequest(game_id=other.id)).game
     assert (
         resigned.outcome.reason == game_pb2.OUTCOME_REASON_RESIGNATION
@@ -383,15 +372,17 @@ def test_resign_and_draws(two: dict[str, Client], engine_stub: Any) -> None:
     )
 
 
-def test_records_replay_to_the_stored_state(two: dict[str, Client], engine_stub: Any) -> None:
-    south = two["south"]
-    game = start_game(two, "war")
+def test_records_replay_to_the_stored_state(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    south = war_players["south"]
+    game = start_game(war_players, "war")
     expect_error(
         lambda: south.GetRecord(mm.GetRecordRequest(game_id="gnone")),
         Code.NOT_FOUND,
         "SESSION_NOT_FOUND",
     )
-    game = play_moves(engine_stub, two, game.id, 6, random.Random(5))
+    game = play_moves(engine_stub, war_players, game.id, 6, random.Random(5))
     running = south.GetRecord(
         mm.GetRecordRequest(game_id=game.id)
     ).record  # a running game's record
@@ -408,11 +399,11 @@ def test_records_replay_to_the_stored_state(two: dict[str, Client], engine_stub:
 
 @both_stores
 def test_rated_games_update_ratings_once_and_the_leaderboard(
-    two: dict[str, Client], engine_stub: Any, matchmaker: InProcessMatchmaker
+    war_players: dict[str, Client], engine_stub: Any, matchmaker: InProcessMatchmaker
 ) -> None:
-    south, north = two["south"], two["north"]
-    game = start_game(two, "war", rated=True)
-    play_moves(engine_stub, two, game.id, 2, random.Random(9))
+    south, north = war_players["south"], war_players["north"]
+    game = start_game(war_players, "war", rated=True)
+    play_moves(engine_stub, war_players, game.id, 2, random.Random(9))
     north.Resign(mm.ResignRequest(game_id=game.id))
     winner = south.GetPlayer(mm.GetPlayerRequest()).player
     loser = north.GetPlayer(mm.GetPlayerRequest()).player
@@ -433,25 +424,27 @@ def test_rated_games_update_ratings_once_and_the_leaderboard(
         Code.NOT_FOUND,
         "UNKNOWN_GAME",
     )
-    unrated = start_game(two, "war")
+    unrated = start_game(war_players, "war")
     south.Resign(mm.ResignRequest(game_id=unrated.id))
     assert south.GetPlayer(mm.GetPlayerRequest()).player.ratings[0].games == 1
 
 
 @both_stores
 def test_every_key_but_the_bounded_indexes_expires(
-    two: dict[str, Client], engine_stub: Any, redis_url: str
+    war_players: dict[str, Client], engine_stub: Any, redis_url: str
 ) -> None:
-    game = start_game(two, "war", rated=True)
-    play_moves(engine_stub, two, game.id, 4, random.Random(12))
-    two["south"].OfferDraw(mm.OfferDrawRequest(game_id=game.id))
-    two["north"].Resign(mm.ResignRequest(game_id=game.id))
-    two["south"].CreateGame(mm.CreateGameRequest(game="war", visibility=mm.VISIBILITY_PRIVATE))
+    game = start_game(war_players, "war", rated=True)
+    play_moves(engine_stub, war_players, game.id, 4, random.Random(12))
+    war_players["south"].OfferDraw(mm.OfferDrawRequest(game_id=game.id))
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    war_players["south"].CreateGame(
+        mm.CreateGameRequest(game="war", visibility=mm.VISIBILITY_PRIVATE)
+    )
     assert_everything_expires(redis_url)
 
 
-def test_an_open_game_can_be_withdrawn(two: dict[str, Client]) -> None:
-    south, north = two["south"], two["north"]
+def test_an_open_game_can_be_withdrawn(war_players: dict[str, Client]) -> None:
+    south, north = war_players["south"], war_players["north"]
     game = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     expect_error(
         lambda: north.Resign(mm.ResignRequest(game_id=game.id)),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import queue
 import random
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -15,8 +14,15 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.store import text
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    WarReplica,
+    both_stores,
+    players_of,
+)
 from tests.matchmaker.helpers import (
+    StreamReader,
     Watcher,
     expect_error,
     play_moves,
@@ -24,6 +30,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
     sync_client,
+    war_game_played,
 )
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -33,40 +40,32 @@ __all__ = ["QueueStream", "Watcher"]  # the system suites watch and queue with t
 Code = grpc.StatusCode
 
 
-@pytest.fixture
-def two(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
-    return {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
-
-
 @both_stores
 def test_watchers_get_every_update_live_and_resume_where_they_left_off(
-    two: dict[str, Client],
+    war_players: dict[str, Client],
     engine_stub: Any,
     matchmaker: InProcessMatchmaker,
     clients: Callable[..., Client],
 ) -> None:
-    game = start_game(two, "war")
+    game = start_game(war_players, "war")
     spectator = clients(matchmaker.address)  # no token: a spectator
     live = Watcher(spectator, game.id)
     history = live.until(2)
     assert [m.version for m in history] == [1, 2]
     assert history[-1].game.status == mm.GAME_STATUS_RUNNING and history[-1].game.your_side == ""
     assert not history[0].HasField("game")  # superseded catch-up updates carry no game
-    game = play_moves(engine_stub, two, game.id, 4, random.Random(1))
+    game = play_moves(engine_stub, war_players, game.id, 4, random.Random(1))
     updates = live.until(game.version)
     assert [m.version for m in updates] == list(range(3, game.version + 1))
     assert [n for m in updates for n in m.notations] == list(game.moves)
     assert updates[-1].game.version == game.version and updates[-1].side in ("south", "north")
     # A client that saw version 4 reconnects: it gets 5.. and then live updates.
-    resumed = Watcher(two["north"], game.id, after=4)
-    game = play_moves(engine_stub, two, game.id, 1, random.Random(2))
+    resumed = Watcher(war_players["north"], game.id, after=4)
+    game = play_moves(engine_stub, war_players, game.id, 1, random.Random(2))
     got = resumed.until(game.version)
     assert [m.version for m in got] == list(range(5, game.version + 1))
     assert got[-1].game.your_side == "north"
-    two["south"].Resign(mm.ResignRequest(game_id=game.id))
+    war_players["south"].Resign(mm.ResignRequest(game_id=game.id))
     final = live.until(game.version + 1)[-1]
     assert final.game.status == mm.GAME_STATUS_FINISHED and list(final.notations) == ["resign"]
     assert live.ended.wait(10) and live.error is None  # the stream ends after the last update
@@ -103,15 +102,10 @@ def test_watch_refusals(matchmaker: InProcessMatchmaker, clients: Callable[..., 
 
 
 def test_a_trimmed_history_resyncs_with_the_whole_game(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    engine_stub: Any,
-    clients: Callable[..., Client],
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
-    server = make_matchmaker(engine=engine_address, stream_maxlen=1)
-    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
-    game = start_game(players, "war")
-    game = play_moves(engine_stub, players, game.id, 200, random.Random(4))
+    _server, players = war_replica(stream_maxlen=1)
+    game = war_game_played(engine_stub, players, 200, 4)
     first = next(
         iter(
             players["south"].stub.WatchGame(
@@ -125,16 +119,10 @@ def test_a_trimmed_history_resyncs_with_the_whole_game(
 
 @both_stores
 def test_a_finished_game_keeps_only_its_last_updates(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    engine_stub: Any,
-    clients: Callable[..., Client],
-    redis_url: str,
+    engine_stub: Any, redis_url: str, war_replica: WarReplica
 ) -> None:
-    server = make_matchmaker(engine=engine_address, finished_stream_keep=5)
-    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
-    game = start_game(players, "war")
-    game = play_moves(engine_stub, players, game.id, 12, random.Random(6))
+    _server, players = war_replica(finished_stream_keep=5)
+    game = war_game_played(engine_stub, players, 12, 6)
     stream = sync_client(redis_url)
 
     def versions_kept() -> list[int]:
@@ -166,18 +154,13 @@ def test_a_finished_game_keeps_only_its_last_updates(
 
 @both_stores
 def test_a_watcher_resuming_after_the_end_misses_no_version(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    engine_stub: Any,
-    clients: Callable[..., Client],
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
     """By default a finished game keeps every update while its stream lives: a watcher
     cut off early in the game and back after its end resumes from its last version (no
     resync), whatever the length of the game."""
-    server = make_matchmaker(engine=engine_address)
-    players = {"south": clients(server.address, "S"), "north": clients(server.address, "N")}
-    game = start_game(players, "war")
-    game = play_moves(engine_stub, players, game.id, 40, random.Random(7))
+    _server, players = war_replica()
+    game = war_game_played(engine_stub, players, 40, 7)
     over = players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
     assert over.version > 40
     resumed = list(
@@ -193,10 +176,7 @@ def test_a_watcher_resuming_after_the_end_misses_no_version(
 def test_hidden_deployment_is_never_shown_to_the_other_side(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
     game = start_game(
         players,
@@ -250,27 +230,17 @@ def test_hidden_deployment_is_never_shown_to_the_other_side(
     spectator.close()
 
 
-class QueueStream:
+class QueueStream(StreamReader):
     """A JoinQueue stream read by a thread."""
 
     def __init__(self, client: Client, request: mm.JoinQueueRequest) -> None:
-        self.messages: queue.Queue[Any] = queue.Queue()
-        self.call = client.stub.JoinQueue(request, metadata=client.metadata, timeout=60)
-        self.done = threading.Event()
-        self.error: grpc.RpcError | None = None
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        try:
-            for message in self.call:
-                self.messages.put(message)
-        except grpc.RpcError as error:
-            self.error = error
-        finally:
-            self.done.set()
+        super().__init__(
+            client.stub.JoinQueue(request, metadata=client.metadata, timeout=60),
+            cancel_is_error=True,
+        )
 
     def all(self, timeout: float = 20) -> Iterator[mm.JoinQueueResponse]:
-        assert self.done.wait(timeout), "the queue stream did not end"
+        assert self.ended.wait(timeout), "the queue stream did not end"
         while not self.messages.empty():
             yield self.messages.get()
 
@@ -314,10 +284,7 @@ def test_quick_match_pairs_two_players_into_one_game(
     )  # ended, unmatched
 
 
-def test_queue_refusals_and_leaving_by_closing_the_stream(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_queue_refusals_and_leaving_by_closing_the_stream(ada: Client) -> None:
     expect_error(
         lambda: list(ada.stub.JoinQueue(mm.JoinQueueRequest(), metadata=ada.metadata, timeout=5)),
         Code.INVALID_ARGUMENT,
@@ -347,7 +314,7 @@ def test_queue_refusals_and_leaving_by_closing_the_stream(
     stream = QueueStream(ada, mm.JoinQueueRequest(game="war"))
     assert stream.messages.get(timeout=10).position == 1
     stream.call.cancel()
-    assert stream.done.wait(10)
+    assert stream.ended.wait(10)
     deadline = time.monotonic() + 10
     while True:  # the cancelled stream took the ticket out: Ada may queue again
         try:

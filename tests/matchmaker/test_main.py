@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -15,7 +14,7 @@ import grpc
 import pytest
 
 from tests.matchmaker.conftest import start_matchmaker_process
-from tests.servers import ROOT, free_port, matchmaker_key_env
+from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env
 from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = pytest.mark.system
@@ -33,6 +32,17 @@ def launch(*args: str, env: dict[str, str] | None = None) -> subprocess.Complete
         timeout=60,
         check=False,
         env={**os.environ, **matchmaker_key_env(KEY_DIR), **(env or {})},
+    )
+
+
+def serve(
+    redis_url: str, *, listen: str = "", metrics: str = "off"
+) -> subprocess.CompletedProcess[str]:
+    """`serve` listening on `listen` (a free loopback port if none), with metrics on
+    `metrics`, on the Redis at `redis_url`."""
+    listen = listen or f"127.0.0.1:{free_port()}"
+    return launch(
+        "serve", "--listen", listen, "--metrics-listen", metrics, "--redis-url", redis_url
     )
 
 
@@ -64,62 +74,24 @@ def test_negative_timeout() -> None:
 
 def test_unreachable_redis() -> None:
     port = free_port()
-    result = launch(
-        "serve",
-        "--listen",
-        f"127.0.0.1:{free_port()}",
-        "--metrics-listen",
-        "off",
-        "--redis-url",
-        f"redis://127.0.0.1:{port}/0",
-    )
+    result = serve(f"redis://127.0.0.1:{port}/0")
     assert_one_line_failure(result, f"cannot use Redis at redis://127.0.0.1:{port}/0")
 
 
 def test_bad_redis_url() -> None:
-    result = launch(
-        "serve",
-        "--listen",
-        f"127.0.0.1:{free_port()}",
-        "--metrics-listen",
-        "off",
-        "--redis-url",
-        "http://nowhere",
-    )
+    result = serve("http://nowhere")
     assert_one_line_failure(result, "--redis-url")
 
 
 def test_busy_port(redis_url: str) -> None:
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        result = launch(
-            "serve",
-            "--listen",
-            f"127.0.0.1:{port}",
-            "--metrics-listen",
-            "off",
-            "--redis-url",
-            redis_url,
-        )
+    with busy_port() as port:
+        result = serve(redis_url, listen=f"127.0.0.1:{port}")
     assert_one_line_failure(result, f"cannot listen on 127.0.0.1:{port}")
 
 
 def test_busy_metrics_port(redis_url: str) -> None:
-    with socket.socket() as busy:
-        busy.bind(("127.0.0.1", 0))
-        busy.listen()
-        port = busy.getsockname()[1]
-        result = launch(
-            "serve",
-            "--listen",
-            f"127.0.0.1:{free_port()}",
-            "--metrics-listen",
-            f"127.0.0.1:{port}",
-            "--redis-url",
-            redis_url,
-        )
+    with busy_port() as port:
+        result = serve(redis_url, metrics=f"127.0.0.1:{port}")
     assert_one_line_failure(result, "cannot serve metrics")
 
 

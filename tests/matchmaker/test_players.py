@@ -26,15 +26,20 @@ async def parts(redis_url: str) -> tuple[Client, Players, Tokens]:
     return redis, Players(redis, scripts, settings), Tokens(redis, scripts, settings)
 
 
+async def replicas_of(players: Players, redis_url: str, count: int) -> list[Players]:
+    """`count` more Players on connections of their own, as on as many replicas."""
+    return [
+        Players(await store_client(redis_url), players.scripts, players.settings)
+        for _ in range(count)
+    ]
+
+
 @both_stores
 def test_a_game_counts_once_however_often_it_is_applied(redis_url: str) -> None:
     async def scenario() -> None:
         redis, players, tokens = await parts(redis_url)
         player_id, *_ = await tokens.register("Dee", 1)
-        many = [
-            Players(await store_client(redis_url), players.scripts, players.settings)
-            for _ in range(6)
-        ]
+        many = await replicas_of(players, redis_url, 6)
         results = await asyncio.gather(
             *(p.apply_result("g1", "war", player_id, Rating(), 1.0) for p in many)
         )
@@ -54,10 +59,7 @@ def test_concurrent_games_of_one_player_all_count(redis_url: str) -> None:
     async def scenario() -> None:
         redis, players, tokens = await parts(redis_url)
         player_id, *_ = await tokens.register("Eve", 1)
-        many = [
-            Players(await store_client(redis_url), players.scripts, players.settings)
-            for _ in range(10)
-        ]
+        many = await replicas_of(players, redis_url, 10)
         await asyncio.gather(
             *(
                 p.apply_result(f"g{i}", "battle", player_id, Rating(), 0.0)

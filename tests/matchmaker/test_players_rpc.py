@@ -18,9 +18,8 @@ Code = grpc.StatusCode
 
 @both_stores
 def test_register_then_get_self_and_by_id(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], ada: Client
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     assert ada.token.startswith(ada.player_id + ".")
     me = ada.GetPlayer(mm.GetPlayerRequest()).player
     assert (me.id, me.display_name, me.bot) == (ada.player_id, "Ada", False)
@@ -33,7 +32,9 @@ def test_register_then_get_self_and_by_id(
     assert bot.bot
 
 
-def test_player_refusals(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> None:
+def test_player_refusals(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], ada: Client
+) -> None:
     anonymous = clients(matchmaker.address)
     expect_error(
         lambda: anonymous.RegisterPlayer(mm.RegisterPlayerRequest(display_name=" ")),
@@ -58,7 +59,6 @@ def test_player_refusals(matchmaker: InProcessMatchmaker, clients: Callable[...,
         lambda: forged.GetPlayer(mm.GetPlayerRequest()), Code.UNAUTHENTICATED, "TOKEN_INVALID"
     )
     forged.close()
-    ada = clients(matchmaker.address, "Ada")
     wrong_scheme = ada.stub.GetPlayer
     expect_error(
         lambda: wrong_scheme(mm.GetPlayerRequest(), metadata=(("authorization", ada.token),)),
@@ -68,9 +68,8 @@ def test_player_refusals(matchmaker: InProcessMatchmaker, clients: Callable[...,
 
 
 def test_tokens_for_other_devices_and_revoking(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    matchmaker: InProcessMatchmaker, ada: Client
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     second = ada.CreateToken(mm.CreateTokenRequest())
     phone = Client(matchmaker.address, token=second.token)
     assert phone.GetPlayer(mm.GetPlayerRequest()).player.id == ada.player_id
@@ -89,11 +88,10 @@ def test_tokens_for_other_devices_and_revoking(
 
 
 def test_rate_limit_per_player(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, rate_limit=1.0, rate_burst=3.0)
+    server = replica(rate_limit=1.0, rate_burst=3.0)
     ada = clients(server.address, "Ada")
     bob = clients(server.address, "Bob")
     for _ in range(3):

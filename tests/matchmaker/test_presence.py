@@ -14,7 +14,12 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.settings import Settings
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    WarReplica,
+    both_stores,
+)
 from tests.matchmaker.helpers import (
     Watcher,
     expect_error,
@@ -38,14 +43,9 @@ FAST = {
 
 
 @pytest.fixture
-def server(
-    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
-) -> InProcessMatchmaker:
-    return make_matchmaker(engine=engine_address, **FAST)
-
-
-def two_players(server: InProcessMatchmaker, clients: Callable[..., Client]) -> dict[str, Client]:
-    return {"south": clients(server.address, "South"), "north": clients(server.address, "North")}
+def two(war_replica: WarReplica) -> dict[str, Client]:
+    """South and North on a replica with these tests' presence settings."""
+    return war_replica(**FAST)[1]
 
 
 def notices(watcher: Watcher) -> list[mm.WatchGameResponse]:
@@ -103,22 +103,24 @@ def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
         notices(watcher)
 
 
+def watched_game(two: dict[str, Client], redis_url: str) -> tuple[mm.GameView, Watcher, Watcher]:
+    """A Game of War between `two`, each watching it, settled (see `settle`): the game,
+    South's watcher and North's."""
+    game = start_game(two, "war")
+    south, north = Watcher(two["south"], game.id), Watcher(two["north"], game.id)
+    settle(redis_url, game.id, south, north)
+    return game, south, north
+
+
 @both_stores
 def test_a_long_think_with_the_client_open_is_never_abandoned(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    clients: Callable[..., Client],
-    engine_stub: Any,
-    redis_url: str,
+    war_replica: WarReplica, engine_stub: Any, redis_url: str
 ) -> None:
     # A presence lives 2 s here (renewed every 0.1 s): a busy machine may hold a renewal up
     # for more than FAST's 0.6 s, and the think below still outlasts two lifetimes.
-    server = make_matchmaker(engine=engine_address, **{**FAST, "presence_ttl": 2.0})
     assert 12 * ABANDON > 2 * 2.0
-    two = two_players(server, clients)
-    game = start_game(two, "war")  # a friendly game: untimed, unrated
-    watchers = {side: Watcher(client, game.id) for side, client in two.items()}
-    settle(redis_url, game.id, *watchers.values())
+    _server, two = war_replica(**{**FAST, "presence_ttl": 2.0})
+    game, south, north = watched_game(two, redis_url)  # a friendly game: untimed, unrated
     game = play_moves(engine_stub, two, game.id, 2, random.Random(4))  # south to act again
     # South thinks for twelve times the abandonment delay (twelve minutes against ten).
     think_until = redis_ms(redis_url) + int(12 * ABANDON * 1000)
@@ -126,22 +128,18 @@ def test_a_long_think_with_the_client_open_is_never_abandoned(
     now = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert now.status == mm.GAME_STATUS_RUNNING and now.version == game.version
     assert connected(now) == {"south": True, "north": True}
-    assert notices(watchers["north"]) == [], "a present player was announced as gone"
+    assert notices(north) == [], "a present player was announced as gone"
     game = play_moves(engine_stub, two, game.id, 1, random.Random(5))  # and then it moves
     assert game.status == mm.GAME_STATUS_RUNNING
-    for watcher in watchers.values():
-        watcher.close()
+    south.close()
+    north.close()
 
 
 @both_stores
 def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
-    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+    two: dict[str, Client], redis_url: str
 ) -> None:
-    two = two_players(server, clients)
-    game = start_game(two, "war")
-    south = Watcher(two["south"], game.id)
-    north = Watcher(two["north"], game.id)
-    settle(redis_url, game.id, south, north)
+    game, south, north = watched_game(two, redis_url)
     south.close()  # south, to act, closes its client
     left, _ = north.notice(mm.NOTICE_KIND_DISCONNECTED, "south")
     assert left.notice.text == "south disconnected" and left.version == game.version
@@ -162,13 +160,9 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
 
 @both_stores
 def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
-    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+    two: dict[str, Client], redis_url: str
 ) -> None:
-    two = two_players(server, clients)
-    game = start_game(two, "war")
-    south = Watcher(two["south"], game.id)
-    north = Watcher(two["north"], game.id)
-    settle(redis_url, game.id, south, north)
+    game, south, north = watched_game(two, redis_url)
     # North, not to act, leaves and comes back: announced both ways, never warned.
     north.close()
     left, _ = south.notice(mm.NOTICE_KIND_DISCONNECTED, "north")
@@ -192,13 +186,12 @@ def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_t
 
 @both_stores
 def test_presence_survives_a_change_of_replica(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
     redis_url: str,
 ) -> None:
-    first = make_matchmaker(engine=engine_address, **FAST)
-    second = make_matchmaker(engine=engine_address, **FAST)
+    first = replica(**FAST)
+    second = replica(**FAST)
     two = {"south": clients(first.address, "South"), "north": clients(second.address, "North")}
     game = start_game(two, "war")
     south = Watcher(two["south"], game.id)
@@ -220,15 +213,11 @@ def test_presence_survives_a_change_of_replica(
 
 @both_stores
 def test_a_stream_refused_for_too_many_watchers_is_no_presence(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    clients: Callable[..., Client],
-    redis_url: str,
+    clients: Callable[..., Client], redis_url: str, war_replica: WarReplica
 ) -> None:
     # Room for two streams; the warning's deadline far off (south, to act, has left).
     changes = {**FAST, "abandon_after": 60.0, "max_watchers": 2}
-    server = make_matchmaker(engine=engine_address, **changes)
-    two = two_players(server, clients)
+    server, two = war_replica(**changes)
     game = start_game(two, "war")
     north = Watcher(two["north"], game.id)
     spectator = Watcher(clients(server.address, "Spectator"), game.id)

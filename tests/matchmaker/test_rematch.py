@@ -12,7 +12,7 @@ import grpc
 import pytest
 
 from matchmaker import keys
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
 from tests.matchmaker.helpers import (
     Watcher,
     channel_listeners,
@@ -37,10 +37,7 @@ def sides(game: mm.GameView) -> dict[str, str]:
 def test_a_rated_game_shows_each_seats_rating_change_once_settled(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    two = {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
+    two = players_of(matchmaker.address, clients, "south", "north")
     game = start_game(two, "war", rated=True)
     assert not any(seat.HasField("rating_after") for seat in game.seats)
     play_moves(engine_stub, two, game.id, 2, random.Random(3))
@@ -63,10 +60,7 @@ def test_a_rated_game_shows_each_seats_rating_change_once_settled(
 def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
 ) -> None:
-    two = {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
+    two = players_of(matchmaker.address, clients, "south", "north")
     south, north = two["south"], two["north"]
     game = start_game(two, "war", time_control=mm.TimeControl(base=seconds(300)), rated=True)
     expect_error(
@@ -106,9 +100,8 @@ def test_play_again_swaps_sides_keeps_the_seat_and_offers_it_on_the_old_stream(
 
 @both_stores
 def test_play_again_against_the_bot_starts_at_once_with_sides_swapped(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], ada: Client
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     game = ada.CreateGame(
         mm.CreateGameRequest(
             game="war", side="north", opponent=mm.SEAT_KIND_BOT, bot_level=2, bot_time=seconds(0.05)

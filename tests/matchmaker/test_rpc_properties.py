@@ -12,7 +12,6 @@ and on a Redis Cluster.
 from __future__ import annotations
 
 import base64
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -23,8 +22,8 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
-from tests.matchmaker.helpers import legal_actions, play_moves, start_game
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
+from tests.matchmaker.helpers import legal_actions, war_game_played
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -236,12 +235,8 @@ def arena(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> tuple[Client, dict[str, Client], mm.GameView, list[str]]:
     """A fuzzing player, and a game between two others it must never be able to change."""
-    two = {
-        "south": clients(matchmaker.address, "South"),
-        "north": clients(matchmaker.address, "North"),
-    }
-    game = start_game(two, "war")
-    game = play_moves(engine_stub, two, game.id, 3, random.Random(11))
+    two = players_of(matchmaker.address, clients, "south", "north")
+    game = war_game_played(engine_stub, two, 3, 11)
     fuzzer = clients(matchmaker.address, "Fuzz")
     mine = fuzzer.CreateGame(mm.CreateGameRequest(game="war")).game
     pool = [game.id, mine.id, two["south"].player_id, fuzzer.player_id, fuzzer.token_id]

@@ -26,6 +26,7 @@ from tests.matchmaker.conftest import (
     Client,
     InProcessMatchmaker,
     both_stores,
+    players_of,
     start_engine_process,
     start_matchmaker_process,
 )
@@ -39,7 +40,7 @@ from tests.matchmaker.helpers import (
     wait_for,
 )
 from tests.matchmaker.test_main import assert_one_line_failure, launch
-from tests.servers import free_port, start_redis
+from tests.servers import free_port, start_engine, start_redis
 from wargame.runtime.logs import HIDDEN, redact, redact_url, scrub
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2
@@ -82,9 +83,8 @@ def _bot_dawn_game(client: Client) -> tuple[str, set[tuple[str, str]], str]:
 
 
 def test_the_bots_secret_array_varies_and_its_salt_comes_from_the_server_secret(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+    ada: Client,
 ) -> None:
-    ada = clients(matchmaker.address, "Ada")
     games = [_bot_dawn_game(ada) for _ in range(3)]
     arrays = [frozenset(array) for _, array, _ in games]
     assert all(len(array) == 15 for array in arrays)
@@ -140,7 +140,7 @@ def mm_stub(channel: grpc.Channel) -> Any:
 
 @both_stores
 def test_registration_is_limited_per_address_and_in_all_across_replicas(
-    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
+    replica: Callable[..., InProcessMatchmaker],
 ) -> None:
     limits = {
         "register_peer_rate": 0.001,
@@ -149,8 +149,8 @@ def test_registration_is_limited_per_address_and_in_all_across_replicas(
         "register_burst": 7.0,
         "trusted_proxies": "127.0.0.1/32",
     }
-    one = make_matchmaker(engine=engine_address, **limits)
-    two = make_matchmaker(engine=engine_address, **limits)
+    one = replica(**limits)
+    two = replica(**limits)
     for _ in range(3):
         _register(one.address, "203.0.113.7")
     details = expect_error(
@@ -173,11 +173,9 @@ def test_registration_is_limited_per_address_and_in_all_across_replicas(
 
 
 def test_an_untrusted_caller_cannot_pick_its_address(
-    make_matchmaker: Callable[..., InProcessMatchmaker], engine_address: str
+    replica: Callable[..., InProcessMatchmaker],
 ) -> None:
-    server = make_matchmaker(
-        engine=engine_address, register_peer_rate=0.001, register_peer_burst=2.0
-    )
+    server = replica(register_peer_rate=0.001, register_peer_burst=2.0)
     _register(server.address, "203.0.113.1")
     _register(server.address, "203.0.113.2")
     expect_error(
@@ -216,12 +214,11 @@ def test_caller_addresses_are_read_for_ipv4_ipv6_and_proxies() -> None:
 
 @both_stores
 def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     redis_url: str,
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, guest_ttl=600.0)
+    server = replica(guest_ttl=600.0)
     store = sync_client(redis_url)
     guest = clients(server.address, "Guest")
     player = clients(server.address, "Player")
@@ -243,11 +240,10 @@ def test_guests_who_never_play_expire_soon_players_keep_the_long_ttl(
 
 @both_stores
 def test_one_player_sits_in_a_bounded_number_of_unfinished_games(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, max_open_games=3)
+    server = replica(max_open_games=3)
     ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
     first = ada.CreateGame(mm.CreateGameRequest(game="war")).game
     ada.CreateGame(mm.CreateGameRequest(game="battle"))
@@ -373,10 +369,7 @@ def test_log_redaction_hides_secret_keys_and_scrubs_text() -> None:
 # -- 15.9 inputs beyond their range are INVALID_ARGUMENT ----------------------------------
 
 
-def test_a_huge_page_token_or_version_is_refused_not_a_crash(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_a_huge_page_token_or_version_is_refused_not_a_crash(ada: Client) -> None:
     for token in (
         base64.urlsafe_b64encode(str(10**30).encode()).decode(),
         base64.urlsafe_b64encode(b"9" * 5000).decode(),
@@ -414,10 +407,7 @@ def test_a_huge_page_token_or_version_is_refused_not_a_crash(
 def test_clocks_running_out_together_draw_the_game_never_by_name(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     game = start_game(
         players,
         "napoleonic",
@@ -471,12 +461,10 @@ def test_invite_codes_carry_80_bits_and_forgive_typing() -> None:
 
 @both_stores
 def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(
-        engine=engine_address,
+    server = replica(
         guess_player_rate=0.001,
         guess_player_burst=3.0,
         guess_peer_rate=0.001,
@@ -496,21 +484,20 @@ def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
         )
 
     wrong = "0000-0000-0000-0000"
-    ann = clients(server.address, "Ann")
-    for _ in range(3):
-        expect_error(lambda: guess(ann, wrong, "203.0.113.1"), Code.NOT_FOUND)
-    details = expect_error(
-        lambda: guess(ann, wrong, "203.0.113.2"), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
-    )
-    assert "from you" in details.message
+
+    def limited_after(name: str, misses: int, address: str, last_from: str) -> str:
+        """A new player's `misses` wrong guesses from `address`, each not found, then one
+        from `last_from` that is rate limited: its message."""
+        player = clients(server.address, name)
+        for _ in range(misses):
+            expect_error(lambda: guess(player, wrong, address), Code.NOT_FOUND)
+        return expect_error(
+            lambda: guess(player, wrong, last_from), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
+        ).message
+
+    assert "from you" in limited_after("Ann", 3, "203.0.113.1", "203.0.113.2")
     # A fresh player at the same address: the address has two wrong guesses left.
-    ben = clients(server.address, "Ben")
-    for _ in range(2):
-        expect_error(lambda: guess(ben, wrong, "203.0.113.1"), Code.NOT_FOUND)
-    details = expect_error(
-        lambda: guess(ben, wrong, "203.0.113.1"), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
-    )
-    assert "your address" in details.message
+    assert "your address" in limited_after("Ben", 2, "203.0.113.1", "203.0.113.1")
     # Everyone together: eight wrong codes in all, whoever and from wherever.
     for index in range(3):
         player = clients(server.address, f"P{index}")
@@ -591,10 +578,7 @@ def test_a_pending_array_is_kept_out_of_plain_storage(
     redis_url: str,
     mode: str,
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
     game = start_game(players, "napoleonic", options={**DAWN, "attack_at_dawn_mode": mode})
     reds, blacks = sealed_array("red"), sealed_array("black")
@@ -633,14 +617,7 @@ def test_the_engine_logs_the_callers_request_id_and_relayed_failures_are_errors(
 ) -> None:
     engine = start_engine_process(tmp_path, seal_key_file)
     engine.stop()  # started again at debug level on the same port
-    from tests.servers import start_service
-
-    engine = start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", "--log-level", "debug"],
-        log_path=tmp_path / "engine-debug.log",
-        service="wargame.v1.RulesEngine",
-    )
+    engine = start_engine(tmp_path, "--log-level", "debug", name="engine-debug")
     process = start_matchmaker_process(tmp_path, redis_url, engine.address, name="ids")
     try:
         ada, bob = Client(process.address, "Ada"), Client(process.address, "Bob")
@@ -689,10 +666,7 @@ def test_the_engine_logs_the_callers_request_id_and_relayed_failures_are_errors(
 def test_the_redacted_views_of_a_deployment_are_states_the_engine_accepts(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    players = {
-        "red": clients(matchmaker.address, "Red"),
-        "black": clients(matchmaker.address, "Black"),
-    }
+    players = players_of(matchmaker.address, clients, "red", "black")
     game = start_game(players, "napoleonic", options={**DAWN, "attack_at_dawn_mode": "sealed"})
     submit_text(players["red"], game.id, f"seal {sealed_array('red')}")
     for viewer in (players["black"], clients(matchmaker.address)):

@@ -3,6 +3,8 @@ must be, and secret arrays withheld in the position text itself."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,28 +26,24 @@ DEPLOYING = (
 
 
 def test_compact_keeps_the_position_and_the_summary_and_drops_the_view() -> None:
+    # What compact keeps: the position and the summary beside it.
+    summary: dict[str, Any] = {
+        "game": "battle",
+        "format_version": 1,
+        "position": "W129 a",
+        "to_act": ["attacker"],
+        "ply": 7,
+        "draw_offer": "defender",
+    }
     drawn = game_pb2.GameState(
-        game="battle",
-        format_version=1,
-        position="W129 a",
-        to_act=["attacker"],
-        ply=7,
-        draw_offer="defender",
+        **summary,
         options={"x": "y"},
         pieces=[game_pb2.Piece(kind="wagon", side="attacker", cell="129")],
     )
     drawn.outcome.message = "over"
     drawn.battle.SetInParent()
     kept = compact(drawn)
-    assert kept == game_pb2.GameState(
-        game="battle",
-        format_version=1,
-        position="W129 a",
-        to_act=["attacker"],
-        ply=7,
-        draw_offer="defender",
-        outcome=game_pb2.Outcome(message="over"),
-    )
+    assert kept == game_pb2.GameState(**summary, outcome=game_pb2.Outcome(message="over"))
     assert compact(kept) is kept  # nothing to drop
     structured = game_pb2.GameState(game="war", pieces=drawn.pieces)
     assert compact(structured) is structured  # no position: the structured form is the state

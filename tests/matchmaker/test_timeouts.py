@@ -13,7 +13,13 @@ from typing import Any
 import grpc
 import pytest
 
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    WarReplica,
+    both_stores,
+    players_of,
+)
 from tests.matchmaker.helpers import (
     expect_error,
     legal_actions,
@@ -21,6 +27,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
     wait_for,
+    war_game_played,
 )
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -30,7 +37,7 @@ Code = grpc.StatusCode
 
 
 def players(address: str, clients: Callable[..., Client]) -> dict[str, Client]:
-    return {"south": clients(address, "South"), "north": clients(address, "North")}
+    return players_of(address, clients, "south", "north")
 
 
 def finished(client: Client, game_id: str) -> Callable[[], mm.GameView | None]:
@@ -45,7 +52,7 @@ def finished(client: Client, game_id: str) -> Callable[[], mm.GameView | None]:
 def test_loss_on_time_is_found_without_the_player_calling(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
-    two = players(matchmaker.address, clients)
+    two = players_of(matchmaker.address, clients, "south", "north")
     tc = mm.TimeControl(base=seconds(0.9), increment=seconds(0.1))
     game = start_game(two, "war", time_control=tc)
     assert game.clock.running == "south" and game.clock.remaining["south"].ToMilliseconds() <= 900
@@ -64,14 +71,10 @@ def test_loss_on_time_is_found_without_the_player_calling(
 
 
 def test_a_late_move_is_refused_and_ends_the_game(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    clients: Callable[..., Client],
-    engine_stub: Any,
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
     # A sweeper that never comes round: the late submission itself finds the flag.
-    server = make_matchmaker(engine=engine_address, sweep_interval=3600.0)
-    two = players(server.address, clients)
+    _server, two = war_replica(sweep_interval=3600.0)
     game = start_game(two, "war", time_control=mm.TimeControl(base=seconds(0.3)))
     time.sleep(0.5)
     action = legal_actions(engine_stub, game.state)[0].action
@@ -94,15 +97,10 @@ def test_a_late_move_is_refused_and_ends_the_game(
 
 @both_stores
 def test_an_abandoned_game_ends_after_the_timeout(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    clients: Callable[..., Client],
-    engine_stub: Any,
+    engine_stub: Any, war_replica: WarReplica
 ) -> None:
-    server = make_matchmaker(engine=engine_address, abandon_after=1.0)
-    two = players(server.address, clients)
-    game = start_game(two, "war")
-    game = play_moves(engine_stub, two, game.id, 2, random.Random(2))
+    _server, two = war_replica(abandon_after=1.0)
+    game = war_game_played(engine_stub, two, 2, 2)
     started = time.monotonic()
     over = wait_for(finished(two["north"], game.id), timeout=10)
     assert 0.8 < time.monotonic() - started < 6
@@ -113,11 +111,10 @@ def test_an_abandoned_game_ends_after_the_timeout(
 
 
 def test_an_open_game_nobody_joins_is_closed(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
+    replica: Callable[..., InProcessMatchmaker],
     clients: Callable[..., Client],
 ) -> None:
-    server = make_matchmaker(engine=engine_address, open_game_ttl=0.5)
+    server = replica(open_game_ttl=0.5)
     ada = clients(server.address, "Ada")
     game = ada.CreateGame(mm.CreateGameRequest(game="war")).game
     over = wait_for(finished(ada, game.id), timeout=10)
@@ -130,13 +127,8 @@ def test_an_open_game_nobody_joins_is_closed(
     )
 
 
-def test_finished_games_expire(
-    make_matchmaker: Callable[..., InProcessMatchmaker],
-    engine_address: str,
-    clients: Callable[..., Client],
-) -> None:
-    server = make_matchmaker(engine=engine_address, finished_game_ttl=1.0)
-    two = players(server.address, clients)
+def test_finished_games_expire(war_replica: WarReplica) -> None:
+    _server, two = war_replica(finished_game_ttl=1.0)
     game = start_game(two, "war")
     two["south"].Resign(mm.ResignRequest(game_id=game.id))
     wait_for(lambda: not _exists(two["south"], game.id), timeout=10)
@@ -153,10 +145,7 @@ def _exists(client: Client, game_id: str) -> bool:
 
 @pytest.mark.parametrize("side", ["south", "north"])
 @both_stores
-def test_the_bot_plays_its_seat(
-    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any, side: str
-) -> None:
-    ada = clients(matchmaker.address, "Ada")
+def test_the_bot_plays_its_seat(engine_stub: Any, side: str, ada: Client) -> None:
     created = ada.CreateGame(
         mm.CreateGameRequest(
             game="war",

@@ -11,20 +11,13 @@ from typing import Any
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.rules.record import write_record
-from tests.servers import ServiceProcess, start_service
-
-SERVICE = "wargame.v1.RulesEngine"
+from tests import servers
+from tests.servers import ServiceProcess
 
 
 def start_engine(directory: Path, *flags: str, name: str = "engine") -> ServiceProcess:
     """A real `wargame-engine` (one worker) with `flags`, on a free port."""
-    return start_service(
-        "engine_service.main",
-        ["--workers", "1", "--metrics-listen", "off", *flags],
-        log_path=directory / f"{name}.log",
-        service=SERVICE,
-        timeout=60,
-    )
+    return servers.start_engine(directory, *flags, name=name, timeout=60)
 
 
 def process_tree(pid: int) -> list[int]:

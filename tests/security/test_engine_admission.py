@@ -9,7 +9,6 @@ call whose caller leaves has its work stopped.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -17,7 +16,6 @@ import pytest
 from google.protobuf import duration_pb2
 
 from tests.security.engine import start_engine, wait_idle, wait_until, wait_working
-from tests.servers import ServiceProcess
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
@@ -25,20 +23,6 @@ pytestmark = pytest.mark.system
 
 FLOOD = 24
 CHEAP_DEADLINE = 5.0  # seconds: far less than the flood's 10 s budget
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    """An engine process with the default limits (8 request threads, the default pool)."""
-    process = start_engine(tmp_path_factory.mktemp("engine-admission"))
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-def stub(engine: ServiceProcess) -> Iterator[engine_pb2_grpc.RulesEngineStub]:
-    with grpc.insecure_channel(engine.address) as channel:
-        yield engine_pb2_grpc.RulesEngineStub(channel)
 
 
 def _war(stub: engine_pb2_grpc.RulesEngineStub) -> game_pb2.GameState:

@@ -7,35 +7,18 @@ near 2^32, a set-up with a superscript digit: each is a bad request, refused wit
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from tests.security.engine import start_engine
-from tests.servers import ServiceProcess
 from wargame.runtime.status import ErrorDetails, error_details
-from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from wargame.v1 import engine_pb2, game_pb2
 
 pytestmark = pytest.mark.system
 
 RED = "a2=A b2=C c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
 BLACK = "a7=C b7=C c7=I d7=I e7=I f7=I g7=C h7=C a6=I b6=I c6=A d6=G e6=I f6=A g6=I"
 SALT = "ab" * 32
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    process = start_engine(tmp_path_factory.mktemp("engine-inputs"))
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-def stub(engine: ServiceProcess) -> Iterator[engine_pb2_grpc.RulesEngineStub]:
-    with grpc.insecure_channel(engine.address) as channel:
-        yield engine_pb2_grpc.RulesEngineStub(channel)
 
 
 def refused(call: object, request: object) -> ErrorDetails:

@@ -9,14 +9,12 @@ refusal is bounded; a request over the message limit is refused by the engine it
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 import pytest
 
-from tests.security.engine import start_engine
-from tests.servers import ServiceProcess
 from wargame.runtime.quoting import MESSAGE_BYTES
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -25,19 +23,6 @@ pytestmark = pytest.mark.system
 
 LONG = 20_000  # characters of bad input: far past gRPC's 16 kB of metadata
 Stub = engine_pb2_grpc.RulesEngineStub
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    process = start_engine(tmp_path_factory.mktemp("engine-refusals"))
-    yield process
-    process.stop()
-
-
-@pytest.fixture
-def stub(engine: ServiceProcess) -> Iterator[Stub]:
-    with grpc.insecure_channel(engine.address) as channel:
-        yield engine_pb2_grpc.RulesEngineStub(channel)
 
 
 def _state(stub: Stub, game: str) -> game_pb2.GameState:

@@ -9,7 +9,6 @@ bounded before it is built: RESPONSE_TOO_LARGE, with the reason and the way out.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -21,7 +20,6 @@ from tests.security.engine import (
     long_record,
     pool_started,
     resident_mb,
-    start_engine,
     wait_idle,
     wait_until,
 )
@@ -31,14 +29,6 @@ from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 RECORD = long_record(18_000)  # 357 kB, as in the report
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceProcess]:
-    """An engine process with the default limits (4 MB messages)."""
-    process = start_engine(tmp_path_factory.mktemp("engine-replay"))
-    yield process
-    process.stop()
 
 
 @pytest.mark.system

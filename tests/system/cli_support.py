@@ -227,10 +227,7 @@ class Cli:
         try:
             index = int(self.child.expect(pattern, timeout=-1 if timeout is None else timeout))
         except (pexpect.TIMEOUT, pexpect.EOF) as error:
-            self._keep()
-            raise AssertionError(
-                f"waited for {pattern!r}; the screen was:\n{self.screen()[-3000:]}"
-            ) from error
+            raise self._failure(f"waited for {pattern!r}") from error
         self._keep()
         return index
 
@@ -241,6 +238,12 @@ class Cli:
     def send(self, line: str) -> None:
         """Type a line and Enter."""
         self.child.send(line + "\r")
+
+    def quit_after_the_game(self) -> None:
+        """At the prompt after a game's end, quit: the client exits with status 0."""
+        self.expect(r"rematch or quit > ")
+        self.send("quit")
+        assert self.wait() == 0
 
     def interrupt(self) -> None:
         """Ctrl-C (the terminal sends SIGINT)."""
@@ -256,12 +259,14 @@ class Cli:
             self.child.expect(pexpect.EOF, timeout=timeout)
             status = self.process.wait(timeout)
         except (pexpect.TIMEOUT, subprocess.TimeoutExpired) as error:
-            self._keep()
-            raise AssertionError(
-                f"the client did not exit; the screen was:\n{self.screen()[-3000:]}"
-            ) from error
+            raise self._failure("the client did not exit") from error
         self._keep()
         return 128 - status if status < 0 else status
+
+    def _failure(self, what: str) -> AssertionError:
+        """A failure saying `what` went wrong, with the end of the screen (kept first)."""
+        self._keep()
+        return AssertionError(f"{what}; the screen was:\n{self.screen()[-3000:]}")
 
     def screen(self) -> str:
         """Everything the process printed so far, without colour codes."""
@@ -294,6 +299,20 @@ def run(
     client = Cli(args, home, stack, **kwargs)  # type: ignore[arg-type]
     clients.append(client)
     return client
+
+
+Launch = Callable[..., Cli]
+
+
+@pytest.fixture
+def launch(stack: Stack, clients: list[Cli], tmp_path: Path) -> Launch:
+    """Start clients on the module's stack in the test's home: `launch(args, **kwargs)`
+    (see `run`)."""
+
+    def start(args: Sequence[str], **kwargs: object) -> Cli:
+        return run(clients, args, tmp_path, stack, **kwargs)
+
+    return start
 
 
 def game_id_of(client: Cli) -> str:

@@ -18,28 +18,23 @@ from tests.system.cli_support import (
     NAPOLEONIC_GUARDS,
     WAR_CITADEL,
     Cli,
+    Launch,
     Player,
     Stack,
     clients,
     game_id_of,
+    launch,
     run,
     stack,
 )
 from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-bot-games")]
-__all__ = ["clients", "stack"]  # fixtures used by name
+__all__ = ["clients", "launch", "stack"]  # fixtures used by name
 
 
-def test_game_of_war_citadel_taken_and_held(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
-    cli = run(
-        clients,
-        ["play", "war", "--vs", "bot", "--side", "south", "--setup", WAR_CITADEL],
-        tmp_path,
-        stack,
-    )
+def test_game_of_war_citadel_taken_and_held(launch: Launch) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south", "--setup", WAR_CITADEL])
     cli.expect_text("Registered as")
     cli.expect_text("you play South")
     cli.expect(r"South > ")
@@ -59,11 +54,9 @@ def test_game_of_war_citadel_taken_and_held(
     assert cli.wait() == 0
 
 
-def test_game_of_battle_citadel_taken_after_the_bots_move(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
+def test_game_of_battle_citadel_taken_after_the_bots_move(launch: Launch) -> None:
     args = ["play", "battle", "--side", "attacker", "--clock", "10+5", "--setup", BATTLE_CITADEL]
-    cli = run(clients, args, tmp_path, stack)
+    cli = launch(args)
     cli.expect_text("you play Attacker")
     cli.expect(r"Defender: \d+-\d+")  # the bot (defender) moves first
     cli.expect(r"Attacker > ")
@@ -79,11 +72,9 @@ def test_game_of_battle_citadel_taken_after_the_bots_move(
     assert cli.wait() == 0
 
 
-def test_napoleonic_guards_eliminated_with_the_phases_walked_through(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
+def test_napoleonic_guards_eliminated_with_the_phases_walked_through(launch: Launch) -> None:
     args = ["play", "napoleonic", "--side", "red", "-o", "first_player=black"]
-    cli = run(clients, [*args, "--setup", NAPOLEONIC_GUARDS], tmp_path, stack)
+    cli = launch([*args, "--setup", NAPOLEONIC_GUARDS])
     cli.expect_text("you play Red")
     # Black (the bot) plays its turn first; if it attacks, Red is asked for supports.
     while cli.expect([r"Movement: move any of your units", r"Defence: support"], timeout=30) == 1:
@@ -106,13 +97,11 @@ def test_napoleonic_guards_eliminated_with_the_phases_walked_through(
     cli.expect(r"Attack on Guards at h8: attack 3 vs defence 2 -> eliminated")
     cli.expect_text("attack:  artillery h7 +2, infantry g8 +1")
     cli.expect_text("Game over: you win")
-    cli.expect(r"rematch or quit > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit_after_the_game()
 
 
-def test_in_game_errors_hints_and_leaving(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
-    cli = run(clients, ["play", "war", "--side", "south"], tmp_path, stack)
+def test_in_game_errors_hints_and_leaving(launch: Launch) -> None:
+    cli = launch(["play", "war", "--side", "south"])
     cli.expect(r"South > ")
     game_id = game_id_of(cli)
     cli.send("a1-a5")
@@ -131,7 +120,7 @@ def test_in_game_errors_hints_and_leaving(stack: Stack, clients: list[Cli], tmp_
     cli.expect_text(f"you left game {game_id}; it goes on")
     assert cli.wait() == 130
     # Come back to it, then leave with end of input.
-    again = run(clients, ["resume", game_id], tmp_path, stack)
+    again = launch(["resume", game_id])
     again.expect_text(f"Resuming game {game_id}: you play South")
     again.expect(r"Moves so far: e3-e4, \S+")
     again.expect(r"South > ")
@@ -148,9 +137,7 @@ def test_a_finished_game_cannot_be_resumed_and_its_record_replays(
     game_id = game_id_of(cli)
     cli.send("Mj1xj10")
     cli.expect_text("Game over: you win")
-    cli.expect(r"rematch or quit > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit_after_the_game()
     resume = run(clients, ["resume", game_id], tmp_path, stack)
     resume.expect(r"wargame: error: the game is over: you win — south wins[^\n]*\n")
     assert resume.wait() == 1
@@ -197,9 +184,7 @@ def test_play_again_against_the_bot_with_the_sides_swapped(
     if cli.expect([r"North > ", r"Game over: "], timeout=30) == 0:
         cli.send("resign!")
         cli.expect_text("Game over: you lose")
-    cli.expect(r"rematch or quit > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit_after_the_game()
     player = Player(stack, tmp_path)
     try:
         view = player.game(second)
@@ -213,8 +198,8 @@ def test_play_again_against_the_bot_with_the_sides_swapped(
     }  # `wargame resume` comes back to the rematch
 
 
-def test_the_bot_answers_a_draw_offer(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
-    cli = run(clients, ["play", "battle", "--side", "attacker"], tmp_path, stack)
+def test_the_bot_answers_a_draw_offer(launch: Launch) -> None:
+    cli = launch(["play", "battle", "--side", "attacker"])
     cli.expect(r"Attacker > ")
     cli.send("draw")
     cli.expect_text("Your draw offer stands.")

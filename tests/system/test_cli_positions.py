@@ -62,9 +62,7 @@ def test_play_from_a_position_and_print_the_game_s_position(
     assert game.ruleset.options_of(game.state)["no_progress_limit"] == 40
     player.send("Mj1xj10")
     player.expect_text("Game over: you win")
-    player.expect(r"rematch or quit > ")
-    player.send("quit")
-    assert player.wait() == 0
+    player.quit_after_the_game()
     after = run(clients, ["position", game_id], tmp_path, stack)
     assert after.wait() == 0
     finished = next(row.strip() for row in after.screen().splitlines() if "-:-" in row)

@@ -13,19 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WAR_CITADEL, Cli, Stack, clients, run, stack
+from tests.system.cli_support import WAR_CITADEL, Cli, Launch, Stack, clients, launch, run, stack
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-typing")]
-__all__ = ["clients", "stack"]
+__all__ = ["clients", "launch", "stack"]
 
 NAPOLEONIC_ADVANCE = "board 8x8; red: d4=I c5=I a1=G h1=I; black: d5=I h8=G"
 
 
-def test_chess_habits_read_against_the_legal_actions(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
+def test_chess_habits_read_against_the_legal_actions(launch: Launch) -> None:
     args = ["play", "War", "--side", "SOUTH", "--setup", WAR_CITADEL]  # names in any case
-    cli = run(clients, args, tmp_path, stack)
+    cli = launch(args)
     cli.expect_text("you play South")
     cli.expect(r"South > ")
     cli.send("b1")
@@ -78,10 +76,8 @@ def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
     assert cli.wait() == 0
 
 
-def test_the_battle_welcome_names_a_square_of_the_battle(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
-    cli = run(clients, ["play", "battle", "--side", "attacker"], tmp_path, stack)
+def test_the_battle_welcome_names_a_square_of_the_battle(launch: Launch) -> None:
+    cli = launch(["play", "battle", "--side", "attacker"])
     cli.expect(r"`moves (\S+)`: from one square")
     square = cli.child.match.group(1)
     assert square.isdigit() and 1 <= int(square) <= 139, square
@@ -90,13 +86,8 @@ def test_the_battle_welcome_names_a_square_of_the_battle(
     assert cli.wait() == 0
 
 
-def test_napoleonic_marks_moves_sums_attacks_and_ends_what_has_no_choice(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
-    cli = run(
-        clients, ["play", "napoleonic", "--side", "red", "--setup", NAPOLEONIC_ADVANCE],
-        tmp_path, stack,
-    )  # fmt: skip
+def test_napoleonic_marks_moves_sums_attacks_and_ends_what_has_no_choice(launch: Launch) -> None:
+    cli = launch(["play", "napoleonic", "--side", "red", "--setup", NAPOLEONIC_ADVANCE])
     cli.expect(r"Red - movement > ")
     cli.send("move a1-b1")
     cli.expect_text("moved this turn: b1")

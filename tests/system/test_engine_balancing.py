@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -25,7 +24,7 @@ import pytest
 
 from matchmaker.engine import Engine
 from matchmaker.settings import Settings
-from tests.servers import ROOT, ServiceProcess, free_port, wait_healthy
+from tests.servers import ROOT, ServiceProcess, engine_command, free_port, stopping, wait_healthy
 from tests.system.dns_server import DnsServer, dns_server
 
 pytestmark = [
@@ -46,19 +45,7 @@ class EngineHost:
     def __init__(self, host: str, port: int, log_dir: Path, *extra: str) -> None:
         self.address = f"{host}:{port}"
         self.metrics = free_port()
-        argv = [
-            sys.executable,
-            "-m",
-            "engine_service.main",
-            "serve",
-            "--listen",
-            self.address,
-            "--workers",
-            "1",
-            "--metrics-listen",
-            f"127.0.0.1:{self.metrics}",
-            *extra,
-        ]
+        argv = engine_command(self.address, *extra, metrics=f"127.0.0.1:{self.metrics}")
         log_path = log_dir / f"engine-{host}.log"
         process = subprocess.Popen(
             argv,
@@ -98,10 +85,8 @@ def dns() -> Iterator[DnsServer]:
 @pytest.fixture
 def engines() -> Iterator[list[EngineHost]]:
     """Engines the test starts; all stopped at the end."""
-    started: list[EngineHost] = []
-    yield started
-    for engine in started:
-        engine.stop()
+    with stopping(EngineHost.stop) as started:
+        yield started
 
 
 def test_calls_of_one_matchmaker_spread_over_every_resolved_engine(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -20,7 +19,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from tests.security.engine import pool_started, wait_idle, wait_until, wait_working
-from tests.servers import ROOT, free_port, start_service
+from tests.servers import ROOT, busy_port, free_port, start_engine
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 pytestmark = pytest.mark.system
@@ -48,13 +47,8 @@ def _alive(pid: int) -> bool:
 
 
 def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Path) -> None:
-    engine = start_service(
-        "engine_service.main",
-        # A grace longer than the search: a busy machine may slow it past its budget.
-        ["--workers", "1", "--metrics-listen", "off", "--grace", "60"],
-        log_path=tmp_path / "engine.log",
-        service="wargame.v1.RulesEngine",
-    )
+    # A grace longer than the search: a busy machine may slow it past its budget.
+    engine = start_engine(tmp_path, "--grace", "60")
     try:
         with grpc.insecure_channel(engine.address) as channel:
             services = ProtoReflectionDescriptorDatabase(channel).get_services()
@@ -94,12 +88,7 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
 
 def test_workers_share_one_port_and_all_stop_on_sigterm(tmp_path: Path) -> None:
     metrics = free_port()
-    engine = start_service(
-        "engine_service.main",
-        ["--workers", "2", "--metrics-listen", f"127.0.0.1:{metrics}"],
-        log_path=tmp_path / "engine.log",
-        service="wargame.v1.RulesEngine",
-    )
+    engine = start_engine(tmp_path, workers=2, metrics=f"127.0.0.1:{metrics}")
     deadline = time.monotonic() + 20
     while len(_children(engine.process.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -140,10 +129,7 @@ def _run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[st
 
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_busy_port_ends_with_one_line(workers: str) -> None:
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        port = holder.getsockname()[1]
+    with busy_port() as port:
         done = _run(
             [
                 "serve",

@@ -224,7 +224,7 @@ def test_sigterm_ends_streams_cleanly_and_finishes_calls(
     watcher.until(2)
     process.process.send_signal(signal.SIGTERM)
     assert watcher.ended.wait(10) and watcher.error is None
-    assert queued.done.wait(10) and queued.error is None
+    assert queued.ended.wait(10) and queued.error is None
     assert process.process.wait(20) == 0
     assert "matchmaker stopped" in process.log()
     # The ticket left the queue with the stream: nothing waits for a dead stream.

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.servers import RedisServer, ServiceProcess, free_port, start_redis
+from tests.servers import RedisServer, ServiceProcess, free_port
 from tests.system.cli_support import FAST_MATCHMAKER, WAR_CITADEL, WARGAME, Cli, clients, run
-from tests.tls_support import Authority, TlsService, start_tls_service
+from tests.tls_support import Authority, TlsService, tls_services
 from wargame.runtime.serving import create_server
 from wargame.runtime.tls import ServerTLS
 
@@ -46,37 +46,17 @@ class TlsStack:
 
 @pytest.fixture(scope="module")
 def tls_stack(tmp_path_factory: pytest.TempPathFactory, seal_key_file: Path) -> Iterator[TlsStack]:
-    folder = tmp_path_factory.mktemp("tls-cli")
-    ca = Authority.create(folder / "pki")
-    engine_cert = ca.issue("engine")
-    matchmaker_cert = ca.issue("matchmaker", client=True)
-    started: list[TlsService] = []
-    redis = start_redis(folder / "redis")
-    try:
-        engine = start_tls_service(
-            "engine_service.main",
-            ["--workers", "1", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file),
-             "--tls-cert-file", str(engine_cert.cert_file),
-             "--tls-key-file", str(engine_cert.key_file)],
-            log_path=folder / "engine.log",
-            service="wargame.v1.RulesEngine",
-        )  # fmt: skip
-        started.append(engine)
-        matchmaker = start_tls_service(
+    with tls_services(tmp_path_factory.mktemp("tls-cli")) as tls:
+        engine = tls.start_engine(seal_key_file)
+        matchmaker = tls.start(
             "matchmaker.main",
-            ["--redis-url", redis.url, "--engine", engine.address, *FAST_MATCHMAKER,
-             "--tls-cert-file", str(matchmaker_cert.cert_file),
-             "--tls-key-file", str(matchmaker_cert.key_file),
-             "--engine-tls-ca-file", str(ca.ca_file)],
-            log_path=folder / "matchmaker.log",
-            service="wargame.v1.Matchmaker",
+            ["--redis-url", tls.redis.url, "--engine", engine.address, *FAST_MATCHMAKER,
+             "--tls-cert-file", str(tls.matchmaker_cert.cert_file),
+             "--tls-key-file", str(tls.matchmaker_cert.key_file),
+             "--engine-tls-ca-file", str(tls.ca.ca_file)],
+            "wargame.v1.Matchmaker",
         )  # fmt: skip
-        started.append(matchmaker)
-        yield TlsStack(folder, ca, engine, matchmaker, redis)
-    finally:
-        for service in reversed(started):
-            service.stop()
-        redis.stop()
+        yield TlsStack(tls.folder, tls.ca, engine, matchmaker, tls.redis)
 
 
 def test_a_game_against_the_bot_over_tls(
@@ -92,9 +72,7 @@ def test_a_game_against_the_bot_over_tls(
     cli.expect_text("You: Mj1xj10")
     cli.expect(r"North: a7-a[56]")
     cli.expect_text("Game over: you win")
-    cli.expect(r"rematch or quit > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit_after_the_game()
 
 
 def _wargame(*args: str, env: dict[str, str], home: Path) -> subprocess.CompletedProcess[str]:

@@ -21,9 +21,16 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.matchmaker.helpers import submit_text, wait_for
-from tests.servers import ROOT, RedisServer, free_port, matchmaker_key_env, start_redis
+from tests.servers import ROOT, RedisServer, free_port, matchmaker_key_env
 from tests.system.cli_support import FAST_MATCHMAKER, WAR_CITADEL
-from tests.tls_support import Authority, Issued, TlsService, start_tls_service, tls_channel
+from tests.tls_support import (
+    Authority,
+    Issued,
+    TlsService,
+    start_tls_service,
+    tls_channel,
+    tls_services,
+)
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, matchmaker_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
@@ -48,44 +55,26 @@ class Secured:
 
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory, seal_key_file: Path) -> Iterator[Secured]:
-    folder = tmp_path_factory.mktemp("tls-services")
-    ca = Authority.create(folder / "pki")
-    engine_cert = ca.issue("engine")
-    matchmaker_cert = ca.issue("matchmaker", client=True)
-    started: list[TlsService] = []
-    redis = start_redis(folder / "redis")
-    try:
+    with tls_services(tmp_path_factory.mktemp("tls-services")) as tls:
         # Two workers: the TLS flags and the health port reach every worker process.
-        engine = start_tls_service(
-            "engine_service.main",
-            ["--workers", "2", "--metrics-listen", "off", "--seal-key-file", str(seal_key_file),
-             "--tls-cert-file", str(engine_cert.cert_file),
-             "--tls-key-file", str(engine_cert.key_file),
-             "--tls-client-ca-file", str(ca.ca_file)],
-            log_path=folder / "engine.log",
-            service=ENGINE_SERVICE,
-        )  # fmt: skip
-        started.append(engine)
+        engine = tls.start_engine(
+            seal_key_file, "--tls-client-ca-file", str(tls.ca.ca_file), workers=2
+        )
         # The matchmaker's TLS comes from its variables (the engine's from flags).
-        matchmaker = start_tls_service(
+        cert = tls.matchmaker_cert
+        matchmaker = tls.start(
             "matchmaker.main",
-            ["--redis-url", redis.url, "--engine", engine.address, *FAST_MATCHMAKER],
-            log_path=folder / "matchmaker.log",
-            service=MATCHMAKER_SERVICE,
+            ["--redis-url", tls.redis.url, "--engine", engine.address, *FAST_MATCHMAKER],
+            MATCHMAKER_SERVICE,
             env={
-                "WARGAME_MATCHMAKER_TLS_CERT_FILE": str(matchmaker_cert.cert_file),
-                "WARGAME_MATCHMAKER_TLS_KEY_FILE": str(matchmaker_cert.key_file),
-                "WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE": str(ca.ca_file),
-                "WARGAME_MATCHMAKER_ENGINE_TLS_CERT_FILE": str(matchmaker_cert.cert_file),
-                "WARGAME_MATCHMAKER_ENGINE_TLS_KEY_FILE": str(matchmaker_cert.key_file),
+                "WARGAME_MATCHMAKER_TLS_CERT_FILE": str(cert.cert_file),
+                "WARGAME_MATCHMAKER_TLS_KEY_FILE": str(cert.key_file),
+                "WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE": str(tls.ca.ca_file),
+                "WARGAME_MATCHMAKER_ENGINE_TLS_CERT_FILE": str(cert.cert_file),
+                "WARGAME_MATCHMAKER_ENGINE_TLS_KEY_FILE": str(cert.key_file),
             },
         )
-        started.append(matchmaker)
-        yield Secured(folder, ca, engine, matchmaker, matchmaker_cert, redis)
-    finally:
-        for service in reversed(started):
-            service.stop()
-        redis.stop()
+        yield Secured(tls.folder, tls.ca, engine, matchmaker, cert, tls.redis)
 
 
 class Player:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import grpc
@@ -12,6 +11,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
+from tests.servers import busy_port
 from wargame.runtime.config import ConfigError, Parser, host_port
 from wargame.runtime.serving import (
     MalformedRequest,
@@ -116,10 +116,7 @@ def test_graceful_stop_reports_not_serving() -> None:
 
 
 def test_a_busy_port_is_refused_not_shared() -> None:
-    with socket.socket() as holder:
-        holder.bind(("127.0.0.1", 0))
-        holder.listen()
-        port = holder.getsockname()[1]
+    with busy_port() as port:
         with pytest.raises(ConfigError, match=f"cannot listen on 127.0.0.1:{port}"):
             create_server(f"127.0.0.1:{port}", lambda server: None, [])
         with pytest.raises(ConfigError, match="cannot listen"):

@@ -17,7 +17,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from tests.servers import free_port
+from tests.servers import free_port, stopping
 from tests.tls_support import Authority, Issued, tls_channel
 from wargame.runtime.config import ConfigError
 from wargame.runtime.serving import Serving, create_server
@@ -142,10 +142,11 @@ def _serve(tls: ServerTLS | None, health: bool = False) -> Serving:
 
 @pytest.fixture
 def served() -> Iterator[list[Serving]]:
-    started: list[Serving] = []
-    yield started
-    for serving in started:
+    def stop_now(serving: Serving) -> None:
         serving.stop(grace=0)
+
+    with stopping(stop_now) as started:
+        yield started
 
 
 def _server(served: list[Serving], issued: Issued, client_ca: Authority | None = None) -> str:
@@ -248,15 +249,21 @@ def test_the_health_port_speaks_plaintext_and_serves_only_health(
     assert missing.value.code() == grpc.StatusCode.UNIMPLEMENTED
 
 
+def _server_on_copies(pki: Pki, served: list[Serving], folder: Path) -> tuple[str, Path, Path]:
+    """A server on copies of the server certificate and key in `folder`, as a mounted
+    Secret's: its address, and the two files to change under it."""
+    cert, key = folder / "tls.crt", folder / "tls.key"
+    shutil.copy(pki.server.cert_file, cert)
+    shutil.copy(pki.server.key_file, key)
+    return _server(served, Issued(cert, key)), cert, key
+
+
 def test_a_renewed_certificate_is_served_from_the_next_connection_on(
     pki: Pki, served: list[Serving], tmp_path: Path
 ) -> None:
     # The server's files change under it, as a renewed Secret's do: new connections get the
     # new certificate (here one from another CA, so a client can tell them apart).
-    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
-    shutil.copy(pki.server.cert_file, cert)
-    shutil.copy(pki.server.key_file, key)
-    address = _server(served, Issued(cert, key))
+    address, cert, key = _server_on_copies(pki, served, tmp_path)
     assert _check(tls_channel(address, pki.ca)) == grpc.StatusCode.OK
     renewed = pki.stranger.issue("renewed")
     shutil.copy(renewed.key_file, tmp_path / "new.key")
@@ -273,10 +280,7 @@ def test_a_renewed_certificate_is_served_from_the_next_connection_on(
 def test_a_half_written_renewal_keeps_the_old_certificate(
     pki: Pki, served: list[Serving], tmp_path: Path
 ) -> None:
-    cert, key = tmp_path / "tls.crt", tmp_path / "tls.key"
-    shutil.copy(pki.server.cert_file, cert)
-    shutil.copy(pki.server.key_file, key)
-    address = _server(served, Issued(cert, key))
+    address, cert, _key = _server_on_copies(pki, served, tmp_path)
     cert.write_bytes(pki.stranger.issue("half").cert_file.read_bytes())  # the key not yet
     time.sleep(1.5)  # past the reload interval: the server has looked at the files again
     assert _check(tls_channel(address, pki.ca)) == grpc.StatusCode.OK

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +12,7 @@ from engine_service.convert.battle import BattleConverter
 from engine_service.rules.battle import BattleRuleset, Move
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
-from tests.engine_service.convert.support import refused, wire
+from tests.engine_service.convert.support import refused, wire, wire_round_trips
 from wargame.v1 import game_pb2
 
 RULES = BattleRuleset()
@@ -37,22 +36,9 @@ def _refused(msg: game_pb2.GameState) -> RuleError:
     [{}, {"forced_reply": "lose_figure"}, {"first_player": "defender", "no_capture_limit": "30"}],
 )
 def test_states_round_trip_through_the_wire(opts: dict[str, str]) -> None:
-    compared = 0
-    for seed in range(3):
-        rng = random.Random(seed)
-        game = _game(**opts)
-        for _ in range(120):
-            back = CONVERSIONS.game_from_proto(_wire(game))
-            assert back.state == game.state and back.ply == 5
-            assert back.outcome == game.outcome
-            compared += 1
-            actions = game.legal_actions()
-            if not actions:
-                break
-            action = rng.choice(actions)
-            wire_action = CONVERSIONS.action_to_proto(game, action)
-            assert CONVERSIONS.action_from_proto(game, wire_action) == action
-            game, _ = game.apply(game.actor(action), action)
+    compared = wire_round_trips(
+        CONVERSIONS, lambda: _game(**opts), ply=5, seeds=3, plies=120, actions_too=True
+    )
     assert compared > 150
 
 

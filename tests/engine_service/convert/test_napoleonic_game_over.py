@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from tests.engine_service.convert.support import structured
+from tests.engine_service.convert.support import state_refusal, structured
 from tests.engine_service.convert.test_napoleonic import CONVERSIONS, RULESET
 from wargame.v1 import game_pb2
 
@@ -70,9 +69,7 @@ def test_a_won_game_comes_back_with_its_winner_and_reason() -> None:
 def test_a_game_over_state_needs_an_ending_of_the_rules(change, field: str, message: str) -> None:
     state = finished()
     change(state)
-    with pytest.raises(RuleError) as error:
-        CONVERSIONS.game_from_proto(state)
-    assert (error.value.reason, error.value.field, error.value.message) == (
+    assert state_refusal(CONVERSIONS, state) == (
         "INVALID_STATE",
         field,
         message,

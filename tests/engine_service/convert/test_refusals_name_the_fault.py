@@ -16,7 +16,7 @@ from engine_service.rules import rulesets
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from tests.conftest import TEST_SEAL_KEY
-from tests.engine_service.convert.support import structured
+from tests.engine_service.convert.support import state_refusal, structured
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 RULESETS = rulesets(TEST_SEAL_KEY)
@@ -231,9 +231,7 @@ def test_a_malformed_state_is_refused_naming_field_and_fault(
     other = next(
         (p.id for j, p in enumerate(state.pieces) if j != i and p.cell == changed.cell), ""
     )
-    with pytest.raises(RuleError) as error:
-        CONVERSIONS.game_from_proto(state)
-    assert (error.value.reason, error.value.field, error.value.message) == (
+    assert state_refusal(CONVERSIONS, state) == (
         "INVALID_STATE",
         f"state.pieces[{i}].{field}",
         message.format(cell=changed.cell, id=changed.id, kind=changed.kind, other=other),
@@ -650,9 +648,7 @@ def test_napoleonic_details_name_the_field_at_fault(
     state = initial("napoleonic")
     i = index_of(state, "guards", "red")
     change(state)
-    with pytest.raises(RuleError) as error:
-        CONVERSIONS.game_from_proto(state)
-    assert (error.value.reason, error.value.field, error.value.message) == (
+    assert state_refusal(CONVERSIONS, state) == (
         "INVALID_STATE",
         field.format(i=i),
         message,
@@ -756,9 +752,7 @@ def test_terrain_entries_name_the_entry_at_fault(
 ) -> None:
     state = initial("napoleonic")
     change(state)
-    with pytest.raises(RuleError) as error:
-        CONVERSIONS.game_from_proto(state)
-    assert (error.value.reason, error.value.field, error.value.message) == (
+    assert state_refusal(CONVERSIONS, state) == (
         "INVALID_STATE",
         field,
         message,
@@ -830,9 +824,7 @@ def test_war_details_name_the_field_at_fault(
 ) -> None:
     state = initial("war")
     change(state)
-    with pytest.raises(RuleError) as error:
-        CONVERSIONS.game_from_proto(state)
-    assert (error.value.reason, error.value.field, error.value.message) == (
+    assert state_refusal(CONVERSIONS, state) == (
         "INVALID_STATE",
         field,
         message,

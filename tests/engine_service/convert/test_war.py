@@ -12,7 +12,7 @@ from engine_service.convert.war import WarConverter
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.war import WarRuleset
-from tests.engine_service.convert.support import refused, wire
+from tests.engine_service.convert.support import refused, wire, wire_round_trips
 from wargame.v1 import game_pb2
 
 RULES = WarRuleset()
@@ -36,20 +36,7 @@ def _refused(msg: game_pb2.GameState) -> RuleError:
     [{}, {"compulsion": "huff"}, {"en_passant": "displacement_only", "no_progress_limit": "30"}],
 )
 def test_states_round_trip_through_the_wire(opts: dict[str, str]) -> None:
-    compared = 0
-    for seed in range(4):
-        rng = random.Random(seed)
-        game = _game(**opts)
-        for _ in range(150):
-            back = CONVERSIONS.game_from_proto(_wire(game))
-            assert back.state == game.state and back.ply == 7
-            assert back.outcome == game.outcome
-            compared += 1
-            actions = game.legal_actions()
-            if not actions:
-                break
-            action = rng.choice(actions)
-            game, _ = game.apply(game.actor(action), action)
+    compared = wire_round_trips(CONVERSIONS, lambda: _game(**opts), ply=7, seeds=4, plies=150)
     assert compared > 300
 
 

@@ -4,29 +4,42 @@ from __future__ import annotations
 
 import pytest
 
-from engine_service.rules.base import EventKind, OutcomeReason
+from engine_service.rules.base import Event, EventKind, OutcomeReason
 from engine_service.rules.battle.actions import Move
+from engine_service.rules.battle.state import BattleState
 from engine_service.rules.errors import Reason, RuleError
 from tests.engine_service.rules.battle.helpers import RULES, mv, position
 
 
-def test_taking_the_citadel_wins_at_once() -> None:
-    board = position("attacker to move; attacker: C22 W134; defender: T19 A18 A34 L45")
-    after, events = RULES.apply(board, mv("22x19"))
+def attacker_wins_by(
+    setup: str, move: str, reason: OutcomeReason
+) -> tuple[BattleState, list[Event]]:
+    """Play `move` from `setup`: the attacker must have won at once, by `reason`. The
+    position and the events after."""
+    after, events = RULES.apply(position(setup), mv(move))
     outcome = RULES.outcome(after)
     assert outcome is not None and outcome.winner == "attacker"
-    assert outcome.reason is OutcomeReason.CITADEL_CAPTURED
+    assert outcome.reason is reason
+    return after, events
+
+
+def test_taking_the_citadel_wins_at_once() -> None:
+    after, events = attacker_wins_by(
+        "attacker to move; attacker: C22 W134; defender: T19 A18 A34 L45",
+        "22x19",
+        OutcomeReason.CITADEL_CAPTURED,
+    )
     assert [e.kind for e in events] == [EventKind.CAPTURED, EventKind.GAME_OVER]
     assert "takes the Citadel on 19" in events[0].text
     assert RULES.legal_actions(after) == [] and RULES.to_act(after) == ()
 
 
 def test_a_side_reduced_to_artillery_loses() -> None:
-    board = position("attacker to move; attacker: C52 W134 I127; defender: T19 A5 L45")
-    after, events = RULES.apply(board, mv("52x45"))
-    outcome = RULES.outcome(after)
-    assert outcome is not None and outcome.winner == "attacker"
-    assert outcome.reason is OutcomeReason.ONLY_ARTILLERY_LEFT
+    _after, events = attacker_wins_by(
+        "attacker to move; attacker: C52 W134 I127; defender: T19 A5 L45",
+        "52x45",
+        OutcomeReason.ONLY_ARTILLERY_LEFT,
+    )
     assert events[-1].kind is EventKind.GAME_OVER and "Artillery" in events[-1].text
 
 

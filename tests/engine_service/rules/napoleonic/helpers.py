@@ -33,6 +33,11 @@ RULESET = NapoleonicRuleset()
 SEAL_KEY = bytes(range(32))  # a test key; the service's real key comes from its config
 SEALED_RULESET = NapoleonicRuleset(seal_key=SEAL_KEY)
 
+# Black infantry on d5 attacked by red artillery from d4 and infantry from c5 and e5: a
+# set-up to finish with the terrain of d5, and those three attacks.
+STORMING_D5 = "board 8x8; red: d4=A#R_A c5=I#R_I e5=I#R_I2 h1=G#R_G; black: d5=I#B_I a8=G#B_G; "
+STORM_D5 = [("R_A", "B_I"), ("R_I", "B_I"), ("R_I2", "B_I")]
+
 
 @cache
 def spec_data() -> dict[str, Any]:

@@ -12,7 +12,13 @@ import pytest
 from engine_service.rules.base import EventKind
 from engine_service.rules.napoleonic.actions import Advance, Attack, EndPhase, Move
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from tests.engine_service.rules.napoleonic.helpers import RULESET, apply_batch, cited
+from tests.engine_service.rules.napoleonic.helpers import (
+    RULESET,
+    STORM_D5,
+    STORMING_D5,
+    apply_batch,
+    cited,
+)
 from tests.engine_service.rules.napoleonic.test_combat import fight, refused, start
 
 TWO_ATTACKERS = "board 8x8; red: d4=I#R_I c4=C#R_C h1=G#R_G b2=I#R_X; black: d5=I#B_I a8=G#B_G"
@@ -122,11 +128,8 @@ def test_T29c_a_unit_that_entered_a_hill_this_turn_may_not_advance_off_it() -> N
 
 
 def test_T31a_artillery_may_not_enter_the_enemy_redoubt_the_turn_it_falls() -> None:
-    setup = (
-        "board 8x8; red: d4=A#R_A c5=I#R_I e5=I#R_I2 h1=G#R_G; black: d5=I#B_I a8=G#B_G; "
-        "redoubts: d5=black"
-    )
-    state = after(setup, [("R_A", "B_I"), ("R_I", "B_I"), ("R_I2", "B_I")])
+    setup = STORMING_D5 + "redoubts: d5=black"
+    state = after(setup, STORM_D5)
     error = refused(state, [Advance("red", "R_A", "d5")])
     assert (error.reason, cited(error)) == (
         "ADVANCE_TERRAIN_FORBIDDEN",
@@ -136,11 +139,8 @@ def test_T31a_artillery_may_not_enter_the_enemy_redoubt_the_turn_it_falls() -> N
 
 def test_artillery_may_retake_its_own_sides_redoubt() -> None:
     # The bar is on *enemy* redoubts: a redoubt red built, held by black, is red's to enter.
-    setup = (
-        "board 8x8; red: d4=A#R_A c5=I#R_I e5=I#R_I2 h1=G#R_G; black: d5=I#B_I a8=G#B_G; "
-        "redoubts: d5=red"
-    )
-    state = after(setup, [("R_A", "B_I"), ("R_I", "B_I"), ("R_I2", "B_I")])
+    setup = STORMING_D5 + "redoubts: d5=red"
+    state = after(setup, STORM_D5)
     state, _ = RULESET.apply(state, Advance("red", "R_A", "d5"))
     artillery = state.unit("R_A")
     assert artillery is not None and state.geo.names[artillery.cell] == "d5"

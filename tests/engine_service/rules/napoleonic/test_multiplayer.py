@@ -127,6 +127,18 @@ def test_allies_join_the_active_players_attacks_without_moving() -> None:
     round_trips(state)
 
 
+def joint_attack(red_unit: str) -> tuple[NapoleonicAction, ...]:
+    """Red moves nothing, then red's `red_unit` and blue's U_I attack B_I together and both
+    end the declaration: the defence is next."""
+    return (
+        EndPhase("red"),
+        Attack("red", red_unit, "B_I"),
+        Attack("blue", "U_I", "B_I"),
+        EndPhase("red"),
+        EndPhase("blue"),
+    )
+
+
 def test_allies_cannot_move_or_attack_in_the_active_players_movement() -> None:
     state = start(JOINT)
     assert RULESET.to_act(state) == ("red",)
@@ -137,11 +149,7 @@ def test_allies_cannot_move_or_attack_in_the_active_players_movement() -> None:
 def test_allied_attackers_do_not_advance() -> None:
     state = play(
         start(JOINT),
-        EndPhase("red"),
-        Attack("red", "R_A", "B_I"),
-        Attack("blue", "U_I", "B_I"),
-        EndPhase("red"),
-        EndPhase("blue"),
+        *joint_attack("R_A"),
         EndPhase("black"),
         EndPhase("green"),
     )
@@ -165,11 +173,7 @@ def test_a_square_emptied_by_allies_alone_has_no_advance() -> None:
 def test_every_defender_and_its_allies_allocate_and_resolution_waits_for_all() -> None:
     state = play(
         start(JOINT),
-        EndPhase("red"),
-        Attack("red", "R_A", "B_I"),
-        Attack("blue", "U_I", "B_I"),
-        EndPhase("red"),
-        EndPhase("blue"),
+        *joint_attack("R_A"),
     )
     assert RULESET.to_act(state) == ("black", "green")
     state = play(state, EndPhase("black"))
@@ -185,11 +189,7 @@ def test_allies_support_each_other_and_only_with_their_own_units() -> None:
     text = JOINT.replace("red: d4=A", "red: d4=I")  # attack 2 against 1 + green's 1: a tie
     state = play(
         start(text),
-        EndPhase("red"),
-        Attack("red", "R_I", "B_I"),
-        Attack("blue", "U_I", "B_I"),
-        EndPhase("red"),
-        EndPhase("blue"),
+        *joint_attack("R_I"),
     )
     assert refused(state, Support("black", "G_I", "B_I")).reason == "SUPPORT_NOT_FRIENDLY"
     state = play(state, Support("green", "G_I", "B_I"), EndPhase("green"), EndPhase("black"))
