@@ -13,7 +13,9 @@ def _events(text: str, move: str) -> list[Event]:
 
 
 def test_5_a_capture_names_the_taker_and_the_taken() -> None:
-    events = _events("defender to move; attacker: C52 W134 A120 I127; defender: T19 L45 A11", "45x52")
+    events = _events(
+        "defender to move; attacker: C52 W134 A120 I127; defender: T19 L45 A11", "45x52"
+    )
     assert events == [
         Event(
             EventKind.CAPTURED,

@@ -17,8 +17,7 @@ from engine_service.rules.position import keys_text
 from tests.engine_service.rules.battle.helpers import RULES, position
 
 PLATE_1 = (
-    "W129A126A131C125C130I113I127I128I132I133L85L87L101L103"
-    "t19a9a14c10c15i7i8i11i12i13l39l41l43l45"
+    "W129A126A131C125C130I113I127I128I132I133L85L87L101L103t19a9a14c10c15i7i8i11i12i13l39l41l43l45"
 )
 # Plate 1 after 113-112 7-16 112-113 16-7 85-86: five moves without a capture.
 AFTER_FIVE = PLATE_1.replace("L85", "L86") + " d quiet=5 hist=BUBVAPAGBvBwAGAPBwBv"
@@ -88,7 +87,10 @@ def test_states_differ_by_position_side_counter_history_and_options() -> None:
     ("text", "fault"),
     [
         ("L85", "after the pieces comes the side to move, a (attacker) or d (defender)"),
-        (PLATE_1 + " a foo=1", "'foo=1' is not one of the words quiet=, hist=, histkeys= (each once)"),
+        (
+            PLATE_1 + " a foo=1",
+            "'foo=1' is not one of the words quiet=, hist=, histkeys= (each once)",
+        ),
         (PLATE_1 + " a quiet=1=2", "quiet: '1=2' is not a whole number 0..2147483647"),
         (PLATE_1 + " a histkeys=AAAA", "histkeys: 3 bytes is not a whole number of 8-byte keys"),
         (
@@ -115,6 +117,5 @@ def test_a_text_is_checked_as_a_state_from_a_client_is() -> None:
         position(AFTER_FIVE.replace("quiet=5", "quiet=2"))
     assert error.value.reason is Reason.INVALID_SETUP and error.value.field == "setup"
     assert error.value.message == (
-        "the position history holds 6 positions but only 2 moves were made since the last "
-        "capture"
+        "the position history holds 6 positions but only 2 moves were made since the last capture"
     )

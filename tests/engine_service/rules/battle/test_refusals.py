@@ -12,7 +12,14 @@ import pytest
 
 from engine_service.rules.battle import BattleState, Move
 from engine_service.rules.errors import Reason, RuleError
-from tests.engine_service.rules.battle.helpers import RULES, exposed_squares, legal, mv, position
+from tests.engine_service.rules.battle.helpers import (
+    RULES,
+    analysis,
+    exposed_squares,
+    legal,
+    mv,
+    position,
+)
 
 
 def refusal(state: BattleState, move: Move | str) -> tuple[Reason, str, str]:
@@ -186,6 +193,7 @@ def test_a_3_relieve_an_exposed_figure_or_answer_the_citadel() -> None:
     text = "defender to move; attacker: A33 I125 W134; defender: T19 C38 I7 L8 I18"
     state = position(text, citadel_duty="take_or_block")
     assert legal(state) == {"18x33", "8-1", "8-10", "8-16", "8-24", "8-39", "8-9", "8x33"}
+    assert analysis(state).lapsed is False  # moves discharge the duty
     assert refusal(state, "38-37") == (
         Reason.FORCED_REPLY,
         "the Light Infantry on 8 is exposed to enemy Artillery: the move must relieve one "
