@@ -152,14 +152,6 @@ def exposed(board: bytes | bytearray, side: int, rules: Rules) -> set[int]:
     return exposed_in(board, side, enemy_range, protected)
 
 
-def is_protected(board: bytes | bytearray, square: int, side: int, rules: Rules) -> bool:
-    """Whether `square` is next to a battery of `side` and not next to an enemy battery."""
-    adjacent = next_to(rules)
-    return any(square in adjacent[gun] for gun in batteries(board, side)) and not any(
-        square in adjacent[gun] for gun in batteries(board, 1 - side)
-    )
-
-
 def commanders(board: bytes | bytearray, square: int, side: int, rules: Rules) -> list[int]:
     """The batteries of `side` that have `square` in range."""
     blocks = BLOCKS[rules.citadel_and_wagon_block]
