@@ -105,11 +105,12 @@ def parse_move(board: bytes, side: int, legal: list[Move], text: str) -> Move:
     ]
     if len(matches) == 1:
         return matches[0]
-    what = f"{KIND_NAMES[kind]} " if kind else ""
     if not matches:
+        what = KIND_NAMES[kind] if kind else "piece"
+        article = "an" if what[0] in "AEIOU" else "a"
         raise RuleError(
             Reason.ILLEGAL_ACTION,
-            f"no legal move of a {what or 'piece '}of the {SIDE_IDS[side]} goes to "
+            f"no legal move of {article} {what} of the {SIDE_IDS[side]} goes to "
             f"{NAMES[destination]}",
         )
     raise RuleError(

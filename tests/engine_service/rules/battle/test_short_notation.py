@@ -42,3 +42,7 @@ def test_no_piece_of_that_kind_reaches_the_square() -> None:
         Reason.ILLEGAL_ACTION,
         "no legal move of a Cavalry of the attacker goes to 86",
     )
+    assert _refusal("A86") == (
+        Reason.ILLEGAL_ACTION,
+        "no legal move of an Artillery of the attacker goes to 86",
+    )
