@@ -194,7 +194,8 @@ def begin_play(
     for side in (p.id for p in state.players):
         if side in arrays:
             units += units_of_array(state, side, arrays[side])
-    first = state.turn_order[0]
+    # The first player still in the game: one who forfeited its deployment (10.6) is out.
+    first = next(p for p in state.turn_order if state.in_game(p))
     if arrays:
         events.append(
             Event(
