@@ -103,7 +103,13 @@ def test_10_6_scenario_players_keep_their_edge_and_colour() -> None:
     # A scenario may give a player its own colour; without one the palette's is used.
     own = scenarios._players(
         [
-            {"id": "red", "name": "Wellington", "alliance": "a", "edge": "south", "colour": "#ff0000"},
+            {
+                "id": "red",
+                "name": "Wellington",
+                "alliance": "a",
+                "edge": "south",
+                "colour": "#ff0000",
+            },
             {"id": "blue", "name": "Blücher", "alliance": "a", "edge": "east"},
         ]
     )
