@@ -104,7 +104,10 @@ def test_10_6_the_first_player_forfeiting_its_reveal_leaves_the_first_move_to_th
         "red's revealed array and salt do not match its commitment, so red forfeits.",
         "red",
     )
-    assert [e.kind for e in events][1:] == [EventKind.PHASE_CHANGED, EventKind.PLAYER_OUT]
+    assert told(events)[1:] == [
+        (EventKind.PHASE_CHANGED, "Red's army leaves the field.", "red"),
+        (EventKind.PLAYER_OUT, "Red has forfeited its deployment and is out of the game.", "red"),
+    ]
     for side in ("black", "green"):
         state, events = RULESET.apply(state, Reveal(side, *arrays[side]))
     assert told(events)[-1] == (
