@@ -194,7 +194,8 @@ def begin_play(
     for side in (p.id for p in state.players):
         if side in arrays:
             units += units_of_array(state, side, arrays[side])
-    first = state.turn_order[0]
+    # The first player still in the game: one who forfeited its deployment (10.6) is out.
+    first = next(p for p in state.turn_order if state.in_game(p))
     if arrays:
         events.append(
             Event(
@@ -227,7 +228,9 @@ def forfeit(state: NapoleonicState, side: str, why: str, events: list[Event]) ->
     `side` (with its army's other commanders) is out, and the deployment goes on."""
     if state.multiplayer():
         events.append(Event(EventKind.PHASE_CHANGED, f"{why}.", side=side))
-        state = players_out(state, (side,), events, surrendered=False)
+        state = players_out(
+            state, (side,), events, surrendered=False, cause="has forfeited its deployment"
+        )
         return state if state.outcome is not None else after_leaving(state, None)
     winner = state.enemies(side)[0]
     outcome = Outcome(winner, OutcomeReason.DEPLOYMENT_FORFEIT, f"{why}; {winner} wins")

@@ -181,10 +181,16 @@ def resolve_combat(state: NapoleonicState, events: list[Event] | None) -> Napole
 
 
 def players_out(
-    state: NapoleonicState, sides: tuple[str, ...], events: list[Event] | None, *, surrendered: bool
+    state: NapoleonicState,
+    sides: tuple[str, ...],
+    events: list[Event] | None,
+    *,
+    surrendered: bool,
+    cause: str = "has lost its Guards",
 ) -> NapoleonicState:
-    """10.6: players leave the game (their army's Guards fell, or they surrendered). Their
-    units go as on_commander_loss says; when one alliance is left, it wins."""
+    """10.6: players leave the game (their army's Guards fell, or they surrendered; `cause`
+    says why the army left when it did not surrender). Their units go as on_commander_loss
+    says; when one alliance is left, it wins."""
     gone: set[str] = set()
     for side in sides:
         player = state.player(side)
@@ -201,7 +207,7 @@ def players_out(
     state = state.evolve(players=players)
     state = _dispose(state, newly, events, surrendered=surrendered)
     for side in newly:
-        why = "surrenders" if surrendered else "has lost its Guards"
+        why = "surrenders" if surrendered else cause
         if events is not None:
             text = f"{side_title(side)} {why} and is out of the game."
             events.append(Event(EventKind.PLAYER_OUT, text, side=side))
