@@ -222,6 +222,7 @@ def test_a_stream_refused_for_too_many_watchers_is_no_presence(
     north = Watcher(two["north"], game.id)
     spectator = Watcher(clients(server.address, "Spectator"), game.id)
     north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    wait_for(lambda: server.call(_watchers) == 2)  # the spectator's stream is held too
     before = stream_notices(redis_url, game.id)
     expect_error(
         lambda: next(iter(two["south"].WatchGame(mm.WatchGameRequest(game_id=game.id)))),
