@@ -240,22 +240,44 @@ class Watcher(StreamReader):
         out: list[mm.WatchGameResponse] = []
         deadline = time.monotonic() + timeout
         while not out or out[-1].version < version or out[-1].HasField("notice"):
-            message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            message = self._next(deadline, f"version {version}", out)
             if notices or not message.HasField("notice"):
                 out.append(message)
         return out
 
     def notice(
-        self, kind: int, side: str = "", timeout: float = 20
+        self, kind: mm.NoticeKind.ValueType, side: str = "", timeout: float = 20
     ) -> tuple[mm.WatchGameResponse, list[mm.WatchGameResponse]]:
         """Read until a notice of `kind` (about `side`, if given): it, and what came before."""
         before: list[mm.WatchGameResponse] = []
         deadline = time.monotonic() + timeout
+        wanted = f"{mm.NoticeKind.Name(kind)} notice" + (f" about {side}" if side else "")
         while True:
-            message = self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+            message = self._next(deadline, wanted, before)
             if message.notice.kind == kind and (not side or message.notice.side == side):
                 return message, before
             before.append(message)
+
+    def _next(
+        self, deadline: float, wanted: str, seen: list[mm.WatchGameResponse]
+    ) -> mm.WatchGameResponse:
+        """The next message, or a failure that says what the stream did instead."""
+        try:
+            return self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
+        except queue.Empty:
+            if not self.ended.is_set():
+                how = "the stream is open but silent"
+            elif self.error is None:
+                how = "the stream ended without an error"
+            else:
+                how = f"the stream ended with {self.error.code().name}: {self.error.details()}"
+            got = [
+                f"v{m.version} {mm.NoticeKind.Name(m.notice.kind)} {m.notice.side}"
+                if m.HasField("notice")
+                else f"v{m.version}"
+                for m in seen
+            ]
+            raise AssertionError(f"no {wanted}: {how}; received {got}") from None
 
     def close(self) -> None:
         self.call.cancel()
