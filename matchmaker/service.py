@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
+import structlog
 
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
 from matchmaker.errors import quoted
@@ -57,6 +57,8 @@ VISIBILITIES = {
     matchmaker_pb2.VISIBILITY_PRIVATE: Visibility.PRIVATE,
 }
 HEARTBEAT = 5.0  # a waiting JoinQueue stream reports at least this often
+
+log = structlog.get_logger(component="matchmaker")
 
 
 def bearer_token(context: grpc.aio.ServicerContext) -> str | None:
@@ -382,8 +384,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 yield message
         finally:
             if not delivered:
-                with contextlib.suppress(Exception):
-                    await asyncio.shield(self.queues.leave(caller.player_id, ticket))
+                await _after_stream("queue leave", self.queues.leave(caller.player_id, ticket))
 
     async def _wait_in_queue(
         self, player_id: str, ticket: Ticket
@@ -544,8 +545,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             # A stream the server ends as it shuts down is left to lapse: its player
             # reconnects to another replica meanwhile and never seems to have gone.
             if watcher and not self.shutdown.is_set():
-                with contextlib.suppress(Exception):
-                    await asyncio.shield(self.presence.leave(game_id, watcher))
+                await _after_stream("presence update", self.presence.leave(game_id, watcher))
 
     async def _watch(
         self, request: matchmaker_pb2.WatchGameRequest, viewer: str, side: str
@@ -714,6 +714,15 @@ def _page_offset(token: str, most: int) -> int:
     if not text.isdigit() or not 0 <= int(text) <= most:
         raise malformed("page_token", "the page token is malformed")
     return int(text)
+
+
+async def _after_stream(what: str, work: Awaitable[object]) -> None:
+    """A stream's cleanup, run to its end even while the call is cancelled; a failure is
+    logged, not raised (what it would have removed expires by itself)."""
+    try:
+        await asyncio.shield(work)
+    except Exception as error:
+        log.warning(f"{what} failed; left to expire", error=str(error) or type(error).__name__)
 
 
 async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
