@@ -34,10 +34,12 @@ from wargame.v1 import matchmaker_pb2 as mm
 pytestmark = pytest.mark.integration
 
 ABANDON = 0.4  # seconds from the warning to the abandonment, in these tests' settings
+# A presence renewed every 0.1 s lives 2 s: a busy machine may hold a renewal up for more
+# than a second, and a present player must never seem to have left.
 FAST = {
     "abandon_after": ABANDON,
     "presence_interval": 0.1,
-    "presence_ttl": 0.6,
+    "presence_ttl": 2.0,
     "presence_check": 0.2,
 }
 
@@ -82,14 +84,19 @@ def connected(game: mm.GameView) -> dict[str, bool]:
     return {seat.side: seat.connected for seat in game.seats}
 
 
-def watching(redis_url: str, game_id: str) -> set[str]:
-    """The sides with a watcher in the game's presence hash."""
+def watcher_fields(redis_url: str, game_id: str) -> dict[str, int]:
+    """The game's presence hash: watcher field (`<side>|<watch id>`) -> until (ms)."""
     client: Any = sync_client(redis_url)
     try:
-        fields = client.hkeys(keys.game_presence(game_id))
+        fields = client.hgetall(keys.game_presence(game_id))
     finally:
         client.close()
-    return {field.decode().partition("|")[0] for field in fields}
+    return {field.decode(): int(until) for field, until in fields.items()}
+
+
+def watching(redis_url: str, game_id: str) -> set[str]:
+    """The sides with a watcher in the game's presence hash."""
+    return {field.partition("|")[0] for field in watcher_fields(redis_url, game_id)}
 
 
 def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
@@ -116,10 +123,8 @@ def watched_game(two: dict[str, Client], redis_url: str) -> tuple[mm.GameView, W
 def test_a_long_think_with_the_client_open_is_never_abandoned(
     war_replica: WarReplica, engine_stub: Any, redis_url: str
 ) -> None:
-    # A presence lives 2 s here (renewed every 0.1 s): a busy machine may hold a renewal up
-    # for more than FAST's 0.6 s, and the think below still outlasts two lifetimes.
-    assert 12 * ABANDON > 2 * 2.0
-    _server, two = war_replica(**{**FAST, "presence_ttl": 2.0})
+    assert 2 * FAST["presence_ttl"] < 12 * ABANDON  # the think outlasts two lifetimes
+    _server, two = war_replica(**FAST)
     game, south, north = watched_game(two, redis_url)  # a friendly game: untimed, unrated
     game = play_moves(engine_stub, two, game.id, 2, random.Random(4))  # south to act again
     # South thinks for twelve times the abandonment delay (twelve minutes against ten).
@@ -190,20 +195,33 @@ def test_presence_survives_a_change_of_replica(
     clients: Callable[..., Client],
     redis_url: str,
 ) -> None:
-    first = replica(**FAST)
-    second = replica(**FAST)
+    # A presence lives a minute here, so the client's move takes all the time it needs;
+    # the end of that minute is then brought forward by hand.
+    settings = {**FAST, "presence_ttl": 60.0}
+    first = replica(**settings)
+    second = replica(**settings)
     two = {"south": clients(first.address, "South"), "north": clients(second.address, "North")}
     game = start_game(two, "war")
     south = Watcher(two["south"], game.id)
     north = Watcher(two["north"], game.id)
     settle(redis_url, game.id, south, north)
+    (old,) = [field for field in watcher_fields(redis_url, game.id) if field.startswith("south|")]
     first.stop()  # south's replica goes away; its stream ends with it
     assert south.ended.wait(20)
+    assert old in watcher_fields(redis_url, game.id), "a shutdown took the presence away"
     moved = Client(second.address, token=two["south"].token)
     south = Watcher(moved, game.id)  # the client reconnects to the other replica
     south.until(game.version)
-    lapsed = redis_ms(redis_url) + int(2 * FAST["presence_ttl"] * 1000)
-    wait_for(lambda: swept_after(redis_url, game.id, lapsed), timeout=30)
+    wait_for(lambda: len(watcher_fields(redis_url, game.id)) == 3)  # north, south twice
+    # The old stream's presence lapses now: nobody renews it any more.
+    client: Any = sync_client(redis_url)
+    try:
+        client.hset(keys.game_presence(game.id), old, redis_ms(redis_url) - 1)
+    finally:
+        client.close()
+    since = redis_ms(redis_url)
+    wait_for(lambda: swept_after(redis_url, game.id, since))
+    assert old not in watcher_fields(redis_url, game.id)
     assert notices(north) == [], "a player who only changed replica was announced as gone"
     view = moved.GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert view.status == mm.GAME_STATUS_RUNNING and connected(view)["south"] is True
