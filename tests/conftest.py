@@ -14,6 +14,7 @@ from pathlib import Path
 import grpc
 import pytest
 import redis
+from hypothesis import HealthCheck, settings
 
 from tests.servers import (
     RedisServer,
@@ -25,6 +26,11 @@ from tests.servers import (
 )
 
 KINDS = ("unit", "integration", "system")
+
+# Property tests never depend on the machine's speed (CI runs on a busy machine): no time
+# limit per example, no health check that times the drawing of inputs.
+settings.register_profile("wargame", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("wargame")
 NOWHERE = reserve_port()  # held for the whole session; see keep_off_default_addresses
 
 

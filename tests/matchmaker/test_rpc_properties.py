@@ -266,7 +266,6 @@ def test_every_request_is_answered_or_refused_with_a_reason_and_games_stay_intac
 
     @settings(
         max_examples=EXAMPLES,
-        deadline=None,
         derandomize=True,
         suppress_health_check=[
             HealthCheck.function_scoped_fixture,
