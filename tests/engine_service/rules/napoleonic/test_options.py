@@ -267,3 +267,10 @@ def test_multiplayer_options_exist_with_their_defaults() -> None:
         {"on_commander_loss": "army_stays_inert", "divided_command_turns": "merged_side_turn"}
     )
     assert RULESET.options_of(RULESET.new_game(other))["on_commander_loss"] == "army_stays_inert"
+
+
+def test_option_deployment_rows_of_a_single_row() -> None:
+    options = RULESET.resolve_options({"scenario": "marching_orders", "deployment_rows": "3-3"})
+    state = RULESET.new_game(options)
+    squares = {a.cell for a in RULESET.legal_actions(state) if isinstance(a, Place)}
+    assert {"a3", "h3"} <= squares and not squares & {"a2", "h2", "a4"}

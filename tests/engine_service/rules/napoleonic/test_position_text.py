@@ -4,17 +4,33 @@ naming what is wrong."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
+
 import pytest
 
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.napoleonic.state import Phase
-from tests.engine_service.rules.napoleonic.helpers import RULESET
+from engine_service.rules.napoleonic import NapoleonicRuleset
+from engine_service.rules.napoleonic.state import NapoleonicState, Phase
+from tests.engine_service.rules.napoleonic.helpers import RULESET, SEALED_RULESET
+from tests.engine_service.rules.napoleonic.test_deployment import committed
+from tests.engine_service.rules.napoleonic.test_withheld_deployments import (
+    red_revealed_withheld,
+    red_sealed_withheld,
+)
 
 BOARD = "board 8x8; red: d4=I h1=G; black: d5=I a8=G; "
 PHASES = (
     "deploy_commit, deploy_reveal, deploy_sealed, placement, movement, attack_declaration, "
     "defence, advance, game_over"
 )
+
+
+def red_revealed_nothing() -> NapoleonicState:
+    """Both have committed and red's revealed array is empty (written `-`)."""
+    state = committed()
+    assert state.deployment is not None
+    return state.evolve(deployment=replace(state.deployment, reveals=(("red", ()),)))
 
 
 def refused(text: str) -> str:
@@ -83,3 +99,26 @@ def test_two_players_of_their_own_alliances_are_read() -> None:
     )
     assert [(p.id, p.alliance) for p in state.players] == [("red", "south"), ("black", "north")]
     assert state.phase is Phase.MOVEMENT
+
+
+def test_10_2_the_placing_section_names_the_next_placer_and_its_placements() -> None:
+    assert refused("turn: red placement 0; placing: red") == (
+        "set-up: placing: 'red' is not '<player> <placed>'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("ruleset", "copy", "section"),
+    [
+        (RULESET, red_revealed_withheld, "revealed red: withheld"),
+        (SEALED_RULESET, red_sealed_withheld, "sealed red: withheld"),
+        (RULESET, red_revealed_nothing, "revealed red: -"),
+    ],
+)
+def test_10_1_a_deployment_in_progress_is_read_back_as_written(
+    ruleset: NapoleonicRuleset, copy: Callable[[], NapoleonicState], section: str
+) -> None:
+    state = copy()
+    text = ruleset.setup_text(state)
+    assert text.endswith(f"; {section}")
+    assert ruleset.new_game(ruleset.options_of(state), text) == state

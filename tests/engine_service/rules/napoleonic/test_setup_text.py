@@ -135,3 +135,30 @@ def test_records_replay_to_the_same_state(given: dict[str, str]) -> None:
     final, history = replay(RULESET, parse_record(record))
     assert final.state == game.state and len(history) == len(played) + 1
     assert f'[Result "{game.outcome.message}"]' in record
+
+
+def test_10_1_unit_ids_are_numbered_in_board_order() -> None:
+    # Listed out of board order: the numbers follow the board (rank, then file) instead.
+    setup = "board 8x8; red: d4=I c2=I b3=I h1=G; black: d5=I a8=G"
+    state = RULESET.new_game(RULESET.resolve_options({}), setup)
+    ids = {u.id: state.geo.names[u.cell] for u in state.units if u.side == "red"}
+    assert ids == {"R_I1": "c2", "R_I2": "b3", "R_I3": "d4", "R_G": "h1"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "board 8 x 8; red: a1=G; black: a8=G",
+            "set-up: 'board 8 x 8' is not 'board <width>x<height>'",
+        ),
+        (
+            "board 8x8; red: a1=G; black: a8=G; obstacles: d4d5",
+            "set-up: obstacles: 'd4d5' is not an edge 'a|b' (e.g. 'd4|d5')",
+        ),
+    ],
+)
+def test_a_bad_set_up_text_is_refused_quoting_what_is_wrong(text: str, message: str) -> None:
+    with pytest.raises(RuleError) as error:
+        RULESET.new_game(RULESET.resolve_options({}), text)
+    assert (error.value.reason, error.value.message) == ("INVALID_SETUP", message)

@@ -72,6 +72,14 @@ def test_defence_belongs_to_the_defender() -> None:
     assert code_of(state, EndPhase("red")) == "NOT_YOUR_TURN"
 
 
+def test_a_declaration_with_attacks_hands_the_defence_to_the_defender() -> None:
+    state, _ = RULESET.apply(start(), Attack("red", "R_A", "B_I"))
+    state, events = RULESET.apply(state, EndPhase("red"))
+    assert [(e.kind, e.text, e.side) for e in events] == [
+        (EventKind.PHASE_CHANGED, "1 attack declared: black allocates supports (defence).", "black")
+    ]
+
+
 def test_supports_outside_defence_are_in_the_wrong_phase() -> None:
     assert code_of(start(), Support("black", "B_I2", "B_I")) == "WRONG_PHASE"
 
