@@ -297,7 +297,7 @@ def start_matchmaker_process(
         "--queue-status-interval", "0.1", "--match-create-grace", "1", "--retry-hint", "0.5",
         "--watch-block", "1", "--bot-time", "0.05", "--grace", "5",
         "--register-peer-rate", "0", "--register-rate", "0", "--presence-interval", "0.2",
-        "--presence-ttl", "1", "--presence-check", "0.5", *extra,
+        "--presence-ttl", "3", "--presence-check", "0.5", *extra,
     ]  # fmt: skip
     return start_service(
         "matchmaker.main", args, log_path=directory / f"{name}.log", service=SERVICE
