@@ -167,9 +167,9 @@ def claimed_by(replicas: list[ServiceProcess], game_id: str) -> list[ServiceProc
 def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_when_its_lease_runs_out(
     engine: ServiceProcess, tmp_path: Path
 ) -> None:
-    # How soon is a measurement, not a test (`make test-slow`'s multi-host run reports it):
-    # here the other replica takes the turn over once the dead one's lease runs out, and
-    # the bot moves once.
+    # How soon is a measurement, not a test (`make test-slow`'s multi-host run reports how
+    # soon play recovers from a lost matchmaker): here the other replica takes the turn
+    # over once the dead one's lease runs out, and the bot moves once.
     # A Redis of its own: no other replica (this module's shared ones) may take the turn.
     redis = start_redis(tmp_path / "redis")
     replicas = [
