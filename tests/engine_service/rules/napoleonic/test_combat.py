@@ -26,7 +26,6 @@ from tests.engine_service.rules.napoleonic.helpers import (
     STORM_D5,
     STORMING_D5,
     apply_batch,
-    spec_data,
 )
 
 TEST_OPTIONS = {"auto_skip_defence": "false"}
@@ -74,23 +73,6 @@ def reason_refused(state: NapoleonicState, action: NapoleonicAction) -> str | No
 
 
 # --- the unit table ------------------------------------------------------------------------
-
-
-def test_the_unit_table_matches_the_spec_data() -> None:
-    spec = spec_data()["unit_types"]
-    assert set(spec) == set(UNIT_TYPES)
-    for type_id, row in spec.items():
-        ours = UNIT_TYPES[type_id]
-        assert (ours.move_steps, ours.move_dirs) == (row["move"]["max_steps"], row["move"]["dirs"])
-        assert (ours.attack_dirs, ours.attack) == (row["attack"]["dirs"], row["attack"]["value"])
-        assert (ours.support_dirs, ours.support) == (
-            row["support"]["dirs"],
-            row["support"]["value"],
-        )
-        assert ours.defence == row["defence"]
-        assert set(ours.traits) == set(row.get("traits", []))
-        assert ours.variant == row.get("variant", False)
-    assert UNIT_TYPES["cuirassiers"].aliases == ("horse_guards",)
 
 
 def _neighbour(direction: str) -> str:
