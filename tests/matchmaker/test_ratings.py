@@ -4,6 +4,7 @@ ratings of multiplayer games (openskill)."""
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import pytest
 
@@ -88,8 +89,19 @@ def test_multiplayer_games_have_their_own_pool() -> None:
     assert pool("napoleonic", 4) == "napoleonic.multiplayer"
 
 
-def paper_f(x: float, sigma: float, phi: float, v: float, delta: float, tau: float) -> float:
+class Step5(NamedTuple):
+    """The inputs of step 5 (the new volatility), on the Glicko-2 scale."""
+
+    sigma: float
+    phi: float
+    v: float
+    delta: float
+    tau: float
+
+
+def paper_f(x: float, given: Step5) -> float:
     """Step 5.1 of Glickman's "Example of the Glicko-2 system", as the paper writes it."""
+    sigma, phi, v, delta, tau = given
     a = math.log(sigma**2)
     return (
         math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2 * (phi**2 + v + math.exp(x)) ** 2)
@@ -97,55 +109,63 @@ def paper_f(x: float, sigma: float, phi: float, v: float, delta: float, tau: flo
     )
 
 
-def assert_root_of_paper_f(
-    new_sigma: float, sigma: float, phi: float, v: float, delta: float, tau: float
-) -> None:
-    """sigma' = exp(A/2) with A the root of f: f changes sign within 1e-5 either side of
-    ln(sigma'^2) (f falls everywhere; the iteration stops within 1e-6 of the root)."""
+def new_volatility(given: Step5) -> float:
+    """The volatility `update` computes, checked to be exp(A/2) with A the root of f: f
+    changes sign within 1e-5 either side of ln(sigma'^2) (f falls everywhere; the
+    iteration stops within 1e-6 of the root)."""
+    new_sigma = _volatility(*given)
     x = math.log(new_sigma**2)
-    assert paper_f(x - 1e-5, sigma, phi, v, delta, tau) > 0
-    assert paper_f(x + 1e-5, sigma, phi, v, delta, tau) < 0
+    assert paper_f(x - 1e-5, given) > 0
+    assert paper_f(x + 1e-5, given) < 0
+    return new_sigma
 
 
 def test_volatility_of_the_worked_example_is_the_root_of_f() -> None:
     # The paper's step 3 and 4 figures: v = 1.7785, delta = -0.4834, phi = 1.1513. Its
     # printed sigma' (0.05999) is too coarse to tell a slightly wrong f, the root is not.
-    new_sigma = _volatility(0.06, 1.1513, 1.7785, -0.4834, 0.5)
+    new_sigma = new_volatility(Step5(0.06, 1.1513, 1.7785, -0.4834, 0.5))
     assert new_sigma == pytest.approx(0.05999, abs=1e-5)
-    assert_root_of_paper_f(new_sigma, 0.06, 1.1513, 1.7785, -0.4834, 0.5)
 
 
 @pytest.mark.parametrize(
-    ("sigma", "phi", "v", "delta", "tau"),
+    "given",
     [
-        (0.06, 1.1513, 1.7785, -0.4834, 3.0),  # the worked example, a loose system constant
-        (0.06, 0.5, 1.0, 0.3, 5.0),
-        (1.0, 0.01, 0.0001, 0.0, 3.0),  # the lower bracket takes two steps (below)
+        Step5(0.06, 1.1513, 1.7785, -0.4834, 3.0),  # the worked example, a loose tau
+        Step5(0.06, 0.5, 1.0, 0.3, 5.0),
+        Step5(1.0, 0.01, 0.0001, 0.0, 3.0),  # the lower bracket takes two steps (below)
     ],
 )
 def test_volatility_falls_to_the_root_of_f_when_the_result_is_as_expected(
-    sigma: float, phi: float, v: float, delta: float, tau: float
+    given: Step5,
 ) -> None:
     """delta^2 <= phi^2 + v: f(ln sigma^2) <= 0, so the root, and sigma', lie below."""
-    assert delta**2 <= phi**2 + v
-    new_sigma = _volatility(sigma, phi, v, delta, tau)
-    assert 0 < new_sigma <= sigma
-    assert_root_of_paper_f(new_sigma, sigma, phi, v, delta, tau)
+    assert given.delta**2 <= given.phi**2 + given.v
+    assert 0 < new_volatility(given) <= given.sigma
+
+
+def test_the_lower_bracket_may_take_more_than_one_step() -> None:
+    """With delta^2 far below phi^2 + v and a volatility large beside them, f(a - tau) is
+    still negative: step 5.2 steps on to a - 2 tau, where f is positive."""
+    given = Step5(1.0, 0.01, 0.0001, 0.0, 3.0)
+    a, tau = math.log(given.sigma**2), given.tau
+    assert paper_f(a - tau, given) < 0 < paper_f(a - 2 * tau, given)
+    assert math.exp((a - 2 * tau) / 2) < new_volatility(given) < math.exp((a - tau) / 2)
 
 
 @pytest.mark.parametrize(
-    ("sigma", "phi", "v", "delta", "tau"),
-    [(0.06, 0.17, 2.0, 3.0, 0.5), (0.06, 0.3, 1.0, 2.0, 0.5), (0.06, 0.5, 0.5, 2.0, 1.2)],
+    "given",
+    [
+        Step5(0.06, 0.17, 2.0, 3.0, 0.5),
+        Step5(0.06, 0.3, 1.0, 2.0, 0.5),
+        Step5(0.06, 0.5, 0.5, 2.0, 1.2),
+    ],
 )
-def test_volatility_rises_to_the_root_of_f_after_a_surprise(
-    sigma: float, phi: float, v: float, delta: float, tau: float
-) -> None:
+def test_volatility_rises_to_the_root_of_f_after_a_surprise(given: Step5) -> None:
     """delta^2 > phi^2 + v: the root lies between ln(sigma^2) and ln(delta^2 - phi^2 - v),
     where f is positive and negative."""
-    assert delta**2 > phi**2 + v
-    new_sigma = _volatility(sigma, phi, v, delta, tau)
-    assert sigma < new_sigma < math.sqrt(delta**2 - phi**2 - v)
-    assert_root_of_paper_f(new_sigma, sigma, phi, v, delta, tau)
+    excess = given.delta**2 - given.phi**2 - given.v
+    assert excess > 0
+    assert given.sigma < new_volatility(given) < math.sqrt(excess)
 
 
 def test_a_surprising_win_raises_the_volatility() -> None:
@@ -153,18 +173,3 @@ def test_a_surprising_win_raises_the_volatility() -> None:
     delta^2 > phi^2 + v branch: the volatility rises."""
     after = update(Rating(1500, 30, 0.06), [Result(Rating(1900, 30), 1)])
     assert after.volatility > 0.06 and after.rating > 1500
-
-
-def test_the_lower_bracket_may_take_more_than_one_step() -> None:
-    """With delta^2 far below phi^2 + v and a volatility large beside them, f(a - tau) is
-    still negative: step 5.2 steps on to a - 2 tau, where f is positive."""
-    sigma, phi, v, delta, tau = 1.0, 0.01, 0.0001, 0.0, 3.0
-    a = math.log(sigma**2)
-    assert (
-        paper_f(a - tau, sigma, phi, v, delta, tau)
-        < 0
-        < paper_f(a - 2 * tau, sigma, phi, v, delta, tau)
-    )
-    new_sigma = _volatility(sigma, phi, v, delta, tau)
-    assert math.exp((a - 2 * tau) / 2) < new_sigma < math.exp((a - tau) / 2)
-    assert_root_of_paper_f(new_sigma, sigma, phi, v, delta, tau)
