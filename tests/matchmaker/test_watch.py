@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.integration
 
 
 @contextlib.asynccontextmanager
-async def parts(redis_url: str, **changes: object) -> AsyncIterator[Replica]:
+async def parts(redis_url: str, **changes: Any) -> AsyncIterator[Replica]:
     """A replica's parts on the Redis (not serving; no engine needed to watch)."""
     replica = await Replica.connect(fast_settings(redis_url, **changes))
     try:
