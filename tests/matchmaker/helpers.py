@@ -2,23 +2,41 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import queue
 import random
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import grpc
 import pytest
 import redis
+import structlog
 from google.protobuf import duration_pb2
 
 from matchmaker.redis_client import Client, connect
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
+
+
+@contextlib.contextmanager
+def captured_logs() -> Iterator[list[dict[str, Any]]]:
+    """Every log entry made meanwhile, debug ones too (the tests' logging otherwise lets
+    warnings through alone), each with the context bound when it was made."""
+    saved = structlog.get_config()
+    structlog.configure(
+        processors=[structlog.contextvars.merge_contextvars, structlog.testing.LogCapture()],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG),
+    )
+    try:
+        yield structlog.get_config()["processors"][-1].entries
+    finally:
+        structlog.configure(**saved)
 
 
 def seconds(value: float) -> duration_pb2.Duration:

@@ -3,18 +3,29 @@ non-zero exit for bad configuration, never a traceback; a clean stop on SIGTERM.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+import structlog
 
+from matchmaker.main import build_parser, settings_from
+from matchmaker.main import serve as serve_in_process
 from tests.matchmaker.conftest import start_matchmaker_process
 from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env
+from wargame.runtime.config import ConfigError
 from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = pytest.mark.system
@@ -116,3 +127,61 @@ def test_serves_then_stops_cleanly_on_sigterm(redis_url: str, tmp_path: Path) ->
     assert process.stop(signal.SIGTERM) == 0
     log = process.log()
     assert "matchmaker stopped" in log and "Traceback" not in log
+
+
+def parsed(*flags: str) -> argparse.Namespace:
+    """`serve` flags as the command line gives them, with a secret key file."""
+    key_file = matchmaker_key_env(KEY_DIR)["WARGAME_MATCHMAKER_SECRET_KEY_FILE"]
+    return build_parser().parse_args(["serve", "--secret-key-file", key_file, *flags])
+
+
+@pytest.mark.parametrize("level", ["0", "6", "9"])
+def test_a_bot_level_outside_1_to_5_is_refused(level: str) -> None:
+    with pytest.raises(ConfigError, match="--bot-level must be"):
+        settings_from(parsed("--bot-level", level))
+
+
+@pytest.mark.parametrize("level", [1, 5])
+def test_bot_levels_1_to_5_are_taken(level: int) -> None:
+    assert settings_from(parsed("--bot-level", str(level))).bot_level == level
+
+
+@contextlib.contextmanager
+def logging_restored() -> Iterator[None]:
+    """`serve` configures logging for the process: the tests' configuration afterwards."""
+    saved = structlog.get_config()
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        yield
+    finally:
+        structlog.configure(**saved)
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
+def test_the_start_line_names_the_process(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`serve` in this process: its start line (JSON, on stderr) carries this process's
+    id, by which an operator finds the process that logged it; SIGTERM stops it."""
+    stderr = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    args = parsed(
+        "--listen", f"127.0.0.1:{free_port()}", "--metrics-listen", "off", "--log-format", "json",
+        "--redis-url", redis_url, "--engine", "127.0.0.1:1", "--grace", "1",
+    )  # fmt: skip
+
+    async def serve_until_started() -> int:
+        served = asyncio.create_task(serve_in_process(args, settings_from(args)))
+        while "matchmaker serving" not in stderr.getvalue():
+            if served.done():
+                return await served
+            await asyncio.sleep(0.01)
+        signal.raise_signal(signal.SIGTERM)  # handled by the server's loop from now on
+        return await served
+
+    with logging_restored():
+        assert asyncio.run(serve_until_started()) == 0
+    lines = [json.loads(line) for line in stderr.getvalue().splitlines() if line.startswith("{")]
+    started = next(line for line in lines if line["event"] == "matchmaker serving")
+    assert started["pid"] == os.getpid()
+    assert [line["event"] for line in lines][-1] == "matchmaker stopped"

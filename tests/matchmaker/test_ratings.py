@@ -3,9 +3,20 @@ ratings of multiplayer games (openskill)."""
 
 from __future__ import annotations
 
+import math
+from typing import NamedTuple
+
 import pytest
 
-from matchmaker.ratings import Rating, Result, pool, score_of, team_update, update
+from matchmaker.ratings import (
+    Rating,
+    Result,
+    _volatility,
+    pool,
+    score_of,
+    team_update,
+    update,
+)
 
 
 def test_glickman_worked_example() -> None:
@@ -76,3 +87,89 @@ def test_team_ratings_of_a_two_against_two() -> None:
 def test_multiplayer_games_have_their_own_pool() -> None:
     assert pool("war", 2) == "war"
     assert pool("napoleonic", 4) == "napoleonic.multiplayer"
+
+
+class Step5(NamedTuple):
+    """The inputs of step 5 (the new volatility), on the Glicko-2 scale."""
+
+    sigma: float
+    phi: float
+    v: float
+    delta: float
+    tau: float
+
+
+def paper_f(x: float, given: Step5) -> float:
+    """Step 5.1 of Glickman's "Example of the Glicko-2 system", as the paper writes it."""
+    sigma, phi, v, delta, tau = given
+    a = math.log(sigma**2)
+    return (
+        math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2 * (phi**2 + v + math.exp(x)) ** 2)
+        - (x - a) / tau**2
+    )
+
+
+def new_volatility(given: Step5) -> float:
+    """The volatility `update` computes, checked to be exp(A/2) with A the root of f: f
+    changes sign within 1e-5 either side of ln(sigma'^2) (f falls everywhere; the
+    iteration stops within 1e-6 of the root)."""
+    new_sigma = _volatility(*given)
+    x = math.log(new_sigma**2)
+    assert paper_f(x - 1e-5, given) > 0
+    assert paper_f(x + 1e-5, given) < 0
+    return new_sigma
+
+
+def test_volatility_of_the_worked_example_is_the_root_of_f() -> None:
+    # The paper's step 3 and 4 figures: v = 1.7785, delta = -0.4834, phi = 1.1513. Its
+    # printed sigma' (0.05999) is too coarse to tell a slightly wrong f, the root is not.
+    new_sigma = new_volatility(Step5(0.06, 1.1513, 1.7785, -0.4834, 0.5))
+    assert new_sigma == pytest.approx(0.05999, abs=1e-5)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        Step5(0.06, 1.1513, 1.7785, -0.4834, 3.0),  # the worked example, a loose tau
+        Step5(0.06, 0.5, 1.0, 0.3, 5.0),
+        Step5(1.0, 0.01, 0.0001, 0.0, 3.0),  # the lower bracket takes two steps (below)
+    ],
+)
+def test_volatility_falls_to_the_root_of_f_when_the_result_is_as_expected(
+    given: Step5,
+) -> None:
+    """delta^2 <= phi^2 + v: f(ln sigma^2) <= 0, so the root, and sigma', lie below."""
+    assert given.delta**2 <= given.phi**2 + given.v
+    assert 0 < new_volatility(given) <= given.sigma
+
+
+def test_the_lower_bracket_may_take_more_than_one_step() -> None:
+    """With delta^2 far below phi^2 + v and a volatility large beside them, f(a - tau) is
+    still negative: step 5.2 steps on to a - 2 tau, where f is positive."""
+    given = Step5(1.0, 0.01, 0.0001, 0.0, 3.0)
+    a, tau = math.log(given.sigma**2), given.tau
+    assert paper_f(a - tau, given) < 0 < paper_f(a - 2 * tau, given)
+    assert math.exp((a - 2 * tau) / 2) < new_volatility(given) < math.exp((a - tau) / 2)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        Step5(0.06, 0.17, 2.0, 3.0, 0.5),
+        Step5(0.06, 0.3, 1.0, 2.0, 0.5),
+        Step5(0.06, 0.5, 0.5, 2.0, 1.2),
+    ],
+)
+def test_volatility_rises_to_the_root_of_f_after_a_surprise(given: Step5) -> None:
+    """delta^2 > phi^2 + v: the root lies between ln(sigma^2) and ln(delta^2 - phi^2 - v),
+    where f is positive and negative."""
+    excess = given.delta**2 - given.phi**2 - given.v
+    assert excess > 0
+    assert given.sigma < new_volatility(given) < math.sqrt(excess)
+
+
+def test_a_surprising_win_raises_the_volatility() -> None:
+    """A player who beats someone 400 points stronger (both deviations small) takes the
+    delta^2 > phi^2 + v branch: the volatility rises."""
+    after = update(Rating(1500, 30, 0.06), [Result(Rating(1900, 30), 1)])
+    assert after.volatility > 0.06 and after.rating > 1500

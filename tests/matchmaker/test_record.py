@@ -24,13 +24,14 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
+    alliance,
     mapped_attributes,
     moves_json,
     parse_moves,
 )
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
 from tests.matchmaker.helpers import play_moves, start_game
-from wargame.v1 import game_pb2
+from wargame.v1 import game_pb2, napoleonic_pb2, war_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
 words = st.text(max_size=12)
@@ -196,3 +197,27 @@ def test_a_played_game_holds_only_fields_its_record_reads(
         client.close()
     assert read[game.id].rating_status == RatingStatus.DONE and read[game.id].ended_ms
     assert read[closed.id].status == GameStatus.FINISHED and read[closed.id].closed
+
+
+def test_a_side_fights_for_its_alliance() -> None:
+    """In Napoleonic Chess of many players the alliance is the state's; a player without
+    one, an unknown side and a game of two sides each fight for themselves."""
+    state = game_pb2.GameState(
+        game="napoleonic",
+        napoleonic=napoleonic_pb2.NapoleonicState(
+            players=[
+                napoleonic_pb2.NapoleonicPlayer(id="red", alliance="south"),
+                napoleonic_pb2.NapoleonicPlayer(id="blue", alliance="south"),
+                napoleonic_pb2.NapoleonicPlayer(id="black", alliance="north"),
+                napoleonic_pb2.NapoleonicPlayer(id="white"),
+            ]
+        ),
+    )
+    assert [alliance(state, side) for side in ("red", "blue", "black", "white", "green")] == [
+        "south",
+        "south",
+        "north",
+        "white",
+        "green",
+    ]
+    assert alliance(game_pb2.GameState(game="war", war=war_pb2.WarState()), "red") == "red"

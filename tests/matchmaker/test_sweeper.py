@@ -1,0 +1,112 @@
+"""The sweeper's work on a game vs the bot, on a replica's own parts (no workers running,
+so the test alone sweeps): the due time it returns, the bot's resignation when its action
+is refused, and the log context of its work."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+import pytest
+
+from matchmaker.bot import Bot
+from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
+from matchmaker.server import Replica
+from matchmaker.sessions import GameSpec
+from tests.matchmaker.conftest import fast_settings
+from tests.matchmaker.helpers import captured_logs
+from wargame.v1 import game_pb2
+
+pytestmark = pytest.mark.integration
+
+
+@contextlib.asynccontextmanager
+async def bot_game(redis_url: str, engine_address: str) -> AsyncIterator[tuple[Replica, str]]:
+    """A replica's parts (not serving, no workers) and a Game of War it created: Ada plays
+    North, the bot South, to move."""
+    replica = await Replica.connect(fast_settings(redis_url, engine_address))
+    try:
+        game, _ = await replica.sessions.create(
+            GameSpec("war", {}),
+            [
+                Seat("south", BOT_PLAYER, "Bot", SeatKind.BOT),
+                Seat("north", "p-ada", "Ada", SeatKind.HUMAN),
+            ],
+        )
+        assert game.to_act() == ("south",)
+        yield replica, game.id
+    finally:
+        await replica.close()
+
+
+async def loaded(replica: Replica, game_id: str) -> GameRecord:
+    game, _, _ = await replica.store.load(game_id)
+    assert game is not None
+    return game
+
+
+def test_after_the_bots_move_the_game_is_due_when_the_move_was_made(
+    redis_url: str, engine_address: str
+) -> None:
+    """Ada never came (North is away): once the bot has moved, the sweeper must look again
+    at once, to warn her; `work_on` says so with the time of the bot's commit."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            before = await replica.store.time_ms()
+            when = await replica.sweeper.work_on(game_id)
+            game = await loaded(replica, game_id)
+            assert [entry.side for entry in game.moves] == ["south"]
+            assert game.to_act() == ("north",) and "north" in game.away
+            assert when is not None and before <= when == game.updated_ms
+
+    asyncio.run(scenario())
+
+
+class RefusedBot(Bot):
+    """A bot whose action the engine refuses (as if it had suggested an illegal move)."""
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        return game_pb2.Action(side=seat.side, notation="Ch1-h9")
+
+
+def test_a_bot_whose_action_is_refused_resigns(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            sweeper = replica.sweeper
+            sweeper.bot = RefusedBot(replica.engine, replica.store.vault, replica.settings)
+            with captured_logs() as logs:
+                assert await sweeper.work_on(game_id) is None  # finished, nothing to rate
+            game = await loaded(replica, game_id)
+            assert game.status == GameStatus.FINISHED
+            outcome = game.state.outcome
+            assert (outcome.winner, outcome.reason) == (
+                "north",
+                game_pb2.OUTCOME_REASON_RESIGNATION,
+            )
+            assert [entry.side for entry in game.moves] == ["south"]
+            assert "bot resigns: its action was refused" in [entry["event"] for entry in logs]
+
+    asyncio.run(scenario())
+
+
+def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_address: str) -> None:
+    """A round of the sweeper claims the bot's game and works on it: every entry it logs
+    meanwhile names the worker and the game, and all share one request id."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            with captured_logs() as logs:
+                await replica.sweeper._claim()
+                await replica.sweeper.drain(30)
+            assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
+            # (The engine serves in this process too: its entries share the request id.)
+            ours = [entry for entry in logs if entry["component"] == "matchmaker"]
+            assert {"due game claimed", "bot moved"} <= {entry["event"] for entry in ours}
+            assert {(entry.get("worker"), entry.get("game_id")) for entry in ours} == {
+                ("sweeper", game_id)
+            }
+            assert len({entry.get("request_id") for entry in logs}) == 1
+
+    asyncio.run(scenario())

@@ -1,0 +1,90 @@
+"""The hub of live updates on a real Redis: the watcher limit's retry hint, and a listener
+that loses its connection says why."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+import pytest
+
+from matchmaker import keys
+from matchmaker.server import Replica
+from tests.matchmaker.conftest import fast_settings
+from tests.matchmaker.helpers import captured_logs
+from wargame.runtime.refusal import Reason, Refusal
+
+pytestmark = pytest.mark.integration
+
+
+@contextlib.asynccontextmanager
+async def parts(redis_url: str, **changes: Any) -> AsyncIterator[Replica]:
+    """A replica's parts on the Redis (not serving; no engine needed to watch)."""
+    replica = await Replica.connect(fast_settings(redis_url, **changes))
+    try:
+        yield replica
+    finally:
+        await replica.close()
+
+
+def test_one_watcher_too_many_is_told_when_to_retry(redis_url: str) -> None:
+    async def scenario() -> None:
+        async with parts(redis_url, max_watchers=1, retry_hint=0.25) as replica:
+            async with replica.hub.subscribe("g-watched"):
+                with pytest.raises(Refusal) as refused:
+                    replica.hub.admit()
+            replica.hub.admit()  # the one watcher left: room again
+        refusal = refused.value
+        assert (refusal.code, refusal.reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            Reason.TOO_MANY_WATCHERS,
+        )
+        assert refusal.message == "this server holds its most live streams (1); retry in 0.25 s"
+        assert refusal.metadata == {"retry_after_ms": "250"}
+        assert refusal.retry_after == 0.25
+
+    asyncio.run(scenario())
+
+
+async def until(check: Callable[[], Awaitable[bool]], what: str) -> None:
+    """Wait (polling the loop) until `check()` is true, at most 15 s."""
+
+    async def poll() -> None:
+        while not await check():
+            await asyncio.sleep(0.01)
+
+    try:
+        await asyncio.wait_for(poll(), 15)
+    except TimeoutError:
+        raise AssertionError(f"not seen within 15 s: {what}") from None
+
+
+def test_a_lost_update_listener_logs_why(redis_url: str) -> None:
+    """Redis closes the listener's connection: the listener logs the error's text (what
+    an operator reads to tell a failover from a network fault), then subscribes again."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica, replica.hub.subscribe("g-watched"):
+            channel = keys.game_channel("g-watched")
+
+            async def subscribed() -> bool:
+                counts = await replica.redis.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+                return bool(counts[1])
+
+            await until(subscribed, "the listener subscribed")
+            with captured_logs() as logs:
+                await replica.redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+
+                async def lost() -> bool:
+                    return any(entry["event"] == "update listener lost" for entry in logs)
+
+                await until(lost, "the listener's loss logged")
+                await until(subscribed, "the listener subscribed again")
+            (entry,) = [entry for entry in logs if entry["event"] == "update listener lost"]
+            assert entry["node"] == "redis"
+            assert isinstance(entry["error"], str) and "closed" in entry["error"].lower()
+
+    asyncio.run(scenario())
