@@ -128,3 +128,17 @@ def test_a_completed_redoubt_is_elevation() -> None:
         RULESET, RULESET.new_game(RULESET.resolve_options({}), setup), ["red move d3-d4"]
     )
     assert "R_I" in state.turn.entered_elevation
+
+
+def test_a_completed_redoubt_forgets_the_positions_before_it() -> None:
+    # With a redoubt on the board none of the earlier positions can come back, so the
+    # repetition count starts again from the position after completion.
+    state, _ = play_text(
+        RULESET,
+        start(repetition_draw="3"),
+        ["red redoubt d4", "red end", "red end", "black end", "black end"],
+    )
+    assert len(state.position_history) >= 2 and not state.terrain.redoubts
+    state, events = play_text(RULESET, state, ["red end", "red end"])
+    assert EventKind.REDOUBT_COMPLETED in kinds(events)
+    assert len(state.position_history) == 1
