@@ -75,15 +75,14 @@ def test_a_lost_update_listener_logs_why(redis_url: str) -> None:
             # The primary serving the channel: the listener's node, where it subscribes.
             if isinstance(replica.redis, RedisCluster):
                 primary = replica.redis.get_node_from_key(channel)
+                assert primary is not None
                 on: dict[str, Any] = {"target_nodes": primary}
                 node = primary.name
             else:
                 on, node = {}, "redis"
 
             async def subscribed() -> bool:
-                counts = await replica.redis.execute_command(
-                    "PUBSUB", "SHARDNUMSUB", channel, **on
-                )
+                counts = await replica.redis.execute_command("PUBSUB", "SHARDNUMSUB", channel, **on)
                 return bool(counts[1])
 
             await until(subscribed, "the listener subscribed")
