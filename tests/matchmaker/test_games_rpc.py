@@ -100,6 +100,13 @@ def test_create_and_join_refusals(
         (mm.JoinGameRequest(), Code.INVALID_ARGUMENT, "MISSING_FIELD"),
     ]:
         expect_error(functools.partial(north.JoinGame, join), code, reason)
+    # An unknown code is told as the request's fault: the field the client should fix.
+    unknown = expect_error(
+        lambda: north.JoinGame(mm.JoinGameRequest(invite_code="NOPE-0000-0000-0000")),
+        Code.NOT_FOUND,
+        "SESSION_NOT_FOUND",
+    )
+    assert [name for name, _ in unknown.fields] == ["invite_code"], unknown.fields
     game = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     expect_error(
         lambda: north.JoinGame(mm.JoinGameRequest(game_id=game.id, side="south")),

@@ -22,6 +22,7 @@ from tests.matchmaker.helpers import (
     start_game,
     wait_for,
 )
+from tests.matchmaker.test_multiplayer import four_people
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -118,3 +119,24 @@ def test_play_again_against_the_bot_starts_at_once_with_sides_swapped(
         Code.PERMISSION_DENIED,
         "NOT_A_PLAYER",
     )
+
+
+def test_a_game_of_more_than_two_is_not_played_again_by_rematch(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Swapping sides means nothing with four: the refusal says what to do instead."""
+    game, people = four_people(matchmaker, clients)
+    people["red"].OfferDraw(mm.OfferDrawRequest(game_id=game.id))
+    for side in ("black", "blue", "green"):
+        game = people[side].AnswerDraw(mm.AnswerDrawRequest(game_id=game.id, accept=True)).game
+    assert game.status == mm.GAME_STATUS_FINISHED
+    refused = expect_error(
+        lambda: people["red"].Rematch(mm.RematchRequest(game_id=game.id)),
+        Code.FAILED_PRECONDITION,
+        "GAME_NOT_OPEN",
+    )
+    assert refused.message == (
+        f"a rematch is for games of two players; game {game.id} had 4: "
+        "start a new game of its scenario"
+    )
+    assert not people["red"].GetGame(mm.GetGameRequest(game_id=game.id)).game.rematch_game_id

@@ -19,7 +19,7 @@ from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, CommitOutcome, Store, Update
 from tests.matchmaker.conftest import run
-from tests.matchmaker.helpers import store_client
+from tests.matchmaker.helpers import captured_logs, store_client
 from tests.servers import RedisServer, start_redis
 from wargame.runtime.refusal import Code, Reason, Refusal
 
@@ -132,6 +132,36 @@ def test_without_waiting_a_commit_is_answered_at_once(
         waits = waits_on(primary)
         assert (await store.commit(change(0))).outcome == CommitOutcome.OK
         assert waits_on(primary) == waits, "the commit waited for the stopped replica"
+        await client.aclose()
+
+    run(scenario())
+
+
+def test_a_due_time_no_replica_confirms_is_logged_for_the_operator(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    """A bot's turn hangs on its game's due time: lowered after the commit too and
+    confirmed by a replica; one the replica does not confirm is logged with its game."""
+    primary, replica = pair
+
+    async def scenario() -> None:
+        client = await store_client(primary.url)
+        settings = Settings(redis_url=primary.url, replica_wait=0.2)
+        store = Store(client, Scripts(client), settings)
+        due = dataclasses.replace(change(0), due_ms=1_000)
+        assert (await store.commit(due)).version == 1
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        with captured_logs() as logs, pytest.raises(Refusal) as unconfirmed:
+            await store.commit(dataclasses.replace(change(1), due_ms=500))
+        assert unconfirmed.value.code == Code.UNAVAILABLE
+        assert [
+            entry["game_id"]
+            for entry in logs
+            if entry["event"] == "due time not confirmed by a replica"
+            and entry["log_level"] == "warning"
+        ] == ["g1"]
+        # Saved on the primary all the same: the sweeper finds the game due.
+        assert await client.zscore(keys.due(keys.shard("g1", store.shards)), "g1") == 500
         await client.aclose()
 
     run(scenario())

@@ -10,10 +10,11 @@ from typing import Any
 
 import grpc
 import pytest
+from redis.asyncio.cluster import RedisCluster
 
 from matchmaker import keys
 from matchmaker.server import Replica
-from tests.matchmaker.conftest import fast_settings
+from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs
 from wargame.runtime.refusal import Reason, Refusal
 
@@ -62,21 +63,31 @@ async def until(check: Callable[[], Awaitable[bool]], what: str) -> None:
         raise AssertionError(f"not seen within 15 s: {what}") from None
 
 
+@both_stores
 def test_a_lost_update_listener_logs_why(redis_url: str) -> None:
     """Redis closes the listener's connection: the listener logs the error's text (what
-    an operator reads to tell a failover from a network fault), then subscribes again."""
+    an operator reads to tell a failover from a network fault), then subscribes again (on
+    a cluster, after looking up which primary now serves each of its channels)."""
 
     async def scenario() -> None:
         async with parts(redis_url) as replica, replica.hub.subscribe("g-watched"):
             channel = keys.game_channel("g-watched")
+            # The primary serving the channel: the listener's node, where it subscribes.
+            if isinstance(replica.redis, RedisCluster):
+                primary = replica.redis.get_node_from_key(channel)
+                assert primary is not None
+                on: dict[str, Any] = {"target_nodes": primary}
+                node = primary.name
+            else:
+                on, node = {}, "redis"
 
             async def subscribed() -> bool:
-                counts = await replica.redis.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+                counts = await replica.redis.execute_command("PUBSUB", "SHARDNUMSUB", channel, **on)
                 return bool(counts[1])
 
             await until(subscribed, "the listener subscribed")
             with captured_logs() as logs:
-                await replica.redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub")
+                await replica.redis.execute_command("CLIENT", "KILL", "TYPE", "pubsub", **on)
 
                 async def lost() -> bool:
                     return any(entry["event"] == "update listener lost" for entry in logs)
@@ -84,7 +95,7 @@ def test_a_lost_update_listener_logs_why(redis_url: str) -> None:
                 await until(lost, "the listener's loss logged")
                 await until(subscribed, "the listener subscribed again")
             (entry,) = [entry for entry in logs if entry["event"] == "update listener lost"]
-            assert entry["node"] == "redis"
+            assert entry["node"] == node
             assert isinstance(entry["error"], str) and "closed" in entry["error"].lower()
 
     asyncio.run(scenario())
