@@ -11,6 +11,7 @@ import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -167,7 +168,7 @@ def holders(cluster: RedisClusterServers, key: str) -> int:
     """How many nodes of `cluster` (primaries or replicas) hold the game hash `key`."""
     count = 0
     for node in cluster.nodes:
-        client = redis.Redis(port=node.port)
+        client: Any = redis.Redis(port=node.port)  # execute_command is untyped
         try:
             client.execute_command("READONLY")
             count += client.hget(key, "version") == b"1"
@@ -181,7 +182,7 @@ def holders(cluster: RedisClusterServers, key: str) -> int:
 def slots_with_a_replica(cluster: RedisClusterServers) -> int:
     """How many slot ranges the cluster's slot map lists with a replica (the map a client
     reads lists a replica only once it is in sync)."""
-    client = redis.Redis(port=cluster.nodes[0].port)
+    client: Any = redis.Redis(port=cluster.nodes[0].port)  # execute_command is untyped
     try:
         return sum(len(entry) > 3 for entry in client.execute_command("CLUSTER SLOTS"))
     finally:
