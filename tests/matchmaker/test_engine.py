@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -14,11 +15,12 @@ import pytest
 import matchmaker.engine
 from matchmaker.engine import Engine, EngineError, EngineFailure, refusal_status
 from matchmaker.settings import Settings
-from tests.matchmaker.helpers import captured_logs
+from tests.matchmaker.helpers import captured_logs, legal_actions
 from tests.tls_support import Authority
 from wargame.runtime.refusal import Reason
 from wargame.runtime.status import ErrorDetails
 from wargame.runtime.tls import ClientTLS
+from wargame.v1 import game_pb2
 
 
 def test_an_unknown_reason_is_our_bug_and_says_so() -> None:
@@ -93,3 +95,25 @@ def test_channels_are_opened_anew_only_when_the_tls_files_change(
             await engine.close()
 
     asyncio.run(scenario())
+
+
+def test_actions_are_applied_to_the_compact_form_unless_a_view_is_asked_for(
+    engine_address: str, engine_stub: Any
+) -> None:
+    """The matchmaker stores the compact state (the position): the engine draws the view
+    (the pieces) only when the caller asks for it."""
+
+    async def scenario() -> tuple[game_pb2.GameState, game_pb2.GameState]:
+        engine = Engine(engine_address, Settings())
+        try:
+            state = await engine.new_game("war", {}, "", "")
+            action = legal_actions(engine_stub, state)[0].action
+            plain = await engine.apply(state, [action])
+            drawn = await engine.apply(state, [action], view=True)
+            return plain.state, drawn.state
+        finally:
+            await engine.close()
+
+    plain, drawn = asyncio.run(scenario())
+    assert plain.position and plain.position == drawn.position
+    assert not plain.pieces and drawn.pieces

@@ -185,3 +185,14 @@ def test_the_start_line_names_the_process(redis_url: str, monkeypatch: pytest.Mo
     started = next(line for line in lines if line["event"] == "matchmaker serving")
     assert started["pid"] == os.getpid()
     assert [line["event"] for line in lines][-1] == "matchmaker stopped"
+
+
+def test_the_listen_addresses_are_read_from_the_matchmakers_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """WARGAME_MATCHMAKER_LISTEN and WARGAME_MATCHMAKER_METRICS_LISTEN (the names the
+    deployment sets) give the addresses when no flag does."""
+    monkeypatch.setenv("WARGAME_MATCHMAKER_LISTEN", "127.0.0.1:7001")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_METRICS_LISTEN", "off")
+    args = parsed()
+    assert (args.listen, args.metrics_listen) == ("127.0.0.1:7001", "off")

@@ -1,12 +1,26 @@
-"""How a finished game of two players changes a player's rating (`play._pair_result`)."""
+"""Play on running games: how a finished game of two players changes a player's rating
+(`play._pair_result`), what a caller is told of a game that is over or a side out of time,
+and a submission committed twice under one idempotency key."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
-from matchmaker.play import _pair_result
+import pytest
+
+from matchmaker import keys
+from matchmaker.play import Played, _pair_result, require_running
 from matchmaker.ratings import Rating, Result, update
-from matchmaker.record import GameRecord, Seat, SeatKind
+from matchmaker.record import GameRecord, GameStatus, Seat, SeatKind
+from matchmaker.server import Replica
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import legal_actions, seconds, start_game
+from tests.matchmaker.test_multiplayer import four_people
+from wargame.runtime.refusal import Code, Reason, Refusal
+from wargame.v1 import game_pb2
+from wargame.v1 import matchmaker_pb2 as mm
 
 BEFORE = Rating(1600.0, 80.0, 0.06, 3)
 
@@ -33,3 +47,67 @@ def test_without_an_opponent_seat_the_opponent_is_a_new_player() -> None:
     """No other seat (a record holding one side only): the default rating stands in."""
     game = game_of(Seat("red", "ada", rating=BEFORE.text()))
     assert _pair_result(game, "red", "red")(BEFORE) == update(BEFORE, [Result(Rating(), 1.0)])
+
+
+def refusal_of(game: GameRecord) -> Refusal:
+    with pytest.raises(Refusal) as refused:
+        require_running(game)
+    return refused.value
+
+
+def test_a_game_over_is_refused_with_how_it_ended() -> None:
+    ended = game_pb2.GameState(outcome=game_pb2.Outcome(winner="south", message="south wins"))
+    finished = dataclasses.replace(
+        game_of(), status=GameStatus.FINISHED, state_bytes=ended.SerializeToString()
+    )
+    refusal = refusal_of(finished)
+    assert (refusal.code, refusal.reason) == (Code.FAILED_PRECONDITION, Reason.GAME_OVER)
+    assert refusal.message == "game g1 is over: south wins"
+    # Closed before anyone played: the reason it was closed; else merely finished.
+    closed = dataclasses.replace(game_of(), status=GameStatus.FINISHED, closed="nobody joined")
+    assert refusal_of(closed).message == "game g1 is over: nobody joined"
+    bare = dataclasses.replace(game_of(), status=GameStatus.FINISHED)
+    assert refusal_of(bare).message == "game g1 is over: finished"
+
+
+def test_a_player_out_of_time_is_told_the_game_is_over_while_it_goes_on(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """In a game of four, red's time runs out (a minute on, as the flag check is asked
+    to see it): red is out and refused as GAME_OVER, though the others play on."""
+    game, _ = four_people(matchmaker, clients, time_control=mm.TimeControl(base=seconds(60)))
+
+    async def flag_red(replica: Replica) -> tuple[Refusal, GameRecord]:
+        record, now = await replica.store.get(game.id)
+        with pytest.raises(Refusal) as refused:
+            await replica.play._check_flag(record, now + 61_000)
+        after, _ = await replica.store.get(game.id)
+        return refused.value, after
+
+    refusal, after = matchmaker.call(flag_red)
+    assert (refusal.code, refusal.reason) == (Code.FAILED_PRECONDITION, Reason.GAME_OVER)
+    assert refusal.message == f"game {game.id} is over: time ran out"
+    assert after.status == GameStatus.RUNNING and "red" not in after.state.to_act
+    assert after.version == game.version + 1
+
+
+def test_a_submission_committed_again_under_its_key_replays_the_first(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """Two commits of one submission that both got past the first look at its key (racing
+    retries): the second finds the key in the commit and answers what the first did."""
+    game = start_game(war_players, "war")
+    record, now = matchmaker.call(lambda replica: replica.store.get(game.id))
+    action = legal_actions(engine_stub, record.state)[0].action
+    key = keys.game_idempotency(game.id, "south", "k1")
+
+    async def twice(replica: Replica) -> tuple[Played, Played]:
+        commit = replica.play.commit
+        first = await commit(record, now, [action], idempotency_key=key, print_="p1")
+        again = await commit(record, now, [action], idempotency_key=key, print_="p1")
+        return first, again
+
+    first, again = matchmaker.call(twice)
+    assert not first.replayed and again.replayed
+    assert again.game.id == game.id and again.game.version == first.game.version
+    assert list(again.notations) == list(first.notations)

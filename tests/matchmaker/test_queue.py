@@ -421,6 +421,32 @@ def test_either_ticket_may_get_the_first_side(redis_url: str) -> None:
     run(scenario())
 
 
+def test_each_pair_of_one_round_gets_its_own_coin(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twelve pairs made in one script call: the k-th pair's first side goes to the newer
+    ticket exactly when the k-th coin (seeded, so known) is 1."""
+    monkeypatch.setattr(queue_module, "PAIR_BATCH", 16)
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        for index in range(12):
+            for player_id in (f"o{index}", f"n{index}"):
+                await set_rating(queues.redis, player_id, 1000 + 100 * index)
+                await queues.join(player_id, player_id, SPEC)
+        random.seed(5)
+        coins = [random.choice("01") for _ in range(16)]
+        random.seed(5)
+        matches = await queues.pair(SPEC.queue_id)
+        assert [match["seats"][0]["p"] for match in matches] == [
+            f"n{index}" if coins[index] == "1" else f"o{index}" for index in range(12)
+        ]
+        assert "0" in coins[1:12] and "1" in coins[1:12]  # both ways after the first pair
+        await close(queues)
+
+    run(scenario())
+
+
 def test_ids_have_the_forms_of_their_kind(redis_url: str) -> None:
     # Game ids made by pairing have the form of every other game id (sessions.py: g + 14).
     async def scenario() -> None:

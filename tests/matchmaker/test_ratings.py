@@ -173,3 +173,42 @@ def test_a_surprising_win_raises_the_volatility() -> None:
     delta^2 > phi^2 + v branch: the volatility rises."""
     after = update(Rating(1500, 30, 0.06), [Result(Rating(1900, 30), 1)])
     assert after.volatility > 0.06 and after.rating > 1500
+
+
+def paper_step5(given: Step5, epsilon: float = 1e-6) -> float:
+    """sigma' by steps 5.2 to 5.5 of Glickman's "Example of the Glicko-2 system" as printed:
+    the Illinois algorithm, which halves f(A) when A is kept."""
+    sigma, phi, v, delta, tau = given
+    big_a = math.log(sigma**2)
+    if delta**2 > phi**2 + v:
+        big_b = math.log(delta**2 - phi**2 - v)
+    else:
+        k = 1
+        while paper_f(math.log(sigma**2) - k * tau, given) < 0:
+            k += 1
+        big_b = math.log(sigma**2) - k * tau
+    f_a, f_b = paper_f(big_a, given), paper_f(big_b, given)
+    while abs(big_b - big_a) > epsilon:
+        big_c = big_a + (big_a - big_b) * f_a / (f_b - f_a)
+        f_c = paper_f(big_c, given)
+        if f_c * f_b <= 0:
+            big_a, f_a = big_b, f_b
+        else:
+            f_a = f_a / 2
+        big_b, f_b = big_c, f_c
+    return math.exp(big_a / 2)
+
+
+@pytest.mark.parametrize(
+    "given",
+    [
+        Step5(0.06, 1.1513, 1.7785, -0.4834, 0.5),  # the worked example
+        Step5(0.06, 0.38, 0.13, 0.1, 0.5),  # A is kept (and f(A) halved) on the way
+        Step5(0.07, 0.12, 0.33, -0.2, 0.5),
+    ],
+)
+def test_volatility_follows_the_papers_iteration_to_its_last_digits(given: Step5) -> None:
+    """The iteration stops within 1e-6 of the root, where it stops depends on its steps:
+    the same steps as the paper give the same sigma' as every Glicko-2 that follows it (to
+    rounding: f is written in another order here), not merely one near the root."""
+    assert _volatility(*given) == pytest.approx(paper_step5(given), rel=1e-12)

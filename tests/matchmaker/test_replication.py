@@ -4,12 +4,14 @@ again once the primary has no replica left; scripts come back after a SCRIPT FLU
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import os
 import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -20,7 +22,7 @@ from matchmaker.settings import Settings
 from matchmaker.store import Commit, CommitOutcome, Store, Update
 from tests.matchmaker.conftest import run
 from tests.matchmaker.helpers import captured_logs, store_client
-from tests.servers import RedisServer, start_redis
+from tests.servers import RedisClusterServers, RedisServer, start_redis, start_redis_cluster
 from wargame.runtime.refusal import Code, Reason, Refusal
 
 pytestmark = pytest.mark.integration
@@ -165,3 +167,77 @@ def test_a_due_time_no_replica_confirms_is_logged_for_the_operator(
         await client.aclose()
 
     run(scenario())
+
+
+# A commit asks for one replica, so it is answered once one holds it: long before this
+# wait would run out (a commit waiting for more replicas than there are would take it all).
+LONG_WAIT = 20.0
+
+
+def test_a_commit_waits_for_one_replica_not_the_whole_wait(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    primary, replica = pair
+    on_replica = redis.Redis(port=replica.port)
+
+    async def scenario() -> None:
+        client = await store_client(primary.url)
+        store = Store(
+            client, Scripts(client), Settings(redis_url=primary.url, replica_wait=LONG_WAIT)
+        )
+        result = await asyncio.wait_for(store.commit(change(0)), LONG_WAIT / 2)
+        assert result.outcome == CommitOutcome.OK
+        assert on_replica.hget(keys.game("g1"), "version") == b"1"
+        await client.aclose()
+
+    run(scenario())
+    on_replica.close()
+
+
+def holders(cluster: RedisClusterServers, key: str) -> int:
+    """How many nodes of `cluster` (primaries or replicas) hold the game hash `key`."""
+    count = 0
+    for node in cluster.nodes:
+        client: Any = redis.Redis(port=node.port)  # execute_command is untyped
+        try:
+            client.execute_command("READONLY")
+            count += client.hget(key, "version") == b"1"
+        except redis.ResponseError:  # MOVED: a node of another slot
+            pass
+        finally:
+            client.close()
+    return count
+
+
+def slots_with_a_replica(cluster: RedisClusterServers) -> int:
+    """How many slot ranges the cluster's slot map lists with a replica (the map a client
+    reads lists a replica only once it is in sync)."""
+    client: Any = redis.Redis(port=cluster.nodes[0].port)  # execute_command is untyped
+    try:
+        return sum(len(entry) > 3 for entry in client.execute_command("CLUSTER SLOTS"))
+    finally:
+        client.close()
+
+
+def test_a_commit_on_a_cluster_waits_for_a_replica_of_its_primary(tmp_path: Path) -> None:
+    """A Redis Cluster whose primaries have a replica each: the commit is sent to the game's
+    primary and WAIT after it on the same connection; answered once the replica holds it."""
+    cluster = start_redis_cluster(tmp_path, primaries=3, replicas=1)
+    try:
+        wait_for(
+            lambda: slots_with_a_replica(cluster) == 3, "the slot map lists no replicas", timeout=60
+        )
+
+        async def scenario() -> None:
+            client = await store_client(cluster.url)
+            settings = Settings(redis_url=cluster.url, replica_wait=LONG_WAIT)
+            store = Store(client, Scripts(client), settings)
+            assert await store.replication.of(keys.game("g1")) == 1
+            result = await asyncio.wait_for(store.commit(change(0)), LONG_WAIT / 2)
+            assert (result.outcome, result.version) == (CommitOutcome.OK, 1)
+            assert holders(cluster, keys.game("g1")) == 2  # the primary and its replica
+            await client.aclose()
+
+        run(scenario())
+    finally:
+        cluster.stop()
