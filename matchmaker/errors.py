@@ -7,6 +7,8 @@ status.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from wargame.runtime import refusal
 from wargame.runtime.refusal import Code, Reason, Refusal
 
@@ -39,6 +41,20 @@ def version_conflict(expected: int, current: int) -> Refusal:
         Code.ABORTED,
         Reason.VERSION_CONFLICT,
         f"the game is at version {current}, not {expected}: fetch it and try again",
+        field="expected_version",
+        metadata={"current_version": str(current)},
+    )
+
+
+def out_of_time_in_play(fallen: Sequence[str], current: int) -> Refusal:
+    """Players ran out of time in a game of more than two, which goes on without them: the
+    caller's request was made against the state before, so it fetches the game again."""
+    who = " and ".join(fallen)
+    return Refusal(
+        Code.ABORTED,
+        Reason.VERSION_CONFLICT,
+        f"{who} ran out of time and {'is' if len(fallen) == 1 else 'are'} out; the game goes "
+        f"on at version {current}: fetch it and try again",
         field="expected_version",
         metadata={"current_version": str(current)},
     )

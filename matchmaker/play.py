@@ -19,7 +19,13 @@ from prometheus_client import Counter
 
 from matchmaker import clocks, keys
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import game_not_found, kept_changing, not_seated, version_conflict
+from matchmaker.errors import (
+    game_not_found,
+    kept_changing,
+    not_seated,
+    out_of_time_in_play,
+    version_conflict,
+)
 from matchmaker.players import Players
 from matchmaker.ratings import Rating, Result, score_of, team_update, update
 from matchmaker.record import (
@@ -216,8 +222,8 @@ class Play:
             if seat is None:
                 raise not_seated(game_id)
             require_running(game)
-            await self._check_flag(game, now)
             try:
+                await self._check_flag(game, now)
                 return await self.commit(game, now, [make(seat.side)])
             except Refusal as error:
                 if error.reason != Reason.VERSION_CONFLICT:
@@ -225,7 +231,10 @@ class Play:
         raise kept_changing()
 
     async def _check_flag(self, game: GameRecord, now: int) -> None:
-        """A side whose time ran out loses now, whoever calls first (the sweeper or not)."""
+        """A side whose time ran out loses now, whoever calls first (the sweeper or not).
+
+        Refuses the caller's request either way: GAME_OVER once the game ended, or (in a
+        game of more than two that goes on) VERSION_CONFLICT, as the state changed."""
         if game.clock is None:
             return
         fallen = clocks.fallen(game.clock, now)
@@ -233,12 +242,17 @@ class Play:
             return
         try:
             played = await self.flag(game, now, fallen)
-            text = played.game.outcome()
-            message = text.message if text is not None else "time ran out"
         except Refusal as error:
-            if error.reason != Reason.VERSION_CONFLICT:
+            # Someone flagged first. A game of two is over; one of more may go on, so the
+            # caller looks again.
+            if error.reason != Reason.VERSION_CONFLICT or len(game.seats) > 2:
                 raise
             message = f"{' and '.join(fallen)} ran out of time"
+        else:
+            if played.game.status != GameStatus.FINISHED:
+                raise out_of_time_in_play(fallen, played.game.version)
+            text = played.game.outcome()
+            message = text.message if text is not None else "time ran out"
         raise Refusal(
             Code.FAILED_PRECONDITION, Reason.GAME_OVER, f"game {game.id} is over: {message}"
         )

@@ -70,11 +70,12 @@ def test_a_game_over_is_refused_with_how_it_ended() -> None:
     assert refusal_of(bare).message == "game g1 is over: finished"
 
 
-def test_a_player_out_of_time_is_told_the_game_is_over_while_it_goes_on(
+def test_a_player_out_of_time_in_a_game_of_four_is_out_and_the_caller_looks_again(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
     """In a game of four, red's time runs out (a minute on, as the flag check is asked
-    to see it): red is out and refused as GAME_OVER, though the others play on."""
+    to see it): red is out, the others play on, and the request that found it out is
+    refused as a version conflict (it was made against the state before), not GAME_OVER."""
     game, _ = four_people(matchmaker, clients, time_control=mm.TimeControl(base=seconds(60)))
 
     async def flag_red(replica: Replica) -> tuple[Refusal, GameRecord]:
@@ -85,10 +86,14 @@ def test_a_player_out_of_time_is_told_the_game_is_over_while_it_goes_on(
         return refused.value, after
 
     refusal, after = matchmaker.call(flag_red)
-    assert (refusal.code, refusal.reason) == (Code.FAILED_PRECONDITION, Reason.GAME_OVER)
-    assert refusal.message == f"game {game.id} is over: time ran out"
     assert after.status == GameStatus.RUNNING and "red" not in after.state.to_act
     assert after.version == game.version + 1
+    assert (refusal.code, refusal.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
+    assert refusal.message == (
+        f"red ran out of time and is out; the game goes on at version {after.version}: "
+        "fetch it and try again"
+    )
+    assert refusal.metadata == {"current_version": str(after.version)}
 
 
 def test_a_submission_committed_again_under_its_key_replays_the_first(
