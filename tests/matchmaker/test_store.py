@@ -11,13 +11,22 @@ from typing import Any
 import pytest
 
 from matchmaker import keys
-from matchmaker.record import ActionEntry, GameStatus, moves_json
+from matchmaker.record import (
+    BOT_PLAYER,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    Seat,
+    SeatKind,
+    moves_json,
+)
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, Store, Update
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client, sync_client
 from wargame.v1 import game_pb2
+from wargame.v1.matchmaker_pb2 import WatchGameResponse
 
 pytestmark = pytest.mark.integration
 
@@ -267,6 +276,55 @@ def test_a_finished_games_updates_expire_before_its_record(redis_url: str) -> No
         assert 60 < await store.redis.ttl(keys.game_actions("g1")) <= 600 or not (
             await store.redis.exists(keys.game_actions("g1"))
         )
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def running(version: int, to_act: str) -> GameRecord:
+    """A running game of a bot (South) and Ada (North), `to_act` to act, at `version`."""
+    game = GameRecord.from_hash("g1", {})
+    game.status, game.version = GameStatus.RUNNING, version
+    game.seats = [
+        Seat("south", BOT_PLAYER, "Bot", SeatKind.BOT),
+        Seat("north", "p-ada", "Ada", SeatKind.HUMAN),
+    ]
+    game.state_bytes = game_pb2.GameState(to_act=[to_act]).SerializeToString()
+    return game
+
+
+def test_a_commit_that_makes_the_game_due_now_wakes_the_sweeper(redis_url: str) -> None:
+    """A bot's turn is due at once: its commit wakes this replica's sweeper; a human's
+    turn is due only later (a look at whether the player is still there), so it does not."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        woken: list[int] = []
+        store.wake = lambda: woken.append(1)
+        now = await store.time_ms()
+        humans_turn = running(1, "north")
+        done = await store.commit_change(None, humans_turn, now, WatchGameResponse())
+        assert (done.outcome, woken) == ("ok", [])
+        bots_turn = running(2, "south")
+        done = await store.commit_change(humans_turn, bots_turn, now, WatchGameResponse())
+        assert (done.outcome, woken) == ("ok", [1])
+        assert await store.redis.zscore(store._due("g1"), "g1") == now
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        assert await store.last_update_id("g1") == "0-0"
+        await store.commit(change(0))
+        await store.commit(change(1))
+        await store.commit(dataclasses.replace(change(0), game_id="g2"))
+        assert await store.last_update_id("g1") == "2-0"
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
+        assert await store.last_update_id("g1") == "2-1"
+        assert await store.last_update_id("g2") == "1-0"
         await store.redis.aclose()
 
     run(scenario())
