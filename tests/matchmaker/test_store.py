@@ -328,3 +328,32 @@ def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: s
         await store.redis.aclose()
 
     run(scenario())
+
+
+def test_a_notice_after_the_finished_games_updates_expired_is_still_a_notice(
+    redis_url: str,
+) -> None:
+    """A finished game's updates expire long before its record, and a rematch may still be
+    offered meanwhile: its notice follows the game's last version (n >= 1), not taken for
+    that version's update (which a watcher who saw the version would skip)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        await store.commit(
+            dataclasses.replace(change(1, status="finished"), trim_stream_to=4, stream_ttl=1)
+        )
+        stream = keys.game_stream("g1")
+        deadline = asyncio.get_running_loop().time() + 15
+        while await store.redis.exists(stream):  # gone after its 1 s
+            assert asyncio.get_running_loop().time() < deadline, "the stream did not expire"
+            await asyncio.sleep(0.05)
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south", "g": "g9"})
+        (entry,) = await store.updates_after("g1", 0)
+        assert (entry.version, entry.seq) == (2, 1)
+        assert entry.notice == {"n": "REMATCH_OFFERED", "s": "south", "g": "g9"}
+        assert await store.update_at("g1", 2) is None  # no update of version 2 is kept
+        assert await store.updates_after("g1", (2, 0)) == [entry]  # a watcher who saw 2
+        await store.redis.aclose()
+
+    run(scenario())
