@@ -17,8 +17,15 @@ local lifetime = redis.call("PTTL", KEYS[1])
 if lifetime == -2 then
   return ""
 end
-local id = redis.call("XADD", KEYS[2], "MAXLEN", "~", ARGV[2], ARGV[1] .. "-*",
-  unpack(ARGV, 3, #ARGV))
+-- After the update of the version (or a notice of it), n is one more; when that update is
+-- gone (a finished game's updates expire long before its record) n is 1 all the same, for
+-- <version>-0 would read as the update itself.
+local after = ARGV[1] .. "-*"
+local last = redis.call("XREVRANGE", KEYS[2], "+", "-", "COUNT", 1)
+if #last == 0 or tonumber(string.match(last[1][1], "^(%d+)")) < tonumber(ARGV[1]) then
+  after = ARGV[1] .. "-1"
+end
+local id = redis.call("XADD", KEYS[2], "MAXLEN", "~", ARGV[2], after, unpack(ARGV, 3, #ARGV))
 if lifetime > 0 then
   redis.call("PEXPIRE", KEYS[2], lifetime)
 end

@@ -114,7 +114,15 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
             lambda: redis.Redis(port=primary.port).info("replication")["connected_slaves"] == 0,
             "the primary still counts its replica",
         )
-        assert (await store.commit(change(3))).version == 4
+        # (The client still counts the replica: its commit waits in vain, then the client
+        # reads the replication again, finds none and tells the operator.)
+        with captured_logs() as logs:
+            assert (await store.commit(change(3))).version == 4
+        assert [
+            (entry["game_id"], entry["log_level"])
+            for entry in logs
+            if entry["event"] == "commit confirmed by no replica: its primary has none"
+        ] == [("g1", "warning")]
         await client.aclose()
 
     run(scenario())

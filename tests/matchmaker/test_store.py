@@ -11,13 +11,22 @@ from typing import Any
 import pytest
 
 from matchmaker import keys
-from matchmaker.record import ActionEntry, GameStatus, moves_json
+from matchmaker.record import (
+    BOT_PLAYER,
+    ActionEntry,
+    GameRecord,
+    GameStatus,
+    Seat,
+    SeatKind,
+    moves_json,
+)
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, Store, Update
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client, sync_client
 from wargame.v1 import game_pb2
+from wargame.v1.matchmaker_pb2 import WatchGameResponse
 
 pytestmark = pytest.mark.integration
 
@@ -267,6 +276,84 @@ def test_a_finished_games_updates_expire_before_its_record(redis_url: str) -> No
         assert 60 < await store.redis.ttl(keys.game_actions("g1")) <= 600 or not (
             await store.redis.exists(keys.game_actions("g1"))
         )
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def running(version: int, to_act: str) -> GameRecord:
+    """A running game of a bot (South) and Ada (North), `to_act` to act, at `version`."""
+    game = GameRecord.from_hash("g1", {})
+    game.status, game.version = GameStatus.RUNNING, version
+    game.seats = [
+        Seat("south", BOT_PLAYER, "Bot", SeatKind.BOT),
+        Seat("north", "p-ada", "Ada", SeatKind.HUMAN),
+    ]
+    game.state_bytes = game_pb2.GameState(to_act=[to_act]).SerializeToString()
+    return game
+
+
+def test_a_commit_that_makes_the_game_due_now_wakes_the_sweeper(redis_url: str) -> None:
+    """A bot's turn is due at once: its commit wakes this replica's sweeper; a human's
+    turn is due only later (a look at whether the player is still there), so it does not."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        woken: list[int] = []
+        store.wake = lambda: woken.append(1)
+        now = await store.time_ms()
+        humans_turn = running(1, "north")
+        done = await store.commit_change(None, humans_turn, now, WatchGameResponse())
+        assert (done.outcome, woken) == ("ok", [])
+        bots_turn = running(2, "south")
+        done = await store.commit_change(humans_turn, bots_turn, now, WatchGameResponse())
+        assert (done.outcome, woken) == ("ok", [1])
+        assert await store.redis.zscore(store._due("g1"), "g1") == now
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        assert await store.last_update_id("g1") == "0-0"
+        await store.commit(change(0))
+        await store.commit(change(1))
+        await store.commit(dataclasses.replace(change(0), game_id="g2"))
+        assert await store.last_update_id("g1") == "2-0"
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
+        assert await store.last_update_id("g1") == "2-1"
+        assert await store.last_update_id("g2") == "1-0"
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_notice_after_the_finished_games_updates_expired_is_still_a_notice(
+    redis_url: str,
+) -> None:
+    """A finished game's updates expire long before its record, and a rematch may still be
+    offered meanwhile: its notice follows the game's last version (n >= 1), not taken for
+    that version's update (which a watcher who saw the version would skip)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        await store.commit(
+            dataclasses.replace(change(1, status="finished"), trim_stream_to=4, stream_ttl=1)
+        )
+        stream = keys.game_stream("g1")
+        deadline = asyncio.get_running_loop().time() + 15
+        while await store.redis.exists(stream):  # gone after its 1 s
+            assert asyncio.get_running_loop().time() < deadline, "the stream did not expire"
+            await asyncio.sleep(0.05)
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south", "g": "g9"})
+        (entry,) = await store.updates_after("g1", 0)
+        assert (entry.version, entry.seq) == (2, 1)
+        assert entry.notice == {"n": "REMATCH_OFFERED", "s": "south", "g": "g9"}
+        assert await store.update_at("g1", 2) is None  # no update of version 2 is kept
+        assert await store.updates_after("g1", (2, 0)) == [entry]  # a watcher who saw 2
         await store.redis.aclose()
 
     run(scenario())

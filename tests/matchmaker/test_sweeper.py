@@ -8,14 +8,17 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
+import grpc
 import pytest
 
 from matchmaker.bot import Bot
+from matchmaker.engine import EngineError
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs
+from wargame.runtime.status import ErrorDetails
 from wargame.v1 import game_pb2
 
 pytestmark = pytest.mark.integration
@@ -108,5 +111,41 @@ def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_addr
                 ("sweeper", game_id)
             }
             assert len({entry.get("request_id") for entry in logs}) == 1
+
+    asyncio.run(scenario())
+
+
+class SilentBot(Bot):
+    """A bot for which the engine finds no action (it refuses the request for one)."""
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        raise EngineError(
+            ErrorDetails(grpc.StatusCode.FAILED_PRECONDITION, "no action found", "NO_SUGGESTION")
+        )
+
+
+def test_a_bot_without_a_suggestion_resigns_and_the_log_says_why(
+    redis_url: str, engine_address: str
+) -> None:
+    """The operator reads which game's bot resigned, and the engine's reason and message."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            sweeper = replica.sweeper
+            sweeper.bot = SilentBot(replica.engine, replica.store.vault, replica.settings)
+            with captured_logs() as logs:
+                assert await sweeper.work_on(game_id) is None  # finished, nothing to rate
+            game = await loaded(replica, game_id)
+            outcome = game.state.outcome
+            assert (game.status, outcome.winner, outcome.reason) == (
+                GameStatus.FINISHED,
+                "north",
+                game_pb2.OUTCOME_REASON_RESIGNATION,
+            )
+            assert [
+                (entry["game_id"], entry["reason"], entry["message"], entry["log_level"])
+                for entry in logs
+                if entry["event"] == "bot resigns: no suggestion"
+            ] == [(game_id, "NO_SUGGESTION", "no action found", "warning")]
 
     asyncio.run(scenario())

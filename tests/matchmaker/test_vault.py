@@ -36,3 +36,15 @@ def test_without_a_key_nothing_is_sealed_and_the_refusal_says_why() -> None:
     with pytest.raises(SealError) as refused:
         Vault(b"").seal(b"hidden deployment", "state|g1")
     assert str(refused.value) == "the matchmaker has no secret key"
+
+
+def test_without_a_key_a_sealed_value_does_not_open_and_the_refusal_says_why() -> None:
+    """A replica started without the key meets a value another replica sealed: it cannot
+    open it and says it lacks the key (not that the value was altered); plain values
+    still read as they are."""
+    sealed = Vault(secrets.token_bytes(32)).seal(b"hidden deployment", "state|g1")
+    keyless = Vault(b"")
+    assert keyless.open(b"plain state", "state|g1") == b"plain state"
+    with pytest.raises(SealError) as refused:
+        keyless.open(sealed, "state|g1")
+    assert str(refused.value) == "the matchmaker has no secret key"

@@ -14,8 +14,9 @@ from redis.asyncio.cluster import RedisCluster
 
 from matchmaker import keys
 from matchmaker.server import Replica
+from matchmaker.store import Commit, Update
 from tests.matchmaker.conftest import both_stores, fast_settings
-from tests.matchmaker.helpers import captured_logs
+from tests.matchmaker.helpers import captured_logs, store_client
 from wargame.runtime.refusal import Reason, Refusal
 
 pytestmark = pytest.mark.integration
@@ -97,5 +98,57 @@ def test_a_lost_update_listener_logs_why(redis_url: str) -> None:
             (entry,) = [entry for entry in logs if entry["event"] == "update listener lost"]
             assert entry["node"] == node
             assert isinstance(entry["error"], str) and "closed" in entry["error"].lower()
+
+    asyncio.run(scenario())
+
+
+def test_a_listener_pings_through_silences_and_keeps_its_connection(redis_url: str) -> None:
+    """No update for a while is not a lost connection: after each silence the listener
+    PINGs, reads the answer and listens on, on the same connection, and a later commit
+    still reaches the watcher."""
+
+    async def scenario() -> None:
+        async with parts(redis_url, watch_block=0.25) as replica:
+            checker = await store_client(redis_url)
+            try:
+                async with replica.hub.subscribe("g-watched") as updates:
+
+                    async def listener_ids() -> list[int]:
+                        clients = await checker.execute_command("CLIENT", "LIST", "TYPE", "pubsub")
+                        text = clients.decode() if isinstance(clients, bytes) else str(clients)
+                        return [
+                            int(line.split("id=", 1)[1].split()[0])
+                            for line in text.splitlines()
+                            if "ssub=1" in line.split()
+                        ]
+
+                    async def pings() -> int:
+                        stats = await checker.info("commandstats")
+                        return int(stats.get("cmdstat_ping", {}).get("calls", 0))
+
+                    async def subscribed() -> bool:
+                        return len(await listener_ids()) == 1
+
+                    await until(subscribed, "the listener subscribed")
+                    (listener,) = await listener_ids()
+                    before = await pings()
+                    task = replica.hub.listeners["redis"].task
+                    with captured_logs() as logs:
+
+                        async def silences() -> bool:
+                            lost = any(e["event"] == "update listener lost" for e in logs)
+                            return lost or task.done() or await pings() >= before + 3
+
+                        await until(silences, "three PINGs after silences")
+                    assert not task.done()
+                    assert [e for e in logs if e["event"] == "update listener lost"] == []
+                    assert await listener_ids() == [listener]
+                    store = replica.store
+                    update = Update(b"update 1", side="south")
+                    await store.commit(Commit("g-watched", 0, {"status": "running"}, update=update))
+                    batch = await asyncio.wait_for(updates.get(), 15)
+                    assert [entry.version for entry in batch.entries] == [1]
+            finally:
+                await checker.aclose()
 
     asyncio.run(scenario())
