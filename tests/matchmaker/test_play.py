@@ -13,10 +13,10 @@ import pytest
 from matchmaker import keys
 from matchmaker.play import Played, _pair_result, require_running
 from matchmaker.ratings import Rating, Result, update
-from matchmaker.record import GameRecord, GameStatus, Seat, SeatKind
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import legal_actions, seconds, start_game
+from tests.matchmaker.helpers import captured_logs, legal_actions, seconds, start_game
 from tests.matchmaker.test_multiplayer import four_people
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
@@ -116,3 +116,27 @@ def test_a_submission_committed_again_under_its_key_replays_the_first(
     assert not first.replayed and again.replayed
     assert again.game.id == game.id and again.game.version == first.game.version
     assert list(again.notations) == list(first.notations)
+
+
+def test_ratings_that_cannot_be_settled_at_the_end_are_left_pending_with_a_warning(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    """A rated game ends while a player's stored rating cannot be read: the game is over
+    all the same, its ratings left pending for the sweeper, and the warning an operator
+    looks for names the game."""
+    south, north = war_players["south"], war_players["north"]
+    game = start_game(war_players, "war", rated=True)
+    matchmaker.call(
+        lambda replica: replica.redis.hset(keys.player(south.player_id), "rating:war", "garbled")
+    )
+    with captured_logs() as logs:
+        ended = north.Resign(mm.ResignRequest(game_id=game.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED and ended.outcome.winner == "south"
+    warnings = [
+        (entry.get("event"), entry.get("exc_info"))
+        for entry in logs
+        if entry.get("game_id") == game.id and entry["log_level"] == "warning"
+    ]
+    assert ("ratings not settled yet", True) in warnings
+    record, _ = matchmaker.call(lambda replica: replica.store.get(game.id))
+    assert record.rating_status == RatingStatus.PENDING
