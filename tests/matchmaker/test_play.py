@@ -17,7 +17,7 @@ from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKi
 from matchmaker.server import Replica
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
 from tests.matchmaker.helpers import captured_logs, legal_actions, seconds, start_game
-from tests.matchmaker.test_multiplayer import four_people
+from tests.matchmaker.test_multiplayer import four_people, players_out
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -140,3 +140,21 @@ def test_ratings_that_cannot_be_settled_at_the_end_are_left_pending_with_a_warni
     assert ("ratings not settled yet", True) in warnings
     record, _ = matchmaker.call(lambda replica: replica.store.get(game.id))
     assert record.rating_status == RatingStatus.PENDING
+
+
+def test_players_out_of_time_together_in_a_game_of_four_are_all_out(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Red and black out of time at once, one of each alliance: each forfeits in turn, and
+    as blue and green play on, the game goes on without both."""
+    game, people = four_people(matchmaker, clients, time_control=mm.TimeControl(base=seconds(60)))
+
+    async def flag_both(replica: Replica) -> Played:
+        record, now = await replica.store.get(game.id)
+        return await replica.play.flag(record, now, ["red", "black"])
+
+    played = matchmaker.call(flag_both)
+    assert played.game.status == GameStatus.RUNNING
+    assert played.game.version == game.version + 2
+    view = people["blue"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert players_out(view) == {"red", "black"}
