@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 
 from matchmaker import keys
 from matchmaker.play import Played, _pair_result, require_running
@@ -158,3 +159,25 @@ def test_players_out_of_time_together_in_a_game_of_four_are_all_out(
     assert played.game.version == game.version + 2
     view = people["blue"].GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert players_out(view) == {"red", "black"}
+
+
+def engine_calls(rpc: str) -> float:
+    """How many calls of `rpc` the in-process engine has answered OK."""
+    return REGISTRY.get_sample_value("wargame_engine_rpcs_total", {"rpc": rpc, "code": "OK"}) or 0.0
+
+
+def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """The reply shows the new position with its pieces, and the engine was asked once: the
+    apply draws it, no second call asks for the drawing of the new position."""
+    game = start_game(war_players, "war")
+    action = legal_actions(engine_stub, game.state)[0].action
+    applied, drawings = engine_calls("ApplyActions"), engine_calls("NewGame")
+    reply = war_players["south"].SubmitActions(
+        mm.SubmitActionsRequest(game_id=game.id, expected_version=game.version, actions=[action])
+    )
+    assert reply.game.version == game.version + 1 and reply.game.state.pieces
+    assert reply.game.state.position != game.state.position
+    assert engine_calls("ApplyActions") == applied + 1
+    assert engine_calls("NewGame") == drawings
