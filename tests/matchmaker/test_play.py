@@ -127,9 +127,11 @@ def test_ratings_that_cannot_be_settled_at_the_end_are_left_pending_with_a_warni
     looks for names the game."""
     south, north = war_players["south"], war_players["north"]
     game = start_game(war_players, "war", rated=True)
-    matchmaker.call(
-        lambda replica: replica.redis.hset(keys.player(south.player_id), "rating:war", "garbled")
-    )
+
+    async def garble(replica: Replica) -> None:
+        await replica.redis.hset(keys.player(south.player_id), "rating:war", "garbled")
+
+    matchmaker.call(garble)
     with captured_logs() as logs:
         ended = north.Resign(mm.ResignRequest(game_id=game.id)).game
     assert ended.status == mm.GAME_STATUS_FINISHED and ended.outcome.winner == "south"
