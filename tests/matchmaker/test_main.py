@@ -21,11 +21,12 @@ import grpc
 import pytest
 import structlog
 
-from matchmaker.main import build_parser, settings_from
+from matchmaker.main import build_parser, main, settings_from
 from matchmaker.main import serve as serve_in_process
 from tests.matchmaker.conftest import start_matchmaker_process
 from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env
 from wargame.runtime.config import ConfigError
+from wargame.runtime.tls import ClientTLS
 from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = pytest.mark.system
@@ -196,3 +197,56 @@ def test_the_listen_addresses_are_read_from_the_matchmakers_variables(
     monkeypatch.setenv("WARGAME_MATCHMAKER_METRICS_LISTEN", "off")
     args = parsed()
     assert (args.listen, args.metrics_listen) == ("127.0.0.1:7001", "off")
+
+
+def test_an_unknown_command_is_refused_in_one_line_naming_the_commands(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The error names the commands as the usage line shows them, `{serve}`."""
+    with pytest.raises(SystemExit) as exited:
+        build_parser().parse_args(["bogus"])
+    assert exited.value.code == 2
+    assert capsys.readouterr().err == (
+        "wargame-matchmaker: error: argument {serve}: invalid choice: 'bogus' "
+        "(choose from 'serve') (see wargame-matchmaker --help)\n"
+    )
+
+
+def test_the_transport_settings_are_read_from_the_matchmakers_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The health port, plaintext beyond loopback and the TLS files come from the
+    WARGAME_MATCHMAKER_* variables the deployment sets."""
+    monkeypatch.setenv("WARGAME_MATCHMAKER_HEALTH_LISTEN", "127.0.0.1:7002")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_INSECURE", "1")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_TLS_CERT_FILE", "/certs/tls.crt")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_TLS_KEY_FILE", "/certs/tls.key")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_TLS_CLIENT_CA_FILE", "/certs/ca.crt")
+    args = parsed()
+    assert args.health_listen == "127.0.0.1:7002" and args.insecure
+    assert (args.tls_cert_file, args.tls_key_file, args.tls_client_ca_file) == (
+        "/certs/tls.crt",
+        "/certs/tls.key",
+        "/certs/ca.crt",
+    )
+
+
+def test_the_engine_is_called_over_tls_as_the_flags_ask() -> None:
+    settings = settings_from(parsed("--engine-tls", "--engine-tls-server-name", "engine.internal"))
+    assert settings.engine_tls == ClientTLS(server_name="engine.internal")
+    assert settings_from(parsed("--engine", "127.0.0.1:1")).engine_tls is None
+
+
+def test_main_refuses_a_busy_port_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """`main` in this process, flags without a command (so `serve`): the listen address is
+    taken, which `serve` finds out before it connects to anything."""
+    key_file = matchmaker_key_env(KEY_DIR)["WARGAME_MATCHMAKER_SECRET_KEY_FILE"]
+    with busy_port() as port, logging_restored(), pytest.raises(SystemExit) as exited:
+        main(
+            ["--secret-key-file", key_file, "--listen", f"127.0.0.1:{port}",
+             "--metrics-listen", "off", "--engine", "127.0.0.1:1"]
+        )  # fmt: skip
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.startswith(
+        f"wargame-matchmaker: error: cannot listen on 127.0.0.1:{port}: "
+    )

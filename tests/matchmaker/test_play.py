@@ -9,15 +9,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from prometheus_client import REGISTRY
 
 from matchmaker import keys
 from matchmaker.play import Played, _pair_result, require_running
 from matchmaker.ratings import Rating, Result, update
-from matchmaker.record import GameRecord, GameStatus, Seat, SeatKind
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import legal_actions, seconds, start_game
-from tests.matchmaker.test_multiplayer import four_people
+from tests.matchmaker.helpers import captured_logs, legal_actions, seconds, start_game
+from tests.matchmaker.test_multiplayer import four_people, players_out
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -116,3 +117,69 @@ def test_a_submission_committed_again_under_its_key_replays_the_first(
     assert not first.replayed and again.replayed
     assert again.game.id == game.id and again.game.version == first.game.version
     assert list(again.notations) == list(first.notations)
+
+
+def test_ratings_that_cannot_be_settled_at_the_end_are_left_pending_with_a_warning(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    """A rated game ends while a player's stored rating cannot be read: the game is over
+    all the same, its ratings left pending for the sweeper, and the warning an operator
+    looks for names the game."""
+    south, north = war_players["south"], war_players["north"]
+    game = start_game(war_players, "war", rated=True)
+
+    async def garble(replica: Replica) -> None:
+        await replica.redis.hset(keys.player(south.player_id), "rating:war", "garbled")
+
+    matchmaker.call(garble)
+    with captured_logs() as logs:
+        ended = north.Resign(mm.ResignRequest(game_id=game.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED and ended.outcome.winner == "south"
+    warnings = [
+        (entry.get("event"), entry.get("exc_info"))
+        for entry in logs
+        if entry.get("game_id") == game.id and entry["log_level"] == "warning"
+    ]
+    assert ("ratings not settled yet", True) in warnings
+    record, _ = matchmaker.call(lambda replica: replica.store.get(game.id))
+    assert record.rating_status == RatingStatus.PENDING
+
+
+def test_players_out_of_time_together_in_a_game_of_four_are_all_out(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Red and black out of time at once, one of each alliance: each forfeits in turn, and
+    as blue and green play on, the game goes on without both."""
+    game, people = four_people(matchmaker, clients, time_control=mm.TimeControl(base=seconds(60)))
+
+    async def flag_both(replica: Replica) -> Played:
+        record, now = await replica.store.get(game.id)
+        return await replica.play.flag(record, now, ["red", "black"])
+
+    played = matchmaker.call(flag_both)
+    assert played.game.status == GameStatus.RUNNING
+    assert played.game.version == game.version + 2
+    view = people["blue"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert players_out(view) == {"red", "black"}
+
+
+def engine_calls(rpc: str) -> float:
+    """How many calls of `rpc` the in-process engine has answered OK."""
+    return REGISTRY.get_sample_value("wargame_engine_rpcs_total", {"rpc": rpc, "code": "OK"}) or 0.0
+
+
+def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """The reply shows the new position with its pieces, and the engine was asked once: the
+    apply draws it, no second call asks for the drawing of the new position."""
+    game = start_game(war_players, "war")
+    action = legal_actions(engine_stub, game.state)[0].action
+    applied, drawings = engine_calls("ApplyActions"), engine_calls("NewGame")
+    reply = war_players["south"].SubmitActions(
+        mm.SubmitActionsRequest(game_id=game.id, expected_version=game.version, actions=[action])
+    )
+    assert reply.game.version == game.version + 1 and reply.game.state.pieces
+    assert reply.game.state.position != game.state.position
+    assert engine_calls("ApplyActions") == applied + 1
+    assert engine_calls("NewGame") == drawings

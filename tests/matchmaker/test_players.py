@@ -7,6 +7,7 @@ import asyncio
 
 import pytest
 
+from matchmaker import keys
 from matchmaker.players import Players
 from matchmaker.ratings import Rating
 from matchmaker.redis_client import Client
@@ -88,6 +89,26 @@ def test_leaderboard_best_first_and_expired_players_drop_out(redis_url: str) -> 
         board = await players.leaderboard("war", 10)
         assert [row[1] for row in board] == ["Hal", "Gus"]
         assert [row[1] for row in await players.leaderboard("war", 1)] == ["Hal"]
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_a_player_without_a_name_or_a_rating_of_the_game_leaves_the_board(
+    redis_url: str,
+) -> None:
+    """A board entry whose player record lacks its name, or its rating of this game, is
+    left off the board (and taken off it), like an expired player's; the others stay."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        ids = [(await tokens.register(name, 1))[0] for name in ("Ida", "Jo", "Kit")]
+        for score, player_id in zip((1.0, 0.5, 0.0), ids, strict=True):
+            await players.apply_result("g", "war", player_id, Rating(), score)
+        await redis.hdel(keys.player(ids[0]), "rating:war")
+        await redis.hdel(keys.player(ids[1]), "name")
+        assert [row[1] for row in await players.leaderboard("war", 10)] == ["Kit"]
+        assert await redis.zrange(keys.leaderboard("war"), 0, -1) == [ids[2].encode()]
         await redis.aclose()
 
     run(scenario())

@@ -494,3 +494,24 @@ def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queu
         await close(queues)
 
     run(scenario())
+
+
+def test_a_spec_the_engine_refuses_is_refused_with_its_reason(
+    redis_url: str, engine_address: str
+) -> None:
+    """A preset the engine does not know (asked only when the first state is made): the
+    engine's reason and message reach the caller as a refusal, not an internal error."""
+
+    async def scenario() -> ServiceError:
+        queues = await make_queues(redis_url, engine_address)
+        try:
+            with pytest.raises(ServiceError) as caught:
+                await queues.spec("war", {}, "no_such_preset", TimeControl(60_000, 0), False)
+            return caught.value
+        finally:
+            await close(queues)
+
+    refusal = run(scenario())
+    assert (refusal.code, refusal.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_PRESET")
+    assert refusal.message.startswith("unknown preset 'no_such_preset'; presets: ")
+    assert [field for field, _ in refusal.fields] == ["preset"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
+import grpc
 import pytest
 
 from matchmaker.service import _after_stream
@@ -14,12 +15,14 @@ from tests.matchmaker.conftest import Client, InProcessMatchmaker, players_of
 from tests.matchmaker.helpers import (
     Watcher,
     captured_logs,
+    expect_error,
     sealed_array,
     seconds,
     start_game,
     submit_text,
 )
 from wargame.v1 import matchmaker_pb2 as mm
+from wargame.v1 import matchmaker_pb2_grpc
 
 pytestmark = pytest.mark.integration
 
@@ -82,3 +85,19 @@ def test_a_seated_player_sees_its_own_sealed_array_and_not_the_others(
         seen = other.GetGame(mm.GetGameRequest(game_id=game.id)).game.state
         (withheld,) = seen.napoleonic.deployment.sealed
         assert (withheld.player, withheld.withheld, withheld.ciphertext) == ("red", True, b"")
+
+
+@pytest.mark.parametrize("authorization", ["Basic YWRhOnNlY3JldA==", "Bearer ", "token-alone"])
+def test_authorization_other_than_a_bearer_token_is_refused_saying_what_it_must_be(
+    matchmaker: InProcessMatchmaker, authorization: str
+) -> None:
+    with grpc.insecure_channel(matchmaker.address) as channel:
+        stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
+        refused = expect_error(
+            lambda: stub.GetPlayer(
+                mm.GetPlayerRequest(), metadata=(("authorization", authorization),), timeout=30
+            ),
+            grpc.StatusCode.UNAUTHENTICATED,
+            "TOKEN_INVALID",
+        )
+    assert refused.message == "authorization must be 'Bearer <token>'"
