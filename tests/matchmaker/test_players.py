@@ -112,3 +112,25 @@ def test_a_player_without_a_name_or_a_rating_of_the_game_leaves_the_board(
         await redis.aclose()
 
     run(scenario())
+
+
+def test_a_guest_who_played_keeps_its_keys_and_tokens_the_long_ttl(redis_url: str) -> None:
+    """A guest lives `guest_ttl`; once it has played a game, its tokens live as long as its
+    other keys (`player_ttl`): it is not logged out while its profile stays."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        player_id, *_ = await tokens.register("Dee", 1)
+        await tokens.issue(player_id)  # a second token: every one is renewed
+        digests = await redis.hvals(keys.player_tokens(player_id))
+        assert len(digests) == 2
+        token_keys = [keys.player_token(player_id, digest.decode()) for digest in digests]
+        guest_ttl, player_ttl = players.settings.guest_ttl, players.settings.player_ttl
+        for key in token_keys:
+            assert 0 < await redis.ttl(key) <= guest_ttl, key
+        await players.mark_played([player_id])
+        for key in [*token_keys, keys.player(player_id), keys.player_tokens(player_id)]:
+            assert player_ttl - 60 < await redis.ttl(key) <= player_ttl, key
+        await redis.aclose()
+
+    run(scenario())
