@@ -13,6 +13,7 @@ from matchmaker.ratings import Rating
 from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
+from matchmaker.store import text
 from matchmaker.tokens import Tokens
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client
@@ -124,7 +125,7 @@ def test_a_guest_who_played_keeps_its_keys_and_tokens_the_long_ttl(redis_url: st
         await tokens.issue(player_id)  # a second token: every one is renewed
         digests = await redis.hvals(keys.player_tokens(player_id))
         assert len(digests) == 2
-        token_keys = [keys.player_token(player_id, digest.decode()) for digest in digests]
+        token_keys = [keys.player_token(player_id, text(digest)) for digest in digests]
         guest_ttl, player_ttl = players.settings.guest_ttl, players.settings.player_ttl
         for key in token_keys:
             assert 0 < await redis.ttl(key) <= guest_ttl, key
