@@ -4,6 +4,7 @@ and a submission committed twice under one idempotency key."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -16,8 +17,15 @@ from matchmaker.play import Played, _pair_result, require_running
 from matchmaker.ratings import Rating, Result, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import captured_logs, legal_actions, seconds, start_game
+from matchmaker.sessions import GameSpec
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings
+from tests.matchmaker.helpers import (
+    captured_logs,
+    legal_actions,
+    sealed_array,
+    seconds,
+    start_game,
+)
 from tests.matchmaker.test_multiplayer import four_people, players_out
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
@@ -183,3 +191,31 @@ def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
     assert reply.game.state.position != game.state.position
     assert engine_calls("ApplyActions") == applied + 1
     assert engine_calls("NewGame") == drawings
+
+
+def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
+    redis_url: str, engine_address: str
+) -> None:
+    """A sealed Attack-at-Dawn array is stored sealed, but the commit's own result (what
+    its caller goes on with) holds the author's full notation, not the public stand-in."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, engine_address))
+        try:
+            game, _ = await replica.sessions.create(
+                GameSpec(
+                    "napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
+                ),
+                [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
+            )
+            array = f"seal {sealed_array('red')}"
+            now = await replica.store.time_ms()
+            played = await replica.play.commit(
+                game, now, [game_pb2.Action(side="red", notation=array)]
+            )
+            last = played.game.moves[-1]
+            assert (last.side, last.notation) == ("red", array) and last.public != array
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())

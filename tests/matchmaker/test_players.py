@@ -13,6 +13,7 @@ from matchmaker.ratings import Rating
 from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
+from matchmaker.store import text
 from matchmaker.tokens import Tokens
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client
@@ -109,6 +110,28 @@ def test_a_player_without_a_name_or_a_rating_of_the_game_leaves_the_board(
         await redis.hdel(keys.player(ids[1]), "name")
         assert [row[1] for row in await players.leaderboard("war", 10)] == ["Kit"]
         assert await redis.zrange(keys.leaderboard("war"), 0, -1) == [ids[2].encode()]
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_a_guest_who_played_keeps_its_keys_and_tokens_the_long_ttl(redis_url: str) -> None:
+    """A guest lives `guest_ttl`; once it has played a game, its tokens live as long as its
+    other keys (`player_ttl`): it is not logged out while its profile stays."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        player_id, *_ = await tokens.register("Dee", 1)
+        await tokens.issue(player_id)  # a second token: every one is renewed
+        digests = await redis.hvals(keys.player_tokens(player_id))
+        assert len(digests) == 2
+        token_keys = [keys.player_token(player_id, text(digest)) for digest in digests]
+        guest_ttl, player_ttl = players.settings.guest_ttl, players.settings.player_ttl
+        for key in token_keys:
+            assert 0 < await redis.ttl(key) <= guest_ttl, key
+        await players.mark_played([player_id])
+        for key in [*token_keys, keys.player(player_id), keys.player_tokens(player_id)]:
+            assert player_ttl - 60 < await redis.ttl(key) <= player_ttl, key
         await redis.aclose()
 
     run(scenario())

@@ -5,7 +5,9 @@ Every test runs on a standalone Redis and on a Redis Cluster."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -13,15 +15,18 @@ import grpc
 import pytest
 
 from matchmaker import keys
+from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from tests.matchmaker.conftest import (
     Client,
     InProcessMatchmaker,
     WarReplica,
     both_stores,
+    fast_settings,
 )
 from tests.matchmaker.helpers import (
     Watcher,
+    captured_logs,
     expect_error,
     play_moves,
     start_game,
@@ -269,3 +274,36 @@ def stream_notices(redis_url: str, game_id: str) -> list[tuple[bytes, bytes]]:
 
 async def _watchers(replica: Any) -> int:
     return int(replica.hub.watchers)
+
+
+def test_a_failed_renewal_is_logged_and_the_renewals_go_on(redis_url: str) -> None:
+    """A round of renewals that Redis refuses (here a presence key of the wrong type) is
+    logged for the operator, and the next round comes all the same."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, presence_interval=0.05))
+        try:
+            presence = replica.presence
+            await replica.store.redis.set(keys.game_presence("g-broken"), "not a hash")
+            presence.watching["g-broken"] = {"south|w1"}
+            stop = asyncio.Event()
+            with captured_logs() as logs:
+                running = asyncio.create_task(presence.run(stop))
+
+                def failures() -> list[dict[str, Any]]:
+                    return [e for e in logs if e["event"] == "presence renewal failed"]
+
+                deadline = time.monotonic() + 15
+                while len(failures()) < 2:  # two rounds: the loop survived the first
+                    assert time.monotonic() < deadline, "timed out"
+                    await asyncio.sleep(0.01)
+                stop.set()
+                presence.poke.set()
+                await running
+            assert {(e["log_level"], "WRONGTYPE" in e["error"]) for e in failures()} == {
+                ("warning", True)
+            }
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())

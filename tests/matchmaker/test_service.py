@@ -9,9 +9,11 @@ from collections.abc import Callable
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from matchmaker.service import _after_stream
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, players_of
+from matchmaker.server import Replica
+from matchmaker.service import SERVICE_NAME, _after_stream
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
     Watcher,
     captured_logs,
@@ -101,3 +103,25 @@ def test_authorization_other_than_a_bearer_token_is_refused_saying_what_it_must_
             "TOKEN_INVALID",
         )
     assert refused.message == "authorization must be 'Bearer <token>'"
+
+
+def test_the_replicas_server_answers_health_checks_on_its_health_port(redis_url: str) -> None:
+    """With `health_listen` the replica's server also answers health checks in plaintext
+    on a port of its own (what a load balancer probes when the service port is TLS-only)."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url))
+        serving = replica.server("127.0.0.1:0", health_listen="127.0.0.1:0")
+        await serving.start()
+        try:
+            assert serving.health_port not in (0, serving.port)
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{serving.health_port}") as channel:
+                reply = await health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(service=SERVICE_NAME), timeout=10
+                )
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        finally:
+            await serving.stop(0)
+            await replica.close()
+
+    asyncio.run(scenario())

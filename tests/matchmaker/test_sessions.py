@@ -11,6 +11,7 @@ import pytest
 from matchmaker.sessions import TimeControl
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
 from tests.matchmaker.helpers import seconds
+from wargame.runtime.refusal import Reason, Refusal
 from wargame.v1 import matchmaker_pb2 as mm
 
 
@@ -18,6 +19,14 @@ def test_a_time_control_keeps_its_base_and_increment() -> None:
     message = mm.TimeControl(base=seconds(300), increment=seconds(2.5))
     assert TimeControl.of(message) == TimeControl(300_000, 2_500)
     assert TimeControl.of(mm.TimeControl(base=seconds(60))) == TimeControl(60_000, 0)
+
+
+def test_a_time_control_with_a_zero_base_is_refused() -> None:
+    # An increment with no base would be a clock that starts flagged: refused, naming the field.
+    with pytest.raises(Refusal) as refused:
+        TimeControl.of(mm.TimeControl(base=seconds(0), increment=seconds(5)), "queue.time_control")
+    assert refused.value.reason == Reason.MALFORMED_REQUEST
+    assert [name for name, _ in refused.value.fields] == ["queue.time_control.base"]
 
 
 @pytest.mark.integration

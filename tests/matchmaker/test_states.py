@@ -49,6 +49,21 @@ def test_compact_keeps_the_position_and_the_summary_and_drops_the_view() -> None
     assert compact(structured) is structured  # no position: the structured form is the state
 
 
+def test_compact_drops_any_one_part_of_the_view_alone() -> None:
+    # Each part of the view is dropped even when the others are absent.
+    position = game_pb2.GameState(game="battle", position="W129 a")
+    pieces_only = game_pb2.GameState(
+        game="battle",
+        position="W129 a",
+        pieces=[game_pb2.Piece(kind="wagon", side="attacker", cell="129")],
+    )
+    options_only = game_pb2.GameState(game="battle", position="W129 a", options={"x": "y"})
+    detail_only = game_pb2.GameState(game="battle", position="W129 a")
+    detail_only.battle.SetInParent()
+    for drawn in (pieces_only, options_only, detail_only):
+        assert compact(drawn) == position
+
+
 def test_the_phase_and_the_secret_are_read_from_the_position_text() -> None:
     state = game_pb2.GameState(game="napoleonic", position=DEPLOYING)
     assert napoleonic_phase(state) == "deploy_reveal" and hidden_pending(state)

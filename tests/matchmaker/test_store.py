@@ -22,7 +22,7 @@ from matchmaker.record import (
 )
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
-from matchmaker.store import Commit, Store, Update
+from matchmaker.store import Commit, Store, Update, millis
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client, sync_client
 from wargame.v1 import game_pb2
@@ -45,6 +45,14 @@ def change(version: int, **fields: object) -> Commit:
         update=Update(f"update {version + 1}".encode(), side="south"),
         ttl=600,
     )
+
+
+def test_redis_time_is_read_in_whole_milliseconds() -> None:
+    # TIME answers seconds and microseconds (as bytes); the clocks and deadlines use ms.
+    assert millis((b"1700000000", b"999999")) == 1_700_000_000_999
+    assert millis((b"12", b"345678")) == 12_345
+    assert millis((b"12", b"1000")) == 12_001
+    assert millis((b"12", b"700999")) == 12_700
 
 
 @both_stores

@@ -16,8 +16,10 @@ from matchmaker.engine import EngineError
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
+from matchmaker.sweeper import RETRY_MS
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs
+from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.runtime.status import ErrorDetails
 from wargame.v1 import game_pb2
 
@@ -147,5 +149,36 @@ def test_a_bot_without_a_suggestion_resigns_and_the_log_says_why(
                 for entry in logs
                 if entry["event"] == "bot resigns: no suggestion"
             ] == [(game_id, "NO_SUGGESTION", "no action found", "warning")]
+
+    asyncio.run(scenario())
+
+
+class UnavailableBot(Bot):
+    """A bot whose work is refused as unavailable (as if a part it needs were away)."""
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        raise Refusal(Code.UNAVAILABLE, Reason.INVALID_STATE, "not now")
+
+
+def test_failed_due_work_is_logged_and_tried_again_later(
+    redis_url: str, engine_address: str
+) -> None:
+    """A refusal is an expected failure: logged at info level with its message, no
+    traceback, and the game is due again `RETRY_MS` later, untouched."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            sweeper = replica.sweeper
+            sweeper.bot = UnavailableBot(replica.engine, replica.store.vault, replica.settings)
+            before = await replica.store.time_ms()
+            with captured_logs() as logs:
+                when = await sweeper._attempt(game_id)
+            assert when is not None and when >= before + RETRY_MS
+            assert (await loaded(replica, game_id)).moves == []
+            assert [
+                (entry["error"], entry["log_level"], entry["exc_info"])
+                for entry in logs
+                if entry["event"] == "due work failed; retrying later"
+            ] == [("not now", "info", False)]
 
     asyncio.run(scenario())
