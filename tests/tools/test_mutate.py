@@ -119,6 +119,32 @@ def test_unmutated_copies_are_forgotten_and_mutated_files_kept(tmp_path: Path) -
     assert not (copies / "plain.py").exists() and (copies / "mutated.py").exists()
 
 
+def test_copies_of_tests_tools_and_scripts_follow_the_source(tmp_path: Path) -> None:
+    from tools.mutate.__main__ import refresh_copies
+
+    scripts = tmp_path / "matchmaker" / "scripts"
+    scripts.mkdir(parents=True)
+    (scripts / "notice.lua").write_text("-- today\n", encoding="utf-8")
+    (scripts / "new.lua").write_text("-- new\n", encoding="utf-8")
+    (tmp_path / "matchmaker" / "store.py").write_text("x = 1\n", encoding="utf-8")
+    copies = tmp_path / "mutants" / "matchmaker"
+    (copies / "scripts").mkdir(parents=True)
+    (copies / "scripts" / "notice.lua").write_text("-- yesterday\n", encoding="utf-8")
+    (copies / "store.py").write_text("x = 1  # with mutmut's trampolines\n", encoding="utf-8")
+    (copies / "store.py.meta").write_text("{}", encoding="utf-8")
+    for name in ("tests", "tools"):
+        (tmp_path / "mutants" / name).mkdir()
+        (tmp_path / "mutants" / name / "old.py").write_text("", encoding="utf-8")
+    refresh_copies(tmp_path)
+    assert (copies / "scripts" / "notice.lua").read_text(encoding="utf-8") == "-- today\n"
+    assert (copies / "scripts" / "new.lua").read_text(encoding="utf-8") == "-- new\n"
+    # mutated files and their results are mutmut's own
+    assert "trampolines" in (copies / "store.py").read_text(encoding="utf-8")
+    assert (copies / "store.py.meta").exists()
+    assert not (tmp_path / "mutants" / "tests").exists()
+    assert not (tmp_path / "mutants" / "tools").exists()
+
+
 def test_the_test_map_is_gathered_again_when_other_files_are_mutated(tmp_path: Path) -> None:
     from tools.mutate.__main__ import prepare
 

@@ -88,6 +88,7 @@ def prepare(scope: str, work: Path, resume: bool, only: Sequence[str] = ()) -> N
         (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     (work / "tmp").mkdir(exist_ok=True)
     forget_plain_copies(work)
+    refresh_copies(work)
 
 
 def forget_plain_copies(work: Path) -> None:
@@ -105,6 +106,29 @@ def forget_plain_copies(work: Path) -> None:
             source = work / copy.relative_to(mutants)
             if source.is_file() and copy.read_bytes() == source.read_bytes():
                 copy.unlink()
+
+
+def refresh_copies(work: Path) -> None:
+    """Bring mutmut's copies of what it never mutates up to date with the source.
+
+    mutmut copies the tests, this tool and the packages' other files (the matchmaker's Lua
+    scripts) into `mutants/` once and keeps them: a later run would test today's code
+    with yesterday's tests and scripts. The test and tool copies are removed (mutmut
+    copies them again); the other files are copied afresh where they differ.
+    """
+    mutants = work / "mutants"
+    for name in ("tests", "tools"):
+        shutil.rmtree(mutants / name, ignore_errors=True)
+    for package in PACKAGES:
+        if not (mutants / package).is_dir():
+            continue
+        for source in (work / package).rglob("*"):
+            if not source.is_file() or source.suffix in (".py", ".pyc"):
+                continue
+            copy = mutants / source.relative_to(work)
+            if not copy.exists() or copy.read_bytes() != source.read_bytes():
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, copy)
 
 
 def end_leftover_servers(work: Path) -> None:
