@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
@@ -69,6 +70,17 @@ def test_after_the_bots_move_the_game_is_due_when_the_move_was_made(
     asyncio.run(scenario())
 
 
+async def worked_with(
+    replica: Replica, game_id: str, bot: type[Bot]
+) -> tuple[GameRecord, list[dict[str, Any]]]:
+    """The sweeper works on the game once with `bot` in the bot's seat, and the game ends
+    (nothing left to rate): the game after, and what was logged meanwhile."""
+    replica.sweeper.bot = bot(replica.engine, replica.store.vault, replica.settings)
+    with captured_logs() as logs:
+        assert await replica.sweeper.work_on(game_id) is None
+    return await loaded(replica, game_id), logs
+
+
 class RefusedBot(Bot):
     """A bot whose action the engine refuses (as if it had suggested an illegal move)."""
 
@@ -79,11 +91,7 @@ class RefusedBot(Bot):
 def test_a_bot_whose_action_is_refused_resigns(redis_url: str, engine_address: str) -> None:
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
-            sweeper = replica.sweeper
-            sweeper.bot = RefusedBot(replica.engine, replica.store.vault, replica.settings)
-            with captured_logs() as logs:
-                assert await sweeper.work_on(game_id) is None  # finished, nothing to rate
-            game = await loaded(replica, game_id)
+            game, logs = await worked_with(replica, game_id, RefusedBot)
             assert game.status == GameStatus.FINISHED
             outcome = game.state.outcome
             assert (outcome.winner, outcome.reason) == (
@@ -133,11 +141,7 @@ def test_a_bot_without_a_suggestion_resigns_and_the_log_says_why(
 
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
-            sweeper = replica.sweeper
-            sweeper.bot = SilentBot(replica.engine, replica.store.vault, replica.settings)
-            with captured_logs() as logs:
-                assert await sweeper.work_on(game_id) is None  # finished, nothing to rate
-            game = await loaded(replica, game_id)
+            game, logs = await worked_with(replica, game_id, SilentBot)
             outcome = game.state.outcome
             assert (game.status, outcome.winner, outcome.reason) == (
                 GameStatus.FINISHED,
