@@ -59,6 +59,14 @@ def test_only_narrows_a_scope_to_some_of_its_files_and_keeps_its_tests() -> None
     assert not scopes.within("engine_service/rules/warfare.py", "engine_service/rules/war")
 
 
+def test_tests_narrow_the_judges_for_a_quick_check() -> None:
+    only = ["matchmaker/vault.py"]
+    tests = ["tests/matchmaker/test_vault.py"]
+    settings = tomllib.loads(narrowed_pyproject("matchmaker", only, tests))["tool"]["mutmut"]
+    assert settings["only_mutate"] == only
+    assert settings["pytest_add_cli_args_test_selection"] == tests
+
+
 def _meta(work: Path, path: str, codes: dict[str, int | None]) -> None:
     meta = work / "mutants" / (path + ".meta")
     meta.parent.mkdir(parents=True, exist_ok=True)

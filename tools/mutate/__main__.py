@@ -1,6 +1,7 @@
 """`make mutate`: run mutmut over one or more scopes, then print the report.
 
-    python -m tools.mutate [--scope DIR]... [--only FILE]... [--workers N] [--run-dir run]
+    python -m tools.mutate [--scope DIR]... [--only FILE]... [--tests FILE]... [--workers N]
+                           [--run-dir run]
                            [--resume | --survivors] [--sample N [--seed S]]
 
 Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
@@ -9,7 +10,9 @@ scope. A fresh run starts from scratch; `--resume` keeps earlier results and tes
 new or changed mutants; `--survivors` keeps them too and tests again every mutant not
 killed yet (after adding tests for them). `--only` narrows a scope to some of its files
 or folders (a whole scope takes hours on a busy machine: its most important files first)
-and keeps the scope's folder, tests and earlier results. `--sample N` tests N of the scope's
+and keeps the scope's folder, tests and earlier results. `--tests FILE` (repeatable) judges
+by those tests only: while writing tests for a file, its mutants against its own tests in
+minutes (in another `--run-dir`: what they miss, the whole scope may kill). `--sample N` tests N of the scope's
 mutants drawn at random (the same N for the same `--seed`): the kill rate of a whole
 package in minutes, reported with its 95 % interval. Tests start their own
 redis-server (tests/servers.py); those of a mutant stopped for its time limit are ended
@@ -47,29 +50,31 @@ ROOT = Path(__file__).resolve().parents[2]
 LINKED = (*PACKAGES, "tests", "tools")
 
 
-def mutmut_section(scope: str, only: Sequence[str] = ()) -> str:
+def mutmut_section(scope: str, only: Sequence[str] = (), tests: Sequence[str] = ()) -> str:
     """The `[tool.mutmut]` table for a scope: the project's, narrowed to the scope (and to
-    the files `only` names in it, when given)."""
+    the files `only` names in it, when given), judged by the scope's tests (or `tests`)."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     settings = dict(project["tool"]["mutmut"])
     settings["source_paths"] = [Path(scope).parts[0]]
     settings["only_mutate"] = [p for part in only or [scope] for p in only_mutate(part, ROOT)]
-    settings["pytest_add_cli_args_test_selection"] = tests_for(scope, ROOT)
+    settings["pytest_add_cli_args_test_selection"] = list(tests) or tests_for(scope, ROOT)
     lines = ["[tool.mutmut]"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in settings.items()]
     return "\n".join(lines) + "\n"
 
 
-def narrowed_pyproject(scope: str, only: Sequence[str] = ()) -> str:
+def narrowed_pyproject(scope: str, only: Sequence[str] = (), tests: Sequence[str] = ()) -> str:
     """pyproject.toml with its `[tool.mutmut]` table replaced by the scope's."""
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     start = text.index("[tool.mutmut]\n")
     end = text.find("\n[", start + 1)
     rest = text[end + 1 :] if end >= 0 else ""
-    return text[:start] + mutmut_section(scope, only) + ("\n" + rest if rest else "")
+    return text[:start] + mutmut_section(scope, only, tests) + ("\n" + rest if rest else "")
 
 
-def prepare(scope: str, work: Path, resume: bool, only: Sequence[str] = ()) -> None:
+def prepare(
+    scope: str, work: Path, resume: bool, only: Sequence[str] = (), tests: Sequence[str] = ()
+) -> None:
     """The scope's working folder: links to the code and tests, its pyproject.toml."""
     if not resume and work.exists():
         shutil.rmtree(work)
@@ -80,11 +85,11 @@ def prepare(scope: str, work: Path, resume: bool, only: Sequence[str] = ()) -> N
             link.symlink_to(ROOT / name, target_is_directory=True)
     settings = work / "pyproject.toml"
     before = settings.read_text(encoding="utf-8") if settings.exists() else ""
-    settings.write_text(narrowed_pyproject(scope, only), encoding="utf-8")
+    settings.write_text(narrowed_pyproject(scope, only, tests), encoding="utf-8")
     if before != settings.read_text(encoding="utf-8"):
         # mutmut maps tests to the functions they call only while those are mutated: with
-        # other files mutated now, the map is gathered again (else their mutants would
-        # read "no tests").
+        # other files mutated now, or other tests judging, the map is gathered again (else
+        # mutants would read "no tests", or be judged by tests no longer chosen).
         (work / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     (work / "tmp").mkdir(exist_ok=True)
     forget_plain_copies(work)
@@ -219,6 +224,7 @@ def run_scope(
     survivors: bool,
     *,
     only: Sequence[str] = (),
+    tests: Sequence[str] = (),
     sample_size: int = 0,
     seed: int = 0,
 ) -> int:
@@ -228,8 +234,8 @@ def run_scope(
     if survivors and not names:
         print(f"== mutate {scope}: no survivors to test again", flush=True)
         return 0
-    prepare(scope, work, resume or survivors, only)
-    print(f"== mutate {scope}: tests {' '.join(tests_for(scope, ROOT))}", flush=True)
+    prepare(scope, work, resume or survivors, only, tests)
+    print(f"== mutate {scope}: tests {' '.join(tests or tests_for(scope, ROOT))}", flush=True)
     # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
     env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
     mutmut = Path(sys.executable).with_name("mutmut")
@@ -255,6 +261,13 @@ def main() -> None:
     parser.add_argument(
         "--only", action="append", default=[], help="only these files of the scope (one scope)"
     )
+    parser.add_argument(
+        "--tests",
+        action="append",
+        default=[],
+        help="judge by these test files only: a quick check while writing tests "
+        "(use another --run-dir; the full scope may kill what these miss)",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--run-dir", type=Path, default=ROOT / "run")
     parser.add_argument("--resume", action="store_true", help="keep earlier results")
@@ -271,6 +284,9 @@ def main() -> None:
         only = [normalise(f, ROOT) for f in args.only]
     except ValueError as error:
         parser.error(str(error))
+    missing = [t for t in args.tests if not (ROOT / t).exists() or Path(t).parts[0] != "tests"]
+    if missing:
+        parser.error(f"--tests names no test file or folder: {', '.join(missing)}")
     if only and (len(scopes) != 1 or not all(within(f, scopes[0]) for f in only)):
         parser.error("--only names files of the one scope given")
     run_dir = args.run_dir.resolve()
@@ -284,6 +300,7 @@ def main() -> None:
             args.resume,
             args.survivors,
             only=only,
+            tests=args.tests,
             sample_size=args.sample,
             seed=args.seed,
         )
