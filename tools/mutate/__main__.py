@@ -1,8 +1,7 @@
 """`make mutate`: run mutmut over one or more scopes, then print the report.
 
     python -m tools.mutate [--scope DIR]... [--only FILE]... [--tests FILE]... [--workers N]
-                           [--run-dir run]
-                           [--resume | --survivors] [--sample N [--seed S]]
+                           [--run-dir run] [--resume | --survivors] [--sample N [--seed S]]
 
 Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
 the tests and carries the project's pyproject.toml with `[tool.mutmut]` narrowed to the
@@ -12,9 +11,9 @@ killed yet (after adding tests for them). `--only` narrows a scope to some of it
 or folders (a whole scope takes hours on a busy machine: its most important files first)
 and keeps the scope's folder, tests and earlier results. `--tests FILE` (repeatable) judges
 by those tests only: while writing tests for a file, its mutants against its own tests in
-minutes (in another `--run-dir`: what they miss, the whole scope may kill). `--sample N` tests N of the scope's
-mutants drawn at random (the same N for the same `--seed`): the kill rate of a whole
-package in minutes, reported with its 95 % interval. Tests start their own
+minutes (in another `--run-dir`: what they miss, the whole scope may kill). `--sample N`
+tests N of the scope's mutants drawn at random (the same N for the same `--seed`): the kill
+rate of a whole package in minutes, reported with its 95 % interval. Tests start their own
 redis-server (tests/servers.py); those of a mutant stopped for its time limit are ended
 here afterwards, found by their folder.
 """
