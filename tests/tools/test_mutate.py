@@ -128,7 +128,7 @@ def test_unmutated_copies_are_forgotten_and_mutated_files_kept(tmp_path: Path) -
 
 
 def test_copies_of_tests_tools_and_scripts_follow_the_source(tmp_path: Path) -> None:
-    from tools.mutate.__main__ import refresh_copies
+    from tools.mutate.__main__ import COPIED, refresh_copies
 
     scripts = tmp_path / "matchmaker" / "scripts"
     scripts.mkdir(parents=True)
@@ -140,7 +140,7 @@ def test_copies_of_tests_tools_and_scripts_follow_the_source(tmp_path: Path) -> 
     (copies / "scripts" / "notice.lua").write_text("-- yesterday\n", encoding="utf-8")
     (copies / "store.py").write_text("x = 1  # with mutmut's trampolines\n", encoding="utf-8")
     (copies / "store.py.meta").write_text("{}", encoding="utf-8")
-    for name in ("tests", "tools"):
+    for name in COPIED:
         (tmp_path / "mutants" / name).mkdir()
         (tmp_path / "mutants" / name / "old.py").write_text("", encoding="utf-8")
     refresh_copies(tmp_path)
@@ -149,8 +149,16 @@ def test_copies_of_tests_tools_and_scripts_follow_the_source(tmp_path: Path) -> 
     # mutated files and their results are mutmut's own
     assert "trampolines" in (copies / "store.py").read_text(encoding="utf-8")
     assert (copies / "store.py.meta").exists()
-    assert not (tmp_path / "mutants" / "tests").exists()
-    assert not (tmp_path / "mutants" / "tools").exists()
+    assert not any((tmp_path / "mutants" / name).exists() for name in COPIED)
+
+
+def test_mutmut_copies_what_the_tool_links_and_refreshes() -> None:
+    from tools.mutate.__main__ import COPIED, LINKED
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    # mutmut copies the tests itself, and the rest as `also_copy`.
+    assert {"tests", *project["tool"]["mutmut"]["also_copy"]} == set(COPIED)
+    assert set(COPIED) <= set(LINKED)
 
 
 def test_the_test_map_is_gathered_again_when_other_files_are_mutated(tmp_path: Path) -> None:

@@ -44,9 +44,11 @@ from tools.mutate.scopes import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-# Linked into each scope's folder: mutmut copies the package under test, the tests and
-# this tool (its pytest plugin runs in the mutated copy).
-LINKED = (*PACKAGES, "tests", "tools")
+# Copied whole by mutmut into `mutants/`: the tests, this tool (its pytest plugin runs in
+# the mutated copy) and the documents whose examples tests check (pyproject's `also_copy`).
+COPIED = ("tests", "tools", "docs")
+# Linked into each scope's folder: the packages and what mutmut copies from there.
+LINKED = (*PACKAGES, *COPIED)
 
 
 def mutmut_section(scope: str, only: Sequence[str] = (), tests: Sequence[str] = ()) -> str:
@@ -115,13 +117,13 @@ def forget_plain_copies(work: Path) -> None:
 def refresh_copies(work: Path) -> None:
     """Bring mutmut's copies of what it never mutates up to date with the source.
 
-    mutmut copies the tests, this tool and the packages' other files (the matchmaker's Lua
-    scripts) into `mutants/` once and keeps them: a later run would test today's code
-    with yesterday's tests and scripts. The test and tool copies are removed (mutmut
-    copies them again); the other files are copied afresh where they differ.
+    mutmut copies the tests, this tool, the documents and the packages' other files (the
+    matchmaker's Lua scripts) into `mutants/` once and keeps them: a later run would test
+    today's code with yesterday's tests and scripts. The copies of `COPIED` are removed
+    (mutmut copies them again); the other files are copied afresh where they differ.
     """
     mutants = work / "mutants"
-    for name in ("tests", "tools"):
+    for name in COPIED:
         shutil.rmtree(mutants / name, ignore_errors=True)
     for package in PACKAGES:
         if not (mutants / package).is_dir():
