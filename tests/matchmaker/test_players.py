@@ -17,6 +17,7 @@ from matchmaker.store import text
 from matchmaker.tokens import Tokens
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client
+from wargame.runtime.refusal import Reason, Refusal
 
 pytestmark = pytest.mark.integration
 
@@ -132,6 +133,69 @@ def test_a_guest_who_played_keeps_its_keys_and_tokens_the_long_ttl(redis_url: st
         await players.mark_played([player_id])
         for key in [*token_keys, keys.player(player_id), keys.player_tokens(player_id)]:
             assert player_ttl - 60 < await redis.ttl(key) <= player_ttl, key
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_games_that_ended_uncounted_make_room_for_a_new_one(redis_url: str) -> None:
+    """A player at the cap whose counted games ended or expired without being uncounted
+    (a replica stopped before it could) is not refused a new game: the first refusal
+    looks the counted games up and forgets those that are over."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        players.settings = Settings(redis_url=redis_url, rate_limit=0, max_open_games=2)
+        player_id, *_ = await tokens.register("Lou", 1)
+        await players.count_game(player_id, "g-gone", 1, capped=True)  # expired: no record
+        await players.count_game(player_id, "g-done", 2, capped=True)
+        await redis.hset(keys.game("g-done"), "status", "finished")
+        await players.count_game(player_id, "g-new", 3, capped=True)
+        counted = await redis.zrange(keys.player_games(player_id), 0, -1)
+        assert sorted(text(game_id) for game_id in counted) == ["g-new"]
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_a_player_at_the_cap_with_running_games_is_refused(redis_url: str) -> None:
+    """Counted games that still run are kept: the new one is refused (TOO_MANY_GAMES,
+    naming the cap) and not counted."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        players.settings = Settings(redis_url=redis_url, rate_limit=0, max_open_games=2)
+        player_id, *_ = await tokens.register("Max", 1)
+        for number in (1, 2):
+            await redis.hset(keys.game(f"g{number}"), "status", "running")
+            await players.count_game(player_id, f"g{number}", number, capped=True)
+        with pytest.raises(Refusal) as refused:
+            await players.count_game(player_id, "g3", 3, capped=True)
+        assert refused.value.reason == Reason.TOO_MANY_GAMES
+        assert "you sit in 2 unfinished games" in refused.value.message
+        counted = await redis.zrange(keys.player_games(player_id), 0, -1)
+        assert sorted(text(game_id) for game_id in counted) == ["g1", "g2"]
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_players_who_expired_do_not_stop_the_others_being_marked_played(
+    redis_url: str,
+) -> None:
+    """Of the players of a game that starts, one whose keys expired meanwhile is skipped
+    (nothing is recreated for it); every other one still becomes a player of the long TTL."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        gone, *_ = await tokens.register("Ned", 1)
+        kept, *_ = await tokens.register("Oda", 1)
+        await redis.delete(keys.player(gone))
+        await players.mark_played([gone, kept])
+        assert not await redis.exists(keys.player(gone))
+        assert await redis.hget(keys.player(kept), "played") == b"1"
+        player_ttl = players.settings.player_ttl
+        assert player_ttl - 60 < await redis.ttl(keys.player(kept)) <= player_ttl
         await redis.aclose()
 
     run(scenario())

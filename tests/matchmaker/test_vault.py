@@ -48,3 +48,13 @@ def test_without_a_key_a_sealed_value_does_not_open_and_the_refusal_says_why() -
     with pytest.raises(SealError) as refused:
         keyless.open(sealed, "state|g1")
     assert str(refused.value) == "the matchmaker has no secret key"
+
+
+def test_without_a_key_file_the_refusal_says_how_to_name_and_make_one() -> None:
+    with pytest.raises(ConfigError) as refused:
+        read_secret_key("")
+    assert str(refused.value) == (
+        "the matchmaker needs its secret key: --secret-key-file "
+        "(WARGAME_MATCHMAKER_SECRET_KEY_FILE) naming a file of 64 hex digits; "
+        "make one with: python -c 'import secrets; print(secrets.token_hex(32))'"
+    )
