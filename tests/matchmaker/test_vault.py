@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from matchmaker.vault import SealError, Vault, read_secret_key
+from matchmaker.vault import SealError, Vault, is_sealed, read_secret_key
 from wargame.runtime.config import ConfigError
 
 pytestmark = pytest.mark.unit
@@ -58,3 +58,55 @@ def test_without_a_key_file_the_refusal_says_how_to_name_and_make_one() -> None:
         "(WARGAME_MATCHMAKER_SECRET_KEY_FILE) naming a file of 64 hex digits; "
         "make one with: python -c 'import secrets; print(secrets.token_hex(32))'"
     )
+
+
+def test_a_missing_key_file_is_refused_with_the_systems_reason(tmp_path: Path) -> None:
+    path = tmp_path / "absent.key"
+    with pytest.raises(ConfigError) as refused:
+        read_secret_key(str(path))
+    assert (
+        str(refused.value) == f"cannot read the secret key from {path}: No such file or directory"
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "problem"),
+    [
+        (bytes(range(16)), "has 16 bytes; it needs 32 (64 hex digits)"),
+        (bytes(32), "is all zeros"),
+        (bytes(range(8)) * 4, "is a placeholder, not a random key"),
+    ],
+)
+def test_a_key_file_that_is_not_32_random_bytes_is_refused_naming_the_file(
+    tmp_path: Path, key: bytes, problem: str
+) -> None:
+    path = tmp_path / "secret.key"
+    path.write_text(key.hex(), encoding="ascii")
+    with pytest.raises(ConfigError) as refused:
+        read_secret_key(str(path))
+    assert str(refused.value) == (
+        f"the secret key in {path} {problem}; "
+        "make one with: python -c 'import secrets; print(secrets.token_hex(32))'"
+    )
+
+
+def test_a_sealed_value_opens_with_the_key_for_its_context_only() -> None:
+    """Every replica of one installation opens what another sealed, for the same purpose
+    and game; the same value read for another game, or with another key, is refused."""
+    key = secrets.token_bytes(32)
+    sealed = Vault(key).seal(b"hidden deployment", "state|g1")
+    assert is_sealed(sealed) and b"hidden deployment" not in sealed
+    assert Vault(key).open(sealed, "state|g1") == b"hidden deployment"
+    for vault, context in ((Vault(key), "state|g2"), (Vault(secrets.token_bytes(32)), "state|g1")):
+        with pytest.raises(SealError) as refused:
+            vault.open(sealed, context)
+        assert str(refused.value) == f"a sealed value for {context} does not open with this key"
+
+
+def test_sealed_text_is_text_that_opens_to_what_was_sealed() -> None:
+    vault = Vault(secrets.token_bytes(32))
+    sealed = vault.seal_text("e2-e4 hidden", "move|g1")
+    assert is_sealed(sealed) and "hidden" not in sealed
+    assert vault.open_text(sealed, "move|g1") == "e2-e4 hidden"
+    assert vault.open_text("plain text", "move|g1") == "plain text"
+    assert not is_sealed("plain text") and not is_sealed(b"plain")
