@@ -43,6 +43,11 @@ def milliseconds(value: int) -> Duration:
     return duration
 
 
+def test_a_base_time_of_1_ms_is_the_shortest_taken() -> None:
+    assert TimeControl.of(mm.TimeControl(base=milliseconds(1))) == TimeControl(1, 0)
+    assert TimeControl(1, 0).text() == "1+0"
+
+
 def test_a_base_time_of_7_days_is_the_longest_taken() -> None:
     week = mm.TimeControl(base=milliseconds(7 * DAY_MS))
     assert TimeControl.of(week) == TimeControl(7 * DAY_MS, 0)
@@ -93,6 +98,28 @@ def test_an_open_game_is_stored_with_its_clocks_standing_until_it_starts(
     assert record.clock is not None and record.clock.running == ("south",)
 
 
+def won_earlier(matchmaker: InProcessMatchmaker, player_id: str) -> Rating:
+    """Three earlier wins counted in a player's Game of War rating: the rating it has now."""
+
+    async def wins(replica: Replica) -> str:
+        for number in range(3):
+            await replica.players.apply_result(f"earlier-{number}", "war", player_id, Rating(), 1.0)
+        return await replica.players.rating_text(player_id, "war")
+
+    rating = Rating.parse(matchmaker.call(wins))
+    assert rating.rating > 1600 and rating.games == 3
+    return rating
+
+
+def scored_loss(game: mm.GameView, side: str, opponent: Rating) -> None:
+    """A newcomer's loss on `side` was scored against `opponent` (as the view shows it)."""
+    loser = next(seat for seat in game.seats if seat.side == side)
+    expected = Rating.parse(update(Rating(), [Result(opponent, 0.0)]).text())
+    assert loser.rating_before.rating == 1500
+    assert loser.rating_after.rating == pytest.approx(expected.rating, abs=1e-3)
+    assert loser.rating_after.deviation == pytest.approx(expected.deviation, abs=1e-3)
+
+
 @pytest.mark.integration
 def test_a_rated_game_is_scored_against_the_rating_the_joiner_brought(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
@@ -100,20 +127,22 @@ def test_a_rated_game_is_scored_against_the_rating_the_joiner_brought(
     """The player who takes the open seat of a rated game sits with its rating of the
     moment: the creator, who loses, is scored against that rating, not a newcomer's."""
     two = players_of(matchmaker.address, clients, "south", "north")
-    north = two["north"].player_id
-
-    async def earlier_wins(replica: Replica) -> str:
-        for number in range(3):
-            await replica.players.apply_result(f"earlier-{number}", "war", north, Rating(), 1.0)
-        return await replica.players.rating_text(north, "war")
-
-    brought = Rating.parse(matchmaker.call(earlier_wins))
-    assert brought.rating > 1600 and brought.games == 3
+    brought = won_earlier(matchmaker, two["north"].player_id)
     game = start_game(two, "war", rated=True)  # South creates, North joins
     two["south"].Resign(mm.ResignRequest(game_id=game.id))
-    over = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
-    loser = next(seat for seat in over.seats if seat.side == "south")
-    expected = Rating.parse(update(Rating(), [Result(brought, 0.0)]).text())
-    assert loser.rating_before.rating == 1500
-    assert loser.rating_after.rating == pytest.approx(expected.rating, abs=1e-3)
-    assert loser.rating_after.deviation == pytest.approx(expected.deviation, abs=1e-3)
+    scored_loss(two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game, "south", brought)
+
+
+@pytest.mark.integration
+def test_a_rated_game_takes_the_creators_rating_as_of_the_start(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """A creator whose rating changed while its game waited (another game settled) sits
+    with the rating of the moment the game starts: the joiner, who loses, is scored
+    against that one."""
+    two = players_of(matchmaker.address, clients, "south", "north")
+    created = two["south"].CreateGame(mm.CreateGameRequest(game="war", side="south", rated=True))
+    now = won_earlier(matchmaker, two["south"].player_id)
+    two["north"].JoinGame(mm.JoinGameRequest(game_id=created.game.id))
+    two["north"].Resign(mm.ResignRequest(game_id=created.game.id))
+    scored_loss(two["south"].GetGame(mm.GetGameRequest(game_id=created.game.id)).game, "north", now)
