@@ -202,3 +202,24 @@ def test_players_who_expired_do_not_stop_the_others_being_marked_played(
         await redis.aclose()
 
     run(scenario())
+
+
+def test_a_board_read_looks_at_a_bounded_window_and_clears_the_expired_it_meets(
+    redis_url: str,
+) -> None:
+    """One read of a board of `limit` rows looks at the best 2 x limit + 11 entries only
+    (bounded work however many expired players crowd the top); the expired ones it meets
+    are taken off the board, so the next read reaches the player behind them."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        player_id, *_ = await tokens.register("Quin", 1)
+        await players.apply_result("g", "war", player_id, Rating(), 1.0)
+        board = keys.leaderboard("war")
+        await redis.zadd(board, {f"expired-{n}": 3000 - n for n in range(1 * 2 + 11)})
+        assert await players.leaderboard("war", 1) == []
+        assert await redis.zrange(board, 0, -1) == [player_id.encode()]
+        assert [row[1] for row in await players.leaderboard("war", 1)] == ["Quin"]
+        await redis.aclose()
+
+    run(scenario())
