@@ -223,3 +223,97 @@ def test_a_board_read_looks_at_a_bounded_window_and_clears_the_expired_it_meets(
         await redis.aclose()
 
     run(scenario())
+
+
+def test_a_board_keeps_only_its_best_players(redis_url: str) -> None:
+    """A leaderboard holds `leaderboard_size` players: the lowest rated drop off it."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        players.settings = Settings(redis_url=redis_url, rate_limit=0, leaderboard_size=2)
+        ids = [(await tokens.register(name, 1))[0] for name in ("Rae", "Sol", "Tam")]
+        for score, player_id in zip((0.0, 1.0, 0.5), ids, strict=True):
+            await players.apply_result("g", "war", player_id, Rating(), score)
+        assert await redis.zrevrange(keys.leaderboard("war"), 0, -1) == [
+            ids[1].encode(),
+            ids[2].encode(),
+        ]
+        assert [row[1] for row in await players.leaderboard("war", 10)] == ["Sol", "Tam"]
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_a_player_remembers_its_last_counted_games_for_the_long_ttl(redis_url: str) -> None:
+    """The games counted in a player's ratings are remembered (`rated_memory` of them,
+    the oldest forgotten first) as long as the player's other keys live."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        players.settings = Settings(redis_url=redis_url, rate_limit=0, rated_memory=2)
+        player_id, *_ = await tokens.register("Uma", 1)
+        for number in range(3):
+            assert await players.apply_result(f"g{number}", "war", player_id, Rating(), 1.0)
+        rated = keys.player_rated(player_id)
+        assert await redis.zcard(rated) == 2
+        player_ttl = players.settings.player_ttl
+        assert player_ttl - 60 < await redis.ttl(rated) <= player_ttl
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_room_for_a_game_is_made_by_forgetting_games_that_ended(redis_url: str) -> None:
+    """Asking for room (before queueing) at the cap: refused while the counted games run;
+    once one has ended without being uncounted, it is forgotten and there is room, unless
+    the player still sits in as many as it may after forgetting it."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        players.settings = Settings(redis_url=redis_url, rate_limit=0, max_open_games=2)
+        player_id, *_ = await tokens.register("Vic", 1)
+        await players.require_room(player_id)
+        for number in (1, 2):
+            await redis.hset(keys.game(f"g{number}"), "status", "running")
+            await players.count_game(player_id, f"g{number}", number, capped=True)
+        with pytest.raises(Refusal) as refused:
+            await players.require_room(player_id)
+        assert refused.value.reason == Reason.TOO_MANY_GAMES
+        await redis.hset(keys.game("g1"), "status", "finished")
+        await players.require_room(player_id)
+        assert await redis.zrange(keys.player_games(player_id), 0, -1) == [b"g2"]
+        # Placed in two more games (beyond the cap), one of which ends: still at the cap.
+        for number in (3, 4):
+            await redis.hset(keys.game(f"g{number}"), "status", "running")
+            await players.count_game(player_id, f"g{number}", number, capped=False)
+        await redis.hset(keys.game("g3"), "status", "finished")
+        with pytest.raises(Refusal):
+            await players.require_room(player_id)
+        assert await redis.zrange(keys.player_games(player_id), 0, -1) == [b"g2", b"g4"]
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_games_counted_without_the_cap_are_not_limited(redis_url: str) -> None:
+    """Games a player is placed in (not asked for, `capped=False`) always count, beyond
+    the cap; the count lives as long as the player's other keys."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        players.settings = Settings(redis_url=redis_url, rate_limit=0, max_open_games=1)
+        player_id, *_ = await tokens.register("Wes", 1)
+        for number in (1, 2, 3):
+            await redis.hset(keys.game(f"g{number}"), "status", "running")
+            await players.count_game(player_id, f"g{number}", number, capped=False)
+        games = keys.player_games(player_id)
+        assert await redis.zrange(games, 0, -1, withscores=True) == [
+            (b"g1", 1.0),
+            (b"g2", 2.0),
+            (b"g3", 3.0),
+        ]
+        player_ttl = players.settings.player_ttl
+        assert player_ttl - 60 < await redis.ttl(games) <= player_ttl
+        await redis.aclose()
+
+    run(scenario())
