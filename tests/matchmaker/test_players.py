@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from grpc import StatusCode
 
 from matchmaker import keys
 from matchmaker.players import Players
@@ -139,6 +140,7 @@ def test_a_guest_who_played_keeps_its_keys_and_tokens_the_long_ttl(redis_url: st
     run(scenario())
 
 
+@both_stores
 def test_games_that_ended_uncounted_make_room_for_a_new_one(redis_url: str) -> None:
     """A player at the cap whose counted games ended or expired without being uncounted
     (a replica stopped before it could) is not refused a new game: the first refusal
@@ -172,8 +174,14 @@ def test_a_player_at_the_cap_with_running_games_is_refused(redis_url: str) -> No
             await players.count_game(player_id, f"g{number}", number, capped=True)
         with pytest.raises(Refusal) as refused:
             await players.count_game(player_id, "g3", 3, capped=True)
-        assert refused.value.reason == Reason.TOO_MANY_GAMES
-        assert "you sit in 2 unfinished games" in refused.value.message
+        assert (refused.value.code, refused.value.reason) == (
+            StatusCode.RESOURCE_EXHAUSTED,
+            Reason.TOO_MANY_GAMES,
+        )
+        assert refused.value.message == (
+            "you sit in 2 unfinished games, the most one player may: finish, resign or "
+            "withdraw one first"
+        )
         counted = await redis.zrange(keys.player_games(player_id), 0, -1)
         assert sorted(text(game_id) for game_id in counted) == ["g1", "g2"]
         await redis.aclose()
@@ -238,7 +246,12 @@ def test_a_board_keeps_only_its_best_players(redis_url: str) -> None:
             ids[1].encode(),
             ids[2].encode(),
         ]
-        assert [row[1] for row in await players.leaderboard("war", 10)] == ["Sol", "Tam"]
+        board = await players.leaderboard("war", 10)
+        assert [row[1] for row in board] == ["Sol", "Tam"]
+        assert [row[2].text() for row in board] == [
+            await players.rating_text(player_id, "war") for player_id in ids[1:]
+        ]
+        assert board[0][2].rating > 1500 and board[1][2].games == 1
         await redis.aclose()
 
     run(scenario())
@@ -286,10 +299,10 @@ def test_room_for_a_game_is_made_by_forgetting_games_that_ended(redis_url: str) 
         for number in (3, 4):
             await redis.hset(keys.game(f"g{number}"), "status", "running")
             await players.count_game(player_id, f"g{number}", number, capped=False)
-        await redis.hset(keys.game("g3"), "status", "finished")
+        await redis.hset(keys.game("g4"), "status", "finished")
         with pytest.raises(Refusal):
             await players.require_room(player_id)
-        assert await redis.zrange(keys.player_games(player_id), 0, -1) == [b"g2", b"g4"]
+        assert await redis.zrange(keys.player_games(player_id), 0, -1) == [b"g2", b"g3"]
         await redis.aclose()
 
     run(scenario())
