@@ -9,7 +9,7 @@ import pytest
 from grpc import StatusCode
 
 from matchmaker import keys
-from matchmaker.players import Players
+from matchmaker.players import Players, Profile
 from matchmaker.ratings import Rating
 from matchmaker.record import BOT_PLAYER
 from matchmaker.redis_client import Client
@@ -327,6 +327,40 @@ def test_games_counted_without_the_cap_are_not_limited(redis_url: str) -> None:
         ]
         player_ttl = players.settings.player_ttl
         assert player_ttl - 60 < await redis.ttl(games) <= player_ttl
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_the_bot_has_a_profile_of_its_own_and_players_show_their_ratings(
+    redis_url: str,
+) -> None:
+    """The bot is known without a record (named "Bot", marked a bot, unrated); a player's
+    profile shows its name and a rating per ruleset, in ruleset order; an unknown player
+    has none."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        bot_profile = await players.profile(BOT_PLAYER)
+        assert bot_profile is not None
+        assert bot_profile == Profile(BOT_PLAYER, "Bot", {}, bot=True)
+        bot = bot_profile.message()
+        assert (bot.id, bot.display_name, bot.bot, list(bot.ratings)) == (
+            BOT_PLAYER,
+            "Bot",
+            True,
+            [],
+        )
+        player_id, *_ = await tokens.register("Xan", 1)
+        await players.apply_result("g1", "war", player_id, Rating(), 1.0)
+        await players.apply_result("g2", "battle", player_id, Rating(), 0.0)
+        profile = await players.profile(player_id)
+        assert profile is not None and profile.name == "Xan" and not profile.bot
+        message = profile.message()
+        assert [(r.game, r.games) for r in message.ratings] == [("battle", 1), ("war", 1)]
+        assert message.ratings[1].rating == profile.ratings["war"].rating > 1500
+        assert not profile.message(with_ratings=False).ratings
+        assert await players.profile("p-unknown") is None
         await redis.aclose()
 
     run(scenario())
