@@ -364,3 +364,19 @@ def test_the_bot_has_a_profile_of_its_own_and_players_show_their_ratings(
         await redis.aclose()
 
     run(scenario())
+
+
+def test_a_result_for_a_player_who_expired_is_not_counted(redis_url: str) -> None:
+    """A game that ends after a player's keys expired counts for nobody: no rating, no
+    record is made again, and nobody joins the board."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        player_id, *_ = await tokens.register("Yul", 1)
+        await redis.delete(keys.player(player_id))
+        assert await players.apply_result("g1", "war", player_id, Rating(), 1.0) is None
+        assert not await redis.exists(keys.player(player_id))
+        assert await players.leaderboard("war", 10) == []
+        await redis.aclose()
+
+    run(scenario())
