@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from matchmaker.clocks import start
+import dataclasses
+
+from matchmaker.clocks import start, stop
 from matchmaker.record import (
     BOT_PLAYER,
     ActionEntry,
@@ -149,3 +151,18 @@ def test_defence_in_depth_hides_arrays_the_engine_left_in() -> None:
     assert "d1" not in shown[0].text and not shown[0].cells and shown[0].side == "red"
     assert shown[1] == events[1]
     assert public_events(events, {"black"}) == events
+
+
+def test_a_finished_games_clocks_read_as_they_stopped() -> None:
+    """Clocks stop when a game ends: however late the game is looked at, its view shows
+    the time each side had left then, as of the moment it ended, with no clock running."""
+    running = record(deploying(nap.NAPOLEONIC_PHASE_MOVEMENT), [])
+    assert running.clock is not None
+    ended = dataclasses.replace(
+        running, status=GameStatus.FINISHED, clock=stop(running.clock, 40_000)
+    )
+    clock = game_view(ended, "pred", 100_000).clock
+    assert clock.running == ""
+    assert clock.as_of.ToMilliseconds() == 40_000
+    assert clock.remaining["black"].ToMilliseconds() == 20_000
+    assert clock.remaining["red"].ToMilliseconds() == 60_000

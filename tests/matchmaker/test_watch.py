@@ -152,3 +152,41 @@ def test_a_listener_pings_through_silences_and_keeps_its_connection(redis_url: s
                 await checker.aclose()
 
     asyncio.run(scenario())
+
+
+def test_a_watched_game_at_rest_costs_redis_no_reads(redis_url: str) -> None:
+    """A feed reads the game's stream when woken and only then: once on subscribing (to
+    catch up), once per announced update; while nothing happens, a watched game costs Redis
+    no reads however long its watchers stay (thousands of quiet games cost nothing)."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica:
+            checker = await store_client(redis_url)
+            try:
+
+                async def reads() -> int:
+                    stats = await checker.info("commandstats")
+                    return int(stats.get("cmdstat_xrange", {}).get("calls", 0))
+
+                base = await reads()
+                async with replica.hub.subscribe("g-at-rest") as updates:
+
+                    async def caught_up() -> bool:
+                        return await reads() >= base + 1
+
+                    await until(caught_up, "the feed's read on subscribing")
+                    update = Update(b"update 1", side="south")
+                    await replica.store.commit(
+                        Commit("g-at-rest", 0, {"status": "running"}, update=update)
+                    )
+                    batch = await asyncio.wait_for(updates.get(), 15)
+                    assert [entry.version for entry in batch.entries] == [1]
+                    assert await reads() == base + 2
+                    for _ in range(20):  # the replica's tasks run while these are answered
+                        await replica.redis.ping()
+                    assert await reads() == base + 2
+                    assert updates.empty()
+            finally:
+                await checker.aclose()
+
+    asyncio.run(scenario())
