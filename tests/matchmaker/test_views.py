@@ -351,3 +351,27 @@ def test_a_public_record_is_tagged_and_stops_before_hidden_moves() -> None:
     assert shown == [] and "Termination" not in tags and tags["Red"] == "Red"
     opened = record(deploying(nap.NAPOLEONIC_PHASE_MOVEMENT), MOVES)
     assert public_record(opened)[0] == MOVES
+
+
+def test_hidden_deployment_events_say_only_who_did_what() -> None:
+    kinds = [
+        game_pb2.EVENT_KIND_DEPLOYMENT_COMMITTED,
+        game_pb2.EVENT_KIND_DEPLOYMENT_SEALED,
+        game_pb2.EVENT_KIND_DEPLOYMENT_REVEALED,
+    ]
+    events = [game_pb2.Event(kind=k, side="red", text="d1=G", cells=["d1"]) for k in kinds]
+    assert public_events(events, {"red"}) == [
+        game_pb2.Event(kind=kinds[0], side="red", text="red's deployment is committed"),
+        game_pb2.Event(kind=kinds[1], side="red", text="red's deployment is sealed"),
+        game_pb2.Event(kind=kinds[2], side="red", text="red's deployment is revealed"),
+    ]
+
+
+def test_the_position_text_withholds_only_other_players_arrays() -> None:
+    state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
+    turn = "board 8x8; turn: black deploy_reveal 0"
+    state.position = f"{turn}; revealed red: d1=G; sealed black: U0VDUkVU"
+    red = redacted_state(state, "red").position
+    assert red == f"{turn}; revealed red: d1=G; sealed black: withheld"
+    black = redacted_state(state, "black").position
+    assert black == f"{turn}; revealed red: withheld; sealed black: U0VDUkVU"
