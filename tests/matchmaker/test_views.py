@@ -26,6 +26,7 @@ from matchmaker.views import (
     public_notation,
     public_record,
     redacted_state,
+    watch_message,
 )
 from wargame.v1 import game_pb2, matchmaker_pb2
 from wargame.v1 import napoleonic_pb2 as nap
@@ -375,3 +376,19 @@ def test_the_position_text_withholds_only_other_players_arrays() -> None:
     assert red == f"{turn}; revealed red: d1=G; sealed black: withheld"
     black = redacted_state(state, "black").position
     assert black == f"{turn}; revealed red: withheld; sealed black: U0VDUkVU"
+
+
+def test_an_update_shows_its_author_the_full_notation_while_hidden() -> None:
+    sent = matchmaker_pb2.WatchGameResponse(version=4, side="red", notations=["reveal (hidden)"])
+    entry = StreamEntry(4, sent.SerializeToString(), "red", ("reveal guards d1 salt 7373",))
+    view = game_view(war_record(), "", 10)
+    mine = watch_message(entry, "red", True, view)
+    assert list(mine.notations) == ["reveal guards d1 salt 7373"] and mine.game == view
+    theirs = watch_message(entry, "black", True, None)
+    assert list(theirs.notations) == ["reveal (hidden)"] and not theirs.HasField("game")
+    assert (theirs.version, theirs.side) == (4, "red")
+    assert list(watch_message(entry, "black", False, None).notations) == [
+        "reveal guards d1 salt 7373"
+    ]
+    plain = StreamEntry(5, sent.SerializeToString(), "red", ())
+    assert list(watch_message(plain, "red", True, None).notations) == ["reveal (hidden)"]
