@@ -230,8 +230,8 @@ def test_browsing_and_leaderboard_refusals_say_the_limits(ada: Client) -> None:
         (mm.BrowseGamesRequest(status=mm.GAME_STATUS_FINISHED), "status", listed),
         (mm.BrowseGamesRequest(page_size=101), "page_size", "page_size is at most 100"),
     ]
-    # Too long, not base64, not an offset, beyond the lists.
-    for token in ("MTA" * 11, "!!", _token("abc"), _token("10001")):
+    # Too long, not base64 (bad length; not UTF-8 inside), not an offset, beyond the lists.
+    for token in ("MTA" * 11, "a", "_w==", "!!", _token("abc"), _token("10001")):
         refusals.append((mm.BrowseGamesRequest(page_token=token), "page_token", malformed))
     for request, field, message in refusals:
         refused = expect_error(
