@@ -105,6 +105,8 @@ def test_moves_show_the_author_its_own_notation_and_others_the_public_one() -> N
     game = record(deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL), MOVES)
     red = game_view(game, "pred", 10)
     assert red.your_side == "red"
+    own = red.state.napoleonic.deployment.reveals[0]
+    assert (own.player, len(own.placements), own.withheld) == ("red", 1, False)
     assert list(red.moves) == ["reveal guards d1 salt 7373", "reveal (hidden)"]
     assert red.invite_code == "CODE"
     spectator = game_view(game, "someone", 10)
@@ -189,7 +191,7 @@ def war_record(**changes: object) -> GameRecord:
                 "south",
                 "psouth",
                 "South",
-                rating_before="1500.0,350.0,0.06,0",
+                rating_before="1480.0,340.0,0.061,3",
                 rating_after="1662.5,290.25,0.0599,1",
             ),
             Seat("north", "pnorth", "North"),
@@ -235,10 +237,10 @@ def test_a_view_carries_the_games_facts_and_its_seats() -> None:
     assert (south.rating_before.game, south.rating_after.game) == ("war", "war")
     before, after = south.rating_before, south.rating_after
     assert (before.rating, before.deviation, before.volatility, before.games) == (
-        1500.0,
-        350.0,
-        0.06,
-        0,
+        1480.0,
+        340.0,
+        0.061,
+        3,
     )
     assert (after.rating, after.deviation, after.volatility, after.games) == (
         1662.5,
@@ -320,6 +322,7 @@ def test_notices_say_what_happened_to_whom() -> None:
     back = notice_message(notice("RECONNECTED"), None)
     assert back.notice.kind == matchmaker_pb2.NOTICE_KIND_RECONNECTED
     assert back.notice.text == "north reconnected" and not back.HasField("game")
+    assert back.at.ToMilliseconds() == 0  # no time recorded
     warned = notice_message(notice("ABANDON_WARNING", d="1700000060000"), None).notice
     assert warned.kind == matchmaker_pb2.NOTICE_KIND_ABANDON_WARNING
     assert warned.text == (
@@ -334,6 +337,8 @@ def test_notices_say_what_happened_to_whom() -> None:
     )
     odd = notice_message(notice("SOMETHING_NEW"), None).notice
     assert (odd.kind, odd.text) == (matchmaker_pb2.NOTICE_KIND_UNSPECIFIED, "")
+    sideless = StreamEntry(7, b"", "", (), seq=2, notice={"n": "SOMETHING_NEW"})
+    assert notice_message(sideless, None).notice.side == ""
 
 
 def test_a_public_record_is_tagged_and_stops_before_hidden_moves() -> None:
