@@ -322,7 +322,7 @@ def test_notices_say_what_happened_to_whom() -> None:
     back = notice_message(notice("RECONNECTED"), None)
     assert back.notice.kind == matchmaker_pb2.NOTICE_KIND_RECONNECTED
     assert back.notice.text == "north reconnected" and not back.HasField("game")
-    assert back.at.ToMilliseconds() == 0  # no time recorded
+    assert back.at.ToMilliseconds() == 0 and back.notice.game_id == ""  # no time, no game
     warned = notice_message(notice("ABANDON_WARNING", d="1700000060000"), None).notice
     assert warned.kind == matchmaker_pb2.NOTICE_KIND_ABANDON_WARNING
     assert warned.text == (
