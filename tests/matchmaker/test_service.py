@@ -5,6 +5,7 @@ its own secret deployment while the others' stay withheld."""
 from __future__ import annotations
 
 import asyncio
+import base64
 from collections.abc import Callable
 
 import grpc
@@ -125,3 +126,185 @@ def test_the_replicas_server_answers_health_checks_on_its_health_port(redis_url:
             await replica.close()
 
     asyncio.run(scenario())
+
+
+BOT = mm.SEAT_KIND_BOT
+
+
+# CreateGame requests refused for one field: the field, and what the refusal says.
+CREATION_REFUSALS: list[tuple[mm.CreateGameRequest, str, str]] = [
+    (
+        mm.CreateGameRequest(game="war", side="east"),
+        "side",
+        "war has no side 'east'; sides: south, north",
+    ),
+    (
+        mm.CreateGameRequest(game="war", side="south", bot_sides=["east"]),
+        "bot_sides",
+        "bot_sides lists 'east': list each of the other sides at most once (north)",
+    ),
+    (
+        mm.CreateGameRequest(game="war", side="south", bot_sides=["north", "north"]),
+        "bot_sides",
+        "bot_sides lists 'north': list each of the other sides at most once (north)",
+    ),
+    (
+        mm.CreateGameRequest(game="war", side="south", bot_sides=["south"]),
+        "bot_sides",
+        "bot_sides lists 'south': list each of the other sides at most once (north)",
+    ),
+    (
+        mm.CreateGameRequest(game="war", side="south", bot_sides=["north"], opponent=BOT),
+        "bot_sides",
+        "bot_sides is for games against people (opponent HUMAN)",
+    ),
+    (
+        mm.CreateGameRequest(game="war", opponent=BOT, bot_time=seconds(0)),
+        "bot_time",
+        "bot_time must be above 0 and at most 10 s",
+    ),
+    (
+        mm.CreateGameRequest(game="war", opponent=BOT, bot_time=seconds(10.5)),
+        "bot_time",
+        "bot_time must be above 0 and at most 10 s",
+    ),
+    (
+        mm.CreateGameRequest(game="war", opponent=BOT, rated=True),
+        "rated",
+        "games with a bot seat are never rated: leave rated unset",
+    ),
+    (
+        mm.CreateGameRequest(game="war", opponent=BOT, bot_level=6),
+        "bot_level",
+        "bot_level is 1 (weakest) to 5, or 0 for the default",
+    ),
+    (
+        mm.CreateGameRequest(game="war", bot_time=seconds(1)),
+        "bot_time",
+        "bot_time and bot_level are for games against the bot (opponent BOT)",
+    ),
+    (
+        mm.CreateGameRequest(game="war", bot_level=3),
+        "bot_level",
+        "bot_time and bot_level are for games against the bot (opponent BOT)",
+    ),
+    (mm.CreateGameRequest(game="war", opponent=7), "opponent", "opponent is HUMAN or BOT"),  # type: ignore[arg-type]
+    (
+        mm.CreateGameRequest(game="war", visibility=9),  # type: ignore[arg-type]
+        "visibility",
+        "visibility is PUBLIC or PRIVATE",
+    ),
+]
+
+
+def test_a_refused_game_creation_names_the_field_and_what_it_may_hold(ada: Client) -> None:
+    for request, field, message in CREATION_REFUSALS:
+        refused = expect_error(
+            lambda request=request: ada.CreateGame(request),  # type: ignore[misc]
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+        )
+        assert (refused.fields, refused.message) == (((field, message),), message), request
+
+
+def test_bot_settings_at_their_limits_are_accepted(ada: Client) -> None:
+    """The longest bot time (10 s here) and the strongest level (5) are allowed."""
+    game = ada.CreateGame(
+        mm.CreateGameRequest(game="war", opponent=BOT, bot_time=seconds(10), bot_level=5)
+    ).game
+    assert game.status == mm.GAME_STATUS_RUNNING
+    assert [seat.bot_level for seat in game.seats if seat.kind == BOT] == [5]
+
+
+def _token(offset: str) -> str:
+    return base64.urlsafe_b64encode(offset.encode()).decode()
+
+
+def test_browsing_and_leaderboard_refusals_say_the_limits(ada: Client) -> None:
+    """Browse lists hold OPEN and RUNNING games only; pages and leaderboards are at most
+    100 long; a page token is one the server handed out (an offset within the lists)."""
+    ada.CreateGame(mm.CreateGameRequest(game="war"))
+    listed = "only OPEN and RUNNING games are listed"
+    malformed = "the page token is malformed"
+    refusals = [
+        (mm.BrowseGamesRequest(status=mm.GAME_STATUS_FINISHED), "status", listed),
+        (mm.BrowseGamesRequest(page_size=101), "page_size", "page_size is at most 100"),
+    ]
+    # Too long, not base64 (bad length; not UTF-8 inside), not an offset, beyond the lists.
+    for token in ("MTA" * 11, "a", "_w==", "!!", _token("abc"), _token("10001")):
+        refusals.append((mm.BrowseGamesRequest(page_token=token), "page_token", malformed))
+    for request, field, message in refusals:
+        refused = expect_error(
+            lambda request=request: ada.BrowseGames(request),  # type: ignore[misc]
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+        )
+        assert (refused.fields, refused.message) == (((field, message),), message), request
+    # At the limits: accepted. A 32-character token (offset 1) is as long as one may be.
+    assert len(ada.BrowseGames(mm.BrowseGamesRequest(page_size=100)).games) == 1
+    assert len(_token("0" * 23 + "1")) == 32
+    assert not ada.BrowseGames(mm.BrowseGamesRequest(page_token=_token("0" * 23 + "1"))).games
+    assert not ada.BrowseGames(mm.BrowseGamesRequest(page_token=_token("10000"))).games
+    missing = expect_error(
+        lambda: ada.GetLeaderboard(mm.GetLeaderboardRequest()),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MISSING_FIELD",
+    )
+    assert (missing.fields, missing.message) == (
+        (("game", "game is required"),),
+        "game is required",
+    )
+    too_long = expect_error(
+        lambda: ada.GetLeaderboard(mm.GetLeaderboardRequest(game="war", limit=101)),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    assert too_long.fields == (("limit", "limit is at most 100"),)
+    assert too_long.message == "limit is at most 100"
+    ada.GetLeaderboard(mm.GetLeaderboardRequest(game="war", limit=100))
+
+
+def test_refusals_of_game_calls_say_what_is_wrong(
+    ada: Client, matchmaker: InProcessMatchmaker
+) -> None:
+    """Unknown players, an unplayed game's record, a watch beyond the game's version, a
+    join naming no game and a call without a token: each refusal says why."""
+    game = ada.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
+    nobody = expect_error(
+        lambda: ada.GetPlayer(mm.GetPlayerRequest(player_id="nobody")),
+        grpc.StatusCode.NOT_FOUND,
+        "PLAYER_NOT_FOUND",
+    )
+    assert (nobody.fields, nobody.message) == (
+        (("player_id", "no player 'nobody'"),),
+        "no player 'nobody'",
+    )
+    unplayed = expect_error(
+        lambda: ada.GetRecord(mm.GetRecordRequest(game_id=game.id)),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "GAME_NOT_STARTED",
+    )
+    assert unplayed.message == f"game {game.id} was never played"
+    beyond = expect_error(
+        lambda: list(ada.WatchGame(mm.WatchGameRequest(game_id=game.id, after_version=5))),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    message = "after_version 5 is beyond the game's version 1"
+    assert (beyond.fields, beyond.message) == ((("after_version", message),), message)
+    nowhere = expect_error(
+        lambda: ada.JoinGame(mm.JoinGameRequest()),
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MISSING_FIELD",
+    )
+    assert nowhere.fields == (("game_id", "game_id is required"),)
+    anonymous = Client(matchmaker.address)
+    try:
+        unknown = expect_error(
+            lambda: anonymous.CreateGame(mm.CreateGameRequest(game="war")),
+            grpc.StatusCode.UNAUTHENTICATED,
+            "TOKEN_MISSING",
+        )
+    finally:
+        anonymous.close()
+    assert unknown.message == "this call needs a player token: authorization: Bearer <token>"

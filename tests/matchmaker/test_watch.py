@@ -13,10 +13,13 @@ import pytest
 from redis.asyncio.cluster import RedisCluster
 
 from matchmaker import keys
+from matchmaker.record import GameStatus
 from matchmaker.server import Replica
 from matchmaker.store import Commit, Update
+from matchmaker.watch import finished_at
 from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs, store_client
+from tests.matchmaker.test_views import war_record
 from wargame.runtime.refusal import Reason, Refusal
 
 pytestmark = pytest.mark.integration
@@ -150,5 +153,105 @@ def test_a_listener_pings_through_silences_and_keeps_its_connection(redis_url: s
                     assert [entry.version for entry in batch.entries] == [1]
             finally:
                 await checker.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_watched_game_at_rest_costs_redis_no_reads(redis_url: str) -> None:
+    """A feed reads the game's stream when woken and only then: once on subscribing (to
+    catch up), once per announced update; while nothing happens, a watched game costs Redis
+    no reads however long its watchers stay (thousands of quiet games cost nothing)."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica:
+            checker = await store_client(redis_url)
+            try:
+
+                async def reads() -> int:
+                    stats = await checker.info("commandstats")
+                    return int(stats.get("cmdstat_xrange", {}).get("calls", 0))
+
+                base = await reads()
+                async with replica.hub.subscribe("g-at-rest") as updates:
+
+                    async def caught_up() -> bool:
+                        return await reads() >= base + 1
+
+                    await until(caught_up, "the feed's read on subscribing")
+                    update = Update(b"update 1", side="south")
+                    await replica.store.commit(
+                        Commit("g-at-rest", 0, {"status": "running"}, update=update)
+                    )
+                    batch = await asyncio.wait_for(updates.get(), 15)
+                    assert [entry.version for entry in batch.entries] == [1]
+                    assert await reads() == base + 2
+                    for _ in range(20):  # the replica's tasks run while these are answered
+                        await replica.redis.ping()
+                    assert await reads() == base + 2
+                    assert updates.empty()
+            finally:
+                await checker.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_is_over_at_the_last_version_of_a_finished_game() -> None:
+    finished = war_record(status=GameStatus.FINISHED, version=7)
+    assert finished_at(finished, 7) and finished_at(finished, 8)
+    assert not finished_at(finished, 6)  # updates are still to be sent
+    assert not finished_at(war_record(version=7), 7)  # running: more will come
+    assert not finished_at(None, 7)  # expired: nothing to say it ended
+
+
+def test_a_listener_left_without_games_and_cut_off_is_forgotten(redis_url: str) -> None:
+    """Once its last watcher has gone and its connection is lost, a listener ends and the
+    replica forgets it; the next watcher of a game there gets a new one, which works."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica:
+            hub = replica.hub
+            channel = keys.game_channel("g-left")
+
+            async def subscribed() -> bool:
+                counts = await replica.redis.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+                return bool(counts[1])
+
+            async with hub.subscribe("g-left"):
+                listener = hub.listeners["redis"]
+                await until(subscribed, "the listener subscribed")
+            unsubscribed: list[str] = []
+
+            async def left() -> bool:  # the listener's connection, its channel given up
+                clients = await replica.redis.execute_command("CLIENT", "LIST")
+                text = clients.decode() if isinstance(clients, bytes) else str(clients)
+                unsubscribed[:] = [
+                    line.split("id=", 1)[1].split()[0]
+                    for line in text.splitlines()
+                    if "cmd=sunsubscribe" in line.split()
+                ]
+                return bool(unsubscribed)
+
+            await until(left, "the listener gave up its channel")
+            await replica.redis.execute_command("CLIENT", "KILL", "ID", *unsubscribed)
+
+            async def ended() -> bool:
+                return listener.task.done()
+
+            await until(ended, "the listener ended")
+            assert hub.listeners == {}
+            async with hub.subscribe("g-later") as updates:
+                assert hub.listeners["redis"] is not listener
+                update = Update(b"update 1", side="south")
+
+                async def delivered() -> bool:
+                    with contextlib.suppress(Refusal):  # the game exists once committed
+                        await replica.store.commit(
+                            Commit("g-later", 0, {"status": "running"}, update=update)
+                        )
+                    return not updates.empty()
+
+                await until(delivered, "an update delivered through the new listener")
+                batch = updates.get_nowait()
+                assert [entry.version for entry in batch.entries] == [1]
 
     asyncio.run(scenario())
