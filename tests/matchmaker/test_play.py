@@ -518,3 +518,92 @@ def test_a_rated_game_of_alliances_ranks_the_winning_alliance_first() -> None:
     drew = dataclasses.replace(game, state_bytes=game_pb2.GameState().SerializeToString())
     teams = [[ratings["red"], BEFORE], [ratings["black"], ratings["green"]]]
     assert _team_result(drew, drawn, "blue")(BEFORE) == team_update(teams, [1, 1])[0][1]
+
+
+def test_a_finished_game_leaves_the_lobby_frees_its_players_and_is_no_longer_due(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    """A public game ends: the lobby no longer lists it among running games, its players
+    may sit in another (at most one unfinished game each here), the sweeper has nothing
+    left to do for it."""
+    matchmaker = replica(max_open_games=1)
+    players = players_of(matchmaker.address, clients, "south", "north")
+    game = start_game(players, "war")
+    south = players["south"]
+
+    def listed() -> bool:
+        running = south.BrowseGames(mm.BrowseGamesRequest(status=mm.GAME_STATUS_RUNNING)).games
+        return any(view.id == game.id for view in running)
+
+    async def kept(replica: Replica) -> tuple[bool, float | None, list[bool]]:
+        """Whether the lobby's running list holds the game, its due time, and whether each
+        player's unfinished games count it."""
+        rows = await replica.store.list_page([GameStatus.RUNNING], ["war"], 0, 50)
+        due: float | None = await replica.redis.zscore(replica.store._due(game.id), game.id)
+        counted = [
+            await replica.redis.zscore(keys.player_games(client.player_id), game.id) is not None
+            for client in players.values()
+        ]
+        return any(row[2] == game.id for row in rows), due, counted
+
+    assert listed()
+    assert matchmaker.call(kept)[0] and matchmaker.call(kept)[2] == [True, True]
+    expect_error(
+        lambda: south.CreateGame(mm.CreateGameRequest(game="war")),
+        Code.RESOURCE_EXHAUSTED,
+        "TOO_MANY_GAMES",
+    )
+    players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    # (The store first: browsing also drops a finished game it comes across.)
+    assert matchmaker.call(kept) == (False, None, [False, False])
+    assert not listed()
+    for client in players.values():
+        assert client.CreateGame(mm.CreateGameRequest(game="war")).game.status == (
+            mm.GAME_STATUS_OPEN
+        )
+
+
+def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    """South wins a rated game: both ratings move, once, and the game keeps them; a
+    settlement that stopped after counting them (before keeping them) keeps, when run
+    again, the rating the game began with and the one the player has now."""
+    first = start_game(war_players, "war", rated=True)
+    war_players["south"].Resign(mm.ResignRequest(game_id=first.id))
+    game = start_game(war_players, "war", rated=True)  # begun with the ratings of the first
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    ended = war_players["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert ended.outcome.winner == "south"
+    seats = {seat.side: seat for seat in ended.seats}
+    assert seats["south"].rating_after.rating > seats["south"].rating_before.rating
+    assert seats["north"].rating_after.rating < seats["north"].rating_before.rating
+
+    def rating(client: Client) -> float:
+        (held,) = client.GetPlayer(mm.GetPlayerRequest()).player.ratings
+        return float(held.rating)
+
+    now = {side: rating(client) for side, client in war_players.items()}
+    assert now == {side: seat.rating_after.rating for side, seat in seats.items()}
+
+    async def settle_again(replica: Replica) -> GameRecord:
+        record, _ = await replica.store.get(game.id)
+        kept = dataclasses.replace(
+            record,
+            seats=[dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats],
+            rating_status=RatingStatus.PENDING,
+        )
+        await replica.play.settle_ratings(kept)
+        after, _ = await replica.store.get(game.id)
+        return after
+
+    after = matchmaker.call(settle_again)
+    assert after.rating_status == RatingStatus.DONE
+    assert {side: rating(client) for side, client in war_players.items()} == now
+    for seat in after.seats:
+        assert seat.rating and seat.rating_before == seat.rating
+        assert Rating.parse(seat.rating_after).rating == now[seat.side]
+    view = war_players["south"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert [s.rating_after.rating for s in view.seats] == [
+        s.rating_after.rating for s in ended.seats
+    ]
