@@ -607,3 +607,53 @@ def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
     assert [s.rating_after.rating for s in view.seats] == [
         s.rating_after.rating for s in ended.seats
     ]
+
+
+def test_a_key_sent_again_replays_only_the_same_submission_at_the_same_version(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A retried submission gets the first one's answer; the same key on other actions or
+    at another version is refused with the key named as the fault."""
+    south = war_players["south"]
+    game = start_game(war_players, "war")
+    first, other = (entry.action for entry in legal_actions(engine_stub, game.state)[:2])
+
+    def submit(action: game_pb2.Action, version: int = game.version) -> Any:
+        return south.SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=version, idempotency_key="k", actions=[action]
+            )
+        )
+
+    played = submit(first)
+    again = submit(first)
+    assert again.replayed and list(again.notations) == list(played.notations)
+    assert [(e.kind, e.text) for e in again.events] == [(e.kind, e.text) for e in played.events]
+    for attempt in (lambda: submit(other), lambda: submit(first, game.version + 1)):
+        reused = expect_error(attempt, Code.INVALID_ARGUMENT, "IDEMPOTENCY_KEY_REUSED")
+        assert reused.message == "this idempotency key was used for a different submission"
+        assert field_names(reused) == ["idempotency_key"]
+
+
+def test_a_sealed_array_sent_again_replays_its_full_notation_to_its_author(
+    napoleonic_players: dict[str, Client],
+) -> None:
+    """The replay of a hidden action answers its author with what was sent, not the public
+    stand-in others see."""
+    red = napoleonic_players["red"]
+    game = start_game(
+        napoleonic_players,
+        "napoleonic",
+        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
+    )
+    array = f"seal {sealed_array('red')}"
+    request = mm.SubmitActionsRequest(
+        game_id=game.id,
+        expected_version=game.version,
+        idempotency_key="seal-1",
+        actions=[game_pb2.Action(side="red", notation=array)],
+    )
+    played = red.SubmitActions(request)
+    again = red.SubmitActions(request)
+    assert not played.replayed and again.replayed
+    assert list(again.notations) == list(played.notations) == [array]
