@@ -657,3 +657,41 @@ def test_a_sealed_array_sent_again_replays_its_full_notation_to_its_author(
     again = red.SubmitActions(request)
     assert not played.replayed and again.replayed
     assert list(again.notations) == list(played.notations) == [array]
+
+
+def test_a_server_made_action_the_engine_refuses_is_refused_not_retried(
+    war_players: dict[str, Client],
+) -> None:
+    """North offers a draw twice: the second offer is the engine's refusal, at once, and
+    the game does not change."""
+    north = war_players["north"]
+    game = start_game(war_players, "war")
+    offered = north.OfferDraw(mm.OfferDrawRequest(game_id=game.id)).game
+    refused = expect_error(
+        lambda: north.OfferDraw(mm.OfferDrawRequest(game_id=game.id)), Code.FAILED_PRECONDITION
+    )
+    assert refused.reason != "VERSION_CONFLICT" and "kept changing" not in refused.message
+    assert north.GetGame(mm.GetGameRequest(game_id=game.id)).game.version == offered.version
+
+
+def test_a_server_made_action_without_a_try_left_says_the_game_kept_changing(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    """With no optimistic retry allowed (`submit_retries` 0), a resignation is never
+    committed: the caller is told to try again, and the game goes on."""
+    matchmaker = replica()
+    players = players_of(matchmaker.address, clients, "south", "north")
+    game = start_game(players, "war")  # joining is a server-made commit too: then no retry
+
+    async def no_retries(replica: Replica) -> None:
+        replica.play.settings = dataclasses.replace(replica.play.settings, submit_retries=0)
+
+    matchmaker.call(no_retries)
+    refused = expect_error(
+        lambda: players["north"].Resign(mm.ResignRequest(game_id=game.id)),
+        Code.ABORTED,
+        "VERSION_CONFLICT",
+    )
+    assert refused.message == "the game kept changing; try again"
+    view = players["south"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert view.status == mm.GAME_STATUS_RUNNING and view.version == game.version
