@@ -425,15 +425,20 @@ def test_two_clocks_out_together_draw_a_game_of_two_and_the_caller_is_told(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
     """Both deploying sides are out of time when a request looks (a minute on): the game
-    ends drawn on time with its clocks stopped, its watchers get the ending, and the
-    request is refused as GAME_OVER with how it ended; a second request that read the
-    game before the first committed is told who ran out of time."""
+    ends drawn on time with its clocks stopped, its watchers get the ending, its ratings
+    wait for the sweeper (one cannot be read now), and the request is refused as GAME_OVER
+    with how it ended; a second request that read the game before the first committed is
+    told who ran out of time."""
     game = dawn_game(matchmaker, clients)
     reasons = finished_games("TIME")
 
     async def flag_both(replica: Replica) -> tuple[Refusal, Refusal, GameRecord, Any]:
         record, now = await replica.store.get(game.id)
         later = now + 61_000
+        # Red's stored rating cannot be read: the ratings are left for the sweeper.
+        red = record.seat_for("red")
+        assert red is not None
+        await replica.redis.hset(keys.player(red.player), f"rating:{record.rating_pool}", "garbled")
         with pytest.raises(Refusal) as first:
             await replica.play._check_flag(record, later)
         with pytest.raises(Refusal) as second:
@@ -462,7 +467,7 @@ def test_two_clocks_out_together_draw_a_game_of_two_and_the_caller_is_told(
     assert set(after.clock.remaining) == {"red", "black"}
     assert all(left <= 0 for left in after.clock.remaining.values())
     assert after.clock.at_ms == after.updated_ms  # frozen as it ended
-    assert after.rating_status == RatingStatus.DONE  # rated: settled as it ended
+    assert after.rating_status == RatingStatus.PENDING  # rated: to be settled
     assert finished_games("TIME") == reasons + 1
     update = mm.WatchGameResponse.FromString(entry.message)
     assert [(e.kind, e.text) for e in update.events] == [(game_pb2.EVENT_KIND_GAME_OVER, message)]
