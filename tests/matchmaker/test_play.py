@@ -700,3 +700,17 @@ def test_a_server_made_action_without_a_try_left_says_the_game_kept_changing(
     assert refused.message == "the game kept changing; try again"
     view = players["south"].GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert view.status == mm.GAME_STATUS_RUNNING and view.version == game.version
+
+
+def test_a_game_that_ends_stops_the_clocks_without_an_increment(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    """North resigns while South's clock runs: the clocks stop as they are, and South,
+    whose turn ended with the game, earns no increment."""
+    control = mm.TimeControl(base=seconds(60), increment=seconds(30))
+    game = start_game(war_players, "war", time_control=control)
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    record, _ = matchmaker.call(lambda replica: replica.store.get(game.id))
+    assert record.status == GameStatus.FINISHED and record.clock is not None
+    assert record.clock.running == () and record.clock.remaining["north"] == 60_000
+    assert 0 < record.clock.remaining["south"] <= 60_000
