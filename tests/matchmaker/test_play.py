@@ -105,6 +105,7 @@ def test_a_player_out_of_time_in_a_game_of_four_is_out_and_the_caller_looks_agai
         "fetch it and try again"
     )
     assert refusal.metadata == {"current_version": str(after.version)}
+    assert [name for name, _ in refusal.fields] == ["expected_version"]
 
 
 def test_a_submission_committed_again_under_its_key_replays_the_first(
