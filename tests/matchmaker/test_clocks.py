@@ -63,6 +63,7 @@ def test_of_two_clocks_out_the_one_that_ran_out_first_alone_has_fallen() -> None
 def test_stop_freezes_the_clock() -> None:
     clock = clocks.stop(clocks.start(60_000, 0, ["a", "b"], 0, ["a"]), 7_000)
     assert clock.running == () and clock.remaining["a"] == 53_000
+    assert clock.at_ms == 7_000  # stored as the moment the game ended
     assert clocks.deadline(clock) is None and clocks.fallen(clock, 10**9) == ()
 
 

@@ -13,14 +13,15 @@ import pytest
 from prometheus_client import REGISTRY
 
 from matchmaker import keys
-from matchmaker.play import Played, _pair_result, require_running
-from matchmaker.ratings import Rating, Result, update
+from matchmaker.play import Played, _pair_result, _team_result, require_running
+from matchmaker.ratings import Rating, Result, team_update, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
     captured_logs,
+    expect_error,
     legal_actions,
     sealed_array,
     seconds,
@@ -28,6 +29,7 @@ from tests.matchmaker.helpers import (
 )
 from tests.matchmaker.test_multiplayer import four_people, players_out
 from wargame.runtime.refusal import Code, Reason, Refusal
+from wargame.runtime.status import ErrorDetails
 from wargame.v1 import game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -103,6 +105,7 @@ def test_a_player_out_of_time_in_a_game_of_four_is_out_and_the_caller_looks_agai
         "fetch it and try again"
     )
     assert refusal.metadata == {"current_version": str(after.version)}
+    assert [name for name, _ in refusal.fields] == ["expected_version"]
 
 
 def test_a_submission_committed_again_under_its_key_replays_the_first(
@@ -219,3 +222,496 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
             await replica.close()
 
     asyncio.run(scenario())
+
+
+def field_names(details: ErrorDetails) -> list[str]:
+    """The request fields a refusal names."""
+    return [name for name, _ in details.fields]
+
+
+def test_a_submission_is_checked_before_the_game_is_read(
+    replica: Callable[..., InProcessMatchmaker],
+    clients: Callable[..., Client],
+    engine_stub: Any,
+) -> None:
+    """What a submission must carry, refused with the field at fault: a game id that could
+    be one, some actions but no more than the limit, a key of at most 200 characters; and
+    the caller's token is checked even so."""
+    matchmaker = replica(max_actions_per_submit=2)
+    players = players_of(matchmaker.address, clients, "south", "north")
+    game = start_game(players, "war")
+    first = legal_actions(engine_stub, game.state)[0].action
+
+    def submit(client: Client, *actions: game_pb2.Action, **request: Any) -> Any:
+        fields: dict[str, Any] = {"game_id": game.id, "expected_version": game.version}
+        fields.update(request)
+        return client.SubmitActions(mm.SubmitActionsRequest(actions=list(actions), **fields))
+
+    south = players["south"]
+    too_many = expect_error(
+        lambda: submit(south, first, first, first), Code.INVALID_ARGUMENT, "TOO_MANY_ACTIONS"
+    )
+    assert too_many.message == "3 actions; at most 2" and field_names(too_many) == ["actions"]
+    # As many as the limit allows pass on to the engine, which judges the second move.
+    at_limit = expect_error(lambda: submit(south, first, first), Code.FAILED_PRECONDITION)
+    assert at_limit.message == "it is not south's turn: north to act"
+    assert at_limit.metadata == {"index": "1"}  # the engine's word on the second action
+    none = expect_error(lambda: submit(south), Code.INVALID_ARGUMENT, "MISSING_FIELD")
+    assert field_names(none) == ["actions"]
+    no_id = expect_error(lambda: submit(south, first, game_id=""), Code.INVALID_ARGUMENT)
+    assert no_id.reason == "MISSING_FIELD" and field_names(no_id) == ["game_id"]
+    bad_id = expect_error(
+        lambda: submit(south, first, game_id="no such game"), Code.NOT_FOUND, "SESSION_NOT_FOUND"
+    )
+    assert "no such game" in bad_id.message and field_names(bad_id) == ["game_id"]
+    long_key = expect_error(
+        lambda: submit(south, first, idempotency_key="k" * 201),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    assert long_key.message == "the idempotency key is longer than 200 characters"
+    assert field_names(long_key) == ["idempotency_key"]
+    # Without a token a faulty request is refused for the token, not for its fault.
+    anonymous = clients(matchmaker.address)
+    expect_error(lambda: submit(anonymous), Code.UNAUTHENTICATED, "TOKEN_MISSING")
+    # Nothing of that changed the game; a key of 200 characters is kept.
+    played = submit(south, first, idempotency_key="k" * 200)
+    assert played.game.version == game.version + 1 and not played.replayed
+    again = submit(south, first, idempotency_key="k" * 200)
+    assert again.replayed and again.game.version == played.game.version
+
+
+def test_each_action_of_a_submission_is_checked_with_its_place(
+    matchmaker: InProcessMatchmaker,
+    war_players: dict[str, Client],
+    clients: Callable[..., Client],
+    engine_stub: Any,
+) -> None:
+    """Refusals name the action at fault and say what is wrong with it: no kind, another
+    player's side, out of turn, a reason to resign that only the matchmaker gives, a stale
+    version, a game unknown or not the caller's."""
+    south, north = war_players["south"], war_players["north"]
+    game = start_game(war_players, "war")
+    first = legal_actions(engine_stub, game.state)[0].action
+
+    def submit(client: Client, *actions: game_pb2.Action, version: int = game.version) -> Any:
+        return client.SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=version, actions=list(actions)
+            )
+        )
+
+    empty = expect_error(lambda: submit(south, first, game_pb2.Action()), Code.INVALID_ARGUMENT)
+    assert empty.reason == "MISSING_FIELD" and field_names(empty) == ["actions[1].kind"]
+    theirs = expect_error(
+        lambda: submit(north, game_pb2.Action(offer_draw=game_pb2.OfferDraw()), first),
+        Code.PERMISSION_DENIED,
+        "NOT_A_PLAYER",
+    )
+    assert theirs.message == "you play north, not south"
+    assert field_names(theirs) == ["actions[1].side"]
+    as_north = game_pb2.Action(side="north", notation="a8-a7")
+    early = expect_error(lambda: submit(north, as_north), Code.FAILED_PRECONDITION, "NOT_YOUR_TURN")
+    assert early.message == "it is not north's turn: south to act"
+    assert field_names(early) == ["actions[0]"]
+    by_time = game_pb2.Action(resign=game_pb2.Resign(reason=game_pb2.OUTCOME_REASON_TIME))
+    timed = expect_error(lambda: submit(south, by_time), Code.INVALID_ARGUMENT)
+    assert (
+        timed.message == "players resign with RESIGNATION; TIME and ABANDONED are the matchmaker's"
+    )
+    assert field_names(timed) == ["actions[0].resign.reason"]
+    stale = expect_error(
+        lambda: submit(south, first, version=game.version - 1), Code.ABORTED, "VERSION_CONFLICT"
+    )
+    assert stale.message == (
+        f"the game is at version {game.version}, not {game.version - 1}: fetch it and try again"
+    )
+    assert field_names(stale) == ["expected_version"]
+    assert stale.metadata["current_version"] == str(game.version)
+    stranger = clients(matchmaker.address, "Stranger")
+    unseated = expect_error(lambda: submit(stranger, first), Code.PERMISSION_DENIED)
+    assert unseated.message == f"you hold no seat in game {game.id}"
+    unknown_id = "g" + "0" * (len(game.id) - 1)
+    unknown = expect_error(
+        lambda: south.SubmitActions(
+            mm.SubmitActionsRequest(game_id=unknown_id, expected_version=2, actions=[first])
+        ),
+        Code.NOT_FOUND,
+        "SESSION_NOT_FOUND",
+    )
+    assert unknown.message.endswith("(unknown or expired)") and unknown_id in unknown.message
+    assert field_names(unknown) == ["game_id"]
+    assert south.GetGame(mm.GetGameRequest(game_id=game.id)).game.version == game.version
+    # Offers and resignations need not wait for the turn; a side left out is the caller's.
+    offer = game_pb2.Action(offer_draw=game_pb2.OfferDraw())
+    offered = submit(north, offer).game
+    assert offered.version == game.version + 1 and offered.state.draw_offer == "north"
+    resigned = submit(north, game_pb2.Action(resign=game_pb2.Resign()), version=offered.version)
+    outcome = resigned.game.outcome
+    assert resigned.game.status == mm.GAME_STATUS_FINISHED
+    assert (outcome.winner, outcome.reason) == ("south", game_pb2.OUTCOME_REASON_RESIGNATION)
+
+
+def test_a_game_waiting_for_players_refuses_a_submission_by_its_id(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    south = war_players["south"]
+    created = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
+    first = legal_actions(engine_stub, created.state)[0].action
+    waiting = expect_error(
+        lambda: south.SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=created.id, expected_version=created.version, actions=[first]
+            )
+        ),
+        Code.FAILED_PRECONDITION,
+        "GAME_NOT_STARTED",
+    )
+    assert waiting.message == f"game {created.id} is waiting for players"
+
+
+def test_a_resignation_by_someone_without_a_seat_names_the_game(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], clients: Callable[..., Client]
+) -> None:
+    game = start_game(war_players, "war")
+    stranger = clients(matchmaker.address, "Stranger")
+    refused = expect_error(
+        lambda: stranger.Resign(mm.ResignRequest(game_id=game.id)),
+        Code.PERMISSION_DENIED,
+        "NOT_A_PLAYER",
+    )
+    assert refused.message == f"you hold no seat in game {game.id}"
+
+
+def finished_games(reason: str) -> float:
+    """How many games the matchmaker counted as finished for `reason`."""
+    sample = REGISTRY.get_sample_value(
+        "wargame_matchmaker_games_finished_total", {"reason": reason}
+    )
+    return sample or 0.0
+
+
+def test_a_finished_game_is_counted_by_its_reason_and_logged_with_its_outcome(
+    war_players: dict[str, Client],
+) -> None:
+    game = start_game(war_players, "war")
+    before = finished_games("RESIGNATION")
+    with captured_logs() as logs:
+        ended = war_players["north"].Resign(mm.ResignRequest(game_id=game.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED and ended.outcome.message
+    assert finished_games("RESIGNATION") == before + 1
+    finished = [
+        entry.get("outcome")
+        for entry in logs
+        if entry.get("event") == "game finished" and entry.get("game_id") == game.id
+    ]
+    assert finished == [ended.outcome.message]
+
+
+def dawn_game(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> mm.GameView:
+    """A rated Attack-at-Dawn game with one minute each: both sides deploy at once."""
+    players = players_of(matchmaker.address, clients, "red", "black")
+    game = start_game(
+        players,
+        "napoleonic",
+        options={"scenario": "attack_at_dawn"},
+        rated=True,
+        time_control=mm.TimeControl(base=seconds(60)),
+    )
+    assert sorted(game.clock.running.split(",")) == ["black", "red"]
+    return game
+
+
+def test_two_clocks_out_together_draw_a_game_of_two_and_the_caller_is_told(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Both deploying sides are out of time when a request looks (a minute on): the game
+    ends drawn on time with its clocks stopped, its watchers get the ending, its ratings
+    wait for the sweeper (one cannot be read now), and the request is refused as GAME_OVER
+    with how it ended; a second request that read the game before the first committed is
+    told who ran out of time."""
+    game = dawn_game(matchmaker, clients)
+    reasons = finished_games("TIME")
+
+    async def flag_both(replica: Replica) -> tuple[Refusal, Refusal, GameRecord, Any]:
+        record, now = await replica.store.get(game.id)
+        later = now + 61_000
+        # Red's stored rating cannot be read: the ratings are left for the sweeper.
+        red = record.seat_for("red")
+        assert red is not None
+        await replica.redis.hset(keys.player(red.player), f"rating:{record.rating_pool}", "garbled")
+        with pytest.raises(Refusal) as first:
+            await replica.play._check_flag(record, later)
+        with pytest.raises(Refusal) as second:
+            await replica.play._check_flag(record, later)  # read before the first ended it
+        after, _ = await replica.store.get(game.id)
+        entry = await replica.store.update_at(game.id, after.version)
+        return first.value, second.value, after, entry
+
+    first, second, after, entry = matchmaker.call(flag_both)
+    message = "black and red ran out of time together: a draw"
+    assert (first.code, first.reason) == (Code.FAILED_PRECONDITION, Reason.GAME_OVER)
+    assert first.message == f"game {game.id} is over: {message}"
+    assert (second.reason, second.message) == (
+        Reason.GAME_OVER,
+        f"game {game.id} is over: black and red ran out of time",
+    )
+    assert after.status == GameStatus.FINISHED and after.version == game.version + 1
+    ending = after.outcome()
+    assert ending is not None
+    assert (ending.reason, ending.winner, ending.message) == (
+        game_pb2.OUTCOME_REASON_TIME,
+        "",
+        message,
+    )
+    assert after.clock is not None and after.clock.running == ()
+    assert set(after.clock.remaining) == {"red", "black"}
+    assert all(left <= 0 for left in after.clock.remaining.values())
+    assert after.clock.at_ms == after.updated_ms  # frozen as it ended
+    assert after.rating_status == RatingStatus.PENDING  # rated: to be settled
+    assert finished_games("TIME") == reasons + 1
+    update = mm.WatchGameResponse.FromString(entry.message)
+    assert [(e.kind, e.text) for e in update.events] == [(game_pb2.EVENT_KIND_GAME_OVER, message)]
+
+
+def test_one_clock_out_in_a_game_of_two_loses_it_for_that_side(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    game = start_game(war_players, "war", time_control=mm.TimeControl(base=seconds(60)))
+
+    async def flag(replica: Replica) -> tuple[Refusal, GameRecord]:
+        record, now = await replica.store.get(game.id)
+        with pytest.raises(Refusal) as refused:
+            await replica.play._check_flag(record, now + 61_000)
+        after, _ = await replica.store.get(game.id)
+        return refused.value, after
+
+    refusal, after = matchmaker.call(flag)
+    ending = after.outcome()
+    assert ending is not None and after.status == GameStatus.FINISHED
+    assert (ending.winner, ending.reason) == ("north", game_pb2.OUTCOME_REASON_TIME)
+    assert refusal.reason == Reason.GAME_OVER
+    assert refusal.message == f"game {game.id} is over: {ending.message}"
+
+
+def test_a_rated_game_of_alliances_ranks_the_winning_alliance_first() -> None:
+    """Openskill's team model: each player's rating moves with its alliance's result, the
+    others as they were when the game began, the player's own as it is now."""
+    ratings = {
+        "red": Rating(1500.0, 90.0, 0.06, 4),
+        "black": Rating(1650.0, 70.0, 0.06, 8),
+        "blue": Rating(1400.0, 100.0, 0.06, 2),
+        "green": Rating(1550.0, 60.0, 0.06, 12),
+    }
+    seats = [Seat(side, side, rating=rating.text()) for side, rating in ratings.items()]
+    drawn = game_pb2.GameState(game="napoleonic")
+    for side, team in (("red", "south"), ("black", "north"), ("blue", "south"), ("green", "north")):
+        drawn.napoleonic.players.add(id=side, alliance=team)
+    won = game_pb2.GameState(outcome=game_pb2.Outcome(winners=["red", "blue"]))
+    game = dataclasses.replace(game_of(*seats), state_bytes=won.SerializeToString())
+    teams = [
+        [BEFORE, ratings["blue"]],
+        [ratings["black"], ratings["green"]],
+    ]
+    assert _team_result(game, drawn, "red")(BEFORE) == team_update(teams, [1, 2])[0][0]
+    teams = [
+        [ratings["red"], ratings["blue"]],
+        [BEFORE, ratings["green"]],
+    ]
+    lost = _team_result(game, drawn, "black")(BEFORE)
+    assert lost == team_update(teams, [1, 2])[1][0] and lost.rating < BEFORE.rating
+    # A draw (no winners): every alliance ranks first.
+    drew = dataclasses.replace(game, state_bytes=game_pb2.GameState().SerializeToString())
+    teams = [[ratings["red"], BEFORE], [ratings["black"], ratings["green"]]]
+    assert _team_result(drew, drawn, "blue")(BEFORE) == team_update(teams, [1, 1])[0][1]
+
+
+def test_a_finished_game_leaves_the_lobby_frees_its_players_and_is_no_longer_due(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    """A public game ends: the lobby no longer lists it among running games, its players
+    may sit in another (at most one unfinished game each here), the sweeper has nothing
+    left to do for it."""
+    matchmaker = replica(max_open_games=1)
+    players = players_of(matchmaker.address, clients, "south", "north")
+    game = start_game(players, "war")
+    south = players["south"]
+
+    def listed() -> bool:
+        running = south.BrowseGames(mm.BrowseGamesRequest(status=mm.GAME_STATUS_RUNNING)).games
+        return any(view.id == game.id for view in running)
+
+    async def kept(replica: Replica) -> tuple[bool, float | None, list[bool]]:
+        """Whether the lobby's running list holds the game, its due time, and whether each
+        player's unfinished games count it."""
+        rows = await replica.store.list_page([GameStatus.RUNNING], ["war"], 0, 50)
+        due: float | None = await replica.redis.zscore(replica.store._due(game.id), game.id)
+        counted = [
+            await replica.redis.zscore(keys.player_games(client.player_id), game.id) is not None
+            for client in players.values()
+        ]
+        return any(row[2] == game.id for row in rows), due, counted
+
+    assert listed()
+    assert matchmaker.call(kept)[0] and matchmaker.call(kept)[2] == [True, True]
+    expect_error(
+        lambda: south.CreateGame(mm.CreateGameRequest(game="war")),
+        Code.RESOURCE_EXHAUSTED,
+        "TOO_MANY_GAMES",
+    )
+    players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    # (The store first: browsing also drops a finished game it comes across.)
+    assert matchmaker.call(kept) == (False, None, [False, False])
+    assert not listed()
+    for client in players.values():
+        assert client.CreateGame(mm.CreateGameRequest(game="war")).game.status == (
+            mm.GAME_STATUS_OPEN
+        )
+
+
+def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    """South wins a rated game: both ratings move, once, and the game keeps them; a
+    settlement that stopped after counting them (before keeping them) keeps, when run
+    again, the rating the game began with and the one the player has now."""
+    first = start_game(war_players, "war", rated=True)
+    war_players["south"].Resign(mm.ResignRequest(game_id=first.id))
+    game = start_game(war_players, "war", rated=True)  # begun with the ratings of the first
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    ended = war_players["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert ended.outcome.winner == "south"
+    seats = {seat.side: seat for seat in ended.seats}
+    assert seats["south"].rating_after.rating > seats["south"].rating_before.rating
+    assert seats["north"].rating_after.rating < seats["north"].rating_before.rating
+
+    def rating(client: Client) -> float:
+        (held,) = client.GetPlayer(mm.GetPlayerRequest()).player.ratings
+        return float(held.rating)
+
+    now = {side: rating(client) for side, client in war_players.items()}
+    assert now == {side: seat.rating_after.rating for side, seat in seats.items()}
+
+    async def settle_again(replica: Replica) -> GameRecord:
+        record, _ = await replica.store.get(game.id)
+        kept = dataclasses.replace(
+            record,
+            seats=[dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats],
+            rating_status=RatingStatus.PENDING,
+        )
+        await replica.play.settle_ratings(kept)
+        after, _ = await replica.store.get(game.id)
+        return after
+
+    after = matchmaker.call(settle_again)
+    assert after.rating_status == RatingStatus.DONE
+    assert {side: rating(client) for side, client in war_players.items()} == now
+    for seat in after.seats:
+        assert seat.rating and seat.rating_before == seat.rating
+        assert Rating.parse(seat.rating_after).rating == now[seat.side]
+    view = war_players["south"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert [s.rating_after.rating for s in view.seats] == [
+        s.rating_after.rating for s in ended.seats
+    ]
+
+
+def test_a_key_sent_again_replays_only_the_same_submission_at_the_same_version(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A retried submission gets the first one's answer; the same key on other actions or
+    at another version is refused with the key named as the fault."""
+    south = war_players["south"]
+    game = start_game(war_players, "war")
+    first, other = (entry.action for entry in legal_actions(engine_stub, game.state)[:2])
+
+    def submit(action: game_pb2.Action, version: int = game.version) -> Any:
+        return south.SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=version, idempotency_key="k", actions=[action]
+            )
+        )
+
+    played = submit(first)
+    again = submit(first)
+    assert again.replayed and list(again.notations) == list(played.notations)
+    assert [(e.kind, e.text) for e in again.events] == [(e.kind, e.text) for e in played.events]
+    for attempt in (lambda: submit(other), lambda: submit(first, game.version + 1)):
+        reused = expect_error(attempt, Code.INVALID_ARGUMENT, "IDEMPOTENCY_KEY_REUSED")
+        assert reused.message == "this idempotency key was used for a different submission"
+        assert field_names(reused) == ["idempotency_key"]
+
+
+def test_a_sealed_array_sent_again_replays_its_full_notation_to_its_author(
+    napoleonic_players: dict[str, Client],
+) -> None:
+    """The replay of a hidden action answers its author with what was sent, not the public
+    stand-in others see."""
+    red = napoleonic_players["red"]
+    game = start_game(
+        napoleonic_players,
+        "napoleonic",
+        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
+    )
+    array = f"seal {sealed_array('red')}"
+    request = mm.SubmitActionsRequest(
+        game_id=game.id,
+        expected_version=game.version,
+        idempotency_key="seal-1",
+        actions=[game_pb2.Action(side="red", notation=array)],
+    )
+    played = red.SubmitActions(request)
+    again = red.SubmitActions(request)
+    assert not played.replayed and again.replayed
+    assert list(again.notations) == list(played.notations) == [array]
+
+
+def test_a_server_made_action_the_engine_refuses_is_refused_not_retried(
+    war_players: dict[str, Client],
+) -> None:
+    """North offers a draw twice: the second offer is the engine's refusal, at once, and
+    the game does not change."""
+    north = war_players["north"]
+    game = start_game(war_players, "war")
+    offered = north.OfferDraw(mm.OfferDrawRequest(game_id=game.id)).game
+    refused = expect_error(
+        lambda: north.OfferDraw(mm.OfferDrawRequest(game_id=game.id)), Code.FAILED_PRECONDITION
+    )
+    assert refused.reason != "VERSION_CONFLICT" and "kept changing" not in refused.message
+    assert north.GetGame(mm.GetGameRequest(game_id=game.id)).game.version == offered.version
+
+
+def test_a_server_made_action_without_a_try_left_says_the_game_kept_changing(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    """With no optimistic retry allowed (`submit_retries` 0), a resignation is never
+    committed: the caller is told to try again, and the game goes on."""
+    matchmaker = replica()
+    players = players_of(matchmaker.address, clients, "south", "north")
+    game = start_game(players, "war")  # joining is a server-made commit too: then no retry
+
+    async def no_retries(replica: Replica) -> None:
+        replica.play.settings = dataclasses.replace(replica.play.settings, submit_retries=0)
+
+    matchmaker.call(no_retries)
+    refused = expect_error(
+        lambda: players["north"].Resign(mm.ResignRequest(game_id=game.id)),
+        Code.ABORTED,
+        "VERSION_CONFLICT",
+    )
+    assert refused.message == "the game kept changing; try again"
+    view = players["south"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert view.status == mm.GAME_STATUS_RUNNING and view.version == game.version
+
+
+def test_a_game_that_ends_stops_the_clocks_without_an_increment(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
+) -> None:
+    """North resigns while South's clock runs: the clocks stop as they are, and South,
+    whose turn ended with the game, earns no increment."""
+    control = mm.TimeControl(base=seconds(60), increment=seconds(30))
+    game = start_game(war_players, "war", time_control=control)
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+    record, _ = matchmaker.call(lambda replica: replica.store.get(game.id))
+    assert record.status == GameStatus.FINISHED and record.clock is not None
+    assert record.clock.running == () and record.clock.remaining["north"] == 60_000
+    assert 0 < record.clock.remaining["south"] <= 60_000
