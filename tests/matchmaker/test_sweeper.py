@@ -99,7 +99,16 @@ def test_a_bot_whose_action_is_refused_resigns(redis_url: str, engine_address: s
                 game_pb2.OUTCOME_REASON_RESIGNATION,
             )
             assert [entry.side for entry in game.moves] == ["south"]
-            assert "bot resigns: its action was refused" in [entry["event"] for entry in logs]
+            # The operator reads which game's bot resigned, and why the engine refused.
+            [entry] = [
+                entry for entry in logs if entry["event"] == "bot resigns: its action was refused"
+            ]
+            assert (entry["game_id"], entry["reason"], entry["log_level"]) == (
+                game_id,
+                "ILLEGAL_MOVE_GEOMETRY",
+                "warning",
+            )
+            assert entry["message"].startswith("'Ch1-h9': the South Cannon on h1 cannot go to h9")
 
     asyncio.run(scenario())
 
