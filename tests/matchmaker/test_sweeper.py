@@ -16,7 +16,7 @@ from matchmaker.bot import Bot
 from matchmaker.engine import EngineError
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
 from matchmaker.server import Replica
-from matchmaker.sessions import GameSpec
+from matchmaker.sessions import GameSpec, TimeControl
 from matchmaker.sweeper import RETRY_MS
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs
@@ -193,5 +193,117 @@ def test_failed_due_work_is_logged_and_tried_again_later(
                 for entry in logs
                 if entry["event"] == "due work failed; retrying later"
             ] == [("not now", "info", False)]
+
+    asyncio.run(scenario())
+
+
+async def created(replica: Replica, seats: list[Seat], **spec: Any) -> GameRecord:
+    game, _ = await replica.sessions.create(GameSpec("war", {}, **spec), seats)
+    return game
+
+
+def test_an_open_game_is_due_at_its_expiry_and_closed_once_it_has_passed(
+    redis_url: str, engine_address: str
+) -> None:
+    """Nobody joined: until `open_game_ttl` has passed the sweeper leaves the game open and
+    says when to look again; after it, the game is closed and never due again."""
+
+    async def scenario() -> None:
+        for ttl, closes in ((60.0, False), (0.0, True)):
+            settings = fast_settings(redis_url, engine_address, open_game_ttl=ttl)
+            replica = await Replica.connect(settings)
+            try:
+                game = await created(
+                    replica,
+                    [Seat("north", "p-ada", "Ada", SeatKind.HUMAN), Seat("south", "", "")],
+                )
+                assert game.status == GameStatus.OPEN
+                when = await replica.sweeper.work_on(game.id)
+                after = await loaded(replica, game.id)
+                if closes:
+                    assert when is None and after.status == GameStatus.FINISHED
+                    assert after.closed == "nobody joined within 0 s"
+                else:
+                    assert when == game.created_ms + 60_000
+                    assert after.status == GameStatus.OPEN
+            finally:
+                await replica.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_bot_answers_a_draw_offer_made_to_it_and_the_log_says_how(
+    redis_url: str, engine_address: str
+) -> None:
+    """Ada (South, to move, far ahead) offers a draw: the bot, North, is not to act, yet
+    the sweeper has it answer; it declines, and the game goes on with Ada to move."""
+
+    async def scenario() -> None:
+        settings = fast_settings(redis_url, engine_address, draw_answer_time=0.2)
+        replica = await Replica.connect(settings)
+        try:
+            setup = "mhc1gk1chm/1t1t1t1t1t/t1t1t1t1t1/10/10/10/10/10/10/4GK4 S FF:ff"
+            game = await created(
+                replica,
+                [
+                    Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT),
+                    Seat("south", "p-ada", "Ada", SeatKind.HUMAN),
+                ],
+                setup=setup,
+            )
+            offer = game_pb2.Action(side="south", offer_draw=game_pb2.OfferDraw())
+            await replica.play.commit(game, await replica.store.time_ms(), [offer])
+            with captured_logs() as logs:
+                when = await replica.sweeper.work_on(game.id)
+            after = await loaded(replica, game.id)
+            assert after.status == GameStatus.RUNNING and after.state.draw_offer == ""
+            assert [entry.public for entry in after.moves] == ["offer draw", "decline draw"]
+            assert after.to_act() == ("south",) and when is not None
+            assert [
+                (entry["game_id"], entry["action"])
+                for entry in logs
+                if entry["event"] == "the bot answers a draw offer"
+            ] == [(game.id, "decline_draw")]
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_clock_that_ran_out_ends_the_game_and_the_log_names_the_side(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, engine_address))
+        try:
+            game = await created(
+                replica,
+                [
+                    Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT),
+                    Seat("south", "p-ada", "Ada", SeatKind.HUMAN),
+                ],
+                time_control=TimeControl(base_ms=300),
+            )
+            assert game.to_act() == ("south",)
+            # Wait (on the store's clock) until South's 300 ms have run out.
+            while await replica.store.time_ms() <= game.updated_ms + 400:
+                await asyncio.sleep(0.05)
+            with captured_logs() as logs:
+                when = await replica.sweeper.work_on(game.id)
+            after = await loaded(replica, game.id)
+            outcome = after.state.outcome
+            assert (after.status, outcome.winner, outcome.reason) == (
+                GameStatus.FINISHED,
+                "north",
+                game_pb2.OUTCOME_REASON_TIME,
+            )
+            assert when is None
+            assert [
+                (entry["game_id"], entry["sides"])
+                for entry in logs
+                if entry["event"] == "time ran out"
+            ] == [(game.id, ["south"])]
+        finally:
+            await replica.close()
 
     asyncio.run(scenario())
