@@ -12,6 +12,7 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker import keys
 from matchmaker.bot import Bot
 from matchmaker.engine import EngineError
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
@@ -28,10 +29,12 @@ pytestmark = pytest.mark.integration
 
 
 @contextlib.asynccontextmanager
-async def bot_game(redis_url: str, engine_address: str) -> AsyncIterator[tuple[Replica, str]]:
+async def bot_game(
+    redis_url: str, engine_address: str, **settings: Any
+) -> AsyncIterator[tuple[Replica, str]]:
     """A replica's parts (not serving, no workers) and a Game of War it created: Ada plays
     North, the bot South, to move."""
-    replica = await Replica.connect(fast_settings(redis_url, engine_address))
+    replica = await Replica.connect(fast_settings(redis_url, engine_address, **settings))
     try:
         game, _ = await replica.sessions.create(
             GameSpec("war", {}),
@@ -305,5 +308,56 @@ def test_a_clock_that_ran_out_ends_the_game_and_the_log_names_the_side(
             ] == [(game.id, ["south"])]
         finally:
             await replica.close()
+
+    asyncio.run(scenario())
+
+
+class WaitingBot(Bot):
+    """A bot that thinks until the test lets it answer."""
+
+    started: asyncio.Event
+    release: asyncio.Event
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        self.started.set()
+        await self.release.wait()
+        return await super().action(game, seat)
+
+
+def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_game(
+    redis_url: str, engine_address: str
+) -> None:
+    """The bot thinks longer than the lease: the claim is pushed ahead meanwhile, so once
+    the first lease has run out the game is still not due for another replica, and the
+    bot moves once."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address, sweep_lease=0.3, index_shards=1) as (
+            replica,
+            game_id,
+        ):
+            bot = WaitingBot(replica.engine, replica.store.vault, replica.settings)
+            bot.started, bot.release = asyncio.Event(), asyncio.Event()
+            replica.sweeper.bot = bot
+            await replica.sweeper._claim()
+            await asyncio.wait_for(bot.started.wait(), 10)
+
+            async def lease() -> float:
+                score = await replica.redis.zscore(keys.due(0), game_id)
+                assert score is not None
+                return float(score)
+
+            first = await lease()
+
+            async def renewed_for_a_whole_lease() -> None:
+                while await lease() < first + 300:
+                    await asyncio.sleep(0.02)
+
+            await asyncio.wait_for(renewed_for_a_whole_lease(), 10)
+            assert await replica.store.time_ms() >= first  # the first lease has run out
+            assert (await replica.store.claim_due(0, 300, 10))[1] == []
+            bot.release.set()
+            await replica.sweeper.drain(30)
+            assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
 
     asyncio.run(scenario())
