@@ -339,25 +339,27 @@ def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_g
             bot = WaitingBot(replica.engine, replica.store.vault, replica.settings)
             bot.started, bot.release = asyncio.Event(), asyncio.Event()
             replica.sweeper.bot = bot
-            await replica.sweeper._claim()
-            await asyncio.wait_for(bot.started.wait(), 10)
+            try:
+                await replica.sweeper._claim()
+                await asyncio.wait_for(bot.started.wait(), 10)
 
-            async def lease() -> float:
-                score = await replica.redis.zscore(keys.due(0), game_id)
-                assert score is not None
-                return float(score)
+                async def lease() -> float:
+                    score = await replica.redis.zscore(keys.due(0), game_id)
+                    assert score is not None
+                    return float(score)
 
-            first = await lease()
+                first = await lease()
 
-            async def renewed_for_a_whole_lease() -> None:
-                while await lease() < first + 300:
-                    await asyncio.sleep(0.02)
+                async def renewed_for_a_whole_lease() -> None:
+                    while await lease() < first + 300:
+                        await asyncio.sleep(0.02)
 
-            await asyncio.wait_for(renewed_for_a_whole_lease(), 10)
-            assert await replica.store.time_ms() >= first  # the first lease has run out
-            assert (await replica.store.claim_due(0, 300, 10))[1] == []
-            bot.release.set()
-            await replica.sweeper.drain(30)
+                await asyncio.wait_for(renewed_for_a_whole_lease(), 10)
+                assert await replica.store.time_ms() >= first  # the first lease has run out
+                assert (await replica.store.claim_due(0, 300, 10))[1] == []
+            finally:  # the bot answers, pass or fail, so the work ends
+                bot.release.set()
+                await replica.sweeper.drain(30)
             assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
 
     asyncio.run(scenario())
