@@ -82,6 +82,9 @@ def test_the_bot_plays_at_the_level_the_game_asks_and_shows_it(
         assert human.bot_level == 0
         wait_for(functools.partial(lambda n: len(heard) > n, before))
         assert heard[before].level == shown and heard[before].side == "south"
+        # Its search seed is its secret one for this game and side.
+        secret = Vault(TEST_SECRET_KEY).derive(f"bot seed|{game.id}|south")
+        assert heard[before].seed == int.from_bytes(secret[:8], "big") >> 1
     expect_error(
         lambda: ada.CreateGame(
             mm.CreateGameRequest(game="war", opponent=mm.SEAT_KIND_BOT, bot_level=6)
