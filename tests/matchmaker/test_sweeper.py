@@ -14,7 +14,7 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.bot import Bot
-from matchmaker.engine import EngineError
+from matchmaker.engine import EngineError, EngineFailure
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec, TimeControl
@@ -129,6 +129,10 @@ def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_addr
             # (The engine serves in this process too: its entries share the request id.)
             ours = [entry for entry in logs if entry["component"] == "matchmaker"]
             assert {"due game claimed", "bot moved"} <= {entry["event"] for entry in ours}
+            assert "reschedule failed" not in {entry["event"] for entry in ours}
+            moved = await loaded(replica, game_id)
+            [entry] = [entry for entry in ours if entry["event"] == "bot moved"]
+            assert (entry["side"], entry["moves"]) == ("south", [moved.moves[0].public])
             assert {(entry.get("worker"), entry.get("game_id")) for entry in ours} == {
                 ("sweeper", game_id)
             }
@@ -361,5 +365,33 @@ def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_g
                 bot.release.set()
                 await replica.sweeper.drain(30)
             assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
+
+    asyncio.run(scenario())
+
+
+class FailingEngineBot(Bot):
+    """A bot whose engine call fails (as if the engine had a bug)."""
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        raise EngineFailure(
+            Code.INTERNAL, Reason.ENGINE_UNAVAILABLE, "the engine failed", engine="INTERNAL: bug"
+        )
+
+
+def test_an_engine_failure_in_due_work_is_logged_as_an_error_naming_the_engines_answer(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            sweeper = replica.sweeper
+            sweeper.bot = FailingEngineBot(replica.engine, replica.store.vault, replica.settings)
+            with captured_logs() as logs:
+                when = await sweeper._attempt(game_id)
+            assert when is not None
+            assert [
+                (entry["error"], entry["engine"], entry["log_level"])
+                for entry in logs
+                if entry["event"] == "due work failed: engine"
+            ] == [("the engine failed", "INTERNAL: bug", "error")]
 
     asyncio.run(scenario())
