@@ -13,6 +13,7 @@ import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 import grpc
 
@@ -50,6 +51,9 @@ def _address(text: str) -> Address | None:
 def _peer_address(peer: str) -> Address | None:
     """The address of a gRPC peer string ("ipv4:1.2.3.4:5", "ipv6:[::1]:5")."""
     kind, _, rest = peer.partition(":")
+    # gRPC percent-encodes an IPv6 peer's brackets ("ipv6:%5B::1%5D:5"): unread, every
+    # IPv6 caller would share one bucket.
+    rest = unquote(rest)
     if kind == "ipv4":
         return _address(rest.rpartition(":")[0])
     if kind == "ipv6":

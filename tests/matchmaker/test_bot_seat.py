@@ -11,8 +11,9 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker.vault import Vault
 from tests.conftest import TEST_SEAL_KEY
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.conftest import TEST_SECRET_KEY, Client, InProcessMatchmaker
 from tests.matchmaker.helpers import expect_error, seconds, wait_for
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -81,6 +82,9 @@ def test_the_bot_plays_at_the_level_the_game_asks_and_shows_it(
         assert human.bot_level == 0
         wait_for(functools.partial(lambda n: len(heard) > n, before))
         assert heard[before].level == shown and heard[before].side == "south"
+        # Its search seed is its secret one for this game and side.
+        secret = Vault(TEST_SECRET_KEY).derive(f"bot seed|{game.id}|south")
+        assert heard[before].seed == int.from_bytes(secret[:8], "big") >> 1
     expect_error(
         lambda: ada.CreateGame(
             mm.CreateGameRequest(game="war", opponent=mm.SEAT_KIND_BOT, bot_level=6)
@@ -130,3 +134,31 @@ def test_the_bot_answers_a_draw_offer_from_its_evaluation(
     else:  # North is far ahead: it plays on
         assert answered.status == mm.GAME_STATUS_RUNNING
         assert answered.moves[-1] == "decline draw"
+
+
+def test_the_bot_judges_a_draw_offer_at_its_level_with_its_secret_seed(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    listening_engine: tuple[str, list[engine_pb2.SuggestActionRequest]],
+    clients: Callable[..., Client],
+) -> None:
+    """The bot (North, level 3) is asked about a draw while South is to move: it asks the
+    engine about South's position at the game's level, with its own secret seed."""
+    address, heard = listening_engine
+    server = make_matchmaker(engine=address, bot_level=5, draw_answer_time=0.2)
+    ada = clients(server.address, "Ada")
+    game = ada.CreateGame(
+        mm.CreateGameRequest(
+            game="war",
+            side="south",
+            setup=SOUTH_CRUSHED,
+            opponent=mm.SEAT_KIND_BOT,
+            bot_level=3,
+            bot_time=seconds(0.2),
+        )
+    ).game
+    before = len(heard)
+    ada.OfferDraw(mm.OfferDrawRequest(game_id=game.id))
+    wait_for(functools.partial(lambda n: len(heard) > n, before))
+    asked = heard[before]
+    seed = int.from_bytes(Vault(TEST_SECRET_KEY).derive(f"bot seed|{game.id}|north")[:8], "big")
+    assert (asked.side, asked.level, asked.seed) == ("south", 3, seed >> 1)

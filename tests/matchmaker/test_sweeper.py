@@ -12,11 +12,12 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker import keys
 from matchmaker.bot import Bot
-from matchmaker.engine import EngineError
+from matchmaker.engine import EngineError, EngineFailure
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
 from matchmaker.server import Replica
-from matchmaker.sessions import GameSpec
+from matchmaker.sessions import GameSpec, TimeControl
 from matchmaker.sweeper import RETRY_MS
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs
@@ -28,10 +29,12 @@ pytestmark = pytest.mark.integration
 
 
 @contextlib.asynccontextmanager
-async def bot_game(redis_url: str, engine_address: str) -> AsyncIterator[tuple[Replica, str]]:
+async def bot_game(
+    redis_url: str, engine_address: str, **settings: Any
+) -> AsyncIterator[tuple[Replica, str]]:
     """A replica's parts (not serving, no workers) and a Game of War it created: Ada plays
     North, the bot South, to move."""
-    replica = await Replica.connect(fast_settings(redis_url, engine_address))
+    replica = await Replica.connect(fast_settings(redis_url, engine_address, **settings))
     try:
         game, _ = await replica.sessions.create(
             GameSpec("war", {}),
@@ -99,7 +102,16 @@ def test_a_bot_whose_action_is_refused_resigns(redis_url: str, engine_address: s
                 game_pb2.OUTCOME_REASON_RESIGNATION,
             )
             assert [entry.side for entry in game.moves] == ["south"]
-            assert "bot resigns: its action was refused" in [entry["event"] for entry in logs]
+            # The operator reads which game's bot resigned, and why the engine refused.
+            [entry] = [
+                entry for entry in logs if entry["event"] == "bot resigns: its action was refused"
+            ]
+            assert (entry["game_id"], entry["reason"], entry["log_level"]) == (
+                game_id,
+                "ILLEGAL_MOVE_GEOMETRY",
+                "warning",
+            )
+            assert entry["message"].startswith("'Ch1-h9': the South Cannon on h1 cannot go to h9")
 
     asyncio.run(scenario())
 
@@ -117,6 +129,10 @@ def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_addr
             # (The engine serves in this process too: its entries share the request id.)
             ours = [entry for entry in logs if entry["component"] == "matchmaker"]
             assert {"due game claimed", "bot moved"} <= {entry["event"] for entry in ours}
+            assert "reschedule failed" not in {entry["event"] for entry in ours}
+            moved = await loaded(replica, game_id)
+            [entry] = [entry for entry in ours if entry["event"] == "bot moved"]
+            assert (entry["side"], entry["moves"]) == ("south", [moved.moves[0].public])
             assert {(entry.get("worker"), entry.get("game_id")) for entry in ours} == {
                 ("sweeper", game_id)
             }
@@ -184,5 +200,198 @@ def test_failed_due_work_is_logged_and_tried_again_later(
                 for entry in logs
                 if entry["event"] == "due work failed; retrying later"
             ] == [("not now", "info", False)]
+
+    asyncio.run(scenario())
+
+
+async def created(replica: Replica, seats: list[Seat], **spec: Any) -> GameRecord:
+    game, _ = await replica.sessions.create(GameSpec("war", {}, **spec), seats)
+    return game
+
+
+def test_an_open_game_is_due_at_its_expiry_and_closed_once_it_has_passed(
+    redis_url: str, engine_address: str
+) -> None:
+    """Nobody joined: until `open_game_ttl` has passed the sweeper leaves the game open and
+    says when to look again; after it, the game is closed and never due again."""
+
+    async def scenario() -> None:
+        for ttl, closes in ((60.0, False), (0.0, True)):
+            settings = fast_settings(redis_url, engine_address, open_game_ttl=ttl)
+            replica = await Replica.connect(settings)
+            try:
+                game = await created(
+                    replica,
+                    [Seat("north", "p-ada", "Ada", SeatKind.HUMAN), Seat("south", "", "")],
+                )
+                assert game.status == GameStatus.OPEN
+                when = await replica.sweeper.work_on(game.id)
+                after = await loaded(replica, game.id)
+                if closes:
+                    assert when is None and after.status == GameStatus.FINISHED
+                    assert after.closed == "nobody joined within 0 s"
+                else:
+                    assert when == game.created_ms + 60_000
+                    assert after.status == GameStatus.OPEN
+            finally:
+                await replica.close()
+
+    asyncio.run(scenario())
+
+
+def test_the_bot_answers_a_draw_offer_made_to_it_and_the_log_says_how(
+    redis_url: str, engine_address: str
+) -> None:
+    """Ada (South, to move, far ahead) offers a draw: the bot, North, is not to act, yet
+    the sweeper has it answer; it declines, and the game goes on with Ada to move."""
+
+    async def scenario() -> None:
+        settings = fast_settings(redis_url, engine_address, draw_answer_time=0.2)
+        replica = await Replica.connect(settings)
+        try:
+            setup = "mhc1gk1chm/1t1t1t1t1t/t1t1t1t1t1/10/10/10/10/10/10/4GK4 S FF:ff"
+            game = await created(
+                replica,
+                [
+                    Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT),
+                    Seat("south", "p-ada", "Ada", SeatKind.HUMAN),
+                ],
+                setup=setup,
+            )
+            offer = game_pb2.Action(side="south", offer_draw=game_pb2.OfferDraw())
+            await replica.play.commit(game, await replica.store.time_ms(), [offer])
+            with captured_logs() as logs:
+                when = await replica.sweeper.work_on(game.id)
+            after = await loaded(replica, game.id)
+            assert after.status == GameStatus.RUNNING and after.state.draw_offer == ""
+            assert [entry.public for entry in after.moves] == ["offer draw", "decline draw"]
+            assert after.to_act() == ("south",) and when is not None
+            assert [
+                (entry["game_id"], entry["action"])
+                for entry in logs
+                if entry["event"] == "the bot answers a draw offer"
+            ] == [(game.id, "decline_draw")]
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_clock_that_ran_out_ends_the_game_and_the_log_names_the_side(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, engine_address))
+        try:
+            game = await created(
+                replica,
+                [
+                    Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT),
+                    Seat("south", "p-ada", "Ada", SeatKind.HUMAN),
+                ],
+                time_control=TimeControl(base_ms=300),
+            )
+            assert game.to_act() == ("south",)
+            # Wait (on the store's clock) until South's 300 ms have run out.
+            while await replica.store.time_ms() <= game.updated_ms + 400:
+                await asyncio.sleep(0.05)
+            with captured_logs() as logs:
+                when = await replica.sweeper.work_on(game.id)
+            after = await loaded(replica, game.id)
+            outcome = after.state.outcome
+            assert (after.status, outcome.winner, outcome.reason) == (
+                GameStatus.FINISHED,
+                "north",
+                game_pb2.OUTCOME_REASON_TIME,
+            )
+            assert when is None
+            assert [
+                (entry["game_id"], entry["sides"])
+                for entry in logs
+                if entry["event"] == "time ran out"
+            ] == [(game.id, ["south"])]
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())
+
+
+class WaitingBot(Bot):
+    """A bot that thinks until the test lets it answer."""
+
+    started: asyncio.Event
+    release: asyncio.Event
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        self.started.set()
+        await self.release.wait()
+        return await super().action(game, seat)
+
+
+def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_game(
+    redis_url: str, engine_address: str
+) -> None:
+    """The bot thinks longer than the lease: the claim is pushed ahead meanwhile, so once
+    the first lease has run out the game is still not due for another replica, and the
+    bot moves once."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address, sweep_lease=0.3, index_shards=1) as (
+            replica,
+            game_id,
+        ):
+            bot = WaitingBot(replica.engine, replica.store.vault, replica.settings)
+            bot.started, bot.release = asyncio.Event(), asyncio.Event()
+            replica.sweeper.bot = bot
+            try:
+                await replica.sweeper._claim()
+                await asyncio.wait_for(bot.started.wait(), 10)
+
+                async def lease() -> float:
+                    score = await replica.redis.zscore(keys.due(0), game_id)
+                    assert score is not None
+                    return float(score)
+
+                first = await lease()
+
+                async def renewed_for_a_whole_lease() -> None:
+                    while await lease() < first + 300:
+                        await asyncio.sleep(0.02)
+
+                await asyncio.wait_for(renewed_for_a_whole_lease(), 10)
+                assert await replica.store.time_ms() >= first  # the first lease has run out
+                assert (await replica.store.claim_due(0, 300, 10))[1] == []
+            finally:  # the bot answers, pass or fail, so the work ends
+                bot.release.set()
+                await replica.sweeper.drain(30)
+            assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
+
+    asyncio.run(scenario())
+
+
+class FailingEngineBot(Bot):
+    """A bot whose engine call fails (as if the engine had a bug)."""
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        raise EngineFailure(
+            Code.INTERNAL, Reason.ENGINE_UNAVAILABLE, "the engine failed", engine="INTERNAL: bug"
+        )
+
+
+def test_an_engine_failure_in_due_work_is_logged_as_an_error_naming_the_engines_answer(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            sweeper = replica.sweeper
+            sweeper.bot = FailingEngineBot(replica.engine, replica.store.vault, replica.settings)
+            with captured_logs() as logs:
+                when = await sweeper._attempt(game_id)
+            assert when is not None
+            assert [
+                (entry["error"], entry["engine"], entry["log_level"])
+                for entry in logs
+                if entry["event"] == "due work failed: engine"
+            ] == [("the engine failed", "INTERNAL: bug", "error")]
 
     asyncio.run(scenario())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
+import re
 
 import grpc
 import pytest
@@ -139,6 +141,184 @@ def test_a_request_costing_more_takes_more_from_the_bucket(redis_url: str) -> No
         assert caught.value.reason == "RATE_LIMITED"
         # About 2 left of the 3 asked: 1 s at 1 request a second (less the refill since).
         assert 900 < int(caught.value.metadata["retry_after_ms"]) <= 1000
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+GUEST_TTL, PLAYER_TTL = 1000, 50_000
+
+
+async def ttls(tokens: Tokens, *names: str) -> list[int]:
+    return [await tokens.redis.ttl(name) for name in names]
+
+
+def test_a_new_player_gets_random_ids_a_profile_and_the_guests_lifetime(redis_url: str) -> None:
+    async def scenario() -> None:
+        tokens = await make(redis_url, guest_ttl=GUEST_TTL, player_ttl=PLAYER_TTL)
+        player_id, name, token, token_id = await tokens.register("Eve", 1234)
+        other = await tokens.register("Eve", 1234)
+        assert re.fullmatch(r"p[a-z2-7]{16}", player_id) and name == "Eve"
+        assert re.fullmatch(r"t[a-z2-7]{10}", token_id)
+        assert (other[0], other[3]) != (player_id, token_id)
+        owner, dot, secret = token.partition(".")
+        assert (owner, dot) == (player_id, ".") and re.fullmatch(r"[\w-]{43}", secret)
+        profile = await tokens.redis.hgetall(keys.player(player_id))
+        assert profile == {b"name": b"Eve", b"created_ms": b"1234"}
+        digest = token_hash(token)
+        assert digest == hashlib.sha256(token.encode()).hexdigest()
+        assert await tokens.redis.get(keys.player_token(player_id, digest)) == token_id.encode()
+        assert await tokens.redis.hgetall(keys.player_tokens(player_id)) == {
+            token_id.encode(): digest.encode()
+        }
+        lived = await ttls(
+            tokens,
+            keys.player(player_id),
+            keys.player_token(player_id, digest),
+            keys.player_tokens(player_id),
+        )
+        assert all(GUEST_TTL - 5 < ttl <= GUEST_TTL for ttl in lived), lived
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+def test_another_token_lives_as_long_as_its_player_would(redis_url: str) -> None:
+    """A guest's new token lives the guest's time; once the player has played, the long
+    one. Either way the profile is left as it was."""
+
+    async def scenario() -> None:
+        tokens = await make(redis_url, guest_ttl=GUEST_TTL, player_ttl=PLAYER_TTL)
+        player_id, _, _, first_id = await tokens.register("Fay", 7)
+        token, token_id = await tokens.issue(player_id)
+        assert token.startswith(f"{player_id}.") and token_id != first_id
+        key = keys.player_token(player_id, token_hash(token))
+        assert GUEST_TTL - 5 < (await ttls(tokens, key))[0] <= GUEST_TTL
+        await tokens.redis.hset(keys.player(player_id), "played", "1")
+        token, _ = await tokens.issue(player_id)
+        names = (keys.player_token(player_id, token_hash(token)), keys.player_tokens(player_id))
+        assert all(PLAYER_TTL - 5 < ttl <= PLAYER_TTL for ttl in await ttls(tokens, *names))
+        assert await tokens.redis.hgetall(keys.player(player_id)) == {
+            b"name": b"Fay",
+            b"created_ms": b"7",
+            b"played": b"1",
+        }
+        assert len(await tokens.redis.hgetall(keys.player_tokens(player_id))) == 3
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+def test_every_call_keeps_a_players_keys_alive_for_its_kind(redis_url: str) -> None:
+    async def scenario() -> None:
+        tokens = await make(redis_url, guest_ttl=GUEST_TTL, player_ttl=PLAYER_TTL)
+        player_id, _, token, _ = await tokens.register("Gus", 1)
+        await tokens.redis.zadd(keys.player_games(player_id), {"g1": 1})
+        await tokens.redis.zadd(keys.player_rated(player_id), {"g0": 1})
+        names = (
+            keys.player(player_id),
+            keys.player_tokens(player_id),
+            keys.player_games(player_id),
+            keys.player_rated(player_id),
+        )
+        await tokens.authenticate(token)
+        assert all(GUEST_TTL - 5 < ttl <= GUEST_TTL for ttl in await ttls(tokens, *names))
+        await tokens.redis.hset(keys.player(player_id), "played", "1")
+        await tokens.authenticate(token)
+        assert all(PLAYER_TTL - 5 < ttl <= PLAYER_TTL for ttl in await ttls(tokens, *names))
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("token", "message"),
+    [
+        ("p123" + "a" * 21, "the token is malformed"),  # no dot
+        ("p123." + "a" * 19, "the token is malformed"),  # a secret too short
+        ("q123." + "a" * 20, "the token is malformed"),  # not a player id
+        ("p1-3." + "a" * 20, "the token is malformed"),
+        ("." + "a" * 20, "the token is malformed"),
+        ("p123." + "a" * 20, "the token is unknown or has been revoked"),
+        ("p123.a.b" + "a" * 18, "the token is unknown or has been revoked"),
+    ],
+)
+def test_a_bad_token_is_told_malformed_or_unknown(redis_url: str, token: str, message: str) -> None:
+    async def scenario() -> None:
+        tokens = await make(redis_url)
+        with pytest.raises(Refusal) as caught:
+            await tokens.authenticate(token)
+        refusal = caught.value
+        assert (refusal.code, refusal.reason, refusal.message) == (
+            grpc.StatusCode.UNAUTHENTICATED,
+            "TOKEN_INVALID",
+            message,
+        )
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+def test_beyond_the_rate_limit_the_caller_is_told_when_to_retry(redis_url: str) -> None:
+    async def scenario() -> None:
+        tokens = await make(redis_url, rate_limit=0.01, rate_burst=1.0)
+        _, _, token, _ = await tokens.register("Hal", 1)
+        await tokens.authenticate(token)
+        with pytest.raises(Refusal) as caught:
+            await tokens.authenticate(token)
+        retry_ms = int(caught.value.metadata["retry_after_ms"])
+        assert 90_000 < retry_ms <= 100_000
+        assert caught.value.message == f"too many requests; retry in {retry_ms / 1000:g} s"
+        assert caught.value.retry_after == retry_ms / 1000
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("name", "reason", "message"),
+    [
+        ("  ", "MISSING_FIELD", "display_name is required"),
+        ("x" * 33, "MALFORMED_REQUEST", "display_name must be 1-32 printable characters"),
+        ("new\nline", "MALFORMED_REQUEST", "display_name must be 1-32 printable characters"),
+    ],
+)
+def test_a_refused_display_name_says_why(
+    redis_url: str, name: str, reason: str, message: str
+) -> None:
+    async def scenario() -> None:
+        tokens = await make(redis_url)
+        with pytest.raises(Refusal) as caught:
+            await tokens.register(name, 1)
+        refusal = caught.value
+        assert (refusal.reason, refusal.message) == (reason, message)
+        assert [field for field, _ in refusal.fields] == ["display_name"]
+        # Thirty-two characters are enough.
+        assert (await tokens.register(" " + "y" * 32 + " ", 1))[1] == "y" * 32
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+def test_revoking_an_unknown_token_names_it_and_revoking_removes_every_trace(
+    redis_url: str,
+) -> None:
+    async def scenario() -> None:
+        tokens = await make(redis_url)
+        player_id, _, token, token_id = await tokens.register("Ida", 1)
+        caller = await tokens.authenticate(token)
+        with pytest.raises(Refusal) as caught:
+            await tokens.revoke(caller, "tnosuchtoken")
+        refusal = caught.value
+        assert (refusal.code, refusal.reason, refusal.message, refusal.fields) == (
+            grpc.StatusCode.NOT_FOUND,
+            "TOKEN_INVALID",
+            "the player has no token 'tnosuchtoken'",
+            (("token_id", "the player has no token 'tnosuchtoken'"),),
+        )
+        await tokens.revoke(caller, token_id)
+        assert not await tokens.redis.exists(keys.player_token(player_id, token_hash(token)))
+        assert await tokens.redis.hgetall(keys.player_tokens(player_id)) == {}
         await tokens.redis.aclose()
 
     run(scenario())
