@@ -83,6 +83,14 @@ records = st.builds(
     ended_ms=millis,
     options=st.dictionaries(words, words, max_size=3),
     preset=words,
+    setup=words,
+    bot_level=st.integers(min_value=0, max_value=5),
+    away=st.dictionaries(sides, millis, max_size=2),
+    warned=st.dictionaries(sides, millis, max_size=2),
+    ending=st.just(b"")
+    | st.builds(lambda winner: game_pb2.Outcome(winner=winner).SerializeToString(), sides),
+    rematch=words,
+    rematch_of=words,
 )
 
 
