@@ -212,3 +212,14 @@ def test_volatility_follows_the_papers_iteration_to_its_last_digits(given: Step5
     the same steps as the paper give the same sigma' as every Glicko-2 that follows it (to
     rounding: f is written in another order here), not merely one near the root."""
     assert _volatility(*given) == pytest.approx(paper_step5(given), rel=1e-12)
+
+
+def test_team_ratings_start_from_each_players_own_rating_and_deviation() -> None:
+    """A game of alliances moves each player from where they stood: a well-known strong
+    player who wins stays near their rating and keeps a small deviation; a new player
+    moves further."""
+    strong = Rating(rating=1900, deviation=80, games=30)
+    (winner,), (loser,) = team_update([[strong], [Rating()]], [1, 2])
+    assert 1900 < winner.rating < 1920 and winner.deviation < 81 and winner.games == 31
+    assert loser.rating < 1500 and 80 < loser.deviation < 350
+    assert winner.rating - 1900 < 1500 - loser.rating  # the new player moves more
