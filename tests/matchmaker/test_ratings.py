@@ -86,6 +86,7 @@ def test_team_ratings_of_a_two_against_two() -> None:
 
 def test_multiplayer_games_have_their_own_pool() -> None:
     assert pool("war", 2) == "war"
+    assert pool("napoleonic", 3) == "napoleonic.multiplayer"  # three: already a crowd
     assert pool("napoleonic", 4) == "napoleonic.multiplayer"
 
 
