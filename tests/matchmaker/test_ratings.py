@@ -38,7 +38,24 @@ def test_no_games_only_widens_the_deviation() -> None:
     player = Rating(1600, 80, 0.06, games=4)
     after = update(player, [])
     assert after.rating == 1600 and after.games == 4
-    assert after.deviation > 80
+    # Step 6: phi* = sqrt(phi^2 + sigma^2) on the Glicko-2 scale (phi = RD / 173.7178).
+    scale = 173.7178
+    assert after.deviation == pytest.approx(math.sqrt((80 / scale) ** 2 + 0.06**2) * scale)
+    assert 80 < after.deviation < 81
+
+
+def test_only_the_difference_of_ratings_counts() -> None:
+    """Glicko-2 works on mu = (r - 1500) / 173.7178: a game between 1700 and 1600 moves
+    both as a game between 1600 and 1500 does, shifted by 100."""
+    results = [Result(Rating(1600, 30), 1.0), Result(Rating(1650, 120), 0.0)]
+    high = update(Rating(1700, 200, 0.06), results)
+    lower = [
+        Result(Rating(r.opponent.rating - 100, r.opponent.deviation), r.score) for r in results
+    ]
+    low = update(Rating(1600, 200, 0.06), lower)
+    assert high.rating - 100 == pytest.approx(low.rating, abs=1e-6)
+    assert high.deviation == pytest.approx(low.deviation, abs=1e-9)
+    assert high.volatility == pytest.approx(low.volatility, abs=1e-12)
 
 
 def test_deviation_never_exceeds_the_start_value() -> None:
