@@ -6,6 +6,7 @@ Every test runs on a standalone Redis and on a Redis Cluster."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 import time
 from collections.abc import Callable
@@ -15,8 +16,11 @@ import grpc
 import pytest
 
 from matchmaker import keys
+from matchmaker.presence import Presence
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, Visibility
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
+from matchmaker.store import CommitOutcome
 from tests.matchmaker.conftest import (
     Client,
     InProcessMatchmaker,
@@ -303,6 +307,92 @@ def test_a_failed_renewal_is_logged_and_the_renewals_go_on(redis_url: str) -> No
             assert {(e["log_level"], "WRONGTYPE" in e["error"]) for e in failures()} == {
                 ("warning", True)
             }
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())
+
+
+class ChangedMeanwhile(Presence):
+    """A replica's presence that, before each of its first `changes` scripts, sees another
+    replica commit a change to the game (a move, a chat...): the version it read is stale
+    by the time its script runs, as happens when two replicas work on one game at once."""
+
+    def __init__(self, replica: Replica, changes: int) -> None:
+        super().__init__(replica.store, replica.scripts, replica.settings)
+        self.changes = changes
+
+    async def _run(self, game: GameRecord, add: str, remove: str) -> Any:
+        if self.changes:
+            self.changes -= 1
+            current, now, _ = await self.store.load(game.id)
+            assert current is not None
+            changed = dataclasses.replace(current, version=current.version + 1, updated_ms=now)
+            result = await self.store.commit_change(current, changed, now, mm.WatchGameResponse())
+            assert result.outcome == CommitOutcome.OK
+        return await super()._run(game, add, remove)
+
+
+def running_war_game(game_id: str) -> GameRecord:
+    """A running Game of War between two people, South to act, nobody known to have left."""
+    return GameRecord(
+        id=game_id,
+        ruleset="war",
+        status=GameStatus.RUNNING,
+        version=1,
+        visibility=Visibility.PUBLIC,
+        rated=False,
+        created_ms=1,
+        updated_ms=1,
+        acted_ms=1,
+        seats=[Seat("south", "p-south", "South"), Seat("north", "p-north", "North")],
+        state_bytes=game_pb2.GameState(
+            game="war", position="p", to_act=["south"]
+        ).SerializeToString(),
+        initial_bytes=b"",
+        clock=None,
+        invite="",
+        bot_ms=0,
+        rating_status=RatingStatus.NONE,
+    )
+
+
+@both_stores
+def test_a_presence_change_made_while_the_game_changed_is_applied_to_the_new_version(
+    redis_url: str,
+) -> None:
+    """North arrives while another replica commits a change to the game: the presence
+    script finds the game moved on, and the update is made again on the new version (South,
+    to act, who never came, is then announced as gone and warned), not dropped."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, abandon_after=60.0))
+        try:
+            store = replica.store
+            redis: Any = store.redis
+            game = running_war_game("g-changed-meanwhile")
+            now = await store.time_ms()
+            created = await store.commit_change(None, game, now, mm.WatchGameResponse())
+            assert created.outcome == CommitOutcome.OK
+            presence = ChangedMeanwhile(replica, changes=2)
+            await presence.arrive(game.id, "north")
+            assert presence.changes == 0  # the game changed twice under it
+            after, now, _ = await store.load(game.id)
+            assert after is not None and after.version == 3
+            assert set(after.away) == {"south"} and set(after.warned) == {"south"}
+            assert after.warned["south"] - after.away["south"] == 60_000
+            kinds = {
+                (fields[b"n"], fields[b"s"])
+                for _, fields in await redis.xrange(keys.game_stream(game.id))
+                if b"n" in fields
+            }
+            assert kinds == {(b"DISCONNECTED", b"south"), (b"ABANDON_WARNING", b"south")}
+            # The sweeper comes round at the warned deadline (or sooner).
+            due_key = keys.due(keys.shard(game.id, store.shards))
+            due = await redis.zscore(due_key, game.id)
+            assert due is not None and due <= after.warned["south"]
+            fields = await redis.hkeys(keys.game_presence(game.id))
+            assert [field.decode().partition("|")[0] for field in fields] == ["north"]
         finally:
             await replica.close()
 

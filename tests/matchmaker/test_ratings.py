@@ -38,7 +38,24 @@ def test_no_games_only_widens_the_deviation() -> None:
     player = Rating(1600, 80, 0.06, games=4)
     after = update(player, [])
     assert after.rating == 1600 and after.games == 4
-    assert after.deviation > 80
+    # Step 6: phi* = sqrt(phi^2 + sigma^2) on the Glicko-2 scale (phi = RD / 173.7178).
+    scale = 173.7178
+    assert after.deviation == pytest.approx(math.sqrt((80 / scale) ** 2 + 0.06**2) * scale)
+    assert 80 < after.deviation < 81
+
+
+def test_only_the_difference_of_ratings_counts() -> None:
+    """Glicko-2 works on mu = (r - 1500) / 173.7178: a game between 1700 and 1600 moves
+    both as a game between 1600 and 1500 does, shifted by 100."""
+    results = [Result(Rating(1600, 30), 1.0), Result(Rating(1650, 120), 0.0)]
+    high = update(Rating(1700, 200, 0.06), results)
+    lower = [
+        Result(Rating(r.opponent.rating - 100, r.opponent.deviation), r.score) for r in results
+    ]
+    low = update(Rating(1600, 200, 0.06), lower)
+    assert high.rating - 100 == pytest.approx(low.rating, abs=1e-6)
+    assert high.deviation == pytest.approx(low.deviation, abs=1e-9)
+    assert high.volatility == pytest.approx(low.volatility, abs=1e-12)
 
 
 def test_deviation_never_exceeds_the_start_value() -> None:
@@ -86,6 +103,7 @@ def test_team_ratings_of_a_two_against_two() -> None:
 
 def test_multiplayer_games_have_their_own_pool() -> None:
     assert pool("war", 2) == "war"
+    assert pool("napoleonic", 3) == "napoleonic.multiplayer"  # three: already a crowd
     assert pool("napoleonic", 4) == "napoleonic.multiplayer"
 
 
@@ -212,3 +230,14 @@ def test_volatility_follows_the_papers_iteration_to_its_last_digits(given: Step5
     the same steps as the paper give the same sigma' as every Glicko-2 that follows it (to
     rounding: f is written in another order here), not merely one near the root."""
     assert _volatility(*given) == pytest.approx(paper_step5(given), rel=1e-12)
+
+
+def test_team_ratings_start_from_each_players_own_rating_and_deviation() -> None:
+    """A game of alliances moves each player from where they stood: a well-known strong
+    player who wins stays near their rating and keeps a small deviation; a new player
+    moves further."""
+    strong = Rating(rating=1900, deviation=80, games=30)
+    (winner,), (loser,) = team_update([[strong], [Rating()]], [1, 2])
+    assert 1900 < winner.rating < 1920 and winner.deviation < 81 and winner.games == 31
+    assert loser.rating < 1500 and 80 < loser.deviation < 350
+    assert winner.rating - 1900 < 1500 - loser.rating  # the new player moves more

@@ -24,6 +24,7 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     Visibility,
+    _enum,
     alliance,
     mapped_attributes,
     moves_json,
@@ -83,6 +84,14 @@ records = st.builds(
     ended_ms=millis,
     options=st.dictionaries(words, words, max_size=3),
     preset=words,
+    setup=words,
+    bot_level=st.integers(min_value=0, max_value=5),
+    away=st.dictionaries(sides, millis, max_size=2),
+    warned=st.dictionaries(sides, millis, max_size=2),
+    ending=st.just(b"")
+    | st.builds(lambda winner: game_pb2.Outcome(winner=winner).SerializeToString(), sides),
+    rematch=words,
+    rematch_of=words,
 )
 
 
@@ -221,3 +230,56 @@ def test_a_side_fights_for_its_alliance() -> None:
         "green",
     ]
     assert alliance(game_pb2.GameState(game="war", war=war_pb2.WarState()), "red") == "red"
+
+
+def test_an_enum_field_is_stored_as_its_value_and_read_back() -> None:
+    for kind in (GameStatus, Visibility, RatingStatus):
+        codec = _enum(kind)
+        for member in kind:
+            assert codec.encode(member) == member.value
+            assert codec.decode(member.value.encode()) is member
+
+
+def game_of(status: GameStatus, state: game_pb2.GameState, ending: bytes = b"") -> GameRecord:
+    """A game of South (a person) and North (a bot) in `status` at `state`."""
+    record = GameRecord.from_hash("g1", {})
+    record.status = status
+    record.seats = [Seat("south", "p1", "South"), Seat("north", "bot", "Bot", SeatKind.BOT)]
+    record.state_bytes = state.SerializeToString() if state.ByteSize() else b""
+    record.ending = ending
+    return record
+
+
+def test_the_outcome_is_the_engines_or_the_matchmakers_own_or_none() -> None:
+    ongoing = game_pb2.GameState(game="war", position="p", to_act=["south"])
+    assert game_of(GameStatus.RUNNING, ongoing).outcome() is None
+    assert game_of(GameStatus.FINISHED, game_pb2.GameState()).outcome() is None  # closed
+    by_rules = game_pb2.GameState(
+        game="war", position="p", outcome=game_pb2.Outcome(winner="north")
+    )
+    outcome = game_of(GameStatus.FINISHED, by_rules).outcome()
+    assert outcome is not None and outcome.winner == "north"
+    # Both clocks out at once: the matchmaker's own ending, the state still going on.
+    both_out = game_pb2.Outcome(reason=game_pb2.OUTCOME_REASON_TIME)
+    outcome = game_of(GameStatus.FINISHED, ongoing, both_out.SerializeToString()).outcome()
+    assert outcome == both_out
+
+
+def test_seats_are_found_by_side_player_and_turn() -> None:
+    state = game_pb2.GameState(game="war", position="p", to_act=["north"])
+    game = game_of(GameStatus.RUNNING, state)
+    south, north = game.seats
+    assert game.seat_for("north") is north and game.seat_for("green") is None
+    assert game.seat_of("p1") is south and game.seat_of("p9") is None
+    assert game.seat_of("") is None
+    assert game.opponent("south") is north and game.opponent("north") is south
+    assert game.to_act() == ("north",)
+    assert game.seated_to_act(SeatKind.BOT) is north
+    assert game.seated_to_act(SeatKind.HUMAN) is None
+    alone = game_of(GameStatus.OPEN, state)
+    alone.seats = alone.seats[:1]
+    assert alone.opponent("south") is None
+    # Only a running game has a side to act, whatever its state says.
+    for status in (GameStatus.OPEN, GameStatus.FINISHED):
+        assert game_of(status, state).to_act() == ()
+        assert game_of(status, state).seated_to_act(SeatKind.BOT) is None
