@@ -24,6 +24,7 @@ from matchmaker.record import (
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, Store, Update, millis
+from matchmaker.store import text as store_text
 from tests.matchmaker.conftest import TEST_SECRET_KEY, both_stores, run
 from tests.matchmaker.helpers import store_client, sync_client
 from wargame.runtime.refusal import Refusal
@@ -674,6 +675,43 @@ def test_bookkeeping_outside_the_versions_changes_only_what_differs(redis_url: s
         with pytest.raises(ValueError, match="commit_change"):
             await store.set_unversioned(after, dataclasses.replace(after, version=2))
         assert (await store.load("g1"))[0] == after
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_load_with_a_token_check_answers_both(redis_url: str) -> None:
+    """A submission reads its game and checks the player's token at once: in one round trip
+    on one Redis, side by side on a cluster (the player's slot and the game's)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running", initial=b"\x08\x01"))
+        token_key = keys.player_token("p1", "ab" * 32)
+        await store.redis.set(token_key, "t1")
+
+        def auth(token: str) -> tuple[list[str], list[Any]]:
+            player_keys = [
+                keys.player_token("p1", token),
+                keys.player("p1"),
+                keys.player_tokens("p1"),
+                keys.player_bucket("p1"),
+                keys.player_rated("p1"),
+                keys.player_games("p1"),
+            ]
+            return player_keys, [600, 0, 1, 1, 600]  # authenticate.lua's ARGV: no rate limit
+
+        record, now, prior, reply = await store.load_with_auth("g1", auth=auth("ab" * 32))
+        assert record is not None and (record.id, record.version) == ("g1", 1)
+        assert record.initial_bytes == b""  # not a full read
+        assert prior is None and abs(now - await store.time_ms()) < 60_000
+        assert [int(reply[0]), store_text(reply[1])] == [1, "t1"]
+        record, _, _, reply = await store.load_with_auth("g1", auth=auth("cd" * 32), full=True)
+        assert record is not None and record.initial_bytes == b"\x08\x01"
+        assert [int(item) for item in reply] == [0]  # an unknown token
+        record, _, _, reply = await store.load_with_auth("g2", auth=auth("ab" * 32))
+        assert record is None and int(reply[0]) == 1
         await store.redis.aclose()
 
     run(scenario())
