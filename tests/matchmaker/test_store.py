@@ -424,8 +424,19 @@ def test_a_commit_of_a_change_writes_the_update_actions_and_what_changed(redis_u
             first, second, now + 9, WatchGameResponse(), idempotency_key=idem, fingerprint="fp"
         )
         assert (retry.outcome, retry.version, retry.fingerprint) == ("duplicate", 2, "fp")
+        # A key without a request fingerprint records nothing: its retry is a conflict.
+        other = keys.game_idempotency("g1", "p-ada", "k2")
+        third = follow(second, acted_ms=5)
+        kept = await store.commit_change(
+            second, third, now, WatchGameResponse(), idempotency_key=other
+        )
+        assert (kept.outcome, kept.version) == ("ok", 3)
+        again = await store.commit_change(
+            second, third, now, WatchGameResponse(), idempotency_key=other
+        )
+        assert (again.outcome, again.version) == ("conflict", 3)
         stored, _, _ = await store.load("g1")
-        assert stored is not None and stored.version == 2
+        assert stored is not None and stored.version == 3
         assert stored.away == {}  # a field set back to its default is written too
         assert [m.row() for m in stored.moves] == [entry.row()]
         assert await store.actions("g1") == [game_pb2.Action(side="south")]
@@ -433,9 +444,13 @@ def test_a_commit_of_a_change_writes_the_update_actions_and_what_changed(redis_u
         assert [(u.version, u.side, u.full_notations) for u in updates] == [
             (1, "south", ()),
             (2, "south", ("e3-e5 (full)",)),
+            (3, "", ()),
         ]
         messages = [WatchGameResponse.FromString(u.message) for u in updates]
-        assert [(m.version, m.at.ToMilliseconds()) for m in messages] == [(1, now), (2, now + 7)]
+        assert [(m.version, m.at.ToMilliseconds()) for m in messages][:2] == [
+            (1, now),
+            (2, now + 7),
+        ]
         # A running game's keys, its updates included, live as long as a running game.
         for key in keys.game_keys("g1"):
             assert 300 < await store.redis.ttl(key) <= 9000
