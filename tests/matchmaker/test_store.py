@@ -243,11 +243,19 @@ def test_browse_lists_are_bounded_and_newest_first(redis_url: str) -> None:
         # asked: "more pages".
         assert [row[2] for row in rows] == ["g39", "g38", "g37", "b0"]
         # Each shard keeps its newest browse_size / shards games.
+        listed: list[tuple[float, str]] = [(1036, "b0")]
         for shard in range(2):
             kept: Any = await store.redis.zrange(keys.browse("open", "war", shard), 0, -1)
             assert len(kept) == 4
             newest = [g for g in reversed(ids) if keys.shard(g, 2) == shard][:4]
             assert sorted(member.decode() for member in kept) == sorted(newest)
+            listed += [(1000 + ids.index(g), g) for g in newest]
+        # A later page: its rows and one more, in the same order across lists and shards.
+        listed.sort(key=lambda row: (-row[0], row[1]))
+        page = await store.list_page([GameStatus.OPEN], ["war", "battle"], 2, 3)
+        assert [(row[3], row[2]) for row in page] == listed[2:6]
+        assert all(row[0] == "open" for row in page)
+        assert all((row[1] == "battle") == (row[2] == "b0") for row in page)
         await store.redis.aclose()
 
     run(scenario())
@@ -363,6 +371,7 @@ def test_a_notice_after_the_finished_games_updates_expired_is_still_a_notice(
         (entry,) = await store.updates_after("g1", 0)
         assert (entry.version, entry.seq) == (2, 1)
         assert entry.notice == {"n": "REMATCH_OFFERED", "s": "south", "g": "g9"}
+        assert (entry.side, entry.message, entry.full_notations) == ("south", b"", ())
         assert await store.update_at("g1", 2) is None  # no update of version 2 is kept
         assert await store.updates_after("g1", (2, 0)) == [entry]  # a watcher who saw 2
         await store.redis.aclose()
@@ -565,12 +574,14 @@ def test_hidden_deployments_are_sealed_at_rest_until_the_arrays_are_laid_out(
         third = follow(
             loaded, moves_raw=moves_raw, _moves=moves, state_bytes=laid_out.SerializeToString()
         )
-        await store.commit_change(loaded, third, now, WatchGameResponse(), full_notations=["x"])
+        await store.commit_change(
+            loaded, third, now, WatchGameResponse(), full_notations=["b7-b6 ñ"]
+        )
         raw = await store.redis.hget(keys.game("g1"), "state")
         assert not raw.startswith(b"\x00")
         raw_moves: Any = await store.redis.hget(keys.game("g1"), "moves")
         assert "deploy a2=I ñ" in raw_moves.decode()
-        assert (await stream_fields(store, "g1"))[2][b"f"] == b'["x"]'
+        assert (await stream_fields(store, "g1"))[2][b"f"] == '["b7-b6 ñ"]'.encode()
         # Once in the clear, later moves are appended as they are.
         plain_raw, entries = store.moves_after(third, [move], pending=False)
         assert entries is None and plain_raw == moves_json(moves_raw, [move])
