@@ -39,7 +39,8 @@ def counting(rounds: list[int]) -> Callable[[], Awaitable[object]]:
 
 def test_a_worker_works_at_once_then_once_per_poke_until_stopped() -> None:
     async def scenario() -> None:
-        poke, stop, rounds = asyncio.Event(), asyncio.Event(), []
+        poke, stop = asyncio.Event(), asyncio.Event()
+        rounds: list[int] = []
         task = asyncio.create_task(every(HOUR, poke, stop, counting(rounds), "failed"))
         await until(lambda: len(rounds) == 1)  # the first round needs no poke
         await settle()
@@ -60,7 +61,8 @@ def test_a_worker_works_at_once_then_once_per_poke_until_stopped() -> None:
 
 def test_a_stopped_replica_starts_no_round() -> None:
     async def scenario() -> None:
-        poke, stop, rounds = asyncio.Event(), asyncio.Event(), []
+        poke, stop = asyncio.Event(), asyncio.Event()
+        rounds: list[int] = []
         stop.set()
         await asyncio.wait_for(every(HOUR, poke, stop, counting(rounds), "failed"), 10)
         assert rounds == []
@@ -70,7 +72,8 @@ def test_a_stopped_replica_starts_no_round() -> None:
 
 def test_a_worker_waits_its_interval_between_rounds() -> None:
     async def scenario() -> None:
-        poke, stop, rounds = asyncio.Event(), asyncio.Event(), []
+        poke, stop = asyncio.Event(), asyncio.Event()
+        rounds: list[int] = []
         task = asyncio.create_task(every(0.01, poke, stop, counting(rounds), "failed"))
         await until(lambda: len(rounds) >= 3)  # no poke: the interval alone brings rounds
         stop.set()
