@@ -20,6 +20,7 @@ from matchmaker.record import (
     Seat,
     SeatKind,
     moves_json,
+    parse_moves,
 )
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
@@ -533,6 +534,8 @@ def test_hidden_deployments_are_sealed_at_rest_until_the_arrays_are_laid_out(
         moves_raw, moves = store.moves_after(loaded, [hidden, plain], pending=True)
         assert moves == [hidden, plain]  # memory holds the notations the field seals
         assert "deploy a2=I" not in moves_raw and '"deploy"' in moves_raw
+        # Unopened, a sealed row reads as its public notation (never as anything else).
+        assert [m.notation for m in parse_moves(moves_raw)] == ["deploy", "pass"]
         second = follow(
             loaded,
             moves_raw=moves_raw,
