@@ -52,3 +52,11 @@ def test_long_text_is_refused_before_it_is_read() -> None:
     padded = "7K3M9QX2HF4PT8WZ".center(64, "-")
     assert invites.normalize(padded) == "7K3M9QX2HF4PT8WZ"
     assert invites.normalize(padded + "-") is None
+
+
+def test_the_groups_of_a_code_are_sixteen_independent_characters() -> None:
+    # 80 bits only if no group repeats characters of another: overlapping groups (a code
+    # cut from fewer random characters) would share three characters every time.
+    codes = [invites.new_code().split("-") for _ in range(2000)]
+    overlapping = [groups for groups in codes if groups[0][1:] == groups[1][:3]]
+    assert len(overlapping) < 10  # about 2000 / 32**3 by chance
