@@ -701,7 +701,7 @@ def test_bookkeeping_outside_the_versions_changes_only_what_differs(redis_url: s
         after, _, _ = await store.load("g1")
         assert after is not None and (after.version, after.rating_status) == (1, "done")
         await store.set_unversioned(after, after)  # nothing changed: nothing written
-        with pytest.raises(ValueError, match="commit_change"):
+        with pytest.raises(ValueError, match=r"^a change of version goes through commit_change$"):
             await store.set_unversioned(after, dataclasses.replace(after, version=2))
         assert (await store.load("g1"))[0] == after
         await store.redis.aclose()
