@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -87,3 +88,27 @@ def test_scripts_document_keys_and_argv_and_build_no_keys(name: str) -> None:
 
 def test_every_lua_file_is_loaded() -> None:
     assert {path.stem for path in SCRIPTS.glob("*.lua")} == set(NAMES)
+
+
+def test_plausible_ids_are_short_ascii_letters_and_digits() -> None:
+    # What a client sends as an id names nothing (and never reaches a key) unless it
+    # could be one of ours.
+    for good in ("g", "gabc123", "A" * 64):
+        assert keys.plausible_id(good), good
+    for bad in ("", "A" * 65, "g-1", "g 1", "g{1}", "gé1", "g١"):
+        assert not keys.plausible_id(bad), bad
+
+
+def test_names_a_rolling_update_relies_on_stay_the_same() -> None:
+    # Replicas of two releases share one Redis during an update: a queue's id and an
+    # idempotency record's name must come out alike from both, or waiting players and
+    # retried submissions are lost.
+    spec = "war|standard|rated"
+    assert keys.queue_id(spec) == "q" + hashlib.sha256(spec.encode()).hexdigest()[:20]
+    digest = hashlib.sha256(b"key-1").hexdigest()[:16]
+    assert keys.game_idempotency("g1", "p1", "key-1") == f"wg:game:{{g1}}:idem:p1:{digest}"
+
+
+def test_a_games_live_updates_are_announced_on_a_channel_named_like_its_stream() -> None:
+    assert keys.game_channel("g1") == keys.game_stream("g1") == "wg:game:{g1}:stream"
+    assert keys.game_channel("g2") != keys.game_channel("g1")

@@ -16,16 +16,20 @@ from matchmaker.record import (
     ActionEntry,
     GameRecord,
     GameStatus,
+    RatingStatus,
     Seat,
     SeatKind,
     moves_json,
+    parse_moves,
 )
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, Store, Update, millis
-from tests.matchmaker.conftest import both_stores, run
+from matchmaker.store import text as store_text
+from tests.matchmaker.conftest import TEST_SECRET_KEY, both_stores, run
 from tests.matchmaker.helpers import store_client, sync_client
-from wargame.v1 import game_pb2
+from wargame.runtime.refusal import Refusal
+from wargame.v1 import game_pb2, napoleonic_pb2
 from wargame.v1.matchmaker_pb2 import WatchGameResponse
 
 pytestmark = pytest.mark.integration
@@ -240,11 +244,19 @@ def test_browse_lists_are_bounded_and_newest_first(redis_url: str) -> None:
         # asked: "more pages".
         assert [row[2] for row in rows] == ["g39", "g38", "g37", "b0"]
         # Each shard keeps its newest browse_size / shards games.
+        listed: list[tuple[float, str]] = [(1036, "b0")]
         for shard in range(2):
             kept: Any = await store.redis.zrange(keys.browse("open", "war", shard), 0, -1)
             assert len(kept) == 4
             newest = [g for g in reversed(ids) if keys.shard(g, 2) == shard][:4]
             assert sorted(member.decode() for member in kept) == sorted(newest)
+            listed += [(1000 + ids.index(g), g) for g in newest]
+        # A later page: its rows and one more, in the same order across lists and shards.
+        listed.sort(key=lambda row: (-row[0], row[1]))
+        page = await store.list_page([GameStatus.OPEN], ["war", "battle"], 2, 3)
+        assert [(row[3], row[2]) for row in page] == listed[2:6]
+        assert all(row[0] == "open" for row in page)
+        assert all((row[1] == "battle") == (row[2] == "b0") for row in page)
         await store.redis.aclose()
 
     run(scenario())
@@ -360,8 +372,375 @@ def test_a_notice_after_the_finished_games_updates_expired_is_still_a_notice(
         (entry,) = await store.updates_after("g1", 0)
         assert (entry.version, entry.seq) == (2, 1)
         assert entry.notice == {"n": "REMATCH_OFFERED", "s": "south", "g": "g9"}
+        assert (entry.side, entry.message, entry.full_notations) == ("south", b"", ())
         assert await store.update_at("g1", 2) is None  # no update of version 2 is kept
         assert await store.updates_after("g1", (2, 0)) == [entry]  # a watcher who saw 2
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+# -- commit_change: what a change of a record writes --------------------------------------
+
+
+def people(version: int, state: game_pb2.GameState, sides: tuple[str, str]) -> GameRecord:
+    """A running game of two people at `version`."""
+    game = GameRecord.from_hash("g1", {})
+    game.status, game.version, game.ruleset = GameStatus.RUNNING, version, state.game
+    game.seats = [Seat(sides[0], "p-ada", "Ada"), Seat(sides[1], "p-bob", "Bob")]
+    game.state_bytes = state.SerializeToString()
+    return game
+
+
+def follow(game: GameRecord, **changes: Any) -> GameRecord:
+    """The record of the game's next version."""
+    return dataclasses.replace(game, version=game.version + 1, _state=None, **changes)
+
+
+async def stream_fields(store: Store, game_id: str) -> list[dict[bytes, bytes]]:
+    rows: Any = await store.redis.xrange(keys.game_stream(game_id))
+    return [fields for _, fields in rows]
+
+
+@both_stores
+def test_a_commit_of_a_change_writes_the_update_actions_and_what_changed(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url, running_game_ttl=9000.0, idempotency_ttl=300.0)
+        now = await store.time_ms()
+        war = game_pb2.GameState(game="war", position="p", to_act=["south"])
+        first = people(1, war, ("south", "north"))
+        first.away = {"north": now - 5}
+        done = await store.commit_change(None, first, now, WatchGameResponse(side="south"))
+        assert (done.outcome, done.version) == ("ok", 1)
+        with pytest.raises(ValueError, match="version 3 does not follow 1"):
+            await store.commit_change(first, follow(follow(first)), now, WatchGameResponse())
+        entry = ActionEntry(
+            "south", "e3-e5", "e3-e5", game_pb2.Action(side="south").SerializeToString()
+        )
+        second = follow(first, away={}, moves_raw=moves_json("[]", [entry]))
+        idem = keys.game_idempotency("g1", "p-ada", "k1")
+        done = await store.commit_change(
+            first,
+            second,
+            now + 7,
+            WatchGameResponse(side="south"),
+            full_notations=["e3-e5 (full)"],
+            actions=[entry],
+            idempotency_key=idem,
+            fingerprint="fp",
+        )
+        assert (done.outcome, done.version) == ("ok", 2)
+        retry = await store.commit_change(
+            first, second, now + 9, WatchGameResponse(), idempotency_key=idem, fingerprint="fp"
+        )
+        assert (retry.outcome, retry.version, retry.fingerprint) == ("duplicate", 2, "fp")
+        # A key without a request fingerprint records nothing: its retry is a conflict.
+        other = keys.game_idempotency("g1", "p-ada", "k2")
+        third = follow(second, acted_ms=5)
+        kept = await store.commit_change(
+            second, third, now, WatchGameResponse(), idempotency_key=other
+        )
+        assert (kept.outcome, kept.version) == ("ok", 3)
+        again = await store.commit_change(
+            second, third, now, WatchGameResponse(), idempotency_key=other
+        )
+        assert (again.outcome, again.version) == ("conflict", 3)
+        stored, _, _ = await store.load("g1")
+        assert stored is not None and stored.version == 3
+        assert stored.away == {}  # a field set back to its default is written too
+        assert [m.row() for m in stored.moves] == [entry.row()]
+        assert await store.actions("g1") == [game_pb2.Action(side="south")]
+        updates = await store.updates_after("g1", 0)
+        assert [(u.version, u.side, u.full_notations) for u in updates] == [
+            (1, "south", ()),
+            (2, "south", ("e3-e5 (full)",)),
+            (3, "", ()),
+        ]
+        messages = [WatchGameResponse.FromString(u.message) for u in updates]
+        assert [(m.version, m.at.ToMilliseconds()) for m in messages][:2] == [
+            (1, now),
+            (2, now + 7),
+        ]
+        # A running game's keys, its updates included, live as long as a running game.
+        for key in keys.game_keys("g1"):
+            assert 300 < await store.redis.ttl(key) <= 9000
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(
+            redis_url, finished_stream_keep=2, idempotency_ttl=300.0, finished_game_ttl=5000.0
+        )
+        now = await store.time_ms()
+        war = game_pb2.GameState(game="war", position="p", to_act=["south"])
+        game = people(1, war, ("south", "north"))
+        await store.commit_change(None, game, now, WatchGameResponse())
+        for _ in range(4):
+            later = follow(game, acted_ms=game.acted_ms + 1)
+            await store.commit_change(game, later, now, WatchGameResponse())
+            game = later
+        assert [u.version for u in await store.updates_after("g1", 0)] == [1, 2, 3, 4, 5]
+        ended = follow(game, status=GameStatus.FINISHED)
+        await store.commit_change(game, ended, now, WatchGameResponse())
+        assert [u.version for u in await store.updates_after("g1", 0)] == [5, 6]
+        assert 0 < await store.redis.ttl(keys.game_stream("g1")) <= 300
+        assert 300 < await store.redis.ttl(keys.game("g1")) <= 5000
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def deploying(phase: int, to_act: list[str]) -> game_pb2.GameState:
+    return game_pb2.GameState(
+        game="napoleonic",
+        to_act=to_act,
+        napoleonic=napoleonic_pb2.NapoleonicState(phase=phase),  # type: ignore[arg-type]
+    )
+
+
+def test_hidden_deployments_are_sealed_at_rest_until_the_arrays_are_laid_out(
+    redis_url: str,
+) -> None:
+    """While a secret deployment is pending, Redis holds the state, the hidden actions, their
+    notations and the full notations of the update sealed; the store opens them as it
+    reads; the commit that lays the arrays out writes the notations in the clear."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url, secret_key=TEST_SECRET_KEY)
+        now = await store.time_ms()
+        commit_phase = napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT
+        first = people(1, deploying(commit_phase, ["red", "blue"]), ("red", "blue"))
+        await store.commit_change(None, first, now, WatchGameResponse())
+        raw: Any = await store.redis.hget(keys.game("g1"), "state")
+        assert raw.startswith(b"\x00") and raw != first.state_bytes
+        loaded, _, _ = await store.load("g1")
+        assert loaded is not None and loaded.state == first.state
+
+        hidden = ActionEntry(
+            "red",
+            "deploy a2=I ñ",
+            "deploy",
+            game_pb2.Action(side="red", notation="deploy a2=I ñ").SerializeToString(),
+        )
+        plain = ActionEntry(
+            "blue",
+            "pass",
+            "pass",
+            game_pb2.Action(side="blue", notation="pass").SerializeToString(),
+        )
+        moves_raw, moves = store.moves_after(loaded, [hidden, plain], pending=True)
+        assert moves == [hidden, plain]  # memory holds the notations the field seals
+        assert "deploy a2=I" not in moves_raw and '"deploy"' in moves_raw
+        # Unopened, a sealed row reads as its public notation (never as anything else).
+        assert [m.notation for m in parse_moves(moves_raw)] == ["deploy", "pass"]
+        second = follow(
+            loaded,
+            moves_raw=moves_raw,
+            _moves=moves,
+            state_bytes=deploying(commit_phase, ["blue"]).SerializeToString(),
+        )
+        await store.commit_change(
+            loaded,
+            second,
+            now,
+            WatchGameResponse(side="red"),
+            full_notations=["deploy a2=I ñ", "pass"],
+            actions=[hidden, plain],
+        )
+        raw_actions: Any = await store.redis.lrange(keys.game_actions("g1"), 0, -1)
+        assert raw_actions[0].startswith(b"\x00") and raw_actions[1] == plain.action
+        (_, sealed_update) = await stream_fields(store, "g1")
+        assert sealed_update[b"f"].startswith(b"\x00") and b"deploy" not in sealed_update[b"f"]
+        raw = await store.redis.hget(keys.game("g1"), "state")
+        assert raw.startswith(b"\x00")
+        loaded, _, _ = await store.load("g1")
+        assert loaded is not None and loaded.state == second.state
+        assert [(m.side, m.notation, m.public) for m in loaded.moves] == [
+            ("red", "deploy a2=I ñ", "deploy"),
+            ("blue", "pass", "pass"),
+        ]
+        assert await store.actions("g1") == [
+            game_pb2.Action(side="red", notation="deploy a2=I ñ"),
+            game_pb2.Action(side="blue", notation="pass"),
+        ]
+        (update,) = await store.updates_after("g1", 1)
+        assert (update.side, update.full_notations) == ("red", ("deploy a2=I ñ", "pass"))
+
+        # The arrays are laid out: the notations go back in the clear, the state too.
+        laid_out = deploying(napoleonic_pb2.NAPOLEONIC_PHASE_MOVEMENT, ["red"])
+        move = ActionEntry("blue", "b7-b6", "b7-b6", b"")
+        moves_raw, moves = store.moves_after(loaded, [move], pending=False)
+        assert "deploy a2=I ñ" in moves_raw and moves == [*loaded.moves, move]
+        third = follow(
+            loaded, moves_raw=moves_raw, _moves=moves, state_bytes=laid_out.SerializeToString()
+        )
+        await store.commit_change(
+            loaded, third, now, WatchGameResponse(), full_notations=["b7-b6 ñ"]
+        )
+        raw = await store.redis.hget(keys.game("g1"), "state")
+        assert not raw.startswith(b"\x00")
+        raw_moves: Any = await store.redis.hget(keys.game("g1"), "moves")
+        assert "deploy a2=I ñ" in raw_moves.decode()
+        assert (await stream_fields(store, "g1"))[2][b"f"] == '["b7-b6 ñ"]'.encode()
+        # Once in the clear, later moves are appended as they are.
+        plain_raw, entries = store.moves_after(third, [move], pending=False)
+        assert entries is None and plain_raw == moves_json(moves_raw, [move])
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+# -- reads and bookkeeping beside the commits ---------------------------------------------
+
+
+def test_get_refuses_a_missing_an_implausible_or_an_unknown_game(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        game, now = await store.get("g1")
+        assert (game.id, game.version, game.status) == ("g1", 1, "running")
+        assert abs(now - await store.time_ms()) < 60_000
+        refusals = []
+        for game_id in ("", "g-1", "g2"):
+            with pytest.raises(Refusal) as refused:
+                await store.get(game_id)
+            refusals.append((refused.value.reason, refused.value.message))
+        assert refusals == [
+            ("MISSING_FIELD", "game_id is required"),
+            ("SESSION_NOT_FOUND", "no game 'g-1' (unknown or expired)"),
+            ("SESSION_NOT_FOUND", "no game 'g2' (unknown or expired)"),
+        ]
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_brief_read_gives_the_listed_games_without_their_states(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="open", game="war", state=b"\x08\x01"))
+        await store.commit(dataclasses.replace(change(0, status="running"), game_id="g2"))
+        first, missing_game, second = await store.brief(["g1", "gone", "g2"])
+        assert missing_game is None
+        assert first is not None and (first.id, first.status, first.ruleset) == (
+            "g1",
+            "open",
+            "war",
+        )
+        assert first.state_bytes == b""  # not read for lists
+        assert second is not None and (second.id, second.version, second.status) == (
+            "g2",
+            1,
+            "running",
+        )
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_game_leaves_its_browse_list_and_the_due_index(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url, index_shards=2)
+        for game_id in ("g1", "g2"):
+            await store.list_add(GameStatus.OPEN, "war", game_id, 1000)
+            await store.schedule(game_id, 5000)
+        await store.list_remove(GameStatus.OPEN, "war", "g1")
+        await store.list_remove(GameStatus.RUNNING, "war", "g2")  # not in that list
+        rows = await store.list_page([GameStatus.OPEN], ["war"], 0, 10)
+        assert [row[2] for row in rows] == ["g2"]
+        await store.unschedule("g1")
+        assert await store.redis.zscore(store._due("g1"), "g1") is None
+        assert await store.redis.zscore(store._due("g2"), "g2") == 5000
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_an_invite_code_opens_one_game_for_a_while(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url, invite_ttl=500.0)
+        assert await store.invite_target("7K3M9QX2HF4PT8WZ") is None
+        assert await store.set_invite("7K3M9QX2HF4PT8WZ", "g1")
+        assert not await store.set_invite("7K3M9QX2HF4PT8WZ", "g2")  # taken
+        assert await store.invite_target("7K3M9QX2HF4PT8WZ") == "g1"
+        assert 0 < await store.redis.ttl(keys.invite("7K3M9QX2HF4PT8WZ")) <= 500
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_finished_game_records_its_first_rematch_only(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="finished"))
+        assert await store.claim_rematch("g1", "g7") == "g7"
+        assert await store.claim_rematch("g1", "g8") == "g7"
+        assert await store.claim_rematch("gone", "g9") == ""
+        record, _, _ = await store.load("g1")
+        assert record is not None and record.rematch == "g7"
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_bookkeeping_outside_the_versions_changes_only_what_differs(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="finished", rating_status="pending"))
+        before, _, _ = await store.load("g1")
+        assert before is not None
+        settled = dataclasses.replace(before, rating_status=RatingStatus.DONE)
+        await store.set_unversioned(before, settled)
+        after, _, _ = await store.load("g1")
+        assert after is not None and (after.version, after.rating_status) == (1, "done")
+        await store.set_unversioned(after, after)  # nothing changed: nothing written
+        with pytest.raises(ValueError, match=r"^a change of version goes through commit_change$"):
+            await store.set_unversioned(after, dataclasses.replace(after, version=2))
+        assert (await store.load("g1"))[0] == after
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_load_with_a_token_check_answers_both(redis_url: str) -> None:
+    """A submission reads its game and checks the player's token at once: in one round trip
+    on one Redis, side by side on a cluster (the player's slot and the game's)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running", initial=b"\x08\x01"))
+        token_key = keys.player_token("p1", "ab" * 32)
+        await store.redis.set(token_key, "t1")
+
+        def auth(token: str) -> tuple[list[str], list[Any]]:
+            player_keys = [
+                keys.player_token("p1", token),
+                keys.player("p1"),
+                keys.player_tokens("p1"),
+                keys.player_bucket("p1"),
+                keys.player_rated("p1"),
+                keys.player_games("p1"),
+            ]
+            return player_keys, [600, 0, 1, 1, 600]  # authenticate.lua's ARGV: no rate limit
+
+        record, now, prior, reply = await store.load_with_auth("g1", auth=auth("ab" * 32))
+        assert record is not None and (record.id, record.version) == ("g1", 1)
+        assert record.initial_bytes == b""  # not a full read
+        assert prior is None and abs(now - await store.time_ms()) < 60_000
+        assert [int(reply[0]), store_text(reply[1])] == [1, "t1"]
+        record, _, _, reply = await store.load_with_auth("g1", auth=auth("cd" * 32), full=True)
+        assert record is not None and record.initial_bytes == b"\x08\x01"
+        assert [int(item) for item in reply] == [0]  # an unknown token
+        record, _, _, reply = await store.load_with_auth("g2", auth=auth("ab" * 32))
+        assert record is None and int(reply[0]) == 1
         await store.redis.aclose()
 
     run(scenario())
