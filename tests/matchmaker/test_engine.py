@@ -212,15 +212,16 @@ def test_an_unavailable_engine_is_tried_again_as_often_as_configured(
         assert remaining is not None and 0 < remaining <= 4.0
 
 
+@pytest.mark.parametrize("attempts", [1, 2])
 def test_an_engine_unavailable_on_every_attempt_is_relayed_with_its_message(
-    warming: tuple[_Warming, str],
+    warming: tuple[_Warming, str], attempts: int
 ) -> None:
     servicer, address = warming
     with pytest.raises(EngineFailure) as failed:
-        _games(address, Settings(engine_retries=2))
+        _games(address, Settings(engine_retries=attempts))
     assert failed.value.reason == Reason.ENGINE_UNAVAILABLE
     assert failed.value.engine == "ListGames: UNAVAILABLE warming up"
-    assert len(servicer.calls) == 2
+    assert len(servicer.calls) == attempts
 
 
 def test_a_refusal_by_the_engine_is_not_retried_and_keeps_its_reason(
