@@ -148,6 +148,13 @@ TLS_LOOK_INTERVAL = 60.0
 VIEWS_KEPT = 512  # views for drawing kept (`Engine.drawn`)
 
 
+def backoff(attempt: int, jitter: float) -> float:
+    """Seconds to wait after failed attempt `attempt` (0 the first) before the next: 50 ms
+    doubled on every attempt, stretched by `jitter` (0 to 1) so that the replicas retrying
+    after one engine restart do not all come back at the same moment."""
+    return 0.05 * 2.0**attempt * (1 + jitter)
+
+
 def sent(state: game_pb2.GameState) -> game_pb2.GameState:
     """A state as the engine reads it: with a position, the game and the position alone (the
     engine ignores the rest); a state of the structured form as it is."""
@@ -249,7 +256,7 @@ class Engine:
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 if code == grpc.StatusCode.UNAVAILABLE and attempt + 1 < attempts:
-                    await asyncio.sleep(0.05 * (2**attempt) * (1 + random.random()))
+                    await asyncio.sleep(backoff(attempt, random.random()))
                     continue
                 if code in (
                     grpc.StatusCode.UNAVAILABLE,

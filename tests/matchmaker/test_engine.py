@@ -6,21 +6,26 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
+import structlog
 
 import matchmaker.engine
-from matchmaker.engine import Engine, EngineError, EngineFailure, refusal_status
+from matchmaker.engine import Engine, EngineError, EngineFailure, backoff, refusal_status
 from matchmaker.settings import Settings
 from tests.matchmaker.helpers import captured_logs, legal_actions
+from tests.servers import free_port
 from tests.tls_support import Authority
 from wargame.runtime.refusal import Reason
-from wargame.runtime.status import ErrorDetails
+from wargame.runtime.serving import create_server, register_service
+from wargame.runtime.status import ErrorDetails, rich_status
 from wargame.runtime.tls import ClientTLS
-from wargame.v1 import game_pb2
+from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
 
 
 def test_an_unknown_reason_is_our_bug_and_says_so() -> None:
@@ -117,3 +122,126 @@ def test_actions_are_applied_to_the_compact_form_unless_a_view_is_asked_for(
     plain, drawn = asyncio.run(scenario())
     assert plain.position and plain.position == drawn.position
     assert not plain.pieces and drawn.pieces
+
+
+def test_the_retry_backoff_doubles_on_every_attempt_and_the_jitter_stretches_it() -> None:
+    """50 ms after the first failed attempt, doubled after each further one; the jitter (0
+    to 1) stretches a wait by up to as much again."""
+    assert [backoff(attempt, 0.0) for attempt in range(4)] == pytest.approx([0.05, 0.1, 0.2, 0.4])
+    assert backoff(1, 1.0) == pytest.approx(0.2)
+    assert backoff(2, 0.5) == pytest.approx(0.3)
+
+
+class _Warming(engine_pb2_grpc.RulesEngineServicer):
+    """An engine still starting: UNAVAILABLE to its first `unavailable` ListGames calls, then
+    one game; DescribeGame refused as an unknown game. It notes every call's request id
+    and the time its caller gave it."""
+
+    def __init__(self, unavailable: int) -> None:
+        self.unavailable = unavailable
+        self.calls: list[tuple[str, str, float | None]] = []
+
+    def _note(self, method: str, context: grpc.ServicerContext) -> None:
+        metadata = dict(context.invocation_metadata())
+        self.calls.append((method, str(metadata.get("x-request-id", "")), context.time_remaining()))
+
+    def ListGames(
+        self, request: engine_pb2.ListGamesRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.ListGamesResponse:
+        self._note("ListGames", context)
+        if len(self.calls) <= self.unavailable:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "warming up")
+        return engine_pb2.ListGamesResponse(games=[board_pb2.GameInfo(id="war")])
+
+    def DescribeGame(
+        self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.DescribeGameResponse:
+        self._note("DescribeGame", context)
+        context.abort_with_status(
+            rich_status(grpc.StatusCode.NOT_FOUND, "UNKNOWN_GAME", f"no game {request.game}")
+        )
+        raise AssertionError("aborted")
+
+
+@contextmanager
+def _serve(servicer: _Warming) -> Iterator[str]:
+    serving = create_server(
+        f"127.0.0.1:{free_port()}",
+        lambda server: register_service(
+            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+        ),
+        ["wargame.v1.RulesEngine"],
+    )
+    serving.start()
+    try:
+        yield f"127.0.0.1:{serving.port}"
+    finally:
+        serving.stop(0)
+
+
+@pytest.fixture
+def warming() -> Iterator[tuple[_Warming, str]]:
+    """An engine UNAVAILABLE to its first two ListGames calls, and its address."""
+    servicer = _Warming(unavailable=2)  # type: ignore[abstract]  # only two methods are called
+    with _serve(servicer) as address:
+        yield servicer, address
+
+
+def _games(address: str, settings: Settings) -> list[str]:
+    async def call() -> list[str]:
+        engine = Engine(address, settings)
+        try:
+            structlog.contextvars.bind_contextvars(request_id="req-17")
+            return list(await engine.games())
+        finally:
+            structlog.contextvars.clear_contextvars()
+            await engine.close()
+
+    return asyncio.run(call())
+
+
+def test_an_unavailable_engine_is_tried_again_as_often_as_configured(
+    warming: tuple[_Warming, str],
+) -> None:
+    """Three attempts outlast an engine unavailable twice; each carries the request id of
+    the call it serves and the engine deadline."""
+    servicer, address = warming
+    assert _games(address, Settings(engine_retries=3, engine_timeout=4.0)) == ["war"]
+    assert [(method, rid) for method, rid, _ in servicer.calls] == [("ListGames", "req-17")] * 3
+    for _, _, remaining in servicer.calls:
+        assert remaining is not None and 0 < remaining <= 4.0
+
+
+@pytest.mark.parametrize("attempts", [1, 2])
+def test_an_engine_unavailable_on_every_attempt_is_relayed_with_its_message(
+    warming: tuple[_Warming, str], attempts: int
+) -> None:
+    servicer, address = warming
+    with pytest.raises(EngineFailure) as failed:
+        _games(address, Settings(engine_retries=attempts))
+    assert failed.value.reason == Reason.ENGINE_UNAVAILABLE
+    assert failed.value.engine == "ListGames: UNAVAILABLE warming up"
+    assert len(servicer.calls) == attempts
+
+
+def test_a_refusal_by_the_engine_is_not_retried_and_keeps_its_reason(
+    warming: tuple[_Warming, str],
+) -> None:
+    servicer, address = warming
+
+    async def call() -> EngineError:
+        engine = Engine(address, Settings(engine_retries=3))
+        try:
+            with pytest.raises(EngineError) as refused:
+                await engine.describe("chess", {})
+            return refused.value
+        finally:
+            await engine.close()
+
+    details = asyncio.run(call()).details
+    assert (details.code, details.reason, details.message) == (
+        grpc.StatusCode.NOT_FOUND,
+        "UNKNOWN_GAME",
+        "no game chess",
+    )
+    assert [(method, rid) for method, rid, _ in servicer.calls] == [("DescribeGame", "")]

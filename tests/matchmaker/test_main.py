@@ -250,3 +250,65 @@ def test_main_refuses_a_busy_port_in_one_line(capsys: pytest.CaptureFixture[str]
     assert capsys.readouterr().err.startswith(
         f"wargame-matchmaker: error: cannot listen on 127.0.0.1:{port}: "
     )
+
+
+def test_a_negative_setting_is_refused_naming_its_flag() -> None:
+    with pytest.raises(ConfigError, match=r"^--abandon-after must not be negative$"):
+        settings_from(parsed("--abandon-after", "-1"))
+
+
+def test_zero_is_refused_where_it_would_mean_nothing() -> None:
+    with pytest.raises(ConfigError, match=r"^--abandon-after must be positive$"):
+        settings_from(parsed("--abandon-after", "0"))
+
+
+# The settings where zero turns a limit, a growth or a wait off (the flags' help says so).
+ZERO_TURNS_OFF = [
+    "--rate-limit",
+    "--window-growth",
+    "--grace",
+    "--replica-wait",
+    "--register-peer-rate",
+    "--register-rate",
+    "--guess-player-rate",
+    "--guess-peer-rate",
+    "--guess-rate",
+    "--max-open-games",
+    "--rematch-follow",
+    "--finished-stream-keep",
+]
+
+
+@pytest.mark.parametrize("flag", ZERO_TURNS_OFF)
+def test_zero_is_taken_where_it_turns_something_off(flag: str) -> None:
+    settings = settings_from(parsed(flag, "0"))
+    assert getattr(settings, flag[2:].replace("-", "_")) == 0
+
+
+# Each token bucket's rate flag and burst flag.
+BUCKETS = [
+    ("--rate-limit", "--rate-burst"),
+    ("--register-peer-rate", "--register-peer-burst"),
+    ("--register-rate", "--register-burst"),
+    ("--guess-player-rate", "--guess-player-burst"),
+    ("--guess-peer-rate", "--guess-peer-burst"),
+    ("--guess-rate", "--guess-burst"),
+]
+
+
+@pytest.mark.parametrize(("rate", "burst"), BUCKETS)
+def test_a_bucket_that_limits_must_hold_one_request(rate: str, burst: str) -> None:
+    """A burst below one would refuse every request; a bucket turned off (rate 0) is not
+    looked at."""
+    with pytest.raises(ConfigError, match=f"^{burst} must be at least 1$"):
+        settings_from(parsed(rate, "2", burst, "0.5"))
+    unlimited = settings_from(parsed(rate, "0", burst, "0.5"))
+    assert getattr(unlimited, burst[2:].replace("-", "_")) == 0.5
+
+
+def test_a_trusted_proxy_that_is_no_network_is_refused_naming_it() -> None:
+    with pytest.raises(
+        ConfigError, match=r"^--trusted-proxies: 'nowhere' is not an address or network$"
+    ):
+        settings_from(parsed("--trusted-proxies", "10.0.0.0/8,nowhere"))
+    assert settings_from(parsed("--trusted-proxies", "10.0.0.0/8")).trusted_proxies == "10.0.0.0/8"
