@@ -16,7 +16,7 @@ from engine_service.rules import rulesets
 from engine_service.rules.base import OutcomeReason
 from engine_service.rules.board import KNIGHT_OFFSETS, offset_table, square_grid
 from engine_service.rules.errors import Reason, RuleError
-from engine_service.rules.game import Game, OfferDraw
+from engine_service.rules.game import AcceptDraw, DeclineDraw, Game, OfferDraw, Resign
 from engine_service.rules.position import (
     PositionError,
     Reversal,
@@ -45,6 +45,8 @@ def test_a_grid_knows_its_rays_and_knight_leaps() -> None:
     assert grid.ray(c3, "N") == ()
     leaps = offset_table(grid, KNIGHT_OFFSETS)
     assert sorted(leaps[a1]) == sorted((c2, b3))
+    assert sorted(grid.neighbours(a1)) == sorted((b1, grid.cell("a2"), b2))
+    assert grid.neighbours(b2, ("N", "W")) == [b3, grid.cell("a2")]
     assert leaps[b2] == ()  # the centre of 3x3 leaps nowhere
     assert a3 in leaps[c2]
 
@@ -79,6 +81,55 @@ def test_a_draw_offer_is_told_as_the_offering_side_s_event() -> None:
     game, events = game.apply(offering, OfferDraw(offering))
     assert game.draw_offer == offering
     assert [(e.kind, e.side) for e in events] == [("DRAW_OFFERED", offering)]
+
+
+def _new_war() -> Game[Any]:
+    war = RULESETS["war"]
+    return Game(war, war.new_game(war.resolve_options({})))
+
+
+@pytest.mark.parametrize(
+    ("reason", "message"),
+    [
+        (OutcomeReason.RESIGNATION, "north resigns; south wins"),
+        (OutcomeReason.TIME, "north loses on time; south wins"),
+        (OutcomeReason.ABANDONED, "north abandoned the game; south wins"),
+    ],
+)
+def test_a_forfeit_ends_the_game_for_the_other_side(reason: OutcomeReason, message: str) -> None:
+    game, _ = _new_war().apply("south", OfferDraw("south"))
+    game, events = game.apply("north", Resign("north", reason))
+    assert game.outcome is not None
+    assert (game.outcome.winner, game.outcome.reason, game.outcome.message) == (
+        "south",
+        reason,
+        message,
+    )
+    assert game.to_act() == () and game.draw_offer is None
+    assert [(e.kind, e.text, e.side) for e in events] == [("GAME_OVER", message, "south")]
+
+
+def test_a_draw_offer_accepted_ends_the_game_drawn() -> None:
+    game, _ = _new_war().apply("south", OfferDraw("south"))
+    with pytest.raises(RuleError) as refusal:
+        game.apply("south", AcceptDraw("south"))
+    assert refusal.value.reason == Reason.DRAW_NOT_OFFERED
+    game, events = game.apply("north", AcceptDraw("north"))
+    assert game.outcome is not None and game.outcome.winner is None
+    assert game.outcome.reason is OutcomeReason.AGREEMENT
+    assert [(e.kind, e.text) for e in events] == [("GAME_OVER", "drawn by agreement")]
+
+
+def test_a_draw_offer_declined_is_withdrawn() -> None:
+    game, _ = _new_war().apply("south", OfferDraw("south"))
+    game, events = game.apply("north", DeclineDraw("north"))
+    assert game.draw_offer is None and game.outcome is None
+    assert [(e.kind, e.text, e.side) for e in events] == [
+        ("DRAW_DECLINED", "north declines the draw", "north")
+    ]
+    with pytest.raises(RuleError) as refusal:
+        game.apply("north", DeclineDraw("north"))
+    assert refusal.value.reason == Reason.DRAW_NOT_OFFERED
 
 
 def test_resigning_without_a_side_when_several_sides_act_is_refused() -> None:
