@@ -174,6 +174,19 @@ def test_a_resignation_read_from_a_position_is_a_resignation() -> None:
     assert game.outcome.message == "north resigns; south wins"
 
 
+def test_an_agreed_ending_reads_as_a_draw_and_unknown_endings_are_refused() -> None:
+    war = RULESETS["war"]
+    game = read_position(war, f"{EMPTY_WAR} end=agreed")
+    assert game.outcome is not None and game.outcome.winner is None
+    assert game.outcome.reason is OutcomeReason.AGREEMENT
+    for ending in ("resign:east", "surrender:north", "resign"):
+        with pytest.raises(RuleError) as refusal:
+            read_position(war, f"{EMPTY_WAR} end={ending}")
+        assert refusal.value.message == (
+            f"end='{ending}' is none of resign:<side>, timeout:<side>, abandon:<side>, agreed"
+        )
+
+
 def test_an_acceptance_without_an_offer_is_refused_with_the_rule() -> None:
     with pytest.raises(RuleError) as refusal:
         read_position(RULESETS["war"], f"{EMPTY_WAR} accepted=north")
