@@ -62,13 +62,17 @@ def test_an_unknown_cell_is_refused_naming_the_board_from_first_to_last() -> Non
 
 
 def test_perft_two_counts_every_reply_to_every_first_action() -> None:
-    war = RULESETS["war"]
-    state = war.new_game(war.resolve_options({}))
-    by_hand = sum(
-        len(war.legal_actions(war.play(state, action))) for action in war.legal_actions(state)
-    )
+    battle = RULESETS["battle"]  # War counts with its own faster perft
+    state = battle.new_game(battle.resolve_options({}))
+    firsts = battle.legal_actions(state)
+    by_hand = sum(len(battle.legal_actions(battle.play(state, action))) for action in firsts)
     assert by_hand > 0
-    assert war.perft(state, 2) == by_hand
+    assert battle.perft(state, 2) == by_hand
+    split = battle.divide(state, 2)
+    assert [text for text, _count in split] == [
+        battle.format_action(state, action) for action in firsts
+    ]
+    assert sum(count for _text, count in split) == by_hand
 
 
 # --- the meta actions of a game -----------------------------------------------------------
@@ -107,6 +111,21 @@ def test_a_forfeit_ends_the_game_for_the_other_side(reason: OutcomeReason, messa
     )
     assert game.to_act() == () and game.draw_offer is None
     assert [(e.kind, e.text, e.side) for e in events] == [("GAME_OVER", message, "south")]
+
+
+def test_after_a_forfeit_no_move_is_read() -> None:
+    game, _ = _new_war().apply("north", Resign("north"))
+    with pytest.raises(RuleError) as refusal:
+        game.parse("a1-a2")
+    assert refusal.value.reason == Reason.GAME_OVER
+    assert refusal.value.message == "the game is over: north resigns; south wins"
+
+
+def test_a_resignation_for_an_unknown_side_is_refused_naming_the_sides() -> None:
+    with pytest.raises(RuleError) as refusal:
+        _new_war().parse("resign", "east")
+    assert refusal.value.reason == Reason.ILLEGAL_ACTION
+    assert refusal.value.message == "unknown side 'east'; sides: south, north"
 
 
 def test_a_draw_offer_accepted_ends_the_game_drawn() -> None:
