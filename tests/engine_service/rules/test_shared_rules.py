@@ -128,6 +128,27 @@ def test_a_resignation_for_an_unknown_side_is_refused_naming_the_sides() -> None
     assert refusal.value.message == "unknown side 'east'; sides: south, north"
 
 
+def test_a_side_cannot_resign_for_another() -> None:
+    with pytest.raises(RuleError) as refusal:
+        _new_war().apply("south", Resign("north"))
+    assert refusal.value.reason == Reason.NOT_YOUR_TURN
+    assert refusal.value.message == "south cannot act for north"
+
+
+def test_a_move_keeps_the_mover_s_own_offer_and_ends_the_other_s() -> None:
+    game = _new_war()
+    mover = game.to_act()[0]
+    other = next(side for side in ("south", "north") if side != mover)
+    move = game.legal_actions()[0]
+    assert game.actor(move) == mover
+    offered, _ = game.apply(mover, OfferDraw(mover))
+    kept, _ = offered.apply(mover, move)
+    assert kept.draw_offer == mover and kept.ply == 2
+    answered, _ = game.apply(other, OfferDraw(other))
+    moved, _ = answered.apply(mover, move)
+    assert moved.draw_offer is None
+
+
 def test_a_draw_offer_accepted_ends_the_game_drawn() -> None:
     game, _ = _new_war().apply("south", OfferDraw("south"))
     with pytest.raises(RuleError) as refusal:
