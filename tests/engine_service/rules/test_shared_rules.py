@@ -214,6 +214,17 @@ def test_a_resignation_read_from_a_position_is_a_resignation() -> None:
     assert game.outcome.message == "north resigns; south wins"
 
 
+def test_an_ended_game_is_written_with_its_ending_and_ply() -> None:
+    war = RULESETS["war"]
+    text = f"{EMPTY_WAR} ply=7 end=resign:north"
+    game = read_position(war, text)
+    assert game.ply == 7
+    assert write_position(game) == text
+    with pytest.raises(RuleError) as refusal:
+        read_position(war, f"{EMPTY_WAR} ply=x")
+    assert refusal.value.message == "ply: 'x' is not a whole number 0..2147483647"
+
+
 def test_an_agreed_ending_reads_as_a_draw_and_unknown_endings_are_refused() -> None:
     war = RULESETS["war"]
     game = read_position(war, f"{EMPTY_WAR} end=agreed")
