@@ -20,9 +20,11 @@ from engine_service.rules.game import AcceptDraw, DeclineDraw, Game, OfferDraw, 
 from engine_service.rules.position import (
     PositionError,
     Reversal,
+    b64,
     history_from_steps,
     read_position,
     steps_back,
+    unb64,
     write_position,
 )
 from engine_service.rules.record import parse_record
@@ -245,6 +247,25 @@ def test_an_acceptance_without_an_offer_is_refused_with_the_rule() -> None:
     assert refusal.value.message == (
         "accepted= names who accepted a standing draw offer, and there is none from another side"
     )
+
+
+def test_base64url_keeps_every_letter_and_drops_only_padding() -> None:
+    assert b64(b"\x00\x00\x17") == "AAAX"
+    assert b64(b"\xff") == "_w"
+    assert unb64("_w", "hist") == b"\xff"
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        ("hist=A", "hist: 'A' is not base64url"),
+        ("histkeys=AAAA", "histkeys: 3 bytes is not a whole number of 8-byte keys"),
+    ],
+)
+def test_a_history_that_is_no_whole_data_is_refused_in_words(words: str, message: str) -> None:
+    with pytest.raises(RuleError) as refusal:
+        read_position(RULESETS["war"], f"{EMPTY_WAR} {words}")
+    assert refusal.value.message == message
 
 
 def test_a_step_back_landing_off_the_board_is_refused() -> None:
