@@ -14,7 +14,7 @@ import pytest
 
 from engine_service.rules import rulesets
 from engine_service.rules.base import OutcomeReason
-from engine_service.rules.board import KNIGHT_OFFSETS, offset_table, square_grid
+from engine_service.rules.board import KNIGHT_OFFSETS, file_letters, offset_table, square_grid
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import AcceptDraw, DeclineDraw, Game, OfferDraw, Resign
 from engine_service.rules.position import (
@@ -27,7 +27,7 @@ from engine_service.rules.position import (
     unb64,
     write_position,
 )
-from engine_service.rules.record import parse_record
+from engine_service.rules.record import parse_record, write_record
 
 RULESETS = rulesets(bytes(range(32)))
 EMPTY_WAR = "k9/10/10/10/10/10/10/10/10/K9 S -:- citadels=a1,a10"
@@ -311,3 +311,27 @@ def test_an_option_tag_without_a_value_is_an_invalid_record() -> None:
         parse_record('[Game "war"]\n[Option "passing_allowed"]\n')
     assert refusal.value.reason == Reason.INVALID_RECORD
     assert refusal.value.message == "line 2: Option needs name=value"
+
+
+def test_a_record_without_a_result_has_no_result_tag() -> None:
+    text = write_record("war", {}, EMPTY_WAR, [("south", "a1-a2")])
+    assert "[Result" not in text
+    assert parse_record(text).result == ""
+
+
+# --- options and boards at their edges -------------------------------------------------------
+
+
+def test_a_zero_switches_an_option_off_and_a_one_file_board_has_file_a() -> None:
+    war = RULESETS["war"]
+    assert war.resolve_options({"passing_allowed": "0"})["passing_allowed"] is False
+    assert file_letters(1) == "a"
+    assert square_grid(1, 2).names == ("a1", "a2")
+
+
+def test_an_unknown_option_is_refused_naming_the_game_s_options() -> None:
+    war = RULESETS["war"]
+    with pytest.raises(RuleError) as refusal:
+        war.resolve_options({"nope": "1"})
+    assert refusal.value.reason == Reason.UNKNOWN_OPTION
+    assert refusal.value.message.startswith("unknown option 'nope'; options: back_rank, ")
