@@ -81,6 +81,22 @@ def test_a_game_over_is_refused_with_how_it_ended() -> None:
     assert refusal_of(bare).message == "game g1 is over: finished"
 
 
+def flags_checked_after(
+    matchmaker: InProcessMatchmaker, game_id: str, late_ms: int
+) -> tuple[Refusal, GameRecord]:
+    """Look at a game's flags `late_ms` after its stored time: the refusal, and the game
+    as stored afterwards."""
+
+    async def check(replica: Replica) -> tuple[Refusal, GameRecord]:
+        record, now = await replica.store.get(game_id)
+        with pytest.raises(Refusal) as refused:
+            await replica.play._check_flag(record, now + late_ms)
+        after, _ = await replica.store.get(game_id)
+        return refused.value, after
+
+    return matchmaker.call(check)
+
+
 def test_a_player_out_of_time_in_a_game_of_four_is_out_and_the_caller_looks_again(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
@@ -89,14 +105,7 @@ def test_a_player_out_of_time_in_a_game_of_four_is_out_and_the_caller_looks_agai
     refused as a version conflict (it was made against the state before), not GAME_OVER."""
     game, _ = four_people(matchmaker, clients, time_control=mm.TimeControl(base=seconds(60)))
 
-    async def flag_red(replica: Replica) -> tuple[Refusal, GameRecord]:
-        record, now = await replica.store.get(game.id)
-        with pytest.raises(Refusal) as refused:
-            await replica.play._check_flag(record, now + 61_000)
-        after, _ = await replica.store.get(game.id)
-        return refused.value, after
-
-    refusal, after = matchmaker.call(flag_red)
+    refusal, after = flags_checked_after(matchmaker, game.id, 61_000)
     assert after.status == GameStatus.RUNNING and "red" not in after.state.to_act
     assert after.version == game.version + 1
     assert (refusal.code, refusal.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
@@ -479,14 +488,7 @@ def test_one_clock_out_in_a_game_of_two_loses_it_for_that_side(
 ) -> None:
     game = start_game(war_players, "war", time_control=mm.TimeControl(base=seconds(60)))
 
-    async def flag(replica: Replica) -> tuple[Refusal, GameRecord]:
-        record, now = await replica.store.get(game.id)
-        with pytest.raises(Refusal) as refused:
-            await replica.play._check_flag(record, now + 61_000)
-        after, _ = await replica.store.get(game.id)
-        return refused.value, after
-
-    refusal, after = matchmaker.call(flag)
+    refusal, after = flags_checked_after(matchmaker, game.id, 61_000)
     ending = after.outcome()
     assert ending is not None and after.status == GameStatus.FINISHED
     assert (ending.winner, ending.reason) == ("north", game_pb2.OUTCOME_REASON_TIME)
