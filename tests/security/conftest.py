@@ -20,8 +20,15 @@ def engine(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ServiceProcess]:
     """An engine process with the default limits (8 request threads, the default pool)."""
-    # A module of its own: one module's abuse cannot leave another's engine busy.
-    process = start_engine(tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2]))
+    # A module of its own: one module's abuse cannot leave another's engine busy. Its
+    # connections are not recycled: a long replay on a busy machine can outlast a
+    # connection's age and grace (about 100 s), and recycling is not what these tests are
+    # about (tests/system/test_engine_balancing.py is).
+    process = start_engine(
+        tmp_path_factory.mktemp(request.module.__name__.rpartition(".")[2]),
+        "--max-connection-age",
+        "0",
+    )
     yield process
     process.stop()
 
