@@ -24,6 +24,7 @@ from engine_service.rules.game import (
     Resign,
     forfeit,
 )
+from engine_service.rules.napoleonic.actions import EndPhase
 from engine_service.rules.war.notation import read_text
 from tests.engine_service.rules.war.support import position
 
@@ -417,3 +418,17 @@ def test_game_actions_are_written_and_read_by_the_game_s_own_notation() -> None:
     assert text == NAPOLEONIC.format_action(game.state, move)
     assert game.parse(text) == move
     assert game.actor(move) == "red"
+
+
+def test_a_game_action_is_read_for_the_side_named_or_else_the_side_to_act() -> None:
+    game = napoleonic(scenario="three_way")
+    assert game.to_act() == ("red",)
+    assert game.parse("end") == EndPhase("red")
+    assert game.parse("end", "black") == EndPhase("black")
+
+
+def test_meta_words_for_a_player_not_in_the_scenario_are_refused_naming_its_players() -> None:
+    with pytest.raises(RuleError) as refused:
+        napoleonic(scenario="three_way").parse("surrender", "blue")
+    assert refused.value.reason == Reason.ILLEGAL_ACTION
+    assert refused.value.message == "unknown side 'blue'; sides: red, black, green"
