@@ -4,17 +4,27 @@ seat is taken)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import Any
 
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
+from matchmaker import invites, keys
+from matchmaker.engine import Engine
+from matchmaker.players import Players
 from matchmaker.ratings import Rating, Result, update
+from matchmaker.record import GameStatus, Seat, Visibility
+from matchmaker.scripts import Scripts
 from matchmaker.server import Replica
-from matchmaker.sessions import TimeControl
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, players_of
-from tests.matchmaker.helpers import seconds, start_game
-from wargame.runtime.refusal import Reason, Refusal
+from matchmaker.sessions import GameSpec, Sessions, TimeControl
+from matchmaker.store import Store
+from matchmaker.store import text as store_text
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of, run
+from tests.matchmaker.helpers import seconds, start_game, store_client
+from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import matchmaker_pb2 as mm
 
 
@@ -146,3 +156,277 @@ def test_a_rated_game_takes_the_creators_rating_as_of_the_start(
     two["north"].JoinGame(mm.JoinGameRequest(game_id=created.game.id))
     two["north"].Resign(mm.ResignRequest(game_id=created.game.id))
     scored_loss(two["south"].GetGame(mm.GetGameRequest(game_id=created.game.id)).game, "north", now)
+
+
+# -- seating, driven on the sessions themselves (a real Redis and rules engine) -----------
+
+
+@contextlib.asynccontextmanager
+async def seating(redis_url: str, engine: str, **changes: Any) -> AsyncIterator[Sessions]:
+    """The sessions of a replica (its store, engine client and players) with these settings."""
+    settings = fast_settings(redis_url, engine, **changes)
+    redis = await store_client(redis_url)
+    scripts = Scripts(redis)
+    rules = Engine(engine, settings)
+    store = Store(redis, scripts, settings)
+    try:
+        yield Sessions(store, rules, Players(redis, scripts, settings), settings)
+    finally:
+        await rules.close()
+        await redis.aclose()
+
+
+WAR = GameSpec(ruleset="war", options={})
+
+
+def ada_and(second: Seat) -> list[Seat]:
+    """Ada on South, and `second` on North."""
+    return [Seat("south", "p-ada", "Ada"), second]
+
+
+async def counted(sessions: Sessions, player_id: str) -> list[str]:
+    """The games a player's unfinished games count."""
+    rows: Any = await sessions.store.redis.zrange(keys.player_games(player_id), 0, -1)
+    return sorted(store_text(row) for row in rows)
+
+
+async def listed(sessions: Sessions, status: GameStatus) -> list[tuple[str, float]]:
+    """The games of a Game of War browse list, with their creation times."""
+    rows = await sessions.store.list_page([status], ["war"], 0, 50)
+    return [(game_id, created) for _, _, game_id, created in rows]
+
+
+async def refusal_of(call: Awaitable[Any]) -> tuple[Code, str, str, tuple[tuple[str, str], ...]]:
+    """How `call` is refused: code, reason, message and fields."""
+    with pytest.raises(Refusal) as refused:
+        await call
+    found = refused.value
+    return found.code, found.reason, found.message, found.fields
+
+
+@pytest.mark.integration
+def test_a_game_with_every_seat_taken_runs_at_once(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, time_control=TimeControl(60_000, 1_000), rated=True)
+            game, now = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            assert (game.status, game.version, game.ruleset, game.rated) == (
+                "running",
+                1,
+                "war",
+                True,
+            )
+            assert (game.created_ms, game.updated_ms, game.acted_ms) == (now, now, now)
+            assert game.clock is not None and game.clock.running == tuple(game.state.to_act)
+            assert game.clock.remaining == {"south": 60_000, "north": 60_000}
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.status, stored.version, stored.seats) == ("running", 1, game.seats)
+            assert await listed(sessions, GameStatus.RUNNING) == [(game.id, now)]
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await counted(sessions, "p-ada") == await counted(sessions, "p-bob") == [game.id]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_an_open_game_starts_when_its_last_seat_is_taken(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, time_control=TimeControl(60_000, 0))
+            game, created = await sessions.create(spec, ada_and(Seat("north")))
+            assert (game.status, game.version) == ("open", 1)
+            assert game.clock is not None and game.clock.running == ()
+            assert await listed(sessions, GameStatus.OPEN) == [(game.id, created)]
+            joined, now = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert (joined.status, joined.version, joined.updated_ms) == ("running", 2, now)
+            assert [(s.side, s.player, s.name) for s in joined.seats] == [
+                ("south", "p-ada", "Ada"),
+                ("north", "p-bob", "Bob"),
+            ]
+            assert joined.clock is not None and joined.clock.running == tuple(joined.state.to_act)
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.status, stored.version, stored.seats) == ("running", 2, joined.seats)
+            # It moves to the running list, still by the time it was made.
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await listed(sessions, GameStatus.RUNNING) == [(game.id, created)]
+            assert await counted(sessions, "p-bob") == [game.id]
+            # Joining again changes nothing; anyone else finds the game taken.
+            again, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert again.version == 2
+            assert await refusal_of(sessions.join("p-cyd", "Cyd", game_id=game.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"game {game.id} is running; it takes no more players",
+                (),
+            )
+            assert await counted(sessions, "p-cyd") == []
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_seat_is_refused_when_taken_kept_for_another_or_unknown(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            assert await refusal_of(
+                sessions.join("p-bob", "Bob", game_id=game.id, side="south")
+            ) == (
+                Code.FAILED_PRECONDITION,
+                "SEAT_TAKEN",
+                "the south seat is taken",
+                (("side", "the south seat is taken"),),
+            )
+            code, reason, _, fields = await refusal_of(
+                sessions.join("p-bob", "Bob", game_id=game.id, side="east")
+            )
+            assert (code, reason, fields) == (
+                Code.INVALID_ARGUMENT,
+                "MALFORMED_REQUEST",
+                (("side", "game war has no side 'east'; sides: south, north"),),
+            )
+            kept, _ = await sessions.create(WAR, ada_and(Seat("north", reserved="p-bob")))
+            for side in ("north", ""):
+                assert await refusal_of(
+                    sessions.join("p-cyd", "Cyd", game_id=kept.id, side=side)
+                ) == (
+                    Code.PERMISSION_DENIED,
+                    "SEAT_TAKEN",
+                    "the north seat is kept for the player offered this rematch",
+                    (("side", "the north seat is kept for the player offered this rematch"),),
+                )
+            assert await counted(sessions, "p-bob") == await counted(sessions, "p-cyd") == []
+            # A game with a kept seat is not listed as open; the player it is kept for takes
+            # it, and the game, public, is listed as running from then on.
+            assert [game_id for game_id, _ in await listed(sessions, GameStatus.OPEN)] == [game.id]
+            joined, _ = await sessions.join("p-bob", "Bob", game_id=kept.id)
+            assert (joined.status, joined.seats[1].player) == ("running", "p-bob")
+            assert await listed(sessions, GameStatus.RUNNING) == [(kept.id, kept.created_ms)]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_private_game_is_joined_by_its_invite_code_only(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, visibility=Visibility.PRIVATE)
+            game, _ = await sessions.create(spec, ada_and(Seat("north")), with_invite=True)
+            normal = invites.normalize(game.invite)
+            assert normal is not None and await sessions.store.invite_target(normal) == game.id
+            assert (await sessions.store.get(game.id))[0].invite == game.invite
+            assert await listed(sessions, GameStatus.OPEN) == []  # private: never listed
+            assert await refusal_of(sessions.join("p-bob", "Bob", game_id=game.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"game {game.id} is private: join it with its invite code",
+                (),
+            )
+            wrong = "2222-2222-2222-2222" if normal != "2" * 16 else "3333-3333-3333-3333"
+            assert await refusal_of(sessions.join("p-bob", "Bob", code=wrong)) == (
+                Code.NOT_FOUND,
+                "SESSION_NOT_FOUND",
+                "no game has this invite code (unknown or expired)",
+                (("invite_code", "no game has this invite code (unknown or expired)"),),
+            )
+            code, reason, _, fields = await refusal_of(sessions.join("p-bob", "Bob", code="7K3M"))
+            assert (code, reason, fields) == (
+                Code.INVALID_ARGUMENT,
+                "MALFORMED_REQUEST",
+                (
+                    (
+                        "invite_code",
+                        "an invite code is 16 letters and digits in groups of 4, "
+                        "like 7K3M-9QX2-HF4P-T8WZ",
+                    ),
+                ),
+            )
+            joined, _ = await sessions.join("p-bob", "Bob", code=game.invite.lower())
+            assert (joined.id, joined.status) == (game.id, "running")
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_creating_a_game_twice_under_one_id_makes_it_once(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            first, _ = await sessions.create(WAR, ada_and(Seat("north")), game_id="g-match-1")
+            again, _ = await sessions.create(
+                WAR, ada_and(Seat("north", "p-bob", "Bob")), game_id="g-match-1"
+            )
+            assert (again.id, again.version, again.status) == ("g-match-1", 1, "open")
+            assert (again.created_ms, again.seats) == (first.created_ms, first.seats)
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_player_at_the_most_games_is_refused_and_nobody_keeps_the_count(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, max_open_games=1) as sessions:
+            first, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            code, reason, message, _ = await refusal_of(
+                sessions.create(WAR, ada_and(Seat("north")), capped=["p-ada"])
+            )
+            assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
+            assert message.startswith("you sit in 1 unfinished games, the most one player may")
+            assert await counted(sessions, "p-ada") == [first.id]
+            assert await listed(sessions, GameStatus.OPEN) == [(first.id, first.created_ms)]
+            # Uncapped (a queue match), the game counts all the same.
+            seats = [Seat("south", "p-bob", "Bob"), Seat("north", "p-ada", "Ada")]
+            second, _ = await sessions.create(WAR, seats)
+            assert await counted(sessions, "p-ada") == sorted([first.id, second.id])
+            # An engine refusal makes no game and counts none.
+            code, reason, _, _ = await refusal_of(
+                sessions.create(GameSpec(ruleset="war", options={"board": "huge"}), seats[:1])
+            )
+            assert code == Code.INVALID_ARGUMENT
+            assert await counted(sessions, "p-bob") == [second.id]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_player_withdraws_a_game_nobody_joined(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, open_game_ttl=90.5) as sessions:
+            game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            await sessions.store.schedule(game.id, game.created_ms + 90_500)
+            assert await sessions.withdraw("p-bob", game.id) is None  # not seated
+            done = await sessions.withdraw("p-ada", game.id)
+            assert done is not None
+            closed, now = done
+            assert (closed.status, closed.version, closed.ended_ms, closed.updated_ms) == (
+                "finished",
+                2,
+                now,
+                now,
+            )
+            assert closed.closed == "south withdrew the game before anyone joined"
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.status, stored.closed) == ("finished", closed.closed)
+            assert await sessions.store.redis.zscore(sessions.store._due(game.id), game.id) is None
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await counted(sessions, "p-ada") == []
+            # Closed by the sweeper instead: the reason says how long it waited.
+            other, now = await sessions.create(WAR, ada_and(Seat("north")))
+            swept = await sessions.close_open(other, now)
+            assert swept is not None and swept.closed == "nobody joined within 90.5 s"
+            assert await sessions.close_open(other, now) is None  # changed meanwhile
+            # A running game is resigned, not withdrawn.
+            running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            assert await sessions.withdraw("p-ada", running.id) is None
+            assert (await sessions.store.get(running.id))[0].status == "running"
+
+    run(scenario())
