@@ -16,7 +16,7 @@ from matchmaker import invites, keys
 from matchmaker.engine import Engine
 from matchmaker.players import Players
 from matchmaker.ratings import Rating, Result, update
-from matchmaker.record import GameStatus, Seat, Visibility
+from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind, Visibility
 from matchmaker.scripts import Scripts
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec, Sessions, TimeControl
@@ -428,5 +428,153 @@ def test_a_player_withdraws_a_game_nobody_joined(redis_url: str, engine_address:
             running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
             assert await sessions.withdraw("p-ada", running.id) is None
             assert (await sessions.store.get(running.id))[0].status == "running"
+
+    run(scenario())
+
+
+GRAND_BATTLE = GameSpec(ruleset="napoleonic", options={"scenario": "grand_battle_2v2"})
+
+
+@pytest.mark.integration
+def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            seats = [
+                Seat("red", "p-ada", "Ada"),
+                Seat("black", "p-bob", "Bob"),
+                Seat("blue"),
+                Seat("green"),
+            ]
+            game, _ = await sessions.create(GRAND_BATTLE, seats)
+            left = await sessions.withdraw("p-ada", game.id)
+            assert left is not None
+            after, now = left
+            assert (after.status, after.version, after.updated_ms) == ("open", 2, now)
+            assert [(s.side, s.player) for s in after.seats] == [
+                ("red", ""),
+                ("black", "p-bob"),
+                ("blue", ""),
+                ("green", ""),
+            ]
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.version, stored.seats) == (2, after.seats)
+            assert await counted(sessions, "p-ada") == []
+            assert await counted(sessions, "p-bob") == [game.id]
+            # Bob, alone now, gives up waiting: the game is closed.
+            done = await sessions.withdraw("p-bob", game.id)
+            assert done is not None and done[0].status == "finished"
+            assert done[0].closed == "black withdrew the game before anyone joined"
+            assert await counted(sessions, "p-bob") == []
+
+    run(scenario())
+
+
+async def finished(sessions: Sessions, game: GameRecord, **changes: Any) -> GameRecord:
+    """`game` ended (a next version, FINISHED), as stored."""
+    now = await sessions.store.time_ms()
+    ended = replace(game, status=GameStatus.FINISHED, version=game.version + 1, **changes)
+    result = await sessions.store.commit_change(game, ended, now, mm.WatchGameResponse())
+    assert result.outcome == "ok"
+    return (await sessions.store.get(game.id, full=True))[0]
+
+
+@pytest.mark.integration
+def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, time_control=TimeControl(60_000, 1_000), rated=True)
+            played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)
+            game, now = await sessions.rematch("p-ada", "Ada", old.id)
+            assert (game.status, game.rematch_of, game.rated, game.ruleset) == (
+                "open",
+                old.id,
+                True,
+                "war",
+            )
+            assert [(s.side, s.player, s.name, s.reserved) for s in game.seats] == [
+                ("south", "", "", "p-bob"),
+                ("north", "p-ada", "Ada", ""),
+            ]
+            assert game.clock is not None
+            assert (game.clock.base_ms, game.clock.increment_ms) == (60_000, 1_000)
+            assert (await sessions.store.get(old.id))[0].rematch == game.id
+            (offer,) = await sessions.store.updates_after(old.id, old.version)
+            assert (offer.position, offer.notice) == (
+                (old.version, 1),
+                {"n": "REMATCH_OFFERED", "s": "south", "g": game.id, "t": str(now)},
+            )
+            # The opponent's rematch of the old game is the offered one: it takes its seat.
+            taken, _ = await sessions.rematch("p-bob", "Bob", old.id)
+            assert (taken.id, taken.status, taken.seats[0].player) == (game.id, "running", "p-bob")
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_of_a_bot_starts_at_once(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            bot = Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT)
+            spec = replace(WAR, bot_ms=50, bot_level=2)
+            old = await finished(sessions, (await sessions.create(spec, ada_and(bot)))[0])
+            game, _ = await sessions.rematch("p-ada", "Ada", old.id)
+            assert game.status == "running" and game.clock is None
+            assert (game.bot_ms, game.bot_level) == (50, 2)
+            assert [(s.side, s.player, s.name, s.kind) for s in game.seats] == [
+                ("south", BOT_PLAYER, "Bot", "bot"),
+                ("north", "p-ada", "Ada", "human"),
+            ]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_is_for_a_finished_game_of_two_one_played(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            assert await refusal_of(sessions.rematch("p-ada", "Ada", running.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_FINISHED",
+                f"game {running.id} has not finished: play it out first",
+                (),
+            )
+            old = await finished(sessions, running)
+            assert await refusal_of(sessions.rematch("p-cyd", "Cyd", old.id)) == (
+                Code.PERMISSION_DENIED,
+                "NOT_A_PLAYER",
+                f"you hold no seat in game {old.id}",
+                (),
+            )
+            closed, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            closed = await finished(sessions, closed, closed="nobody joined within 1 s")
+            assert await refusal_of(sessions.rematch("p-ada", "Ada", closed.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_FINISHED",
+                f"game {closed.id} was never played",
+                (),
+            )
+            four = [Seat(side, f"p-{side}", side) for side in ("red", "black", "blue", "green")]
+            big = await finished(sessions, (await sessions.create(GRAND_BATTLE, four))[0])
+            assert await refusal_of(sessions.rematch("p-red", "red", big.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"a rematch is for games of two players; game {big.id} had 4: "
+                "start a new game of its scenario",
+                (),
+            )
+            assert await refusal_of(sessions.rematch("p-ada", "Ada", "g-gone")) == (
+                Code.NOT_FOUND,
+                "SESSION_NOT_FOUND",
+                "no game 'g-gone' (unknown or expired)",
+                (("game_id", "no game 'g-gone' (unknown or expired)"),),
+            )
 
     run(scenario())
