@@ -585,7 +585,7 @@ def test_hidden_deployments_are_sealed_at_rest_until_the_arrays_are_laid_out(
         ]
         (update,) = await store.updates_after("g1", 1)
         assert (update.side, update.full_notations) == ("red", ("deploy a2=I ñ", "pass"))
-        assert update.sealed_full == ""  # read through the store: opened, nothing left sealed
+        assert not update.sealed_full  # read through the store: opened, nothing left sealed
         assert await store.update_at("g1", 2) == update
 
         # The arrays are laid out: the notations go back in the clear, the state too.
