@@ -350,16 +350,26 @@ def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: s
         await store.commit(change(1))
         await store.commit(dataclasses.replace(change(0), game_id="g2"))
         assert await store.last_update_id("g1") == "2-0"
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
+        assert await store.last_update_id("g1") == "2-1"
+        assert await store.last_update_id("g2") == "1-0"
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_the_update_of_one_version_is_read_while_the_stream_keeps_it(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        for version in range(3):
+            await store.commit(change(version))
         kept = await store.update_at("g1", 2)
         assert kept is not None and (kept.position, kept.message, kept.side) == (
             (2, 0),
             b"update 2",
             "south",
         )
-        assert await store.update_at("g1", 3) is None  # not made yet
-        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
-        assert await store.last_update_id("g1") == "2-1"
-        assert await store.last_update_id("g2") == "1-0"
+        assert await store.update_at("g1", 4) is None  # not made yet
         await store.redis.aclose()
 
     run(scenario())
