@@ -4,6 +4,7 @@ seat is taken)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
@@ -576,5 +577,105 @@ def test_a_rematch_is_for_a_finished_game_of_two_one_played(
                 "no game 'g-gone' (unknown or expired)",
                 (("game_id", "no game 'g-gone' (unknown or expired)"),),
             )
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_wrong_invite_codes_cost_the_guessing_player_only(
+    redis_url: str, engine_address: str
+) -> None:
+    """Each player may guess a few wrong codes (its own burst), then is held back; another
+    player's guesses are its own (the address and global limits are off here)."""
+    limits = {"guess_player_rate": 0.001, "guess_player_burst": 2.0}
+    off = {"guess_peer_rate": 0.0, "guess_rate": 0.0}
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, **limits, **off) as sessions:
+            wrong = "2222-2222-2222-2222"
+            for _ in range(2):
+                code, reason, _, _ = await refusal_of(
+                    sessions.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
+                )
+                assert (code, reason) == (Code.NOT_FOUND, "SESSION_NOT_FOUND")
+            code, reason, message, _ = await refusal_of(
+                sessions.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
+            )
+            assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+            assert message.startswith("too many wrong invite codes from you")
+            code, reason, _, _ = await refusal_of(
+                sessions.join("p-bob", "Bob", code=wrong, address="10.0.0.1")
+            )
+            assert (code, reason) == (Code.NOT_FOUND, "SESSION_NOT_FOUND")
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = GameSpec(ruleset="war", options={"compulsion": "legality"})
+            played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)
+            game, _ = await sessions.rematch("p-bob", "Bob", old.id)
+            assert (game.options, game.rematch_of) == ({"compulsion": "legality"}, old.id)
+            stored, _ = await sessions.store.get(game.id, full=True)
+            assert stored.options == {"compulsion": "legality"}
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_player_at_the_most_games_gets_no_rematch(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, max_open_games=1) as sessions:
+            played, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)  # counts no more: it is finished
+            waiting, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            code, reason, _, _ = await refusal_of(sessions.rematch("p-ada", "Ada", old.id))
+            assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
+            assert await counted(sessions, "p-ada") == [waiting.id]
+            assert (await sessions.store.get(old.id))[0].rematch == ""
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_rematches_both_players_ask_for_at_once_make_one_game(
+    redis_url: str, engine_address: str
+) -> None:
+    """Both players ask at the same moment: the first rematch recorded on the old game is
+    the one both play; the other's new game is closed at once, due for nothing."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            played, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)
+            (ada, _), (bob, _) = await asyncio.gather(
+                sessions.rematch("p-ada", "Ada", old.id), sessions.rematch("p-bob", "Bob", old.id)
+            )
+            assert ada.id == bob.id == (await sessions.store.get(old.id))[0].rematch
+            game, _ = await sessions.store.get(ada.id)
+            assert (game.status, [s.player for s in game.seats]) == ("running", ["p-bob", "p-ada"])
+            names: Any = [
+                store_text(name)
+                async for name in sessions.store.redis.scan_iter(match=keys.game("*"))
+            ]
+            made = [name for name in names if name not in (keys.game(old.id), keys.game(ada.id))]
+            assert len(made) <= 1  # none when one of them saw the other's rematch already
+            for name in made:
+                other, _ = await sessions.store.get(name.split("{")[1].rstrip("}"))
+                (asker,) = [s.player for s in other.seats if s.player]
+                old_side = old.seat_of(asker)
+                assert old_side is not None
+                assert (other.status, other.rematch_of, other.closed) == (
+                    "finished",
+                    old.id,
+                    f"{old_side.side} accepted the rematch offered at once",
+                )
+                due = await sessions.store.redis.zscore(sessions.store._due(other.id), other.id)
+                assert due is None
+                assert await counted(sessions, asker) == [game.id]
 
     run(scenario())
