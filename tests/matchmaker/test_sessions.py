@@ -218,6 +218,7 @@ def test_a_game_with_every_seat_taken_runs_at_once(redis_url: str, engine_addres
                 True,
             )
             assert (game.created_ms, game.updated_ms, game.acted_ms) == (now, now, now)
+            assert game.invite == ""  # every seat taken: nobody to invite
             assert game.clock is not None and game.clock.running == tuple(game.state.to_act)
             assert game.clock.remaining == {"south": 60_000, "north": 60_000}
             stored, _ = await sessions.store.get(game.id)
