@@ -4,17 +4,28 @@ seat is taken)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import Any
 
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
+from matchmaker import invites, keys
+from matchmaker.engine import Engine
+from matchmaker.players import Players
 from matchmaker.ratings import Rating, Result, update
+from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind, Visibility
+from matchmaker.scripts import Scripts
 from matchmaker.server import Replica
-from matchmaker.sessions import TimeControl
-from tests.matchmaker.conftest import Client, InProcessMatchmaker, players_of
-from tests.matchmaker.helpers import seconds, start_game
-from wargame.runtime.refusal import Reason, Refusal
+from matchmaker.sessions import GameSpec, Sessions, TimeControl
+from matchmaker.store import Store
+from matchmaker.store import text as store_text
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of, run
+from tests.matchmaker.helpers import seconds, start_game, store_client
+from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import matchmaker_pb2 as mm
 
 
@@ -146,3 +157,538 @@ def test_a_rated_game_takes_the_creators_rating_as_of_the_start(
     two["north"].JoinGame(mm.JoinGameRequest(game_id=created.game.id))
     two["north"].Resign(mm.ResignRequest(game_id=created.game.id))
     scored_loss(two["south"].GetGame(mm.GetGameRequest(game_id=created.game.id)).game, "north", now)
+
+
+# -- seating, driven on the sessions themselves (a real Redis and rules engine) -----------
+
+
+@contextlib.asynccontextmanager
+async def seating(redis_url: str, engine: str, **changes: Any) -> AsyncIterator[Sessions]:
+    """The sessions of a replica (its store, engine client and players) with these settings."""
+    settings = fast_settings(redis_url, engine, **changes)
+    redis = await store_client(redis_url)
+    scripts = Scripts(redis)
+    rules = Engine(engine, settings)
+    store = Store(redis, scripts, settings)
+    try:
+        yield Sessions(store, rules, Players(redis, scripts, settings), settings)
+    finally:
+        await rules.close()
+        await redis.aclose()
+
+
+WAR = GameSpec(ruleset="war", options={})
+
+
+def ada_and(second: Seat) -> list[Seat]:
+    """Ada on South, and `second` on North."""
+    return [Seat("south", "p-ada", "Ada"), second]
+
+
+async def counted(sessions: Sessions, player_id: str) -> list[str]:
+    """The games a player's unfinished games count."""
+    rows: Any = await sessions.store.redis.zrange(keys.player_games(player_id), 0, -1)
+    return sorted(store_text(row) for row in rows)
+
+
+async def listed(sessions: Sessions, status: GameStatus) -> list[tuple[str, float]]:
+    """The games of a Game of War browse list, with their creation times."""
+    rows = await sessions.store.list_page([status], ["war"], 0, 50)
+    return [(game_id, created) for _, _, game_id, created in rows]
+
+
+async def refusal_of(call: Awaitable[Any]) -> tuple[Code, str, str, tuple[tuple[str, str], ...]]:
+    """How `call` is refused: code, reason, message and fields."""
+    with pytest.raises(Refusal) as refused:
+        await call
+    found = refused.value
+    return found.code, found.reason, found.message, found.fields
+
+
+@pytest.mark.integration
+def test_a_game_with_every_seat_taken_runs_at_once(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, time_control=TimeControl(60_000, 1_000), rated=True)
+            game, now = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            assert (game.status, game.version, game.ruleset, game.rated) == (
+                "running",
+                1,
+                "war",
+                True,
+            )
+            assert (game.created_ms, game.updated_ms, game.acted_ms) == (now, now, now)
+            assert game.invite == ""  # every seat taken: nobody to invite
+            assert game.clock is not None and game.clock.running == tuple(game.state.to_act)
+            assert game.clock.remaining == {"south": 60_000, "north": 60_000}
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.status, stored.version, stored.seats) == ("running", 1, game.seats)
+            assert await listed(sessions, GameStatus.RUNNING) == [(game.id, now)]
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await counted(sessions, "p-ada") == await counted(sessions, "p-bob") == [game.id]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_an_open_game_starts_when_its_last_seat_is_taken(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, time_control=TimeControl(60_000, 0))
+            game, created = await sessions.create(spec, ada_and(Seat("north")))
+            assert (game.status, game.version) == ("open", 1)
+            assert game.clock is not None and game.clock.running == ()
+            assert await listed(sessions, GameStatus.OPEN) == [(game.id, created)]
+            joined, now = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert (joined.status, joined.version, joined.updated_ms) == ("running", 2, now)
+            assert [(s.side, s.player, s.name) for s in joined.seats] == [
+                ("south", "p-ada", "Ada"),
+                ("north", "p-bob", "Bob"),
+            ]
+            assert joined.clock is not None and joined.clock.running == tuple(joined.state.to_act)
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.status, stored.version, stored.seats) == ("running", 2, joined.seats)
+            # It moves to the running list, still by the time it was made.
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await listed(sessions, GameStatus.RUNNING) == [(game.id, created)]
+            assert await counted(sessions, "p-bob") == [game.id]
+            # Joining again changes nothing; anyone else finds the game taken.
+            again, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert again.version == 2
+            assert await refusal_of(sessions.join("p-cyd", "Cyd", game_id=game.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"game {game.id} is running; it takes no more players",
+                (),
+            )
+            assert await counted(sessions, "p-cyd") == []
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_seat_is_refused_when_taken_kept_for_another_or_unknown(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            assert await refusal_of(
+                sessions.join("p-bob", "Bob", game_id=game.id, side="south")
+            ) == (
+                Code.FAILED_PRECONDITION,
+                "SEAT_TAKEN",
+                "the south seat is taken",
+                (("side", "the south seat is taken"),),
+            )
+            code, reason, _, fields = await refusal_of(
+                sessions.join("p-bob", "Bob", game_id=game.id, side="east")
+            )
+            assert (code, reason, fields) == (
+                Code.INVALID_ARGUMENT,
+                "MALFORMED_REQUEST",
+                (("side", "game war has no side 'east'; sides: south, north"),),
+            )
+            kept, _ = await sessions.create(WAR, ada_and(Seat("north", reserved="p-bob")))
+            for side in ("north", ""):
+                assert await refusal_of(
+                    sessions.join("p-cyd", "Cyd", game_id=kept.id, side=side)
+                ) == (
+                    Code.PERMISSION_DENIED,
+                    "SEAT_TAKEN",
+                    "the north seat is kept for the player offered this rematch",
+                    (("side", "the north seat is kept for the player offered this rematch"),),
+                )
+            assert await counted(sessions, "p-bob") == await counted(sessions, "p-cyd") == []
+            # A game with a kept seat is not listed as open; the player it is kept for takes
+            # it, and the game, public, is listed as running from then on.
+            assert [game_id for game_id, _ in await listed(sessions, GameStatus.OPEN)] == [game.id]
+            joined, _ = await sessions.join("p-bob", "Bob", game_id=kept.id)
+            assert (joined.status, joined.seats[1].player) == ("running", "p-bob")
+            assert await listed(sessions, GameStatus.RUNNING) == [(kept.id, kept.created_ms)]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_private_game_is_joined_by_its_invite_code_only(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, visibility=Visibility.PRIVATE)
+            game, _ = await sessions.create(spec, ada_and(Seat("north")), with_invite=True)
+            normal = invites.normalize(game.invite)
+            assert normal is not None and await sessions.store.invite_target(normal) == game.id
+            assert (await sessions.store.get(game.id))[0].invite == game.invite
+            assert await listed(sessions, GameStatus.OPEN) == []  # private: never listed
+            assert await refusal_of(sessions.join("p-bob", "Bob", game_id=game.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"game {game.id} is private: join it with its invite code",
+                (),
+            )
+            wrong = "2222-2222-2222-2222" if normal != "2" * 16 else "3333-3333-3333-3333"
+            assert await refusal_of(sessions.join("p-bob", "Bob", code=wrong)) == (
+                Code.NOT_FOUND,
+                "SESSION_NOT_FOUND",
+                "no game has this invite code (unknown or expired)",
+                (("invite_code", "no game has this invite code (unknown or expired)"),),
+            )
+            code, reason, _, fields = await refusal_of(sessions.join("p-bob", "Bob", code="7K3M"))
+            assert (code, reason, fields) == (
+                Code.INVALID_ARGUMENT,
+                "MALFORMED_REQUEST",
+                (
+                    (
+                        "invite_code",
+                        "an invite code is 16 letters and digits in groups of 4, "
+                        "like 7K3M-9QX2-HF4P-T8WZ",
+                    ),
+                ),
+            )
+            joined, _ = await sessions.join("p-bob", "Bob", code=game.invite.lower())
+            assert (joined.id, joined.status) == (game.id, "running")
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_creating_a_game_twice_under_one_id_makes_it_once(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            first, _ = await sessions.create(WAR, ada_and(Seat("north")), game_id="g-match-1")
+            again, _ = await sessions.create(
+                WAR, ada_and(Seat("north", "p-bob", "Bob")), game_id="g-match-1"
+            )
+            assert (again.id, again.version, again.status) == ("g-match-1", 1, "open")
+            assert (again.created_ms, again.seats) == (first.created_ms, first.seats)
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_player_at_the_most_games_is_refused_and_nobody_keeps_the_count(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, max_open_games=1) as sessions:
+            first, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            code, reason, message, _ = await refusal_of(
+                sessions.create(WAR, ada_and(Seat("north")), capped=["p-ada"])
+            )
+            assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
+            assert message.startswith("you sit in 1 unfinished games, the most one player may")
+            assert await counted(sessions, "p-ada") == [first.id]
+            assert await listed(sessions, GameStatus.OPEN) == [(first.id, first.created_ms)]
+            # Uncapped (a queue match), the game counts all the same.
+            seats = [Seat("south", "p-bob", "Bob"), Seat("north", "p-ada", "Ada")]
+            second, _ = await sessions.create(WAR, seats)
+            assert await counted(sessions, "p-ada") == sorted([first.id, second.id])
+            # An engine refusal makes no game and counts none.
+            code, reason, _, _ = await refusal_of(
+                sessions.create(GameSpec(ruleset="war", options={"board": "huge"}), seats[:1])
+            )
+            assert code == Code.INVALID_ARGUMENT
+            assert await counted(sessions, "p-bob") == [second.id]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_player_withdraws_a_game_nobody_joined(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, open_game_ttl=90.5) as sessions:
+            game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            await sessions.store.schedule(game.id, game.created_ms + 90_500)
+            assert await sessions.withdraw("p-bob", game.id) is None  # not seated
+            done = await sessions.withdraw("p-ada", game.id)
+            assert done is not None
+            closed, now = done
+            assert (closed.status, closed.version, closed.ended_ms, closed.updated_ms) == (
+                "finished",
+                2,
+                now,
+                now,
+            )
+            assert closed.closed == "south withdrew the game before anyone joined"
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.status, stored.closed) == ("finished", closed.closed)
+            assert await sessions.store.redis.zscore(sessions.store._due(game.id), game.id) is None
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await counted(sessions, "p-ada") == []
+            # Closed by the sweeper instead: the reason says how long it waited.
+            other, now = await sessions.create(WAR, ada_and(Seat("north")))
+            swept = await sessions.close_open(other, now)
+            assert swept is not None and swept.closed == "nobody joined within 90.5 s"
+            assert await sessions.close_open(other, now) is None  # changed meanwhile
+            # A running game is resigned, not withdrawn.
+            running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            assert await sessions.withdraw("p-ada", running.id) is None
+            assert (await sessions.store.get(running.id))[0].status == "running"
+
+    run(scenario())
+
+
+GRAND_BATTLE = GameSpec(ruleset="napoleonic", options={"scenario": "grand_battle_2v2"})
+
+
+@pytest.mark.integration
+def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            seats = [
+                Seat("red", "p-ada", "Ada"),
+                Seat("black", "p-bob", "Bob"),
+                Seat("blue"),
+                Seat("green"),
+            ]
+            game, _ = await sessions.create(GRAND_BATTLE, seats)
+            left = await sessions.withdraw("p-ada", game.id)
+            assert left is not None
+            after, now = left
+            assert (after.status, after.version, after.updated_ms) == ("open", 2, now)
+            assert [(s.side, s.player) for s in after.seats] == [
+                ("red", ""),
+                ("black", "p-bob"),
+                ("blue", ""),
+                ("green", ""),
+            ]
+            stored, _ = await sessions.store.get(game.id)
+            assert (stored.version, stored.seats) == (2, after.seats)
+            assert await counted(sessions, "p-ada") == []
+            assert await counted(sessions, "p-bob") == [game.id]
+            # Bob, alone now, gives up waiting: the game is closed.
+            done = await sessions.withdraw("p-bob", game.id)
+            assert done is not None and done[0].status == "finished"
+            assert done[0].closed == "black withdrew the game before anyone joined"
+            assert await counted(sessions, "p-bob") == []
+
+    run(scenario())
+
+
+async def finished(sessions: Sessions, game: GameRecord, **changes: Any) -> GameRecord:
+    """`game` ended (a next version, FINISHED), as stored."""
+    now = await sessions.store.time_ms()
+    ended = replace(game, status=GameStatus.FINISHED, version=game.version + 1, **changes)
+    result = await sessions.store.commit_change(game, ended, now, mm.WatchGameResponse())
+    assert result.outcome == "ok"
+    return (await sessions.store.get(game.id, full=True))[0]
+
+
+@pytest.mark.integration
+def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = replace(WAR, time_control=TimeControl(60_000, 1_000), rated=True)
+            played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)
+            game, now = await sessions.rematch("p-ada", "Ada", old.id)
+            assert (game.status, game.rematch_of, game.rated, game.ruleset) == (
+                "open",
+                old.id,
+                True,
+                "war",
+            )
+            assert [(s.side, s.player, s.name, s.reserved) for s in game.seats] == [
+                ("south", "", "", "p-bob"),
+                ("north", "p-ada", "Ada", ""),
+            ]
+            assert game.clock is not None
+            assert (game.clock.base_ms, game.clock.increment_ms) == (60_000, 1_000)
+            assert (await sessions.store.get(old.id))[0].rematch == game.id
+            (offer,) = await sessions.store.updates_after(old.id, old.version)
+            assert (offer.position, offer.notice) == (
+                (old.version, 1),
+                {"n": "REMATCH_OFFERED", "s": "south", "g": game.id, "t": str(now)},
+            )
+            # The opponent's rematch of the old game is the offered one: it takes its seat.
+            taken, _ = await sessions.rematch("p-bob", "Bob", old.id)
+            assert (taken.id, taken.status, taken.seats[0].player) == (game.id, "running", "p-bob")
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_of_a_bot_starts_at_once(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            bot = Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT)
+            spec = replace(WAR, bot_ms=50, bot_level=2)
+            old = await finished(sessions, (await sessions.create(spec, ada_and(bot)))[0])
+            game, _ = await sessions.rematch("p-ada", "Ada", old.id)
+            assert game.status == "running" and game.clock is None
+            assert (game.bot_ms, game.bot_level) == (50, 2)
+            assert [(s.side, s.player, s.name, s.kind) for s in game.seats] == [
+                ("south", BOT_PLAYER, "Bot", "bot"),
+                ("north", "p-ada", "Ada", "human"),
+            ]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_is_for_a_finished_game_of_two_one_played(
+    redis_url: str, engine_address: str
+) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            assert await refusal_of(sessions.rematch("p-ada", "Ada", running.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_FINISHED",
+                f"game {running.id} has not finished: play it out first",
+                (),
+            )
+            old = await finished(sessions, running)
+            assert await refusal_of(sessions.rematch("p-cyd", "Cyd", old.id)) == (
+                Code.PERMISSION_DENIED,
+                "NOT_A_PLAYER",
+                f"you hold no seat in game {old.id}",
+                (),
+            )
+            closed, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            closed = await finished(sessions, closed, closed="nobody joined within 1 s")
+            assert await refusal_of(sessions.rematch("p-ada", "Ada", closed.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_FINISHED",
+                f"game {closed.id} was never played",
+                (),
+            )
+            four = [Seat(side, f"p-{side}", side) for side in ("red", "black", "blue", "green")]
+            big = await finished(sessions, (await sessions.create(GRAND_BATTLE, four))[0])
+            assert await refusal_of(sessions.rematch("p-red", "red", big.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"a rematch is for games of two players; game {big.id} had 4: "
+                "start a new game of its scenario",
+                (),
+            )
+            assert await refusal_of(sessions.rematch("p-ada", "Ada", "g-gone")) == (
+                Code.NOT_FOUND,
+                "SESSION_NOT_FOUND",
+                "no game 'g-gone' (unknown or expired)",
+                (("game_id", "no game 'g-gone' (unknown or expired)"),),
+            )
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_wrong_invite_codes_cost_the_guessing_player_only(
+    redis_url: str, engine_address: str
+) -> None:
+    """Each player may guess a few wrong codes (its own burst), then is held back; another
+    player's guesses are its own (the address and global limits are off here)."""
+    limits = {"guess_player_rate": 0.001, "guess_player_burst": 2.0}
+    off = {"guess_peer_rate": 0.0, "guess_rate": 0.0}
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, **limits, **off) as sessions:
+            wrong = "2222-2222-2222-2222"
+            for _ in range(2):
+                code, reason, _, _ = await refusal_of(
+                    sessions.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
+                )
+                assert (code, reason) == (Code.NOT_FOUND, "SESSION_NOT_FOUND")
+            code, reason, message, _ = await refusal_of(
+                sessions.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
+            )
+            assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+            assert message.startswith("too many wrong invite codes from you")
+            code, reason, _, _ = await refusal_of(
+                sessions.join("p-bob", "Bob", code=wrong, address="10.0.0.1")
+            )
+            assert (code, reason) == (Code.NOT_FOUND, "SESSION_NOT_FOUND")
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            spec = GameSpec(ruleset="war", options={"compulsion": "legality"})
+            played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)
+            game, _ = await sessions.rematch("p-bob", "Bob", old.id)
+            assert (game.options, game.rematch_of) == ({"compulsion": "legality"}, old.id)
+            stored, _ = await sessions.store.get(game.id, full=True)
+            assert stored.options == {"compulsion": "legality"}
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_player_at_the_most_games_gets_no_rematch(redis_url: str, engine_address: str) -> None:
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address, max_open_games=1) as sessions:
+            played, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(sessions, played)  # counts no more: it is finished
+            waiting, _ = await sessions.create(WAR, ada_and(Seat("north")))
+            code, reason, _, _ = await refusal_of(sessions.rematch("p-ada", "Ada", old.id))
+            assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
+            assert await counted(sessions, "p-ada") == [waiting.id]
+            assert (await sessions.store.get(old.id))[0].rematch == ""
+
+    run(scenario())
+
+
+async def games_made(sessions: Sessions) -> list[GameRecord]:
+    """Every game stored."""
+    found = []
+    async for name in sessions.store.redis.scan_iter(match=keys.game("*")):
+        game_id = store_text(name).split("{")[1].rstrip("}")
+        found.append((await sessions.store.get(game_id))[0])
+    return found
+
+
+@pytest.mark.integration
+def test_rematches_both_players_ask_for_at_once_make_one_game(
+    redis_url: str, engine_address: str
+) -> None:
+    """Both players ask at the same moment: the first rematch recorded on the old game is
+    the one both play; the other's new game, if it made one, is closed at once, due for
+    nothing. (A few rounds: whether the second sees the first's rematch before making its
+    own depends on the timing.)"""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            for _ in range(4):
+                played, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+                old = await finished(sessions, played)
+                (ada, _), (bob, _) = await asyncio.gather(
+                    sessions.rematch("p-ada", "Ada", old.id),
+                    sessions.rematch("p-bob", "Bob", old.id),
+                )
+                assert ada.id == bob.id == (await sessions.store.get(old.id))[0].rematch
+                game, _ = await sessions.store.get(ada.id)
+                assert game.status == "running"
+                assert [s.player for s in game.seats] == ["p-bob", "p-ada"]
+                made = [
+                    other
+                    for other in await games_made(sessions)
+                    if other.rematch_of == old.id and other.id != game.id
+                ]
+                assert len(made) <= 1
+                for other in made:
+                    (asker,) = [s.player for s in other.seats if s.player]
+                    old_seat = old.seat_of(asker)
+                    assert old_seat is not None
+                    assert (other.status, other.closed) == (
+                        "finished",
+                        f"{old_seat.side} accepted the rematch offered at once",
+                    )
+                    due = sessions.store._due(other.id)
+                    assert await sessions.store.redis.zscore(due, other.id) is None
+                    assert other.id not in await counted(sessions, asker)
+
+    run(scenario())

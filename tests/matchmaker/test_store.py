@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import json
 from typing import Any
 
 import pytest
@@ -57,6 +58,13 @@ def test_redis_time_is_read_in_whole_milliseconds() -> None:
     assert millis((b"12", b"345678")) == 12_345
     assert millis((b"12", b"1000")) == 12_001
     assert millis((b"12", b"700999")) == 12_700
+
+
+def test_a_redis_reply_is_read_as_text_bytes_or_not() -> None:
+    # Replies come as bytes; a Lua number comes as an int, and a decoded reply as text.
+    assert store_text(b"g\xc3\xb1") == "gñ"
+    assert store_text(7) == "7"
+    assert store_text("2-0") == "2-0"
 
 
 @both_stores
@@ -318,9 +326,9 @@ def test_a_commit_that_makes_the_game_due_now_wakes_the_sweeper(redis_url: str) 
     turn is due only later (a look at whether the player is still there), so it does not."""
 
     async def scenario() -> None:
-        store = await make_store(redis_url)
         woken: list[int] = []
-        store.wake = lambda: woken.append(1)
+        made = await make_store(redis_url)  # wired as a replica wires it: its sweeper's poke
+        store = Store(made.redis, made.scripts, made.settings, wake=lambda: woken.append(1))
         now = await store.time_ms()
         humans_turn = running(1, "north")
         done = await store.commit_change(None, humans_turn, now, WatchGameResponse())
@@ -345,6 +353,23 @@ def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: s
         await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
         assert await store.last_update_id("g1") == "2-1"
         assert await store.last_update_id("g2") == "1-0"
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_the_update_of_one_version_is_read_while_the_stream_keeps_it(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        for version in range(3):
+            await store.commit(change(version))
+        kept = await store.update_at("g1", 2)
+        assert kept is not None and (kept.position, kept.message, kept.side) == (
+            (2, 0),
+            b"update 2",
+            "south",
+        )
+        assert await store.update_at("g1", 4) is None  # not made yet
         await store.redis.aclose()
 
     run(scenario())
@@ -534,6 +559,8 @@ def test_hidden_deployments_are_sealed_at_rest_until_the_arrays_are_laid_out(
         moves_raw, moves = store.moves_after(loaded, [hidden, plain], pending=True)
         assert moves == [hidden, plain]  # memory holds the notations the field seals
         assert "deploy a2=I" not in moves_raw and '"deploy"' in moves_raw
+        # Only the hidden notation is sealed: an action that hides nothing stays as it is.
+        assert json.loads(moves_raw)[1] == ["blue", "pass"]
         # Unopened, a sealed row reads as its public notation (never as anything else).
         assert [m.notation for m in parse_moves(moves_raw)] == ["deploy", "pass"]
         second = follow(
@@ -568,6 +595,8 @@ def test_hidden_deployments_are_sealed_at_rest_until_the_arrays_are_laid_out(
         ]
         (update,) = await store.updates_after("g1", 1)
         assert (update.side, update.full_notations) == ("red", ("deploy a2=I ñ", "pass"))
+        assert not update.sealed_full  # read through the store: opened, nothing left sealed
+        assert await store.update_at("g1", 2) == update
 
         # The arrays are laid out: the notations go back in the clear, the state too.
         laid_out = deploying(napoleonic_pb2.NAPOLEONIC_PHASE_MOVEMENT, ["red"])
@@ -613,6 +642,24 @@ def test_get_refuses_a_missing_an_implausible_or_an_unknown_game(redis_url: str)
             ("SESSION_NOT_FOUND", "no game 'g-1' (unknown or expired)"),
             ("SESSION_NOT_FOUND", "no game 'g2' (unknown or expired)"),
         ]
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_only_a_full_read_gives_the_initial_state(redis_url: str) -> None:
+    """The initial state is read for records only (`full`); every other read leaves it."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running", state=b"\x08\x02", initial=b"\x08\x01"))
+        plain, _, _ = await store.load("g1")
+        assert plain is not None and (plain.state_bytes, plain.initial_bytes) == (b"\x08\x02", b"")
+        full, _, _ = await store.load("g1", full=True)
+        assert full is not None and full.initial_bytes == b"\x08\x01"
+        got, _ = await store.get("g1", full=True)
+        assert got.initial_bytes == b"\x08\x01"
+        assert (await store.get("g1"))[0].initial_bytes == b""
         await store.redis.aclose()
 
     run(scenario())
