@@ -146,6 +146,12 @@ def test_binary_parts_that_are_no_whole_data_are_refused_naming_the_part(
     assert str(refusal.value) == message
 
 
+def test_a_long_text_outside_the_alphabet_is_named_by_its_first_24_characters() -> None:
+    with pytest.raises(PositionError) as refusal:
+        unb64("!" * 30, "hist")
+    assert str(refusal.value) == f"hist: {'!' * 24!r} is not base64url"
+
+
 def test_base64url_padding_is_optional() -> None:
     assert unb64("AAA", "x") == unb64("AAA=", "x") == b"\x00\x00"
     assert unb64("AA", "x") == unb64("AA==", "x") == b"\x00"

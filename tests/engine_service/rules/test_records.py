@@ -178,6 +178,13 @@ def test_a_record_without_a_setup_starts_from_the_initial_position() -> None:
     assert final == Game(WAR, WAR.new_game(WAR.resolve_options({})))
 
 
+def test_a_side_not_to_move_may_resign_in_a_record() -> None:
+    # South moves first; North's resignation is North's, not the side to move's.
+    final, _ = replay(WAR, _war_record(("north", "resign"), setup=None))
+    assert final.outcome is not None
+    assert final.outcome.message == "north resigns; south wins"
+
+
 def test_a_record_of_another_game_is_refused() -> None:
     with pytest.raises(RuleError) as refusal:
         next(replay_steps(WAR, Record(game="battle")))
