@@ -50,6 +50,7 @@ _WORD: Final = re.compile(r'(?:[^\s"]+|"(?:[^"\\]|\\.)*")+')
 _SECTION: Final = re.compile(r'(?:[^;"]+|"(?:[^"\\]|\\.)*")+')
 _ESCAPED: Final = re.compile(r"\\(.)")
 _QUOTED: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BASE64URL: Final = re.compile(r"[A-Za-z0-9_-]*={0,2}")
 
 
 class PositionError(ValueError):
@@ -70,7 +71,7 @@ def words(text: str) -> list[str]:
     """The whitespace-separated words of a text (quoted values kept whole)."""
     if '"' not in text:
         return text.split()
-    _closed(text, _WORD, " \t\n\r")
+    _closed(text, _WORD, None)
     return _WORD.findall(text)
 
 
@@ -84,9 +85,9 @@ def sections(text: str) -> list[str]:
     return [part for part in (p.strip() for p in parts) if part]
 
 
-def _closed(text: str, pattern: re.Pattern[str], separators: str) -> None:
-    """PositionError unless `pattern` covers all of `text` but its separators (a quote
-    left open is what it would skip)."""
+def _closed(text: str, pattern: re.Pattern[str], separators: str | None) -> None:
+    """PositionError unless `pattern` covers all of `text` but its separators (None: any
+    whitespace, as `str.split` splits at; a quote left open is what it would skip)."""
     if pattern.sub("", text).strip(separators):
         raise PositionError("a quoted value is not closed")
 
@@ -123,6 +124,8 @@ def b64(data: bytes) -> str:
 
 def unb64(text: str, what: str) -> bytes:
     """The bytes of a base64url text (padding optional); PositionError naming `what`."""
+    if not _BASE64URL.fullmatch(text):  # the decoder itself skips letters of no alphabet
+        raise PositionError(f"{what}: {quoted(text[:24])} is not base64url")
     try:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
