@@ -70,3 +70,14 @@ def test_stop_freezes_the_clock() -> None:
 def test_json_round_trip() -> None:
     clock = clocks.advance(clocks.start(1_000, 10, ["x", "y"], 5, ["x"]), 9, ["y"])
     assert clocks.Clock.from_json(clock.to_json()) == clock
+
+
+def test_the_stored_clock_is_compact_json() -> None:
+    # Every running game stores its clock in its hash, and a finished game is kept for a
+    # week within a budget of 4 KB (docs/throughput.md): no spaces after commas and colons.
+    clock = clocks.start(60_000, 2_000, ["south", "north"], 1_000, ["south"])
+    stored = clock.to_json()
+    assert stored == (
+        '{"b":60000,"i":2000,"r":{"south":60000,"north":60000},"at":1000,"run":["south"]}'
+    )
+    assert clocks.Clock.from_json(stored) == clock

@@ -102,6 +102,42 @@ def test_channels_are_opened_anew_only_when_the_tls_files_change(
     asyncio.run(scenario())
 
 
+def test_new_channels_keep_their_tls_files_for_the_look_interval(
+    nowhere: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client looks at its TLS files once per `TLS_LOOK_INTERVAL` (an hour here), the
+    first time one interval after opening its channels: files renewed just after they were
+    opened are not looked at by the calls that follow."""
+    monkeypatch.setattr(matchmaker.engine, "TLS_LOOK_INTERVAL", 3600.0)
+    authority = Authority.create(tmp_path)
+    first = authority.issue("first", [], server=False, client=True)
+    cert, key = tmp_path / "client.crt", tmp_path / "client.key"
+    shutil.copy(first.cert_file, cert)
+    shutil.copy(first.key_file, key)
+    tls = ClientTLS(str(authority.ca_file), str(cert), str(key))
+    settings = Settings(engine_tls=tls, bot_max_time=0.1, engine_timeout=0.1)
+
+    async def scenario() -> None:
+        engine = Engine(nowhere, settings)
+        try:
+            opened = engine.channels
+            renewed = authority.issue("renewed", [], server=False, client=True)
+            shutil.copy(renewed.key_file, tmp_path / "new.key")
+            shutil.copy(renewed.cert_file, tmp_path / "new.crt")
+            (tmp_path / "new.crt").replace(cert)
+            (tmp_path / "new.key").replace(key)
+            assert tls.signature() != engine._tls_signature  # renewed on disk
+            with captured_logs() as logs:
+                engine._stub()
+                engine._stub()
+            assert engine.channels is opened
+            assert not [entry for entry in logs if "reloaded" in entry["event"]]
+        finally:
+            await engine.close()
+
+    asyncio.run(scenario())
+
+
 def test_actions_are_applied_to_the_compact_form_unless_a_view_is_asked_for(
     engine_address: str, engine_stub: Any
 ) -> None:

@@ -63,9 +63,10 @@ def test_create_and_join_refusals(
     expect_error(
         lambda: south.CreateGame(mm.CreateGameRequest()), Code.INVALID_ARGUMENT, "MISSING_FIELD"
     )
-    expect_error(
+    unknown_game = expect_error(
         lambda: south.CreateGame(mm.CreateGameRequest(game="chess")), Code.NOT_FOUND, "UNKNOWN_GAME"
     )
+    assert [name for name, _ in unknown_game.fields] == ["game"], unknown_game.fields
     expect_error(
         lambda: south.CreateGame(mm.CreateGameRequest(game="war", side="east")),
         Code.INVALID_ARGUMENT,

@@ -9,11 +9,12 @@ import re
 
 import grpc
 import pytest
+import redis.asyncio
 
 from matchmaker import keys
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
-from matchmaker.tokens import Tokens, token_hash
+from matchmaker.tokens import Identity, Tokens, token_hash
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client
 from wargame.runtime.refusal import Refusal
@@ -327,3 +328,37 @@ def test_revoking_an_unknown_token_names_it_and_revoking_removes_every_trace(
         await tokens.redis.aclose()
 
     run(scenario())
+
+
+def test_a_token_is_issued_and_revoked_in_one_transaction(redis_url: str) -> None:
+    # Issuing writes the profile (a new player), the token and its entry in the player's
+    # list of tokens; revoking removes the token and its entry. Each is one MULTI/EXEC, so
+    # no other call ever sees a token that is not listed, or listed but gone. MONITOR shows
+    # the commands as Redis ran them.
+    async def scenario() -> list[str]:
+        tokens = await make(redis_url)
+        watcher = redis.asyncio.Redis.from_url(redis_url)
+        # The commands of the tokens' connection (set up before watching) alone.
+        address = (await tokens.redis.client_info())["addr"]
+        try:
+            async with watcher.monitor() as monitor:
+                player_id, _, _, token_id = await tokens.register("Mona", 1)
+                _, other_id = await tokens.issue(player_id)
+                await tokens.revoke(Identity(player_id, token_id), other_id)
+                await tokens.redis.echo("done")
+                seen: list[str] = []
+                while not seen or seen[-1] != "ECHO":
+                    info = await asyncio.wait_for(monitor.next_command(), 10)
+                    if f"{info['client_address']}:{info['client_port']}" == address:
+                        seen.append(info["command"].split(" ", 1)[0].upper())
+                return seen
+        finally:
+            await watcher.aclose()
+            await tokens.redis.aclose()
+
+    assert run(scenario()) == [
+        *("MULTI", "HSET", "EXPIRE", "SET", "HSET", "EXPIRE", "EXEC"),  # register
+        *("HEXISTS", "MULTI", "SET", "HSET", "EXPIRE", "EXEC"),  # another token
+        *("HGET", "MULTI", "DEL", "HDEL", "EXEC"),  # revoke
+        "ECHO",
+    ]

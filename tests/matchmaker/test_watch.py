@@ -157,6 +157,41 @@ def test_a_listener_pings_through_silences_and_keeps_its_connection(redis_url: s
     asyncio.run(scenario())
 
 
+def test_a_listener_whose_ping_goes_unanswered_logs_so_and_subscribes_again(
+    redis_url: str,
+) -> None:
+    """A primary that holds its answers (frozen, or paused as here) is noticed by the PING
+    after a silence: the listener logs that the PING had no answer (not a closed
+    connection: what tells an operator the primary hung), then subscribes again."""
+
+    async def scenario() -> None:
+        async with parts(redis_url, watch_block=0.25) as replica:
+            checker = await store_client(redis_url)
+            try:
+                async with replica.hub.subscribe("g-paused"):
+                    channel = keys.game_channel("g-paused")
+
+                    async def subscribed() -> bool:
+                        counts = await checker.execute_command("PUBSUB", "SHARDNUMSUB", channel)
+                        return bool(counts[1])
+
+                    await until(subscribed, "the listener subscribed")
+                    with captured_logs() as logs:
+                        await checker.execute_command("CLIENT", "PAUSE", 2000, "ALL")
+
+                        async def lost() -> bool:
+                            return any(entry["event"] == "update listener lost" for entry in logs)
+
+                        await until(lost, "the listener's loss logged")
+                        await until(subscribed, "the listener subscribed again")
+                    (entry,) = [entry for entry in logs if entry["event"] == "update listener lost"]
+                    assert (entry["node"], entry["error"]) == ("redis", "no answer to PING")
+            finally:
+                await checker.aclose()
+
+    asyncio.run(scenario())
+
+
 def test_a_watched_game_at_rest_costs_redis_no_reads(redis_url: str) -> None:
     """A feed reads the game's stream when woken and only then: once on subscribing (to
     catch up), once per announced update; while nothing happens, a watched game costs Redis

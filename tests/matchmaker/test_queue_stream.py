@@ -1,0 +1,105 @@
+"""What a waiting JoinQueue stream tells its player, and when: a match at once (not at the
+next status poll), with the ticket it waited under; a change of the queue at once (not at
+the next heartbeat)."""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Callable
+
+import pytest
+
+import matchmaker.service
+from matchmaker import keys
+from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from tests.matchmaker.helpers import sync_client
+from tests.matchmaker.test_live import QueueStream
+from wargame.v1 import matchmaker_pb2 as mm
+
+pytestmark = pytest.mark.integration
+
+
+def set_war_rating(redis_url: str, player_id: str, rating: float) -> None:
+    """Give a registered player a War rating (rating, deviation, volatility, games)."""
+    client = sync_client(redis_url)
+    try:
+        client.hset(keys.player(player_id), "rating:war", f"{rating},80.0,0.06,5")
+    finally:
+        client.close()
+
+
+def next_message(stream: QueueStream, timeout: float) -> mm.JoinQueueResponse:
+    try:
+        message: mm.JoinQueueResponse = stream.messages.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(
+            f"no JoinQueue message within {timeout} s (ended: {stream.ended.is_set()}, "
+            f"error: {stream.error})"
+        ) from None
+    return message
+
+
+def message_with_game(stream: QueueStream, timeout: float) -> mm.JoinQueueResponse:
+    """The stream's first message that carries a game, within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        message = next_message(stream, max(0.01, deadline - time.monotonic()))
+        if message.HasField("game"):
+            return message
+
+
+def test_a_waiting_player_learns_of_its_match_at_once_with_its_ticket(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    # A waiting stream looks at its ticket only every 30 s here: the match must wake it
+    # (the pairer's signal), not the next look.
+    server = replica(queue_status_interval=30.0)
+    ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
+    request = mm.JoinQueueRequest(game="war")
+    first = QueueStream(ada, request)
+    waiting = next_message(first, 10)
+    assert waiting.ticket and not waiting.HasField("game") and waiting.waiting == 1
+    second = QueueStream(bob, request)
+    try:
+        ada_matched = message_with_game(first, 15)
+        # The message with the game still names the ticket the player waited under.
+        assert ada_matched.ticket == waiting.ticket
+        # Bob may have been paired before his stream first waited; his game message names
+        # his own ticket all the same (a generous deadline: a stream that began waiting just
+        # after the pairer's signal sees the match at its next look).
+        bob_matched = message_with_game(second, 45)
+        assert bob_matched.ticket and bob_matched.ticket != ada_matched.ticket
+        assert bob_matched.game.id == ada_matched.game.id
+    finally:
+        first.call.cancel()
+        second.call.cancel()
+
+
+def test_a_change_in_the_queue_is_reported_at_once_not_at_the_heartbeat(
+    replica: Callable[..., InProcessMatchmaker],
+    clients: Callable[..., Client],
+    redis_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # With an unchanged queue a stream reports only every HEARTBEAT; made a minute here, so
+    # a report within 20 s can only be the one a change sends at once.
+    monkeypatch.setattr(matchmaker.service, "HEARTBEAT", 60.0)
+    server = replica(window_growth=0.0)  # the rating window stays 100: nobody is paired
+    ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
+    set_war_rating(redis_url, ada.player_id, 1000.0)
+    set_war_rating(redis_url, bob.player_id, 2000.0)
+    request = mm.JoinQueueRequest(game="war")
+    first = QueueStream(ada, request)
+    second: QueueStream | None = None
+    try:
+        waiting = next_message(first, 10)
+        assert (waiting.position, waiting.waiting) == (1, 1)
+        second = QueueStream(bob, request)
+        changed = next_message(first, 20)
+        assert (changed.position, changed.waiting) == (1, 2)
+        assert changed.ticket == waiting.ticket and not changed.HasField("game")
+    finally:
+        first.call.cancel()
+        if second is not None:
+            second.call.cancel()
