@@ -245,7 +245,9 @@ def test_an_unavailable_engine_is_tried_again_as_often_as_configured(
     assert _games(address, Settings(engine_retries=3, engine_timeout=4.0)) == ["war"]
     assert [(method, rid) for method, rid, _ in servicer.calls] == [("ListGames", "req-17")] * 3
     for _, _, remaining in servicer.calls:
-        assert remaining is not None and 0 < remaining <= 4.0
+        # gRPC rounds the timeout it sends up to a few significant digits (to keep the
+        # header compressible), so the engine may see a few milliseconds more than 4 s.
+        assert remaining is not None and 0 < remaining <= 4.0 * 1.01
 
 
 @pytest.mark.parametrize("attempts", [1, 2])
