@@ -127,14 +127,18 @@ def test_a_submission_committed_again_under_its_key_replays_the_first(
     action = legal_actions(engine_stub, record.state)[0].action
     key = keys.game_idempotency(game.id, "south", "k1")
 
-    async def twice(replica: Replica) -> tuple[Played, Played]:
+    async def twice(replica: Replica) -> tuple[Played, Played, Any]:
         commit = replica.play.commit
         first = await commit(record, now, [action], idempotency_key=key, print_="p1")
         again = await commit(record, now, [action], idempotency_key=key, print_="p1")
-        return first, again
+        return first, again, await replica.store.update_at(game.id, first.game.version)
 
-    first, again = matchmaker.call(twice)
+    first, again, entry = matchmaker.call(twice)
     assert not first.replayed and again.replayed
+    assert first.drawn is None  # a commit not asked for the drawing has none
+    # The watchers' update says who acted, and what.
+    update = mm.WatchGameResponse.FromString(entry.message)
+    assert update.side == "south" and list(update.notations) == list(first.notations)
     assert again.game.id == game.id and again.game.version == first.game.version
     assert list(again.notations) == list(first.notations)
 
@@ -235,6 +239,8 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
             )
             last = played.game.moves[-1]
             assert (last.side, last.notation) == ("red", array) and last.public != array
+            # What others see is the engine's public notation of a seal (10.1: no squares).
+            assert last.public == "seal (array hidden until both are in)"
         finally:
             await replica.close()
 
@@ -848,3 +854,42 @@ def test_a_rated_game_of_alliances_is_settled_by_alliance_as_it_ends(
     assert kept == {
         side: (new.text(), (winner if side in SOUTH else loser).text()) for side in SIDES
     }
+
+
+def test_a_rated_game_of_two_is_settled_without_the_engine(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], redis_url: str
+) -> None:
+    """The ratings of a game of two need no drawing of its position (alliances are for
+    games of more): a replica whose engine is unreachable still settles them."""
+    game = start_game(war_players, "war", rated=True)
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+
+    async def settle_without_engine() -> GameRecord:
+        replica = await Replica.connect(fast_settings(redis_url))  # engine: 127.0.0.1:1
+        try:
+            record, _ = await replica.store.get(game.id)
+            assert record.rating_status == RatingStatus.DONE
+            cleared = dataclasses.replace(
+                record,
+                seats=[
+                    dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats
+                ],
+                rating_status=RatingStatus.PENDING,
+            )
+            await replica.store.set_unversioned(record, cleared)
+            await replica.play.settle_ratings(cleared)
+            after, _ = await replica.store.get(game.id)
+            return after
+        finally:
+            await replica.close()
+
+    after = asyncio.run(settle_without_engine())
+    assert after.rating_status == RatingStatus.DONE
+    ratings = {
+        side: client.GetPlayer(mm.GetPlayerRequest()).player.ratings[0].rating
+        for side, client in war_players.items()
+    }
+    assert ratings["south"] > Rating().rating > ratings["north"]
+    for seat in after.seats:  # new players when the game began
+        assert Rating.parse(seat.rating_before) == Rating()
+        assert Rating.parse(seat.rating_after).rating == ratings[seat.side]
