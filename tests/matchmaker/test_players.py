@@ -259,14 +259,19 @@ def test_a_board_keeps_only_its_best_players(redis_url: str) -> None:
 
 def test_a_player_remembers_its_last_counted_games_for_the_long_ttl(redis_url: str) -> None:
     """The games counted in a player's ratings are remembered (`rated_memory` of them,
-    the oldest forgotten first) as long as the player's other keys live."""
+    the oldest forgotten first) as long as the player's other keys live; each count
+    answers the rating it started from and the one it stored."""
 
     async def scenario() -> None:
         redis, players, tokens = await parts(redis_url)
         players.settings = Settings(redis_url=redis_url, rate_limit=0, rated_memory=2)
         player_id, *_ = await tokens.register("Uma", 1)
+        kept = []  # each count answers the rating before it and the one after
         for number in range(3):
-            assert await players.apply_result(f"g{number}", "war", player_id, Rating(), 1.0)
+            pair = await players.apply_result(f"g{number}", "war", player_id, Rating(), 1.0)
+            assert pair is not None and pair[1] == await players.rating_text(player_id, "war")
+            kept.append(pair)
+        assert [before for before, _ in kept] == [Rating().text(), kept[0][1], kept[1][1]]
         rated = keys.player_rated(player_id)
         assert await redis.zcard(rated) == 2
         player_ttl = players.settings.player_ttl
@@ -358,6 +363,7 @@ def test_the_bot_has_a_profile_of_its_own_and_players_show_their_ratings(
         profile = await players.profile(player_id)
         assert profile is not None and profile.name == "Xan" and not profile.bot
         message = profile.message()
+        assert profile.player_id == message.id == player_id
         assert [(r.game, r.games) for r in message.ratings] == [("battle", 1), ("war", 1)]
         assert message.ratings[1].rating == profile.ratings["war"].rating > 1500
         war = profile.ratings["war"]
