@@ -893,3 +893,46 @@ def test_a_rated_game_of_two_is_settled_without_the_engine(
     for seat in after.seats:  # new players when the game began
         assert Rating.parse(seat.rating_before) == Rating()
         assert Rating.parse(seat.rating_after).rating == ratings[seat.side]
+
+
+def test_a_new_position_forgets_who_was_warned(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """Warnings to a player away are for one position: a move clears them, so whoever
+    must act in the new one is warned afresh."""
+    game = start_game(war_players, "war")
+
+    async def move_after_a_warning(replica: Replica) -> GameRecord:
+        record, now = await replica.store.get(game.id)
+        warned = dataclasses.replace(record, warned={"south": now})
+        await replica.store.set_unversioned(record, warned)
+        assert (await replica.store.get(game.id))[0].warned == {"south": now}
+        action = legal_actions(engine_stub, record.state)[0].action
+        await replica.play.commit(warned, now, [action])
+        after, _ = await replica.store.get(game.id)
+        return after
+
+    after = matchmaker.call(move_after_a_warning)
+    assert after.version == game.version + 1 and after.warned == {}
+
+
+def test_clocks_out_together_end_a_game_once(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Ending a game of two whose clocks ran out together gives the ending alone (no
+    moves); ending it again from the game as it was read before is a version conflict
+    that names the version the game is at now."""
+    game = dawn_game(matchmaker, clients)
+
+    async def flag_twice(replica: Replica) -> tuple[Played, Refusal]:
+        record, now = await replica.store.get(game.id)
+        played = await replica.play.flag(record, now + 61_000, ["black", "red"])
+        with pytest.raises(Refusal) as again:
+            await replica.play.flag(record, now + 61_000, ["black", "red"])
+        return played, again.value
+
+    played, again = matchmaker.call(flag_twice)
+    assert played.game.status == GameStatus.FINISHED and list(played.notations) == []
+    assert [e.kind for e in played.events] == [game_pb2.EVENT_KIND_GAME_OVER]
+    assert (again.code, again.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
+    assert again.metadata == {"current_version": str(played.game.version)}
