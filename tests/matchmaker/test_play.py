@@ -221,7 +221,8 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
     redis_url: str, engine_address: str
 ) -> None:
     """A sealed Attack-at-Dawn array is stored sealed, but the commit's own result (what
-    its caller goes on with) holds the author's full notation, not the public stand-in."""
+    its caller goes on with) holds the author's full notation, not the public stand-in;
+    watchers are told of the sealing alone."""
 
     async def scenario() -> None:
         replica = await Replica.connect(fast_settings(redis_url, engine_address))
@@ -241,6 +242,13 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
             assert (last.side, last.notation) == ("red", array) and last.public != array
             # What others see is the engine's public notation of a seal (10.1: no squares).
             assert last.public == "seal (array hidden until both are in)"
+            entry = await replica.store.update_at(game.id, played.game.version)
+            assert entry is not None
+            update = mm.WatchGameResponse.FromString(entry.message)
+            # Watchers learn that red sealed its deployment, nothing of the engine's text.
+            assert [(e.kind, e.side, e.text, list(e.cells)) for e in update.events] == [
+                (game_pb2.EVENT_KIND_DEPLOYMENT_SEALED, "red", "red's deployment is sealed", [])
+            ]
         finally:
             await replica.close()
 
