@@ -13,7 +13,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from matchmaker import keys
-from matchmaker.play import Played, _pair_result, _team_result, require_running
+from matchmaker.play import Played, _pair_result, _team_result, require_running, seat_rating
 from matchmaker.ratings import Rating, Result, team_update, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
@@ -27,7 +27,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
 )
-from tests.matchmaker.test_multiplayer import four_people, players_out
+from tests.matchmaker.test_multiplayer import NORTH, SIDES, SOUTH, four_people, players_out
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.runtime.status import ErrorDetails
 from wargame.v1 import game_pb2
@@ -127,14 +127,18 @@ def test_a_submission_committed_again_under_its_key_replays_the_first(
     action = legal_actions(engine_stub, record.state)[0].action
     key = keys.game_idempotency(game.id, "south", "k1")
 
-    async def twice(replica: Replica) -> tuple[Played, Played]:
+    async def twice(replica: Replica) -> tuple[Played, Played, Any]:
         commit = replica.play.commit
         first = await commit(record, now, [action], idempotency_key=key, print_="p1")
         again = await commit(record, now, [action], idempotency_key=key, print_="p1")
-        return first, again
+        return first, again, await replica.store.update_at(game.id, first.game.version)
 
-    first, again = matchmaker.call(twice)
+    first, again, entry = matchmaker.call(twice)
     assert not first.replayed and again.replayed
+    assert first.drawn is None  # a commit not asked for the drawing has none
+    # The watchers' update says who acted, and what.
+    update = mm.WatchGameResponse.FromString(entry.message)
+    assert update.side == "south" and list(update.notations) == list(first.notations)
     assert again.game.id == game.id and again.game.version == first.game.version
     assert list(again.notations) == list(first.notations)
 
@@ -188,6 +192,12 @@ def engine_calls(rpc: str) -> float:
     return REGISTRY.get_sample_value("wargame_engine_rpcs_total", {"rpc": rpc, "code": "OK"}) or 0.0
 
 
+def commits(kind: str) -> float:
+    """How many game changes of `kind` the matchmaker counted as committed."""
+    sample = REGISTRY.get_sample_value("wargame_matchmaker_commits_total", {"kind": kind})
+    return sample or 0.0
+
+
 def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
     war_players: dict[str, Client], engine_stub: Any
 ) -> None:
@@ -196,10 +206,12 @@ def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
     game = start_game(war_players, "war")
     action = legal_actions(engine_stub, game.state)[0].action
     applied, drawings = engine_calls("ApplyActions"), engine_calls("NewGame")
+    committed = commits("actions")
     reply = war_players["south"].SubmitActions(
         mm.SubmitActionsRequest(game_id=game.id, expected_version=game.version, actions=[action])
     )
     assert reply.game.version == game.version + 1 and reply.game.state.pieces
+    assert commits("actions") == committed + 1  # counted as a commit of actions
     assert reply.game.state.position != game.state.position
     assert engine_calls("ApplyActions") == applied + 1
     assert engine_calls("NewGame") == drawings
@@ -209,7 +221,8 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
     redis_url: str, engine_address: str
 ) -> None:
     """A sealed Attack-at-Dawn array is stored sealed, but the commit's own result (what
-    its caller goes on with) holds the author's full notation, not the public stand-in."""
+    its caller goes on with) holds the author's full notation, not the public stand-in;
+    watchers are told of the sealing alone."""
 
     async def scenario() -> None:
         replica = await Replica.connect(fast_settings(redis_url, engine_address))
@@ -227,6 +240,15 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
             )
             last = played.game.moves[-1]
             assert (last.side, last.notation) == ("red", array) and last.public != array
+            # What others see is the engine's public notation of a seal (10.1: no squares).
+            assert last.public == "seal (array hidden until both are in)"
+            entry = await replica.store.update_at(game.id, played.game.version)
+            assert entry is not None
+            update = mm.WatchGameResponse.FromString(entry.message)
+            # Watchers learn that red sealed its deployment, nothing of the engine's text.
+            assert [(e.kind, e.side, e.text, list(e.cells)) for e in update.events] == [
+                (game_pb2.EVENT_KIND_DEPLOYMENT_SEALED, "red", "red's deployment is sealed", [])
+            ]
         finally:
             await replica.close()
 
@@ -440,7 +462,7 @@ def test_two_clocks_out_together_draw_a_game_of_two_and_the_caller_is_told(
     with how it ended; a second request that read the game before the first committed is
     told who ran out of time."""
     game = dawn_game(matchmaker, clients)
-    reasons = finished_games("TIME")
+    reasons, endings = finished_games("TIME"), commits("ending")
 
     async def flag_both(replica: Replica) -> tuple[Refusal, Refusal, GameRecord, Any]:
         record, now = await replica.store.get(game.id)
@@ -479,6 +501,7 @@ def test_two_clocks_out_together_draw_a_game_of_two_and_the_caller_is_told(
     assert after.clock.at_ms == after.updated_ms  # frozen as it ended
     assert after.rating_status == RatingStatus.PENDING  # rated: to be settled
     assert finished_games("TIME") == reasons + 1
+    assert commits("ending") == endings + 1  # one commit: an ending of the matchmaker's
     update = mm.WatchGameResponse.FromString(entry.message)
     assert [(e.kind, e.text) for e in update.events] == [(game_pb2.EVENT_KIND_GAME_OVER, message)]
 
@@ -575,8 +598,9 @@ def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
     matchmaker: InProcessMatchmaker, war_players: dict[str, Client]
 ) -> None:
     """South wins a rated game: both ratings move, once, and the game keeps them; a
-    settlement that stopped after counting them (before keeping them) keeps, when run
-    again, the rating the game began with and the one the player has now."""
+    settlement that stopped after counting them (before keeping them, or after keeping
+    the first seat's only) keeps, when run again, for every seat the rating the game began
+    with and the one the player has now."""
     first = start_game(war_players, "war", rated=True)
     war_players["south"].Resign(mm.ResignRequest(game_id=first.id))
     game = start_game(war_players, "war", rated=True)  # begun with the ratings of the first
@@ -601,6 +625,7 @@ def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
             seats=[dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats],
             rating_status=RatingStatus.PENDING,
         )
+        await replica.store.set_unversioned(record, kept)  # as that settlement left it
         await replica.play.settle_ratings(kept)
         after, _ = await replica.store.get(game.id)
         return after
@@ -615,6 +640,22 @@ def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
     assert [s.rating_after.rating for s in view.seats] == [
         s.rating_after.rating for s in ended.seats
     ]
+
+    async def settle_the_rest(replica: Replica) -> GameRecord:
+        """Again, after a settlement that kept the first seat's ratings and stopped."""
+        record, _ = await replica.store.get(game.id)
+        first, *rest = record.seats
+        cleared = [dataclasses.replace(s, rating_before="", rating_after="") for s in rest]
+        kept = dataclasses.replace(
+            record, seats=[first, *cleared], rating_status=RatingStatus.PENDING
+        )
+        await replica.store.set_unversioned(record, kept)
+        await replica.play.settle_ratings(kept)
+        again, _ = await replica.store.get(game.id)
+        return again
+
+    again = matchmaker.call(settle_the_rest)
+    assert again.rating_status == RatingStatus.DONE and again.seats == after.seats
 
 
 def test_a_key_sent_again_replays_only_the_same_submission_at_the_same_version(
@@ -634,8 +675,10 @@ def test_a_key_sent_again_replays_only_the_same_submission_at_the_same_version(
         )
 
     played = submit(first)
+    committed = commits("actions")
     again = submit(first)
     assert again.replayed and list(again.notations) == list(played.notations)
+    assert commits("actions") == committed  # a replay commits nothing
     assert [(e.kind, e.text) for e in again.events] == [(e.kind, e.text) for e in played.events]
     for attempt in (lambda: submit(other), lambda: submit(first, game.version + 1)):
         reused = expect_error(attempt, Code.INVALID_ARGUMENT, "IDEMPOTENCY_KEY_REUSED")
@@ -717,3 +760,187 @@ def test_a_game_that_ends_stops_the_clocks_without_an_increment(
     assert record.status == GameStatus.FINISHED and record.clock is not None
     assert record.clock.running == () and record.clock.remaining["north"] == 60_000
     assert 0 < record.clock.remaining["south"] <= 60_000
+
+
+def test_a_side_without_a_seat_has_no_rating() -> None:
+    """The rating a side's player had as the game began: none ("", a new player's) for a
+    side that holds no seat."""
+    game = game_of(Seat("red", "ada", rating=BEFORE.text()))
+    assert seat_rating(game, "red") == BEFORE.text()
+    assert seat_rating(game, "black") == ""
+
+
+def test_a_game_has_an_end_time_and_awaits_ratings_only_once_it_ended_rated(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A move leaves a game without an end time, and a rated game's ratings are not
+    awaited while it runs; a game that ends is stamped with the time of its last change,
+    and an unrated one awaits no ratings."""
+
+    def stored(game_id: str) -> GameRecord:
+        record, _ = matchmaker.call(lambda replica: replica.store.get(game_id, full=True))
+        return record
+
+    rated = start_game(war_players, "war", rated=True)
+    action = legal_actions(engine_stub, rated.state)[0].action
+    war_players["south"].SubmitActions(
+        mm.SubmitActionsRequest(game_id=rated.id, expected_version=rated.version, actions=[action])
+    )
+    moved = stored(rated.id)
+    assert moved.version == rated.version + 1 and moved.status == GameStatus.RUNNING
+    assert (moved.ended_ms, moved.rating_status) == (0, RatingStatus.NONE)
+    unrated = start_game(war_players, "war")
+    war_players["north"].Resign(mm.ResignRequest(game_id=unrated.id))
+    ended = stored(unrated.id)
+    assert ended.status == GameStatus.FINISHED and ended.rating_status == RatingStatus.NONE
+    assert ended.ended_ms == ended.updated_ms > 0
+
+
+def test_a_commit_replayed_after_its_update_left_the_stream_answers_the_game_alone(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A submission committed again under its key once its update is no longer kept in the
+    game's stream (trimmed in a long game) still replays: the game as the first commit
+    left it, with no moves or events, as there are none left to tell."""
+    game = start_game(war_players, "war")
+    record, now = matchmaker.call(lambda replica: replica.store.get(game.id))
+    action = legal_actions(engine_stub, record.state)[0].action
+    key = keys.game_idempotency(game.id, "south", "k1")
+
+    async def twice(replica: Replica) -> tuple[Played, Played]:
+        commit = replica.play.commit
+        first = await commit(record, now, [action], idempotency_key=key, print_="p1")
+        stream = keys.game_stream(game.id)
+        assert await replica.redis.xdel(stream, f"{first.game.version}-0") == 1
+        again = await commit(record, now, [action], idempotency_key=key, print_="p1")
+        return first, again
+
+    first, again = matchmaker.call(twice)
+    assert again.replayed and again.game.version == first.game.version
+    assert list(again.notations) == [] and list(again.events) == []
+
+
+def test_players_out_of_time_in_a_game_of_four_forfeit_until_it_ends(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Red, blue and black out of time at once: red forfeits, then blue, which ends the
+    game (the players left are all of one alliance, which wins); black, whose alliance
+    won, is not made to forfeit."""
+    game, people = four_people(matchmaker, clients, time_control=mm.TimeControl(base=seconds(60)))
+
+    async def flag_three(replica: Replica) -> Played:
+        record, now = await replica.store.get(game.id)
+        return await replica.play.flag(record, now, ["red", "blue", "black"])
+
+    played = matchmaker.call(flag_three)
+    assert played.game.status == GameStatus.FINISHED
+    assert played.game.version == game.version + 2
+    outcome = played.game.outcome()
+    assert outcome is not None and set(outcome.winners) == set(NORTH)
+    # docs/multiplayer.md: the players left are all of one alliance, which wins.
+    assert (outcome.winner, outcome.reason) == ("north", game_pb2.OUTCOME_REASON_ENEMIES_OUT)
+    view = people["black"].GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert players_out(view) == set(SOUTH)
+
+
+def test_a_rated_game_of_alliances_is_settled_by_alliance_as_it_ends(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Black and green resign a rated game of four, new players all: red and blue's
+    alliance won. The ratings are settled as it ends, each by openskill's team model over
+    the two alliances (the winners ranked first), and the game keeps them."""
+    game, people = four_people(matchmaker, clients, rated=True)
+    people["black"].Resign(mm.ResignRequest(game_id=game.id))
+    ended = people["green"].Resign(mm.ResignRequest(game_id=game.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED and set(ended.outcome.winners) == set(SOUTH)
+    record, _ = matchmaker.call(lambda replica: replica.store.get(game.id))
+    assert record.rating_status == RatingStatus.DONE
+    new = Rating()
+    (winner, _), (loser, _) = team_update([[new, new], [new, new]], [1, 2])
+    assert winner.rating > new.rating > loser.rating
+    kept = {seat.side: (seat.rating_before, seat.rating_after) for seat in record.seats}
+    assert kept == {
+        side: (new.text(), (winner if side in SOUTH else loser).text()) for side in SIDES
+    }
+
+
+def test_a_rated_game_of_two_is_settled_without_the_engine(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], redis_url: str
+) -> None:
+    """The ratings of a game of two need no drawing of its position (alliances are for
+    games of more): a replica whose engine is unreachable still settles them."""
+    game = start_game(war_players, "war", rated=True)
+    war_players["north"].Resign(mm.ResignRequest(game_id=game.id))
+
+    async def settle_without_engine() -> GameRecord:
+        replica = await Replica.connect(fast_settings(redis_url))  # engine: 127.0.0.1:1
+        try:
+            record, _ = await replica.store.get(game.id)
+            assert record.rating_status == RatingStatus.DONE
+            cleared = dataclasses.replace(
+                record,
+                seats=[
+                    dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats
+                ],
+                rating_status=RatingStatus.PENDING,
+            )
+            await replica.store.set_unversioned(record, cleared)
+            await replica.play.settle_ratings(cleared)
+            after, _ = await replica.store.get(game.id)
+            return after
+        finally:
+            await replica.close()
+
+    after = asyncio.run(settle_without_engine())
+    assert after.rating_status == RatingStatus.DONE
+    ratings = {
+        side: client.GetPlayer(mm.GetPlayerRequest()).player.ratings[0].rating
+        for side, client in war_players.items()
+    }
+    assert ratings["south"] > Rating().rating > ratings["north"]
+    for seat in after.seats:  # new players when the game began
+        assert Rating.parse(seat.rating_before) == Rating()
+        assert Rating.parse(seat.rating_after).rating == ratings[seat.side]
+
+
+def test_a_new_position_forgets_who_was_warned(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """Warnings to a player away are for one position: a move clears them, so whoever
+    must act in the new one is warned afresh."""
+    game = start_game(war_players, "war")
+
+    async def move_after_a_warning(replica: Replica) -> GameRecord:
+        record, now = await replica.store.get(game.id)
+        warned = dataclasses.replace(record, warned={"south": now})
+        await replica.store.set_unversioned(record, warned)
+        assert (await replica.store.get(game.id))[0].warned == {"south": now}
+        action = legal_actions(engine_stub, record.state)[0].action
+        await replica.play.commit(warned, now, [action])
+        after, _ = await replica.store.get(game.id)
+        return after
+
+    after = matchmaker.call(move_after_a_warning)
+    assert after.version == game.version + 1 and after.warned == {}
+
+
+def test_clocks_out_together_end_a_game_once(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Ending a game of two whose clocks ran out together gives the ending alone (no
+    moves); ending it again from the game as it was read before is a version conflict
+    that names the version the game is at now."""
+    game = dawn_game(matchmaker, clients)
+
+    async def flag_twice(replica: Replica) -> tuple[Played, Refusal]:
+        record, now = await replica.store.get(game.id)
+        played = await replica.play.flag(record, now + 61_000, ["black", "red"])
+        with pytest.raises(Refusal) as again:
+            await replica.play.flag(record, now + 61_000, ["black", "red"])
+        return played, again.value
+
+    played, again = matchmaker.call(flag_twice)
+    assert played.game.status == GameStatus.FINISHED and list(played.notations) == []
+    assert [e.kind for e in played.events] == [game_pb2.EVENT_KIND_GAME_OVER]
+    assert (again.code, again.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
+    assert again.metadata == {"current_version": str(played.game.version)}

@@ -10,7 +10,7 @@ from grpc import StatusCode
 
 from matchmaker import keys
 from matchmaker.players import Players, Profile
-from matchmaker.ratings import Rating
+from matchmaker.ratings import Rating, Result, update
 from matchmaker.record import BOT_PLAYER
 from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
@@ -18,7 +18,7 @@ from matchmaker.settings import Settings
 from matchmaker.store import text
 from matchmaker.tokens import Tokens
 from tests.matchmaker.conftest import both_stores, run
-from tests.matchmaker.helpers import store_client
+from tests.matchmaker.helpers import store_client, sync_client
 from wargame.runtime.refusal import Reason, Refusal
 
 pytestmark = pytest.mark.integration
@@ -259,14 +259,19 @@ def test_a_board_keeps_only_its_best_players(redis_url: str) -> None:
 
 def test_a_player_remembers_its_last_counted_games_for_the_long_ttl(redis_url: str) -> None:
     """The games counted in a player's ratings are remembered (`rated_memory` of them,
-    the oldest forgotten first) as long as the player's other keys live."""
+    the oldest forgotten first) as long as the player's other keys live; each count
+    answers the rating it started from and the one it stored."""
 
     async def scenario() -> None:
         redis, players, tokens = await parts(redis_url)
         players.settings = Settings(redis_url=redis_url, rate_limit=0, rated_memory=2)
         player_id, *_ = await tokens.register("Uma", 1)
+        kept = []  # each count answers the rating before it and the one after
         for number in range(3):
-            assert await players.apply_result(f"g{number}", "war", player_id, Rating(), 1.0)
+            pair = await players.apply_result(f"g{number}", "war", player_id, Rating(), 1.0)
+            assert pair is not None and pair[1] == await players.rating_text(player_id, "war")
+            kept.append(pair)
+        assert [before for before, _ in kept] == [Rating().text(), kept[0][1], kept[1][1]]
         rated = keys.player_rated(player_id)
         assert await redis.zcard(rated) == 2
         player_ttl = players.settings.player_ttl
@@ -292,6 +297,7 @@ def test_room_for_a_game_is_made_by_forgetting_games_that_ended(redis_url: str) 
         with pytest.raises(Refusal) as refused:
             await players.require_room(player_id)
         assert refused.value.reason == Reason.TOO_MANY_GAMES
+        assert refused.value.message.startswith("you sit in 2 unfinished games, the most")
         await redis.hset(keys.game("g1"), "status", "finished")
         await players.require_room(player_id)
         assert await redis.zrange(keys.player_games(player_id), 0, -1) == [b"g2"]
@@ -357,10 +363,25 @@ def test_the_bot_has_a_profile_of_its_own_and_players_show_their_ratings(
         profile = await players.profile(player_id)
         assert profile is not None and profile.name == "Xan" and not profile.bot
         message = profile.message()
+        assert profile.player_id == message.id == player_id
         assert [(r.game, r.games) for r in message.ratings] == [("battle", 1), ("war", 1)]
         assert message.ratings[1].rating == profile.ratings["war"].rating > 1500
+        war = profile.ratings["war"]
+        shown = message.ratings[1]
+        assert (shown.rating, shown.deviation, shown.volatility, shown.games) == (
+            war.rating,
+            war.deviation,
+            war.volatility,
+            war.games,
+        )
+        assert 0 < war.deviation < Rating().deviation and war.volatility > 0
         assert not profile.message(with_ratings=False).ratings
         assert await players.profile("p-unknown") is None
+        # A record that lost its name reads as a nameless player, its ratings kept.
+        await redis.hdel(keys.player(player_id), "name")
+        nameless = await players.profile(player_id)
+        assert nameless is not None and nameless.name == ""
+        assert nameless.ratings == profile.ratings
         await redis.aclose()
 
     run(scenario())
@@ -376,6 +397,64 @@ def test_a_result_for_a_player_who_expired_is_not_counted(redis_url: str) -> Non
         await redis.delete(keys.player(player_id))
         assert await players.apply_result("g1", "war", player_id, Rating(), 1.0) is None
         assert not await redis.exists(keys.player(player_id))
+        assert await players.leaderboard("war", 10) == []
+        await redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_game_that_ends_no_longer_counts_for_its_players(redis_url: str) -> None:
+    """The game is uncounted for each of its players (the bot and an empty seat have no
+    count); their other games still count."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        ids = [(await tokens.register(name, 1))[0] for name in ("Zed", "Abe")]
+        for player_id in ids:
+            for number in (1, 2):
+                await players.count_game(player_id, f"g{number}", number, capped=False)
+        await players.uncount_games([*ids, BOT_PLAYER, ""], "g1")
+        for player_id in ids:  # on a cluster, players' keys lie in different slots
+            assert await redis.zrange(keys.player_games(player_id), 0, -1) == [b"g2"]
+        await players.uncount_games([BOT_PLAYER, ""], "g2")  # nobody to uncount
+        assert not await redis.exists(keys.player_games(BOT_PLAYER), keys.player_games(""))
+        await redis.aclose()
+
+    run(scenario())
+
+
+def test_a_rating_that_keeps_changing_while_a_game_is_counted_is_given_up(
+    redis_url: str,
+) -> None:
+    """Each try reads the rating, computes the new one and stores it only if the rating
+    is still the one read; when another game is counted in between every time, the
+    count gives up after twenty tries, saying so, and stores nothing of its own."""
+
+    async def scenario() -> None:
+        redis, players, tokens = await parts(redis_url)
+        player_id, *_ = await tokens.register("Bea", 1)
+        other = sync_client(redis_url)
+        tries: list[Rating] = []
+
+        def change(before: Rating) -> Rating:
+            tries.append(before)
+            # Meanwhile another replica counts another game of the player.
+            meanwhile = Rating(1500.0 + len(tries), 300.0, 0.06, len(tries))
+            other.hset(keys.player(player_id), "rating:war", meanwhile.text())
+            return update(before, [Result(Rating(), 1.0)])
+
+        try:
+            with pytest.raises(RuntimeError) as failed:
+                await players.apply_change("g1", "war", player_id, change)
+        finally:
+            other.close()
+        assert str(failed.value) == (
+            f"rating of {player_id} kept changing while game g1 was counted"
+        )
+        assert len(tries) == 20 and tries[0] == Rating()  # unrated when first read
+        assert tries[1:] == [Rating(1500.0 + n, 300.0, 0.06, n) for n in range(1, 20)]
+        assert not await redis.exists(keys.player_rated(player_id))
         assert await players.leaderboard("war", 10) == []
         await redis.aclose()
 
