@@ -24,6 +24,7 @@ def test_a_step_off_the_grid_is_minus_one() -> None:
     grid = square_grid(3, 2)
     a1, b1, c1, a2, b2, c2 = (grid.cell(n) for n in ("a1", "b1", "c1", "a2", "b2", "c2"))
     assert grid.step["N"] == (a2, b2, c2, -1, -1, -1)
+    assert grid.step["E"] == (b1, c1, -1, b2, c2, -1)
     assert grid.step["W"] == (-1, a1, b1, -1, a2, b2)
     assert grid.step["SW"] == (-1, -1, -1, -1, a1, b1)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import ClassVar
 
 import pytest
 
@@ -51,7 +52,7 @@ class RaceRules(Ruleset[Race, Add]):
     id = "race"
     title = "Race to three"
     sides = (SideInfo("red", "Red", "red"), SideInfo("blue", "Blue", "blue"))
-    option_specs: tuple[OptionSpec, ...] = ()
+    option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
 
     def new_game(self, options: Options, setup: str | None = None) -> Race:
         return Race()
