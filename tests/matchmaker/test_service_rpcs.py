@@ -24,7 +24,7 @@ from tests.matchmaker.helpers import (
     start_game,
     wait_for,
 )
-from wargame.v1 import game_pb2, matchmaker_pb2_grpc
+from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -482,6 +482,11 @@ def test_a_record_is_served_for_a_running_game_to_anyone(
     try:
         record = anonymous.GetRecord(mm.GetRecordRequest(game_id=game.id)).record
         assert "South" in record and "North" in record
+        # The record holds the game's moves: replayed, it reaches the stored state.
+        replayed = engine_stub.ReplayRecord(engine_pb2.ReplayRecordRequest(record=record))
+        assert (
+            replayed.final_state == anonymous.GetGame(mm.GetGameRequest(game_id=game.id)).game.state
+        )
     finally:
         anonymous.close()
 
@@ -635,3 +640,25 @@ def test_the_servers_shutdown_ends_queue_and_watch_streams_cleanly(
     finally:
         queued.call.cancel()
         watcher.close()
+
+
+def test_a_player_at_its_most_unfinished_games_may_neither_create_nor_queue_for_another(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    server = replica(max_open_games=1)
+    ada = clients(server.address, "Ada")
+    first = ada.CreateGame(mm.CreateGameRequest(game="war")).game
+    message = (
+        "you sit in 1 unfinished games, the most one player may: finish, resign or "
+        "withdraw one first"
+    )
+    for call in (
+        lambda: ada.CreateGame(mm.CreateGameRequest(game="war", opponent=BOT)),
+        lambda: next(iter(ada.JoinQueue(mm.JoinQueueRequest(game="war"), timeout=10))),
+    ):
+        refused = expect_error(call, Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
+        assert refused.message == message
+    ada.Resign(mm.ResignRequest(game_id=first.id))  # withdrawn: room again
+    assert ada.CreateGame(mm.CreateGameRequest(game="war", opponent=BOT)).game.status == (
+        mm.GAME_STATUS_RUNNING
+    )
