@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker import keys
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, WarReplica, players_of
 from tests.matchmaker.helpers import (
     StreamReader,
@@ -21,7 +22,10 @@ from tests.matchmaker.helpers import (
     expect_error,
     legal_actions,
     play_moves,
+    sealed_array,
     start_game,
+    submit_text,
+    sync_client,
     wait_for,
 )
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2_grpc
@@ -581,6 +585,8 @@ def test_a_watch_after_a_version_starts_with_the_notices_that_followed_it(
     try:
         notice, before = first.notice(mm.NOTICE_KIND_DISCONNECTED)
         assert before == [] and notice.version == game.version
+        # The game has not moved on: the notice carries it.
+        assert notice.game.id == game.id and notice.game.version == game.version
     finally:
         first.close()
     again = Watcher(anonymous, game.id, after=game.version)
@@ -662,3 +668,63 @@ def test_a_player_at_its_most_unfinished_games_may_neither_create_nor_queue_for_
     assert ada.CreateGame(mm.CreateGameRequest(game="war", opponent=BOT)).game.status == (
         mm.GAME_STATUS_RUNNING
     )
+
+
+def test_a_waiting_player_is_told_as_its_wait_grows_and_the_rating_window_widens(
+    war_players: dict[str, Client],
+) -> None:
+    """Base window 100, widened by 25 a second waited (the defaults): the rounded window
+    changes every 40 ms, so each status poll (every 0.1 s here) has news."""
+    reader = _queue(war_players["south"], game="war")
+    try:
+        messages = [_next(reader) for _ in range(4)]
+    finally:
+        reader.call.cancel()
+    assert {(m.position, m.waiting, m.ticket) for m in messages} == {(1, 1, messages[0].ticket)}
+    waited = [m.waited.ToMilliseconds() for m in messages]
+    assert all(m.HasField("waited") for m in messages) and waited == sorted(waited)
+    assert waited[-1] > waited[0]
+    for message, ms in zip(messages, waited, strict=True):
+        assert message.rating_window == pytest.approx(100 + 25 * ms / 1000, abs=0.05)
+
+
+def test_a_player_whose_profile_lapsed_is_told_it_has_expired(ada: Client, redis_url: str) -> None:
+    """A token may outlive its player's profile by a moment (each expires by itself)."""
+    client = sync_client(redis_url)
+    try:
+        assert client.delete(keys.player(ada.player_id)) == 1
+    finally:
+        client.close()
+    for call in (
+        lambda: ada.CreateGame(mm.CreateGameRequest(game="war")),
+        lambda: ada.JoinGame(mm.JoinGameRequest(game_id="gnone")),
+    ):
+        gone = expect_error(call, Code.NOT_FOUND, "PLAYER_NOT_FOUND")
+        assert gone.message == "the player has expired"
+
+
+def test_a_sealed_array_is_shown_in_the_stream_to_its_side_only_while_it_is_secret(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    players = players_of(matchmaker.address, clients, "red", "black")
+    red, black = players["red"], players["black"]
+    game = start_game(
+        players,
+        "napoleonic",
+        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
+    )
+    (full,) = submit_text(red, game.id, f"seal {sealed_array('red')}").notations
+    assert "=I" in full
+
+    def seen_by(client: Client) -> list[str]:
+        watcher = Watcher(client, game.id, after=game.version)
+        try:
+            (update,) = watcher.until(game.version + 1)
+        finally:
+            watcher.close()
+        assert update.side == "red"
+        return list(update.notations)
+
+    assert seen_by(red) == [full]
+    (public,) = seen_by(black)
+    assert public != full and "=I" not in public
