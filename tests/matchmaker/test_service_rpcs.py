@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import random
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,7 @@ import grpc
 import pytest
 
 from matchmaker import keys
+from matchmaker.sessions import TimeControl
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, WarReplica, players_of
 from tests.matchmaker.helpers import (
     StreamReader,
@@ -728,3 +730,36 @@ def test_a_sealed_array_is_shown_in_the_stream_to_its_side_only_while_it_is_secr
     assert seen_by(red) == [full]
     (public,) = seen_by(black)
     assert public != full and "=I" not in public
+
+
+def test_a_matched_player_whose_game_nobody_made_makes_it_itself_after_the_grace(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    """A replica may pair two tickets and stop before making their game: the waiting
+    player's stream makes it once `match_create_grace` (1 s here) has passed."""
+    server = replica(pair_interval=3600.0)  # no pairing rounds but those asked for here
+    players = players_of(server.address, clients, "south", "north")
+    south, north = players["south"], players["north"]
+    reader = _queue(south, game="war")
+    try:
+        assert _next(reader).position == 1
+
+        async def pair_without_a_game(replica: Any) -> float:
+            queues = replica.queues
+            spec = await queues.spec("war", {}, "", TimeControl(), False)
+            await queues.join(north.player_id, "North", spec)
+            (match,) = await queues.pair(spec.queue_id)
+            assert await queues.game_for(spec.queue_id, match, create=False) is None
+            return time.monotonic()
+
+        paired = server.call(pair_without_a_game)
+        message = _next(reader)
+        while not message.HasField("game"):
+            message = _next(reader)
+        assert time.monotonic() - paired >= 1.0
+        game = message.game
+        assert game.status == mm.GAME_STATUS_RUNNING and game.your_side in ("south", "north")
+        assert {seat.player.id for seat in game.seats} == {south.player_id, north.player_id}
+        assert wait_for(reader.ended.is_set) and reader.error is None
+    finally:
+        reader.call.cancel()
