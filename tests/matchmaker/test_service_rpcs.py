@@ -25,6 +25,7 @@ from tests.matchmaker.helpers import (
     legal_actions,
     play_moves,
     sealed_array,
+    seconds,
     start_game,
     submit_text,
     sync_client,
@@ -302,12 +303,13 @@ def test_two_players_in_one_queue_are_told_their_wait_then_given_the_same_game(
     war_players: dict[str, Client],
 ) -> None:
     south, north = war_players["south"], war_players["north"]
-    first = _queue(south, game="war")
+    timed = mm.TimeControl(base=seconds(300))
+    first = _queue(south, game="war", time_control=timed)
     try:
         waiting = _next(first)
         assert (waiting.position, waiting.waiting) == (1, 1) and waiting.ticket
         assert not waiting.HasField("game") and waiting.waited.ToMilliseconds() >= 0
-        second = _queue(north, game="war")
+        second = _queue(north, game="war", time_control=timed)
         games: dict[str, mm.GameView] = {}
         for name, reader in (("south", first), ("north", second)):
             while name not in games:
@@ -318,8 +320,20 @@ def test_two_players_in_one_queue_are_told_their_wait_then_given_the_same_game(
         assert games["south"].id == games["north"].id
         assert games["south"].status == mm.GAME_STATUS_RUNNING
         assert {games["south"].your_side, games["north"].your_side} == {"south", "north"}
+        # The game's clocks are read as of the moment it is handed over.
+        for game in games.values():
+            assert game.clock.running == "south" and game.clock.as_of.ToMilliseconds() > 0
+            assert game.clock.remaining["north"].ToMilliseconds() == 300_000
         assert wait_for(lambda: first.ended.is_set() and second.ended.is_set())
         assert first.error is None and second.error is None
+        # Matched and handed the game, each may queue again at once.
+        for client in (south, north):
+            again = _queue(client, game="war")
+            try:
+                assert _next(again).ticket
+            finally:
+                client.LeaveQueue(mm.LeaveQueueRequest())
+                again.call.cancel()
     finally:
         first.call.cancel()
 
@@ -686,6 +700,8 @@ def test_a_waiting_player_is_told_as_its_wait_grows_and_the_rating_window_widens
     waited = [m.waited.ToMilliseconds() for m in messages]
     assert all(m.HasField("waited") for m in messages) and waited == sorted(waited)
     assert waited[-1] > waited[0]
+    # News comes with each change, long before the 5 s heartbeat would send it anyway.
+    assert waited[1] - waited[0] < 4000
     for message, ms in zip(messages, waited, strict=True):
         assert message.rating_window == pytest.approx(100 + 25 * ms / 1000, abs=0.05)
 
@@ -763,3 +779,37 @@ def test_a_matched_player_whose_game_nobody_made_makes_it_itself_after_the_grace
         assert wait_for(reader.ended.is_set) and reader.error is None
     finally:
         reader.call.cancel()
+
+
+def test_a_waiting_players_stream_keeps_it_in_the_queue_past_the_tickets_liveness(
+    replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
+) -> None:
+    """Each status poll renews the ticket and the player's place (1 s of liveness here):
+    the player still waits there after 1.5 s, so a second join is refused."""
+    server = replica(ticket_liveness=1.0)
+    ada = clients(server.address, "Ada")
+    reader = _queue(ada, game="war")
+    try:
+        while _next(reader).waited.ToMilliseconds() < 1500:
+            pass
+        refused = expect_error(
+            lambda: next(iter(ada.JoinQueue(mm.JoinQueueRequest(game="war"), timeout=10))),
+            Code.FAILED_PRECONDITION,
+            "ALREADY_QUEUED",
+        )
+        assert refused.message == "you are already waiting in a queue: leave it first"
+    finally:
+        reader.call.cancel()
+
+
+def test_a_page_token_longer_than_any_the_server_hands_out_is_refused(ada: Client) -> None:
+    """Even one that would decode to an offset: base64 decoding skips a stray character,
+    so this 33-character token reads as offset 1."""
+    token = base64.urlsafe_b64encode(("0" * 23 + "1").encode()).decode() + "!"
+    assert len(token) == 33 and _offset(token) == 1
+    refused = expect_error(
+        lambda: ada.BrowseGames(mm.BrowseGamesRequest(page_token=token)),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    assert refused.fields == (("page_token", "the page token is malformed"),)
