@@ -96,6 +96,33 @@ def test_the_report_counts_each_file_and_package_and_never_counts_equivalents_as
     assert rules.split()[-4:-2] == ["50.0", "%"]
 
 
+def test_the_report_names_the_decorated_functions_mutmut_leaves_out(tmp_path: Path) -> None:
+    source = """
+class Service:
+    @staticmethod
+    def plain() -> None: ...
+    @classmethod
+    def built(cls) -> None: ...
+    @unary("Get")
+    async def Get(self) -> None: ...
+    @property
+    def value(self) -> int: ...
+    @staticmethod
+    @cache
+    def both() -> None: ...
+def free() -> None: ...
+"""
+    assert report.not_mutated(source) == ["Get", "value", "both"]
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "service.py").write_text(source, encoding="utf-8")
+    (tmp_path / "pkg" / "free.py").write_text("def free() -> None: ...\n", encoding="utf-8")
+    found = [report.FileResult(p, tmp_path) for p in ("pkg/free.py", "pkg/service.py")]
+    lines = report.unmutated(found, tmp_path).splitlines()
+    assert lines[1].startswith("not mutated (decorated functions")
+    assert lines[2:] == ["pkg/service.py: Get, value, both"]
+    assert report.unmutated(found[:1], tmp_path) == ""
+
+
 def test_redis_servers_left_in_a_scopes_folder_are_ended_and_no_others(tmp_path: Path) -> None:
     from tests.servers import start_redis
     from tools.mutate.__main__ import end_leftover_servers

@@ -4,8 +4,10 @@ Reads mutmut's per-file results (`mutants/<file>.meta`) of every scope run under
 `run/mutate/work/`, the newest result winning when two scopes covered one file. Mutants
 listed in `equivalent.txt` (they cannot change behaviour; each with its reason) are
 counted apart, never as killed. Where only a sample of a file's mutants was checked
-(`--sample`), the kill rate's 95 % interval stands beside it. Writes `report.txt` (the
-table) and `survivors.txt` (each surviving mutant's diff) to `run/mutate/`, and prints it.
+(`--sample`), the kill rate's 95 % interval stands beside it. Below the table, the
+functions mutmut never mutates (decorated ones) are named by file: the kill rates leave
+them out. Writes `report.txt` (the table) and `survivors.txt` (each surviving mutant's
+diff) to `run/mutate/`, and prints it.
 
     python -m tools.mutate.report [--run-dir run]
 """
@@ -13,6 +15,7 @@ table) and `survivors.txt` (each surviving mutant's diff) to `run/mutate/`, and 
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import json
 import math
@@ -22,6 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[2]
 EQUIVALENT = Path(__file__).with_name("equivalent.txt")
 # mutmut's exit codes, grouped as the report counts them (the rest: "suspicious").
 KILLED = {1, 3}
@@ -29,6 +33,8 @@ TIMEOUT = {36, -24, 24, 152, 255}
 SURVIVED = {0}
 NO_TESTS = {5, 33}
 NOT_CHECKED = {None, 2}
+# The only decorators mutmut mutates under (alone): it skips every other decorated function.
+PLAIN_DECORATORS = ("staticmethod", "classmethod")
 COLUMNS = ("killed", "timeout", "survived", "no tests", "other", "equivalent", "unchecked")
 
 
@@ -148,6 +154,33 @@ def _groups(path: str) -> Iterator[str]:
             yield top
 
 
+def not_mutated(source: str) -> list[str]:
+    """The functions of a source text mutmut never mutates: it leaves every decorated
+    function alone but those under a lone @staticmethod or @classmethod (decorators run
+    when a function is defined, and its trampolines cannot carry them)."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+            first, *rest = node.decorator_list
+            if rest or not (isinstance(first, ast.Name) and first.id in PLAIN_DECORATORS):
+                names.append(node.name)
+    return names
+
+
+def unmutated(found: list[FileResult], root: Path = ROOT) -> str:
+    """The lines naming, file by file, the functions the kill rates above leave out."""
+    lines = []
+    for result in found:
+        source = root / result.path
+        names = not_mutated(source.read_text(encoding="utf-8")) if source.is_file() else []
+        if names:
+            lines.append(f"{result.path}: {', '.join(names)}")
+    if not lines:
+        return ""
+    head = "not mutated (decorated functions, which mutmut skips; the kill rates leave them out):"
+    return "\n".join(["", head, *lines]) + "\n"
+
+
 @contextlib.contextmanager
 def _inside(folder: Path) -> Iterator[None]:
     before = Path.cwd()
@@ -190,7 +223,7 @@ def write(run_dir: Path) -> str:
     found = results(run_dir, equivalent_mutants())
     if not found:
         raise SystemExit(f"no mutation results under {run_dir / 'mutate' / 'work'}")
-    text = table(found)
+    text = table(found) + unmutated(found)
     folder = run_dir / "mutate"
     (folder / "report.txt").write_text(text, encoding="utf-8")
     (folder / "survivors.txt").write_text(survivors(found), encoding="utf-8")
