@@ -100,17 +100,26 @@ def test_the_report_names_the_decorated_functions_mutmut_leaves_out(tmp_path: Pa
     source = """
 class Service:
     @staticmethod
-    def plain() -> None: ...
+    def plain() -> int:
+        return 1
     @classmethod
-    def built(cls) -> None: ...
+    def built(cls) -> int:
+        return 1
     @unary("Get")
-    async def Get(self) -> None: ...
+    async def Get(self) -> int:
+        return 1
     @property
-    def value(self) -> int: ...
+    def value(self) -> int:
+        return 1
     @staticmethod
     @cache
-    def both() -> None: ...
-def free() -> None: ...
+    def both() -> int:
+        return 1
+    @abstractmethod
+    def to_act(self) -> int:
+        "Nothing to mutate."
+def free() -> int:
+    return 1
 """
     assert report.not_mutated(source) == ["Get", "value", "both"]
     (tmp_path / "pkg").mkdir()

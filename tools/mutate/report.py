@@ -157,14 +157,25 @@ def _groups(path: str) -> Iterator[str]:
 def not_mutated(source: str) -> list[str]:
     """The functions of a source text mutmut never mutates: it leaves every decorated
     function alone but those under a lone @staticmethod or @classmethod (decorators run
-    when a function is defined, and its trampolines cannot carry them)."""
+    when a function is defined, and its trampolines cannot carry them). Bodies with
+    nothing to mutate (a docstring, `...`) are not named."""
     names = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
             first, *rest = node.decorator_list
-            if rest or not (isinstance(first, ast.Name) and first.id in PLAIN_DECORATORS):
+            plain = not rest and isinstance(first, ast.Name) and first.id in PLAIN_DECORATORS
+            if not plain and not _empty(node.body):
                 names.append(node.name)
     return names
+
+
+def _empty(body: list[ast.stmt]) -> bool:
+    """Only a docstring, `...` or `pass`."""
+    return all(
+        isinstance(stmt, ast.Pass)
+        or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant))
+        for stmt in body
+    )
 
 
 def unmutated(found: list[FileResult], root: Path = ROOT) -> str:
