@@ -558,6 +558,12 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 game, now, _ = await self.store.load(game_id)
                 if game is None:
                     return
+                if (
+                    not entries
+                    and game.version > sent[0]
+                    and await self._committed_since(game_id, sent)
+                ):
+                    continue  # committed between the two reads: read both again
                 if (entries and entries[0].version > sent[0] + 1) or (
                     not entries and game.version > sent[0]
                 ):
@@ -607,6 +613,11 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     sent = entry.position
                     if _rematch_offered(entry):
                         return
+
+    async def _committed_since(self, game_id: str, sent: tuple[int, int]) -> bool:
+        """Whether the stream holds the update right after `sent` (so none was trimmed)."""
+        following = await self.store.updates_after(game_id, sent, 1)
+        return bool(following) and following[0].version == sent[0] + 1
 
     async def _message(
         self, entry: StreamEntry, game: GameRecord, viewer: str, side: str, now: int

@@ -25,6 +25,7 @@ from tests.matchmaker.helpers import (
     StreamReader,
     Watcher,
     expect_error,
+    legal_actions,
     play_moves,
     sealed_array,
     seconds,
@@ -74,6 +75,38 @@ def test_watchers_get_every_update_live_and_resume_where_they_left_off(
     again = Watcher(spectator, game.id, after=game.version - 1)
     assert [m.version for m in again.until(game.version + 1)] == [game.version, game.version + 1]
     assert again.ended.wait(10)
+
+
+def test_an_update_committed_while_a_watch_catches_up_is_sent_as_an_update(
+    war_players: dict[str, Client],
+    engine_stub: Any,
+    matchmaker: InProcessMatchmaker,
+    clients: Callable[..., Client],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A watch catches up by reading the game's stream, then the game. A move committed
+    between the two reads is sent as the update it is, with its move, not as "some
+    updates are no longer kept" (a resync, which tells no moves)."""
+    game = start_game(war_players, "war")
+    record, now = matchmaker.call(lambda replica: replica.store.get(game.id))
+    action = legal_actions(engine_stub, record.state)[0]
+    replica = matchmaker.replica
+    assert replica is not None
+    read = replica.store.updates_after
+    committed: list[int] = []
+
+    async def read_then_commit(game_id: str, after: Any, count: int = 500) -> Any:
+        entries = await read(game_id, after, count)
+        if game_id == game.id and not committed:
+            played = await replica.play.commit(record, now, [action.action])
+            committed.append(played.game.version)
+        return entries
+
+    monkeypatch.setattr(replica.store, "updates_after", read_then_commit)
+    spectator = clients(matchmaker.address)  # no token: its watch adds no notice of its own
+    (update,) = Watcher(spectator, game.id, after=game.version).until(game.version + 1)
+    assert committed == [game.version + 1]
+    assert not update.resync and list(update.notations) == [action.notation]
 
 
 def test_watch_refusals(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> None:
