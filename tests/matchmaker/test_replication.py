@@ -27,6 +27,11 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 
 pytestmark = pytest.mark.integration
 
+# A commit asks for one replica, so it is answered once one holds it: long before this
+# wait would run out (a commit waiting for more replicas than there are would take it all).
+# Commits a replica is meant to confirm use it: a short wait can run out on a busy machine.
+LONG_WAIT = 20.0
+
 
 def wait_for(condition: object, what: str, timeout: float = 15) -> None:
     deadline = time.monotonic() + timeout
@@ -86,13 +91,16 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
         client = await store_client(primary.url)
         settings = Settings(redis_url=primary.url, replica_wait=0.5)
         store = Store(client, Scripts(client), settings)
+        patient = Store(
+            client, Scripts(client), dataclasses.replace(settings, replica_wait=LONG_WAIT)
+        )
         assert await store.replication.of(keys.game("g1")) == 1
-        assert (await store.commit(change(0))).outcome == CommitOutcome.OK
+        assert (await patient.commit(change(0))).outcome == CommitOutcome.OK
         # Answered: the replica has it already (WAIT, on the commit's own connection).
         assert on_replica.hget(keys.game("g1"), "version") == b"1"
         # A primary restarted without its scripts: loaded again, the commit goes through.
         await client.script_flush()
-        assert (await store.commit(change(1))).version == 2
+        assert (await patient.commit(change(1))).version == 2
         assert on_replica.hget(keys.game("g1"), "version") == b"2"
         # The replica stops answering: the commit is saved, but not confirmed.
         idem = keys.game_idempotency("g1", "p1", "k1")
@@ -106,7 +114,7 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
         assert unconfirmed.value.retry_after
         # Its client retries with the same key once the replica is back: the first commit.
         os.kill(replica.process.pid, signal.SIGCONT)
-        again = await store.commit(change(2, idem))
+        again = await patient.commit(change(2, idem))
         assert (again.outcome, again.version) == (CommitOutcome.DUPLICATE, 3)
         # The replica is gone for good: commits stand as Redis keeps them.
         replica.stop()
@@ -158,8 +166,11 @@ def test_a_due_time_no_replica_confirms_is_logged_for_the_operator(
         client = await store_client(primary.url)
         settings = Settings(redis_url=primary.url, replica_wait=0.2)
         store = Store(client, Scripts(client), settings)
+        patient = Store(
+            client, Scripts(client), dataclasses.replace(settings, replica_wait=LONG_WAIT)
+        )
         due = dataclasses.replace(change(0), due_ms=1_000)
-        assert (await store.commit(due)).version == 1
+        assert (await patient.commit(due)).version == 1
         os.kill(replica.process.pid, signal.SIGSTOP)
         with captured_logs() as logs, pytest.raises(Refusal) as unconfirmed:
             await store.commit(dataclasses.replace(change(1), due_ms=500))
@@ -175,11 +186,6 @@ def test_a_due_time_no_replica_confirms_is_logged_for_the_operator(
         await client.aclose()
 
     run(scenario())
-
-
-# A commit asks for one replica, so it is answered once one holds it: long before this
-# wait would run out (a commit waiting for more replicas than there are would take it all).
-LONG_WAIT = 20.0
 
 
 def test_a_commit_waits_for_one_replica_not_the_whole_wait(
