@@ -7,13 +7,15 @@ is driven directly. Each test plays a fresh game of War between them.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TypeVar
 
 import pytest
 
 from cli_client.connection import Addresses, Connection
-from cli_client.errors import ClientError
+from cli_client.errors import ClientError, UnreachableError
 from cli_client.lobby import open_session
 from cli_client.session import GameSession
 from cli_client.submit import Submitter
@@ -22,6 +24,7 @@ from wargame.v1 import game_pb2, matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-submit")]
 __all__ = ["stack"]
+T = TypeVar("T")
 
 
 def player(stack: Stack, name: str) -> Connection:
@@ -162,4 +165,16 @@ def test_an_unreachable_matchmaker_is_given_up_after_the_retry_time(
         stack.start_matchmaker()
     assert refused.value.message.startswith("cannot reach the matchmaker")
     assert len(warnings) == 1
-    assert list(game.south.get_game(game.game_id).moves) == []
+    assert list(reachable_again(lambda: game.south.get_game(game.game_id)).moves) == []
+
+
+def reachable_again(read: Callable[[], T], timeout: float = 60) -> T:
+    """`read()` once the restarted matchmaker answers: the connection may still be waiting
+    out gRPC's pause before it connects again after the outage (longer on a busy machine)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return read()
+        except UnreachableError:
+            assert time.monotonic() < deadline, "the matchmaker did not come back"
+            time.sleep(0.1)
