@@ -62,19 +62,34 @@ def test_an_unreachable_engine_is_unavailable_with_a_retry_hint(nowhere: str) ->
     assert failure.engine.startswith("ListGames: UNAVAILABLE")
 
 
+def _client_tls(tmp_path: Path) -> tuple[Authority, ClientTLS, Settings]:
+    """A client certificate of a test authority in the files the engine client reads."""
+    authority = Authority.create(tmp_path)
+    first = authority.issue("first", [], server=False, client=True)
+    shutil.copy(first.cert_file, tmp_path / "client.crt")
+    shutil.copy(first.key_file, tmp_path / "client.key")
+    tls = ClientTLS(
+        str(authority.ca_file), str(tmp_path / "client.crt"), str(tmp_path / "client.key")
+    )
+    return authority, tls, Settings(engine_tls=tls, bot_max_time=0.1, engine_timeout=0.1)
+
+
+def _renew(authority: Authority, tmp_path: Path) -> None:
+    """Renew the client's certificate and key on disk, each file replaced in one step."""
+    renewed = authority.issue("renewed", [], server=False, client=True)
+    shutil.copy(renewed.key_file, tmp_path / "new.key")
+    shutil.copy(renewed.cert_file, tmp_path / "new.crt")
+    (tmp_path / "new.crt").replace(tmp_path / "client.crt")
+    (tmp_path / "new.key").replace(tmp_path / "client.key")
+
+
 def test_channels_are_opened_anew_only_when_the_tls_files_change(
     nowhere: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The client looks at its TLS files on every call here (no interval): while they are
     the files it read, it keeps its channels; once one is replaced, it opens new ones."""
     monkeypatch.setattr(matchmaker.engine, "TLS_LOOK_INTERVAL", 0.0)
-    authority = Authority.create(tmp_path)
-    first = authority.issue("first", [], server=False, client=True)
-    cert, key = tmp_path / "client.crt", tmp_path / "client.key"
-    shutil.copy(first.cert_file, cert)
-    shutil.copy(first.key_file, key)
-    tls = ClientTLS(str(authority.ca_file), str(cert), str(key))
-    settings = Settings(engine_tls=tls, bot_max_time=0.1, engine_timeout=0.1)
+    authority, _, settings = _client_tls(tmp_path)
 
     async def scenario() -> None:
         engine = Engine(nowhere, settings)
@@ -85,11 +100,7 @@ def test_channels_are_opened_anew_only_when_the_tls_files_change(
                 engine._stub()
             assert engine.channels is opened
             assert not [entry for entry in logs if "reloaded" in entry["event"]]
-            renewed = authority.issue("renewed", [], server=False, client=True)
-            shutil.copy(renewed.key_file, tmp_path / "new.key")
-            shutil.copy(renewed.cert_file, tmp_path / "new.crt")
-            (tmp_path / "new.crt").replace(cert)
-            (tmp_path / "new.key").replace(key)
+            _renew(authority, tmp_path)
             with captured_logs() as logs:
                 engine._stub()
                 renewed_channels = engine.channels
@@ -109,23 +120,13 @@ def test_new_channels_keep_their_tls_files_for_the_look_interval(
     first time one interval after opening its channels: files renewed just after they were
     opened are not looked at by the calls that follow."""
     monkeypatch.setattr(matchmaker.engine, "TLS_LOOK_INTERVAL", 3600.0)
-    authority = Authority.create(tmp_path)
-    first = authority.issue("first", [], server=False, client=True)
-    cert, key = tmp_path / "client.crt", tmp_path / "client.key"
-    shutil.copy(first.cert_file, cert)
-    shutil.copy(first.key_file, key)
-    tls = ClientTLS(str(authority.ca_file), str(cert), str(key))
-    settings = Settings(engine_tls=tls, bot_max_time=0.1, engine_timeout=0.1)
+    authority, tls, settings = _client_tls(tmp_path)
 
     async def scenario() -> None:
         engine = Engine(nowhere, settings)
         try:
             opened = engine.channels
-            renewed = authority.issue("renewed", [], server=False, client=True)
-            shutil.copy(renewed.key_file, tmp_path / "new.key")
-            shutil.copy(renewed.cert_file, tmp_path / "new.crt")
-            (tmp_path / "new.crt").replace(cert)
-            (tmp_path / "new.key").replace(key)
+            _renew(authority, tmp_path)
             assert tls.signature() != engine._tls_signature  # renewed on disk
             with captured_logs() as logs:
                 engine._stub()
