@@ -843,6 +843,42 @@ def test_players_out_of_time_in_a_game_of_four_forfeit_until_it_ends(
     assert players_out(view) == set(SOUTH)
 
 
+def test_a_player_flagged_first_by_another_caller_in_a_game_of_three_is_looked_at_again(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """In a game of three (`three_way`) a caller finding the player to act out of time,
+    when another caller flagged it first, is told VERSION_CONFLICT (look again: the game
+    goes on without that player), not that the game is over, as in a game of two."""
+    people = {side: clients(matchmaker.address, side) for side in ("red", "black", "green")}
+    created = people["red"].CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way"},
+            side="red",
+            time_control=mm.TimeControl(base=seconds(60)),
+        )
+    )
+    for side in ("black", "green"):
+        joined = people[side].JoinGame(mm.JoinGameRequest(invite_code=created.invite_code))
+    game = joined.game
+    assert game.status == mm.GAME_STATUS_RUNNING and len(game.seats) == 3
+    assert list(game.state.to_act) == ["red"]  # red's clock runs
+
+    async def flag_after_another(replica: Replica) -> tuple[GameRecord, Refusal]:
+        record, now = await replica.store.get(game.id)
+        later = now + 61_000  # the clock of the player to act has run out
+        first = await replica.play.flag(record, later, ["red"])
+        try:
+            await replica.play._check_flag(record, later)  # the game as read before
+        except Refusal as refusal:
+            return first.game, refusal
+        raise AssertionError("a fallen flag was not refused")
+
+    first, refusal = matchmaker.call(flag_after_another)
+    assert first.status != GameStatus.FINISHED  # red is out; black and green play on
+    assert refusal.reason == Reason.VERSION_CONFLICT
+
+
 def test_a_rated_game_of_alliances_is_settled_by_alliance_as_it_ends(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
