@@ -199,6 +199,23 @@ def test_the_listen_addresses_are_read_from_the_matchmakers_variables(
     assert (args.listen, args.metrics_listen) == ("127.0.0.1:7001", "off")
 
 
+def test_settings_read_their_matchmaker_variables_and_shared_ones_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A setting reads WARGAME_MATCHMAKER_<SETTING>; the Redis URL and the engine address,
+    which the other commands share, read WARGAME_REDIS_URL and WARGAME_ENGINE (README)."""
+    monkeypatch.setenv("WARGAME_MATCHMAKER_ABANDON_AFTER", "42")
+    monkeypatch.setenv("WARGAME_REDIS_URL", "redis://127.0.0.1:1/3")
+    monkeypatch.setenv("WARGAME_ENGINE", "127.0.0.1:2")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_REDIS_URL", "redis://127.0.0.1:9/9")
+    settings = settings_from(parsed())
+    assert (settings.abandon_after, settings.redis_url, settings.engine) == (
+        42.0,
+        "redis://127.0.0.1:1/3",
+        "127.0.0.1:2",
+    )
+
+
 def test_an_unknown_command_is_refused_in_one_line_naming_the_commands(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
