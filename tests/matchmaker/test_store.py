@@ -375,6 +375,23 @@ def test_the_update_of_one_version_is_read_while_the_stream_keeps_it(redis_url: 
     run(scenario())
 
 
+def test_updates_are_read_after_a_version_oldest_first_and_at_most_as_many_as_asked(
+    redis_url: str,
+) -> None:
+    """A watcher catches up in batches: the updates after a version, oldest first, no
+    more than `count` of them."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        for version in range(5):
+            await store.commit(change(version))
+        assert [u.version for u in await store.updates_after("g1", 1, 2)] == [2, 3]
+        assert [u.version for u in await store.updates_after("g1", (3, 0), 10)] == [4, 5]
+        await store.redis.aclose()
+
+    run(scenario())
+
+
 def test_a_notice_after_the_finished_games_updates_expired_is_still_a_notice(
     redis_url: str,
 ) -> None:
