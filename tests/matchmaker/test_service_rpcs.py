@@ -731,11 +731,14 @@ def test_a_sealed_array_is_shown_in_the_stream_to_its_side_only_while_it_is_secr
         "napoleonic",
         options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
     )
+    # Live: streams open before the array is sealed, each waiting for the next update.
+    live = {side: Watcher(players[side], game.id, after=game.version) for side in players}
+    assert wait_for(lambda: all(_connected(red, game.id).values()))
     (full,) = submit_text(red, game.id, f"seal {sealed_array('red')}").notations
     assert "=I" in full
 
-    def seen_by(client: Client) -> list[str]:
-        watcher = Watcher(client, game.id, after=game.version)
+    def seen_by(client: Client, watcher: Watcher | None = None) -> list[str]:
+        watcher = watcher or Watcher(client, game.id, after=game.version)  # catching up
         try:
             (update,) = watcher.until(game.version + 1)
         finally:
@@ -743,9 +746,11 @@ def test_a_sealed_array_is_shown_in_the_stream_to_its_side_only_while_it_is_secr
         assert update.side == "red"
         return list(update.notations)
 
-    assert seen_by(red) == [full]
-    (public,) = seen_by(black)
-    assert public != full and "=I" not in public
+    for watcher in (None, live["red"]):
+        assert seen_by(red, watcher) == [full]
+    for watcher in (None, live["black"]):
+        (public,) = seen_by(black, watcher)
+        assert public != full and "=I" not in public
 
 
 def test_a_matched_player_whose_game_nobody_made_makes_it_itself_after_the_grace(
