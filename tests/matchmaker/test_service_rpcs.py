@@ -758,7 +758,11 @@ def test_a_matched_player_whose_game_nobody_made_makes_it_itself_after_the_grace
 ) -> None:
     """A replica may pair two tickets and stop before making their game: the waiting
     player's stream makes it once `match_create_grace` (1 s here) has passed."""
-    server = replica(pair_interval=3600.0)  # no pairing rounds but those asked for here
+    # No pairing rounds but those asked for here: none every interval, none when a player
+    # joins (on a busy machine, a late round would pair the two before this test does).
+    server = replica(pair_interval=3600.0)
+    assert server.replica is not None
+    server.replica.service.poke_pairer = lambda: None
     players = players_of(server.address, clients, "south", "north")
     south, north = players["south"], players["north"]
     reader = _queue(south, game="war")
