@@ -49,6 +49,19 @@ def matchmaker_connections(redis_url: str) -> list[int]:
         client.close()
 
 
+async def held_connections(redis_url: str, window: float = 5.0) -> int:
+    """The matchmaker's Redis connections on its busiest node, the fewest seen over a
+    `window` of seconds: a connection replaced after a timeout (a busy machine) is still
+    listed until Redis has read its close, so one look may count it twice; connections
+    held for good are there in every look."""
+    fewest = max(matchmaker_connections(redis_url))
+    deadline = time.perf_counter() + window
+    while time.perf_counter() < deadline:
+        await asyncio.sleep(0.25)
+        fewest = min(fewest, max(matchmaker_connections(redis_url)))
+    return fewest
+
+
 async def resign(stub: Any, game_id: str, metadata: Any) -> None:
     """Resign as a client does: a call lost in transit (its connection closed by a server too
     busy to answer keepalive pings) is sent again; GAME_OVER then says the first one landed
@@ -156,7 +169,7 @@ async def _hold(
         repr(task.exception()) for task in done if task is not waiting
     )
     held = time.perf_counter() - started
-    connections = max(matchmaker_connections(redis_url))
+    connections = await held_connections(redis_url)
     if while_held is not None:
         await while_held(stub, made[0][0])
     # One update of every game: each watcher gets it, and its stream ends with the game.
