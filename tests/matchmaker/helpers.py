@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import queue
@@ -299,3 +300,11 @@ class Watcher(StreamReader):
 
     def close(self) -> None:
         self.call.cancel()
+
+
+async def until(check: Callable[[], bool]) -> None:
+    """Let the event loop run until `check` holds (10 s at most)."""
+    deadline = asyncio.get_running_loop().time() + 10
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "the condition never held"
+        await asyncio.sleep(0.001)

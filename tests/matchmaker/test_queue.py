@@ -27,7 +27,7 @@ from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store, text
 from tests.matchmaker.conftest import both_stores, run
-from tests.matchmaker.helpers import store_client
+from tests.matchmaker.helpers import store_client, until
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
@@ -515,3 +515,36 @@ def test_a_spec_the_engine_refuses_is_refused_with_its_reason(
     assert (refusal.code, refusal.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "UNKNOWN_PRESET")
     assert refusal.message.startswith("unknown preset 'no_such_preset'; presets: ")
     assert [field for field, _ in refusal.fields] == ["preset"]
+
+
+def test_the_pairer_pairs_every_interval_without_being_poked(redis_url: str) -> None:
+    """Players who join between rounds are paired by the next round on the interval alone
+    (a replica pokes its pairer when one of its players joins; a join on another replica
+    does not)."""
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url)
+        rounds: list[int] = []
+        pair_all = queues.pair_all
+
+        async def counted() -> int:
+            paired = await pair_all()
+            rounds.append(paired)
+            return paired
+
+        queues.pair_all = counted  # type: ignore[method-assign]
+        pairer = queue_module.Pairer(queues, interval=0.05)
+        stop = asyncio.Event()
+        task = asyncio.create_task(pairer.run(stop))
+        await until(lambda: len(rounds) >= 1)
+        tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
+        first = len(rounds)
+        await until(lambda: sum(rounds[first:]) == 1)
+        assert not pairer.poke.is_set()
+        assert (await queues.status("x", tickets[0])).kind == "matched"
+        stop.set()
+        pairer.poke.set()
+        await task
+        await close(queues)
+
+    run(scenario())

@@ -10,17 +10,9 @@ import pytest
 
 from matchmaker.workers import every
 from tests.matchmaker.conftest import run
-from tests.matchmaker.helpers import captured_logs
+from tests.matchmaker.helpers import captured_logs, until
 
 HOUR = 3600.0  # an interval no test waits out: only pokes bring the next round
-
-
-async def until(check: Callable[[], bool]) -> None:
-    """Let the loop run until `check` holds (a few seconds at most)."""
-    deadline = asyncio.get_running_loop().time() + 10
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "the condition never held"
-        await asyncio.sleep(0.001)
 
 
 async def settle() -> None:
