@@ -46,6 +46,22 @@ def test_chess_habits_read_against_the_legal_actions(launch: Launch) -> None:
     assert "accepted:" not in cli.screen()  # the notation's forms stay in `help`
 
 
+def test_a_knights_move_from_the_opening_is_judged_as_the_horses(launch: Launch) -> None:
+    # The chess habit of the issue itself: Nb1-c3 in the opening. c3 holds South's own
+    # Troop, so no Horse goes there and nothing legal is suggested; the refusal says what
+    # N is here and which rule Hb1-c3 breaks, instead of "no move".
+    cli = launch(["play", "war", "--side", "south"])
+    cli.expect(r"South > ")
+    cli.send("Nb1-c3")
+    cli.expect_text(
+        "error: illegal: Nb1-c3 is Hb1-c3 here (H is the Horse): c3 is occupied by South's own"
+    )
+    cli.expect(r"Troop; the South Horse on b1 has no legal move - `moves b1`\s+lists what is legal")
+    cli.send("quit")
+    assert cli.wait() == 0
+    assert "is no move" not in cli.screen()
+
+
 def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
