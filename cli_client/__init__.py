@@ -30,7 +30,8 @@ Where things are:
 - `commands.py`    what a typed line means: the client's words or the game's notation
                    (`game_commands.py` carries it out)
 - `notation.py`    a refused text read against the legal actions: a destination alone,
-                   "did you mean Hb1-c3?", the nearest word
+                   "did you mean Hb1-c3?", a chess letter judged as the game's own,
+                   the nearest word
 - `wording.py`     engine sentences as players read them (no section numbers, option
                    names or lists of alternatives)
 - `submit.py`      sending actions: versions, idempotency keys, the retry policy

@@ -222,7 +222,27 @@ class GameCommands:
             play.note(f"{text.strip()} {arrow} {reading.play} (the only legal action there)")
             self.submit([game_pb2.Action(side=self.session.your_side, notation=reading.play)])
             return
+        if reading.instead:
+            refused, text = self.judge_instead(refused, text, reading.instead)
         raise ClientError(self.explain(refused, text, reading), reason=refused.reason)
+
+    def judge_instead(
+        self, refused: ClientError, text: str, instead: str
+    ) -> tuple[ClientError, str]:
+        """A chess letter (`Nb1-c3`) judged as the game's own (`Hb1-c3`): the engine's
+        refusal of that, saying so, or the first refusal when that reads no better."""
+        try:
+            self.play.connection.parse_action(self.session.state, instead, self.session.your_side)
+        except ClientError as error:
+            if not is_rules_reason(error.reason) or error.reason == refused.reason:
+                return refused, text
+            prefix, _, _ = error.message.partition(": ")
+            rest = wording.refusal(error.message, instead, self.play.options)
+            rest = rest.removeprefix(f"{prefix}: ")
+            letter = self.play.cells.letters[instead[:1].upper()]
+            said = f"{prefix}: {text.strip()} is {instead} here ({instead[:1]} is the {letter}): "
+            return ClientError(said + rest, reason=error.reason, details=error.details), instead
+        return refused, text
 
     def explain(self, refused: ClientError, text: str, reading: notation.Reading) -> str:
         """A refusal in one line: the rule in words, and a suggestion or where to look."""

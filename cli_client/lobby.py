@@ -215,7 +215,7 @@ def start(
         view, invite = reply.game, reply.invite_code
     store.set_last_game(connection.addresses.matchmaker, view.id)
     session = open_session(connection, view)
-    terminal.console.print(Text(welcome(session)))
+    terminal.console.print(Text(welcome(session)), soft_wrap=False)  # by words
     display = choose(terminal, plain=plain)
     return Play(
         connection, store, session, display, invite_code=invite, open_game=opener(connection)
@@ -244,13 +244,14 @@ def resume(
         outcome = panel.outcome_line(session, terminal.theme).plain.removeprefix("Game over: ")
         raise ClientError(f"the game is over: {outcome}", reason="GAME_OVER")
     terminal.console.print(
-        Text(f"Resuming game {view.id}: you play {session.name(view.your_side)}.")
+        Text(f"Resuming game {view.id}: you play {session.name(view.your_side)}."),
+        soft_wrap=False,
     )
     if view.moves:
         shown = list(view.moves)[-MOVES_SHOWN:]
         earlier = len(view.moves) - len(shown)
         more = f"… ({earlier} earlier) " if earlier else ""
-        terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"))
+        terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"), soft_wrap=False)
     display = choose(terminal, plain=plain)
     return Play(connection, store, session, display, open_game=opener(connection)).run()
 

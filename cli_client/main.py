@@ -60,7 +60,8 @@ def _identity(args: argparse.Namespace, connection: Connection, terminal: Termin
     identity, new = ensure_identity(store, connection, args.name)
     if new:
         terminal.console.print(
-            f"Registered as {identity.display_name} (a guest); your token is kept in {store.path}."
+            f"Registered as {identity.display_name} (a guest); your token is kept in {store.path}.",
+            soft_wrap=False,  # by words
         )
     return store
 

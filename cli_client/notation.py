@@ -8,7 +8,10 @@ client keeps no rules, so it reads these only against what the engine says is le
 
 - a destination alone is played when exactly one legal action ends on that cell;
 - otherwise a legal action over the same cells, in the same order, is suggested
-  ("did you mean Hb1-c3?"), and so is the nearest word the client or the notation knows.
+  ("did you mean Hb1-c3?"), and so is the nearest word the client or the notation knows;
+- a chess letter over cells no legal action takes (`Nb1-c3` in the opening, where c3 is
+  taken) is rewritten with the game's letter of the piece drawn with that chess piece's
+  glyph (`Hb1-c3`), for the engine to say why that is not legal.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from wargame.v1 import board_pb2
 
 MAX_LISTED = 4
 WORD_CUTOFF = 0.7
+# Chess's piece letters and the glyphs of their pieces (either colour).
+CHESS_GLYPHS = {"K": "♔♚", "Q": "♕♛", "R": "♖♜", "B": "♗♝", "N": "♘♞", "P": "♙♟"}
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,7 @@ class Reading:
     play: str = ""  # the one legal action it can only mean
     hint: str = ""  # a suggestion to add to the refusal
     replaces: bool = False  # the hint says it all (the engine's words add nothing)
+    instead: str = ""  # the text in the game's own piece letter, for the engine to judge
 
 
 class Cells:
@@ -42,6 +48,9 @@ class Cells:
         pattern = "|".join(re.escape(name) for name in names) or r"(?!)"
         self._pattern = re.compile(rf"(?<![0-9])(?:{pattern})(?![0-9])")
         self.letters = {kind.letter.upper(): kind.name for kind in board.piece_kinds}
+        self.drawn_as: dict[str, list[str]] = {}  # a glyph -> the letters of its kinds
+        for kind in board.piece_kinds:
+            self.drawn_as.setdefault(kind.glyph, []).append(kind.letter.upper())
 
     def of(self, text: str) -> list[str]:
         """The cells named in a text, in order ("Hb1-c3" -> b1, c3)."""
@@ -60,6 +69,21 @@ def _letter_note(typed: str, suggestion: str, cells: Cells) -> str:
     if theirs in cells.letters and mine != theirs.upper():
         return f" ({theirs} is the {cells.letters[theirs]} here)"
     return ""
+
+
+def chess_letter(typed: str, cells: Cells) -> str:
+    """`Nb1-c3` in the game's letter (`Hb1-c3`), or "" when the text is no such habit.
+
+    The letter must be chess's and not the game's, a cell must follow it, and exactly one
+    of the game's pieces must be drawn with that chess piece's glyph."""
+    letter, rest = typed[:1].upper(), typed[1:]
+    if letter in cells.letters or letter not in CHESS_GLYPHS:
+        return ""
+    route = cells.of(rest)
+    if not route or not rest.lower().startswith(route[0]):
+        return ""
+    kinds = {mine for glyph in CHESS_GLYPHS[letter] for mine in cells.drawn_as.get(glyph, [])}
+    return f"{kinds.pop()}{rest}" if len(kinds) == 1 else ""
 
 
 def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) -> Reading:
@@ -82,7 +106,7 @@ def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) ->
             return Reading(hint=f"did you mean {same[0]}?{note}")
         if same:
             return Reading(hint=f"did you mean one of {_listed(same)}?")
-        return Reading()
+        return Reading(instead=chess_letter(typed, cells))
     keywords = {notation.split()[0] for notation in legal if notation.split()[0].isalpha()}
     vocabulary = sorted({*words, *keywords})
     head = typed.split()[0].lower() if typed else ""

@@ -51,6 +51,7 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output.color_depth import ColorDepth
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -75,6 +76,18 @@ class _Signal:
 
 INTERRUPT = _Signal()
 END_OF_INPUT = _Signal()
+
+
+def packed(items: Sequence[str], width: int) -> list[str]:
+    """Items two spaces apart, as many to a row as fit and none split between rows ("7.
+    move b2-c2" stays whole); an item longer than a row is a row of its own."""
+    rows: list[str] = []
+    for item in items:
+        if rows and cell_len(rows[-1]) + 2 + cell_len(item) <= width:
+            rows[-1] += "  " + item
+        else:
+            rows.append(item)
+    return rows
 
 
 @dataclass(frozen=True)
@@ -444,7 +457,8 @@ class FullScreen:
         session, scene = self._session, self._scene
         if session is None or scene is None:
             return []
-        lines = panel.status_lines(session, self.theme)
+        # Whole words on each row: at 80 columns the panel beside War's board has about 40.
+        lines = self._wrapped(panel.status_lines(session, self.theme), width)
         lines.append(Text(""))
         lines += self._wrapped(panel.legend(scene, self.theme, pieces_too=True), width)
         return lines
@@ -456,10 +470,12 @@ class FullScreen:
         room = geometry.side_height - len(lines) - 2
         if session is not None and room > 0:
             moves = [f"{number}. {text}" for number, text in enumerate(session.view.moves, 1)]
-            packed = self._wrapped([Text("  ".join(moves))], geometry.side_width) if moves else []
+            rows = packed(moves, geometry.side_width)
+            packed_rows = self._wrapped([Text(row) for row in rows], geometry.side_width)
             lines.append(Text(""))
             lines.append(Text("Moves", style=self.theme.style("bold")))
-            lines += packed[-room:] if packed else [Text("none yet", style=self.theme.style("dim"))]
+            none_yet = [Text("none yet", style=self.theme.style("dim"))]
+            lines += packed_rows[-room:] if packed_rows else none_yet
         return self._ansi(lines[: max(geometry.side_height, 0)])
 
     def _log_text(self) -> ANSI:

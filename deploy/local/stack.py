@@ -639,6 +639,14 @@ def _summary(run_dir: Path, config: Config) -> list[str]:
     return lines
 
 
+def make_command(target: str, run_dir: Path) -> str:
+    """`make stop` for the stack of the default run folder, `make stop RUN_DIR=...` for one
+    started from another (plain `make stop` would act on the default stack instead)."""
+    if run_dir == (ROOT / "run").resolve():
+        return f"make {target}"
+    return f"make {target} RUN_DIR={run_dir}"
+
+
 def _client_hint(config: Config) -> str:
     defaults = {"engine": "127.0.0.1:50051", "matchmaker": "127.0.0.1:50052"}
     moved = [
@@ -664,7 +672,8 @@ def resolve(run_dir: Path, env: Mapping[str, str]) -> tuple[Config, list[Part]]:
             if now != asked:
                 raise StackError(
                     f"the local stack in {run_dir} already runs with {field.replace('_', ' ')} "
-                    f"{now}, but {variable} asks for {asked}: `make stop` it first"
+                    f"{now}, but {variable} asks for {asked}: "
+                    f"`{make_command('stop', run_dir)}` it first"
                 )
         config = saved
     else:
@@ -722,7 +731,8 @@ def start(run_dir: Path) -> Config:
         raise
     print(f"the local stack runs ({run_dir}):")
     print("\n".join(_summary(run_dir, config)))
-    print(f"logs in {run_dir / 'logs'}; `make stop` stops it" + _client_hint(config))
+    stop_it = make_command("stop", run_dir)
+    print(f"logs in {run_dir / 'logs'}; `{stop_it}` stops it" + _client_hint(config))
     return config
 
 
@@ -769,7 +779,8 @@ def status(run_dir: Path) -> int:
     """Print each part's address and pid; exit NOT_RUNNING unless every part runs."""
     config = saved_config(run_dir, os.environ)
     if config is None:
-        print(f"the local stack is not running ({run_dir}); `make run` starts it")
+        run_it = make_command("run", run_dir)
+        print(f"the local stack is not running ({run_dir}); `{run_it}` starts it")
         return NOT_RUNNING
     lines = _summary(run_dir, config)
     down = [line for line in lines if "not running" in line]
@@ -780,7 +791,8 @@ def status(run_dir: Path) -> int:
         print(f"the local stack {'is partly down' if partly else 'stopped'} ({run_dir}):")
     print("\n".join(lines))
     if down:
-        print(f"its logs are in {run_dir / 'logs'}; `make run` starts what is missing")
+        run_it = make_command("run", run_dir)
+        print(f"its logs are in {run_dir / 'logs'}; `{run_it}` starts what is missing")
     return NOT_RUNNING if down else 0
 
 

@@ -87,6 +87,28 @@ def test_a_chess_letter_gets_the_games_own(
     assert opening == Reading(hint="did you mean Ch1-g2? (C is the Cannon here)")
 
 
+def test_a_chess_letter_over_cells_no_legal_action_takes_is_put_in_the_games_letter(
+    describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
+) -> None:
+    # In the opening c3 holds South's own Troop: no Horse goes there, so nothing is
+    # suggested, but the knight's N is the game's H (both drawn as the knight), for the
+    # engine to say why Hb1-c3 is not legal.
+    opening = describe("war").initial_state
+    assert war_reading(describe, legal, "Nb1-c3", opening) == Reading(instead="Hb1-c3")
+    assert war_reading(describe, legal, "qe1-e9", opening) == Reading(instead="Ge1-e9")
+    assert war_reading(describe, legal, "Rj1-a1", position("war", WAR_ENDGAME)) == Reading(
+        instead="Mj1-a1"  # a1 holds South's own King
+    )
+    # Not such a habit: the game's own letter, a letter no chess piece has, no cell after it.
+    assert war_reading(describe, legal, "Hb1-c3", opening) == Reading()
+    assert war_reading(describe, legal, "Zb1-c3", opening) == Reading()
+    assert war_reading(describe, legal, "N-b1-c3", opening) == Reading()
+    # Napoleonic Chess draws three kinds with the knight: N names none of them for sure.
+    reply = describe("napoleonic")
+    actions = legal(reply.initial_state)
+    assert read("Nb2-b5", actions, Cells(reply.board), words()) == Reading()
+
+
 def test_napoleonic_moves_without_their_keyword(
     describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
 ) -> None:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from cli_client.display.fullscreen import packed
 from cli_client.render import Theme
 from cli_client.render.panel import (
     event_lines,
@@ -188,3 +189,12 @@ def test_outcome_lines_of_an_alliance_win(
     for side, verdict in verdicts:
         session = GameSession(view_of(final, your_side=side), reply, side)
         assert outcome_line(session, UNICODE).plain.startswith(f"Game over: {verdict}")
+
+
+def test_the_move_list_keeps_each_numbered_move_on_one_row() -> None:
+    moves = ["6. move c2-d3", "7. move b2-c2", "8. move b3-b2", "9. end"]
+    # 30 columns hold two moves (13 + 2 + 13 = 28) but not a third; "9. end" fits after 8.
+    assert packed(moves, 30) == ["6. move c2-d3  7. move b2-c2", "8. move b3-b2  9. end"]
+    assert packed(moves, 13) == moves  # exactly one a row
+    assert packed(["1. a-very-long-move"], 8) == ["1. a-very-long-move"]  # alone, for wrapping
+    assert packed([], 30) == []

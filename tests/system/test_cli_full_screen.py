@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WARGAME, Cli, Stack, clients, run, stack
+from tests.system.cli_support import WARGAME, Cli, Stack, clients, game_id_of, run, stack
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-full-screen")]
 __all__ = ["clients", "stack"]
@@ -107,6 +107,25 @@ def test_a_resize_redraws_the_view(stack: Stack, clients: list[Cli], tmp_path: P
     assert all(len(row) <= 60 for row in cli.rows())
     cli.resize(40, 120)
     cli.wait_screen(lambda c: panel_beside_board(c) is True)
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_the_side_panel_keeps_whole_words_in_a_terminal_of_80_columns(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # The most common terminal size: beside War's board the panel has about 40 columns,
+    # less than its title and the Flying Machines' line; they wrap by words, never cut.
+    cli = full_screen(clients, tmp_path, stack, size=(24, 80))
+    game_id = game_id_of(cli)
+    rows = cli.rows()
+    title = next(index for index, row in enumerate(rows) if "The Game of War" in row)
+    column = rows[title].index("The Game of War")
+    top = board_rows(cli)[1]
+    panel = " ".join(" ".join(row[column:].split()) for row in rows[title:top])
+    assert f"The Game of War (Hudson Maxim, 1910) game {game_id}" in panel, cli.text()
+    assert "Flying Machines in reserve: South 2 · North 2" in panel, cli.text()
+    assert "South: outlined ♔, capitals K · North: filled ♚, small letters k" in panel
     cli.send("quit")
     assert cli.wait() == 0
 

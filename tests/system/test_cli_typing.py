@@ -9,6 +9,7 @@ the only legal action.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,22 @@ def test_chess_habits_read_against_the_legal_actions(launch: Launch) -> None:
     assert "accepted:" not in cli.screen()  # the notation's forms stay in `help`
 
 
+def test_a_knights_move_from_the_opening_is_judged_as_the_horses(launch: Launch) -> None:
+    # The chess habit of the issue itself: Nb1-c3 in the opening. c3 holds South's own
+    # Troop, so no Horse goes there and nothing legal is suggested; the refusal says what
+    # N is here and which rule Hb1-c3 breaks, instead of "no move".
+    cli = launch(["play", "war", "--side", "south"])
+    cli.expect(r"South > ")
+    cli.send("Nb1-c3")
+    cli.expect_text(
+        "error: illegal: Nb1-c3 is Hb1-c3 here (H is the Horse): c3 is occupied by South's own"
+    )
+    cli.expect(r"Troop; the South Horse on b1 has no legal move - `moves b1`\s+lists what is legal")
+    cli.send("quit")
+    assert cli.wait() == 0
+    assert "is no move" not in cli.screen()
+
+
 def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
@@ -72,6 +89,33 @@ def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
     cli.send("moves e3")  # the alternatives, when asked
     cli.expect_text("2 legal action(s) from e3 for South:")
     cli.expect_text("e3-e4  e3-e5")
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_the_first_lines_of_a_new_player_are_wrapped_by_words(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # A new player's first lines (registered, the game's welcome) are longer than a
+    # 60-column terminal: each breaks between words, as the game's own messages do.
+    args = ["play", "war", "--side", "south", "--level", "1", "--name", "newcomer"]
+    cli = run(clients, args, tmp_path, stack, size=(40, 60))
+    cli.expect(r"South > ")
+    rows = cli.rows()
+
+    def joined(start: str) -> str:
+        first = next(index for index, row in enumerate(rows) if row.startswith(start))
+        end = next(index for index in range(first, len(rows)) if rows[index].endswith("."))
+        return " ".join(row.strip() for row in rows[first : end + 1])
+
+    registered = next(row for row in rows if row.startswith("Registered as "))
+    assert registered == "Registered as newcomer (a guest); your token is kept in", cli.text()
+    assert re.fullmatch(
+        r"Game \S+: you play South against the bot at level 1 of 5 \(`--level 1` is the "
+        r"easiest\)\.",
+        joined("Game "),
+    ), cli.text()
+    assert all(len(row) <= 60 for row in rows)
     cli.send("quit")
     assert cli.wait() == 0
 

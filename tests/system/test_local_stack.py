@@ -84,6 +84,9 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
     started = _make("run", stack_env)
     assert started.returncode == 0, started.stdout + started.stderr
     assert "the local stack runs" in started.stdout
+    # The way to stop it names its run folder: a plain `make stop` would stop the stack of
+    # the default folder instead.
+    assert f"`make stop RUN_DIR={run_dir.resolve()}` stops it" in started.stdout
     pids = _pids(run_dir)
     assert set(pids) == {"redis", "engine", "matchmaker"} and all(map(_alive, pids.values()))
     engine, matchmaker = stack_env["WARGAME_ENGINE_LISTEN"], stack_env["WARGAME_MATCHMAKER_LISTEN"]
@@ -105,7 +108,8 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
     assert _pids(run_dir) == pids
     moved = _make("run", {**stack_env, "WARGAME_ENGINE_LISTEN": "127.0.0.1:1"})
     assert moved.returncode != 0
-    assert "already runs with engine listen" in moved.stderr and "`make stop`" in moved.stderr
+    assert "already runs with engine listen" in moved.stderr
+    assert f"`make stop RUN_DIR={run_dir.resolve()}` it first" in moved.stderr
     # A second stack in another run folder finds the ports taken, and by whom.
     clash = _make("run", {**stack_env, "RUN_DIR": str(tmp_path / "other")})
     assert clash.returncode != 0 and "nothing was started" in clash.stderr
@@ -139,6 +143,7 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
     down = _make("status", stack_env, silent=False)
     assert down.returncode == 0
     assert down.stdout.startswith("the local stack is not running")
+    assert f"`make run RUN_DIR={run_dir.resolve()}` starts it" in down.stdout
     assert "Error" not in down.stdout + down.stderr and down.stderr == ""
     assert _make("stop", stack_env).stdout.strip() == "the local stack was not running"
 
