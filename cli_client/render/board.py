@@ -114,6 +114,11 @@ class Symbols:
         board = scene.board
         self.kinds = {kind.id: kind for kind in board.piece_kinds}
         self.upper = scene.upper_side or (board.sides[0].id if board.sides else "")
+        # In a game of alliances (Napoleonic Chess 10.6) the upper side's allies are written
+        # like it, so friend and foe differ without colour too.
+        alliances = {side.id: side.alliance or side.id for side in board.sides}
+        ours = alliances.get(self.upper, self.upper)
+        self.upper_sides = {self.upper} | {s for s, a in alliances.items() if a == ours}
         self.colours = {side.id: side_colour(side.colour) for side in board.sides}
         present = {piece.kind for piece in scene.pieces} or set(self.kinds)
         families: dict[str, int] = {}
@@ -132,15 +137,15 @@ class Symbols:
             return ""
         if paired_glyph(kind.glyph, False) not in self.glyph_ok:
             return ""
-        return paired_glyph(kind.glyph, side == self.upper)
+        return paired_glyph(kind.glyph, side in self.upper_sides)
 
     def letter(self, kind_id: str, side: str) -> str:
-        """The kind's notation letter, in capitals for the upper side."""
+        """The kind's notation letter, in capitals for the upper side (and its allies)."""
         kind = self.kinds.get(kind_id)
         if kind is None:
             return "?"
         letter = (kind.letter or kind.name[:1] or "?")[:1]
-        return letter.upper() if side == self.upper else letter.lower()
+        return letter.upper() if side in self.upper_sides else letter.lower()
 
     def of(self, kind_id: str, side: str) -> str:
         """The one-character token of a piece."""

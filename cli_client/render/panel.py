@@ -116,7 +116,7 @@ def piece_legend(scene: Scene, theme: Theme) -> list[str]:
     board = scene.board
     symbols = Symbols(scene, theme)
     upper = symbols.upper
-    lower = next((side.id for side in board.sides if side.id != upper), "")
+    lower = next((side.id for side in board.sides if side.id not in symbols.upper_sides), "")
     present = {piece.kind for piece in scene.pieces}
     kinds = [kind for kind in board.piece_kinds if kind.id in present] or list(board.piece_kinds)
     items = []
@@ -128,11 +128,16 @@ def piece_legend(scene: Scene, theme: Theme) -> list[str]:
     example = kinds[0].id if kinds else ""
     glyph_kind = next((kind.id for kind in kinds if symbols.glyph(kind.id, upper)), "")
     sides = []
+    groups = {  # every side, by how it is written (with alliances: friend and foe)
+        upper: [s.id for s in board.sides if s.id in symbols.upper_sides] or [upper],
+        lower: [s.id for s in board.sides if s.id not in symbols.upper_sides],
+    }
     for side, shape, case in ((upper, "outlined", "capitals"), (lower, "filled", "small letters")):
         if not side:
             continue
         glyph = f"{shape} {symbols.glyph(glyph_kind, side)}, " if glyph_kind else ""
-        sides.append(f"{names.get(side, side)}: {glyph}{case} {symbols.letter(example, side)}")
+        who = ", ".join(names.get(s, s) for s in groups[side])
+        sides.append(f"{who}: {glyph}{case} {symbols.letter(example, side)}")
     return ["  ".join(items), " · ".join(sides) if theme.unicode else " - ".join(sides)]
 
 

@@ -181,6 +181,32 @@ def test_the_two_sides_differ_without_colour(describe: Describe) -> None:
     assert "k#" in next(line for line in ascii_lines if line.startswith("10 "))
 
 
+def test_in_a_game_of_alliances_the_bottom_players_allies_are_in_capitals_too(
+    describe: Describe,
+) -> None:
+    # Grand Battle 2-v-2: red (at the bottom) and blue are allies (south), black and green
+    # their enemies (north). Without colour the case of a letter tells friend from foe, and
+    # the legend names every player.
+    reply = describe("napoleonic", scenario="grand_battle_2v2")
+    pieces = list(reply.initial_state.pieces)
+    scene = Scene(reply.board, pieces, upper_side="red")
+    lines = [line.plain for line in draw_board(scene, THEMES["ascii"])]
+    rows = {line.split()[0]: line.split()[1:-1] for line in lines if line[:3].strip().isdigit()}
+    files = lines[0].split()
+    for piece in pieces:
+        file, rank = piece.cell[0], piece.cell[1:]
+        token = rows[rank][files.index(file)].strip("'[]")
+        assert token.isupper() == (piece.side in ("red", "blue")), (piece.side, piece.cell, token)
+    _pieces, sides, *_marks = [
+        line.plain for line in legend(scene, THEMES["ascii"], pieces_too=True)
+    ]
+    assert sides == "Red, Blue: capitals I - Black, Green: small letters i"
+    _pieces, sides, *_marks = [
+        line.plain for line in legend(scene, THEMES["colour"], pieces_too=True)
+    ]
+    assert sides.startswith("Red, Blue: outlined ") and " · Black, Green: filled " in sides
+
+
 def test_the_legend_ties_symbols_to_letters_names_and_sides(describe: Describe) -> None:
     reply = describe("war")
     scene = Scene(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
+from cli_client.render import Theme
+from cli_client.render.panel import player_lines
 from cli_client.session import GameSession
 from wargame.v1 import engine_pb2, matchmaker_pb2
 
@@ -115,3 +118,35 @@ def test_every_player_with_its_alliance_and_who_acted_in_the_phase(describe: Des
     session.update(four_seats(later, 3))
     assert session.acted() == set()
     assert session.seat("red").out  # type: ignore[union-attr]
+
+
+def test_the_panel_names_who_is_awaited_who_has_acted_and_who_is_out(describe: Describe) -> None:
+    reply = describe("napoleonic", scenario="grand_battle_2v2")
+    first = reply.initial_state
+    both = type(first)()
+    both.CopyFrom(first)
+    del both.to_act[:]
+    both.to_act.extend(["red", "blue"])  # the attack declaration: red and its ally blue
+    session = GameSession(four_seats(both, 1), reply)
+
+    def panel() -> dict[str, str]:
+        theme = Theme(unicode=False, colour=False)
+        lines = [line.plain for line in player_lines(session, theme, now=0.0)]
+        return {line.split()[0].lower(): line for line in lines}
+
+    shown = panel()
+    assert re.search(r"\bsouth\s+awaited\b", shown["red"]), shown
+    assert re.search(r"\bsouth\s+awaited\b", shown["blue"]), shown
+    for side in ("black", "green"):
+        assert re.search(r"\bnorth\s*$|\bnorth\s+away\b", shown[side]), shown
+    one = type(first)()
+    one.CopyFrom(both)
+    del one.to_act[:]
+    one.to_act.append("blue")  # red has ended its part; blue is still awaited
+    one.napoleonic.players[3].out = True  # green is out
+    session.update(four_seats(one, 2))
+    shown = panel()
+    assert re.search(r"\bsouth\s+acted\b", shown["red"]), shown
+    assert re.search(r"\bsouth\s+awaited\b", shown["blue"]), shown
+    assert re.search(r"\bnorth\s*$|\bnorth\s+away\b", shown["black"]), shown
+    assert re.search(r"\bnorth\s+out\b", shown["green"]), shown

@@ -333,6 +333,38 @@ def test_a_stopped_battle_is_adjudicated_by_material(stub: engine_pb2_grpc.Rules
     assert not answer.final_state.HasField("outcome")  # the game itself goes on
 
 
+def test_a_battle_without_a_turn_limit_stops_after_200_player_turns(
+    stub: engine_pb2_grpc.RulesEngineStub,
+) -> None:
+    # Two lone Guards cannot eliminate each other (attack 1 against defence 2, 3.1), so only
+    # the default turn limit of 200 player-turns ends the battle; Guards count no points
+    # (8), so material is equal: a draw.
+    position = "board 8x8; red: a1=G; black: h8=G; turn: red movement 0"
+    state = stub.NewGame(engine_pb2.NewGameRequest(game="napoleonic", position=position)).state
+    answer = stub.ResolveBattle(
+        engine_pb2.ResolveBattleRequest(
+            state=state, seed=1, time_budget=duration_pb2.Duration(seconds=100)
+        ),
+        timeout=120,
+    )
+    assert not answer.finished and answer.turns == 200
+    assert answer.outcome.reason == game_pb2.OUTCOME_REASON_TURN_LIMIT
+    assert answer.outcome.winner == "" and not answer.outcome.winners
+    assert answer.final_state.napoleonic.turn_number == 200
+
+
+def test_a_battle_is_played_at_level_3_unless_asked(stub: engine_pb2_grpc.RulesEngineStub) -> None:
+    state = new_state(stub, "grand_battle_2v2")
+
+    def actions(level: int) -> list[str]:
+        request = engine_pb2.ResolveBattleRequest(state=state, level=level, max_turns=2, seed=5)
+        return list(stub.ResolveBattle(request, timeout=60).actions)
+
+    unasked = actions(0)
+    assert unasked == actions(3)
+    assert unasked != actions(1)
+
+
 @pytest.mark.parametrize(
     ("request_", "field"),
     [
@@ -343,6 +375,10 @@ def test_a_stopped_battle_is_adjudicated_by_material(stub: engine_pb2_grpc.Rules
                 state=game_pb2.GameState(game="war"), time_budget=duration_pb2.Duration(seconds=999)
             ),
             "time_budget",
+        ),
+        (
+            engine_pb2.ResolveBattleRequest(state=game_pb2.GameState(game="war"), max_turns=10001),
+            "max_turns",
         ),
     ],
 )

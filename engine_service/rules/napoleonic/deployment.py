@@ -469,11 +469,22 @@ def apply_place(
     next_placer = side
     if placed >= int(state.options["placements_per_turn"]) or not mine:
         placed = 0
-        after = state.next_player(side)
-        next_placer = after if after in others else (others[0] if others else side)
+        next_placer = _next_placer(state, state.next_player(side), others) or side
     return state.evolve(
         deployment=replace(deployment, next_placer=next_placer, placed_this_turn=placed)
     )
+
+
+def _next_placer(state: NapoleonicState, after: str, others: list[str]) -> str | None:
+    """Who places next (10.2): `after` (the next player in the turn order) if it has units
+    left to place, else the first player with some after it in the turn order."""
+    order = state.turn_order
+    start = order.index(after)
+    for step in range(len(order)):
+        candidate = order[(start + step) % len(order)]
+        if candidate in others:
+            return candidate
+    return None
 
 
 def legal_placements(state: NapoleonicState, side: str) -> list[tuple[str, int]]:

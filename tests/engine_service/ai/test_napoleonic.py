@@ -166,3 +166,41 @@ def test_the_planner_counts_combat_by_the_rulings_in_force(
     assert bool(planner.offensive([target])) == fell  # a kill is planned only when sure
     # Only the full Heavy Infantry attack without the support takes the Foot Guards.
     assert fell == (heavy_is_artillery == "false" and block_support == "true")
+
+
+# Two alliances (10.6): red and blue (south) against black and green (north). Black's
+# infantry on d5 (defence 1) is next to red's infantry on d4 and blue's on c5 (attack 1
+# each), and to green's infantry on e5, which can support it.
+ALLIED = (
+    "board 8x8; players: red/south black/north blue/south green/north; "
+    "red: d4=I h1=G; black: d5=I a8=G; blue: c5=I a1=G; green: e5=I h8=G; "
+    "turn: red attack_declaration 0; pending: red blue"
+)
+
+
+def test_the_ai_joins_its_allys_attack_without_moving() -> None:
+    # Red's attack alone (1 against 1) is a tie, which the defender survives (7.3); with
+    # blue's it is 2 against 1. Blue, not the active player, is asked in red's declaration.
+    state = new_state("napoleonic", ALLIED, auto_skip_defence="false")
+    assert RULESET.to_act(state) == ("red", "blue")
+    found = suggest(Game(RULESET, state), side="blue", seconds=1.0, seed=2)
+    assert found.action == Attack("blue", "U_I", "B_I")
+    assert found.line == ["attack c5>d5", "end"]
+
+
+def test_the_ai_supports_an_attacked_ally() -> None:
+    # Red and blue attack black's infantry with 2 against its defence 1; green's support
+    # makes it 2 against 2, a tie the defender survives (7.3). Black's own infantry is under
+    # attack and cannot support (7.2); green is asked to defend its ally.
+    state = new_state("napoleonic", ALLIED, auto_skip_defence="false")
+    for action in (
+        Attack("red", "R_I", "B_I"),
+        Attack("blue", "U_I", "B_I"),
+        EndPhase("red"),
+        EndPhase("blue"),
+    ):
+        state = RULESET.play(state, action)
+    assert state.phase is Phase.DEFENCE and RULESET.to_act(state) == ("black", "green")
+    found = suggest(Game(RULESET, state), side="green", seconds=1.0, seed=2)
+    assert found.action == Support("green", "G_I", "B_I")
+    assert found.line == ["support e5>d5", "end"]

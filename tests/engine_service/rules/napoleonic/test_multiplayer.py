@@ -17,12 +17,14 @@ from engine_service.rules.napoleonic.actions import (
     EndPhase,
     Move,
     NapoleonicAction,
+    Place,
     Reveal,
     Support,
 )
 from engine_service.rules.napoleonic.deployment import (
     commitment,
     deployment_cells,
+    legal_placements,
     random_player_array,
 )
 from engine_service.rules.napoleonic.endings import by_material
@@ -395,6 +397,28 @@ def test_a_forfeited_reveal_puts_only_that_player_out() -> None:
     assert state.phase is Phase.MOVEMENT
     assert {u.side for u in state.units} == {"red", "green"}
     assert RULESET.to_act(state) == ("red",)
+
+
+def test_marching_orders_placement_passes_along_the_turn_order_skipping_players_done() -> None:
+    # Turn order blue, black, red, green (first_player blue; the players are listed in
+    # another order). Green has placed its whole army; blue has two units to place, red and
+    # black three each. From red, placement goes to the next player in the turn order with
+    # something left: blue (green is skipped), then black, red again; once blue is done,
+    # red passes to black.
+    text = (
+        f"board 8x8; {ALLIES}; green: h7=G; army red: 2I 1G; army black: 2I 1G; "
+        "army blue: 1I 1G; army green: 1G; turn: red placement 0; placing: red 0"
+    )
+    state = start(text, deployment="marching_orders", first_player="blue")
+    assert state.turn_order == ("blue", "black", "red", "green")
+    placers = []
+    while state.phase is Phase.PLACEMENT:
+        (side,) = RULESET.to_act(state)
+        placers.append(side)
+        kind, cell = legal_placements(state, side)[0]
+        state = play(state, Place(side, kind, state.geo.names[cell]))
+    assert placers == ["red", "blue", "black", "red", "blue", "black", "red", "black"]
+    assert (state.phase, state.active) == (Phase.MOVEMENT, "blue")
 
 
 def test_adjudication_by_material_counts_alliances() -> None:
