@@ -296,7 +296,7 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
     else:
         verdict = "you win" if session.your_side in winners else "you lose"
     text = Text(f"Game over: {verdict}", style=theme.style("bold"))
-    detail = wording.for_players(outcome.message, session.state.options) or reason
+    detail = wording.for_players(outcome.message, session.state.options, session.sides) or reason
     if detail:
         text.append(f" — {detail}")
     return text
