@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import io
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -72,6 +73,7 @@ COMPACT_GAP = 2
 COMPACT_SIDE_MIN = 20
 COMPACT_LOG_LINES_MIN = 2
 INPUT_STYLE = "fg:#ececec bg:#2b2b2b"
+LEGEND_ITEMS = re.compile(r"  | · | - ")  # between the items of a legend line (panel.legend)
 KEYS = "Enter sends · ↑↓ history · Tab completes · `help` · Ctrl-C leaves"
 
 
@@ -491,14 +493,24 @@ class FullScreen:
         return out
 
     def _panel_head(self, width: int, *, compact: bool = False) -> list[Text]:
-        """Status and legend: the side panel above the moves."""
+        """Status and legend: the side panel above the moves. Compact, the title leaves
+        out the game's id (the first line of the game and the last say it) and the legend
+        keeps each of its items whole on a row."""
         session, scene = self._session, self._scene
         if session is None or scene is None:
             return []
         # Whole words on each row: at 80 columns the panel beside War's board has about 40.
-        lines = self._wrapped(panel.status_lines(session, self.theme), width)
+        status = panel.status_lines(session, self.theme, game_id=not compact)
+        lines = self._wrapped(status, width)
         lines.append(Text(""))
-        lines += self._wrapped(panel.legend(scene, self.theme, pieces_too=True), width)
+        keys = panel.legend(scene, self.theme, pieces_too=True)
+        if compact:
+            keys = [
+                Text(row, style=line.style)
+                for line in keys
+                for row in packed(LEGEND_ITEMS.split(line.plain), width)
+            ]
+        lines += self._wrapped(keys, width)
         return lines
 
     def _side_text(self) -> ANSI:

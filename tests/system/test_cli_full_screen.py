@@ -239,6 +239,10 @@ def test_the_whole_battle_board_shows_at_80_by_24_and_the_normal_one_when_taller
     shown = battle_board(cli)
     assert shown is not None
     assert "does not fit" not in cli.text()
+    # The side panel beside it: the players and the whole legend, each item on one row.
+    assert re.search(r"Attacker\s+bot, level \d", cli.text()), cli.text()
+    assert "W Wagon (supply train)" in cli.text(), cli.text()
+    assert "╪ bridge  ≈ river" in cli.text(), cli.text()
     assert shown[125] - shown[134] == 1  # the top rows: one line apart
     assert shown[1] - shown[7] == 1  # the bottom ones too
     assert all(len(row) <= 80 for row in cli.rows())
