@@ -10,6 +10,7 @@ PY     := $(BIN)/python
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
 RUN_DIR ?= run
 GAME   ?= war
+LEVEL  ?= 1
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
@@ -57,8 +58,8 @@ stop: ## stop exactly the processes `make run` started
 status: ## show whether the local stack runs, and where
 	@$(STACK) status --run-dir $(RUN_DIR) || [ $$? = 3 ]
 
-play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic)
-	@$(PY) deploy/local/stack.py play $(GAME) --run-dir $(RUN_DIR)
+play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5)
+	@$(PY) deploy/local/stack.py play $(GAME) --level "$(LEVEL)" --run-dir $(RUN_DIR)
 
 test: setup proto-check ## the default test suite (everything but the slow tests)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup

@@ -237,7 +237,7 @@ class GameCommands:
             if not is_rules_reason(error.reason) or error.reason == refused.reason:
                 return refused, text
             prefix, _, _ = error.message.partition(": ")
-            rest = wording.refusal(error.message, instead, self.play.options)
+            rest = wording.refusal(error.message, instead, self.play.options)  # sides: explain
             rest = rest.removeprefix(f"{prefix}: ")
             letter = self.play.cells.letters[instead[:1].upper()]
             said = f"{prefix}: {text.strip()} is {instead} here ({instead[:1]} is the {letter}): "
@@ -250,7 +250,7 @@ class GameCommands:
         prefix, _, _ = refused.message.partition(": ")
         if reading.replaces:
             return f"{prefix}: {reading.hint}"
-        message = wording.refusal(refused.message, text.strip(), play.options)
+        message = wording.refusal(refused.message, text.strip(), play.options, self.session.sides)
         dash = " — " if play.theme.unicode else " - "
         if reading.hint:
             return message + dash + reading.hint

@@ -4,7 +4,8 @@
 
 A turn is small actions (`move`, `attack`, `support`, `advance`, `end`) that the engine
 checks one by one; this module only says which phase the state is in, whose part it is,
-what `end` does there, and takes examples from the engine's notation help.
+what `end` does there, and takes its examples from the player's legal actions in the
+position shown (an example is something the player could type now).
 
 Attack at Dawn (commit-reveal): the player builds the array here; the engine hashes it
 (`ParseAction` of `commit <array> salt <hex>` answers `commit <digest>`), and only that
@@ -17,6 +18,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections import Counter
+from collections.abc import Callable, Sequence
 
 from cli_client.commands import Command
 from cli_client.connection import Connection
@@ -24,6 +26,7 @@ from cli_client.details import PHASE_NAMES
 from cli_client.errors import ClientError
 from cli_client.hooks import GameHooks, Table
 from cli_client.identity import Store
+from cli_client.notation import Cells
 from cli_client.render.panel import combat_head
 from cli_client.session import GameSession
 from wargame.v1 import game_pb2, napoleonic_pb2
@@ -46,10 +49,35 @@ def is_napoleonic(state: game_pb2.GameState) -> bool:
     return state.WhichOneof("detail") == "napoleonic"
 
 
-def example(notation_help: str, keyword: str, fallback: str) -> str:
-    """The engine's example of an action starting with `keyword` ('move c2-d4'), if it gives one."""
-    match = re.search(rf"'({re.escape(keyword)}\b[^']*)'", notation_help)
-    return match.group(1) if match else fallback
+def example(
+    legal: Sequence[str], keyword: str, onward: Callable[[str], float] = lambda text: 0.0
+) -> str:
+    """The legal action starting with `keyword` that goes furthest `onward` (the first of
+    those), e.g. `move c7-c6`; "" when there is none."""
+    return max((text for text in legal if text.split(" ", 1)[0] == keyword), key=onward, default="")
+
+
+def onward(session: GameSession) -> Callable[[str], float]:
+    """How far an action goes toward the opponent's pieces (rows of the board, from its
+    first cell to its last), for the player's side."""
+    y_of = {cell.name.lower(): cell.y for cell in session.board.cells}
+    cells = Cells(session.board)
+    own = [y_of[p.cell.lower()] for p in session.state.pieces if p.side == session.your_side]
+    other = [y_of[p.cell.lower()] for p in session.state.pieces if p.side != session.your_side]
+    if not own or not other:
+        return lambda text: 0.0
+    direction = 1.0 if sum(other) / len(other) > sum(own) / len(own) else -1.0
+
+    def distance(text: str) -> float:
+        named = [y_of[name] for name in cells.of(text) if name in y_of]
+        return (named[-1] - named[0]) * direction if len(named) >= 2 else 0.0
+
+    return distance
+
+
+def _such_as(text: str) -> str:
+    """An example in brackets after a sentence (nothing without one)."""
+    return f" (`{text}`)" if text else ""
 
 
 def phase_label(session: GameSession) -> str:
@@ -57,37 +85,38 @@ def phase_label(session: GameSession) -> str:
     return PHASE_NAMES.get(session.state.napoleonic.phase, "")
 
 
-def guidance(session: GameSession) -> str:
-    """What the player does in this phase and what `end` does ("" when it is not their part)."""
+def guidance(session: GameSession, legal: Callable[[], Sequence[str]] = tuple) -> str:
+    """What the player does in this phase and what `end` does ("" when it is not their part);
+    its example is the first of the player's `legal` actions of the phase's kind."""
     if not session.my_turn:
         return ""
-    notation = session.board.notation
     phase = session.state.napoleonic.phase
+
+    def such_as(keyword: str) -> str:
+        return _such_as(example(legal(), keyword, onward(session)))
+
     if phase == napoleonic_pb2.NAPOLEONIC_PHASE_MOVEMENT:
         return (
-            f"Movement: move any of your units (`{example(notation, 'move', 'move c2-d4')}`); "
+            f"Movement: move any of your units{such_as('move')}; "
             "an attack ends movement too; `end` finishes moving and starts the attacks."
         )
     if phase == napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION:
         return (
-            f"Attacks: declare each attack (`{example(notation, 'attack', 'attack d4>e5')}`); "
+            f"Attacks: declare each attack{such_as('attack')}; "
             "`end` sends them to the defender (with no attacks, `end` passes the turn)."
         )
     if phase == napoleonic_pb2.NAPOLEONIC_PHASE_DEFENCE:
         return (
-            "Defence: support your attacked units with units not under attack "
-            f"(`{example(notation, 'support', 'support e6>e5')}`); `end` resolves the combats."
+            "Defence: support your attacked units with units not under attack"
+            f"{such_as('support')}; `end` resolves the combats."
         )
     if phase == napoleonic_pb2.NAPOLEONIC_PHASE_ADVANCE:
-        advance = example(notation, "advance", "advance d4>e5")
         return (
-            f"Advance: an attacker may move into a vacated square (`{advance}`); "
+            f"Advance: an attacker may move into a vacated square{such_as('advance')}; "
             "`end` finishes the turn."
         )
     if phase == napoleonic_pb2.NAPOLEONIC_PHASE_PLACEMENT:
-        return (
-            f"Placement: place a unit in your rows (`{example(notation, 'place', 'place c3=I')}`)."
-        )
+        return f"Placement: place a unit in your rows{such_as('place')}."
     if phase in (
         napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT,
         napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
@@ -297,8 +326,8 @@ class NapoleonicHooks(GameHooks):
         return phase_label(self.session)
 
     def guidance(self) -> str:
-        """What the player does in this phase."""
-        return guidance(self.session)
+        """What the player does in this phase, with one of their legal actions as example."""
+        return guidance(self.session, self.table.legal_notations)
 
     def announce(self) -> list[str]:
         """The phase's guidance, and the array so far while deploying."""

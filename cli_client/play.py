@@ -229,7 +229,7 @@ class Play:
             events,
             self.theme,
             board=self.session.board,
-            clean=lambda text: wording.for_players(text, self.options),
+            clean=lambda text: wording.for_players(text, self.options, self.session.sides),
         )
         self.display.played(who, notations, lines)
 

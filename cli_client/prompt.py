@@ -8,10 +8,25 @@ are tested without a terminal.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from cli_client.session import BOT_LEVELS, GameSession
+
+# How the player asks for another bot level where the game was started: `--level 1` for
+# `wargame play`; `make play` (deploy/local/stack.py) sets this to its own command with
+# `{level}` where the number goes ("make play GAME=battle LEVEL={level}").
+LEVEL_COMMAND = "WARGAME_LEVEL_COMMAND"
+
+
+def level_command(level: int, template: str | None = None) -> str:
+    """The words that start a game against the bot at `level` (from `template`, else from
+    the environment's LEVEL_COMMAND, else `--level N`)."""
+    if template is None:
+        template = os.environ.get(LEVEL_COMMAND, "")
+    return (template or "--level {level}").replace("{level}", str(level))
+
 
 INTRO = (
     "Type your actions in the game's notation; `moves` lists the legal ones (`moves {cell}`: "
@@ -19,8 +34,9 @@ INTRO = (
 )
 
 
-def welcome(session: GameSession) -> str:
-    """The first line of a game: its id, the player's side, the bot's level if it plays."""
+def welcome(session: GameSession, levels: str | None = None) -> str:
+    """The first line of a game: its id, the player's side, the bot's level if it plays, and
+    how to ask for another level where the game was started (`levels`: see level_command)."""
     side = session.name(session.your_side) if session.your_side else "?"
     line = f"Game {session.game_id}: you play {side}"
     bots = [seat for seat in session.seats() if seat.bot]
@@ -38,7 +54,10 @@ def welcome(session: GameSession) -> str:
         return line + "."
     if bot is not None and bot.level:
         line += f" against the bot at level {bot.level} of {BOT_LEVELS}"
-        line += " (`--level 1` is the easiest)"
+        if bot.level > 1:
+            line += f" (`{level_command(1, levels)}` is the easiest)"
+        else:
+            line += f", the easiest (`{level_command(BOT_LEVELS, levels)}` is the strongest)"
     return line + "."
 
 

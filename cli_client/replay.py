@@ -10,6 +10,7 @@ from pathlib import Path
 
 from rich.text import Text
 
+from cli_client import wording
 from cli_client.connection import Connection
 from cli_client.errors import ClientError
 from cli_client.render import bottom_side, draw_board
@@ -75,7 +76,9 @@ class Replay:
             *legend(scene, theme),
         ]
         if index == len(self.states) - 1 and state.HasField("outcome") and state.outcome.message:
-            lines.append(Text(f"Result: {state.outcome.message}"))
+            sides = [side.id for side in self.board.sides]
+            result = wording.for_players(state.outcome.message, state.options, sides)
+            lines.append(Text(f"Result: {result}"))
         self.terminal.print(*lines)
 
     def step(self) -> int:

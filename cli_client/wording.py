@@ -6,7 +6,9 @@ and the accepted notation beside the message (ErrorInfo metadata "rule", "altern
 comes when asked (`moves`, `help`). Events still cite where the specification rules them
 ("... wins (9)") and sometimes the option that decided ("... resolved at once
 (auto_skip_defence)"): players get the words, citations and option names are for
-developers. Nothing here decides a rule; it only trims text.
+developers. The engine names sides by their ids ("south resigns; north wins"); players read
+them as the client writes them everywhere else, capitalised ("South resigns; North wins").
+Nothing here decides a rule; it only trims text.
 """
 
 from __future__ import annotations
@@ -28,13 +30,25 @@ def without_options(text: str, options: Iterable[str]) -> str:
     return pattern.sub("", text)
 
 
-def for_players(text: str, options: Iterable[str] = ()) -> str:
-    """An engine sentence without section numbers and option names."""
-    return without_options(_SECTIONS.sub("", text), options).strip()
+def with_side_names(text: str, sides: Iterable[str]) -> str:
+    """`text` with each side id written as a word ("south", "black's") capitalised."""
+    names = sorted((side for side in sides if side), key=len, reverse=True)
+    if not names:
+        return text
+    alternatives = "|".join(re.escape(side) for side in names)
+    pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
+    return pattern.sub(lambda found: found.group(0)[:1].upper() + found.group(0)[1:], text)
 
 
-def refusal(message: str, typed: str = "", options: Iterable[str] = ()) -> str:
+def for_players(text: str, options: Iterable[str] = (), sides: Iterable[str] = ()) -> str:
+    """An engine sentence without section numbers and option names, sides capitalised."""
+    return with_side_names(without_options(_SECTIONS.sub("", text), options).strip(), sides)
+
+
+def refusal(
+    message: str, typed: str = "", options: Iterable[str] = (), sides: Iterable[str] = ()
+) -> str:
     """A refusal as one sentence (the alternatives are in its details, not its text)."""
     if typed:  # the engine quotes the text first: the player knows what they typed
         message = re.sub(rf"^((?:[^:']*: )?)'{re.escape(typed)}': ", r"\1", message)
-    return for_players(message, options)
+    return for_players(message, options, sides)

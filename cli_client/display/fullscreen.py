@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import io
 import queue
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -66,7 +67,13 @@ SIDE_MIN = 30  # narrowest side panel beside the board; narrower terminals stack
 LOG_KEPT = 400  # messages kept for the log pane
 MOVE_LINES_MIN = 2
 LOG_LINES_MIN = 3
+# The compact layout, when the board does not fit otherwise (Battle's board at 80x24): the
+# board drawn with one line per row, a narrower panel beside it, two lines of events.
+COMPACT_GAP = 2
+COMPACT_SIDE_MIN = 20
+COMPACT_LOG_LINES_MIN = 2
 INPUT_STYLE = "fg:#ececec bg:#2b2b2b"
+LEGEND_ITEMS = re.compile(r"  | · | - ")  # between the items of a legend line (panel.legend)
 KEYS = "Enter sends · ↑↓ history · Tab completes · `help` · Ctrl-C leaves"
 
 
@@ -102,6 +109,9 @@ class Geometry:
     side_width: int
     side_height: int
     log_height: int
+    gap: int = GAP  # columns between the board and the panel beside it
+    compact: bool = False  # the compact layout and drawing
+    fits: bool = True  # the whole board is on the screen
 
 
 class _Words(Completer):
@@ -138,6 +148,8 @@ class FullScreen:
         self._scene: Scene | None = None
         self._board: list[Text] = []
         self._board_ansi = ANSI("")
+        self._compact: list[Text] = []  # the board drawn compact
+        self._compact_ansi = ANSI("")
         self._prompt = Text("")
         self._waiting = ""
         self._waiting_since = time.monotonic()
@@ -174,8 +186,8 @@ class FullScreen:
         board = Window(
             # A board taller than the screen shows its lower part: the player's own side.
             FormattedTextControl(
-                lambda: self._board_ansi,
-                get_cursor_position=lambda: Point(0, max(len(self._board) - 1, 0)),
+                self._board_text,
+                get_cursor_position=lambda: Point(0, max(len(self._drawing()) - 1, 0)),
                 show_cursor=False,
             ),
             width=lambda: Dimension.exact(self.geometry().board_width),
@@ -186,7 +198,7 @@ class FullScreen:
             FormattedTextControl(self._side_text),
             height=lambda: Dimension.exact(self.geometry().side_height),
         )
-        gap = Window(width=GAP)
+        gap = Window(width=lambda: Dimension.exact(self.geometry().gap))
 
         def top() -> Container:
             if self.geometry().side_by_side:
@@ -311,6 +323,7 @@ class FullScreen:
     def game(self, session: GameSession, scene: Scene) -> None:
         """Keep the game and draw its board once (the panel is drawn on every refresh)."""
         board = draw_board(scene, self.theme)
+        compact = draw_board(scene, self.theme, compact=True)
         with self._lock:
             if self._session is not None and self._session.game_id != session.game_id:
                 self._earlier += self._farewell  # a rematch: the last game's lines come first
@@ -318,6 +331,8 @@ class FullScreen:
             self._session, self._scene = session, scene
             self._board = board
             self._board_ansi = self._ansi(board)
+            self._compact = compact
+            self._compact_ansi = self._ansi(compact)
         self._changed()
 
     def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
@@ -402,18 +417,29 @@ class FullScreen:
         return size.columns, size.rows
 
     def geometry(self) -> Geometry:
-        """The division of the screen for the current size."""
-        columns, rows = self._size()
+        """The division of the screen for the current size: the normal layout if the whole
+        board fits in it, else the compact one if it fits there (else the normal one, with
+        the board cut)."""
         with self._lock:
-            board = self._board
+            board, compact = self._board, self._compact
+        normal = self._layout(board, compact=False)
+        if normal.fits or not compact:
+            return normal
+        smaller = self._layout(compact, compact=True)
+        return smaller if smaller.fits else normal
+
+    def _layout(self, board: Sequence[Text], *, compact: bool) -> Geometry:
+        columns, rows = self._size()
+        gap = COMPACT_GAP if compact else GAP
+        side_min = COMPACT_SIDE_MIN if compact else SIDE_MIN
         board_width = max((line.cell_len for line in board), default=0)
-        board_height = len(board)
-        side_fixed = len(self._panel_head(max(columns - board_width - GAP, SIDE_MIN)))
-        side_by_side = columns - board_width - GAP >= SIDE_MIN
+        board_height = drawn = len(board)
+        side_width = max(columns - board_width - gap, side_min)
+        side_fixed = len(self._panel_head(side_width, compact=compact))
+        side_by_side = columns - board_width - gap >= side_min
         free = max(rows - 3, 1)  # the rule, the status line, the input line
-        log_min = LOG_LINES_MIN
+        log_min = COMPACT_LOG_LINES_MIN if compact else LOG_LINES_MIN
         if side_by_side:
-            side_width = columns - board_width - GAP
             top = min(max(board_height, side_fixed + MOVE_LINES_MIN + 1), max(free - log_min, 1))
             side_height = top
             board_height = min(board_height, top)
@@ -433,7 +459,21 @@ class FullScreen:
             side_width=side_width,
             side_height=side_height,
             log_height=max(free - top, 1),
+            gap=gap,
+            compact=compact,
+            fits=board_height >= drawn,
         )
+
+    def _drawing(self) -> list[Text]:
+        """The board's lines in the current layout."""
+        compact = self.geometry().compact
+        with self._lock:
+            return self._compact if compact else self._board
+
+    def _board_text(self) -> ANSI:
+        compact = self.geometry().compact
+        with self._lock:
+            return self._compact_ansi if compact else self._board_ansi
 
     def _ansi(self, lines: Sequence[Text]) -> ANSI:
         console = self._console
@@ -452,20 +492,30 @@ class FullScreen:
             out.extend(line.wrap(self._console, max(width, 10)))
         return out
 
-    def _panel_head(self, width: int) -> list[Text]:
-        """Status and legend: the side panel above the moves."""
+    def _panel_head(self, width: int, *, compact: bool = False) -> list[Text]:
+        """Status and legend: the side panel above the moves. Compact, the title leaves
+        out the game's id (the first line of the game and the last say it) and the legend
+        keeps each of its items whole on a row."""
         session, scene = self._session, self._scene
         if session is None or scene is None:
             return []
         # Whole words on each row: at 80 columns the panel beside War's board has about 40.
-        lines = self._wrapped(panel.status_lines(session, self.theme), width)
+        status = panel.status_lines(session, self.theme, game_id=not compact)
+        lines = self._wrapped(status, width)
         lines.append(Text(""))
-        lines += self._wrapped(panel.legend(scene, self.theme, pieces_too=True), width)
+        keys = panel.legend(scene, self.theme, pieces_too=True)
+        if compact:
+            keys = [
+                Text(row, style=line.style)
+                for line in keys
+                for row in packed(LEGEND_ITEMS.split(line.plain), width)
+            ]
+        lines += self._wrapped(keys, width)
         return lines
 
     def _side_text(self) -> ANSI:
         geometry = self.geometry()
-        lines = self._panel_head(geometry.side_width)
+        lines = self._panel_head(geometry.side_width, compact=geometry.compact)
         session = self._session
         room = geometry.side_height - len(lines) - 2
         if session is not None and room > 0:
@@ -496,8 +546,7 @@ class FullScreen:
             if not self._busy:
                 text.append(f" {elapsed(time.monotonic() - self._waiting_since)}")
             return self._ansi([text])
-        geometry = self.geometry()
-        if geometry.board_height < len(self._board):
+        if not self.geometry().fits:
             cut = "the board does not fit: make the terminal taller, or use --plain"
             return self._ansi([Text(cut, style=theme.style("yellow"))])
         return self._ansi([Text(KEYS, style=theme.style("dim"))])

@@ -166,8 +166,14 @@ def _mark_char(tag: str, theme: Theme) -> str:
     return mark.unicode if theme.unicode else mark.ascii
 
 
-def draw_board(scene: Scene, theme: Theme) -> list[Text]:
-    """The board as lines of text."""
+def draw_board(scene: Scene, theme: Theme, *, compact: bool = False) -> list[Text]:
+    """The board as lines of text.
+
+    `compact` draws a lattice with one line per row of cells and no blank line around it
+    (about half the height, for a terminal too low for the normal drawing); the river then
+    shows only in the columns between tokens. A grid is drawn the same either way: its
+    blank lines carry the borders' obstacles and rivers.
+    """
     cells = list(scene.board.cells)
     if not cells:
         return [Text("(the engine described no cells)")]
@@ -179,7 +185,7 @@ def draw_board(scene: Scene, theme: Theme) -> list[Text]:
     step_y = _steps([cell.y for cell in cells])
     if square and step_x and step_y:
         return _Grid(scene, theme, step_x, step_y).draw()
-    return _Lattice(scene, theme).draw()
+    return _Lattice(scene, theme, compact=compact).draw()
 
 
 class _Drawing:
@@ -194,9 +200,12 @@ class _Drawing:
         self.empty = "·" if theme.unicode else "."
         # Positions next to cell tokens: lines are not drawn there, so tokens stay readable.
         self.reserved: set[tuple[int, int]] = set()
+        self.compact = False
 
     def reserve(self, line: int, start: int, length: int) -> None:
-        """Keep the columns around a token free of lines."""
+        """Keep the columns around a token free of lines (a compact drawing has no others)."""
+        if self.compact:
+            return
         for col in range(start - 1, start + length + 1):
             self.reserved.add((line, col))
 
@@ -411,8 +420,9 @@ class _Grid(_Drawing):
 class _Lattice(_Drawing):
     """Cells as labelled tokens at their coordinates (diamond boards and anything irregular)."""
 
-    def __init__(self, scene: Scene, theme: Theme) -> None:
+    def __init__(self, scene: Scene, theme: Theme, *, compact: bool = False) -> None:
         super().__init__(scene, theme)
+        self.compact = compact
         cells = list(scene.board.cells)
         self.cells = cells
         label_width = max(
@@ -435,7 +445,7 @@ class _Lattice(_Drawing):
             default=2 * unit_x,
         )
         self.per_x = math.ceil((self.token_width + 1) / (same_row_gap / unit_x)) / unit_x
-        self.per_y = 2 / unit_y
+        self.per_y = (1 if compact else 2) / unit_y
         self.x_range = (xs[0], xs[-1])
         self.y_range = (ys[0], ys[-1])
 
@@ -444,15 +454,16 @@ class _Lattice(_Drawing):
         half = self.token_width // 2 + 1
         (x0, x1), (y0, y1) = self.x_range, self.y_range
         width = round((x1 - x0) * self.per_x) + 2 * half + 1
-        height = round((y1 - y0) * self.per_y) + 3
+        margin = 0 if self.compact else 1  # a blank line above and below
+        height = round((y1 - y0) * self.per_y) + 1 + 2 * margin
         canvas = Canvas(width, height)
         if self.scene.flipped:
             mapper = _Mapper(
-                (x1, y0), (-self.per_x, self.per_y), (1.0, float(half)), self.token_width
+                (x1, y0), (-self.per_x, self.per_y), (float(margin), float(half)), self.token_width
             )
         else:
             mapper = _Mapper(
-                (x0, y1), (self.per_x, -self.per_y), (1.0, float(half)), self.token_width
+                (x0, y1), (self.per_x, -self.per_y), (float(margin), float(half)), self.token_width
             )
         for cell in self.cells:
             line, col = mapper(cell.x, cell.y)

@@ -100,10 +100,14 @@ def rating_lines(session: GameSession, theme: Theme) -> list[Text]:
     return [Text(f"Rating ({game}): " + "; ".join(parts), style=theme.style("bold"))]
 
 
-def status_lines(session: GameSession, theme: Theme, now: float | None = None) -> list[Text]:
-    """The title, the players and the game-specific status."""
+def status_lines(
+    session: GameSession, theme: Theme, now: float | None = None, *, game_id: bool = True
+) -> list[Text]:
+    """The title (with the game's id unless `game_id` is False), the players and the
+    game-specific status."""
     title = Text(session.board.title or session.info.title, style=theme.style("bold"))
-    title.append(f"  game {session.game_id}", style=theme.style("dim"))
+    if game_id:
+        title.append(f"  game {session.game_id}", style=theme.style("dim"))
     lines = [title, *player_lines(session, theme, now)]
     names = {side: session.name(side) for side in session.sides}
     lines += [Text(line) for line in details.extra_lines(session.state, names)]
@@ -301,7 +305,7 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
     else:
         verdict = "you win" if session.your_side in winners else "you lose"
     text = Text(f"Game over: {verdict}", style=theme.style("bold"))
-    detail = wording.for_players(outcome.message, session.state.options) or reason
+    detail = wording.for_players(outcome.message, session.state.options, session.sides) or reason
     if detail:
         text.append(f" — {detail}")
     return text

@@ -1,7 +1,7 @@
 """The local stack: redis-server, the engine and the matchmaker, in the background.
 
     python deploy/local/stack.py start|stop|status [--run-dir run]
-    python deploy/local/stack.py play GAME [--run-dir run]
+    python deploy/local/stack.py play GAME [--level 1-5] [--run-dir run]
 
 Addresses come from the variables the services themselves read (README, "Configuration"):
 WARGAME_ENGINE_LISTEN or WARGAME_ENGINE, WARGAME_MATCHMAKER_LISTEN or WARGAME_MATCHMAKER,
@@ -12,7 +12,8 @@ with its own error at once, and keeps what it started in the run folder: pid fil
 addresses (`stack.json`), logs, Redis's append-only file, the seal key, the matchmaker's secret
 key and the engine's metrics scratch. `status` and `stop` read them back; `stop` ends exactly
 those processes (a pid is signalled only while its start time matches). `play` starts the
-stack if needed and opens a game against the bot on it.
+stack if needed and opens a game against the bot on it, at the level asked (`make play
+LEVEL=1`..`5`), telling the client how to ask for another level the same way.
 
 Only the standard library is needed, so `stop` and `status` work without the virtual
 environment; the health checks import grpc when they run.
@@ -796,13 +797,35 @@ def status(run_dir: Path) -> int:
     return NOT_RUNNING if down else 0
 
 
-def play(run_dir: Path, game: str) -> int:
-    """Start the stack if needed, then become `wargame play GAME --vs bot` on its addresses."""
+BOT_LEVELS = range(1, 6)  # the bot's levels: 1 (a beginner can beat it) to 5 (the strongest)
+
+
+def bot_level(text: str) -> int:
+    """`make play`'s LEVEL: a level of the bot, 0 (the matchmaker's) when empty."""
+    if not text.strip():
+        return 0
+    if text.strip() not in {str(level) for level in BOT_LEVELS}:
+        raise StackError(
+            f"LEVEL={text} is no level of the bot: 1 (the easiest) to 5 (the strongest)"
+        )
+    return int(text)
+
+
+def play(run_dir: Path, game: str, level: int = 0) -> int:
+    """Start the stack if needed, then become `wargame play GAME --vs bot [--level N]` on its
+    addresses; the client's hint for another level is this command with another LEVEL."""
     config = start(run_dir)
     sys.stdout.flush()
-    env = {**os.environ, "WARGAME_ENGINE": config.engine, "WARGAME_MATCHMAKER": config.matchmaker}
+    again = make_command("play", run_dir) + ("" if game == "war" else f" GAME={game}")
+    env = {
+        **os.environ,
+        "WARGAME_ENGINE": config.engine,
+        "WARGAME_MATCHMAKER": config.matchmaker,
+        "WARGAME_LEVEL_COMMAND": again + " LEVEL={level}",
+    }
     wargame = str(BIN / "wargame")
-    os.execve(wargame, [wargame, "play", game, "--vs", "bot"], env)
+    levels = ["--level", str(level)] if level else []
+    os.execve(wargame, [wargame, "play", game, "--vs", "bot", *levels], env)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -810,6 +833,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("command", choices=("start", "stop", "status", "play"))
     parser.add_argument("game", nargs="?", default="war", help="the game `play` opens")
+    parser.add_argument("--level", default="", help="the bot's level for `play`, 1 to 5")
     parser.add_argument("--run-dir", default="run", type=Path)
     args = parser.parse_args(argv)
     run_dir: Path = args.run_dir if args.run_dir.is_absolute() else ROOT / args.run_dir
@@ -819,7 +843,7 @@ def main(argv: list[str] | None = None) -> int:
             start(run_dir)
             return 0
         if args.command == "play":
-            return play(run_dir, args.game)
+            return play(run_dir, args.game, bot_level(args.level))
         return {"stop": stop, "status": status}[args.command](run_dir)
     except StackError as error:
         print(

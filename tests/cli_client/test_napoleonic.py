@@ -28,11 +28,60 @@ def session_of(connection: Connection, state: game_pb2.GameState, side: str) -> 
     return napoleonic_session(connection, state, side, "g-dawn")
 
 
-def test_examples_come_from_the_engines_notation_help(connection: Connection) -> None:
-    notation = connection.describe_game("napoleonic").board.notation
-    assert example(notation, "move", "?") == "move c2-d4"
-    assert example(notation, "support", "?").startswith("support ")
-    assert example(notation, "nothing-like-this", "fallback") == "fallback"
+def legal(connection: Connection, state: game_pb2.GameState) -> list[str]:
+    """The engine's legal actions in a state, as texts."""
+    return [action.notation for action in connection.legal_actions(state).actions]
+
+
+def end_phase(connection: Connection, state: game_pb2.GameState) -> game_pb2.GameState:
+    """The state after the side to act types `end`."""
+    action = game_pb2.Action(side=state.to_act[0], notation="end")
+    request = engine_pb2.ApplyActionsRequest(state=state, actions=[action])
+    return connection.engine.ApplyActions(request).state
+
+
+def quoted_example(text: str) -> str:
+    """The action quoted in a guidance line."""
+    match = re.search(r"`((?:move|attack|support|advance|place) [^`]+)`", text)
+    assert match, text
+    return match.group(1)
+
+
+def test_the_movement_example_is_a_legal_move_of_the_players_own_side(
+    connection: Connection,
+) -> None:
+    # Red moves first; after Red's `end` (movement) and `end` (no attacks) it is Black's
+    # movement: each side's hint cites a move it could type now, of one of its own units,
+    # toward the enemy (never Red's `move c2-d4` shown to Black).
+    red_state = connection.describe_game("napoleonic").initial_state
+    black_state = end_phase(connection, end_phase(connection, red_state))
+    assert red_state.napoleonic.phase == black_state.napoleonic.phase
+    assert list(black_state.to_act) == ["black"]
+    y_of = {cell.name: cell.y for cell in connection.describe_game("napoleonic").board.cells}
+    for side, state in (("red", red_state), ("black", black_state)):
+        session = session_of(connection, state, side)
+        moves = legal(connection, state)
+        text = guidance(session, moves.copy)
+        assert text.startswith("Movement:")
+        move = quoted_example(text)
+        assert move in moves
+        start, end = move.removeprefix("move ").split("-")
+        assert {piece.side for piece in state.pieces if piece.cell == start} == {side}
+        own = [y_of[piece.cell] for piece in state.pieces if piece.side == side]
+        enemy = [y_of[piece.cell] for piece in state.pieces if piece.side != side]
+        toward = 1 if sum(enemy) / len(enemy) > sum(own) / len(own) else -1
+        assert (y_of[end] - y_of[start]) * toward > 0  # forward, not back to its own edge
+    assert "c2-d4" not in guidance(session_of(connection, black_state, "black"), lambda: [])
+
+
+def test_without_a_legal_action_of_its_kind_the_guidance_cites_none(
+    connection: Connection,
+) -> None:
+    state = connection.describe_game("napoleonic").initial_state
+    text = guidance(session_of(connection, state, "red"), lambda: ["end"])
+    assert text.startswith("Movement: move any of your units; ") and "`move" not in text
+    assert example(["end", "move a2-a1", "move b2-b3"], "move") == "move a2-a1"  # the first
+    assert example(["end"], "move") == ""
 
 
 def test_guidance_follows_the_phase_and_the_seat(connection: Connection) -> None:

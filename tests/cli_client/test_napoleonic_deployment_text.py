@@ -8,6 +8,7 @@ of each deployment phase names the engine's own notation.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -150,14 +151,19 @@ def test_the_kept_secret_belongs_to_one_game_and_seat(
     assert red.key == "127.0.0.1:1/g-deploy/red" and black.key == "127.0.0.1:1/g-deploy/black"
 
 
-def test_each_deployment_phase_guides_with_the_engines_notation(connection: Connection) -> None:
+def test_each_deployment_phase_guides_with_a_legal_placement(connection: Connection) -> None:
     marching = new_state(connection, deployment="marching_orders")
     assert marching.napoleonic.phase == napoleonic_pb2.NAPOLEONIC_PHASE_PLACEMENT
     first = session_of(connection, marching, marching.to_act[0])
     assert phase_label(first) == "placement"
-    assert guidance(first) == "Placement: place a unit in your rows (`place c3=I`)."
-    # the example is the engine's: what it reads as one Marching Orders placement
-    apply(connection, marching, (marching.to_act[0], "place c2=I"))
+    placements = [action.notation for action in connection.legal_actions(marching).actions]
+    text = guidance(first, lambda: placements)
+    example = re.fullmatch(r"Placement: place a unit in your rows \(`(place [^`]+)`\)\.", text)
+    assert example, text
+    # the example is one of the player's legal placements, and the engine takes it
+    assert example.group(1) in placements
+    placed = apply(connection, marching, (marching.to_act[0], example.group(1)))
+    assert len(placed.pieces) == len(marching.pieces) + 1
     dawn = new_state(connection, deployment="attack_at_dawn")
     assert guidance(session_of(connection, dawn, "red")).startswith(
         "Attack at Dawn: set up your army in secret"

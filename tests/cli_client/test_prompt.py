@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from cli_client.prompt import announcements, awaited, prompt, welcome
+import pytest
+
+from cli_client.prompt import LEVEL_COMMAND, announcements, awaited, level_command, prompt, welcome
 from cli_client.session import GameSession
 from wargame.v1 import engine_pb2, matchmaker_pb2
 
@@ -34,11 +36,36 @@ def war(
     return GameSession(view, reply, your_side)
 
 
-def test_the_welcome_names_the_game_the_side_and_the_bots_level(describe: Describe) -> None:
+def test_the_welcome_names_the_game_the_side_and_the_bots_level(
+    describe: Describe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(LEVEL_COMMAND, raising=False)  # started by `wargame play`
     assert welcome(war(describe)) == "Game g1: you play South."
     assert welcome(war(describe, north="bot")) == (
         "Game g1: you play South against the bot at level 3 of 5 (`--level 1` is the easiest)."
     )
+    easiest = war(describe, north="bot")
+    easiest.view.seats[1].bot_level = 1  # at the easiest, the way to the strongest
+    assert welcome(easiest) == (
+        "Game g1: you play South against the bot at level 1 of 5, the easiest "
+        "(`--level 5` is the strongest)."
+    )
+
+
+def test_started_by_make_play_the_welcome_names_the_make_play_level(
+    describe: Describe, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # What works where the game was started: `make play` sets how it asks for a level.
+    monkeypatch.setenv(LEVEL_COMMAND, "make play GAME=battle LEVEL={level}")
+    assert welcome(war(describe, north="bot")) == (
+        "Game g1: you play South against the bot at level 3 of 5 "
+        "(`make play GAME=battle LEVEL=1` is the easiest)."
+    )
+    assert welcome(war(describe, north="bot"), "make play LEVEL={level}").endswith(
+        "(`make play LEVEL=1` is the easiest)."
+    )
+    assert level_command(5) == "make play GAME=battle LEVEL=5"
+    assert level_command(2, "") == "--level 2"
 
 
 def test_an_open_two_player_game_waits_for_an_opponent(describe: Describe) -> None:

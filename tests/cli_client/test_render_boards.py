@@ -137,6 +137,29 @@ def test_battle_square_numbers_are_all_readable(describe: Describe) -> None:
         assert {cell.label for cell in reply.board.cells} <= numbers
 
 
+def test_the_compact_battle_board_has_one_line_per_row_and_every_square_and_piece(
+    describe: Describe,
+) -> None:
+    # Richardson's board has 19 rows of squares (y 0 to 18): drawn compact, 19 lines, each
+    # with its squares' numbers, every piece once, and (flipped too) no square lost.
+    reply = describe("battle")
+    rows = sorted({cell.y for cell in reply.board.cells})
+    assert len(rows) == 19
+    upper = bottom_side(reply.board, reply.initial_state)
+    for flipped in (False, True):
+        scene = Scene(
+            reply.board, list(reply.initial_state.pieces), upper_side=upper, flipped=flipped
+        )
+        lines = [line.plain for line in draw_board(scene, THEMES["ascii"], compact=True)]
+        assert len(lines) == len(rows)
+        for line, y in zip(lines, rows if flipped else rows[::-1], strict=True):
+            labels = {cell.label for cell in reply.board.cells if cell.y == y}
+            assert set(re.findall(r"\d+", line)) == labels, (y, line)
+        assert pieces_drawn(lines) == len(reply.initial_state.pieces)
+        normal = draw_board(scene, THEMES["ascii"])
+        assert len(normal) == 2 * len(rows) + 1  # a blank line between rows and around
+
+
 def test_battle_river_fords_and_bridge_are_drawn(describe: Describe) -> None:
     reply = describe("battle")
     lines = [line.plain for line in drawing(reply, THEMES["ascii"])]

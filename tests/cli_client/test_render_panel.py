@@ -169,7 +169,7 @@ def test_outcome_lines_say_who_won_from_each_seat(
         assert session.finished
         line = outcome_line(session, UNICODE).plain
         assert line.startswith(f"Game over: {verdict} — ")
-        assert "Guards" in line
+        assert line.endswith(" — Red eliminates Black's Guards: Red wins"), line
 
 
 def test_outcome_lines_of_an_alliance_win(

@@ -61,3 +61,28 @@ def test_option_names_are_not_shown(engine: engine_pb2_grpc.RulesEngineStub) -> 
         "every player commits again."
     )
     assert for_players("may advance (advance).", options) == "may advance (advance)."
+
+
+def test_side_names_are_capitalised_as_the_client_writes_them(
+    engine: engine_pb2_grpc.RulesEngineStub,
+) -> None:
+    # The engine's own ending of a resignation, as it writes it, then as players read it.
+    state = engine.NewGame(engine_pb2.NewGameRequest(game="war"), timeout=30).state
+    action = game_pb2.Action(side="south", resign=game_pb2.Resign())
+    ended = engine.ApplyActions(
+        engine_pb2.ApplyActionsRequest(state=state, actions=[action]), timeout=30
+    ).state
+    assert ended.outcome.message == "south resigns; north wins"
+    assert for_players(ended.outcome.message, sides=["south", "north"]) == (
+        "South resigns; North wins"
+    )
+    sides = ["red", "black"]
+    assert for_players("red eliminates black's Guards: red wins (9.1)", sides=sides) == (
+        "Red eliminates Black's Guards: Red wins"
+    )
+    # Only whole words that are side ids: not inside other words or names.
+    assert for_players("a redoubt; the red-black line; blacksmith", sides=sides) == (
+        "a redoubt; the red-black line; blacksmith"
+    )
+    assert for_players("south resigns; north wins") == "south resigns; north wins"  # no sides
+    assert refusal("black cannot act for red", sides=sides) == "Black cannot act for Red"

@@ -96,7 +96,7 @@ def test_napoleonic_guards_eliminated_with_the_phases_walked_through(launch: Lau
     cli.send("end")
     cli.expect(r"Attack on Guards at h8: attack 3 vs defence 2 -> eliminated")
     cli.expect_text("attack:  artillery h7 +2, infantry g8 +1")
-    cli.expect_text("Game over: you win")
+    cli.expect(r"Game over: you win \S Red eliminates Black's Guards: Red wins")  # sides as shown
     cli.quit_after_the_game()
 
 
@@ -139,7 +139,7 @@ def test_a_finished_game_cannot_be_resumed_and_its_record_replays(
     cli.expect_text("Game over: you win")
     cli.quit_after_the_game()
     resume = run(clients, ["resume", game_id], tmp_path, stack)
-    resume.expect(r"wargame: error: the game is over: you win — south wins[^\n]*\n")
+    resume.expect(r"wargame: error: the game is over: you win — South wins[^\n]*\n")
     assert resume.wait() == 1
     record_file = tmp_path / "game.record"
     record = run(clients, ["record", game_id, "-o", str(record_file)], tmp_path, stack)
@@ -155,7 +155,7 @@ def test_a_finished_game_cannot_be_resumed_and_its_record_replays(
     replay.expect_text("start (2 actions)")
     replay.send("2")
     replay.expect(r"Action 2/2: North: a7-a[56]")
-    replay.expect_text("Result: south wins")
+    replay.expect_text("Result: South wins")
     replay.send("q")
     assert replay.wait() == 0
 

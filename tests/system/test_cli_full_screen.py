@@ -187,7 +187,7 @@ def test_resigning_asks_first_and_the_view_goes_on_to_a_rematch(
     cli.send("resign")
     cli.wait_screen(lambda c: c.rows()[-1].startswith("Resign and lose the game? y/N ›"))
     cli.send("y")
-    cli.wait_screen(r"Game over: you lose — south resigns")
+    cli.wait_screen(r"Game over: you lose — South resigns; North wins")
     cli.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
     cli.send("rematch")
     cli.wait_screen(r"Game \S+: you play North against the bot at level 1 of 5")
@@ -195,5 +195,62 @@ def test_resigning_asks_first_and_the_view_goes_on_to_a_rematch(
     flipped = FILES[::-1]  # North's own side at the bottom now: one board, the new game's
     cli.wait_screen(lambda c: sum(flipped in row for row in c.rows()) == 2)
     cli.wait_screen(r"South\s+bot, level 1")
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+BATTLE_CELLS = set(range(1, 140))  # Richardson's board: squares numbered 1 to 139
+
+
+def battle_board(cli: Cli) -> dict[int, int] | None:
+    """The row of each of Battle's square numbers shown left of the side panel, or None
+    while the view (panel title, input line) is not whole."""
+    rows = cli.rows()
+    titles = [index for index, row in enumerate(rows) if "War-Chess" in row]
+    if len(titles) != 1 or not rows[-1].startswith(("Attacker ›", "Defender ›")):
+        return None
+    column = rows[titles[0]].index("War-Chess")  # where the side panel begins
+    found: dict[int, int] = {}
+    for index, row in enumerate(rows):
+        if set(row) <= {"─", " "} and row:
+            break  # the rule above the events
+        for number in re.findall(r"(?<!\d)\d{1,3}(?!\d)", row[:column]):
+            found.setdefault(int(number), index)
+    return found
+
+
+def rows_apart(cli: Cli, upper: int, lower: int) -> int | None:
+    """How many rows below square `upper` square `lower` is shown (None: one is not shown)."""
+    shown = battle_board(cli) or {}
+    return shown[lower] - shown[upper] if upper in shown and lower in shown else None
+
+
+def test_the_whole_battle_board_shows_at_80_by_24_and_the_normal_one_when_taller(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # The default terminal of a new player: Richardson's board of 19 rows of squares does
+    # not fit there with a blank line between rows; the compact drawing (one line per row)
+    # shows every square, the attacker's far rows too, with the side panel beside it.
+    cli = run(
+        clients, ["play", "battle", "--side", "defender"], tmp_path, stack,
+        ascii_only=False, size=(24, 80),
+    )  # fmt: skip
+    cli.wait_screen(lambda c: (battle_board(c) or {}).keys() >= BATTLE_CELLS)
+    shown = battle_board(cli)
+    assert shown is not None
+    assert "does not fit" not in cli.text()
+    # The side panel beside it: the players and the whole legend, each item on one row.
+    assert re.search(r"Attacker\s+bot, level \d", cli.text()), cli.text()
+    assert "W Wagon (supply train)" in cli.text(), cli.text()
+    assert "╪ bridge  ≈ river" in cli.text(), cli.text()
+    assert shown[125] - shown[134] == 1  # the top rows: one line apart
+    assert shown[1] - shown[7] == 1  # the bottom ones too
+    assert all(len(row) <= 80 for row in cli.rows())
+
+    cli.resize(50, 120)  # room for the normal drawing: a blank line between rows again
+    cli.wait_screen(lambda c: rows_apart(c, 134, 125) == 2)
+    assert (battle_board(cli) or {}).keys() >= BATTLE_CELLS
+    cli.resize(24, 80)
+    cli.wait_screen(lambda c: rows_apart(c, 134, 125) == 1)
     cli.send("quit")
     assert cli.wait() == 0

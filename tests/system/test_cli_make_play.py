@@ -88,3 +88,58 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     assert stack_redis.exists(keys.game(game_id_of(again)))
     again.interrupt()
     again.expect_text("you left game")
+
+
+def welcome_of(cli: Cli) -> str:
+    """The game's first line as printed (before the view opens), spaces collapsed."""
+    match = re.search(r"Game \S+: you play [^\n]*?\.(?=\s*\n)", cli.screen())
+    assert match, cli.screen()[-2000:]
+    return " ".join(match.group(0).split())
+
+
+def test_make_play_takes_the_bots_level_and_its_welcome_says_how_to_ask_for_another(
+    clients: list[Cli], tmp_path: Path, local_stack: dict[str, str]
+) -> None:
+    make = shutil.which("make")
+    assert make is not None
+    run_dir = local_stack["RUN_DIR"]
+    # A level the bot does not have is refused, saying which exist, before anything starts.
+    refused = subprocess.run(
+        [make, "-s", "play", f"RUN_DIR={run_dir}", "LEVEL=9"], cwd=ROOT,
+        env={**user_environment(), **local_stack}, capture_output=True, text=True,
+        timeout=120, check=False,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert "LEVEL=9 is no level of the bot: 1 (the easiest) to 5 (the strongest)" in (
+        refused.stderr
+    )
+    assert not Path(run_dir, "stack.json").exists()
+    # Without LEVEL, the README's default for a first game: level 1; the welcome says how
+    # to get the strongest with the command that started it.
+    home = tmp_path / "player"
+    size = (40, 300)  # the welcome on one line, a long run folder and all
+    first = run(
+        clients, ["-s", "play", f"RUN_DIR={run_dir}"], home, None, ascii_only=False,
+        env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
+    )  # fmt: skip
+    side = your_turn(first, "South|North")
+    assert welcome_of(first).endswith(
+        f"you play {side} against the bot at level 1 of 5, the easiest "
+        f"(`make play RUN_DIR={run_dir} LEVEL=5` is the strongest)."
+    ), first.screen()[-2000:]
+    first.wait_screen(r"(South|North)\s+bot, level 1\b")  # the matchmaker's seat, in the panel
+    first.send("quit")
+    assert first.wait(60) == 0
+    # LEVEL and GAME together; the way back to the easiest keeps the game.
+    second = run(
+        clients, ["-s", "play", f"RUN_DIR={run_dir}", "GAME=battle", "LEVEL=3"], home, None,
+        ascii_only=False, env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
+    )  # fmt: skip
+    side = your_turn(second, "Attacker|Defender")
+    assert welcome_of(second).endswith(
+        f"you play {side} against the bot at level 3 of 5 "
+        f"(`make play RUN_DIR={run_dir} GAME=battle LEVEL=1` is the easiest)."
+    ), second.screen()[-2000:]
+    second.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
+    second.send("quit")
+    assert second.wait(60) == 0

@@ -62,9 +62,9 @@ def test_an_invited_game_between_two_clients_to_the_end(
         if client is not north:
             client.expect(r"North: a7-a6")
         client.expect(r"Game over: ")
-    south.expect(r"you win - south wins")
-    north.expect(r"you lose - south wins")
-    watcher.expect(r"South wins - south wins")
+    south.expect(r"you win - South wins")
+    north.expect(r"you lose - South wins")
+    watcher.expect(r"South wins - South wins")
     assert watcher.wait() == 0  # a spectator's client ends with the game
     for client in (south, north):
         client.expect(r"rematch or quit > ")

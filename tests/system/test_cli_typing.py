@@ -111,8 +111,8 @@ def test_the_first_lines_of_a_new_player_are_wrapped_by_words(
     registered = next(row for row in rows if row.startswith("Registered as "))
     assert registered == "Registered as newcomer (a guest); your token is kept in", cli.text()
     assert re.fullmatch(
-        r"Game \S+: you play South against the bot at level 1 of 5 \(`--level 1` is the "
-        r"easiest\)\.",
+        r"Game \S+: you play South against the bot at level 1 of 5, the easiest \(`--level 5` "
+        r"is the strongest\)\.",
         joined("Game "),
     ), cli.text()
     assert all(len(row) <= 60 for row in rows)
