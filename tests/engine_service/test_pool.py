@@ -82,11 +82,17 @@ def _wait(condition: object, timeout: float = 30) -> None:
         time.sleep(0.02)
 
 
+def _niced(niceness: int) -> int:
+    """The niceness of a process started at `niceness` that lowers itself by 10 (at most 19:
+    the tests themselves may run niced)."""
+    return min(19, niceness + 10)
+
+
 def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
     assert pool.run(Job("echo", b"hello", 1, 30), Caller()) == b"hello"
     pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert pid != os.getpid()
-    assert os.getpriority(os.PRIO_PROCESS, pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 10
+    assert os.getpriority(os.PRIO_PROCESS, pid) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
 def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
