@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine_service.handling import CallerGoneError
-from engine_service.pool import Job, Pool, Work
+from engine_service.pool import IDLE_POLICY, Job, Pool, Work
 from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
@@ -93,6 +93,20 @@ def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
     pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert pid != os.getpid()
     assert os.getpriority(os.PRIO_PROCESS, pid) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
+def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) -> None:
+    # SCHED_IDLE, not only nice: a search then takes no share of a core that a rules call
+    # of the serving process wants (issue 15.2: expensive work never delays cheap calls).
+    first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
+    assert os.sched_getscheduler(first) == IDLE_POLICY
+    with pytest.raises(RuntimeError):
+        pool.run(Job("die", b"", 1, 30), Caller())
+    replaced = int(pool.run(Job("pid", b"", 1, 30), Caller()))
+    assert replaced != first
+    assert os.sched_getscheduler(replaced) == IDLE_POLICY
+    assert os.getpriority(os.PRIO_PROCESS, replaced) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
 def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
