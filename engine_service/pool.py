@@ -214,6 +214,27 @@ class Pool:
         queued = max(0, self._admitted - len(running))
         return round(max(MIN_RETRY_SECONDS, first + queued * average / self.processes), 3)
 
+    def _busy(self) -> Refusal:
+        """The refusal of a call that finds the pool full (the lock held)."""
+        hint = self.retry_hint()
+        return Refusal(
+            Code.RESOURCE_EXHAUSTED,
+            Reason.ENGINE_BUSY,
+            f"the engine is busy with {self._admitted} searches or replays; retry in {hint:g} s",
+            metadata={"retry_after_ms": str(max(1, round(hint * 1000)))},
+            retry_after=hint,
+        )
+
+    def refuse_when_full(self) -> None:
+        """Raise the ENGINE_BUSY refusal now if the pool is full: asked before a call's
+        request is serialized for the pool or its request id made, so that a flood of calls
+        beyond the pool costs the serving process (and its rules calls) as little as can be.
+        A call that passes may still be refused by `run`, which decides under the lock."""
+        if self._admitted >= self.capacity:
+            with self._lock:
+                if self._admitted >= self.capacity:
+                    raise self._busy()
+
     def run(self, job: Job, context: grpc.ServicerContext, request_id: str = "") -> bytes:
         """Admit `job`, wait for a free process, run it there; the response's bytes.
 
@@ -222,15 +243,7 @@ class Pool:
         """
         with self._lock:
             if self._admitted >= self.capacity:
-                hint = self.retry_hint()
-                raise Refusal(
-                    Code.RESOURCE_EXHAUSTED,
-                    Reason.ENGINE_BUSY,
-                    f"the engine is busy with {self._admitted} searches or replays; "
-                    f"retry in {hint:g} s",
-                    metadata={"retry_after_ms": str(max(1, round(hint * 1000)))},
-                    retry_after=hint,
-                )
+                raise self._busy()
             self._admitted += 1
         try:
             slot = self._take(context)

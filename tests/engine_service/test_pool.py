@@ -114,6 +114,9 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     running = [_in_thread(pool, Job("sleep", b"30", 30, 60), caller) for caller in callers]
     _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
     started = time.monotonic()
+    with pytest.raises(Refusal) as early:  # asked before any work for the pool is done
+        pool.refuse_when_full()
+    assert early.value.reason == Reason.ENGINE_BUSY
     with pytest.raises(Refusal) as refused:
         pool.run(Job("echo", b"x", 1, 30), Caller())
     assert time.monotonic() - started < 10  # a queued job would wait 30 s for a slot
@@ -131,6 +134,7 @@ def test_a_caller_that_leaves_frees_its_process_at_once(pool: Pool) -> None:
     caller = Caller()
     thread, outcome = _in_thread(pool, Job("sleep", b"30", 30, 60), caller)
     _wait(lambda: all(slot.busy_until for slot in pool._slots))
+    pool.refuse_when_full()  # one running, the queue's one place free: room for a call
     caller.there = False
     thread.join(10)
     assert isinstance(outcome[0], CallerGoneError)
