@@ -42,6 +42,7 @@ from tests.matchmaker.helpers import (
 from tests.matchmaker.test_main import assert_one_line_failure, launch
 from tests.servers import free_port, start_engine, start_redis
 from wargame.runtime.logs import HIDDEN, redact, redact_url, scrub
+from wargame.runtime.quoting import MESSAGE_BYTES
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -364,6 +365,44 @@ def test_log_redaction_hides_secret_keys_and_scrubs_text() -> None:
     assert "ssl_cert_reqs=none" in out["url"] and "10.0.0.1:6379" in out["error"]
     assert redact_url("redis://127.0.0.1:6399/0") == "redis://127.0.0.1:6399/0"
     assert "hunter2" not in scrub("see redis://default:hunter2@h:1 now")
+
+
+# -- 15.8 a refusal quotes a short prefix; an oversized request is REQUEST_TOO_LARGE ------
+
+LONG = 20_000  # characters of bad input: far past gRPC's 16 kB of metadata
+
+
+def test_long_bad_inputs_and_oversized_requests_are_refused_with_their_reasons(
+    ada: Client,
+) -> None:
+    # Quoted whole, these inputs pushed the status past gRPC's metadata limit: the client got
+    # RESOURCE_EXHAUSTED with no reason. Each refusal now keeps its reason and a short text.
+    for call, code, reason in (
+        (lambda: ada.GetPlayer(mm.GetPlayerRequest(player_id="p" * LONG)), Code.NOT_FOUND, ""),
+        (
+            lambda: ada.CreateGame(mm.CreateGameRequest(game="war", side="ü" * LONG)),
+            Code.INVALID_ARGUMENT,
+            "",
+        ),
+        (
+            lambda: ada.RegisterPlayer(mm.RegisterPlayerRequest(display_name="n" * LONG)),
+            Code.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+        ),
+    ):
+        details = expect_error(call, code, reason)
+        assert details.reason, details
+        assert len(details.message.encode()) <= MESSAGE_BYTES, details.message
+        assert all(len(text.encode()) <= MESSAGE_BYTES for _field, text in details.fields)
+    # Beyond the message limit (4 MiB), the matchmaker itself refuses, with the reason.
+    for size in (4 * 1024 * 1024 + 1, 7 * 1024 * 1024):
+        details = expect_error(
+            functools.partial(ada.Echo, mm.EchoRequest(payload=b"x" * size)),
+            Code.RESOURCE_EXHAUSTED,
+            "REQUEST_TOO_LARGE",
+        )
+        assert "at most 4194304" in details.message
+    assert len(ada.Echo(mm.EchoRequest(payload=b"x" * 4_000_000)).payload) == 4_000_000
 
 
 # -- 15.9 inputs beyond their range are INVALID_ARGUMENT ----------------------------------
