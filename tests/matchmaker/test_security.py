@@ -6,8 +6,10 @@ Redis Cluster."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import functools
+import itertools
 import json
 import re
 import uuid
@@ -18,8 +20,11 @@ from typing import Any
 import grpc
 import pytest
 
+import matchmaker.engine
 from matchmaker import invites, keys
+from matchmaker.engine import Engine
 from matchmaker.limits import bucket_name, caller_address
+from matchmaker.settings import Settings
 from matchmaker.vault import Vault
 from tests.matchmaker.conftest import (
     TEST_SECRET_KEY,
@@ -32,6 +37,7 @@ from tests.matchmaker.conftest import (
 )
 from tests.matchmaker.helpers import (
     expect_error,
+    legal_actions,
     sealed_array,
     seconds,
     start_game,
@@ -712,3 +718,46 @@ def test_the_redacted_views_of_a_deployment_are_states_the_engine_accepts(
         state = viewer.GetGame(mm.GetGameRequest(game_id=game.id)).game.state
         assert state.napoleonic.deployment.sealed[0].ciphertext == b""
         engine_stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state), timeout=10)
+
+
+# -- 15.15 the matchmaker's memories of engine answers are bounded ---------------------------
+
+
+def test_the_matchmakers_memories_of_engine_answers_stay_within_their_bounds(
+    engine_address: str, engine_stub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Games described under options are kept by the options players send (a War back rank
+    # is free text: hundreds of valid ones), views for drawing by position. Asked for more
+    # distinct keys than each keeps, each keeps its bound and answers the newest from memory.
+    monkeypatch.setattr(matchmaker.engine, "VIEWS_KEPT", 8)
+    ranks = [
+        "".join(left) + "GK" + "".join(right)
+        for left, right in itertools.product(
+            itertools.permutations("MHC."), itertools.permutations(".CHM")
+        )
+    ][: matchmaker.engine.DESCRIPTIONS_KEPT + 10]
+    positions: list[game_pb2.GameState] = []
+    state = engine_stub.NewGame(engine_pb2.NewGameRequest(game="war"), timeout=30).state
+    while len(positions) < 12:
+        action = legal_actions(engine_stub, state)[0].action
+        request = engine_pb2.ApplyActionsRequest(
+            state=state, actions=[action], view=engine_pb2.STATE_VIEW_POSITION
+        )
+        state = engine_stub.ApplyActions(request, timeout=30).state
+        positions.append(game_pb2.GameState(game=state.game, position=state.position))
+
+    async def scenario() -> tuple[int, int, list[int]]:
+        engine = Engine(engine_address, Settings())
+        try:
+            for rank in ranks:
+                described = await engine.describe("war", {"back_rank": rank})
+                assert described.info.sides
+            drawn = [len((await engine.drawn(position)).pieces) for position in positions]
+            return len(engine._described), len(engine._views), drawn
+        finally:
+            await engine.close()
+
+    described, views, drawn = asyncio.run(scenario())
+    assert described == matchmaker.engine.DESCRIPTIONS_KEPT
+    assert views == 8
+    assert all(drawn)  # every position got its view, the oldest forgotten since
