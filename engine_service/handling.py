@@ -181,13 +181,20 @@ def request_id() -> str:
 def _debugging() -> bool:
     """Whether the logs take debug lines (structlog's filtering loggers drop them at once;
     the lazy logger proxy would cost a logger per call to find out)."""
-    return _logs_debug(structlog.get_config()["wrapper_class"])
+    return _logs_at(structlog.get_config()["wrapper_class"], logging.DEBUG)
 
 
-@memo(8)  # keyed by the configured logger class: one per log level
-def _logs_debug(wrapper: type) -> bool:
+def _informing() -> bool:
+    """Whether the logs take info lines: a refusal's line (its request id made, its fields
+    gathered) is made only then, so that refusals by the thousand cost little at
+    `--log-level warning`."""
+    return _logs_at(structlog.get_config()["wrapper_class"], logging.INFO)
+
+
+@memo(16)  # keyed by the configured logger class (one per log level) and the level asked
+def _logs_at(wrapper: type, level: int) -> bool:
     test = getattr(wrapper, "is_enabled_for", None)
-    return bool(test(None, logging.DEBUG)) if test else True
+    return bool(test(None, level)) if test else True
 
 
 @memo(256)  # one per RPC and status code: the metric's children made once, not per call
@@ -226,14 +233,15 @@ def rpc(name: str) -> Callable[[Method], Method]:
                 refusal = refusal_of(error) if isinstance(error, RuleError) else error
                 status = refusal.status()
                 ERRORS.labels(name, refusal.reason).inc()
-                log.info(
-                    "rpc refused",
-                    **call.fields(),
-                    code=status.code.name,
-                    reason=str(refusal.reason),
-                    message=refusal.message,
-                    duration_ms=_ms(started),
-                )
+                if _informing():
+                    log.info(
+                        "rpc refused",
+                        **call.fields(),
+                        code=status.code.name,
+                        reason=str(refusal.reason),
+                        message=refusal.message,
+                        duration_ms=_ms(started),
+                    )
             except Exception:
                 log.exception("rpc failed", **call.fields(), duration_ms=_ms(started))
                 status = internal(call.request_id).status()

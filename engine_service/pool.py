@@ -1,15 +1,17 @@
-"""Expensive calls (searches, long record replays) in a bounded pool of niced processes.
+"""Expensive calls (searches, long record replays) in a bounded pool of idle-priority processes.
 
 Rules calls are cheap and are answered in the serving process's threads. A search or the
 replay of a long record takes seconds of CPU: run in a thread of the serving process it
 would hold the GIL against every cheap call. So each worker keeps a few processes of its
 own for that work, forked from a forkserver that has the engine imported, and running at
-a lower priority (nice `NICENESS`) so that the cheap calls keep their latency when the
-machine is busy. The pool admits at most `processes + queue` calls at once; any call
-beyond that is refused at once with RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo
-saying when a process should be free. A call whose caller goes away (cancelled, deadline
-passed) or that overruns its time limit has its process killed and replaced by a fresh
-fork, so abandoned work holds neither CPU nor memory.
+idle priority (Linux's SCHED_IDLE; nice `NICENESS` where that policy is missing) so that
+the cheap calls keep their latency when the machine is busy: a niced search still takes a
+share of a core from a waking rules call, an idle one yields it at once. The pool admits
+at most `processes + queue` calls at once; any call beyond that is refused at once with
+RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo saying when a process should be free. A
+call whose caller goes away (cancelled, deadline passed) or that overruns its time limit
+has its process killed and replaced by a fresh fork, so abandoned work holds neither CPU
+nor memory.
 
 The pool moves bytes: the servicer serializes a request, a process runs the work (see
 `Work`) and sends back the serialized response or a refusal.
@@ -39,6 +41,9 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 log = structlog.get_logger(component="engine-pool")
 
 NICENESS = 10  # the pool's processes yield the CPU to the serving process (nice 0)
+# ... and beyond nice, where the system has it: a SCHED_IDLE process runs only on a core no
+# other process wants, and a waking process of the ordinary policy preempts it at once.
+IDLE_POLICY: int | None = getattr(os, "SCHED_IDLE", None)
 # The forkserver listens on a Unix socket in multiprocessing's folder under TMPDIR, and a
 # socket's path has at most 107 bytes: with a longer TMPDIR the folder goes to a short one.
 SOCKET_FOLDER_ROOM = 64
@@ -139,7 +144,7 @@ class _Slot:
 
 
 class Pool:
-    """A bounded pool of niced processes for expensive calls, with admission control.
+    """A bounded pool of idle-priority processes for expensive calls, with admission control.
 
     Each process calls `factory(*factory_args)` once for its `Work`; `preload` names the
     modules worth importing before forking (the games and their AI).
@@ -209,6 +214,27 @@ class Pool:
         queued = max(0, self._admitted - len(running))
         return round(max(MIN_RETRY_SECONDS, first + queued * average / self.processes), 3)
 
+    def _busy(self) -> Refusal:
+        """The refusal of a call that finds the pool full (the lock held)."""
+        hint = self.retry_hint()
+        return Refusal(
+            Code.RESOURCE_EXHAUSTED,
+            Reason.ENGINE_BUSY,
+            f"the engine is busy with {self._admitted} searches or replays; retry in {hint:g} s",
+            metadata={"retry_after_ms": str(max(1, round(hint * 1000)))},
+            retry_after=hint,
+        )
+
+    def refuse_when_full(self) -> None:
+        """Raise the ENGINE_BUSY refusal now if the pool is full: asked before a call's
+        request is serialized for the pool or its request id made, so that a flood of calls
+        beyond the pool costs the serving process (and its rules calls) as little as can be.
+        A call that passes may still be refused by `run`, which decides under the lock."""
+        if self._admitted >= self.capacity:
+            with self._lock:
+                if self._admitted >= self.capacity:
+                    raise self._busy()
+
     def run(self, job: Job, context: grpc.ServicerContext, request_id: str = "") -> bytes:
         """Admit `job`, wait for a free process, run it there; the response's bytes.
 
@@ -217,15 +243,7 @@ class Pool:
         """
         with self._lock:
             if self._admitted >= self.capacity:
-                hint = self.retry_hint()
-                raise Refusal(
-                    Code.RESOURCE_EXHAUSTED,
-                    Reason.ENGINE_BUSY,
-                    f"the engine is busy with {self._admitted} searches or replays; "
-                    f"retry in {hint:g} s",
-                    metadata={"retry_after_ms": str(max(1, round(hint * 1000)))},
-                    retry_after=hint,
-                )
+                raise self._busy()
             self._admitted += 1
         try:
             slot = self._take(context)
@@ -301,7 +319,7 @@ def _serve(
     """A pool process: lower its priority, build the work, answer jobs until the pipe closes."""
     from wargame.runtime.logs import configure_logging
 
-    os.nice(NICENESS)
+    _lower_priority()
     configure_logging(*logging)
     work = factory(*factory_args)
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):
@@ -309,6 +327,15 @@ def _serve(
             name, payload, seconds, request_id = conn.recv()
             with structlog.contextvars.bound_contextvars(request_id=request_id, rpc=name):
                 conn.send(_answer(work, name, payload, seconds))
+
+
+def _lower_priority() -> None:
+    """Put this process below every serving one: nice `NICENESS`, and the idle policy
+    where the system has it (any process may lower its own policy)."""
+    os.nice(NICENESS)
+    if IDLE_POLICY is not None:
+        with contextlib.suppress(OSError):  # refused by a sandbox: nice alone, as before
+            os.sched_setscheduler(0, IDLE_POLICY, os.sched_param(0))
 
 
 def _answer(work: Work, name: str, payload: bytes, seconds: float) -> tuple[str, Any]:

@@ -113,6 +113,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         """Run the work `name` in the pool (admitted, cancellable), or here without one."""
         if self.pool is None:
             return self.work(name, request, within_deadline(seconds, context))
+        self.pool.refuse_when_full()  # before any work for the pool (see there)
         job = Job(name, request.SerializeToString(), seconds, limit)
         answer = self.pool.run(job, context, request_id())
         return _message_class(_METHODS[name].output_type).FromString(answer)

@@ -146,6 +146,7 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
 # How often the client looks whether its TLS files were renewed (new channels then).
 TLS_LOOK_INTERVAL = 60.0
 VIEWS_KEPT = 512  # views for drawing kept (`Engine.drawn`)
+DESCRIPTIONS_KEPT = 64  # games described under options kept (`Engine.describe`)
 
 
 def backoff(attempt: int, jitter: float) -> float:
@@ -317,7 +318,7 @@ class Engine:
                 "DescribeGame", engine_pb2.DescribeGameRequest(game=ruleset, options=dict(options))
             )
             self._described[key] = described
-            while len(self._described) > 64:
+            while len(self._described) > DESCRIPTIONS_KEPT:
                 self._described.popitem(last=False)
         self._described.move_to_end(key)
         return described

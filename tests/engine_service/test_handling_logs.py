@@ -59,6 +59,22 @@ def test_a_refusal_is_logged_with_the_callers_request_id_rpc_and_game(
     assert line["reason"] == "INVALID_STATE" and line["code"] == "INVALID_ARGUMENT"
 
 
+def test_refusals_write_lines_only_at_info_and_the_level_is_read_per_call(
+    stub: engine_pb2_grpc.RulesEngineStub, logged: io.StringIO
+) -> None:
+    # A flood of refused calls at `--log-level warning` writes nothing (and the wrapper
+    # gathers nothing for the line); switched to info, the next refusal is logged.
+    state = game_pb2.GameState(game="war", position="not a position")
+    for level, request_id in (("warning", "quiet"), ("info", "loud")):
+        configure_logging("json", level, stream=logged)
+        with pytest.raises(grpc.RpcError):
+            stub.ListLegalActions(
+                engine_pb2.ListLegalActionsRequest(state=state),
+                metadata=(("x-request-id", request_id),),
+            )
+    assert [line["request_id"] for line in _lines(logged)] == ["loud"]
+
+
 def test_each_call_gets_its_own_request_id_when_the_caller_sends_none(
     stub: engine_pb2_grpc.RulesEngineStub, logged: io.StringIO
 ) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine_service.handling import CallerGoneError
-from engine_service.pool import Job, Pool, Work
+from engine_service.pool import IDLE_POLICY, Job, Pool, Work
 from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
@@ -82,11 +82,31 @@ def _wait(condition: object, timeout: float = 30) -> None:
         time.sleep(0.02)
 
 
+def _niced(niceness: int) -> int:
+    """The niceness of a process started at `niceness` that lowers itself by 10 (at most 19:
+    the tests themselves may run niced)."""
+    return min(19, niceness + 10)
+
+
 def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
     assert pool.run(Job("echo", b"hello", 1, 30), Caller()) == b"hello"
     pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert pid != os.getpid()
-    assert os.getpriority(os.PRIO_PROCESS, pid) >= os.getpriority(os.PRIO_PROCESS, 0) + 10
+    assert os.getpriority(os.PRIO_PROCESS, pid) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
+def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) -> None:
+    # SCHED_IDLE, not only nice: a search then takes no share of a core that a rules call
+    # of the serving process wants (issue 15.2: expensive work never delays cheap calls).
+    first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
+    assert os.sched_getscheduler(first) == IDLE_POLICY
+    with pytest.raises(RuntimeError):
+        pool.run(Job("die", b"", 1, 30), Caller())
+    replaced = int(pool.run(Job("pid", b"", 1, 30), Caller()))
+    assert replaced != first
+    assert os.sched_getscheduler(replaced) == IDLE_POLICY
+    assert os.getpriority(os.PRIO_PROCESS, replaced) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
 def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
@@ -94,6 +114,9 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     running = [_in_thread(pool, Job("sleep", b"30", 30, 60), caller) for caller in callers]
     _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
     started = time.monotonic()
+    with pytest.raises(Refusal) as early:  # asked before any work for the pool is done
+        pool.refuse_when_full()
+    assert early.value.reason == Reason.ENGINE_BUSY
     with pytest.raises(Refusal) as refused:
         pool.run(Job("echo", b"x", 1, 30), Caller())
     assert time.monotonic() - started < 10  # a queued job would wait 30 s for a slot
@@ -111,6 +134,7 @@ def test_a_caller_that_leaves_frees_its_process_at_once(pool: Pool) -> None:
     caller = Caller()
     thread, outcome = _in_thread(pool, Job("sleep", b"30", 30, 60), caller)
     _wait(lambda: all(slot.busy_until for slot in pool._slots))
+    pool.refuse_when_full()  # one running, the queue's one place free: room for a call
     caller.there = False
     thread.join(10)
     assert isinstance(outcome[0], CallerGoneError)

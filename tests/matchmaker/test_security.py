@@ -6,8 +6,10 @@ Redis Cluster."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import functools
+import itertools
 import json
 import re
 import uuid
@@ -18,8 +20,11 @@ from typing import Any
 import grpc
 import pytest
 
+import matchmaker.engine
 from matchmaker import invites, keys
+from matchmaker.engine import Engine
 from matchmaker.limits import bucket_name, caller_address
+from matchmaker.settings import Settings
 from matchmaker.vault import Vault
 from tests.matchmaker.conftest import (
     TEST_SECRET_KEY,
@@ -32,6 +37,7 @@ from tests.matchmaker.conftest import (
 )
 from tests.matchmaker.helpers import (
     expect_error,
+    legal_actions,
     sealed_array,
     seconds,
     start_game,
@@ -42,6 +48,7 @@ from tests.matchmaker.helpers import (
 from tests.matchmaker.test_main import assert_one_line_failure, launch
 from tests.servers import free_port, start_engine, start_redis
 from wargame.runtime.logs import HIDDEN, redact, redact_url, scrub
+from wargame.runtime.quoting import MESSAGE_BYTES
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -366,6 +373,44 @@ def test_log_redaction_hides_secret_keys_and_scrubs_text() -> None:
     assert "hunter2" not in scrub("see redis://default:hunter2@h:1 now")
 
 
+# -- 15.8 a refusal quotes a short prefix; an oversized request is REQUEST_TOO_LARGE ------
+
+LONG = 20_000  # characters of bad input: far past gRPC's 16 kB of metadata
+
+
+def test_long_bad_inputs_and_oversized_requests_are_refused_with_their_reasons(
+    ada: Client,
+) -> None:
+    # Quoted whole, these inputs pushed the status past gRPC's metadata limit: the client got
+    # RESOURCE_EXHAUSTED with no reason. Each refusal now keeps its reason and a short text.
+    for call, code, reason in (
+        (lambda: ada.GetPlayer(mm.GetPlayerRequest(player_id="p" * LONG)), Code.NOT_FOUND, ""),
+        (
+            lambda: ada.CreateGame(mm.CreateGameRequest(game="war", side="ü" * LONG)),
+            Code.INVALID_ARGUMENT,
+            "",
+        ),
+        (
+            lambda: ada.RegisterPlayer(mm.RegisterPlayerRequest(display_name="n" * LONG)),
+            Code.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+        ),
+    ):
+        details = expect_error(call, code, reason)
+        assert details.reason, details
+        assert len(details.message.encode()) <= MESSAGE_BYTES, details.message
+        assert all(len(text.encode()) <= MESSAGE_BYTES for _field, text in details.fields)
+    # Beyond the message limit (4 MiB), the matchmaker itself refuses, with the reason.
+    for size in (4 * 1024 * 1024 + 1, 7 * 1024 * 1024):
+        details = expect_error(
+            functools.partial(ada.Echo, mm.EchoRequest(payload=b"x" * size)),
+            Code.RESOURCE_EXHAUSTED,
+            "REQUEST_TOO_LARGE",
+        )
+        assert "at most 4194304" in details.message
+    assert len(ada.Echo(mm.EchoRequest(payload=b"x" * 4_000_000)).payload) == 4_000_000
+
+
 # -- 15.9 inputs beyond their range are INVALID_ARGUMENT ----------------------------------
 
 
@@ -673,3 +718,46 @@ def test_the_redacted_views_of_a_deployment_are_states_the_engine_accepts(
         state = viewer.GetGame(mm.GetGameRequest(game_id=game.id)).game.state
         assert state.napoleonic.deployment.sealed[0].ciphertext == b""
         engine_stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state), timeout=10)
+
+
+# -- 15.15 the matchmaker's memories of engine answers are bounded ---------------------------
+
+
+def test_the_matchmakers_memories_of_engine_answers_stay_within_their_bounds(
+    engine_address: str, engine_stub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Games described under options are kept by the options players send (a War back rank
+    # is free text: hundreds of valid ones), views for drawing by position. Asked for more
+    # distinct keys than each keeps, each keeps its bound and answers the newest from memory.
+    monkeypatch.setattr(matchmaker.engine, "VIEWS_KEPT", 8)
+    ranks = [
+        "".join(left) + "GK" + "".join(right)
+        for left, right in itertools.product(
+            itertools.permutations("MHC."), itertools.permutations(".CHM")
+        )
+    ][: matchmaker.engine.DESCRIPTIONS_KEPT + 10]
+    positions: list[game_pb2.GameState] = []
+    state = engine_stub.NewGame(engine_pb2.NewGameRequest(game="war"), timeout=30).state
+    while len(positions) < 12:
+        action = legal_actions(engine_stub, state)[0].action
+        request = engine_pb2.ApplyActionsRequest(
+            state=state, actions=[action], view=engine_pb2.STATE_VIEW_POSITION
+        )
+        state = engine_stub.ApplyActions(request, timeout=30).state
+        positions.append(game_pb2.GameState(game=state.game, position=state.position))
+
+    async def scenario() -> tuple[int, int, list[int]]:
+        engine = Engine(engine_address, Settings())
+        try:
+            for rank in ranks:
+                described = await engine.describe("war", {"back_rank": rank})
+                assert described.info.sides
+            drawn = [len((await engine.drawn(position)).pieces) for position in positions]
+            return len(engine._described), len(engine._views), drawn
+        finally:
+            await engine.close()
+
+    described, views, drawn = asyncio.run(scenario())
+    assert described == matchmaker.engine.DESCRIPTIONS_KEPT
+    assert views == 8
+    assert all(drawn)  # every position got its view, the oldest forgotten since
