@@ -1,19 +1,22 @@
 """The Redis client's command packer: hiredis's C packer must send exactly what redis-py's
 own packer sends (RESP arrays of bulk strings), multi-word command names split in words.
-Connecting: a Redis out of reach is refused with the client's reason; a listener's
-dedicated connection makes one attempt and sends no health-check PING of its own."""
+Connecting: a Redis out of reach, or a cluster refusing the client's setup, is refused with
+the reason the client or the server gave; a listener's dedicated connection makes one
+attempt and sends no health-check PING of its own."""
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 from redis.asyncio.connection import Connection
 
 from matchmaker.redis_client import RedisSetupError, connect, listener_connection, packed
 from tests.matchmaker.helpers import store_client
-from tests.servers import free_port
+from tests.servers import free_port, start_redis_cluster
 
 COMMANDS: list[tuple[Any, ...]] = [
     ("SET", "k", "v"),
@@ -82,3 +85,27 @@ def test_a_listeners_connection_makes_one_attempt_and_never_pings_by_itself(
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.integration
+def test_a_cluster_that_refuses_the_clients_setup_is_refused_with_the_servers_reason(
+    tmp_path: Path,
+) -> None:
+    """A Redis Cluster whose user may not run COMMAND (which the cluster client reads at
+    setup): the setup error carries the server's reason (NOPERM's text), what an operator
+    needs to fix the user's rights, not just the name of the error's class."""
+    cluster = start_redis_cluster(tmp_path, primaries=3)
+    try:
+        for node in cluster.nodes:
+            admin: Any = redis.Redis(port=node.port)  # execute_command is untyped
+            admin.execute_command("ACL", "SETUSER", "default", "-command")
+            admin.close()
+
+        async def scenario() -> None:
+            with pytest.raises(RedisSetupError) as refused:
+                await connect(cluster.url, socket_timeout=5.0, connections=1)
+            assert "no permissions to run the 'command' command" in str(refused.value)
+
+        asyncio.run(scenario())
+    finally:
+        cluster.stop()
