@@ -248,6 +248,15 @@ def test_the_transport_settings_are_read_from_the_matchmakers_variables(
     )
 
 
+def test_the_engine_is_called_over_tls_when_the_matchmakers_variable_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """WARGAME_MATCHMAKER_ENGINE_TLS (README) turns on TLS to the engine without a flag."""
+    monkeypatch.setenv("WARGAME_MATCHMAKER_ENGINE_TLS", "1")
+    settings = settings_from(parsed("--engine", "127.0.0.1:1"))
+    assert settings.engine_tls == ClientTLS()
+
+
 def test_the_engine_is_called_over_tls_as_the_flags_ask() -> None:
     settings = settings_from(parsed("--engine-tls", "--engine-tls-server-name", "engine.internal"))
     assert settings.engine_tls == ClientTLS(server_name="engine.internal")

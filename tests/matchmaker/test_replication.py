@@ -235,7 +235,8 @@ def slots_with_a_replica(cluster: RedisClusterServers) -> int:
 
 def test_a_commit_on_a_cluster_waits_for_a_replica_of_its_primary(tmp_path: Path) -> None:
     """A Redis Cluster whose primaries have a replica each: the commit is sent to the game's
-    primary and WAIT after it on the same connection; answered once the replica holds it."""
+    primary and WAIT after it on the same connection; answered once the replica holds it.
+    With replica_wait 0 nothing waits, neither the commit nor the due time it schedules."""
     cluster = start_redis_cluster(tmp_path, primaries=3, replicas=1)
     try:
         wait_for(
@@ -250,6 +251,13 @@ def test_a_commit_on_a_cluster_waits_for_a_replica_of_its_primary(tmp_path: Path
             result = await asyncio.wait_for(store.commit(change(0)), LONG_WAIT / 2)
             assert (result.outcome, result.version) == (CommitOutcome.OK, 1)
             assert holders(cluster, keys.game("g1")) == 2  # the primary and its replica
+            hasty = Store(client, Scripts(client), dataclasses.replace(settings, replica_wait=0))
+            waits = sum(waits_on(node) for node in cluster.nodes)
+            due = dataclasses.replace(change(0), game_id="g2", due_ms=1_000)
+            assert (await hasty.commit(due)).outcome == CommitOutcome.OK
+            due_index = keys.due(keys.shard("g2", hasty.shards))
+            assert await client.zscore(due_index, "g2") == 1_000
+            assert sum(waits_on(node) for node in cluster.nodes) == waits
             await client.aclose()
 
         run(scenario())

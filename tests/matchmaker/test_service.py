@@ -1,29 +1,38 @@
 """The service's own parts: a stream's cleanup that fails is logged with its error, a
-watched update of a timed game carries the clocks as of now, and a seated player is shown
-its own secret deployment while the others' stay withheld."""
+watched update of a timed game carries the clocks as of now, a watch whose store stops
+answering ends UNAVAILABLE with the retry hint, and a seated player is shown its own secret
+deployment while the others' stay withheld."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from matchmaker import keys
 from matchmaker.server import Replica
 from matchmaker.service import SERVICE_NAME, _after_stream
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
     Watcher,
     captured_logs,
+    channel_listeners,
     expect_error,
     sealed_array,
     seconds,
     start_game,
     submit_text,
+    wait_for,
 )
+from tests.servers import start_redis
+from wargame.runtime.status import error_details
 from wargame.v1 import matchmaker_pb2 as mm
 from wargame.v1 import matchmaker_pb2_grpc
 
@@ -308,3 +317,37 @@ def test_refusals_of_game_calls_say_what_is_wrong(
     finally:
         anonymous.close()
     assert unknown.message == "this call needs a player token: authorization: Bearer <token>"
+
+
+def test_a_watch_whose_store_stops_answering_ends_unavailable_with_the_retry_hint(
+    tmp_path: Path, engine_address: str, clients: Callable[..., Client]
+) -> None:
+    """A Redis of its own that pauses every client (CLIENT PAUSE ALL) right after an update
+    is announced: the stream's read of it times out, and the stream ends as any call that
+    cannot reach the store does (UNAVAILABLE, STORE_UNAVAILABLE, the retry hint)."""
+    own = start_redis(tmp_path / "redis")
+    server = InProcessMatchmaker(fast_settings(own.url, engine_address, redis_timeout=0.2))
+    server.start()
+    admin: Any = redis.Redis(port=own.port)  # execute_command is untyped
+    try:
+        players = players_of(server.address, clients, "south", "north")
+        game = start_game(players, "war")
+        watcher = Watcher(players["south"], game.id, after=game.version - 1)
+        watcher.until(game.version)
+        channel = keys.game_channel(game.id)
+        wait_for(lambda: channel_listeners(own.url, channel) == 1)
+        pipe = admin.pipeline(transaction=True)
+        pipe.execute_command("SPUBLISH", channel, "wake")
+        pipe.execute_command("CLIENT", "PAUSE", 5000, "ALL")
+        pipe.execute()
+        assert watcher.ended.wait(20), "the stream did not end"
+        assert watcher.error is not None
+        details = error_details(watcher.error)
+        assert (details.code, details.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+        assert details.message == "the session store cannot be reached; retry in 0.5 s"
+        assert details.metadata["retry_after_ms"] == "500"
+    finally:
+        admin.execute_command("CLIENT", "UNPAUSE")
+        admin.close()
+        server.stop()
+        own.stop()
