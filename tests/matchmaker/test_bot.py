@@ -15,14 +15,13 @@ from typing import Any
 import pytest
 
 from matchmaker.bot import Bot, secret_array
-from matchmaker.engine import Engine, EngineError
+from matchmaker.engine import Engine
 from matchmaker.record import BOT_PLAYER, GameRecord, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
 from matchmaker.vault import Vault
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs, sealed_array
-from wargame.runtime.refusal import Refusal
 from wargame.v1 import game_pb2
 from wargame.v1 import napoleonic_pb2 as nap
 
@@ -229,25 +228,3 @@ def test_the_secret_array_puts_each_unit_on_its_own_square_whatever_the_listing_
     assert secret_array(secret, shuffled, army) == array
     others = {secret_array(bytes([n]) * 32, squares, army) for n in range(5)}
     assert len(others) == 5
-
-
-def test_a_bot_whose_army_does_not_fit_its_deployment_rows_sends_no_array_and_says_why(
-    redis_url: str, engine_address: str
-) -> None:
-    """Deployment rows 2-2 give Black 8 squares for its 15 units (10.5): no legal secret
-    array exists, so the bot picks none; it logs why and has no action (EngineError or
-    Refusal, what its callers handle), never an array of units sharing squares."""
-
-    async def scenario() -> None:
-        async with parts(redis_url, engine_address) as replica:
-            options = {"scenario": "attack_at_dawn", "deployment_rows": "2-2"}
-            game, seat = await bot_game(replica, "napoleonic", "black", "red", options)
-            drawn = await replica.engine.drawn(game.state)
-            assert drawn.napoleonic.phase == nap.NAPOLEONIC_PHASE_DEPLOY_COMMIT
-            assert len(await replica.engine.deployment_squares(drawn, "black")) == 8
-            with captured_logs() as logs, pytest.raises((EngineError, Refusal)):
-                await replica.bot.action(game, seat)
-            warnings = [e for e in logs if e["event"] == "no deployment squares for the bot's army"]
-            assert [(e["game_id"], e["side"]) for e in warnings] == [(game.id, "black")]
-
-    asyncio.run(scenario())

@@ -102,6 +102,7 @@ def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> Napo
                 "must have no units (give 'army <side>: ...' instead)",
                 field="setup",
             )
+        _check_room(state, options)
         state = _deployment_start(state, options, sealer)
     problems = check_state(state, sealer)
     if problems:
@@ -139,6 +140,22 @@ def _check_rows(state: NapoleonicState, options: Options) -> None:
             "allowed: a row range N-M counted from each side's edge, e.g. 2-3",
             field="options.deployment_rows",
         )
+
+
+def _check_room(state: NapoleonicState, options: Options) -> None:
+    """Armies deployed in play must fit their deployment rows (10.5): a player with fewer
+    squares than units could never place them all, and the game would stand still."""
+    for player in state.players:
+        room = len(deployment.deployment_cells(state, player.id))
+        units = len(state.army(player.id))
+        if units > room:
+            raise RuleError(
+                Reason.INVALID_OPTION_VALUE,
+                f"option deployment_rows: {quoted(options['deployment_rows'])} give "
+                f"{player.id} {room} squares for an army of {units} units; "
+                "allowed: rows that hold every army, e.g. 2-3",
+                field="options.deployment_rows",
+            )
 
 
 def _fixed_array(state: NapoleonicState, scenario: Scenario, options: Options) -> tuple[Unit, ...]:

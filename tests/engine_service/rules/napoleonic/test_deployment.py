@@ -303,3 +303,23 @@ def test_public_notation_hides_secret_arrays() -> None:
         assert public is not None and "a3" not in public and "00" * 4 not in public
     move = RULESET.legal_actions(state)[0]
     assert RULESET.public_notation(state, move) is None  # nothing hidden: others see it all
+
+
+@pytest.mark.parametrize("deployment", ["attack_at_dawn", "marching_orders"])
+def test_deployment_rows_that_cannot_hold_an_army_are_refused_when_the_game_is_made(
+    deployment: str,
+) -> None:
+    """Rows 2-2 give each side 8 squares for its 15 units (10.5): nobody could deploy, so
+    the game is refused with the option named, never started to stand still."""
+    options = {"scenario": "attack_at_dawn", "deployment_rows": "2-2"}
+    if deployment == "marching_orders":
+        options["deployment"] = "marching_orders"
+    with pytest.raises(RuleError) as refused:
+        RULESET.new_game(RULESET.resolve_options(options))
+    assert refused.value.reason == "INVALID_OPTION_VALUE"
+    assert refused.value.field == "options.deployment_rows"
+    assert refused.value.message == (
+        "option deployment_rows: '2-2' give red 8 squares for an army of 15 units; "
+        "allowed: rows that hold every army, e.g. 2-3"
+    )
+    assert dawn(deployment_rows="2-3").phase is Phase.DEPLOY_COMMIT  # 16 squares hold 15

@@ -270,7 +270,9 @@ def test_multiplayer_options_exist_with_their_defaults() -> None:
 
 
 def test_option_deployment_rows_of_a_single_row() -> None:
+    """One row holds eight units: armies of eight deploy on it (fifteen could not, 10.5)."""
     options = RULESET.resolve_options({"scenario": "marching_orders", "deployment_rows": "3-3"})
-    state = RULESET.new_game(options)
+    armies = "army red: 1G 7I; army black: 1G 7I"
+    state = RULESET.new_game(options, f"board 8x8; {armies}")
     squares = {a.cell for a in RULESET.legal_actions(state) if isinstance(a, Place)}
     assert {"a3", "h3"} <= squares and not squares & {"a2", "h2", "a4"}
