@@ -20,22 +20,25 @@ _REF = r"(?:[A-Z]\.?\d+(?:\.\d+)*|\d+(?:\.\d+)*)"
 _SECTIONS = re.compile(rf"\s*\((?:rules?\s+)?{_REF}(?:\s*,\s*{_REF})*\)")
 
 
+def _either(names: Iterable[str]) -> str:
+    """A pattern matching any of `names`, the longest first ("" when there are none)."""
+    return "|".join(re.escape(name) for name in sorted(filter(None, names), key=len, reverse=True))
+
+
 def without_options(text: str, options: Iterable[str]) -> str:
     """`text` without parenthesised option names ("(auto_skip_defence)", "(x = y)")."""
-    names = sorted((name for name in options if name), key=len, reverse=True)
-    if not names:
+    alternatives = _either(options)
+    if not alternatives:
         return text
-    alternatives = "|".join(re.escape(name) for name in names)
     pattern = re.compile(rf"\s*\((?:under\s+)?(?:{alternatives})(?:\s*=\s*[^)]*)?\)")
     return pattern.sub("", text)
 
 
 def with_side_names(text: str, sides: Iterable[str]) -> str:
     """`text` with each side id written as a word ("south", "black's") capitalised."""
-    names = sorted((side for side in sides if side), key=len, reverse=True)
-    if not names:
+    alternatives = _either(sides)
+    if not alternatives:
         return text
-    alternatives = "|".join(re.escape(side) for side in names)
     pattern = re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])")
     return pattern.sub(lambda found: found.group(0)[:1].upper() + found.group(0)[1:], text)
 
