@@ -29,7 +29,7 @@ from prometheus_client import Counter
 
 from matchmaker import clocks
 from matchmaker.bot import Bot
-from matchmaker.engine import EngineError, EngineFailure
+from matchmaker.engine import EngineError, EngineFailure, refusal_status
 from matchmaker.handling import new_request_id
 from matchmaker.play import Play, Played, resignation
 from matchmaker.presence import Presence
@@ -260,6 +260,10 @@ class Sweeper:
         try:
             action = await self.bot.action(game, seat)
         except EngineError as refusal:
+            if refusal.details.code == Code.RESOURCE_EXHAUSTED:
+                # The engine is busy (its search pool is full): the bot thinks again later,
+                # when the game is due again; resigning would lose a game to a busy server.
+                raise refusal_status(refusal, stored_session=True) from None
             # A bot that cannot find an action would hold the game forever: it resigns.
             log.warning(
                 "bot resigns: no suggestion",

@@ -395,3 +395,41 @@ def test_an_engine_failure_in_due_work_is_logged_as_an_error_naming_the_engines_
             ] == [("the engine failed", "INTERNAL: bug", "error")]
 
     asyncio.run(scenario())
+
+
+class BusyBot(Bot):
+    """A bot whose search the engine turns away because its search pool is full."""
+
+    async def action(self, game: GameRecord, seat: Seat) -> game_pb2.Action:
+        raise EngineError(
+            ErrorDetails(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                "the engine is busy with 3 searches or replays; retry in 1.5 s",
+                "ENGINE_BUSY",
+            )
+        )
+
+
+def test_a_bot_turned_away_by_a_busy_engine_thinks_again_later_and_does_not_resign(
+    redis_url: str, engine_address: str
+) -> None:
+    """A busy engine is no reason to lose a game: the bot's turn is due again `RETRY_MS`
+    later, the game untouched; then an engine with room gets its move played."""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            sweeper = replica.sweeper
+            sweeper.bot = BusyBot(replica.engine, replica.store.vault, replica.settings)
+            before = await replica.store.time_ms()
+            with captured_logs() as logs:
+                when = await sweeper._attempt(game_id)
+            assert when is not None and when >= before + RETRY_MS
+            game = await loaded(replica, game_id)
+            assert (game.status, game.moves) == (GameStatus.RUNNING, [])
+            assert not [entry for entry in logs if str(entry["event"]).startswith("bot resigns")]
+            sweeper.bot = Bot(replica.engine, replica.store.vault, replica.settings)
+            await sweeper._attempt(game_id)
+            game = await loaded(replica, game_id)
+            assert game.status == GameStatus.RUNNING and [m.side for m in game.moves] == ["south"]
+
+    asyncio.run(scenario())
