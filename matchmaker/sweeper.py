@@ -260,9 +260,10 @@ class Sweeper:
         try:
             action = await self.bot.action(game, seat)
         except EngineError as refusal:
-            if refusal.details.code == Code.RESOURCE_EXHAUSTED:
-                # The engine is busy (its search pool is full): the bot thinks again later,
-                # when the game is due again; resigning would lose a game to a busy server.
+            if refusal.details.reason == Reason.ENGINE_BUSY:
+                # The engine is busy (its search pool full, or the search stopped at its
+                # limit on a starved machine): the bot thinks again when the game is due
+                # again; resigning would lose a game to a busy server.
                 raise refusal_status(refusal, stored_session=True) from None
             # A bot that cannot find an action would hold the game forever: it resigns.
             log.warning(
