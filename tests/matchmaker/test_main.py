@@ -257,6 +257,24 @@ def test_the_engine_is_called_over_tls_when_the_matchmakers_variable_says_so(
     assert settings.engine_tls == ClientTLS()
 
 
+def test_the_engine_tls_files_and_name_are_read_from_the_matchmakers_variables(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The CA, the client certificate and key (mutual TLS) and the engine's name for TLS
+    come from the WARGAME_MATCHMAKER_ENGINE_TLS_* variables the README lists."""
+    monkeypatch.setenv("WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE", "/certs/ca.crt")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_ENGINE_TLS_CERT_FILE", "/certs/mm.crt")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_ENGINE_TLS_KEY_FILE", "/certs/mm.key")
+    monkeypatch.setenv("WARGAME_MATCHMAKER_ENGINE_TLS_SERVER_NAME", "engine.internal")
+    args = parsed()
+    assert (
+        args.engine_tls_ca_file,
+        args.engine_tls_cert_file,
+        args.engine_tls_key_file,
+        args.engine_tls_server_name,
+    ) == ("/certs/ca.crt", "/certs/mm.crt", "/certs/mm.key", "engine.internal")
+
+
 def test_the_engine_is_called_over_tls_as_the_flags_ask() -> None:
     settings = settings_from(parsed("--engine-tls", "--engine-tls-server-name", "engine.internal"))
     assert settings.engine_tls == ClientTLS(server_name="engine.internal")
