@@ -180,6 +180,17 @@ class UnavailableBot(Bot):
         raise Refusal(Code.UNAVAILABLE, Reason.INVALID_STATE, "not now")
 
 
+async def put_off(replica: Replica, game_id: str, bot: type[Bot]) -> list[dict[str, Any]]:
+    """The sweeper attempts the game's due work with `bot` in the bot's seat, the work
+    fails and the game is due again `RETRY_MS` later: what was logged meanwhile."""
+    replica.sweeper.bot = bot(replica.engine, replica.store.vault, replica.settings)
+    before = await replica.store.time_ms()
+    with captured_logs() as logs:
+        when = await replica.sweeper._attempt(game_id)
+    assert when is not None and when >= before + RETRY_MS
+    return logs
+
+
 def test_failed_due_work_is_logged_and_tried_again_later(
     redis_url: str, engine_address: str
 ) -> None:
@@ -188,12 +199,7 @@ def test_failed_due_work_is_logged_and_tried_again_later(
 
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
-            sweeper = replica.sweeper
-            sweeper.bot = UnavailableBot(replica.engine, replica.store.vault, replica.settings)
-            before = await replica.store.time_ms()
-            with captured_logs() as logs:
-                when = await sweeper._attempt(game_id)
-            assert when is not None and when >= before + RETRY_MS
+            logs = await put_off(replica, game_id, UnavailableBot)
             assert (await loaded(replica, game_id)).moves == []
             assert [
                 (entry["error"], entry["log_level"], entry["exc_info"])
@@ -418,17 +424,12 @@ def test_a_bot_turned_away_by_a_busy_engine_thinks_again_later_and_does_not_resi
 
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
-            sweeper = replica.sweeper
-            sweeper.bot = BusyBot(replica.engine, replica.store.vault, replica.settings)
-            before = await replica.store.time_ms()
-            with captured_logs() as logs:
-                when = await sweeper._attempt(game_id)
-            assert when is not None and when >= before + RETRY_MS
+            logs = await put_off(replica, game_id, BusyBot)
             game = await loaded(replica, game_id)
             assert (game.status, game.moves) == (GameStatus.RUNNING, [])
             assert not [entry for entry in logs if str(entry["event"]).startswith("bot resigns")]
-            sweeper.bot = Bot(replica.engine, replica.store.vault, replica.settings)
-            await sweeper._attempt(game_id)
+            replica.sweeper.bot = Bot(replica.engine, replica.store.vault, replica.settings)
+            await replica.sweeper._attempt(game_id)
             game = await loaded(replica, game_id)
             assert game.status == GameStatus.RUNNING and [m.side for m in game.moves] == ["south"]
 
