@@ -8,7 +8,7 @@ from collections.abc import Callable
 from cli_client.render import Theme
 from cli_client.render.panel import player_lines
 from cli_client.session import GameSession
-from wargame.v1 import engine_pb2, matchmaker_pb2
+from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
 Describe = Callable[..., engine_pb2.DescribeGameResponse]
 Play = Callable[..., engine_pb2.ApplyActionsResponse]
@@ -90,13 +90,19 @@ def four_seats(state: object, version: int) -> matchmaker_pb2.GameView:
     return out
 
 
+def awaiting(state: game_pb2.GameState, *sides: str) -> game_pb2.GameState:
+    """A copy of `state` in which `sides` are the players to act."""
+    copy = game_pb2.GameState()
+    copy.CopyFrom(state)
+    del copy.to_act[:]
+    copy.to_act.extend(sides)
+    return copy
+
+
 def test_every_player_with_its_alliance_and_who_acted_in_the_phase(describe: Describe) -> None:
     reply = describe("napoleonic", scenario="grand_battle_2v2")
     first = reply.initial_state
-    both = type(first)()
-    both.CopyFrom(first)
-    del both.to_act[:]
-    both.to_act.extend(["red", "blue"])  # two players awaited in one phase
+    both = awaiting(first, "red", "blue")  # two players awaited in one phase
     session = GameSession(four_seats(both, 1), reply)
     assert session.multiplayer
     seats = {seat.side: seat for seat in session.seats()}
@@ -104,10 +110,7 @@ def test_every_player_with_its_alliance_and_who_acted_in_the_phase(describe: Des
         "red": "south", "black": "north", "blue": "south", "green": "north"
     }  # fmt: skip
     assert not any(seat.acted or seat.out for seat in seats.values())
-    one = type(first)()
-    one.CopyFrom(both)
-    del one.to_act[:]
-    one.to_act.append("blue")  # red has acted; blue is still awaited
+    one = awaiting(both, "blue")  # red has acted; blue is still awaited
     session.update(four_seats(one, 2))
     assert session.acted() == {"red"}
     assert session.seat("red").acted and not session.seat("blue").acted  # type: ignore[union-attr]
@@ -123,10 +126,7 @@ def test_every_player_with_its_alliance_and_who_acted_in_the_phase(describe: Des
 def test_the_panel_names_who_is_awaited_who_has_acted_and_who_is_out(describe: Describe) -> None:
     reply = describe("napoleonic", scenario="grand_battle_2v2")
     first = reply.initial_state
-    both = type(first)()
-    both.CopyFrom(first)
-    del both.to_act[:]
-    both.to_act.extend(["red", "blue"])  # the attack declaration: red and its ally blue
+    both = awaiting(first, "red", "blue")  # the attack declaration: red and its ally blue
     session = GameSession(four_seats(both, 1), reply)
 
     def panel() -> dict[str, str]:
@@ -139,10 +139,7 @@ def test_the_panel_names_who_is_awaited_who_has_acted_and_who_is_out(describe: D
     assert re.search(r"\bsouth\s+awaited\b", shown["blue"]), shown
     for side in ("black", "green"):
         assert re.search(r"\bnorth\s*$|\bnorth\s+away\b", shown[side]), shown
-    one = type(first)()
-    one.CopyFrom(both)
-    del one.to_act[:]
-    one.to_act.append("blue")  # red has ended its part; blue is still awaited
+    one = awaiting(both, "blue")  # red has ended its part; blue is still awaited
     one.napoleonic.players[3].out = True  # green is out
     session.update(four_seats(one, 2))
     shown = panel()
