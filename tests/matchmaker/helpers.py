@@ -211,7 +211,8 @@ def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
 
 
 class StreamReader:
-    """A server stream read by a thread into a queue: its messages, its error, its end.
+    """A server stream read by a thread into a queue: its messages, its error, its end (and
+    when it ended, `ended_at`, wall-clock seconds).
 
     A cancelled stream ends without an error unless `cancel_is_error` (a test that cancels
     its own call expects CANCELLED to be no failure)."""
@@ -220,6 +221,7 @@ class StreamReader:
         self.messages: queue.Queue[Any] = queue.Queue()
         self.call = call
         self.ended = threading.Event()
+        self.ended_at: float | None = None
         self.error: grpc.RpcError | None = None
         self._cancel_is_error = cancel_is_error
         threading.Thread(target=self._read, daemon=True).start()
@@ -232,6 +234,7 @@ class StreamReader:
             if self._cancel_is_error or error.code() != grpc.StatusCode.CANCELLED:
                 self.error = error
         finally:
+            self.ended_at = time.time()
             self.ended.set()
 
 

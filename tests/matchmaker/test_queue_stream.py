@@ -12,6 +12,7 @@ import pytest
 
 import matchmaker.service
 from matchmaker import keys
+from matchmaker.queue import Ticket
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
 from tests.matchmaker.helpers import sync_client
 from tests.matchmaker.test_live import QueueStream
@@ -99,6 +100,45 @@ def test_a_change_in_the_queue_is_reported_at_once_not_at_the_heartbeat(
         changed = next_message(first, 20)
         assert (changed.position, changed.waiting) == (1, 2)
         assert changed.ticket == waiting.ticket and not changed.HasField("game")
+    finally:
+        first.call.cancel()
+        if second is not None:
+            second.call.cancel()
+
+
+def test_a_ticket_that_joined_ahead_of_the_redis_clock_has_waited_no_time(
+    replica: Callable[..., InProcessMatchmaker],
+    clients: Callable[..., Client],
+    redis_url: str,
+) -> None:
+    """Join times are the Redis primary's clock: after a failover to a primary whose clock
+    is behind (or a clock stepped back), a ticket may seem to have joined in the future.
+    Its stream then says it has waited no time at all, and offers the base rating window
+    (not a negative wait, nor a window narrower than the base)."""
+    server = replica(window_growth=10.0)  # 90 s before 1000 and 2000 could be paired
+    ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
+    set_war_rating(redis_url, ada.player_id, 1000.0)
+    set_war_rating(redis_url, bob.player_id, 2000.0)
+    request = mm.JoinQueueRequest(game="war")
+    first = QueueStream(ada, request)
+    second: QueueStream | None = None
+    try:
+        waiting = next_message(first, 10)
+        ticket = Ticket.parse(waiting.ticket)
+        client = sync_client(redis_url)
+        try:  # a minute ahead of the Redis clock
+            client.zincrby(keys.queue_joined(ticket.queue_id), 60_000, ticket.ticket)
+        finally:
+            client.close()
+        # Bob joins after that: Ada's first report that counts him is one of the shift.
+        second = QueueStream(bob, request)
+        deadline = time.monotonic() + 20
+        report = next_message(first, 20)
+        while report.waiting != 2:
+            report = next_message(first, max(0.01, deadline - time.monotonic()))
+        assert (report.position, report.ticket) == (1, waiting.ticket)
+        assert (report.waited.seconds, report.waited.nanos) == (0, 0)
+        assert report.rating_window == 100.0
     finally:
         first.call.cancel()
         if second is not None:

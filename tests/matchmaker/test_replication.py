@@ -111,6 +111,12 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
             Code.UNAVAILABLE,
             Reason.STORE_UNAVAILABLE,
         )
+        # Told apart from a store that cannot be reached: the change is kept, and the
+        # same idempotency key finds it.
+        assert unconfirmed.value.message == (
+            "the change is saved but no Redis replica has confirmed it yet; "
+            "retry with the same idempotency key; retry in 1 s"
+        )
         assert unconfirmed.value.retry_after
         # Its client retries with the same key once the replica is back: the first commit.
         os.kill(replica.process.pid, signal.SIGCONT)

@@ -581,8 +581,11 @@ def test_a_watcher_following_a_rematch_waits_for_one_as_long_as_the_server_allow
     try:
         (last,) = watcher.until(final.version)
         assert last.game.status == mm.GAME_STATUS_FINISHED and not last.resync
-        # No rematch offered: the stream ends about a second after the game did.
+        # No rematch offered: the stream ends about a second after the game did, not before
+        # (an offer made within that second still reaches the watcher).
         assert wait_for(watcher.ended.is_set, timeout=15) and watcher.error is None
+        assert watcher.ended_at is not None
+        assert watcher.ended_at * 1000 >= last.at.ToMilliseconds() + 1000
     finally:
         watcher.close()
     # Without following, a finished game's stream ends at its last update.

@@ -16,7 +16,7 @@ from matchmaker import keys
 from matchmaker.record import GameStatus
 from matchmaker.server import Replica
 from matchmaker.store import Commit, Update
-from matchmaker.watch import finished_at
+from matchmaker.watch import READ_COUNT, Batch, Feed, finished_at
 from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs, store_client
 from tests.matchmaker.test_views import war_record
@@ -226,6 +226,45 @@ def test_a_watched_game_at_rest_costs_redis_no_reads(redis_url: str) -> None:
                     assert updates.empty()
             finally:
                 await checker.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_feed_that_fell_behind_hands_out_every_entry_once_in_bounded_reads(
+    redis_url: str,
+) -> None:
+    """A feed woken once after more than READ_COUNT entries were appended (its watchers fell
+    behind: a burst while it was not listening) reads on until it has them all, at most
+    READ_COUNT at a time: every entry handed out once, in order, none lost or repeated."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica:
+            total = 2 * READ_COUNT + 7
+            for version in range(total):
+                update = Update(f"update {version + 1}".encode(), side="south")
+                await replica.store.commit(
+                    Commit("g-behind", version, {"status": "running"}, update=update)
+                )
+            feed = Feed(replica.hub, "g-behind", "0-0")  # not listening: woken here, once
+            watcher: asyncio.Queue[Batch] = asyncio.Queue()
+            feed.queues.add(watcher)
+            try:
+                feed.wake()
+                reading = feed._reading
+                assert reading is not None
+                await asyncio.wait_for(reading, 15)
+            finally:
+                feed.close()
+            batches = [watcher.get_nowait() for _ in range(watcher.qsize())]
+            assert [len(batch.entries) for batch in batches] == [READ_COUNT, READ_COUNT, 7]
+            entries = [entry for batch in batches for entry in batch.entries]
+            assert [entry.position for entry in entries] == [(v, 0) for v in range(1, total + 1)]
+            assert [entry.message for entry in entries] == [
+                f"update {v}".encode() for v in range(1, total + 1)
+            ]
+            # Each batch carries the game as read after its entries.
+            assert [batch.game.version if batch.game else None for batch in batches] == [total] * 3
+            assert feed.last_id == f"{total}-0"
 
     asyncio.run(scenario())
 
