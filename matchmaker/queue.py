@@ -203,10 +203,7 @@ class Queues:
             )
         rating_text = await self.players.rating_text(player_id, spec.ruleset)
         rating = Rating.parse(rating_text)
-        seat = json.dumps(
-            {"p": player_id, "n": name, "r": round(rating.rating, 3), "rt": rating_text},
-            separators=(",", ":"),
-        )
+        seat = json.dumps({"p": player_id, "n": name, "rt": rating_text}, separators=(",", ":"))
         joined = await self.scripts.run(
             "queue_join",
             keys.queue_keys(spec.queue_id),

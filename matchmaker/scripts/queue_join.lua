@@ -12,7 +12,7 @@
 --
 -- ARGV[1]  ticket
 -- ARGV[2]  rating
--- ARGV[3]  ticket JSON {"p": player, "n": name, "r": rating, "d": deviation, "v": volatility}
+-- ARGV[3]  seat JSON {"p": player, "n": name, "rt": rating text (rating, deviation, volatility)}
 -- ARGV[4]  queue config JSON
 -- ARGV[5]  liveness (ms): the ticket is dropped unless its stream renews it within this time
 -- ARGV[6]  TTL (s) of the queue's keys
