@@ -163,7 +163,9 @@ def logging_restored() -> Iterator[None]:
 
 def test_the_start_line_names_the_process(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """`serve` in this process: its start line (JSON, on stderr) carries this process's
-    id, by which an operator finds the process that logged it; SIGTERM stops it."""
+    id and component, by which an operator finds the process that logged it, and says
+    whether it speaks TLS (off: loopback, no certificate; nor to the engine); SIGTERM
+    stops it."""
     stderr = io.StringIO()
     monkeypatch.setattr(sys, "stderr", stderr)
     args = parsed(
@@ -185,7 +187,13 @@ def test_the_start_line_names_the_process(redis_url: str, monkeypatch: pytest.Mo
     lines = [json.loads(line) for line in stderr.getvalue().splitlines() if line.startswith("{")]
     started = next(line for line in lines if line["event"] == "matchmaker serving")
     assert started["pid"] == os.getpid()
-    assert [line["event"] for line in lines][-1] == "matchmaker stopped"
+    assert (started["component"], started["tls"], started["engine_tls"]) == (
+        "matchmaker",
+        "off",
+        "off",
+    )
+    stopped = lines[-1]
+    assert (stopped["event"], stopped["component"]) == ("matchmaker stopped", "matchmaker")
 
 
 def test_the_listen_addresses_are_read_from_the_matchmakers_variables(
@@ -279,6 +287,22 @@ def test_the_engine_is_called_over_tls_as_the_flags_ask() -> None:
     settings = settings_from(parsed("--engine-tls", "--engine-tls-server-name", "engine.internal"))
     assert settings.engine_tls == ClientTLS(server_name="engine.internal")
     assert settings_from(parsed("--engine", "127.0.0.1:1")).engine_tls is None
+
+
+def test_a_distant_engine_in_plaintext_is_refused_saying_who_would_call_it() -> None:
+    """README (Transport security): off loopback the matchmaker refuses to call the engine
+    without TLS, in one line that says who would speak plaintext, where, and the flags
+    that give TLS or allow it; with --insecure it calls it in plaintext."""
+    with pytest.raises(ConfigError) as refused:
+        settings_from(parsed("--engine", "engine.internal:50051"))
+    message = str(refused.value)
+    assert message.startswith(
+        "the matchmaker would call the engine in plaintext gRPC on engine.internal:50051, "
+        "beyond this machine"
+    )
+    assert "--engine-tls" in message and "--insecure" in message
+    insecure = settings_from(parsed("--engine", "engine.internal:50051", "--insecure"))
+    assert insecure.engine_tls is None
 
 
 def test_main_refuses_a_busy_port_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:

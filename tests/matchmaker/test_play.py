@@ -900,6 +900,52 @@ def test_a_rated_game_of_alliances_is_settled_by_alliance_as_it_ends(
     }
 
 
+# The `three_way` scenario's start, with red and green allied against black (a `players`
+# section, docs/positions.md): a game of three with alliances.
+RED_AND_GREEN_ALLIED = (
+    "board 12x12; players: red/south black/black green/south; "
+    "red: e2=A f2=C g2=C i2=G j2=C k2=C l2=A e3=I f3=I g3=I h3=I i3=I j3=I k3=I l3=I; "
+    "black: e10=I f10=I g10=I h10=I i10=I j10=I k10=I l10=I "
+    "e11=A f11=C g11=C i11=G j11=C k11=C l11=A; "
+    "green: b3=A c3=I b4=C c4=I b5=C c5=I c6=I b7=G c7=I b8=C c8=I b9=C c9=I b10=A c10=I; "
+    "hills: g6 i8; turn: red movement 0"
+)
+
+
+def test_a_rated_game_of_three_is_settled_by_its_alliances(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """A rated game of three, new players all, where red and green are allied: black
+    resigns, and their alliance wins. The alliances are the position's (drawn by the
+    engine, as for four), so openskill's team model rates two alliances, red and green
+    ranked first, not three players each alone."""
+    people = {side: clients(matchmaker.address, side) for side in ("red", "black", "green")}
+    created = people["red"].CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way"},
+            setup=RED_AND_GREEN_ALLIED,
+            side="red",
+            rated=True,
+        )
+    )
+    for side in ("black", "green"):
+        joined = people[side].JoinGame(
+            mm.JoinGameRequest(invite_code=created.invite_code, side=side)
+        )
+    assert joined.game.status == mm.GAME_STATUS_RUNNING
+    ended = people["black"].Resign(mm.ResignRequest(game_id=created.game.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED
+    # docs/multiplayer.md: the players left are all of one alliance, which wins.
+    assert (ended.outcome.winner, set(ended.outcome.winners)) == ("south", {"red", "green"})
+    record, _ = matchmaker.call(lambda replica: replica.store.get(created.game.id))
+    assert record.rating_status == RatingStatus.DONE
+    new = Rating()
+    (winner, _), (loser,) = team_update([[new, new], [new]], [1, 2])
+    kept = {seat.side: Rating.parse(seat.rating_after) for seat in record.seats}
+    assert kept == {"red": winner, "green": winner, "black": loser}
+
+
 def test_a_rated_game_of_two_is_settled_without_the_engine(
     matchmaker: InProcessMatchmaker, war_players: dict[str, Client], redis_url: str
 ) -> None:

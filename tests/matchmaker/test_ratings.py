@@ -223,6 +223,10 @@ def paper_step5(given: Step5, epsilon: float = 1e-6) -> float:
         Step5(0.06, 1.1513, 1.7785, -0.4834, 0.5),  # the worked example
         Step5(0.06, 0.38, 0.13, 0.1, 0.5),  # A is kept (and f(A) halved) on the way
         Step5(0.07, 0.12, 0.33, -0.2, 0.5),
+        # f(B) and f(C) of one sign, their product far below 1: A is kept and the paper
+        # takes a third step; an iteration that let B replace A there (losing the bracket)
+        # would stop a step early, a millionth off the paper's sigma'.
+        Step5(0.06, 0.3, 0.1, 0.1, 0.5),
     ],
 )
 def test_volatility_follows_the_papers_iteration_to_its_last_digits(given: Step5) -> None:
