@@ -146,13 +146,21 @@ def test_a_game_of_more_than_two_is_not_played_again_by_rematch(
 SET_UP = "4gk4/10/10/10/10/10/10/T1T1T1T1T1/1T1T1T1T1T/MHC1GK1CHM S FF:ff"
 
 
-def test_play_again_starts_from_the_set_up_the_game_started_from(
+def test_play_again_keeps_the_set_up_clock_and_visibility_of_the_game_played(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
-    """ "The same options" include the set-up text: the rematch begins from the position
-    the finished game began from, not from the ruleset's default one."""
+    """A rematch keeps the set-up text, the whole time control and the visibility: it
+    begins from the position the finished game began from, not from the ruleset's default
+    one, with the same base time and increment, private as the game was."""
     two = players_of(matchmaker.address, clients, "south", "north")
-    game = start_game(two, "war", setup=SET_UP)
+    clock = mm.TimeControl(base=seconds(300), increment=seconds(5))
+    created = two["south"].CreateGame(
+        mm.CreateGameRequest(
+            game="war", side="south", setup=SET_UP, time_control=clock,
+            visibility=mm.VISIBILITY_PRIVATE,
+        )
+    )  # fmt: skip
+    game = two["north"].JoinGame(mm.JoinGameRequest(invite_code=created.invite_code)).game
     default = start_game(
         players_of(matchmaker.address, clients, "south", "north"), "war"
     ).state.position
@@ -160,6 +168,8 @@ def test_play_again_starts_from_the_set_up_the_game_started_from(
     two["north"].Resign(mm.ResignRequest(game_id=game.id))
     offered = two["south"].Rematch(mm.RematchRequest(game_id=game.id)).game
     assert offered.state.position == game.state.position
+    assert offered.clock.time_control == clock
+    assert offered.visibility == mm.VISIBILITY_PRIVATE
 
 
 def test_play_again_of_a_game_that_expires_meanwhile_is_refused_as_not_found(
