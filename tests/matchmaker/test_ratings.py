@@ -227,6 +227,15 @@ def paper_step5(given: Step5, epsilon: float = 1e-6) -> float:
         # takes a third step; an iteration that let B replace A there (losing the bracket)
         # would stop a step early, a millionth off the paper's sigma'.
         Step5(0.06, 0.3, 0.1, 0.1, 0.5),
+        # delta^2 > phi^2 + v: step 5.2 takes B = ln(delta^2 - phi^2 - v) (a far and a near
+        # one: 9 > 2.0289, and 1 > 0.75 by less than 1, phi being below 1)
+        Step5(0.06, 0.17, 2.0, 3.0, 0.5),
+        Step5(0.06, 0.5, 0.5, 1.0, 0.5),
+        # delta^2 = phi^2 + v exactly (0.25 + 0.75 = 1, all exact in binary): the paper's
+        # "if delta^2 > phi^2 + v" is false, so B comes from the steps a - k tau
+        Step5(0.06, 0.5, 0.75, 1.0, 0.5),
+        # a loose tau (update takes any): step 5.2 steps down by tau, to k = 2 here
+        Step5(1.0, 0.01, 0.0001, 0.0, 3.0),
     ],
 )
 def test_volatility_follows_the_papers_iteration_to_its_last_digits(given: Step5) -> None:

@@ -140,3 +140,59 @@ def test_a_game_of_more_than_two_is_not_played_again_by_rematch(
         "start a new game of its scenario"
     )
     assert not people["red"].GetGame(mm.GetGameRequest(game_id=game.id)).game.rematch_game_id
+
+
+# South to move, North down to its Gun and King (docs/positions.md): no default board.
+SET_UP = "4gk4/10/10/10/10/10/10/T1T1T1T1T1/1T1T1T1T1T/MHC1GK1CHM S FF:ff"
+
+
+def test_play_again_keeps_the_set_up_clock_and_visibility_of_the_game_played(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """A rematch keeps the set-up text, the whole time control and the visibility: it
+    begins from the position the finished game began from, not from the ruleset's default
+    one, with the same base time and increment, private as the game was."""
+    two = players_of(matchmaker.address, clients, "south", "north")
+    clock = mm.TimeControl(base=seconds(300), increment=seconds(5))
+    created = two["south"].CreateGame(
+        mm.CreateGameRequest(
+            game="war", side="south", setup=SET_UP, time_control=clock,
+            visibility=mm.VISIBILITY_PRIVATE,
+        )
+    )  # fmt: skip
+    game = two["north"].JoinGame(mm.JoinGameRequest(invite_code=created.invite_code)).game
+    default = start_game(
+        players_of(matchmaker.address, clients, "south", "north"), "war"
+    ).state.position
+    assert game.state.position != default  # the set-up is not the default board
+    two["north"].Resign(mm.ResignRequest(game_id=game.id))
+    offered = two["south"].Rematch(mm.RematchRequest(game_id=game.id)).game
+    assert offered.state.position == game.state.position
+    assert offered.clock.time_control == clock
+    assert offered.visibility == mm.VISIBILITY_PRIVATE
+
+
+def test_play_again_of_a_game_that_expires_meanwhile_is_refused_as_not_found(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client], monkeypatch: Any
+) -> None:
+    """The finished game expires between reading it and recording its rematch: the caller
+    is told, as for any game gone, that there is no such game (naming it)."""
+    two = players_of(matchmaker.address, clients, "south", "north")
+    game = start_game(two, "war")
+    two["north"].Resign(mm.ResignRequest(game_id=game.id))
+    assert matchmaker.replica is not None
+    store = matchmaker.replica.store
+    claim = store.claim_rematch
+
+    async def expiring_first(game_id: str, rematch_id: str) -> str:
+        await store.redis.delete(keys.game(game_id))  # its TTL runs out just now
+        return await claim(game_id, rematch_id)
+
+    monkeypatch.setattr(store, "claim_rematch", expiring_first)
+    refused = expect_error(
+        lambda: two["south"].Rematch(mm.RematchRequest(game_id=game.id)),
+        Code.NOT_FOUND,
+        "SESSION_NOT_FOUND",
+    )
+    assert refused.message == f"no game '{game.id}' (unknown or expired)"
+    assert refused.fields[0][0] == "game_id"
