@@ -21,7 +21,7 @@ from matchmaker.settings import Settings
 from tests.matchmaker.helpers import captured_logs, legal_actions
 from tests.servers import free_port
 from tests.tls_support import Authority
-from wargame.runtime.refusal import Reason
+from wargame.runtime.refusal import Reason, Refusal
 from wargame.runtime.serving import create_server, register_service
 from wargame.runtime.status import ErrorDetails, rich_status
 from wargame.runtime.tls import ClientTLS
@@ -37,6 +37,65 @@ def test_an_unknown_reason_is_our_bug_and_says_so() -> None:
     assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
     assert status.message == "the rules engine answered with an unknown reason"
     assert status.engine == "FAILED_PRECONDITION NOT_A_REASON: no such thing"
+
+
+@pytest.mark.parametrize(
+    ("code", "reason", "stored_session", "expected_code"),
+    [
+        # Against a stored session the caller's state is not the one that was judged: an
+        # illegal action is a failed precondition, whatever code the engine used ...
+        (grpc.StatusCode.INVALID_ARGUMENT, Reason.ILLEGAL_ACTION, True, "FAILED_PRECONDITION"),
+        # ... while a malformed request stays an invalid argument.
+        (grpc.StatusCode.FAILED_PRECONDITION, Reason.NOTATION_INVALID, True, "INVALID_ARGUMENT"),
+        # A caller's own state (no stored session) keeps the engine's code.
+        (grpc.StatusCode.INVALID_ARGUMENT, Reason.ILLEGAL_ACTION, False, "INVALID_ARGUMENT"),
+        (grpc.StatusCode.NOT_FOUND, Reason.UNKNOWN_GAME, True, "NOT_FOUND"),
+    ],
+)
+def test_an_engine_refusal_keeps_its_reason_and_message_under_the_sessions_code(
+    code: grpc.StatusCode, reason: Reason, stored_session: bool, expected_code: str
+) -> None:
+    refusal = EngineError(
+        ErrorDetails(code, "not now", reason, fields=(("actions", "bad"),), metadata={"k": "v"})
+    )
+    status = refusal_status(refusal, stored_session=stored_session)
+    assert not isinstance(status, EngineFailure)
+    assert (status.code, status.reason, status.message) == (
+        getattr(grpc.StatusCode, expected_code),
+        reason,
+        "not now",
+    )
+    assert status.fields == (("actions", "bad"),)
+    assert status.metadata == {"k": "v"}
+
+
+@pytest.mark.parametrize(
+    "code", [grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION]
+)
+def test_a_stored_game_the_engine_calls_invalid_is_our_bug_and_says_so(
+    code: grpc.StatusCode,
+) -> None:
+    """The matchmaker stored the state the engine now calls invalid: INTERNAL, with the
+    engine's words kept for the log, not the caller's fault."""
+    refusal = EngineError(ErrorDetails(code, "no such position", Reason.INVALID_STATE))
+    status = refusal_status(refusal, stored_session=True)
+    assert isinstance(status, EngineFailure)
+    assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
+    assert status.message == "the stored game was refused by the engine"
+    assert status.engine == f"{code.name} INVALID_STATE: no such position"
+
+
+def test_an_engine_failing_with_another_code_is_our_bug_named_by_its_request_id() -> None:
+    refusal = EngineError(ErrorDetails(grpc.StatusCode.INTERNAL, "crashed", Reason.INTERNAL_ERROR))
+    structlog.contextvars.bind_contextvars(request_id="req-9")
+    try:
+        status = refusal_status(refusal, stored_session=False)
+    finally:
+        structlog.contextvars.clear_contextvars()
+    assert isinstance(status, EngineFailure)
+    assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
+    assert status.message == "the rules engine failed (request id req-9)"
+    assert status.engine == "INTERNAL INTERNAL_ERROR: crashed"
 
 
 def test_an_unreachable_engine_is_unavailable_with_a_retry_hint(nowhere: str) -> None:
@@ -201,7 +260,7 @@ class _Warming(engine_pb2_grpc.RulesEngineServicer):
 
 
 @contextmanager
-def _serve(servicer: _Warming) -> Iterator[str]:
+def _serve(servicer: engine_pb2_grpc.RulesEngineServicer) -> Iterator[str]:
     serving = create_server(
         f"127.0.0.1:{free_port()}",
         lambda server: register_service(
@@ -284,3 +343,86 @@ def test_a_refusal_by_the_engine_is_not_retried_and_keeps_its_reason(
         "no game chess",
     )
     assert [(method, rid) for method, rid, _ in servicer.calls] == [("DescribeGame", "")]
+
+
+def test_a_stored_games_squares_for_deploying_refused_by_the_engine_keep_its_reason(
+    warming: tuple[_Warming, str],
+) -> None:
+    """Asking a game's deployment squares relays the engine's refusal of its description
+    as a status the caller can read (its code, reason and message), not a crash."""
+    _, address = warming
+
+    async def call() -> Refusal:
+        engine = Engine(address, Settings(engine_retries=1))
+        try:
+            with pytest.raises(Refusal) as refused:
+                await engine.deployment_squares(game_pb2.GameState(game="chess"), "south")
+            return refused.value
+        finally:
+            await engine.close()
+
+    refusal = asyncio.run(call())
+    assert not isinstance(refusal, EngineFailure)
+    assert (refusal.code, refusal.reason, refusal.message) == (
+        grpc.StatusCode.NOT_FOUND,
+        Reason.UNKNOWN_GAME,
+        "no game chess",
+    )
+
+
+class _Drawing(engine_pb2_grpc.RulesEngineServicer):
+    """An engine whose NewGame draws any position as one troop on e5, UNAVAILABLE to its
+    first `unavailable` calls; it notes the positions it was asked to draw."""
+
+    def __init__(self, unavailable: int) -> None:
+        self.unavailable = unavailable
+        self.asked: list[str] = []
+
+    def NewGame(
+        self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.NewGameResponse:
+        self.asked.append(request.position)
+        if len(self.asked) <= self.unavailable:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "warming up")
+        piece = game_pb2.Piece(kind="troop", side="south", cell="e5")
+        return engine_pb2.NewGameResponse(
+            state=game_pb2.GameState(
+                game=request.game, position=request.position, options={"v": "1"}, pieces=[piece]
+            )
+        )
+
+
+def test_a_positions_view_is_asked_once_and_asked_again_only_after_a_failed_call() -> None:
+    """The view of a position is drawn by the engine once and shared (by later callers and
+    by callers at the same moment); a call that failed is not kept: the next caller asks
+    again."""
+    servicer = _Drawing(unavailable=1)  # type: ignore[abstract]  # only NewGame is called
+    first = game_pb2.GameState(game="war", position="p1")
+    second = game_pb2.GameState(game="war", position="p2")
+
+    async def scenario() -> tuple[list[game_pb2.GameState], list[str]]:
+        engine = Engine(address, Settings(engine_retries=1))
+        try:
+            with pytest.raises(EngineFailure) as failed:
+                await engine.drawn(first)
+            assert failed.value.reason == Reason.ENGINE_UNAVAILABLE
+            asked_after_failure = list(servicer.asked)
+            views = [await engine.drawn(first), await engine.drawn(first)]
+            views += await asyncio.gather(engine.drawn(second), engine.drawn(second))
+            # A state drawn already, or one of the structured form (no position), is
+            # drawn as it is, without asking.
+            structured = game_pb2.GameState(game="war")
+            assert await engine.drawn(views[0]) is views[0]
+            assert await engine.drawn(structured) is structured
+            assert asked_after_failure == ["p1"]
+            return views, servicer.asked
+        finally:
+            await engine.close()
+
+    with _serve(servicer) as address:
+        views, asked = asyncio.run(scenario())
+    assert asked == ["p1", "p1", "p2"]
+    troop = game_pb2.Piece(kind="troop", side="south", cell="e5")
+    for view, state in zip(views, [first, first, second, second], strict=True):
+        assert (view.game, view.position) == (state.game, state.position)
+        assert list(view.pieces) == [troop] and dict(view.options) == {"v": "1"}
