@@ -25,7 +25,7 @@ from wargame.runtime.refusal import Reason, Refusal
 from wargame.runtime.serving import create_server, register_service
 from wargame.runtime.status import ErrorDetails, rich_status
 from wargame.runtime.tls import ClientTLS
-from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
+from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2, war_pb2
 
 
 def test_an_unknown_reason_is_our_bug_and_says_so() -> None:
@@ -86,7 +86,9 @@ def test_a_stored_game_the_engine_calls_invalid_is_our_bug_and_says_so(
 
 
 def test_an_engine_failing_with_another_code_is_our_bug_named_by_its_request_id() -> None:
-    refusal = EngineError(ErrorDetails(grpc.StatusCode.INTERNAL, "crashed", Reason.INTERNAL_ERROR))
+    """An engine that crashed (UNKNOWN, with no reason at all): our bug, logged with the
+    engine's code, "-" for its missing reason, and its message."""
+    refusal = EngineError(ErrorDetails(grpc.StatusCode.UNKNOWN, "Exception calling application"))
     structlog.contextvars.bind_contextvars(request_id="req-9")
     try:
         status = refusal_status(refusal, stored_session=False)
@@ -95,7 +97,7 @@ def test_an_engine_failing_with_another_code_is_our_bug_named_by_its_request_id(
     assert isinstance(status, EngineFailure)
     assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
     assert status.message == "the rules engine failed (request id req-9)"
-    assert status.engine == "INTERNAL INTERNAL_ERROR: crashed"
+    assert status.engine == "UNKNOWN -: Exception calling application"
 
 
 def test_an_unreachable_engine_is_unavailable_with_a_retry_hint(nowhere: str) -> None:
@@ -345,68 +347,113 @@ def test_a_refusal_by_the_engine_is_not_retried_and_keeps_its_reason(
     assert [(method, rid) for method, rid, _ in servicer.calls] == [("DescribeGame", "")]
 
 
-def test_a_stored_games_squares_for_deploying_refused_by_the_engine_keep_its_reason(
-    warming: tuple[_Warming, str],
-) -> None:
-    """Asking a game's deployment squares relays the engine's refusal of its description
-    as a status the caller can read (its code, reason and message), not a crash."""
-    _, address = warming
-
-    async def call() -> Refusal:
-        engine = Engine(address, Settings(engine_retries=1))
-        try:
-            with pytest.raises(Refusal) as refused:
-                await engine.deployment_squares(game_pb2.GameState(game="chess"), "south")
-            return refused.value
-        finally:
-            await engine.close()
-
-    refusal = asyncio.run(call())
-    assert not isinstance(refusal, EngineFailure)
-    assert (refusal.code, refusal.reason, refusal.message) == (
-        grpc.StatusCode.NOT_FOUND,
-        Reason.UNKNOWN_GAME,
-        "no game chess",
-    )
+TROOP = game_pb2.Piece(kind="troop", side="south", cell="e5")
+SIDES_ASKED = ("south", "north", "east")
 
 
 class _Drawing(engine_pb2_grpc.RulesEngineServicer):
-    """An engine whose NewGame draws any position as one troop on e5, UNAVAILABLE to its
-    first `unavailable` calls; it notes the positions it was asked to draw."""
+    """An engine of one made-up board: NewGame draws any position as one troop on e5
+    (UNAVAILABLE to its first `unavailable` calls, refusing the position "refused" as an
+    invalid state); DescribeGame refuses any options. It notes what it was asked to draw."""
 
-    def __init__(self, unavailable: int) -> None:
+    def __init__(self, unavailable: int = 0) -> None:
         self.unavailable = unavailable
-        self.asked: list[str] = []
+        self.asked: list[tuple[str, str]] = []
 
     def NewGame(
         self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext
     ) -> engine_pb2.NewGameResponse:
-        self.asked.append(request.position)
+        self.asked.append((request.game, request.position))
         if len(self.asked) <= self.unavailable:
             context.abort(grpc.StatusCode.UNAVAILABLE, "warming up")
-        piece = game_pb2.Piece(kind="troop", side="south", cell="e5")
+        if request.position == "refused":
+            context.abort_with_status(
+                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_STATE", "no such position")
+            )
         return engine_pb2.NewGameResponse(
             state=game_pb2.GameState(
-                game=request.game, position=request.position, options={"v": "1"}, pieces=[piece]
+                game=request.game,
+                position=request.position,
+                options={"v": "1"},
+                pieces=[TROOP],
+                war=war_pb2.WarState(side_to_move="north"),
             )
         )
 
+    def DescribeGame(
+        self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.DescribeGameResponse:
+        if request.options:
+            context.abort_with_status(
+                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTION_VALUE", "no options")
+            )
+        cells = [
+            board_pb2.Cell(name="e1", tags=["deployment:south"]),
+            board_pb2.Cell(name="e5"),
+            board_pb2.Cell(name="e9", tags=["home", "deployment:north"]),
+            board_pb2.Cell(name="a1", tags=["deployment:south"]),
+        ]
+        return engine_pb2.DescribeGameResponse(
+            board=board_pb2.BoardDescription(game=request.game, cells=cells)
+        )
 
-def test_a_positions_view_is_asked_once_and_asked_again_only_after_a_failed_call() -> None:
-    """The view of a position is drawn by the engine once and shared (by later callers and
-    by callers at the same moment); a call that failed is not kept: the next caller asks
-    again."""
-    servicer = _Drawing(unavailable=1)  # type: ignore[abstract]  # only NewGame is called
+
+@pytest.fixture
+def drawing() -> Iterator[tuple[_Drawing, str]]:
+    """An engine of one made-up board, UNAVAILABLE to its first NewGame call."""
+    servicer = _Drawing(unavailable=1)  # type: ignore[abstract]  # two methods are called
+    with _serve(servicer) as address:
+        yield servicer, address
+
+
+def test_a_sides_deployment_squares_are_the_cells_tagged_for_it_in_board_order(
+    drawing: tuple[_Drawing, str],
+) -> None:
+    """The squares a side deploys on are the board's cells tagged `deployment:<side>`; a
+    stored game whose description the engine refuses (its options, say) is refused as a
+    failed precondition with the engine's reason and message, not as a crash."""
+    _, address = drawing
+    war = game_pb2.GameState(game="war")
+    odd = game_pb2.GameState(game="war", options={"size": "0"})
+
+    async def call() -> tuple[list[tuple[str, ...]], Refusal]:
+        engine = Engine(address, Settings(engine_retries=1))
+        try:
+            squares = [await engine.deployment_squares(war, side) for side in SIDES_ASKED]
+            with pytest.raises(Refusal) as refused:
+                await engine.deployment_squares(odd, "south")
+            return squares, refused.value
+        finally:
+            await engine.close()
+
+    squares, refusal = asyncio.run(call())
+    assert squares == [("e1", "a1"), ("e9",), ()]
+    assert not isinstance(refusal, EngineFailure)
+    assert (refusal.code, refusal.reason, refusal.message) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        Reason.INVALID_OPTION_VALUE,
+        "no options",
+    )
+
+
+def test_a_positions_view_is_asked_once_and_asked_again_only_after_a_failed_call(
+    drawing: tuple[_Drawing, str],
+) -> None:
+    """The view of a position (options, pieces and the game's detail) is drawn by the
+    engine once and shared, by later callers and by callers at the same moment; a call
+    that failed is not kept: the next caller asks again. A position the engine calls
+    invalid is our bug (the matchmaker stored it)."""
+    servicer, address = drawing
     first = game_pb2.GameState(game="war", position="p1")
     second = game_pb2.GameState(game="war", position="p2")
 
-    async def scenario() -> tuple[list[game_pb2.GameState], list[str]]:
+    async def scenario() -> list[game_pb2.GameState]:
         engine = Engine(address, Settings(engine_retries=1))
         try:
             with pytest.raises(EngineFailure) as failed:
                 await engine.drawn(first)
             assert failed.value.reason == Reason.ENGINE_UNAVAILABLE
-            asked_after_failure = list(servicer.asked)
+            assert servicer.asked == [("war", "p1")]
             views = [await engine.drawn(first), await engine.drawn(first)]
             views += await asyncio.gather(engine.drawn(second), engine.drawn(second))
             # A state drawn already, or one of the structured form (no position), is
@@ -414,15 +461,40 @@ def test_a_positions_view_is_asked_once_and_asked_again_only_after_a_failed_call
             structured = game_pb2.GameState(game="war")
             assert await engine.drawn(views[0]) is views[0]
             assert await engine.drawn(structured) is structured
-            assert asked_after_failure == ["p1"]
-            return views, servicer.asked
+            with pytest.raises(EngineFailure) as invalid:
+                await engine.drawn(game_pb2.GameState(game="war", position="refused"))
+            assert (invalid.value.code, invalid.value.message) == (
+                grpc.StatusCode.INTERNAL,
+                "the stored game was refused by the engine",
+            )
+            return views
         finally:
             await engine.close()
 
-    with _serve(servicer) as address:
-        views, asked = asyncio.run(scenario())
-    assert asked == ["p1", "p1", "p2"]
-    troop = game_pb2.Piece(kind="troop", side="south", cell="e5")
+    views = asyncio.run(scenario())
+    assert servicer.asked == [("war", "p1"), ("war", "p1"), ("war", "p2"), ("war", "refused")]
     for view, state in zip(views, [first, first, second, second], strict=True):
         assert (view.game, view.position) == (state.game, state.position)
-        assert list(view.pieces) == [troop] and dict(view.options) == {"v": "1"}
+        assert list(view.pieces) == [TROOP] and dict(view.options) == {"v": "1"}
+        assert view.WhichOneof("detail") == "war" and view.war.side_to_move == "north"
+
+
+def test_only_the_views_of_the_positions_asked_last_are_kept(
+    drawing: tuple[_Drawing, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With room for three views, a fourth position drops the one asked least recently
+    (asking a kept one again counts as asking it): only that one is drawn again."""
+    servicer, address = drawing
+    servicer.unavailable = 0
+    monkeypatch.setattr(matchmaker.engine, "VIEWS_KEPT", 3)
+
+    async def scenario() -> None:
+        engine = Engine(address, Settings())
+        try:
+            for position in ("p1", "p2", "p3", "p1", "p4", "p1", "p3", "p4", "p2"):
+                await engine.drawn(game_pb2.GameState(game="war", position=position))
+        finally:
+            await engine.close()
+
+    asyncio.run(scenario())
+    assert [position for _, position in servicer.asked] == ["p1", "p2", "p3", "p4", "p2"]
