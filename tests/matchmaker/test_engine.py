@@ -21,11 +21,11 @@ from matchmaker.settings import Settings
 from tests.matchmaker.helpers import captured_logs, legal_actions
 from tests.servers import free_port
 from tests.tls_support import Authority
-from wargame.runtime.refusal import Reason
+from wargame.runtime.refusal import Reason, Refusal
 from wargame.runtime.serving import create_server, register_service
 from wargame.runtime.status import ErrorDetails, rich_status
 from wargame.runtime.tls import ClientTLS
-from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2
+from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2, war_pb2
 
 
 def test_an_unknown_reason_is_our_bug_and_says_so() -> None:
@@ -37,6 +37,67 @@ def test_an_unknown_reason_is_our_bug_and_says_so() -> None:
     assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
     assert status.message == "the rules engine answered with an unknown reason"
     assert status.engine == "FAILED_PRECONDITION NOT_A_REASON: no such thing"
+
+
+@pytest.mark.parametrize(
+    ("code", "reason", "stored_session", "expected_code"),
+    [
+        # Against a stored session the caller's state is not the one that was judged: an
+        # illegal action is a failed precondition, whatever code the engine used ...
+        (grpc.StatusCode.INVALID_ARGUMENT, Reason.ILLEGAL_ACTION, True, "FAILED_PRECONDITION"),
+        # ... while a malformed request stays an invalid argument.
+        (grpc.StatusCode.FAILED_PRECONDITION, Reason.NOTATION_INVALID, True, "INVALID_ARGUMENT"),
+        # A caller's own state (no stored session) keeps the engine's code.
+        (grpc.StatusCode.INVALID_ARGUMENT, Reason.ILLEGAL_ACTION, False, "INVALID_ARGUMENT"),
+        (grpc.StatusCode.NOT_FOUND, Reason.UNKNOWN_GAME, True, "NOT_FOUND"),
+    ],
+)
+def test_an_engine_refusal_keeps_its_reason_and_message_under_the_sessions_code(
+    code: grpc.StatusCode, reason: Reason, stored_session: bool, expected_code: str
+) -> None:
+    refusal = EngineError(
+        ErrorDetails(code, "not now", reason, fields=(("actions", "bad"),), metadata={"k": "v"})
+    )
+    status = refusal_status(refusal, stored_session=stored_session)
+    assert not isinstance(status, EngineFailure)
+    assert (status.code, status.reason, status.message) == (
+        getattr(grpc.StatusCode, expected_code),
+        reason,
+        "not now",
+    )
+    assert status.fields == (("actions", "bad"),)
+    assert status.metadata == {"k": "v"}
+
+
+@pytest.mark.parametrize(
+    "code", [grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.FAILED_PRECONDITION]
+)
+def test_a_stored_game_the_engine_calls_invalid_is_our_bug_and_says_so(
+    code: grpc.StatusCode,
+) -> None:
+    """The matchmaker stored the state the engine now calls invalid: INTERNAL, with the
+    engine's words kept for the log, not the caller's fault."""
+    refusal = EngineError(ErrorDetails(code, "no such position", Reason.INVALID_STATE))
+    status = refusal_status(refusal, stored_session=True)
+    assert isinstance(status, EngineFailure)
+    assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
+    assert status.message == "the stored game was refused by the engine"
+    assert status.engine == f"{code.name} INVALID_STATE: no such position"
+
+
+def test_an_engine_failing_with_another_code_is_our_bug_named_by_its_request_id() -> None:
+    """An engine that crashed (UNKNOWN, with no reason at all): our bug, logged with the
+    engine's code, "-" for its missing reason, and its message."""
+    refusal = EngineError(ErrorDetails(grpc.StatusCode.UNKNOWN, "Exception calling application"))
+    structlog.contextvars.bind_contextvars(request_id="req-9")
+    try:
+        status = refusal_status(refusal, stored_session=False)
+    finally:
+        structlog.contextvars.clear_contextvars()
+    assert isinstance(status, EngineFailure)
+    assert (status.code, status.reason) == (grpc.StatusCode.INTERNAL, Reason.INTERNAL_ERROR)
+    assert status.message == "the rules engine failed (request id req-9)"
+    assert status.engine == "UNKNOWN -: Exception calling application"
 
 
 def test_an_unreachable_engine_is_unavailable_with_a_retry_hint(nowhere: str) -> None:
@@ -201,7 +262,7 @@ class _Warming(engine_pb2_grpc.RulesEngineServicer):
 
 
 @contextmanager
-def _serve(servicer: _Warming) -> Iterator[str]:
+def _serve(servicer: engine_pb2_grpc.RulesEngineServicer) -> Iterator[str]:
     serving = create_server(
         f"127.0.0.1:{free_port()}",
         lambda server: register_service(
@@ -284,3 +345,156 @@ def test_a_refusal_by_the_engine_is_not_retried_and_keeps_its_reason(
         "no game chess",
     )
     assert [(method, rid) for method, rid, _ in servicer.calls] == [("DescribeGame", "")]
+
+
+TROOP = game_pb2.Piece(kind="troop", side="south", cell="e5")
+SIDES_ASKED = ("south", "north", "east")
+
+
+class _Drawing(engine_pb2_grpc.RulesEngineServicer):
+    """An engine of one made-up board: NewGame draws any position as one troop on e5
+    (UNAVAILABLE to its first `unavailable` calls, refusing the position "refused" as an
+    invalid state); DescribeGame refuses any options. It notes what it was asked to draw."""
+
+    def __init__(self, unavailable: int = 0) -> None:
+        self.unavailable = unavailable
+        self.asked: list[tuple[str, str]] = []
+
+    def NewGame(
+        self, request: engine_pb2.NewGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.NewGameResponse:
+        self.asked.append((request.game, request.position))
+        if len(self.asked) <= self.unavailable:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "warming up")
+        if request.position == "refused":
+            context.abort_with_status(
+                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_STATE", "no such position")
+            )
+        return engine_pb2.NewGameResponse(
+            state=game_pb2.GameState(
+                game=request.game,
+                position=request.position,
+                options={"v": "1"},
+                pieces=[TROOP],
+                war=war_pb2.WarState(side_to_move="north"),
+            )
+        )
+
+    def DescribeGame(
+        self, request: engine_pb2.DescribeGameRequest, context: grpc.ServicerContext
+    ) -> engine_pb2.DescribeGameResponse:
+        if request.options:
+            context.abort_with_status(
+                rich_status(grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTION_VALUE", "no options")
+            )
+        cells = [
+            board_pb2.Cell(name="e1", tags=["deployment:south"]),
+            board_pb2.Cell(name="e5"),
+            board_pb2.Cell(name="e9", tags=["home", "deployment:north"]),
+            board_pb2.Cell(name="a1", tags=["deployment:south"]),
+        ]
+        return engine_pb2.DescribeGameResponse(
+            board=board_pb2.BoardDescription(game=request.game, cells=cells)
+        )
+
+
+@pytest.fixture
+def drawing() -> Iterator[tuple[_Drawing, str]]:
+    """An engine of one made-up board, UNAVAILABLE to its first NewGame call."""
+    servicer = _Drawing(unavailable=1)  # type: ignore[abstract]  # two methods are called
+    with _serve(servicer) as address:
+        yield servicer, address
+
+
+def test_a_sides_deployment_squares_are_the_cells_tagged_for_it_in_board_order(
+    drawing: tuple[_Drawing, str],
+) -> None:
+    """The squares a side deploys on are the board's cells tagged `deployment:<side>`; a
+    stored game whose description the engine refuses (its options, say) is refused as a
+    failed precondition with the engine's reason and message, not as a crash."""
+    _, address = drawing
+    war = game_pb2.GameState(game="war")
+    odd = game_pb2.GameState(game="war", options={"size": "0"})
+
+    async def call() -> tuple[list[tuple[str, ...]], Refusal]:
+        engine = Engine(address, Settings(engine_retries=1))
+        try:
+            squares = [await engine.deployment_squares(war, side) for side in SIDES_ASKED]
+            with pytest.raises(Refusal) as refused:
+                await engine.deployment_squares(odd, "south")
+            return squares, refused.value
+        finally:
+            await engine.close()
+
+    squares, refusal = asyncio.run(call())
+    assert squares == [("e1", "a1"), ("e9",), ()]
+    assert not isinstance(refusal, EngineFailure)
+    assert (refusal.code, refusal.reason, refusal.message) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        Reason.INVALID_OPTION_VALUE,
+        "no options",
+    )
+
+
+def test_a_positions_view_is_asked_once_and_asked_again_only_after_a_failed_call(
+    drawing: tuple[_Drawing, str],
+) -> None:
+    """The view of a position (options, pieces and the game's detail) is drawn by the
+    engine once and shared, by later callers and by callers at the same moment; a call
+    that failed is not kept: the next caller asks again. A position the engine calls
+    invalid is our bug (the matchmaker stored it)."""
+    servicer, address = drawing
+    first = game_pb2.GameState(game="war", position="p1")
+    second = game_pb2.GameState(game="war", position="p2")
+
+    async def scenario() -> list[game_pb2.GameState]:
+        engine = Engine(address, Settings(engine_retries=1))
+        try:
+            with pytest.raises(EngineFailure) as failed:
+                await engine.drawn(first)
+            assert failed.value.reason == Reason.ENGINE_UNAVAILABLE
+            assert servicer.asked == [("war", "p1")]
+            views = [await engine.drawn(first), await engine.drawn(first)]
+            views += await asyncio.gather(engine.drawn(second), engine.drawn(second))
+            # A state drawn already, or one of the structured form (no position), is
+            # drawn as it is, without asking.
+            structured = game_pb2.GameState(game="war")
+            assert await engine.drawn(views[0]) is views[0]
+            assert await engine.drawn(structured) is structured
+            with pytest.raises(EngineFailure) as invalid:
+                await engine.drawn(game_pb2.GameState(game="war", position="refused"))
+            assert (invalid.value.code, invalid.value.message) == (
+                grpc.StatusCode.INTERNAL,
+                "the stored game was refused by the engine",
+            )
+            return views
+        finally:
+            await engine.close()
+
+    views = asyncio.run(scenario())
+    assert servicer.asked == [("war", "p1"), ("war", "p1"), ("war", "p2"), ("war", "refused")]
+    for view, state in zip(views, [first, first, second, second], strict=True):
+        assert (view.game, view.position) == (state.game, state.position)
+        assert list(view.pieces) == [TROOP] and dict(view.options) == {"v": "1"}
+        assert view.WhichOneof("detail") == "war" and view.war.side_to_move == "north"
+
+
+def test_only_the_views_of_the_positions_asked_last_are_kept(
+    drawing: tuple[_Drawing, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With room for three views, a fourth position drops the one asked least recently
+    (asking a kept one again counts as asking it): only that one is drawn again."""
+    servicer, address = drawing
+    servicer.unavailable = 0
+    monkeypatch.setattr(matchmaker.engine, "VIEWS_KEPT", 3)
+
+    async def scenario() -> None:
+        engine = Engine(address, Settings())
+        try:
+            for position in ("p1", "p2", "p3", "p1", "p4", "p1", "p3", "p4", "p2"):
+                await engine.drawn(game_pb2.GameState(game="war", position=position))
+        finally:
+            await engine.close()
+
+    asyncio.run(scenario())
+    assert [position for _, position in servicer.asked] == ["p1", "p2", "p3", "p4", "p2"]

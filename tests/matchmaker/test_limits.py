@@ -95,6 +95,8 @@ def test_only_a_trusted_proxy_names_the_caller_and_its_last_untrusted_hop_counts
         (proxy, forwarded("203.0.113.9, not-an-address")),
         (proxy, forwarded("not-an-address, 203.0.113.9")),
         (proxy, forwarded("203.0.113.9, 10.0.0.1, garbage, 10.0.0.2")),
+        # Nor is a hop an address with anything but spaces or brackets around it.
+        (proxy, forwarded("203.0.113.9, X10.0.0.1X")),
         # IPv6 hops, bracketed or mapped.
         (proxy, forwarded("[2001:db8:1:2::5]")),
         (proxy, forwarded("::ffff:198.51.100.3")),
@@ -113,6 +115,7 @@ def test_only_a_trusted_proxy_names_the_caller_and_its_last_untrusted_hop_counts
         "127.0.0.1",
         "203.0.113.9",
         "10.0.0.2",
+        "127.0.0.1",
         "2001:db8:1:2::/64",
         "198.51.100.3",
         "198.51.100.2",

@@ -13,6 +13,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from matchmaker import keys
+from matchmaker.errors import out_of_time_in_play
 from matchmaker.play import Played, _pair_result, _team_result, require_running, seat_rating
 from matchmaker.ratings import Rating, Result, team_update, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
@@ -114,6 +115,19 @@ def test_a_player_out_of_time_in_a_game_of_four_is_out_and_the_caller_looks_agai
         "fetch it and try again"
     )
     assert refusal.metadata == {"current_version": str(after.version)}
+    assert [name for name, _ in refusal.fields] == ["expected_version"]
+
+
+def test_players_out_of_time_together_are_named_together_and_the_caller_looks_again() -> None:
+    """Two sides whose clocks ran out at the same moment in a game that goes on are both
+    out: the refusal names them together, in the plural, with the version to fetch."""
+    refusal = out_of_time_in_play(("blue", "red"), 7)
+    assert (refusal.code, refusal.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
+    assert refusal.message == (
+        "blue and red ran out of time and are out; the game goes on at version 7: "
+        "fetch it and try again"
+    )
+    assert refusal.metadata == {"current_version": "7"}
     assert [name for name, _ in refusal.fields] == ["expected_version"]
 
 
