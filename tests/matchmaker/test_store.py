@@ -716,8 +716,9 @@ def test_a_brief_read_gives_the_listed_games_without_their_states(redis_url: str
 def test_a_games_due_time_is_only_ever_brought_forward(redis_url: str) -> None:
     """Writers only lower a game's due time (a sweeper that looks early finds nothing to do;
     one that looks late leaves a bot's turn or a clock undone): a later time leaves it, an
-    earlier one replaces it, None changes nothing; a commit's due time likewise, on one
-    Redis (where it goes in the commit's round trip) and on a cluster (sent apart)."""
+    earlier one replaces it, None changes nothing; a commit's due time likewise, lowered
+    before the commit is tried, on one Redis (in the commit's round trip) and on a cluster
+    (sent apart)."""
 
     async def scenario() -> None:
         store = await make_store(redis_url, index_shards=2)
@@ -737,6 +738,13 @@ def test_a_games_due_time_is_only_ever_brought_forward(redis_url: str) -> None:
         assert (later.outcome, await store.redis.zscore(store._due("g1"), "g1")) == ("ok", 5000)
         sooner = await store.commit(dataclasses.replace(change(2), due_ms=4000))
         assert (sooner.outcome, await store.redis.zscore(store._due("g1"), "g1")) == ("ok", 4000)
+        # The due time is lowered before the commit is tried: a commit that does not happen
+        # (here a stale version; or a crash between the two) leaves the game due early.
+        stale = await store.commit(dataclasses.replace(change(1), due_ms=2000))
+        assert (stale.outcome, await store.redis.zscore(store._due("g1"), "g1")) == (
+            "conflict",
+            2000,
+        )
         await store.redis.aclose()
 
     run(scenario())
