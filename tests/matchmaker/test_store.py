@@ -686,7 +686,9 @@ def test_only_a_full_read_gives_the_initial_state(redis_url: str) -> None:
 def test_a_brief_read_gives_the_listed_games_without_their_states(redis_url: str) -> None:
     async def scenario() -> None:
         store = await make_store(redis_url)
-        await store.commit(change(0, status="open", game="war", state=b"\x08\x01"))
+        entry = ActionEntry("south", "e3-e5", "e3-e5", b"")
+        moves = moves_json("[]", [entry])
+        await store.commit(change(0, status="open", game="war", state=b"\x08\x01", moves=moves))
         await store.commit(dataclasses.replace(change(0, status="running"), game_id="g2"))
         first, missing_game, second = await store.brief(["g1", "gone", "g2"])
         assert missing_game is None
@@ -695,11 +697,53 @@ def test_a_brief_read_gives_the_listed_games_without_their_states(redis_url: str
             "open",
             "war",
         )
-        assert first.state_bytes == b""  # not read for lists
+        # Neither the state nor the moves are read for lists.
+        assert (first.state_bytes, first.moves_raw, first.moves) == (b"", "[]", [])
+        loaded, _, _ = await store.load("g1")  # a full load reads both
+        assert loaded is not None and loaded.state_bytes == b"\x08\x01"
+        assert [m.row() for m in loaded.moves] == [entry.row()]
         assert second is not None and (second.id, second.version, second.status) == (
             "g2",
             1,
             "running",
+        )
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
+def test_a_games_due_time_is_only_ever_brought_forward(redis_url: str) -> None:
+    """Writers only lower a game's due time (a sweeper that looks early finds nothing to do;
+    one that looks late leaves a bot's turn or a clock undone): a later time leaves it, an
+    earlier one replaces it, None changes nothing; a commit's due time likewise, lowered
+    before the commit is tried, on one Redis (in the commit's round trip) and on a cluster
+    (sent apart)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url, index_shards=2)
+        await store.schedule("g2", 5000)
+        await store.schedule("g2", 7000)
+        assert await store.redis.zscore(store._due("g2"), "g2") == 5000
+        await store.schedule("g2", None)
+        assert await store.redis.zscore(store._due("g2"), "g2") == 5000
+        await store.schedule("g2", 3000)
+        assert await store.redis.zscore(store._due("g2"), "g2") == 3000
+        await store.schedule("g3", None)  # nothing to do: not made due
+        assert await store.redis.zscore(store._due("g3"), "g3") is None
+
+        first = await store.commit(dataclasses.replace(change(0), due_ms=5000))
+        assert (first.outcome, await store.redis.zscore(store._due("g1"), "g1")) == ("ok", 5000)
+        later = await store.commit(dataclasses.replace(change(1), due_ms=9000))
+        assert (later.outcome, await store.redis.zscore(store._due("g1"), "g1")) == ("ok", 5000)
+        sooner = await store.commit(dataclasses.replace(change(2), due_ms=4000))
+        assert (sooner.outcome, await store.redis.zscore(store._due("g1"), "g1")) == ("ok", 4000)
+        # The due time is lowered before the commit is tried: a commit that does not happen
+        # (here a stale version; or a crash between the two) leaves the game due early.
+        stale = await store.commit(dataclasses.replace(change(1), due_ms=2000))
+        assert (stale.outcome, await store.redis.zscore(store._due("g1"), "g1")) == (
+            "conflict",
+            2000,
         )
         await store.redis.aclose()
 
