@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
+from cli_client.lobby import is_game_id
 from matchmaker import invites, keys
 from matchmaker.engine import Engine
 from matchmaker.players import Players
@@ -367,6 +369,62 @@ def test_creating_a_game_twice_under_one_id_makes_it_once(
             )
             assert (again.id, again.version, again.status) == ("g-match-1", 1, "open")
             assert (again.created_ms, again.seats) == (first.created_ms, first.seats)
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_game_made_without_an_id_gets_a_fresh_one_the_client_reads_as_a_game_id(
+    redis_url: str, engine_address: str
+) -> None:
+    """A game id is "g" and 14 lowercase base32 characters (the form of a queue match's
+    ids, and what `--join` tells from an invite code); every game gets its own."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            made = [(await sessions.create(WAR, ada_and(Seat("north"))))[0] for _ in range(3)]
+            for game in made:
+                assert re.fullmatch(r"g[a-z2-7]{14}", game.id), game.id
+                assert is_game_id(game.id) and invites.normalize(game.id) is None
+                assert (await sessions.store.get(game.id))[0].id == game.id
+            assert len({game.id for game in made}) == 3
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_of_two_players_racing_for_the_last_seat_the_one_refused_counts_no_game(
+    redis_url: str, engine_address: str
+) -> None:
+    """Bob and Cyd join the same open seat at once: one sits, the other finds the game
+    running (whether it read the game before or after the seat was taken) and keeps no
+    count of it. (A few rounds: which of them reads the game first depends on timing.)"""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            for _ in range(4):
+                game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+                joins = await asyncio.gather(
+                    sessions.join("p-bob", "Bob", game_id=game.id),
+                    sessions.join("p-cyd", "Cyd", game_id=game.id),
+                    return_exceptions=True,
+                )
+                refused = [found for found in joins if isinstance(found, Refusal)]
+                assert len(refused) == 1, joins
+                assert (refused[0].code, refused[0].reason, refused[0].message) == (
+                    Code.FAILED_PRECONDITION,
+                    "GAME_NOT_OPEN",
+                    f"game {game.id} is running; it takes no more players",
+                )
+                stored, _ = await sessions.store.get(game.id)
+                winner = stored.seats[1].player
+                loser = "p-cyd" if winner == "p-bob" else "p-bob"
+                assert (stored.status, stored.version, winner) in {
+                    ("running", 2, "p-bob"),
+                    ("running", 2, "p-cyd"),
+                }
+                assert game.id in await counted(sessions, winner)
+                assert game.id not in await counted(sessions, loser)
 
     run(scenario())
 
