@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.duration_pb2 import Duration
+from prometheus_client import REGISTRY
 
 from cli_client.lobby import is_game_id
 from matchmaker import invites, keys
@@ -531,6 +532,45 @@ def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
     run(scenario())
 
 
+def commits() -> dict[str, float]:
+    """How many seating changes the matchmaker counted as committed, by kind (its metric
+    `wargame_matchmaker_commits_total`)."""
+    kinds = ("create", "join", "leave", "close")
+    found = {kind: REGISTRY.get_sample_value(COMMITS_TOTAL, {"kind": kind}) for kind in kinds}
+    return {kind: value or 0.0 for kind, value in found.items()}
+
+
+COMMITS_TOTAL = "wargame_matchmaker_commits_total"
+
+
+@pytest.mark.integration
+def test_every_seating_change_is_counted_as_a_commit_of_its_kind(
+    redis_url: str, engine_address: str
+) -> None:
+    """A game made, a seat taken, a seat left and a game closed unplayed: one commit each,
+    counted under its kind; a game made again under its id commits nothing."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            before = commits()
+
+            def since() -> dict[str, float]:
+                return {kind: count - before[kind] for kind, count in commits().items()}
+
+            seats = [Seat("red", "p-ada", "Ada"), Seat("black"), Seat("blue"), Seat("green")]
+            game, _ = await sessions.create(GRAND_BATTLE, seats, game_id="gcounted")
+            await sessions.create(GRAND_BATTLE, seats, game_id="gcounted")
+            assert since() == {"create": 1, "join": 0, "leave": 0, "close": 0}
+            await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert since() == {"create": 1, "join": 1, "leave": 0, "close": 0}
+            await sessions.withdraw("p-bob", game.id)  # Ada sits too: Bob only leaves
+            assert since() == {"create": 1, "join": 1, "leave": 1, "close": 0}
+            await sessions.withdraw("p-ada", game.id)  # alone: the game is closed
+            assert since() == {"create": 1, "join": 1, "leave": 1, "close": 1}
+
+    run(scenario())
+
+
 async def finished(sessions: Sessions, game: GameRecord, **changes: Any) -> GameRecord:
     """`game` ended (a next version, FINISHED), as stored."""
     now = await sessions.store.time_ms()
@@ -570,7 +610,11 @@ def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
             )
             # The opponent's rematch of the old game is the offered one: it takes its seat.
             taken, _ = await sessions.rematch("p-bob", "Bob", old.id)
-            assert (taken.id, taken.status, taken.seats[0].player) == (game.id, "running", "p-bob")
+            assert (taken.id, taken.status) == (game.id, "running")
+            assert [(s.side, s.player, s.name) for s in taken.seats] == [
+                ("south", "p-bob", "Bob"),
+                ("north", "p-ada", "Ada"),
+            ]
 
     run(scenario())
 
@@ -619,6 +663,16 @@ def test_a_rematch_is_for_a_finished_game_of_two_one_played(
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_FINISHED",
                 f"game {closed.id} was never played",
+                (),
+            )
+            three = [Seat(side, f"p-{side}", side) for side in ("red", "black", "green")]
+            spec = GameSpec(ruleset="napoleonic", options={"scenario": "three_way"})
+            trio = await finished(sessions, (await sessions.create(spec, three))[0])
+            assert await refusal_of(sessions.rematch("p-green", "green", trio.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"a rematch is for games of two players; game {trio.id} had 3: "
+                "start a new game of its scenario",
                 (),
             )
             four = [Seat(side, f"p-{side}", side) for side in ("red", "black", "blue", "green")]
@@ -672,15 +726,25 @@ def test_wrong_invite_codes_cost_the_guessing_player_only(
 
 @pytest.mark.integration
 def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_address: str) -> None:
+    """The options and the preset both: the Rotated North preset turns North's layout."""
+
     async def scenario() -> None:
         async with seating(redis_url, engine_address) as sessions:
-            spec = GameSpec(ruleset="war", options={"compulsion": "legality"})
+            spec = GameSpec(
+                ruleset="war", options={"compulsion": "legality"}, preset="rotated_north"
+            )
             played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
             old = await finished(sessions, played)
             game, _ = await sessions.rematch("p-bob", "Bob", old.id)
-            assert (game.options, game.rematch_of) == ({"compulsion": "legality"}, old.id)
+            assert (game.options, game.preset, game.rematch_of) == (
+                {"compulsion": "legality"},
+                "rotated_north",
+                old.id,
+            )
+            assert game.state.options["north_layout"] == "rotate_180"
+            assert game.state.options["compulsion"] == "legality"
             stored, _ = await sessions.store.get(game.id, full=True)
-            assert stored.options == {"compulsion": "legality"}
+            assert (stored.options, stored.preset) == ({"compulsion": "legality"}, "rotated_north")
 
     run(scenario())
 
@@ -730,7 +794,10 @@ def test_rematches_both_players_ask_for_at_once_make_one_game(
                 assert ada.id == bob.id == (await sessions.store.get(old.id))[0].rematch
                 game, _ = await sessions.store.get(ada.id)
                 assert game.status == "running"
-                assert [s.player for s in game.seats] == ["p-bob", "p-ada"]
+                assert [(s.player, s.name) for s in game.seats] == [
+                    ("p-bob", "Bob"),
+                    ("p-ada", "Ada"),
+                ]
                 made = [
                     other
                     for other in await games_made(sessions)
