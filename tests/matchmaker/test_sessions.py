@@ -521,6 +521,10 @@ def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
             ]
             stored, _ = await sessions.store.get(game.id)
             assert (stored.version, stored.seats) == (2, after.seats)
+            # The watchers hear the seat left, by its side.
+            (made, leave) = await sessions.store.updates_after(game.id, 0)
+            assert [(entry.version, entry.side) for entry in (made, leave)] == [(1, ""), (2, "red")]
+            assert mm.WatchGameResponse.FromString(leave.message).side == "red"
             assert await counted(sessions, "p-ada") == []
             assert await counted(sessions, "p-bob") == [game.id]
             # Bob, alone now, gives up waiting: the game is closed.
@@ -615,6 +619,40 @@ def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
                 ("south", "p-bob", "Bob"),
                 ("north", "p-ada", "Ada"),
             ]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_of_a_private_game_is_private_and_its_kept_seat_taken_without_a_code(
+    redis_url: str, engine_address: str
+) -> None:
+    """The new game is as private as the old one (never listed, no invite code: nobody
+    else is invited); the opponent takes the seat kept for it by the game's id alone."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            private = replace(WAR, visibility=Visibility.PRIVATE)
+            played, _ = await sessions.create(
+                private, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True
+            )
+            old = await finished(sessions, played)
+            game, _ = await sessions.rematch("p-ada", "Ada", old.id)
+            assert (game.visibility, game.invite, game.status) == ("private", "", "open")
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await refusal_of(sessions.join("p-cyd", "Cyd", game_id=game.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"game {game.id} is private: join it with its invite code",
+                (),
+            )
+            joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert (joined.status, joined.seats[0].player, joined.seats[0].name) == (
+                "running",
+                "p-bob",
+                "Bob",
+            )
+            assert await listed(sessions, GameStatus.RUNNING) == []  # private: never listed
 
     run(scenario())
 
