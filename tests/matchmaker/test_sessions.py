@@ -575,6 +575,32 @@ def test_every_seating_change_is_counted_as_a_commit_of_its_kind(
     run(scenario())
 
 
+@pytest.mark.integration
+def test_the_bots_of_a_game_of_four_sit_as_they_were_when_the_last_person_joins(
+    redis_url: str, engine_address: str
+) -> None:
+    """Joining reads every seated person's rating of the moment; the bots' seats, with no
+    rating, are left exactly as they were."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            bots = [Seat(side, BOT_PLAYER, "Bot", SeatKind.BOT) for side in ("black", "green")]
+            seats = [Seat("red", "p-ada", "Ada"), bots[0], Seat("blue"), bots[1]]
+            game, _ = await sessions.create(GRAND_BATTLE, seats)
+            assert game.status == "open"
+            joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert joined.status == "running"
+            stored, _ = await sessions.store.get(game.id)
+            for seats_now in (joined.seats, stored.seats):
+                assert [seats_now[1], seats_now[3]] == bots
+                assert [(s.player, s.name) for s in (seats_now[0], seats_now[2])] == [
+                    ("p-ada", "Ada"),
+                    ("p-bob", "Bob"),
+                ]
+
+    run(scenario())
+
+
 async def finished(sessions: Sessions, game: GameRecord, **changes: Any) -> GameRecord:
     """`game` ended (a next version, FINISHED), as stored."""
     now = await sessions.store.time_ms()
