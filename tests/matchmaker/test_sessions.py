@@ -359,6 +359,47 @@ def test_a_private_game_is_joined_by_its_invite_code_only(
 
 
 @pytest.mark.integration
+def test_an_invite_code_already_taken_is_drawn_again_five_times_at_most(
+    redis_url: str, engine_address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A drawn code that opens another game already is never shared: a new one is drawn,
+    up to five in all; then the game is not made, and counts for nobody."""
+    taken, fresh = "7K3M-9QX2-HF4P-T8WZ", "2222-3333-4444-5555"
+    drawn: list[str] = []
+
+    def draw(codes: list[str]) -> None:
+        drawn.clear()
+        pending = iter(codes)
+
+        def new_code() -> str:
+            drawn.append(next(pending))
+            return drawn[-1]
+
+        monkeypatch.setattr(invites, "new_code", new_code)
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            assert await sessions.store.set_invite("7K3M9QX2HF4PT8WZ", "gearlier")
+            draw([taken] * 4 + [fresh])
+            spec = replace(WAR, visibility=Visibility.PRIVATE)
+            game, _ = await sessions.create(spec, ada_and(Seat("north")), with_invite=True)
+            assert (game.invite, len(drawn)) == (fresh, 5)
+            assert await sessions.store.invite_target("2222333344445555") == game.id
+            assert await sessions.store.invite_target("7K3M9QX2HF4PT8WZ") == "gearlier"
+            draw([taken] * 5 + [fresh])
+            with pytest.raises(RuntimeError, match="no free invite code after 5 tries"):
+                await sessions.create(
+                    spec, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True
+                )
+            assert len(drawn) == 5
+            assert await counted(sessions, "p-ada") == [game.id]
+            assert await counted(sessions, "p-bob") == []
+            assert [made.id for made in await games_made(sessions)] == [game.id]
+
+    run(scenario())
+
+
+@pytest.mark.integration
 def test_creating_a_game_twice_under_one_id_makes_it_once(
     redis_url: str, engine_address: str
 ) -> None:
