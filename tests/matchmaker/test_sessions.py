@@ -243,6 +243,9 @@ def test_an_open_game_starts_when_its_last_seat_is_taken(
             game, created = await sessions.create(spec, ada_and(Seat("north")))
             assert (game.status, game.version) == ("open", 1)
             assert game.clock is not None and game.clock.running == ()
+            # It counts for its seated player only, never for the open seat's nobody.
+            assert await counted(sessions, "p-ada") == [game.id]
+            assert await counted(sessions, "") == []
             assert await listed(sessions, GameStatus.OPEN) == [(game.id, created)]
             joined, now = await sessions.join("p-bob", "Bob", game_id=game.id)
             assert (joined.status, joined.version, joined.updated_ms) == ("running", 2, now)
@@ -629,6 +632,7 @@ def test_the_bots_of_a_game_of_four_sit_as_they_were_when_the_last_person_joins(
             seats = [Seat("red", "p-ada", "Ada"), bots[0], Seat("blue"), bots[1]]
             game, _ = await sessions.create(GRAND_BATTLE, seats)
             assert game.status == "open"
+            assert await counted(sessions, BOT_PLAYER) == await counted(sessions, "") == []
             joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
             assert joined.status == "running"
             stored, _ = await sessions.store.get(game.id)
