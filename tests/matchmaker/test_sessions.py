@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
 import pytest
 from google.protobuf.duration_pb2 import Duration
+from prometheus_client import REGISTRY
 
+from cli_client.lobby import is_game_id
 from matchmaker import invites, keys
 from matchmaker.engine import Engine
 from matchmaker.players import Players
@@ -240,6 +243,9 @@ def test_an_open_game_starts_when_its_last_seat_is_taken(
             game, created = await sessions.create(spec, ada_and(Seat("north")))
             assert (game.status, game.version) == ("open", 1)
             assert game.clock is not None and game.clock.running == ()
+            # It counts for its seated player only, never for the open seat's nobody.
+            assert await counted(sessions, "p-ada") == [game.id]
+            assert await counted(sessions, "") == []
             assert await listed(sessions, GameStatus.OPEN) == [(game.id, created)]
             joined, now = await sessions.join("p-bob", "Bob", game_id=game.id)
             assert (joined.status, joined.version, joined.updated_ms) == ("running", 2, now)
@@ -356,6 +362,47 @@ def test_a_private_game_is_joined_by_its_invite_code_only(
 
 
 @pytest.mark.integration
+def test_an_invite_code_already_taken_is_drawn_again_five_times_at_most(
+    redis_url: str, engine_address: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A drawn code that opens another game already is never shared: a new one is drawn,
+    up to five in all; then the game is not made, and counts for nobody."""
+    taken, fresh = "7K3M-9QX2-HF4P-T8WZ", "2222-3333-4444-5555"
+    drawn: list[str] = []
+
+    def draw(codes: list[str]) -> None:
+        drawn.clear()
+        pending = iter(codes)
+
+        def new_code() -> str:
+            drawn.append(next(pending))
+            return drawn[-1]
+
+        monkeypatch.setattr(invites, "new_code", new_code)
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            assert await sessions.store.set_invite("7K3M9QX2HF4PT8WZ", "gearlier")
+            draw([taken] * 4 + [fresh])
+            spec = replace(WAR, visibility=Visibility.PRIVATE)
+            game, _ = await sessions.create(spec, ada_and(Seat("north")), with_invite=True)
+            assert (game.invite, len(drawn)) == (fresh, 5)
+            assert await sessions.store.invite_target("2222333344445555") == game.id
+            assert await sessions.store.invite_target("7K3M9QX2HF4PT8WZ") == "gearlier"
+            draw([taken] * 5 + [fresh])
+            with pytest.raises(RuntimeError, match="no free invite code after 5 tries"):
+                await sessions.create(
+                    spec, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True
+                )
+            assert len(drawn) == 5
+            assert await counted(sessions, "p-ada") == [game.id]
+            assert await counted(sessions, "p-bob") == []
+            assert [made.id for made in await games_made(sessions)] == [game.id]
+
+    run(scenario())
+
+
+@pytest.mark.integration
 def test_creating_a_game_twice_under_one_id_makes_it_once(
     redis_url: str, engine_address: str
 ) -> None:
@@ -367,6 +414,62 @@ def test_creating_a_game_twice_under_one_id_makes_it_once(
             )
             assert (again.id, again.version, again.status) == ("g-match-1", 1, "open")
             assert (again.created_ms, again.seats) == (first.created_ms, first.seats)
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_game_made_without_an_id_gets_a_fresh_one_the_client_reads_as_a_game_id(
+    redis_url: str, engine_address: str
+) -> None:
+    """A game id is "g" and 14 lowercase base32 characters (the form of a queue match's
+    ids, and what `--join` tells from an invite code); every game gets its own."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            made = [(await sessions.create(WAR, ada_and(Seat("north"))))[0] for _ in range(3)]
+            for game in made:
+                assert re.fullmatch(r"g[a-z2-7]{14}", game.id), game.id
+                assert is_game_id(game.id) and invites.normalize(game.id) is None
+                assert (await sessions.store.get(game.id))[0].id == game.id
+            assert len({game.id for game in made}) == 3
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_of_two_players_racing_for_the_last_seat_the_one_refused_counts_no_game(
+    redis_url: str, engine_address: str
+) -> None:
+    """Bob and Cyd join the same open seat at once: one sits, the other finds the game
+    running (whether it read the game before or after the seat was taken) and keeps no
+    count of it. (A few rounds: which of them reads the game first depends on timing.)"""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            for _ in range(4):
+                game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+                joins = await asyncio.gather(
+                    sessions.join("p-bob", "Bob", game_id=game.id),
+                    sessions.join("p-cyd", "Cyd", game_id=game.id),
+                    return_exceptions=True,
+                )
+                refused = [found for found in joins if isinstance(found, Refusal)]
+                assert len(refused) == 1, joins
+                assert (refused[0].code, refused[0].reason, refused[0].message) == (
+                    Code.FAILED_PRECONDITION,
+                    "GAME_NOT_OPEN",
+                    f"game {game.id} is running; it takes no more players",
+                )
+                stored, _ = await sessions.store.get(game.id)
+                winner = stored.seats[1].player
+                loser = "p-cyd" if winner == "p-bob" else "p-bob"
+                assert (stored.status, stored.version, winner) in {
+                    ("running", 2, "p-bob"),
+                    ("running", 2, "p-cyd"),
+                }
+                assert game.id in await counted(sessions, winner)
+                assert game.id not in await counted(sessions, loser)
 
     run(scenario())
 
@@ -462,6 +565,10 @@ def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
             ]
             stored, _ = await sessions.store.get(game.id)
             assert (stored.version, stored.seats) == (2, after.seats)
+            # The watchers hear the seat left, by its side.
+            (made, leave) = await sessions.store.updates_after(game.id, 0)
+            assert [(entry.version, entry.side) for entry in (made, leave)] == [(1, ""), (2, "red")]
+            assert mm.WatchGameResponse.FromString(leave.message).side == "red"
             assert await counted(sessions, "p-ada") == []
             assert await counted(sessions, "p-bob") == [game.id]
             # Bob, alone now, gives up waiting: the game is closed.
@@ -469,6 +576,72 @@ def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
             assert done is not None and done[0].status == "finished"
             assert done[0].closed == "black withdrew the game before anyone joined"
             assert await counted(sessions, "p-bob") == []
+
+    run(scenario())
+
+
+def commits() -> dict[str, float]:
+    """How many seating changes the matchmaker counted as committed, by kind (its metric
+    `wargame_matchmaker_commits_total`)."""
+    kinds = ("create", "join", "leave", "close")
+    found = {kind: REGISTRY.get_sample_value(COMMITS_TOTAL, {"kind": kind}) for kind in kinds}
+    return {kind: value or 0.0 for kind, value in found.items()}
+
+
+COMMITS_TOTAL = "wargame_matchmaker_commits_total"
+
+
+@pytest.mark.integration
+def test_every_seating_change_is_counted_as_a_commit_of_its_kind(
+    redis_url: str, engine_address: str
+) -> None:
+    """A game made, a seat taken, a seat left and a game closed unplayed: one commit each,
+    counted under its kind; a game made again under its id commits nothing."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            before = commits()
+
+            def since() -> dict[str, float]:
+                return {kind: count - before[kind] for kind, count in commits().items()}
+
+            seats = [Seat("red", "p-ada", "Ada"), Seat("black"), Seat("blue"), Seat("green")]
+            game, _ = await sessions.create(GRAND_BATTLE, seats, game_id="gcounted")
+            await sessions.create(GRAND_BATTLE, seats, game_id="gcounted")
+            assert since() == {"create": 1, "join": 0, "leave": 0, "close": 0}
+            await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert since() == {"create": 1, "join": 1, "leave": 0, "close": 0}
+            await sessions.withdraw("p-bob", game.id)  # Ada sits too: Bob only leaves
+            assert since() == {"create": 1, "join": 1, "leave": 1, "close": 0}
+            await sessions.withdraw("p-ada", game.id)  # alone: the game is closed
+            assert since() == {"create": 1, "join": 1, "leave": 1, "close": 1}
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_the_bots_of_a_game_of_four_sit_as_they_were_when_the_last_person_joins(
+    redis_url: str, engine_address: str
+) -> None:
+    """Joining reads every seated person's rating of the moment; the bots' seats, with no
+    rating, are left exactly as they were."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            bots = [Seat(side, BOT_PLAYER, "Bot", SeatKind.BOT) for side in ("black", "green")]
+            seats = [Seat("red", "p-ada", "Ada"), bots[0], Seat("blue"), bots[1]]
+            game, _ = await sessions.create(GRAND_BATTLE, seats)
+            assert game.status == "open"
+            assert await counted(sessions, BOT_PLAYER) == await counted(sessions, "") == []
+            joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert joined.status == "running"
+            stored, _ = await sessions.store.get(game.id)
+            for seats_now in (joined.seats, stored.seats):
+                assert [seats_now[1], seats_now[3]] == bots
+                assert [(s.player, s.name) for s in (seats_now[0], seats_now[2])] == [
+                    ("p-ada", "Ada"),
+                    ("p-bob", "Bob"),
+                ]
 
     run(scenario())
 
@@ -512,7 +685,45 @@ def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
             )
             # The opponent's rematch of the old game is the offered one: it takes its seat.
             taken, _ = await sessions.rematch("p-bob", "Bob", old.id)
-            assert (taken.id, taken.status, taken.seats[0].player) == (game.id, "running", "p-bob")
+            assert (taken.id, taken.status) == (game.id, "running")
+            assert [(s.side, s.player, s.name) for s in taken.seats] == [
+                ("south", "p-bob", "Bob"),
+                ("north", "p-ada", "Ada"),
+            ]
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_rematch_of_a_private_game_is_private_and_its_kept_seat_taken_without_a_code(
+    redis_url: str, engine_address: str
+) -> None:
+    """The new game is as private as the old one (never listed, no invite code: nobody
+    else is invited); the opponent takes the seat kept for it by the game's id alone."""
+
+    async def scenario() -> None:
+        async with seating(redis_url, engine_address) as sessions:
+            private = replace(WAR, visibility=Visibility.PRIVATE)
+            played, _ = await sessions.create(
+                private, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True
+            )
+            old = await finished(sessions, played)
+            game, _ = await sessions.rematch("p-ada", "Ada", old.id)
+            assert (game.visibility, game.invite, game.status) == ("private", "", "open")
+            assert await listed(sessions, GameStatus.OPEN) == []
+            assert await refusal_of(sessions.join("p-cyd", "Cyd", game_id=game.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"game {game.id} is private: join it with its invite code",
+                (),
+            )
+            joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert (joined.status, joined.seats[0].player, joined.seats[0].name) == (
+                "running",
+                "p-bob",
+                "Bob",
+            )
+            assert await listed(sessions, GameStatus.RUNNING) == []  # private: never listed
 
     run(scenario())
 
@@ -561,6 +772,16 @@ def test_a_rematch_is_for_a_finished_game_of_two_one_played(
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_FINISHED",
                 f"game {closed.id} was never played",
+                (),
+            )
+            three = [Seat(side, f"p-{side}", side) for side in ("red", "black", "green")]
+            spec = GameSpec(ruleset="napoleonic", options={"scenario": "three_way"})
+            trio = await finished(sessions, (await sessions.create(spec, three))[0])
+            assert await refusal_of(sessions.rematch("p-green", "green", trio.id)) == (
+                Code.FAILED_PRECONDITION,
+                "GAME_NOT_OPEN",
+                f"a rematch is for games of two players; game {trio.id} had 3: "
+                "start a new game of its scenario",
                 (),
             )
             four = [Seat(side, f"p-{side}", side) for side in ("red", "black", "blue", "green")]
@@ -614,15 +835,25 @@ def test_wrong_invite_codes_cost_the_guessing_player_only(
 
 @pytest.mark.integration
 def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_address: str) -> None:
+    """The options and the preset both: the Rotated North preset turns North's layout."""
+
     async def scenario() -> None:
         async with seating(redis_url, engine_address) as sessions:
-            spec = GameSpec(ruleset="war", options={"compulsion": "legality"})
+            spec = GameSpec(
+                ruleset="war", options={"compulsion": "legality"}, preset="rotated_north"
+            )
             played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
             old = await finished(sessions, played)
             game, _ = await sessions.rematch("p-bob", "Bob", old.id)
-            assert (game.options, game.rematch_of) == ({"compulsion": "legality"}, old.id)
+            assert (game.options, game.preset, game.rematch_of) == (
+                {"compulsion": "legality"},
+                "rotated_north",
+                old.id,
+            )
+            assert game.state.options["north_layout"] == "rotate_180"
+            assert game.state.options["compulsion"] == "legality"
             stored, _ = await sessions.store.get(game.id, full=True)
-            assert stored.options == {"compulsion": "legality"}
+            assert (stored.options, stored.preset) == ({"compulsion": "legality"}, "rotated_north")
 
     run(scenario())
 
@@ -672,7 +903,10 @@ def test_rematches_both_players_ask_for_at_once_make_one_game(
                 assert ada.id == bob.id == (await sessions.store.get(old.id))[0].rematch
                 game, _ = await sessions.store.get(ada.id)
                 assert game.status == "running"
-                assert [s.player for s in game.seats] == ["p-bob", "p-ada"]
+                assert [(s.player, s.name) for s in game.seats] == [
+                    ("p-bob", "Bob"),
+                    ("p-ada", "Ada"),
+                ]
                 made = [
                     other
                     for other in await games_made(sessions)
