@@ -1040,3 +1040,34 @@ def test_clocks_out_together_end_a_game_once(
     assert [e.kind for e in played.events] == [game_pb2.EVENT_KIND_GAME_OVER]
     assert (again.code, again.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
     assert again.metadata == {"current_version": str(played.game.version)}
+    # The version that was read, and the one the game is at now.
+    assert again.message == (
+        f"the game is at version {played.game.version}, not {game.version}: "
+        "fetch it and try again"
+    )
+
+
+def test_a_game_against_the_bot_counts_in_no_rating_even_when_settled(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Games against the bot are never rated (README): settling one that ended (as the
+    sweeper would a game left pending) moves no rating and keeps none in the game, neither
+    the person's nor the bot's."""
+    ada = clients(matchmaker.address, "Ada")
+    created = ada.CreateGame(
+        mm.CreateGameRequest(game="war", side="south", opponent=mm.SEAT_KIND_BOT)
+    ).game
+    assert created.status == mm.GAME_STATUS_RUNNING
+    ended = ada.Resign(mm.ResignRequest(game_id=created.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED
+
+    async def settle(replica: Replica) -> GameRecord:
+        record, _ = await replica.store.get(created.id)
+        await replica.play.settle_ratings(record)
+        after, _ = await replica.store.get(created.id)
+        return after
+
+    after = matchmaker.call(settle)
+    assert {seat.kind for seat in after.seats} == {SeatKind.HUMAN, SeatKind.BOT}
+    assert [(seat.rating_before, seat.rating_after) for seat in after.seats] == [("", "")] * 2
+    assert list(ada.GetPlayer(mm.GetPlayerRequest()).player.ratings) == []
