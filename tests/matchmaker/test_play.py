@@ -1042,8 +1042,7 @@ def test_clocks_out_together_end_a_game_once(
     assert again.metadata == {"current_version": str(played.game.version)}
     # The version that was read, and the one the game is at now.
     assert again.message == (
-        f"the game is at version {played.game.version}, not {game.version}: "
-        "fetch it and try again"
+        f"the game is at version {played.game.version}, not {game.version}: fetch it and try again"
     )
 
 
