@@ -1037,6 +1037,12 @@ def test_clocks_out_together_end_a_game_once(
 
     played, again = matchmaker.call(flag_twice)
     assert played.game.status == GameStatus.FINISHED and list(played.notations) == []
+    # Ended at the moment the clocks were looked at, a minute on: the change's time, and
+    # the game's end time, as stored.
+    ended_at = played.game.updated_ms
+    assert played.now_ms == played.game.ended_ms == ended_at
+    stored, _ = matchmaker.call(lambda replica: replica.store.get(game.id, full=True))
+    assert stored.ended_ms == stored.updated_ms == ended_at
     assert [e.kind for e in played.events] == [game_pb2.EVENT_KIND_GAME_OVER]
     assert (again.code, again.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
     assert again.metadata == {"current_version": str(played.game.version)}
@@ -1070,3 +1076,29 @@ def test_a_game_against_the_bot_counts_in_no_rating_even_when_settled(
     assert {seat.kind for seat in after.seats} == {SeatKind.HUMAN, SeatKind.BOT}
     assert [(seat.rating_before, seat.rating_after) for seat in after.seats] == [("", "")] * 2
     assert list(ada.GetPlayer(mm.GetPlayerRequest()).player.ratings) == []
+
+
+def test_a_submission_sent_again_makes_the_game_due_again_if_its_first_commit_did_not(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A first attempt that stopped after its commit, before the sweeper's due index knew
+    of the game: sending the submission again replays it and makes the running game due
+    again (the sweeper must still look whether north, now to act, is there)."""
+    game = start_game(war_players, "war")
+    action = legal_actions(engine_stub, game.state)[0].action
+    request = mm.SubmitActionsRequest(
+        game_id=game.id, expected_version=game.version, idempotency_key="k", actions=[action]
+    )
+    played = war_players["south"].SubmitActions(request)
+
+    async def due(replica: Replica) -> float | None:
+        return await replica.redis.zscore(replica.store._due(game.id), game.id)
+
+    async def forget(replica: Replica) -> None:
+        assert await replica.redis.zrem(replica.store._due(game.id), game.id) == 1
+
+    matchmaker.call(forget)
+    assert matchmaker.call(due) is None
+    again = war_players["south"].SubmitActions(request)
+    assert again.replayed and again.game.version == played.game.version
+    assert matchmaker.call(due) is not None
