@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,7 @@ from matchmaker.ratings import Rating, Result, team_update, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
+from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
     captured_logs,
@@ -1102,3 +1103,66 @@ def test_a_submission_sent_again_makes_the_game_due_again_if_its_first_commit_di
     again = war_players["south"].SubmitActions(request)
     assert again.replayed and again.game.version == played.game.version
     assert matchmaker.call(due) is not None
+
+
+@pytest.fixture(scope="module")
+def leaky_engine() -> Iterator[str]:
+    """A real engine that leaves a seal's array in its public notation (the public
+    notation it gives is the full one): the address it serves on."""
+    from engine_service.rules import rulesets
+    from engine_service.service import SERVICE_NAME, RulesEngine
+    from wargame.runtime.serving import create_server, register_service
+    from wargame.v1 import engine_pb2
+
+    class Leaky(RulesEngine):
+        def ApplyActions(self, request: Any, context: Any) -> Any:
+            reply = super().ApplyActions(request, context)
+            for applied in reply.applied:
+                applied.public_notation = applied.notation
+            return reply
+
+    serving = create_server(
+        "127.0.0.1:0",
+        lambda server: register_service(
+            server,
+            Leaky(rulesets(TEST_SEAL_KEY)),
+            engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"],
+        ),
+        [SERVICE_NAME],
+    )
+    serving.start()
+    yield f"127.0.0.1:{serving.port}"
+    serving.stop(grace=1)
+
+
+def test_a_sealed_array_is_hidden_from_others_even_if_the_engine_leaves_it_public(
+    redis_url: str, leaky_engine: str
+) -> None:
+    """Defence in depth: an engine whose public notation of a seal still holds the array
+    does not make others see it; they see that a seal was made, and its author keeps the
+    full notation."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, leaky_engine))
+        try:
+            game, _ = await replica.sessions.create(
+                GameSpec(
+                    "napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
+                ),
+                [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
+            )
+            array = f"seal {sealed_array('red')}"
+            now = await replica.store.time_ms()
+            played = await replica.play.commit(
+                game, now, [game_pb2.Action(side="red", notation=array)]
+            )
+            last = played.game.moves[-1]
+            assert (last.side, last.notation, last.public) == ("red", array, "seal (hidden)")
+            entry = await replica.store.update_at(game.id, played.game.version)
+            assert entry is not None
+            update = mm.WatchGameResponse.FromString(entry.message)
+            assert list(update.notations) == ["seal (hidden)"]
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())
