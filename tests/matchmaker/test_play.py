@@ -998,6 +998,13 @@ def test_a_rated_game_of_two_is_settled_without_the_engine(
     for seat in after.seats:  # new players when the game began
         assert Rating.parse(seat.rating_before) == Rating()
         assert Rating.parse(seat.rating_after).rating == ratings[seat.side]
+    # Glicko-2 for two players: each new player's one result against a new opponent
+    # (south won, north lost), not the team model of games of more.
+    kept = {seat.side: Rating.parse(seat.rating_after) for seat in after.seats}
+    assert kept == {
+        "south": update(Rating(), [Result(Rating(), 1.0)]),
+        "north": update(Rating(), [Result(Rating(), 0.0)]),
+    }
 
 
 def test_a_new_position_forgets_who_was_warned(
