@@ -20,6 +20,7 @@ from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKi
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
 from tests.conftest import TEST_SEAL_KEY
+from tests.engine_service.test_multiplayer_service import ARRAYS, SALTS
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
     captured_logs,
@@ -1173,3 +1174,47 @@ def test_a_sealed_array_is_hidden_from_others_even_if_the_engine_leaves_it_publi
             await replica.close()
 
     asyncio.run(scenario())
+
+
+def test_a_side_that_has_acted_is_told_every_side_still_to_act(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """In a secret deployment of three (10.1: every player commits), red has committed
+    and submits again: refused before the engine is asked, naming black and green, both
+    still to commit, joined by "and"."""
+    people = {side: clients(matchmaker.address, side) for side in ("red", "black", "green")}
+    created = people["red"].CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way", "deployment": "attack_at_dawn"},
+            side="red",
+        )
+    )
+    for side in ("black", "green"):
+        joined = people[side].JoinGame(
+            mm.JoinGameRequest(invite_code=created.invite_code, side=side)
+        )
+    game = joined.game
+    assert list(game.state.to_act) == ["red", "black", "green"]
+    commit = game_pb2.Action(notation=f"commit {ARRAYS['red']} salt {SALTS['red']}")
+    committed = (
+        people["red"]
+        .SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=game.version, actions=[commit]
+            )
+        )
+        .game
+    )
+    assert list(committed.state.to_act) == ["black", "green"]
+    again = expect_error(
+        lambda: people["red"].SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=committed.version, actions=[commit]
+            )
+        ),
+        Code.FAILED_PRECONDITION,
+        "NOT_YOUR_TURN",
+    )
+    assert again.message == "it is not red's turn: black and green to act"
+    assert field_names(again) == ["actions[0]"]
