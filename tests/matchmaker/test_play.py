@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,8 @@ from matchmaker.ratings import Rating, Result, team_update, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.server import Replica
 from matchmaker.sessions import GameSpec
+from tests.conftest import TEST_SEAL_KEY
+from tests.engine_service.test_multiplayer_service import ARRAYS, SALTS
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
     captured_logs,
@@ -997,6 +999,13 @@ def test_a_rated_game_of_two_is_settled_without_the_engine(
     for seat in after.seats:  # new players when the game began
         assert Rating.parse(seat.rating_before) == Rating()
         assert Rating.parse(seat.rating_after).rating == ratings[seat.side]
+    # Glicko-2 for two players: each new player's one result against a new opponent
+    # (south won, north lost), not the team model of games of more.
+    kept = {seat.side: Rating.parse(seat.rating_after) for seat in after.seats}
+    assert kept == {
+        "south": update(Rating(), [Result(Rating(), 1.0)]),
+        "north": update(Rating(), [Result(Rating(), 0.0)]),
+    }
 
 
 def test_a_new_position_forgets_who_was_warned(
@@ -1037,6 +1046,175 @@ def test_clocks_out_together_end_a_game_once(
 
     played, again = matchmaker.call(flag_twice)
     assert played.game.status == GameStatus.FINISHED and list(played.notations) == []
+    # Ended at the moment the clocks were looked at, a minute on: the change's time, and
+    # the game's end time, as stored.
+    ended_at = played.game.updated_ms
+    assert played.now_ms == played.game.ended_ms == ended_at
+    stored, _ = matchmaker.call(lambda replica: replica.store.get(game.id, full=True))
+    assert stored.ended_ms == stored.updated_ms == ended_at
     assert [e.kind for e in played.events] == [game_pb2.EVENT_KIND_GAME_OVER]
     assert (again.code, again.reason) == (Code.ABORTED, Reason.VERSION_CONFLICT)
     assert again.metadata == {"current_version": str(played.game.version)}
+    # The version that was read, and the one the game is at now.
+    assert again.message == (
+        f"the game is at version {played.game.version}, not {game.version}: fetch it and try again"
+    )
+
+
+def test_a_game_against_the_bot_counts_in_no_rating_even_when_settled(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Games against the bot are never rated (README): settling one that ended (as the
+    sweeper would a game left pending) moves no rating and keeps none in the game, neither
+    the person's nor the bot's."""
+    ada = clients(matchmaker.address, "Ada")
+    created = ada.CreateGame(
+        mm.CreateGameRequest(game="war", side="south", opponent=mm.SEAT_KIND_BOT)
+    ).game
+    assert created.status == mm.GAME_STATUS_RUNNING
+    ended = ada.Resign(mm.ResignRequest(game_id=created.id)).game
+    assert ended.status == mm.GAME_STATUS_FINISHED
+
+    async def settle(replica: Replica) -> GameRecord:
+        record, _ = await replica.store.get(created.id)
+        await replica.play.settle_ratings(record)
+        after, _ = await replica.store.get(created.id)
+        return after
+
+    after = matchmaker.call(settle)
+    assert {seat.kind for seat in after.seats} == {SeatKind.HUMAN, SeatKind.BOT}
+    assert [(seat.rating_before, seat.rating_after) for seat in after.seats] == [("", "")] * 2
+    assert list(ada.GetPlayer(mm.GetPlayerRequest()).player.ratings) == []
+
+
+def test_a_submission_sent_again_makes_the_game_due_again_if_its_first_commit_did_not(
+    matchmaker: InProcessMatchmaker, war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A first attempt that stopped after its commit, before the sweeper's due index knew
+    of the game: sending the submission again replays it and makes the running game due
+    again (the sweeper must still look whether north, now to act, is there)."""
+    game = start_game(war_players, "war")
+    action = legal_actions(engine_stub, game.state)[0].action
+    request = mm.SubmitActionsRequest(
+        game_id=game.id, expected_version=game.version, idempotency_key="k", actions=[action]
+    )
+    played = war_players["south"].SubmitActions(request)
+
+    async def due(replica: Replica) -> float | None:
+        return await replica.redis.zscore(replica.store._due(game.id), game.id)
+
+    async def forget(replica: Replica) -> None:
+        assert await replica.redis.zrem(replica.store._due(game.id), game.id) == 1
+
+    matchmaker.call(forget)
+    assert matchmaker.call(due) is None
+    again = war_players["south"].SubmitActions(request)
+    assert again.replayed and again.game.version == played.game.version
+    assert matchmaker.call(due) is not None
+
+
+@pytest.fixture(scope="module")
+def leaky_engine() -> Iterator[str]:
+    """A real engine that leaves a seal's array in its public notation (the public
+    notation it gives is the full one): the address it serves on."""
+    from engine_service.rules import rulesets
+    from engine_service.service import SERVICE_NAME, RulesEngine
+    from wargame.runtime.serving import create_server, register_service
+    from wargame.v1 import engine_pb2
+
+    class Leaky(RulesEngine):
+        def ApplyActions(self, request: Any, context: Any) -> Any:
+            reply = super().ApplyActions(request, context)
+            for applied in reply.applied:
+                applied.public_notation = applied.notation
+            return reply
+
+    serving = create_server(
+        "127.0.0.1:0",
+        lambda server: register_service(
+            server,
+            Leaky(rulesets(TEST_SEAL_KEY)),
+            engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"],
+        ),
+        [SERVICE_NAME],
+    )
+    serving.start()
+    yield f"127.0.0.1:{serving.port}"
+    serving.stop(grace=1)
+
+
+def test_a_sealed_array_is_hidden_from_others_even_if_the_engine_leaves_it_public(
+    redis_url: str, leaky_engine: str
+) -> None:
+    """Defence in depth: an engine whose public notation of a seal still holds the array
+    does not make others see it; they see that a seal was made, and its author keeps the
+    full notation."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, leaky_engine))
+        try:
+            game, _ = await replica.sessions.create(
+                GameSpec(
+                    "napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
+                ),
+                [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
+            )
+            array = f"seal {sealed_array('red')}"
+            now = await replica.store.time_ms()
+            played = await replica.play.commit(
+                game, now, [game_pb2.Action(side="red", notation=array)]
+            )
+            last = played.game.moves[-1]
+            assert (last.side, last.notation, last.public) == ("red", array, "seal (hidden)")
+            entry = await replica.store.update_at(game.id, played.game.version)
+            assert entry is not None
+            update = mm.WatchGameResponse.FromString(entry.message)
+            assert list(update.notations) == ["seal (hidden)"]
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_side_that_has_acted_is_told_every_side_still_to_act(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """In a secret deployment of three (10.1: every player commits), red has committed
+    and submits again: refused before the engine is asked, naming black and green, both
+    still to commit, joined by "and"."""
+    people = {side: clients(matchmaker.address, side) for side in ("red", "black", "green")}
+    created = people["red"].CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way", "deployment": "attack_at_dawn"},
+            side="red",
+        )
+    )
+    for side in ("black", "green"):
+        joined = people[side].JoinGame(
+            mm.JoinGameRequest(invite_code=created.invite_code, side=side)
+        )
+    game = joined.game
+    assert list(game.state.to_act) == ["red", "black", "green"]
+    commit = game_pb2.Action(notation=f"commit {ARRAYS['red']} salt {SALTS['red']}")
+    committed = (
+        people["red"]
+        .SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=game.version, actions=[commit]
+            )
+        )
+        .game
+    )
+    assert list(committed.state.to_act) == ["black", "green"]
+    again = expect_error(
+        lambda: people["red"].SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id, expected_version=committed.version, actions=[commit]
+            )
+        ),
+        Code.FAILED_PRECONDITION,
+        "NOT_YOUR_TURN",
+    )
+    assert again.message == "it is not red's turn: black and green to act"
+    assert field_names(again) == ["actions[0]"]
