@@ -6,13 +6,16 @@ No mocks: tests talk to a real `redis-server` and to real gRPC servers on loopba
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import random
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,31 +41,69 @@ def stopping(stop: Callable[[T], object]) -> Iterator[list[T]]:
 
 
 def free_port() -> int:
-    """A TCP port free on loopback right now."""
+    """A TCP port free on loopback right now, and kept for this test process (see below)."""
     return free_ports(1)[0]
 
 
-# The ports the services listen on by default (50051 and 50052 lie in the kernel's range for
-# port 0, so a port the kernel picks may be one of them: such a pick is passed over).
+# The ports the services listen on by default: never picked for a test.
 DEFAULT_PORTS = frozenset({50051, 50052, 6399, 9151, 9152})
+# Picked ports lie below the kernel's range for port 0 and for the source ports of outgoing
+# connections: between a test picking a port and its server binding it (seconds, for a stack
+# started on a busy machine), no connection of any program can be given that port. Test
+# processes running at once (xdist workers, other clones) keep out of each other's picks by
+# a lock on a file named after the port, held until the process ends (the kernel lets it go
+# then, however the process ends).
+PORTS_LOCKED = Path(tempfile.gettempdir()) / "wargame-test-ports"
+_ports_held: list[int] = []  # the lock files' descriptors, open for the process's life
+_pick = random.SystemRandom()
+
+
+def _pickable_ports() -> range:
+    """Ports from 10000 up to the kernel's range for port 0 (or 32768 where it is unknown)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return range(10000, max(low, 20000))
 
 
 def free_ports(count: int) -> list[int]:
-    """`count` different TCP ports, all free on loopback right now, none a default port."""
-    probes: list[socket.socket] = []
+    """`count` different TCP ports, all free on loopback right now, none a default port,
+    none given to another test process (nor to this one before) while it runs."""
+    PORTS_LOCKED.mkdir(exist_ok=True)
+    pickable = _pickable_ports()
     chosen: list[int] = []
+    for _ in range(len(pickable)):
+        if len(chosen) == count:
+            return chosen
+        port = _pick.choice(pickable)
+        if port in DEFAULT_PORTS or port in chosen or not _lock_port(port):
+            continue
+        if _bindable(port):
+            chosen.append(port)
+    raise RuntimeError(f"no {count} free ports left in {pickable}")
+
+
+def _lock_port(port: int) -> bool:
+    """Take the port's lock for this process (False: held by another, or taken before)."""
+    descriptor = os.open(PORTS_LOCKED / str(port), os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        while len(chosen) < count:
-            probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            probes.append(probe)  # held until the end, so the kernel picks another one
-            probe.bind(("127.0.0.1", 0))
-            port = int(probe.getsockname()[1])
-            if port not in DEFAULT_PORTS:
-                chosen.append(port)
-        return chosen
-    finally:
-        for probe in probes:
-            probe.close()
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(descriptor)
+        return False
+    _ports_held.append(descriptor)
+    return True
+
+
+def _bindable(port: int) -> bool:
+    """Whether a listener could bind the port on every address now (nothing holds it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind(("", port))
+        except OSError:
+            return False
+    return True
 
 
 @contextlib.contextmanager

@@ -22,7 +22,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from tests.matchmaker.helpers import submit_text, wait_for
 from tests.servers import ROOT, RedisServer, free_port, matchmaker_key_env
-from tests.system.cli_support import FAST_MATCHMAKER, WAR_CITADEL
+from tests.system.cli_support import FAST_MATCHMAKER, WAIT_S, WAR_CITADEL
 from tests.tls_support import (
     Authority,
     Issued,
@@ -106,12 +106,15 @@ def test_a_game_over_tls_through_a_matchmaker_calling_the_engine_over_mutual_tls
         mm.CreateGameRequest(game="war", side="south", opponent=mm.SEAT_KIND_BOT, setup=WAR_CITADEL)
     ).game
     submit_text(player, created.id, "Mj1xj10")
+    # The bot's search runs at idle priority: on a machine busy with other test runs it may
+    # be turned away as busy and think again later (the bound is the CLI tests' WAIT_S).
     finished = wait_for(
         lambda: (
             (g := player.GetGame(mm.GetGameRequest(game_id=created.id)).game).status
             == mm.GAME_STATUS_FINISHED
             and g
-        )
+        ),
+        timeout=WAIT_S,
     )
     assert finished.outcome.winner == "south"
     assert finished.moves[0] == "Mj1xj10" and len(finished.moves) == 2  # the bot answered

@@ -23,13 +23,22 @@ function gamesIn(folder) {
     .filter((name) => fs.readdirSync(path.join(folder, name)).some((f) => f.endsWith('.json')));
 }
 
+// A search the engine turns away because its pool is full (ENGINE_BUSY: on a busy machine
+// the vectors' own searches fill it) is asked again when the refusal's retry hint says, as
+// the engine tells every client to do; the answer compared is the one that follows.
 async function answerOf(client, vector) {
-  try {
-    return { response: await call(client, vector.rpc, vector.request) };
-  } catch (error) {
-    if (error.code === undefined) throw error;
-    const { code, reason } = refusal(error);
-    return { error: { code, reason } };
+  for (;;) {
+    try {
+      return { response: await call(client, vector.rpc, vector.request) };
+    } catch (error) {
+      if (error.code === undefined) throw error;
+      const { code, reason, metadata } = refusal(error);
+      if (reason === 'ENGINE_BUSY' && (vector.error || {}).reason !== 'ENGINE_BUSY') {
+        await new Promise((resolve) => setTimeout(resolve, Number(metadata.retry_after_ms)));
+        continue;
+      }
+      return { error: { code, reason } };
+    }
   }
 }
 
