@@ -21,7 +21,7 @@ from google.protobuf import duration_pb2
 
 from matchmaker.redis_client import Client, connect
 from wargame.runtime.status import ErrorDetails, error_details
-from wargame.v1 import engine_pb2, game_pb2
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
 
@@ -311,3 +311,23 @@ async def until(check: Callable[[], bool]) -> None:
     while not check():
         assert asyncio.get_running_loop().time() < deadline, "the condition never held"
         await asyncio.sleep(0.001)
+
+
+@contextlib.contextmanager
+def serving_engine(servicer: engine_pb2_grpc.RulesEngineServicer) -> Iterator[str]:
+    """`servicer` served as the rules engine over real gRPC on a free loopback port (a real
+    engine that misbehaves on purpose, or a stand-in for one failure): its address."""
+    from wargame.runtime.serving import create_server, register_service
+
+    serving = create_server(
+        "127.0.0.1:0",
+        lambda server: register_service(
+            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+        ),
+        ["wargame.v1.RulesEngine"],
+    )
+    serving.start()
+    try:
+        yield f"127.0.0.1:{serving.port}"
+    finally:
+        serving.stop(0)

@@ -14,7 +14,7 @@ import pytest
 from matchmaker.vault import Vault
 from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.conftest import TEST_SECRET_KEY, Client, InProcessMatchmaker
-from tests.matchmaker.helpers import expect_error, seconds, wait_for
+from tests.matchmaker.helpers import expect_error, seconds, serving_engine, wait_for
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -30,9 +30,7 @@ SOUTH_CRUSHED = "mhc1gk1chm/1t1t1t1t1t/t1t1t1t1t1/10/10/10/10/10/10/4GK4 S FF:ff
 def listening_engine() -> Iterator[tuple[str, list[engine_pb2.SuggestActionRequest]]]:
     """A real engine whose SuggestAction requests are kept for the test to read."""
     from engine_service.rules import rulesets
-    from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import create_server, register_service
-    from wargame.v1 import engine_pb2 as engine
+    from engine_service.service import RulesEngine
 
     heard: list[engine_pb2.SuggestActionRequest] = []
     lock = threading.Lock()
@@ -43,18 +41,8 @@ def listening_engine() -> Iterator[tuple[str, list[engine_pb2.SuggestActionReque
                 heard.append(request)
             return super().SuggestAction(request, context)
 
-    serving = create_server(
-        "127.0.0.1:0",
-        lambda server: register_service(
-            server,
-            Listening(rulesets(TEST_SEAL_KEY)),
-            engine.DESCRIPTOR.services_by_name["RulesEngine"],
-        ),
-        [SERVICE_NAME],
-    )
-    serving.start()
-    yield f"127.0.0.1:{serving.port}", heard
-    serving.stop(grace=1)
+    with serving_engine(Listening(rulesets(TEST_SEAL_KEY))) as address:
+        yield address, heard
 
 
 def test_the_bot_plays_at_the_level_the_game_asks_and_shows_it(

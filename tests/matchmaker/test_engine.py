@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,9 @@ import structlog
 import matchmaker.engine
 from matchmaker.engine import Engine, EngineError, EngineFailure, backoff, refusal_status
 from matchmaker.settings import Settings
-from tests.matchmaker.helpers import captured_logs, legal_actions
-from tests.servers import free_port
+from tests.matchmaker.helpers import captured_logs, legal_actions, serving_engine
 from tests.tls_support import Authority
 from wargame.runtime.refusal import Reason, Refusal
-from wargame.runtime.serving import create_server, register_service
 from wargame.runtime.status import ErrorDetails, rich_status
 from wargame.runtime.tls import ClientTLS
 from wargame.v1 import board_pb2, engine_pb2, engine_pb2_grpc, game_pb2, war_pb2
@@ -261,27 +258,11 @@ class _Warming(engine_pb2_grpc.RulesEngineServicer):
         raise AssertionError("aborted")
 
 
-@contextmanager
-def _serve(servicer: engine_pb2_grpc.RulesEngineServicer) -> Iterator[str]:
-    serving = create_server(
-        f"127.0.0.1:{free_port()}",
-        lambda server: register_service(
-            server, servicer, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
-        ),
-        ["wargame.v1.RulesEngine"],
-    )
-    serving.start()
-    try:
-        yield f"127.0.0.1:{serving.port}"
-    finally:
-        serving.stop(0)
-
-
 @pytest.fixture
 def warming() -> Iterator[tuple[_Warming, str]]:
     """An engine UNAVAILABLE to its first two ListGames calls, and its address."""
     servicer = _Warming(unavailable=2)  # type: ignore[abstract]  # only two methods are called
-    with _serve(servicer) as address:
+    with serving_engine(servicer) as address:
         yield servicer, address
 
 
@@ -402,7 +383,7 @@ class _Drawing(engine_pb2_grpc.RulesEngineServicer):
 def drawing() -> Iterator[tuple[_Drawing, str]]:
     """An engine of one made-up board, UNAVAILABLE to its first NewGame call."""
     servicer = _Drawing(unavailable=1)  # type: ignore[abstract]  # two methods are called
-    with _serve(servicer) as address:
+    with serving_engine(servicer) as address:
         yield servicer, address
 
 

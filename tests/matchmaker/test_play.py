@@ -28,6 +28,7 @@ from tests.matchmaker.helpers import (
     legal_actions,
     sealed_array,
     seconds,
+    serving_engine,
     start_game,
 )
 from tests.matchmaker.test_multiplayer import NORTH, SIDES, SOUTH, four_people, players_out
@@ -233,6 +234,21 @@ def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
     assert engine_calls("NewGame") == drawings
 
 
+async def red_seals_its_array(replica: Replica) -> tuple[str, Any, mm.WatchGameResponse]:
+    """Red seals its array in a new game of Attack at Dawn in sealed mode: the seal's
+    notation, red's move as the commit returned it, and the update stored for watchers."""
+    game, _ = await replica.sessions.create(
+        GameSpec("napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}),
+        [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
+    )
+    array = f"seal {sealed_array('red')}"
+    now = await replica.store.time_ms()
+    played = await replica.play.commit(game, now, [game_pb2.Action(side="red", notation=array)])
+    entry = await replica.store.update_at(game.id, played.game.version)
+    assert entry is not None
+    return array, played.game.moves[-1], mm.WatchGameResponse.FromString(entry.message)
+
+
 def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
     redis_url: str, engine_address: str
 ) -> None:
@@ -243,24 +259,10 @@ def test_a_hidden_action_comes_back_from_its_commit_with_its_full_notation(
     async def scenario() -> None:
         replica = await Replica.connect(fast_settings(redis_url, engine_address))
         try:
-            game, _ = await replica.sessions.create(
-                GameSpec(
-                    "napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
-                ),
-                [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
-            )
-            array = f"seal {sealed_array('red')}"
-            now = await replica.store.time_ms()
-            played = await replica.play.commit(
-                game, now, [game_pb2.Action(side="red", notation=array)]
-            )
-            last = played.game.moves[-1]
+            array, last, update = await red_seals_its_array(replica)
             assert (last.side, last.notation) == ("red", array) and last.public != array
             # What others see is the engine's public notation of a seal (10.1: no squares).
             assert last.public == "seal (array hidden until both are in)"
-            entry = await replica.store.update_at(game.id, played.game.version)
-            assert entry is not None
-            update = mm.WatchGameResponse.FromString(entry.message)
             # Watchers learn that red sealed its deployment, nothing of the engine's text.
             assert [(e.kind, e.side, e.text, list(e.cells)) for e in update.events] == [
                 (game_pb2.EVENT_KIND_DEPLOYMENT_SEALED, "red", "red's deployment is sealed", [])
@@ -1118,9 +1120,7 @@ def leaky_engine() -> Iterator[str]:
     """A real engine that leaves a seal's array in its public notation (the public
     notation it gives is the full one): the address it serves on."""
     from engine_service.rules import rulesets
-    from engine_service.service import SERVICE_NAME, RulesEngine
-    from wargame.runtime.serving import create_server, register_service
-    from wargame.v1 import engine_pb2
+    from engine_service.service import RulesEngine
 
     class Leaky(RulesEngine):
         def ApplyActions(self, request: Any, context: Any) -> Any:
@@ -1129,18 +1129,8 @@ def leaky_engine() -> Iterator[str]:
                 applied.public_notation = applied.notation
             return reply
 
-    serving = create_server(
-        "127.0.0.1:0",
-        lambda server: register_service(
-            server,
-            Leaky(rulesets(TEST_SEAL_KEY)),
-            engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"],
-        ),
-        [SERVICE_NAME],
-    )
-    serving.start()
-    yield f"127.0.0.1:{serving.port}"
-    serving.stop(grace=1)
+    with serving_engine(Leaky(rulesets(TEST_SEAL_KEY))) as address:
+        yield address
 
 
 def test_a_sealed_array_is_hidden_from_others_even_if_the_engine_leaves_it_public(
@@ -1153,22 +1143,8 @@ def test_a_sealed_array_is_hidden_from_others_even_if_the_engine_leaves_it_publi
     async def scenario() -> None:
         replica = await Replica.connect(fast_settings(redis_url, leaky_engine))
         try:
-            game, _ = await replica.sessions.create(
-                GameSpec(
-                    "napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
-                ),
-                [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
-            )
-            array = f"seal {sealed_array('red')}"
-            now = await replica.store.time_ms()
-            played = await replica.play.commit(
-                game, now, [game_pb2.Action(side="red", notation=array)]
-            )
-            last = played.game.moves[-1]
+            array, last, update = await red_seals_its_array(replica)
             assert (last.side, last.notation, last.public) == ("red", array, "seal (hidden)")
-            entry = await replica.store.update_at(game.id, played.game.version)
-            assert entry is not None
-            update = mm.WatchGameResponse.FromString(entry.message)
             assert list(update.notations) == ["seal (hidden)"]
         finally:
             await replica.close()
