@@ -9,10 +9,15 @@
   one place, the seal key and the matchmaker's secret key from Secrets, the engine behind a
   headless Service, transport security (each service serves TLS from a Secret or is
   allowed plaintext; production: mutual TLS between the services, the gateway's proxies
-  trusted for the caller's address), and who may reach what through the NetworkPolicies.
+  trusted for the caller's address), who may reach what through the NetworkPolicies, every
+  Redis holding its games (maxmemory about 75 % of its memory limit, noeviction, the
+  append-only file), a shard's two copies on two nodes (the RedisCluster's pods keep off
+  each other's nodes), a preStop sleep before a service stops (within its termination
+  period), and a Gateway that presents a client certificate to the services demanding one.
 - The Dockerfile: hadolint, a numeric non-root USER, pinned base images.
 - compose.yaml: the Compose Specification's schema (check-jsonschema), health checks,
-  start-up order, Redis persistence, the keys as file secrets, TLS on the published ports.
+  start-up order, Redis persistence and memory bound (as above), the keys as file secrets,
+  TLS on the published ports.
 
     python deploy/lint.py --tools .venv/tools [--kubernetes-version 1.35.0 ...]
     python deploy/lint.py --tools .venv/tools --unpack-kubectl
@@ -378,6 +383,180 @@ def _check_network(docs: list[Doc], overlay: str) -> Iterator[str]:
                     yield f"NetworkPolicy: {source} {verb} {target} on port {port}"
 
 
+# --- Redis in production, stopping, the gateway's client certificate --------------------
+
+REDIS_MEMORY_SHARE = (0.70, 0.80)  # maxmemory, as a share of the container's memory limit
+# Node labels anti-affinity may spread over: a node, or a zone (of several nodes).
+SPREAD_KEYS = {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+KUBERNETES_UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6}
+KUBERNETES_UNITS |= {"G": 10**9, "T": 10**12, "": 1}
+# Redis's units: "kb", "mb", "gb" are powers of 1024, "k", "m", "g" of 1000.
+REDIS_UNITS = {"b": 1, "kb": 2**10, "mb": 2**20, "gb": 2**30, "k": 10**3, "m": 10**6, "g": 10**9}
+REDIS_UNITS |= {"": 1}
+# Compose's byte values: b, k, m, g (kb, mb, gb alike), all powers of 1024.
+COMPOSE_UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+COMPOSE_UNITS |= {"kb": 2**10, "mb": 2**20, "gb": 2**30}
+
+
+def _bytes(value: Any, units: Mapping[str, int]) -> int | None:
+    """A size such as "512Mi" (Kubernetes), "384mb" (Redis) or "1g" (compose) in bytes."""
+    found = re.fullmatch(r"(\d+)([A-Za-z]*)", str(value).strip())
+    if not found or found[2] not in units:
+        return None
+    return int(found[1]) * units[found[2]]
+
+
+def redis_settings(words: Iterable[str]) -> dict[str, str]:
+    """redis-server's settings from its arguments ("--name value"), by lower-case name; the
+    last one given counts."""
+    settings: dict[str, str] = {}
+    tokens = list(words)
+    for i, token in enumerate(tokens):
+        if token.startswith("--") and i + 1 < len(tokens):
+            settings[token[2:].lower()] = tokens[i + 1]
+    return settings
+
+
+def _config_settings(text: str) -> dict[str, str]:
+    """The settings of a redis.conf text ("name value" lines), as `redis_settings`."""
+    settings: dict[str, str] = {}
+    for line in text.splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name and not name.startswith("#"):
+            settings[name.lower()] = value.strip().strip('"')
+    return settings
+
+
+def check_redis_settings(where: str, settings: Mapping[str, str], limit: Any) -> Iterator[str]:
+    """A Redis that keeps every game: a maxmemory of about 75 % of its container's memory
+    limit, noeviction past it, and the append-only file on."""
+    if settings.get("maxmemory-policy") != "noeviction":
+        yield f"{where}: maxmemory-policy is not noeviction (Redis would evict games)"
+    if settings.get("appendonly") != "yes":
+        yield f"{where}: appendonly is not yes (a restart would lose the writes since a snapshot)"
+    limit_bytes = _bytes(limit, KUBERNETES_UNITS) or _bytes(limit, COMPOSE_UNITS)
+    maxmemory = _bytes(settings.get("maxmemory", ""), REDIS_UNITS)
+    if not limit_bytes:
+        yield f"{where}: no memory limit for Redis"
+    elif not maxmemory:
+        yield f"{where}: no maxmemory (Redis would grow until the container is killed)"
+    else:
+        low, high = REDIS_MEMORY_SHARE
+        share = maxmemory / limit_bytes
+        if not low <= share <= high:
+            yield (
+                f"{where}: maxmemory {settings['maxmemory']} is {share:.0%} of the memory limit"
+                f" {limit}, not about 75 %"
+            )
+
+
+def _redis_containers(docs: list[Doc]) -> Iterator[tuple[str, Doc]]:
+    for where, template in _pod_templates(docs):
+        for container in template["spec"]["containers"]:
+            if "redis-server" in [*container.get("command", []), *container.get("args", [])][:1]:
+                yield f"{where}, container {container['name']}", container
+
+
+def _operator_pod_labels(cluster: Doc, role: str) -> dict[str, str]:
+    """The labels the redis-operator gives a RedisCluster's pods of `role` (leader or
+    follower): the resource's own, and its role's."""
+    name = cluster["metadata"]["name"]
+    own = cluster["metadata"].get("labels", {})
+    return {**own, "app": f"{name}-{role}", "role": role, "redis_setup_type": "cluster"}
+
+
+def _check_redis(docs: list[Doc]) -> Iterator[str]:
+    for where, container in _redis_containers(docs):
+        words = [*container.get("command", []), *container.get("args", [])]
+        limit = container.get("resources", {}).get("limits", {}).get("memory")
+        yield from check_redis_settings(where, redis_settings(words), limit)
+    configs = {c["metadata"]["name"]: c.get("data", {}) for c in _of_kind(docs, "ConfigMap")}
+    for cluster in _of_kind(docs, "RedisCluster"):
+        spec, name = cluster["spec"], cluster["metadata"]["name"]
+        limit = spec.get("kubernetesConfig", {}).get("resources", {}).get("limits", {})
+        pods = [_operator_pod_labels(cluster, role) for role in ("leader", "follower")]
+        for role in ("leader", "follower"):
+            where = f"RedisCluster {name} {role}s"
+            side = spec.get(f"redis{role.title()}") or {}
+            config_map = (side.get("redisConfig") or {}).get("additionalRedisConfig")
+            text = configs.get(config_map or "", {}).get("redis-additional.conf")
+            if text is None:
+                yield f"{where}: no redisConfig.additionalRedisConfig with redis-additional.conf"
+            else:
+                yield from check_redis_settings(where, _config_settings(text), limit.get("memory"))
+            terms = ((side.get("affinity") or {}).get("podAntiAffinity") or {}).get(
+                "requiredDuringSchedulingIgnoredDuringExecution"
+            ) or []
+            if not any(
+                term.get("topologyKey") in SPREAD_KEYS
+                and all(_selects(term.get("labelSelector"), labels) for labels in pods)
+                for term in terms
+            ):
+                yield (
+                    f"{where}: no required podAntiAffinity keeping them from the leaders' and"
+                    " the followers' nodes (a shard's primary and replica could share a node)"
+                )
+
+
+def _check_stopping(docs: list[Doc]) -> Iterator[str]:
+    """A service's pod sleeps before SIGTERM (preStop) while the gateway and DNS stop routing
+    to it, then drains (--grace); the termination period outlasts both."""
+    for deployment in _of_kind(docs, "Deployment"):
+        pod = deployment["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        where = f"Deployment {deployment['metadata']['name']}"
+        pre_stop = (container.get("lifecycle") or {}).get("preStop") or {}
+        sleep = (pre_stop.get("sleep") or {}).get("seconds")
+        if not isinstance(sleep, int) or sleep < 5:
+            yield f"{where}: no preStop sleep of 5 s or more (calls routed to it would fail)"
+            continue
+        grace = int(_setting(container, "--grace", "") or 0)
+        period = pod.get("terminationGracePeriodSeconds", 30)
+        if period <= sleep + grace:
+            yield (
+                f"{where}: terminationGracePeriodSeconds {period} does not outlast the preStop"
+                f" sleep ({sleep} s) and --grace ({grace} s)"
+            )
+
+
+def _check_gateway_client_certificate(docs: list[Doc]) -> Iterator[str]:
+    """A service that lets in only clients with a certificate and is routed by a gateway:
+    the Gateway presents one (spec.tls.backend) and checks the service's (BackendTLSPolicy),
+    else every call through it fails."""
+    by_name = {d["metadata"]["name"]: d for d in _of_kind(docs, "Deployment")}
+    routed = {
+        ref["name"]
+        for route in _of_kind(docs, "GRPCRoute")
+        for rule in route["spec"].get("rules", [])
+        for ref in rule.get("backendRefs", [])
+    }
+    policies = {
+        ref["name"]
+        for policy in _of_kind(docs, "BackendTLSPolicy")
+        for ref in policy["spec"].get("targetRefs", [])
+        if ref.get("kind") == "Service"
+    }
+    presents = all(
+        ((gateway["spec"].get("tls") or {}).get("backend") or {}).get("clientCertificateRef")
+        for gateway in _of_kind(docs, "Gateway")
+    )
+    for service in ("engine", "matchmaker"):
+        name = f"wargame-{service}"
+        if name not in routed:
+            continue
+        container = by_name[name]["spec"]["template"]["spec"]["containers"][0]
+        variable = f"WARGAME_{service.upper()}_TLS_CLIENT_CA_FILE"
+        if not _setting(container, "--tls-client-ca-file", variable):
+            continue
+        if not presents:
+            yield (
+                f"the {service} wants a client certificate but the Gateway presents none"
+                " (spec.tls.backend.clientCertificateRef): every call through it would fail"
+            )
+        if name not in policies:
+            yield f"the gateway reaches the {service} without a BackendTLSPolicy (no TLS)"
+
+
 def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
     """Every rule the rendered `overlay` breaks, one line each."""
     problems: list[str] = []
@@ -387,6 +566,9 @@ def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
     problems += _check_services(docs)
     problems += _check_transport(docs, overlay)
     problems += _check_network(docs, overlay)
+    problems += _check_redis(docs)
+    problems += _check_stopping(docs)
+    problems += _check_gateway_client_certificate(docs)
     return problems
 
 
@@ -413,6 +595,9 @@ def check_compose(compose: Doc) -> list[str]:
         str(v).split(":")[1:2] == ["/data"] for v in redis.get("volumes", [])
     ):
         problems.append("compose: redis keeps no append-only file on a volume at /data")
+    problems += check_redis_settings(
+        "compose: redis", redis_settings(redis.get("command", [])), redis.get("mem_limit")
+    )
     secrets = compose.get("secrets") or {}
 
     def file_secret(service: Doc, path: str) -> bool:  # a /run/secrets/<name> of a file

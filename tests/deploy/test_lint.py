@@ -202,6 +202,14 @@ def _store_open_to_engine(docs: list[dict[str, Any]]) -> None:
     engine["spec"]["egress"] = [{"ports": [{"protocol": "TCP", "port": 6379}]}]
 
 
+def _no_pre_stop(docs: list[dict[str, Any]]) -> None:
+    del _matchmaker_container(docs)["lifecycle"]
+
+
+def _short_termination_period(docs: list[dict[str, Any]]) -> None:
+    _engine(docs)["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 25
+
+
 MUTATIONS = [
     (_set_replicas, "Deployment wargame-engine: a fixed replicas count fights its autoscaler"),
     (_drop("HorizontalPodAutoscaler", "wargame-engine"), "wargame-engine: no HorizontalPod"),
@@ -228,6 +236,8 @@ MUTATIONS = [
     (_store_open_to_all_namespaces, "NetworkPolicy: ns:x can reach session-store on port 6379"),
     (_store_open_to_engine, "NetworkPolicy: engine can reach session-store on port 6379"),
     (_drop("NetworkPolicy", "matchmaker-to-engine-and-store"), "matchmaker cannot reach engine"),
+    (_no_pre_stop, "Deployment wargame-matchmaker: no preStop sleep"),
+    (_short_termination_period, "wargame-engine: terminationGracePeriodSeconds 25 does not"),
 ]
 
 
@@ -259,6 +269,58 @@ def _dev_matchmaker_calls_over_tls(docs: list[dict[str, Any]]) -> None:
     _set_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_ENGINE_TLS", "1")
 
 
+def _redis_args(docs: list[dict[str, Any]]) -> list[str]:
+    redis = _one(docs, "StatefulSet", "wargame-redis")
+    args: list[str] = redis["spec"]["template"]["spec"]["containers"][0]["args"]
+    return args
+
+
+def _redis_arg(name: str, value: str | None) -> Callable[[list[dict[str, Any]]], None]:
+    """Set (or, with None, drop) one of the dev Redis's `--name value` arguments."""
+
+    def mutate(docs: list[dict[str, Any]]) -> None:
+        args = _redis_args(docs)
+        at = args.index(f"--{name}")
+        if value is None:
+            del args[at : at + 2]
+        else:
+            args[at + 1] = value
+
+    return mutate
+
+
+def _redis_config(old: str, new: str) -> Callable[[list[dict[str, Any]]], None]:
+    """Replace a line of the production Redis nodes' redis-additional.conf."""
+
+    def mutate(docs: list[dict[str, Any]]) -> None:
+        data = _one(docs, "ConfigMap", "wargame-redis-config")["data"]
+        assert old in data["redis-additional.conf"]
+        data["redis-additional.conf"] = data["redis-additional.conf"].replace(old, new)
+
+    return mutate
+
+
+def _redis_cluster(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    spec: dict[str, Any] = _one(docs, "RedisCluster", "wargame-redis")["spec"]
+    return spec
+
+
+def _followers_avoid_followers_only(docs: list[dict[str, Any]]) -> None:
+    # The old rule: each set kept apart from itself, a leader and its follower on one node.
+    term = _redis_cluster(docs)["redisFollower"]["affinity"]["podAntiAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ][0]
+    term["labelSelector"] = {"matchLabels": {"app": "wargame-redis-follower"}}
+
+
+def _leaders_without_config(docs: list[dict[str, Any]]) -> None:
+    del _redis_cluster(docs)["redisLeader"]["redisConfig"]
+
+
+def _gateway_presents_no_certificate(docs: list[dict[str, Any]]) -> None:
+    del _one(docs, "Gateway", "wargame")["spec"]["tls"]
+
+
 OVERLAY_MUTATIONS = [
     ("production", _engine_tls_from_empty_dir, "the engine's TLS file /etc/wargame/tls/tls.crt"),
     ("production", _engine_without_client_ca, "the engine does not serve mutual TLS"),
@@ -266,6 +328,17 @@ OVERLAY_MUTATIONS = [
     ("production", _matchmaker_calls_in_plaintext, "engine serves TLS but the matchmaker calls "),
     ("production", _no_trusted_proxies, "the matchmaker behind a gateway trusts no proxies"),
     ("dev", _dev_matchmaker_calls_over_tls, "engine serves plaintext but the matchmaker calls"),
+    ("dev", _redis_arg("maxmemory", None), "container redis: no maxmemory"),
+    ("dev", _redis_arg("maxmemory", "512mb"), "maxmemory 512mb is 100% of the memory limit"),
+    ("dev", _redis_arg("maxmemory-policy", "allkeys-lru"), "maxmemory-policy is not noeviction"),
+    ("dev", _redis_arg("appendonly", "no"), "container redis: appendonly is not yes"),
+    ("production", _redis_config("maxmemory 768mb", "maxmemory 1gb"), "is 100% of the memory"),
+    ("production", _redis_config("noeviction", "volatile-lru"), "followers: maxmemory-policy is"),
+    ("production", _redis_config("appendonly yes", "appendonly no"), "leaders: appendonly is not"),
+    ("production", _leaders_without_config, "leaders: no redisConfig.additionalRedisConfig"),
+    ("production", _followers_avoid_followers_only, "followers: no required podAntiAffinity"),
+    ("production", _gateway_presents_no_certificate, "the engine wants a client certificate but"),
+    ("production", _drop("BackendTLSPolicy", "wargame-matchmaker"), "matchmaker without a Backend"),
 ]
 
 
@@ -364,9 +437,26 @@ def _health_check_on_the_tls_port(compose: dict[str, Any]) -> None:
     test[test.index("127.0.0.1:50062")] = "127.0.0.1:50052"
 
 
+def _redis_without_bound(compose: dict[str, Any]) -> None:
+    command = compose["services"]["redis"]["command"]
+    del command[command.index("--maxmemory") : command.index("--maxmemory") + 2]
+
+
+def _redis_evicting(compose: dict[str, Any]) -> None:
+    command = compose["services"]["redis"]["command"]
+    command[command.index("noeviction")] = "allkeys-lru"
+
+
+def _redis_unlimited(compose: dict[str, Any]) -> None:
+    del compose["services"]["redis"]["mem_limit"]
+
+
 @pytest.mark.parametrize(
     ("mutate", "problem"),
     [
+        (_redis_without_bound, "compose: redis: no maxmemory"),
+        (_redis_evicting, "compose: redis: maxmemory-policy is not noeviction"),
+        (_redis_unlimited, "compose: redis: no memory limit for Redis"),
         (_engine_unchecked, "compose: engine has no health check"),
         (_started_not_healthy, "compose: matchmaker starts before engine is healthy"),
         (_redis_without_file, "compose: redis keeps no append-only file"),
