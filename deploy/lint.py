@@ -15,6 +15,10 @@
   each other's nodes), a preStop sleep before a service stops (within its termination
   period), and a Gateway that presents a client certificate to the services demanding one.
 - The Dockerfile: hadolint, a numeric non-root USER, pinned base images.
+- deploy/monitoring: the alert rules checked and unit-tested by promtool (Debian's, which
+  `make lint` unpacks into the tools folder), each alert tied to an objective of
+  docs/operations.md and its runbook there, and the alerts and the Grafana dashboard
+  reading only metrics the services (or the Redis exporter) publish.
 - compose.yaml: the Compose Specification's schema (check-jsonschema), health checks,
   start-up order, Redis persistence and memory bound (as above), the keys as file secrets,
   TLS on the published ports.
@@ -641,6 +645,132 @@ def check_dockerfile(text: str) -> list[str]:
     return problems
 
 
+# --- monitoring: alert rules and the dashboard ------------------------------------------
+
+MONITORING = DEPLOY / "monitoring"
+OPERATIONS = ROOT / "docs" / "operations.md"
+# The service level objectives of docs/operations.md, as alerts' `slo` label names them.
+SLOS = {"move-acknowledged", "watcher-delivery", "bot-reply", "commits-confirmed"}
+SEVERITIES = {"page", "ticket"}
+# The Redis exporter's metrics the rules and the dashboard read (oliver006/redis_exporter).
+REDIS_EXPORTER_METRICS = {
+    "redis_connected_slaves",
+    "redis_instance_info",
+    "redis_memory_used_bytes",
+    "redis_memory_max_bytes",
+    "redis_up",
+}
+# Each objective's series the dashboard must show.
+DASHBOARD_SHOWS = {
+    "wargame_matchmaker_rpc_seconds_bucket",
+    "wargame_matchmaker_rpcs_total",
+    "wargame_matchmaker_errors_total",
+    "wargame_matchmaker_watchers",
+    "wargame_matchmaker_sweeps_total",
+    "wargame_engine_rpc_seconds_bucket",
+    "redis_connected_slaves",
+    "redis_memory_used_bytes",
+}
+
+
+def published_metrics(sources: Iterable[Path]) -> set[str]:
+    """The series the services publish: each prometheus_client metric their code declares
+    (a histogram as its _bucket, _sum and _count)."""
+    declared = re.compile(r"\b(Counter|Gauge|Histogram|Summary)\(\s*\"(wargame_\w+)\"")
+    names: set[str] = set()
+    for source in sources:
+        for path in source.rglob("*.py"):
+            for kind, name in declared.findall(path.read_text()):
+                if kind == "Histogram":
+                    names |= {f"{name}_bucket", f"{name}_sum", f"{name}_count"}
+                elif kind == "Summary":
+                    names |= {f"{name}_sum", f"{name}_count"}
+                else:
+                    names.add(name)
+    return names
+
+
+def metrics_in(expr: str) -> set[str]:
+    """The metric names a PromQL expression reads (wargame's and the Redis exporter's)."""
+    return set(re.findall(r"(?<![\w:])((?:wargame|redis)_[a-z0-9_]+)(?![\w:])", expr))
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors of a Markdown text's headings, as GitHub makes them."""
+    return {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        for heading in re.findall(r"^#+\s+(.+)$", markdown, re.MULTILINE)
+    }
+
+
+def check_alerts(rules: Doc, known: set[str], operations: str) -> list[str]:
+    """Every alert guards an objective of docs/operations.md (labels slo and severity) and
+    links its runbook there; every expression reads metrics that exist."""
+    problems = []
+    recorded = {r["record"] for g in rules["groups"] for r in g["rules"] if "record" in r}
+    anchors = _anchors(operations)
+    guarded = set()
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            name = rule.get("alert") or rule.get("record")
+            for metric in sorted(metrics_in(rule["expr"]) - known - recorded):
+                problems.append(f"alerts.yaml: {name} reads {metric}, which nothing publishes")
+            if "alert" not in rule:
+                continue
+            labels = rule.get("labels") or {}
+            if labels.get("slo") not in SLOS:
+                problems.append(f"alerts.yaml: {name} guards no objective (labels.slo)")
+            guarded.add(labels.get("slo"))
+            if labels.get("severity") not in SEVERITIES:
+                problems.append(f"alerts.yaml: {name} has no severity (page or ticket)")
+            runbook = (rule.get("annotations") or {}).get("runbook", "")
+            if runbook.partition("#")[2] not in anchors:
+                problems.append(f"alerts.yaml: {name}'s runbook {runbook!r} is no heading there")
+    for slo in sorted(SLOS - guarded):
+        problems.append(f"alerts.yaml: no alert guards the objective {slo}")
+    return problems
+
+
+def check_dashboard(dashboard: Doc, known: set[str]) -> list[str]:
+    """Every panel queries metrics that exist, and the objectives' series are all shown."""
+    problems = []
+    shown: set[str] = set()
+    panels = [p for p in dashboard.get("panels", []) if p.get("type") != "row"]
+    ids = [p.get("id") for p in dashboard.get("panels", [])]
+    if len(ids) != len(set(ids)):
+        problems.append("dashboard.json: two panels share an id")
+    for panel in panels:
+        exprs = [target.get("expr", "") for target in panel.get("targets", [])]
+        if not any(exprs):
+            problems.append(f"dashboard.json: panel {panel.get('title')!r} queries nothing")
+        for expr in exprs:
+            shown |= metrics_in(expr)
+            for metric in sorted(metrics_in(expr) - known):
+                problems.append(
+                    f"dashboard.json: panel {panel.get('title')!r} reads {metric},"
+                    " which nothing publishes"
+                )
+    for metric in sorted(DASHBOARD_SHOWS - shown):
+        problems.append(f"dashboard.json: no panel shows {metric}")
+    return problems
+
+
+def check_monitoring(tools: Path) -> list[str]:
+    """deploy/monitoring: promtool's own checks and unit tests of the rules, then ours."""
+    promtool = tools / "bin" / "promtool"
+    if promtool.exists():
+        problems = _run([str(promtool), "check", "rules", str(MONITORING / "alerts.yaml")])
+        problems += _run([str(promtool), "test", "rules", str(MONITORING / "alerts.test.yaml")])
+    else:
+        problems = [f"promtool is not installed at {promtool} (make lint installs it)"]
+    known = published_metrics([ROOT / "engine_service", ROOT / "matchmaker"])
+    known |= REDIS_EXPORTER_METRICS
+    rules = yaml.safe_load((MONITORING / "alerts.yaml").read_text())
+    problems += check_alerts(rules, known, OPERATIONS.read_text())
+    problems += check_dashboard(json.loads((MONITORING / "dashboard.json").read_text()), known)
+    return problems
+
+
 # --- the tools -----------------------------------------------------------------------
 
 
@@ -751,6 +881,8 @@ def lint(tools: Path, versions: list[str]) -> list[str]:
     )
     problems += check_compose(yaml.safe_load(compose_file.read_text()))
     print("Dockerfile: hadolint; compose.yaml: Compose Specification schema")
+    problems += check_monitoring(tools)
+    print("monitoring: promtool check and test rules; the alerts' and the dashboard's metrics")
     return problems
 
 

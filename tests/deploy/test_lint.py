@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -499,3 +502,147 @@ def test_the_image_gets_only_what_it_needs() -> None:
     }
     assert sources and sources <= allowed
     assert not {".venv", "tests", ".git", "run", "deploy"} & allowed
+
+
+# --- monitoring: alert rules and the dashboard ---------------------------------------
+
+PROMTOOL = TOOLS / "bin" / "promtool"
+MONITORING = ROOT / "deploy" / "monitoring"
+
+
+def _known() -> set[str]:
+    published: set[str] = lint.published_metrics([ROOT / "engine_service", ROOT / "matchmaker"])
+    return published | lint.REDIS_EXPORTER_METRICS
+
+
+def _rules() -> dict[str, Any]:
+    rules: dict[str, Any] = yaml.safe_load((MONITORING / "alerts.yaml").read_text())
+    return rules
+
+
+def _alert(rules: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(r for g in rules["groups"] for r in g["rules"] if r.get("alert") == name)
+
+
+def _dashboard() -> dict[str, Any]:
+    dashboard: dict[str, Any] = json.loads((MONITORING / "dashboard.json").read_text())
+    return dashboard
+
+
+def _operations() -> str:
+    return (ROOT / "docs" / "operations.md").read_text()
+
+
+def test_the_services_declare_the_metrics_the_objectives_read() -> None:
+    assert {
+        "wargame_matchmaker_rpc_seconds_bucket",
+        "wargame_matchmaker_rpcs_total",
+        "wargame_matchmaker_sweeps_total",
+        "wargame_engine_rpc_seconds_bucket",
+    } <= _known()
+    assert "wargame_matchmaker_rpc_seconds" not in _known()  # a histogram's series only
+
+
+def test_the_alerts_and_the_dashboard_pass() -> None:
+    assert lint.check_alerts(_rules(), _known(), _operations()) == []
+    assert lint.check_dashboard(_dashboard(), _known()) == []
+
+
+def _misspelt_metric(rules: dict[str, Any]) -> None:
+    _alert(rules, "MovesRefused")["expr"] = (
+        'rate(wargame_matchmaker_rpc_total{code="INTERNAL"}[5m])'
+    )
+
+
+def _no_objective(rules: dict[str, Any]) -> None:
+    del _alert(rules, "EngineInternalErrors")["labels"]["slo"]
+
+
+def _no_severity(rules: dict[str, Any]) -> None:
+    _alert(rules, "WatchersSlow")["labels"]["severity"] = "critical"
+
+
+def _runbook_nowhere(rules: dict[str, Any]) -> None:
+    _alert(rules, "BotThinkingSlow")["annotations"]["runbook"] = "docs/operations.md#bots"
+
+
+def _bots_unguarded(rules: dict[str, Any]) -> None:
+    for group in rules["groups"]:
+        group["rules"] = [
+            r for r in group["rules"] if r.get("labels", {}).get("slo") != "bot-reply"
+        ]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (_misspelt_metric, "MovesRefused reads wargame_matchmaker_rpc_total, which nothing"),
+        (_no_objective, "EngineInternalErrors guards no objective"),
+        (_no_severity, "WatchersSlow has no severity"),
+        (_runbook_nowhere, "BotThinkingSlow's runbook 'docs/operations.md#bots' is no heading"),
+        (_bots_unguarded, "no alert guards the objective bot-reply"),
+    ],
+)
+def test_each_alert_rule_catches_its_mistake(
+    mutate: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    rules = _rules()
+    mutate(rules)
+    problems = lint.check_alerts(rules, _known(), _operations())
+    assert any(problem in line for line in problems), problems
+
+
+def _panel(dashboard: dict[str, Any], title: str) -> dict[str, Any]:
+    return next(p for p in dashboard["panels"] if p["title"] == title)
+
+
+def _unknown_metric_in_panel(dashboard: dict[str, Any]) -> None:
+    _panel(dashboard, "Sweeper work by result")["targets"][0]["expr"] = (
+        "sum(rate(wargame_matchmaker_sweeps[5m]))"
+    )
+
+
+def _replicas_not_shown(dashboard: dict[str, Any]) -> None:
+    dashboard["panels"].remove(_panel(dashboard, "Replicas per Redis primary"))
+
+
+def _empty_panel(dashboard: dict[str, Any]) -> None:
+    _panel(dashboard, "Engine refusals by reason")["targets"] = []
+
+
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (_unknown_metric_in_panel, "'Sweeper work by result' reads wargame_matchmaker_sweeps,"),
+        (_replicas_not_shown, "no panel shows redis_connected_slaves"),
+        (_empty_panel, "panel 'Engine refusals by reason' queries nothing"),
+    ],
+)
+def test_each_dashboard_rule_catches_its_mistake(
+    mutate: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    dashboard = _dashboard()
+    mutate(dashboard)
+    assert any(problem in line for line in lint.check_dashboard(dashboard, _known()))
+
+
+@pytest.mark.skipif(not PROMTOOL.exists(), reason="promtool comes with `make lint`")
+def test_promtool_passes_the_rules_and_their_tests_catch_a_changed_threshold(
+    tmp_path: Path,
+) -> None:
+    assert lint.check_monitoring(TOOLS) == []
+    for name in ("alerts.yaml", "alerts.test.yaml"):
+        shutil.copy(MONITORING / name, tmp_path / name)
+    rules = tmp_path / "alerts.yaml"
+    text = rules.read_text()
+    assert "wargame:submit_actions_seconds:p99_5m > 0.25" in text
+    rules.write_text(text.replace("p99_5m > 0.25", "p99_5m > 0.5"))
+    done = subprocess.run(
+        [str(PROMTOOL), "test", "rules", "alerts.test.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "alertname: MoveAcknowledgementSlow" in done.stdout + done.stderr
