@@ -79,7 +79,9 @@ class Model:
     plies_per_game: int = 80  # a game's length, for the finished games a day
     target_cpu: float = 0.7  # the autoscalers' target: cores run at 70 % at most
     redis_core_share: float = 0.5  # of its one core a Redis primary may use
-    redis_maxmemory_mb: float = 768.0  # overlays/production: 75 % of 1 Gi
+    # maxmemory of a Redis node (75 % of its pod's limit): overlays/production's 1 Gi pods,
+    # and pods of 16 Gi
+    redis_maxmemory_gb: tuple[float, float] = (0.75, 12.0)
     min_shards: int = 3  # a Redis Cluster's smallest
     registered_players: int = 1_000_000
 
@@ -518,7 +520,7 @@ class Need:
     matchmaker_cores: float
     engine_cores: float
     redis_cores: float
-    shards: int
+    shards: tuple[int, int, int]  # primaries for its CPU; for its data, at each pod size
     redis_gb: float
     finished_kept: float  # finished games whose keys Redis holds
     matchmaker_gb: float
@@ -548,9 +550,12 @@ def capacity(games: int, rates: dict[str, float], model: Model = MODEL) -> Need:
         + finished_per_day * retention_days * rates["redis/kept"]
         + finished_per_day / 24 * (rates["redis/finished"] - rates["redis/kept"])  # first hour
     )
-    by_cpu = redis_cpu / model.redis_core_share
-    by_memory = data / (model.redis_maxmemory_mb * 2**20)
-    shards = max(model.min_shards, int(-(-max(by_cpu, by_memory) // 1)))
+
+    def at_least(count: float) -> int:
+        return max(model.min_shards, int(-(-count // 1)))
+
+    small, large = (data / (size * 2**30) for size in model.redis_maxmemory_gb)
+    shards = (at_least(redis_cpu / model.redis_core_share), at_least(small), at_least(large))
     replicas = max(2, int(-(-(matchmaker / model.target_cpu) // 1)))  # one core each
     workers = max(2, int(-(-(engine / model.target_cpu) // 1)))
     # Each process's own upkeep (sweeps, timers), whatever the load.
@@ -579,21 +584,22 @@ def capacity_table(rates: dict[str, float], model: Model = MODEL) -> str:
         f"load model: a move every {model.think_s:g} s per game, "
         f"{model.watchers_per_game:g} watchers per game, {model.bot_share:.0%} of games "
         f"against the bot, {model.registered_players:,} registered players; cores at "
-        f"{model.target_cpu:.0%}, a Redis primary at {model.redis_core_share:.0%} of its core "
-        f"and {model.redis_maxmemory_mb:g} MB",
-        "| concurrent games | moves/s (bots') | matchmaker cores | engine cores | Redis CPU "
-        "(cores) | Redis shards | Redis data GB (finished games kept) "
-        "| matchmaker GB | engine GB |",
+        f"{model.target_cpu:.0%}, a Redis primary at {model.redis_core_share:.0%} of its core",
+        "| concurrent games | moves/s (bots') | matchmaker cores | engine cores | matchmaker "
+        "GB | engine GB | Redis CPU (cores) | Redis data GB (finished games kept) | Redis "
+        "shards for the CPU; for the data at maxmemory "
+        + " GB, ".join(f"{size:g}" for size in model.redis_maxmemory_gb)
+        + " GB |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for games in LOADS:
         need = capacity(games, rates, model)
         lines.append(
             f"| {games:,} | {need.moves_per_s:,.0f} ({need.bot_moves_per_s:,.0f}) "
-            f"| {need.matchmaker_cores:,.1f} | {need.engine_cores:,.1f} | {need.redis_cores:.2f} "
-            f"| {need.shards} | {need.redis_gb:.1f} ({need.finished_kept:,.0f}) "
-            f"| {need.matchmaker_gb:.1f} "
-            f"| {need.engine_gb:.1f} |"
+            f"| {need.matchmaker_cores:,.1f} | {need.engine_cores:,.1f} "
+            f"| {need.matchmaker_gb:.1f} | {need.engine_gb:.1f} | {need.redis_cores:.2f} "
+            f"| {need.redis_gb:.1f} ({need.finished_kept:,.0f}) "
+            f"| {'; '.join(str(count) for count in need.shards)} |"
         )
     return "\n".join(lines)
 
