@@ -14,9 +14,11 @@ hardly the CPU per unit):
   game, alternating with the rounds without (BENCHMARKS.md); the CPU beyond the paired
   round's per-move cost, per update delivered to a watcher;
 - a bot move: BOT_GAMES games against the bot at the matchmaker's default level and
-  thinking time (5, 1 s), a person's move answered by the bot's; per bot move: engine CPU
-  (SuggestAction and the moves' ApplyActions) and matchmaker CPU (the person's move too,
-  and the updates on the person's own stream);
+  thinking time (5, 1 s), a person's move answered by the bot's; per bot move, the
+  matchmaker's CPU (the person's move too, and the updates on the person's own stream);
+  and the bot's search alone (SuggestAction, level 5, 1 s) called on the engine: its wall
+  time (it searches until its budget is spent, so a core of its own is busy all along)
+  and the share of a core it got here;
 - memory: Redis's `used_memory` per registered player, per running game (after the
   rounds' moves) and per finished game (in the hour after its end, while its update
   stream and idempotency records are kept), the matchmaker's resident memory per open
@@ -382,7 +384,7 @@ def bench_cpu(bench: Bench, setup: Stack, rules_address: str) -> dict[str, Figur
             samples.append(
                 watched.per_unit(part, watched.deliveries, idle) - moves_ms / watched.deliveries
             )
-    per_bot: dict[str, list[float]] = {"engine": [], "matchmaker": []}
+    per_bot: dict[str, list[float]] = {"matchmaker": []}
     for _ in range(REPEATS):
         used = asyncio.run(bot_round(setup, rules_address))
         for part, samples in per_bot.items():
@@ -397,16 +399,54 @@ def bench_cpu(bench: Bench, setup: Stack, rules_address: str) -> dict[str, Figur
         figures[f"{part}/delivery"] = _figure(
             f"capacity: {part} CPU per update handed to a watcher", "ms", samples
         )
-    figures["engine/bot"] = _figure(
-        "capacity: engine CPU per bot move (level 5, 1 s; with the moves' ApplyActions)",
-        "ms",
-        per_bot["engine"],
-    )
     figures["matchmaker/bot"] = _figure(
         "capacity: matchmaker CPU per bot move (with the person's move and stream)",
         "ms",
         per_bot["matchmaker"],
     )
+    for figure in figures.values():
+        bench.report(figure)
+    return figures
+
+
+def bench_suggest(bench: Bench, setup: Stack) -> dict[str, Figure]:
+    """The bot's search (SuggestAction at level 5 with the default 1 s budget) on positions
+    of the legal line: its wall time, and the share of it the engine process tree spent on
+    the CPU. The search runs until its budget is spent, so on a core of its own it burns
+    that core for the whole budget; on this shared machine it gets a share of one."""
+    actions, _ = legal_sequence(setup.engine.address, PLIES)
+    walls: list[float] = []
+    shares: list[float] = []
+    pid = setup.engine.process.pid
+    with grpc.insecure_channel(setup.engine.address) as channel:
+        stub = engine_pb2_grpc.RulesEngineStub(channel)
+        state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
+        for index, action in enumerate(actions):
+            if index % 10 == 5 and len(walls) <= REPEATS:  # a warm-up, then REPEATS
+                request = engine_pb2.SuggestActionRequest(
+                    state=state, side=state.to_act[0], level=5, seed=index
+                )
+                request.time_budget.FromSeconds(1)
+                cpu, started = cpu_seconds(pid), time.perf_counter()
+                stub.SuggestAction(request, timeout=60)
+                wall = time.perf_counter() - started
+                walls.append(wall)
+                shares.append((cpu_seconds(pid) - cpu) / wall)
+            state = stub.ApplyActions(
+                engine_pb2.ApplyActionsRequest(state=state, actions=[action])
+            ).state
+    figures = {
+        "engine/suggest": _figure(
+            "capacity: engine SuggestAction wall time (the bot, level 5, 1 s budget)",
+            "s",
+            walls[1:],
+        ),
+        "engine/suggest-share": _figure(
+            "capacity: engine SuggestAction CPU share of its wall time (this machine)",
+            "cores",
+            shares[1:],
+        ),
+    }
     for figure in figures.values():
         bench.report(figure)
     return figures
@@ -540,7 +580,8 @@ def capacity(games: int, rates: dict[str, float], model: Model = MODEL) -> Need:
         + bot_moves * rates["matchmaker/bot"]
         + updates * rates["matchmaker/delivery"]
     ) * ms
-    engine = (person_moves * rates["engine/move"] + bot_moves * rates["engine/bot"]) * ms
+    # A bot move: its search, on a core of its own for its whole budget, and its ApplyActions.
+    engine = (moves * rates["engine/move"] + bot_moves * rates["engine/suggest"] * 1000) * ms
     redis_cpu = (moves * rates["redis/move"] + updates * rates["redis/delivery"]) * ms
     finished_per_day = games / (model.plies_per_game * model.think_s) * 86_400
     retention_days = Settings().finished_game_ttl / 86_400  # a finished game's keys live on
@@ -613,6 +654,7 @@ def run(bench: Bench) -> None:
         engine_in_process(TEST_SEAL_KEY) as rules,
     ):
         figures = bench_cpu(bench, setup, rules)
+        figures |= bench_suggest(bench, setup)
         figures |= bench_memory(bench, setup)
     rates = {key: figure.median for key, figure in figures.items()}
     print(capacity_table(rates), flush=True)

@@ -19,7 +19,7 @@ RATES = {
     "redis/move": 0.25,
     "matchmaker/delivery": 0.5,
     "redis/delivery": 0.05,
-    "engine/bot": 100.0,
+    "engine/suggest": 1.0,  # seconds
     "matchmaker/bot": 20.0,
     "redis/player": 600.0,  # bytes
     "redis/running": 20_000.0,
@@ -47,7 +47,8 @@ def test_bots_and_watchers_add_their_own_costs() -> None:
     person_moves = 1_000 - 2 * 100  # a bot move's figure holds the person's move
     expected = person_moves * 2.0 + 100 * 20.0 + 3_000 * 0.5
     assert need.matchmaker_cores == pytest.approx(expected / 1000 / 0.7)
-    assert need.engine_cores == pytest.approx((person_moves * 1.0 + 100 * 100.0) / 1000 / 0.7)
+    # every move's ApplyActions, and a core for each bot move's whole 1 s search
+    assert need.engine_cores == pytest.approx((1_000 * 1.0 + 100 * 1000.0) / 1000 / 0.7)
 
 
 def test_finished_games_kept_for_their_days_fill_redis_and_set_its_shards() -> None:
