@@ -367,16 +367,19 @@ def _figure(name: str, unit: str, samples: list[float]) -> Figure:
     return Figure(name, unit, statistics.median(samples), min(samples), max(samples), samples)
 
 
-def bench_cpu(bench: Bench, setup: Stack, rules_address: str) -> dict[str, Figure]:
-    """The CPU figures: per move, per watcher's update, per bot move."""
+def bench_cpu(
+    bench: Bench, setup: Stack, rules_address: str, runner: asyncio.Runner
+) -> dict[str, Figure]:
+    """The CPU figures: per move, per watcher's update, per bot move (the rounds on one
+    event loop: gRPC's asyncio channels are bound to the loop they were first used on)."""
     actions, sides = legal_sequence(setup.engine.address, PLIES)
-    asyncio.run(move_round(setup, actions, sides, 0))  # warm-up
+    runner.run(move_round(setup, actions, sides, 0))  # warm-up
     idle = idle_cores(setup)
     per_move: dict[str, list[float]] = {"matchmaker": [], "engine": [], "redis": []}
     per_delivery: dict[str, list[float]] = {"matchmaker": [], "redis": []}
     for _ in range(REPEATS):  # alternating: without watchers, then with
-        alone = asyncio.run(move_round(setup, actions, sides, 0))
-        watched = asyncio.run(move_round(setup, actions, sides, WATCHERS_PER_GAME))
+        alone = runner.run(move_round(setup, actions, sides, 0))
+        watched = runner.run(move_round(setup, actions, sides, WATCHERS_PER_GAME))
         for part, samples in per_move.items():
             samples.append(alone.per_unit(part, alone.moves, idle))
         for part, samples in per_delivery.items():
@@ -386,7 +389,7 @@ def bench_cpu(bench: Bench, setup: Stack, rules_address: str) -> dict[str, Figur
             )
     per_bot: dict[str, list[float]] = {"matchmaker": []}
     for _ in range(REPEATS):
-        used = asyncio.run(bot_round(setup, rules_address))
+        used = runner.run(bot_round(setup, rules_address))
         for part, samples in per_bot.items():
             samples.append(used.per_unit(part, used.moves, idle))
     figures = {
@@ -452,7 +455,7 @@ def bench_suggest(bench: Bench, setup: Stack) -> dict[str, Figure]:
     return figures
 
 
-def bench_memory(bench: Bench, setup: Stack) -> dict[str, Figure]:
+def bench_memory(bench: Bench, setup: Stack, runner: asyncio.Runner) -> dict[str, Figure]:
     """Redis's memory per player, running game and finished game; the matchmaker's per
     watcher; the processes' resident memory."""
 
@@ -463,7 +466,7 @@ def bench_memory(bench: Bench, setup: Stack) -> dict[str, Figure]:
                 await asyncio.gather(*(register(stub, f"p{i}") for i in range(start, start + 100)))
 
     before = setup.used_memory()
-    asyncio.run(players())
+    runner.run(players())
     per_player = (setup.used_memory() - before) / PLAYERS
 
     actions, sides = legal_sequence(setup.engine.address, PLIES)
@@ -498,7 +501,7 @@ def bench_memory(bench: Bench, setup: Stack) -> dict[str, Figure]:
                 float(len(actions)),
             )
 
-    running, finished, kept, plies = asyncio.run(games())
+    running, finished, kept, plies = runner.run(games())
 
     async def watchers() -> float:
         async with grpc.aio.insecure_channel(setup.matchmaker.address) as channel:
@@ -513,7 +516,7 @@ def bench_memory(bench: Bench, setup: Stack) -> dict[str, Figure]:
             finally:
                 await crowd.close()
 
-    per_watcher = asyncio.run(watchers())
+    per_watcher = runner.run(watchers())
     plies_text = f"{plies:.0f} plies"
     retention = f"{Settings().finished_game_ttl / 86_400:g} days"
     figures = {
@@ -652,10 +655,11 @@ def run(bench: Bench) -> None:
         tempfile.TemporaryDirectory(prefix="bench-capacity-") as folder,
         stack(Path(folder)) as setup,
         engine_in_process(TEST_SEAL_KEY) as rules,
+        asyncio.Runner() as runner,
     ):
-        figures = bench_cpu(bench, setup, rules)
+        figures = bench_cpu(bench, setup, rules, runner)
         figures |= bench_suggest(bench, setup)
-        figures |= bench_memory(bench, setup)
+        figures |= bench_memory(bench, setup, runner)
     rates = {key: figure.median for key, figure in figures.items()}
     print(capacity_table(rates), flush=True)
 
