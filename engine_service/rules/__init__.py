@@ -4,8 +4,8 @@
 `GameEntry` per game, declared in the game's own package as `GAME` and collected here, in
 display order. Every layer reads it: the rulesets (`rulesets`), the converters
 (`engine_service.convert`), the AI (`engine_service.ai`) and the conformance suite. Each
-game lives in its own package and adds only what is its own to the shared layer.
-Where things are:
+game lives in its own package and adds only what is its own to the shared layer
+(docs/adding-a-game.md walks a new game through every layer). Where things are:
 
 - `base.py`        the `Ruleset` interface, the values it speaks, and `GameEntry`
 - `board.py`       boards as data: cells, drawing positions, one-step links by direction
