@@ -617,9 +617,7 @@ def python(tree: Path, *args: str) -> str:
 
 def pytest_in(tree: Path, *args: str) -> str:
     """Run tests of the copy, in one process."""
-    return python(
-        tree, "-m", "pytest", *args, "-q", "-n", "0", "-p", "no:randomly", "-p", "no:cacheprovider"
-    )
+    return python(tree, "-m", "pytest", *args, "-q", "-n", "0", "-p", "no:cacheprovider")
 
 
 # --- the tests --------------------------------------------------------------------------------
