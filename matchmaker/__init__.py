@@ -28,6 +28,8 @@ Where things are:
                  leases (`workers.py`: every worker's loop)
 - `bot.py`       the bot seat: its level, its secret Attack-at-Dawn array, its draw answers
 - `presence.py`  who watches: present players, "left"/"back" notices, abandonment warnings
+- `states.py`    game states as the matchmaker keeps them: the engine's compact form, read
+                 as little as it can
 - `views.py`     what each viewer may see (hidden "Attack at Dawn" deployments, records)
 - `vault.py`     the installation's secret key: bot secrets, hidden data sealed at rest
 - `tokens.py`    secret tokens (stored as hashes) and the per-player rate limit

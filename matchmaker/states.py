@@ -4,21 +4,26 @@ The engine writes every state as its position text (docs/positions.md) plus a su
 (`to_act`, `ply`, `outcome`, `draw_offer`); asked for STATE_VIEW_POSITION it leaves the view
 for drawing (`options`, `pieces`, `detail`) out. That compact form is what the matchmaker
 stores, sends back to the engine and reads: the summary answers whose turn it is and how
-the game ended, and the only parts of the text it looks into are Napoleonic Chess's `turn:`
-section and deployment sections, to keep secret arrays secret (rules 10.1), and its
-`players:` section, for who is out of a game of many players. Everything else
-in the text is opaque to it. Clients that draw get the view from the engine, as they did
-(`Engine.drawn`).
+the game ended. The text is split with the grammar both services share
+(`wargame.position_text`), and only three of its sections are read, whatever the game: the
+`turn:` section's phase, for whether the rules still hide a secret deployment (Napoleonic
+Chess 10.1), the `revealed <player>:` and `sealed <player>:` sections, the secrets a viewer
+other than their player may not see, and the `players:` section, for who is out of a game
+of many players. Everything else in the text is opaque here. What a viewer may see of a
+state is decided here once (`for_viewer`). Clients that draw get the view from the engine,
+as they did (`Engine.drawn`).
 """
 
 from __future__ import annotations
 
 import re
 
+from wargame.position_text import WITHHELD, head_and_body, split_sections
 from wargame.v1 import game_pb2, napoleonic_pb2
 
-# The phases in which the rules hide a secret deployment (Napoleonic Chess 10.1), as the
-# position text's `turn:` section names them and as the structured view numbers them.
+# The phases in which the rules hide a secret deployment (Napoleonic Chess 10.1), as a
+# position text's `turn:` section names them and as the structured view of a state stored
+# before positions existed numbers them.
 HIDDEN_PHASE_WORDS = frozenset({"deploy_commit", "deploy_reveal", "deploy_sealed"})
 HIDDEN_PHASES = frozenset(
     {
@@ -27,10 +32,6 @@ HIDDEN_PHASES = frozenset(
         napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED,
     }
 )
-WITHHELD = "withheld"  # the body of an array a viewer may not see (docs/positions.md)
-
-# A `;`-separated section, a double-quoted value (with `\"` and `\\` escapes) kept whole.
-_SECTION = re.compile(r'(?:[^;"]|"(?:[^"\\]|\\.)*")+')
 # A deployment section whose body is another player's secret: `revealed <p>: ...`,
 # `sealed <p>: ...` (commitments are digests: they hide nothing).
 _SECRET = re.compile(r"(\s*(?:revealed|sealed) )([^:\s]+)(:\s*)(.*?)(\s*)", re.DOTALL)
@@ -52,55 +53,47 @@ def compact(state: game_pb2.GameState) -> game_pb2.GameState:
     return out
 
 
-def sections(text: str) -> list[str]:
-    """The `;`-separated sections of a position text, as written (quoted values kept whole)."""
-    if '"' not in text:
-        return text.split(";")
-    return _SECTION.findall(text)
-
-
-def napoleonic_phase(state: game_pb2.GameState) -> str:
-    """The phase word of a Napoleonic state's `turn:` section ("" for other games and for
-    set-ups)."""
-    if state.game != "napoleonic":
-        return ""
-    for section in sections(state.position):
-        head, _, body = section.strip().partition(":")
-        if head == "turn":
-            words = body.split()
-            return words[1] if len(words) > 1 else ""
+def section_body(position: str, head: str) -> str:
+    """The body of the section with this head ("" if the text has none)."""
+    for section in split_sections(position):
+        found, body = head_and_body(section)
+        if found == head:
+            return body
     return ""
 
 
+def turn_phase(state: game_pb2.GameState) -> str:
+    """The phase word of a position text's `turn:` section ("" for texts without one: set-ups,
+    and games without phases)."""
+    words = section_body(state.position, "turn").split()
+    return words[1] if len(words) > 1 else ""
+
+
 def players_out(state: game_pb2.GameState) -> set[str]:
-    """The players a Napoleonic position text marks out (`!out`, `!surrendered` in its
-    `players:` section, written once someone is out; docs/positions.md)."""
-    if state.game != "napoleonic" or "!" not in state.position:
+    """The players a position text marks out (`!out`, `!surrendered` in its `players:`
+    section, written once someone is out; docs/positions.md)."""
+    if "!" not in state.position:
         return set()
-    for section in sections(state.position):
-        head, _, body = section.strip().partition(":")
-        if head == "players":
-            return {
-                word.split("/", 1)[0]
-                for word in body.split()
-                if word.endswith(("!out", "!surrendered"))
-            }
-    return set()
+    return {
+        word.split("/", 1)[0]
+        for word in section_body(state.position, "players").split()
+        if word.endswith(("!out", "!surrendered"))
+    }
 
 
 def hidden_pending(state: game_pb2.GameState) -> bool:
     """True while the rules still hide a secret deployment (before the arrays are laid out;
     a game that ends before then keeps them hidden for good)."""
     if state.position:
-        return "deploy_" in state.position and napoleonic_phase(state) in HIDDEN_PHASE_WORDS
+        return "deploy_" in state.position and turn_phase(state) in HIDDEN_PHASE_WORDS
     return state.WhichOneof("detail") == "napoleonic" and state.napoleonic.phase in HIDDEN_PHASES
 
 
 def withheld(position: str, side: str) -> str:
-    """A Napoleonic position text as `side` ("" for a spectator) may see it: the bodies of
-    other players' revealed and sealed arrays replaced by `withheld`, the sections kept (so
-    the text still says who has deployed, and the engine still reads it)."""
-    parts = sections(position)
+    """A position text as `side` ("" for a spectator) may see it: the bodies of other
+    players' revealed and sealed arrays replaced by `withheld`, the sections kept (so the
+    text still says who has deployed, and the engine still reads it)."""
+    parts = split_sections(position)
     changed = False
     for index, part in enumerate(parts):
         found = _SECRET.fullmatch(part)
@@ -113,13 +106,25 @@ def withheld(position: str, side: str) -> str:
 
 
 def for_viewer(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
-    """The compact state as `side` ("" for a spectator) may see it."""
+    """The state as `side` ("" for a spectator) may see it: while the rules hide the
+    deployment, other players' reveals and sealed arrays keep their player and lose their
+    content, in the position text (their bodies `withheld`) and in the view for drawing when
+    the state has one (the placements, the ciphertext), so the state still says who has
+    deployed without saying how. The state itself when it hides nothing from `side`."""
     if not hidden_pending(state):
         return state
-    position = withheld(state.position, side)
-    if position == state.position:
-        return state
-    out = game_pb2.GameState()
-    out.CopyFrom(state)
-    out.position = position
-    return out
+    copy = game_pb2.GameState()
+    copy.CopyFrom(state)
+    if copy.position:
+        copy.position = withheld(copy.position, side)
+    if copy.WhichOneof("detail") == "napoleonic":
+        deployment = copy.napoleonic.deployment
+        for reveal in deployment.reveals:
+            if reveal.player != side:
+                del reveal.placements[:]
+                reveal.withheld = True
+        for sealed in deployment.sealed:
+            if sealed.player != side:
+                sealed.ciphertext = b""
+                sealed.withheld = True
+    return state if copy == state else copy  # the author's own copy hides nothing

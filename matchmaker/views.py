@@ -3,11 +3,10 @@
 The only hidden information of the three games is Napoleonic Chess's "Attack at Dawn"
 deployment (rules 10.1): until the arrays are laid out, nobody but its author sees an
 array, a salt, or the notation of the action that carried them. The engine gives every
-applied action a `public_notation` for the others; the state's deployment record keeps
-other players' reveals and sealed ciphertexts, whose content is cut from the copy a viewer
-gets (the entries stay, marked `withheld`, so the copy still says who has deployed and the
-engine accepts it), in its position text as in its view for drawing. Everything else is
-open information (the defender sees every declared attack).
+applied action a `public_notation` for the others; what a viewer may see of a state is
+`states.for_viewer`'s to decide (the one place that reads what a position hides), for the
+state stored and for the view for drawing the engine makes of it. Everything else is open
+information (the defender sees every declared attack). Nothing here names a game.
 
 States are stored compact (`states.py`); a view sent to a client carries the view for
 drawing, which the engine adds (`Engine.drawn`) to the copy the viewer may see.
@@ -19,6 +18,7 @@ import time
 from collections.abc import Sequence
 
 from google.protobuf import timestamp_pb2
+from google.protobuf.message import Message
 
 from matchmaker import clocks
 from matchmaker.engine import duration
@@ -32,7 +32,7 @@ from matchmaker.record import (
     SeatKind,
     Visibility,
 )
-from matchmaker.states import hidden_pending, withheld
+from matchmaker.states import for_viewer, hidden_pending
 from matchmaker.store import StreamEntry
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -50,7 +50,8 @@ SEAT_KIND = {
     SeatKind.BOT: matchmaker_pb2.SEAT_KIND_BOT,
 }
 
-# Napoleonic actions that carry a whole array (10.1): secret until the arrays are laid out.
+# Game actions that carry a whole array (Napoleonic Chess 10.1): secret until the arrays
+# are laid out.
 SECRET_ACTIONS = frozenset({"reveal", "seal"})
 # Events that may describe a side's secret array while the deployment is hidden.
 DEPLOYMENT_EVENTS = frozenset(
@@ -67,8 +68,10 @@ def public_notation(action: game_pb2.Action, notation: str, public: str) -> str:
     array or salt even if the engine left one in (defence in depth)."""
     if public != notation:
         return public
-    if action.WhichOneof("kind") == "napoleonic":
-        kind = action.napoleonic.WhichOneof("kind") or ""
+    member = action.WhichOneof("kind")  # the game's own action, or notation, resign, ...
+    game_action = getattr(action, member) if member else None
+    if isinstance(game_action, Message) and "kind" in game_action.DESCRIPTOR.oneofs_by_name:
+        kind = game_action.WhichOneof("kind") or ""
         if kind in SECRET_ACTIONS:
             return f"{kind} (hidden)"
     return public
@@ -89,30 +92,6 @@ def public_events(events: Sequence[game_pb2.Event], secret_sides: set[str]) -> l
         else:
             out.append(event)
     return out
-
-
-def redacted_state(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
-    """The state as `side` may see it ("" for a spectator): other players' reveals and
-    sealed arrays keep their player and lose their content, in the position text (their
-    bodies `withheld`) and in the view for drawing (the placements, the ciphertext), so the
-    state still says who has deployed without saying how."""
-    if not hidden_pending(state):
-        return state
-    copy = game_pb2.GameState()
-    copy.CopyFrom(state)
-    if copy.position:
-        copy.position = withheld(copy.position, side)
-    if copy.WhichOneof("detail") == "napoleonic":
-        mine = copy.napoleonic.deployment
-        for reveal in mine.reveals:
-            if reveal.player != side:
-                del reveal.placements[:]
-                reveal.withheld = True
-        for sealed in mine.sealed:
-            if sealed.player != side:
-                sealed.ciphertext = b""
-                sealed.withheld = True
-    return state if copy == state else copy  # the author's own copy hides nothing
 
 
 def notations_for(
@@ -214,7 +193,7 @@ def game_view(
     if game.state_bytes:
         state = game.state
         if with_state:
-            view.state.CopyFrom(redacted_state(drawn or state, side))
+            view.state.CopyFrom(for_viewer(drawn or state, side))
         if with_moves:
             pending = hidden_pending(state)
             view.moves.extend(

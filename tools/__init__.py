@@ -1,1 +1,7 @@
-"""Developer tools run from the repository root (`python -m tools.<name>`)."""
+"""Developer tools run from the repository root (`python -m tools.<name>`).
+
+Where things are:
+
+- `conformance/`  the conformance vectors of tests/conformance, written from the engine
+- `mutate/`       mutation testing (`make mutate`)
+"""

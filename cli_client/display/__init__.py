@@ -3,7 +3,10 @@
 `Display` is what the game loop (`play.Play`) talks to. `line.LineDisplay` prints each
 change below the last (pipes, `--ascii`, `--plain`, screen readers); `fullscreen.FullScreen`
 keeps board, side panel (players, ticking clocks, legend, move list), the latest events and
-the input line on one screen. `choose` picks one for the terminal at hand.
+the input line on one screen. `choose` picks one for the terminal at hand. Where things are:
+
+- `line.py`        `LineDisplay`: each change printed below the last, above the prompt line
+- `fullscreen.py`  `FullScreen`: one screen updated in place (prompt_toolkit)
 """
 
 from __future__ import annotations

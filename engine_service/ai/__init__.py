@@ -14,6 +14,14 @@ the ruleset giving a `Strategy`.
 `suggest` returns the action, its evaluation from the suggesting side's view, the depth
 reached, the line it expects (starting with the action) and a win or loss it has proved;
 `summary` says that in a few words for players. Levels 1-4 play weaker (`levels.py`).
+
+Where things are:
+
+- `search.py`      iterative-deepening alpha-beta over any `Ruleset`, within a time budget
+- `war.py`, `battle.py`  each game's policy for the search: evaluation, move ordering
+- `evaluation.py`  what every game's evaluation shares: material, a finished game's value
+- `levels.py`      the playing strengths 1 to 5: what each level leaves out
+- `napoleonic/`    the Napoleonic Chess turn planner (its own map)
 """
 
 from __future__ import annotations

@@ -1,6 +1,12 @@
 """Proto <-> core conversion: the shared part in `base`, one converter module per game.
 
 Each game names its converter in its registry entry (`engine_service.rules.games`).
+Where things are:
+
+- `base.py`        whole states and actions of every game (`Conversions`), the common
+                   view, and `GameConverter`, the part each game writes
+- `war.py`, `battle.py`, `napoleonic.py`  each game's state detail and actions
+- `describe.py`    what every game describes the same way: game info, boards, events
 """
 
 from __future__ import annotations

@@ -4,8 +4,18 @@
 `GameEntry` per game, declared in the game's own package as `GAME` and collected here, in
 display order. Every layer reads it: the rulesets (`rulesets`), the converters
 (`engine_service.convert`), the AI (`engine_service.ai`) and the conformance suite. Each
-game lives in its own package and adds only what is its own to the shared layer (`base`,
-`board`, `options`, `draws`, `game`, `record`).
+game lives in its own package and adds only what is its own to the shared layer
+(docs/adding-a-game.md walks a new game through every layer). Where things are:
+
+- `base.py`        the `Ruleset` interface, the values it speaks, and `GameEntry`
+- `board.py`       boards as data: cells, drawing positions, one-step links by direction
+- `options.py`     engine options: every ruling one, with its documented default
+- `draws.py`       the two draw rules every game has: repetition, no progress
+- `game.py`        a game in progress: resignation and draws by agreement around any game
+- `position.py`    position texts: the grammar the three games' texts share, put together
+- `record.py`      game records: options, set-up and actions that replay to the same state
+- `errors.py`      the reasons the rules refuse something, and `RuleError`
+- `war/`, `battle/`, `napoleonic/`  one package per game (each with its own map)
 """
 
 from __future__ import annotations

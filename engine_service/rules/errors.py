@@ -1,7 +1,7 @@
 """Reasons the rules refuse something, and the one exception that carries them.
 
 Every `Reason` is also a value of the contract's `wargame.v1.ErrorReason` enum (named
-`ERROR_REASON_<NAME>` there); `tests/engine_service/test_reasons.py` keeps the two in step.
+`ERROR_REASON_<NAME>` there); `tests/wargame/test_refusal.py` keeps the two in step.
 """
 
 from __future__ import annotations

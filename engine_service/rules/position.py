@@ -2,11 +2,9 @@
 
 Each game has its own grammar (docs/positions.md, and the game's `position.py`): its set-up
 text, grown to write every field of its state, so that one text serves set-ups, records
-and states. What the three grammars share is written here once:
+and states. Words, sections, quoting and base64url are `wargame.position_text`'s (the
+matchmaker reads texts with it too); what else the three grammars share is written here:
 
-- words `key=value`, where a value holding a space, a double quote, a backslash or a `;` (or
-  nothing) is written in double quotes with backslash escapes; and `;`-separated sections;
-  both are split outside quotes;
 - the options a text carries: only those off their defaults (the text is self-contained
   and stays small);
 - the part `Game` adds: `ply=<n>` (actions played), `offer=<side>` (the standing draw
@@ -14,8 +12,7 @@ and states. What the three grammars share is written here once:
   it so far) and `end=<how>` (an ending by the players' hands: `resign:<side>`,
   `timeout:<side>`, `abandon:<side>` for the side that gave up, or `agreed`); each is
   written only when it is not 0 or empty;
-- base64url (RFC 4648, no padding) for the binary parts: position keys, digests, sealed
-  arrays.
+- position keys (64-bit) and counts, in base64url and decimal.
 
 A game's `position_style` says where its options and the `Game` part go: appended as words
 after its own text (War, Battle), or as the sections `options: ...` and `game: ...`
@@ -24,10 +21,7 @@ after its own text (War, Battle), or as the sections `options: ...` and `game: .
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -36,100 +30,61 @@ from engine_service.rules.base import AnyRuleset, Outcome, OutcomeReason, Positi
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import AGREED, FORFEIT_TEXT, Game, forfeit
 from engine_service.rules.options import Options
+from wargame.position_text import (
+    Pair,
+    PositionError,
+    b64,
+    head_and_body,
+    pair_of,
+    pairs_text,
+    quote,
+    sections,
+    unb64,
+    unquote,
+    words,
+)
 from wargame.runtime.quoting import quoted
 
-Pair = tuple[str, str]
+# With the shared grammar of `wargame.position_text`, which the games' modules import here.
+__all__ = [
+    "AGREED_WORD",
+    "GAME_KEYS",
+    "GAME_SECTION",
+    "MAX_PLY",
+    "OPTIONS_SECTION",
+    "Pair",
+    "PositionError",
+    "Reversal",
+    "b64",
+    "count_of",
+    "game_pairs",
+    "history_from_steps",
+    "keys_of",
+    "keys_text",
+    "option_names",
+    "option_pairs",
+    "options_from",
+    "pair_of",
+    "pairs_text",
+    "quote",
+    "read_position",
+    "sections",
+    "split_position",
+    "steps_back",
+    "steps_of",
+    "steps_text",
+    "unb64",
+    "unquote",
+    "words",
+    "write_position",
+]
+
 GAME_KEYS: Final = ("ply", "offer", "accepted", "end")
 OPTIONS_SECTION: Final = "options"
 GAME_SECTION: Final = "game"
 AGREED_WORD: Final = "agreed"
 MAX_PLY: Final = 2**31 - 1
 _FORFEITS: Final = {word: reason for reason, word in FORFEIT_TEXT.items()}
-_BARE: Final = re.compile(r'[^\s"\\;]+')
-_WORD: Final = re.compile(r'(?:[^\s"]+|"(?:[^"\\]|\\.)*")+')
-_SECTION: Final = re.compile(r'(?:[^;"]+|"(?:[^"\\]|\\.)*")+')
-_ESCAPED: Final = re.compile(r"\\(.)")
-_QUOTED: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BASE64URL: Final = re.compile(r"[A-Za-z0-9_-]*={0,2}")
-
-
-class PositionError(ValueError):
-    """A position text that cannot be read; the message says which part and why."""
-
-
-# --- words and sections ---------------------------------------------------------------------
-
-
-def quote(value: str) -> str:
-    """A value as written in a `key=value` word: bare when it can be, else in quotes."""
-    if _BARE.fullmatch(value):
-        return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def words(text: str) -> list[str]:
-    """The whitespace-separated words of a text (quoted values kept whole)."""
-    if '"' not in text:
-        return text.split()
-    _closed(text, _WORD, None)
-    return _WORD.findall(text)
-
-
-def sections(text: str) -> list[str]:
-    """The non-empty `;`-separated sections of a text (quoted values kept whole), stripped."""
-    if '"' in text:
-        _closed(text, _SECTION, ";")
-        parts = _SECTION.findall(text)
-    else:
-        parts = text.split(";")
-    return [part for part in (p.strip() for p in parts) if part]
-
-
-def _closed(text: str, pattern: re.Pattern[str], separators: str | None) -> None:
-    """PositionError unless `pattern` covers all of `text` but its separators (None: any
-    whitespace, as `str.split` splits at; a quote left open is what it would skip)."""
-    if pattern.sub("", text).strip(separators):
-        raise PositionError("a quoted value is not closed")
-
-
-def unquote(value: str) -> str:
-    """A value as `quote` wrote it, quotes and escapes removed; PositionError if unclosed."""
-    if not value.startswith('"'):
-        return value
-    if not _QUOTED.fullmatch(value):
-        raise PositionError(f"{quoted(value[:24])}: the quoted value is not closed")
-    return _ESCAPED.sub(r"\1", value[1:-1])
-
-
-def pair_of(word: str) -> Pair:
-    """(key, value) of a `key=value` word, the value unquoted; PositionError if it is none."""
-    key, sep, value = word.partition("=")
-    if not sep or not key:
-        raise PositionError(f"{quoted(word)} is not a word key=value")
-    return key, unquote(value)
-
-
-def pairs_text(pairs: Iterable[Pair]) -> str:
-    """`key=value` words joined by spaces."""
-    return " ".join(f"{key}={quote(value)}" for key, value in pairs)
-
-
-# --- base64url --------------------------------------------------------------------------------
-
-
-def b64(data: bytes) -> str:
-    """base64url without padding."""
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def unb64(text: str, what: str) -> bytes:
-    """The bytes of a base64url text (padding optional); PositionError naming `what`."""
-    if not _BASE64URL.fullmatch(text):  # the decoder itself skips letters of no alphabet
-        raise PositionError(f"{what}: {quoted(text[:24])} is not base64url")
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError):
-        raise PositionError(f"{what}: {quoted(text[:24])} is not base64url") from None
 
 
 def keys_text(keys: Sequence[int]) -> str:
@@ -258,9 +213,8 @@ def split_position(ruleset: AnyRuleset, text: str) -> tuple[str, list[Pair], lis
         return " ".join(body), options, meta
     kept: list[str] = []
     for section in sections(text):
-        head, sep, rest = section.partition(":")
-        head = head.strip()
-        if sep and head in (OPTIONS_SECTION, GAME_SECTION):
+        head, rest = head_and_body(section)
+        if head in (OPTIONS_SECTION, GAME_SECTION):
             (options if head == OPTIONS_SECTION else meta).extend(
                 pair_of(word) for word in words(rest)
             )

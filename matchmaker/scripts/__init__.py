@@ -5,7 +5,17 @@ it is given, all of one hash slot (see `matchmaker.keys`), so it runs unchanged 
 Cluster. `Scripts(redis)` registers every file; a call is an EVALSHA that, on NOSCRIPT (a
 restarted Redis, a replica promoted since the scripts were loaded), loads the scripts on
 every primary and is sent again. Scripts never travel in a pipeline with commands of
-other slots: on a cluster such a pipeline would be split over nodes.
+other slots: on a cluster such a pipeline would be split over nodes. The scripts:
+
+- games: `load.lua` (a game, its idempotency record, the time), `commit.lua` (any change
+  of a game at the expected version), `notice.lua` (a notice that changes no version),
+  `open_game.lua` (a player's count of unfinished games), `claim_rematch.lua`
+- the sweeper's due index: `claim_due.lua`, `renew_due.lua` (a claim's heartbeat),
+  `reschedule_due.lua`
+- players: `authenticate.lua` (a token, its rate limit, its keys kept alive),
+  `presence.lua` (who is there), `apply_rating.lua` (a rating applied once per game)
+- quick match: `queue_join.lua`, `queue_leave.lua`, `queue_pair.lua`, `queue_status.lua`
+- `limit.lua`: one token bucket (every rate limit but the per-call one)
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,10 +13,11 @@ from matchmaker.states import (
     compact,
     for_viewer,
     hidden_pending,
-    napoleonic_phase,
     players_out,
+    turn_phase,
     withheld,
 )
+from wargame.position_text import PositionError, quote
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 DEPLOYING = (
@@ -66,11 +68,11 @@ def test_compact_drops_any_one_part_of_the_view_alone() -> None:
 
 def test_the_phase_and_the_secret_are_read_from_the_position_text() -> None:
     state = game_pb2.GameState(game="napoleonic", position=DEPLOYING)
-    assert napoleonic_phase(state) == "deploy_reveal" and hidden_pending(state)
+    assert turn_phase(state) == "deploy_reveal" and hidden_pending(state)
     moving = game_pb2.GameState(game="napoleonic", position="board 8x8; turn: red movement 2")
-    assert napoleonic_phase(moving) == "movement" and not hidden_pending(moving)
+    assert turn_phase(moving) == "movement" and not hidden_pending(moving)
     setup = game_pb2.GameState(game="napoleonic", position="board 8x8; red: a1=G")
-    assert napoleonic_phase(setup) == "" and not hidden_pending(setup)
+    assert turn_phase(setup) == "" and not hidden_pending(setup)
     war = game_pb2.GameState(game="war", position="deploy_commit S -:-")
     assert not hidden_pending(war)
     structured = game_pb2.GameState(game="napoleonic")
@@ -98,7 +100,7 @@ def test_other_players_arrays_are_withheld_and_nothing_else_changes() -> None:
 
 @given(st.sampled_from(["red", "black", ""]), st.text(alphabet='ab;=: "\\', max_size=20))
 def test_withholding_keeps_every_section_and_its_order(viewer: str, noise: str) -> None:
-    text = f"{DEPLOYING}; game: ply=3 end={noise!r}"
+    text = f"{DEPLOYING}; game: ply=3 end={quote(noise)}"  # any value, as the engine writes it
     out = withheld(text, viewer)
     heads = [part.split(":", 1)[0] for part in out.split("; ")]
     assert heads[: len(DEPLOYING.split("; ")) - 1] == [
@@ -120,3 +122,13 @@ def test_the_players_out_are_read_from_the_players_section() -> None:
     nobody = text.replace("black/north!out", "black/north").replace("!surrendered", "")
     assert players_out(game_pb2.GameState(game="napoleonic", position=nobody)) == set()
     assert players_out(game_pb2.GameState(game="war", position="10/10 S -:- x!out")) == set()
+
+
+def test_a_text_with_a_quote_left_open_is_refused_rather_than_passed_on() -> None:
+    # The engine never writes one; if a stored text had one, the sections after it could not
+    # be told from a quoted value, so nothing is sent rather than a secret.
+    text = 'turn: red deploy_reveal 0; note="a; revealed red: a2=A b2=C'
+    with pytest.raises(PositionError):
+        withheld(text, "black")
+    with pytest.raises(PositionError):
+        for_viewer(game_pb2.GameState(game="napoleonic", position=text), "black")

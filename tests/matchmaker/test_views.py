@@ -16,7 +16,7 @@ from matchmaker.record import (
     Visibility,
     moves_json,
 )
-from matchmaker.states import hidden_pending
+from matchmaker.states import for_viewer, hidden_pending
 from matchmaker.store import StreamEntry
 from matchmaker.views import (
     game_view,
@@ -25,7 +25,6 @@ from matchmaker.views import (
     public_events,
     public_notation,
     public_record,
-    redacted_state,
     watch_message,
 )
 from wargame.v1 import game_pb2, matchmaker_pb2
@@ -78,25 +77,25 @@ MOVES = [
 def test_others_reveals_are_cut_while_the_deployment_is_hidden() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
     assert hidden_pending(state)
-    red = redacted_state(state, "red").napoleonic.deployment
+    red = for_viewer(state, "red").napoleonic.deployment
     # Others' entries stay, withheld: who has deployed is public, how is not.
     assert [(a.player, len(a.placements), a.withheld) for a in red.reveals] == [
         ("red", 1, False),
         ("black", 0, True),
     ]
     assert [(s.player, s.ciphertext, s.withheld) for s in red.sealed] == [("black", b"", True)]
-    spectator = redacted_state(state, "").napoleonic.deployment
+    spectator = for_viewer(state, "").napoleonic.deployment
     assert [(len(a.placements), a.withheld) for a in spectator.reveals] == [(0, True), (0, True)]
     assert [(s.ciphertext, s.withheld) for s in spectator.sealed] == [(b"", True)]
-    assert b"e8" not in redacted_state(state, "red").SerializeToString()
-    assert not redacted_state(state, "").position  # the position writes every array
+    assert b"e8" not in for_viewer(state, "red").SerializeToString()
+    assert not for_viewer(state, "").position  # the position writes every array
     assert len(state.napoleonic.deployment.reveals[1].placements) == 1  # the stored state
 
 
 def test_once_laid_out_everything_is_open() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_MOVEMENT)
     assert not hidden_pending(state)
-    assert redacted_state(state, "") is state
+    assert for_viewer(state, "") is state
     view = game_view(record(state, MOVES), "", 10)
     assert list(view.moves) == [m.notation for m in MOVES]
 
@@ -377,9 +376,9 @@ def test_the_position_text_withholds_only_other_players_arrays() -> None:
     state = deploying(nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL)
     turn = "board 8x8; turn: black deploy_reveal 0"
     state.position = f"{turn}; revealed red: d1=G; sealed black: U0VDUkVU"
-    red = redacted_state(state, "red").position
+    red = for_viewer(state, "red").position
     assert red == f"{turn}; revealed red: d1=G; sealed black: withheld"
-    black = redacted_state(state, "black").position
+    black = for_viewer(state, "black").position
     assert black == f"{turn}; revealed red: withheld; sealed black: U0VDUkVU"
 
 

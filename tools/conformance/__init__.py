@@ -1,5 +1,5 @@
 """Conformance vectors: requests to the RulesEngine with the answers it must give.
 
-`python -m tools.conformance.generate` (`make conformance`) writes tests/conformance/;
-tests/conformance/README.md says how another implementation uses them.
+`generate.py` (`python -m tools.conformance.generate`, `make conformance`) writes
+tests/conformance/; tests/conformance/README.md says how another implementation uses them.
 """

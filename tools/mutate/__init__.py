@@ -5,5 +5,11 @@ scope of its own), `engine_service/convert` or `matchmaker`. Scopes are folders,
 names, so renaming modules inside them changes nothing here. Each scope runs in its own
 working folder under `run/mutate/work/`, with mutmut's `[tool.mutmut]` settings from
 pyproject.toml narrowed to the scope and to the tests that mirror it (`scopes.py`); mutmut
-then runs, for each mutant, only the tests that call the mutated function.
+then runs, for each mutant, only the tests that call the mutated function. Where things are:
+
+- `__main__.py`      the command: mutmut over one or more scopes, then the report
+- `scopes.py`        what a run mutates and which tests it runs, by folder
+- `fastest_first.py` a pytest plugin for mutation runs: a mutant's quickest tests first
+- `report.py`        killed, timed-out and surviving mutants per file, and kill rates
+- `equivalent.txt`   mutants no test can kill, each with why
 """

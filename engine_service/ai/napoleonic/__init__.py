@@ -39,6 +39,7 @@ ruling changes the plans with it. Where things are:
 - `planner.py`     the turn plan: kills, moves for position, the declaration; defence, advance
 - `deployment.py`  the planner's arrays: placed, sealed or committed
 - `plan_cache.py`  the plans remembered along their states
+- `strategic.py`   strategic battles (10.7): a battle played out by the AI on every side
 """
 
 from __future__ import annotations

@@ -6,10 +6,12 @@ names in every game package):
 - `ruleset.py`      the interface: `BattleRuleset`, dispatching to the modules below
 - `options.py`      the rulings of section 14 as options (15), and `Rules`, their values
 - `pieces.py`       the two armies (3): kinds, sides, one-byte piece codes
-- `board.py`        the 139-square diamond board (1, 2): river, fords, bridge, rays
+- `board.py`        the 139-square diamond board (1, 2): river, fords, bridge, rays, read
+                    from `board.json` (a copy of the specification's board)
 - `state.py`        the immutable position and its Zobrist key
 - `actions.py`      a `Move` from one square to another, interned
 - `setup.py`        the set-up text that writes any position
+- `position.py`     the repetition history in the position text (docs/positions.md)
 - `start.py`        the start of a game: Plate 1's position, or a set-up text's
 - `legal.py`        the legal-move procedure (10): artillery tests per move, then the duties
 - `explain.py`      why a move is refused, naming the rule

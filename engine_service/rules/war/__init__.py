@@ -11,6 +11,7 @@ names in every game package):
 - `actions.py`      actions as small tuples of cells
 - `setup.py`        setup strings (3.2 and the documented extensions), the default set-up
 - `start.py`        the start of a game: the initial state, a state's setup string
+- `position.py`     the position text: the setup string grown to write every field of a state
 - `legal.py`        legal actions (11), remembered per position
 - `explain.py`      why an action or a text is refused, naming the rule
 - `play.py`         making a legal action (the unchecked fast path of perft and search)
