@@ -7,7 +7,7 @@ Every state any RPC returns is sent back in its three forms: as returned, as the
 alone (what a server that keeps only positions sends), and as the structured view alone
 (what a client of the contract before the position existed sends); the engine accepts each
 and reads the same game from each. The copies of a secret deployment that the matchmaker
-shows other players and spectators (`matchmaker.views.redacted_state`) are accepted too, so
+shows other players and spectators (`matchmaker.states.for_viewer`) are accepted too, so
 `moves` and `hint` work while the arrays are hidden.
 """
 
@@ -25,8 +25,7 @@ from engine_service.convert import conversions
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.deployment import random_deployment, random_player_array
-from matchmaker.states import hidden_pending
-from matchmaker.views import redacted_state
+from matchmaker.states import for_viewer, hidden_pending
 from tests.conftest import TEST_SEAL_KEY
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -209,7 +208,7 @@ def test_the_redacted_copies_the_matchmaker_shows_are_accepted(
     state, completing = _deploying(stub, mode)
     assert list(state.to_act) == ["black"]
     for viewer in ("black", ""):  # the opponent, and a spectator
-        copy = redacted_state(state, viewer)
+        copy = for_viewer(state, viewer)
         assert copy is not state
         withheld = [
             part.split(":", 1)[1].strip()
@@ -235,7 +234,7 @@ def test_the_redacted_copies_the_matchmaker_shows_are_accepted(
         )
         assert "withholds red's deployment" in details.message
     # The author sees its own array, so its copy is the state itself.
-    assert redacted_state(state, "red") is state
+    assert for_viewer(state, "red") is state
     finished = stub.ApplyActions(engine_pb2.ApplyActionsRequest(state=state, actions=[completing]))
     accepted(stub, finished.state)
     assert finished.state.napoleonic.phase == 5  # NAPOLEONIC_PHASE_MOVEMENT: laid out
