@@ -121,6 +121,24 @@ def test_the_registered_evaluation_is_symmetric_at_the_start() -> None:
     assert abs(red + black) < 1e-9
 
 
+@pytest.mark.parametrize("scenario", ["grand_battle_2v2", "divided_command"])
+def test_allies_count_as_one_side_in_the_evaluation(scenario: str) -> None:
+    # Rule 10.6: an alliance wins together. At the symmetric start every seat is even, and
+    # at any position allies see the same value and the enemies its opposite.
+    state = new_state("napoleonic", scenario=scenario)
+    for side in ("red", "black", "blue", "green"):
+        assert abs(evaluate(RULESET, state, side, None)) < 1e-9, side
+    rng = random.Random(scenario)
+    for _ in range(60):
+        state = RULESET.play(state, random_action(RULESET, state, rng))
+        if RULESET.outcome(state) is not None:
+            break
+        red, blue = (evaluate(RULESET, state, side, None) for side in ("red", "blue"))
+        black, green = (evaluate(RULESET, state, side, None) for side in ("black", "green"))
+        assert red == pytest.approx(blue) and black == pytest.approx(green)
+        assert red == pytest.approx(-black)
+
+
 # Red's Heavy Infantry on d4 attacks Black's Foot Guards (defence 2) across the obstacle
 # d4|d5, Red's Infantry on c5 from beside; Black's Infantry on d6 may support across d5|d6.
 ACROSS_OBSTACLES = (
