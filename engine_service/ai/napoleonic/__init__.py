@@ -43,9 +43,9 @@ ruling changes the plans with it. Where things are:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
+from engine_service.ai.budget import Budget
 from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.ai.napoleonic.allocation import Fight, Verdict, best_allocation, judge
 from engine_service.ai.napoleonic.deployment import deployment_action
@@ -90,11 +90,12 @@ def plan_suggestion(
     seconds: float,
     seed: int,
     level: Level = LEVELS[STRONGEST],
+    wall: float = 0.0,
 ) -> Suggestion:
-    """The next action of the plan for `side` in `state` (planning it if needed); a weaker
+    """The next action of the plan for `side` in `state` (planning it if needed, within
+    `seconds` of CPU time capped at `wall` seconds of the clock: `ai/budget.py`); a weaker
     level (`ai/levels.py`) plans with noise and less work."""
-    started = time.perf_counter()
-    cached = recall(state, side, seed, level)
+    cached = recall(state, side, seed, level, seconds)
     if cached is not None:
         value, actions, wins_in = cached
         line = _line(ruleset, state, actions)
@@ -103,7 +104,7 @@ def plan_suggestion(
         ruleset,
         state,
         side,
-        started + seconds * 0.8,
+        Budget(seconds * 0.8, wall),
         noise=level.noise,
         effort=level.time_share,
         seed=seed,
@@ -123,12 +124,15 @@ def plan_suggestion(
         side=side,
         seed=seed,
         level=level,
+        seconds=seconds,
         value=value,
         actions=plan,
         wins_in=planner.wins_in,
     )
     line = _line(ruleset, state, plan)
-    return Suggestion(plan[0], value, len(plan), line, max(planner.nodes, 1), planner.wins_in)
+    nodes = max(planner.nodes, 1)
+    cut_short = planner.budget.cut_short
+    return Suggestion(plan[0], value, len(plan), line, nodes, planner.wins_in, cut_short)
 
 
 class TurnPlanner:
@@ -140,7 +144,13 @@ class TurnPlanner:
     def suggest(self, state: NapoleonicState, side: str, terms: Terms) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
         return plan_suggestion(
-            self.ruleset, state, side, seconds=terms.seconds, seed=terms.seed, level=terms.level
+            self.ruleset,
+            state,
+            side,
+            seconds=terms.seconds,
+            seed=terms.seed,
+            level=terms.level,
+            wall=terms.wall,
         )
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:

@@ -13,9 +13,9 @@ unit that can attack does, the targets chosen against the defender's best alloca
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 
+from engine_service.ai.budget import Budget
 from engine_service.ai.napoleonic.allocation import Verdict, judge
 from engine_service.ai.napoleonic.position import (
     distance,
@@ -59,7 +59,7 @@ class Planner:
     ruleset: AnyRuleset
     state: NapoleonicState
     side: str
-    deadline: float
+    budget: Budget
     nodes: int = 0
     reach: dict[str, list[int]] = field(default_factory=dict)
     # Per own unit, per square of its reach: the squares it could attack from there.
@@ -79,8 +79,8 @@ class Planner:
         return self.rng.gauss(0.0, self.noise * share) if self.noise else 0.0
 
     def out_of_time(self) -> bool:
-        """The clock as a safety net (the work limits keep plans deterministic)."""
-        return time.perf_counter() > self.deadline
+        """The budget as a safety net (the work limits keep plans deterministic)."""
+        return self.budget.spent()
 
     # -- reach ---------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from engine_service.ai.napoleonic import (
     judge,
 )
 from engine_service.ai.napoleonic.allocation import fights
+from engine_service.ai.budget import Budget
 from engine_service.ai.napoleonic.planner import Planner
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
@@ -179,7 +180,7 @@ def test_the_planner_counts_combat_by_the_rulings_in_force(
     assert {unit.id for unit, _value in fight.supporters} == {s.supporter for s in supports}
     predicted = judge(state, attacks)
     assert ("B_F" in {unit.id for unit in predicted.eliminated}) == fell
-    planner = Planner(RULESET, state, "red", deadline=float("inf"))
+    planner = Planner(RULESET, state, "red", Budget(3600.0))
     planner.compute_reach()
     assert bool(planner.offensive([target])) == fell  # a kill is planned only when sure
     # Only the full Heavy Infantry attack without the support takes the Foot Guards.
