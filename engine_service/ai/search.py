@@ -399,8 +399,11 @@ def search(
 
     `max_depth` 0 means as deep as the time allows. The seed breaks ties between actions
     the search cannot tell apart, so that different seeds vary the play. With `noise`
-    (a weaker level, `levels.py`) every root action gets an exact value and the action
-    picked is the best after Gaussian noise of that deviation is added to each value.
+    (a weaker level, `levels.py`) each root action gets a Gaussian offset of that
+    deviation, drawn once, and the action picked is the best by value plus offset; the
+    root's window takes the offsets in (an action is searched only for a value that would
+    beat the best so far once its offset is added), so a noisy level prunes as deeply as
+    the strongest and its depth cap, not the noise, sets how far it sees.
     """
     # A little of the budget is kept for the last node in flight and the expected line.
     searcher = Searcher(policy, side, Budget(max(seconds - 0.003, 0.85 * seconds), wall))
@@ -425,8 +428,9 @@ def search(
     actions = [action for _, action in ranked_once]
     top = ranked_once[0][0]
     best = Suggestion(actions[0], top if maximising else -top, 1, [], searcher.nodes)
+    offsets = {id(action): rng.gauss(0.0, noise) for action in actions} if noise else {}
     if noise:
-        best = _noisy_pick(scored_once, 1, maximising, noise, rng)
+        best = _noisy_pick(scored_once, 1, maximising, offsets)
     if len(actions) == 1 or abs(top) >= WIN / 2:
         return _finished(best, searcher, state)
     depth = 0
@@ -434,13 +438,25 @@ def search(
         depth += 1
         scored: list[tuple[float, Any]] = []
         alpha, beta = -INFINITY, INFINITY
+        noisy_best = -INFINITY  # the best value plus offset so far, for the root's mover
+        noisy_choice: tuple[float, Any] | None = None  # its exact value and action
         try:
             for action in actions:
                 child = ruleset.play(state, action)
+                if noise:
+                    # Only a value beating `noisy_best` once offset matters: the window.
+                    offset = offsets[id(action)]
+                    if maximising:
+                        value = searcher.value(child, depth - 1, noisy_best - offset, beta, 1)
+                    else:
+                        value = searcher.value(child, depth - 1, alpha, offset - noisy_best, 1)
+                    if (value if maximising else -value) + offset > noisy_best:
+                        noisy_best = (value if maximising else -value) + offset
+                        noisy_choice = (value, action)
+                    scored.append((value, action))
+                    continue
                 value = searcher.value(child, depth - 1, alpha, beta, 1)
                 scored.append((value, action))
-                if noise:
-                    continue  # a full window: every root value exact, for the noisy pick
                 if maximising:
                     alpha = max(alpha, value)
                 else:
@@ -458,9 +474,8 @@ def search(
         actions = [action for _, (_, action) in ranked]
         top_value, top_action = scored[ranked[0][0]]
         best = Suggestion(top_action, top_value, depth, [], searcher.nodes)
-        if noise:
-            ordering = [(value if maximising else -value, action) for value, action in scored]
-            best = _noisy_pick(ordering, depth, maximising, noise, rng)
+        if noisy_choice is not None:
+            best = Suggestion(noisy_choice[1], noisy_choice[0], depth, [], searcher.nodes)
         if abs(top_value) >= WIN / 2 or searcher.budget.spent():
             break
     return _finished(best, searcher, state)
@@ -479,12 +494,11 @@ def _noisy_pick(
     ordering: Sequence[tuple[float, Any]],
     depth: int,
     maximising: bool,
-    noise: float,
-    rng: random.Random,
+    offsets: dict[int, float],
 ) -> Suggestion:
     """The action best by its ordering score (higher is better for the root's mover) plus
-    noise; its evaluation from the suggesting side's view."""
-    value, action = max(ordering, key=lambda pair: pair[0] + rng.gauss(0.0, noise))
+    its offset; its evaluation from the suggesting side's view."""
+    value, action = max(ordering, key=lambda pair: pair[0] + offsets[id(pair[1])])
     return Suggestion(action, value if maximising else -value, depth)
 
 
