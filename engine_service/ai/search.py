@@ -464,6 +464,10 @@ def search(
         except OutOfTimeError:
             if not noise:
                 _adopt_partial(best, scored, depth, maximising, searcher.nodes)
+            elif noisy_choice is not None and noisy_choice[1] is not scored[0][1]:
+                # The first action searched was the last pick: one that beat it (offsets
+                # counted) at this depth is the better pick at this depth.
+                best = Suggestion(noisy_choice[1], noisy_choice[0], depth, [], searcher.nodes)
             break
         # Actions not better than the best are bounds only; keep their previous order.
         ranked = sorted(

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from engine_service.ai import evaluate, suggest
+from engine_service.ai.budget import Budget
 from engine_service.ai.napoleonic import (
     Fight,
     best_allocation,
@@ -15,7 +16,6 @@ from engine_service.ai.napoleonic import (
     judge,
 )
 from engine_service.ai.napoleonic.allocation import fights
-from engine_service.ai.budget import Budget
 from engine_service.ai.napoleonic.planner import Planner
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
