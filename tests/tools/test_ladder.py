@@ -8,7 +8,7 @@ import pytest
 
 from tools.ladder.__main__ import pairs, table
 from tools.ladder.elo import Result, expected, ratings
-from tools.ladder.games import RANDOM, Pairing, pairings, play
+from tools.ladder.games import RANDOM, Pairing, Played, pairings, play
 
 
 def results(first: str, second: str, wins: int, draws: int, losses: int) -> list[Result]:
@@ -52,6 +52,9 @@ def test_a_sweep_keeps_a_finite_rating_through_the_prior_draws() -> None:
 def test_the_ladder_plays_adjacent_levels_and_level_1_against_the_random_mover() -> None:
     assert pairs("adjacent") == [("5", "4"), ("4", "3"), ("3", "2"), ("2", "1"), ("1", RANDOM)]
     assert len(pairs("all")) == 15
+    assert pairs("5-4,1-random") == [("5", "4"), ("1", RANDOM)]
+    with pytest.raises(SystemExit, match="no pair"):
+        pairs("6-5")
 
 
 def test_each_pair_takes_the_first_side_in_turn_with_seeds_of_their_own() -> None:
@@ -66,3 +69,10 @@ def test_a_ladder_game_is_played_to_its_end_and_tabled() -> None:
         assert game.score in (0.0, 0.5, 1.0) and game.plies > 0
     text = table("war", played)
     assert "level 1" in text and "random" in text and "1-random" in text
+
+
+def test_a_ladder_without_level_1_is_anchored_at_its_weakest_player() -> None:
+    games = [Pairing("war", ("5", "4"), seed, 0.01) for seed in range(2)]
+    played = [Played(game, 1.0, "played out", 10) for game in games]
+    text = table("war", played)
+    assert "level 4    1000" in text and "5-4" in text

@@ -31,7 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default="war,battle,napoleonic", help="comma-separated")
     parser.add_argument("--per-pair", type=int, default=40, help="games per pair per game")
     parser.add_argument("--budget", type=float, default=0.2, help="CPU seconds per action")
-    parser.add_argument("--pairs", choices=("adjacent", "all"), default="adjacent")
+    parser.add_argument(
+        "--pairs", default="adjacent", help="adjacent, all, or a list such as 5-4,4-3"
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=Path("run/ladder/games.jsonl"))
@@ -63,20 +65,31 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def pairs(which: str) -> list[tuple[str, str]]:
-    """The pairs to play, the stronger player first."""
+    """The pairs to play, the stronger player first: "adjacent", "all" or a list "5-4,1-random"."""
     if which == "all":
         return [(a, b) for i, a in enumerate(PLAYERS) for b in PLAYERS[:i]]
-    return [(PLAYERS[i], PLAYERS[i - 1]) for i in range(len(PLAYERS) - 1, 0, -1)]
+    if which == "adjacent":
+        return [(PLAYERS[i], PLAYERS[i - 1]) for i in range(len(PLAYERS) - 1, 0, -1)]
+    chosen = []
+    for item in which.split(","):
+        a, _, b = item.partition("-")
+        if a not in PLAYERS or b not in PLAYERS or a == b:
+            raise SystemExit(f"ladder: {item!r} is no pair of {', '.join(PLAYERS)}")
+        chosen.append((a, b))
+    return chosen
 
 
 def table(game: str, played: list[Played]) -> str:
-    """The game's Elo table (anchored at level 1 = 1000) and its adjacent pairs' scores."""
+    """The game's Elo table (anchored at level 1 = 1000, or at the weakest player present)
+    and its pairs' scores."""
     results = [Result(*p.pairing.players, p.score) for p in played]
     if not results:
         return f"{game}: no games"
     lines = [f"{game}: {len(results)} games, {played[0].pairing.budget:g} CPU s per action"]
     lines.append(f"  {'player':<8} {'Elo':>6} {'95 %':>7} {'games':>6} {'score':>6}")
-    rated: list[Rating] = sorted(ratings(results, anchor="1"), key=lambda r: -r.elo)
+    present = {name for r in results for name in (r.first, r.second)}
+    anchor = "1" if "1" in present else min(present, key=PLAYERS.index)
+    rated: list[Rating] = sorted(ratings(results, anchor=anchor), key=lambda r: -r.elo)
     for r in rated:
         interval = "open" if r.interval == float("inf") else f"±{r.interval:.0f}"
         name = r.player if r.player == RANDOM else f"level {r.player}"
