@@ -15,7 +15,9 @@ plans whole phases instead:
   squares the enemy could overwhelm next turn. Finally every unit that can attack
   something does (attacks cost nothing: no counter-attack), the targets chosen to
   maximise what the defender's best allocation must lose. Several orders of targets give
-  several plans; the best one by kills and final position is kept.
+  several plans; the best one by kills and final position is kept. With time to spare
+  (`weights.LOOKAHEAD_SECONDS`) the strongest level plays each candidate on, the enemy's
+  answering turn planned the same way, and keeps the one that leaves it best (`lookahead.py`).
 - **Defence** (`plan_defence`): the allocation of supports that saves the most valuable
   attacked units (the Guards above all), found exactly.
 - **Advance** (`plan_advance`): an attacker moves into a vacated square only when the
@@ -38,6 +40,7 @@ ruling changes the plans with it. Where things are:
 - `allocation.py`  combat against the defender's best allocation of supports
 - `planner.py`     the turn plan: kills, moves for position, the declaration; defence, advance
 - `deployment.py`  the planner's arrays: placed, sealed or committed
+- `lookahead.py`   a candidate turn judged by the enemy's answer to it (the strongest level)
 - `plan_cache.py`  the plans remembered along their states
 """
 
@@ -52,6 +55,7 @@ from engine_service.ai.napoleonic.deployment import deployment_action
 from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
 from engine_service.ai.napoleonic.planner import Planner
 from engine_service.ai.napoleonic.position import evaluate_napoleonic
+from engine_service.ai.napoleonic.weights import LOOKAHEAD_SECONDS
 from engine_service.ai.search import Suggestion, Terms
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.napoleonic.actions import NapoleonicAction
@@ -108,6 +112,8 @@ def plan_suggestion(
         noise=level.noise,
         effort=level.time_share,
         seed=seed,
+        # Time to spare buys the strongest level a look at the enemy's answer.
+        lookahead=level.time_share >= 1.0 and seconds >= LOOKAHEAD_SECONDS,
     )
     phase = state.phase
     if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):

@@ -21,7 +21,7 @@ from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
 from engine_service.rules.napoleonic.combat import legal_supports, tally
 from engine_service.rules.napoleonic.state import Phase, Unit
-from tests.engine_service.ai.helpers import RULES, new_state, random_action
+from tests.engine_service.ai.helpers import RULES, new_state, random_action, random_position
 
 RULESET = RULES["napoleonic"]
 # Black's Guards on e5, supported from e6; Red can bring 4 against 3, or cut the support.
@@ -223,3 +223,20 @@ def test_the_ai_supports_an_attacked_ally() -> None:
     found = suggest(Game(RULESET, state), side="green", seconds=1.0, seed=2)
     assert found.action == Support("green", "G_I", "B_I")
     assert found.line == ["support e5>d5", "end"]
+
+
+def test_time_to_spare_buys_the_strongest_level_a_look_at_the_enemys_answer() -> None:
+    # Below LOOKAHEAD_SECONDS the plan is judged by its own kills and squares; from there
+    # on, each candidate is played on against the enemy's planned answer (more work, and
+    # the same plan for the same seed every time).
+    state = random_position("napoleonic", 8, 3)
+    side = RULESET.to_act(state)[0]
+    work = {}
+    for seconds in (0.05, 0.5):
+        clear_plans()
+        found = suggest(Game(RULESET, state), side=side, seconds=seconds, seed=5)
+        clear_plans()
+        again = suggest(Game(RULESET, state), side=side, seconds=seconds, seed=5)
+        assert again.line == found.line
+        work[seconds] = found.nodes
+    assert state.phase is Phase.MOVEMENT and work[0.5] > 10 * work[0.05], work
