@@ -14,7 +14,7 @@ LEVEL  ?= 1
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow mutate lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup redis-server commands run stop status play test test-slow mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -70,6 +70,10 @@ test-slow: setup ## the long suites: deep perft, AI strength, soak
 mutate: setup ## mutation testing (mutmut) of rules, convert, matchmaker; SCOPE=<folder> narrows it
 	nice -n 10 $(PY) -m tools.mutate $(addprefix --scope ,$(SCOPE)) \
 	  --workers $(PYTEST_WORKERS) --run-dir $(RUN_DIR) $(MUTATE_FLAGS)
+
+ladder: setup ## the bot ladder: levels against each other and a random mover, an Elo table per game
+	nice -n 10 $(PY) -m tools.ladder --workers $(PYTEST_WORKERS) \
+	  --out $(RUN_DIR)/ladder/games.jsonl $(LADDER_FLAGS)
 
 # deploy/ is checked offline against these Kubernetes versions (the oldest supported and
 # the newest); kubectl (for kustomize) and the Gateway API schemas come from npm, pinned

@@ -39,6 +39,12 @@ RPCS = Counter(
 ERRORS = Counter(
     "wargame_engine_errors_total", "RulesEngine refusals by RPC and ErrorReason", ["rpc", "reason"]
 )
+CUT_SHORT = Counter(
+    "wargame_engine_suggestions_cut_short_total",
+    "SuggestAction searches the wall-clock cap stopped before their CPU budget was spent"
+    " (played below their level), by game and level",
+    ["game", "level"],
+)
 LATENCY = Histogram(
     "wargame_engine_rpc_seconds",
     "RulesEngine call duration",

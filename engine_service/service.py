@@ -27,7 +27,7 @@ from engine_service.ai.levels import LEVELS
 from engine_service.ai.napoleonic.strategic import resolve_battle
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
-from engine_service.handling import Limits, beyond_limit, request_id, rpc
+from engine_service.handling import CUT_SHORT, Limits, beyond_limit, log, request_id, rpc
 from engine_service.memo import memo
 from engine_service.pool import Job, Pool, Work, within_deadline
 from engine_service.rules import games
@@ -45,9 +45,16 @@ SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"].full_name
 DEFAULT_SUGGEST_SECONDS = 1.0
 # A search is stopped this long after its budget (it keeps a margin and stops by itself).
 SEARCH_OVERRUN = 2.0
+
 DEFAULT_BATTLE_SECONDS = 10.0
 DEFAULT_BATTLE_LEVEL = 3
 MAX_BATTLE_TURNS = 10_000
+
+
+def search_wall_cap(seconds: float) -> float:
+    """The wall-clock cap of a search of `seconds` of CPU time: a second before the pool
+    would stop it (`_search`), so that it answers, cut short, instead."""
+    return seconds * 1.5 + SEARCH_OVERRUN / 2
 
 
 class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
@@ -376,20 +383,33 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         answer: engine_pb2.SuggestActionResponse = self._search(
             "SuggestAction", request, context, budget
         )
+        if answer.cut_short:
+            CUT_SHORT.labels(request.state.game, str(request.level or max(LEVELS))).inc()
         return answer
 
     def _suggestion(
         self, request: engine_pb2.SuggestActionRequest, seconds: float
     ) -> engine_pb2.SuggestActionResponse:
         game = self._game(request.state)
+        level = request.level or max(LEVELS)
         result = suggest(
             game,
             side=request.side or None,
             seconds=seconds,
             max_depth=request.max_depth,
             seed=request.seed,
-            strength=request.level or max(LEVELS),
+            strength=level,
+            wall=search_wall_cap(seconds),
         )
+        if result.cut_short:
+            log.warning(
+                "search cut short by the wall-clock cap: played below its level",
+                game=game.ruleset.id,
+                level=level,
+                depth=result.depth,
+                nodes=result.nodes,
+                budget_s=seconds,
+            )
         return engine_pb2.SuggestActionResponse(
             action=self.conversions.action_to_proto(game, result.action),
             notation=game.format(result.action),
@@ -399,6 +419,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             nodes=result.nodes,
             wins_in=result.wins_in,
             summary=summary(result),
+            cut_short=result.cut_short,
         )
 
     @rpc("ResolveBattle")

@@ -78,13 +78,15 @@ def suggest(
     max_depth: int = 0,
     seed: int = 0,
     strength: int = STRONGEST,
+    wall: float = 0.0,
 ) -> Suggestion:
     """The action the AI prefers for `side` (default: the one side to act).
 
-    `seconds` is the time budget, `max_depth` caps the search depth (0: none), and `seed`
-    breaks ties so that bots with different seeds vary; `strength` is the level, 1 to 5
-    (`levels.py`). The same state, side, seed, depth cap and level give the same suggestion
-    when the search is not cut short by the clock.
+    `seconds` is the time budget in CPU time of the searching thread, `wall` its cap in
+    seconds of the clock (0: `budget.py`'s default), `max_depth` caps the search depth (0:
+    none), and `seed` breaks ties so that bots with different seeds vary; `strength` is the
+    level, 1 to 5 (`levels.py`). The same state, side, seed, depth cap and level give the
+    same suggestion when the search is not cut short by the wall clock (`cut_short`).
     """
     require_ongoing(game.outcome)
     to_act = game.to_act()
@@ -108,7 +110,7 @@ def suggest(
             value = evaluate(ruleset, after, side, ruleset.outcome(after))
             return Suggestion(action, value, 0, [ruleset.format_action(game.state, action)], 1)
     cap = plays.max_depth if not max_depth else min(max_depth, plays.max_depth or max_depth)
-    terms = Terms(seconds * plays.time_share, cap, seed, plays)
+    terms = Terms(seconds * plays.time_share, cap, seed, plays, wall)
     return strategy_for(ruleset).suggest(game.state, side, terms)
 
 

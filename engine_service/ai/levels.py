@@ -1,7 +1,10 @@
 """Playing strength 1 to 5 (`SuggestActionRequest.level`): what each level leaves out.
 
-Level 5 is the AI at full strength. The lower levels play worse in three ways, each of
-them deterministic for a given seed and position, so a bot's game can be replayed:
+Level 5 is the AI at full strength, with a trace of noise (0.05 material units) that
+varies its choice among near-equal actions by the seed: two games against it from one start
+are not one game, and a hint (another seed) is not the bot's own move. The lower levels
+play worse in three ways, each of them deterministic for a given seed and position, so a
+bot's game can be replayed:
 
 - **blunders**: a share of their actions is a random legal action of their side;
 - **sight**: the search is capped in depth and uses only part of the time budget (the
@@ -38,7 +41,9 @@ LEVELS: Final = {
     2: Level(blunders=0.2, max_depth=1, time_share=0.35, noise=2.0),
     3: Level(blunders=0.1, max_depth=2, time_share=0.5, noise=1.0),
     4: Level(blunders=0.04, max_depth=3, time_share=0.75, noise=0.5),
-    STRONGEST: Level(blunders=0.0, max_depth=0, time_share=1.0, noise=0.0),
+    # A trace of noise: a seeded choice among near-equal actions, so that two games
+    # against the strongest level from one start are not one game.
+    STRONGEST: Level(blunders=0.0, max_depth=0, time_share=1.0, noise=0.05),
 }
 
 

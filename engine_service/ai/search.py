@@ -20,9 +20,10 @@ The search is minimax on the side to act (so it works for any turn structure), w
   sharp to judge statically;
 - a first, static ply before the clock is read, so that even a spent budget returns an
   action that was looked at;
-- a clock read at every node: when the budget runs out the iteration is abandoned and
-  the best action of the last completed iteration is kept (or a better one the abandoned
-  iteration had already proved).
+- a budget read at every node (`budget.py`: CPU time of the searching thread, so a busy
+  machine does not make it shallower, capped by the wall clock): when it runs out the
+  iteration is abandoned and the best action of the last completed iteration is kept (or a
+  better one the abandoned iteration had already proved).
 
 Values are from the suggesting side's view; a won game is worth `WIN` less the plies to
 get there, so quicker wins and slower losses are preferred.
@@ -31,11 +32,11 @@ get there, so quicker wins and slower losses are preferred.
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from engine_service.ai.budget import Budget
 from engine_service.ai.evaluation import WIN, material, outcome_value
 from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.rules.base import AnyRuleset, Outcome
@@ -62,18 +63,20 @@ class Suggestion:
     line: list[str] = field(default_factory=list)
     nodes: int = 0
     wins_in: int = 0
+    cut_short: bool = False  # the wall-clock cap ended the search before its budget
 
 
 @dataclass(frozen=True, slots=True)
 class Terms:
-    """What a suggestion is asked within: `seconds` of time, a depth cap (`max_depth` 0:
-    none), the `seed` that breaks ties, and the `level` played (its noise and share of the
-    work; `levels.py`)."""
+    """What a suggestion is asked within: `seconds` of CPU time, a depth cap (`max_depth`
+    0: none), the `seed` that breaks ties, the `level` played (its noise and share of the
+    work; `levels.py`) and the wall-clock cap (`wall` seconds, 0: `budget.py`'s default)."""
 
     seconds: float
     max_depth: int = 0
     seed: int = 0
     level: Level = LEVELS[STRONGEST]
+    wall: float = 0.0
 
 
 def wins_in(value: float) -> int:
@@ -186,22 +189,21 @@ class _Entry:
 class Searcher:
     """One search: the clock, the counters and the tables of a single `search` call."""
 
-    def __init__(self, policy: Policy, side: str, deadline: float) -> None:
+    def __init__(self, policy: Policy, side: str, budget: Budget) -> None:
         self.policy = policy
         self.side = side
-        self.deadline = deadline
+        self.budget = budget
         self.nodes = 0
         self.table: dict[Hashable, _Entry] = {}
         self.killers: dict[int, list[Any]] = {}
         self.history: dict[Any, int] = {}
-        self.clock = time.perf_counter
 
     # -- helpers ---------------------------------------------------------------------
 
     def tick(self) -> None:
         """Count a node and stop the iteration when the budget is spent."""
         self.nodes += 1
-        if self.clock() > self.deadline:
+        if self.budget.spent():
             raise OutOfTimeError
 
     def score(self, outcome: Outcome, ply: int) -> float:
@@ -390,17 +392,21 @@ def search(
     max_depth: int = 0,
     seed: int = 0,
     noise: float = 0.0,
+    wall: float = 0.0,
 ) -> Suggestion:
-    """The best action for `side` found by iterative deepening within `seconds`.
+    """The best action for `side` found by iterative deepening within `seconds` of CPU
+    time, capped at `wall` seconds of the clock (0: the default cap, `budget.py`).
 
     `max_depth` 0 means as deep as the time allows. The seed breaks ties between actions
     the search cannot tell apart, so that different seeds vary the play. With `noise`
-    (a weaker level, `levels.py`) every root action gets an exact value and the action
-    picked is the best after Gaussian noise of that deviation is added to each value.
+    (a weaker level, `levels.py`) each root action gets a Gaussian offset of that
+    deviation, drawn once, and the action picked is the best by value plus offset; the
+    root's window takes the offsets in (an action is searched only for a value that would
+    beat the best so far once its offset is added), so a noisy level prunes as deeply as
+    the strongest and its depth cap, not the noise, sets how far it sees.
     """
-    started = time.perf_counter()
     # A little of the budget is kept for the last node in flight and the expected line.
-    searcher = Searcher(policy, side, started + max(seconds - 0.003, 0.85 * seconds))
+    searcher = Searcher(policy, side, Budget(max(seconds - 0.003, 0.85 * seconds), wall))
     actions = policy.actions(state)
     if not actions:
         raise ValueError("no action to suggest")
@@ -422,8 +428,9 @@ def search(
     actions = [action for _, action in ranked_once]
     top = ranked_once[0][0]
     best = Suggestion(actions[0], top if maximising else -top, 1, [], searcher.nodes)
+    offsets = {id(action): rng.gauss(0.0, noise) for action in actions} if noise else {}
     if noise:
-        best = _noisy_pick(scored_once, 1, maximising, noise, rng)
+        best = _noisy_pick(scored_once, 1, maximising, offsets)
     if len(actions) == 1 or abs(top) >= WIN / 2:
         return _finished(best, searcher, state)
     depth = 0
@@ -431,13 +438,25 @@ def search(
         depth += 1
         scored: list[tuple[float, Any]] = []
         alpha, beta = -INFINITY, INFINITY
+        noisy_best = -INFINITY  # the best value plus offset so far, for the root's mover
+        noisy_choice: tuple[float, Any] | None = None  # its exact value and action
         try:
             for action in actions:
                 child = ruleset.play(state, action)
+                if noise:
+                    # Only a value beating `noisy_best` once offset matters: the window.
+                    offset = offsets[id(action)]
+                    if maximising:
+                        value = searcher.value(child, depth - 1, noisy_best - offset, beta, 1)
+                    else:
+                        value = searcher.value(child, depth - 1, alpha, offset - noisy_best, 1)
+                    if (value if maximising else -value) + offset > noisy_best:
+                        noisy_best = (value if maximising else -value) + offset
+                        noisy_choice = (value, action)
+                    scored.append((value, action))
+                    continue
                 value = searcher.value(child, depth - 1, alpha, beta, 1)
                 scored.append((value, action))
-                if noise:
-                    continue  # a full window: every root value exact, for the noisy pick
                 if maximising:
                     alpha = max(alpha, value)
                 else:
@@ -445,6 +464,10 @@ def search(
         except OutOfTimeError:
             if not noise:
                 _adopt_partial(best, scored, depth, maximising, searcher.nodes)
+            elif noisy_choice is not None and noisy_choice[1] is not scored[0][1]:
+                # The first action searched was the last pick: one that beat it (offsets
+                # counted) at this depth is the better pick at this depth.
+                best = Suggestion(noisy_choice[1], noisy_choice[0], depth, [], searcher.nodes)
             break
         # Actions not better than the best are bounds only; keep their previous order.
         ranked = sorted(
@@ -455,10 +478,9 @@ def search(
         actions = [action for _, (_, action) in ranked]
         top_value, top_action = scored[ranked[0][0]]
         best = Suggestion(top_action, top_value, depth, [], searcher.nodes)
-        if noise:
-            ordering = [(value if maximising else -value, action) for value, action in scored]
-            best = _noisy_pick(ordering, depth, maximising, noise, rng)
-        if abs(top_value) >= WIN / 2 or searcher.clock() > searcher.deadline:
+        if noisy_choice is not None:
+            best = Suggestion(noisy_choice[1], noisy_choice[0], depth, [], searcher.nodes)
+        if abs(top_value) >= WIN / 2 or searcher.budget.spent():
             break
     return _finished(best, searcher, state)
 
@@ -468,6 +490,7 @@ def _finished(best: Suggestion, searcher: Searcher, state: Any) -> Suggestion:
     best.nodes = max(searcher.nodes, 1)
     best.line = searcher.principal_line(state, best.action, max(best.depth, 1))
     best.wins_in = wins_in(best.evaluation)
+    best.cut_short = searcher.budget.cut_short
     return best
 
 
@@ -475,12 +498,11 @@ def _noisy_pick(
     ordering: Sequence[tuple[float, Any]],
     depth: int,
     maximising: bool,
-    noise: float,
-    rng: random.Random,
+    offsets: dict[int, float],
 ) -> Suggestion:
     """The action best by its ordering score (higher is better for the root's mover) plus
-    noise; its evaluation from the suggesting side's view."""
-    value, action = max(ordering, key=lambda pair: pair[0] + rng.gauss(0.0, noise))
+    its offset; its evaluation from the suggesting side's view."""
+    value, action = max(ordering, key=lambda pair: pair[0] + offsets[id(pair[1])])
     return Suggestion(action, value if maximising else -value, depth)
 
 
@@ -525,6 +547,7 @@ class SearchStrategy:
             max_depth=terms.max_depth,
             seed=terms.seed,
             noise=terms.level.noise,
+            wall=terms.wall,
         )
 
     def evaluate(self, state: Any, side: str) -> float:

@@ -851,7 +851,10 @@ class SuggestActionRequest(_message.Message):
 
     @_builtins.property
     def time_budget(self) -> _duration_pb2.Duration:
-        """How long to search; default 1 s, at most the service's limit."""
+        """How long to search, in CPU time of the search (so that a level plays alike on a busy
+        machine); default 1 s, at most the service's limit. The wall clock caps it at 1.5 times
+        the budget and a second more (see `cut_short`).
+        """
 
     def __init__(
         self,
@@ -885,6 +888,7 @@ class SuggestActionResponse(_message.Message):
     NODES_FIELD_NUMBER: _builtins.int
     WINS_IN_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    CUT_SHORT_FIELD_NUMBER: _builtins.int
     notation: _builtins.str
     """Its notation."""
     evaluation: _builtins.float
@@ -905,6 +909,10 @@ class SuggestActionResponse(_message.Message):
     """The position in a few words for players, from the suggesting side's view: "wins in 2",
     "loses in 3", "about even" (within half a unit of material), "+1.5 material".
     """
+    cut_short: _builtins.bool
+    """The search was stopped by the wall-clock cap before it had spent its budget of work
+    (CPU time): on a machine too busy to give it that time, it played below its level.
+    """
     @_builtins.property
     def action(self) -> _game_pb2.Action:
         """The suggested action."""
@@ -924,10 +932,11 @@ class SuggestActionResponse(_message.Message):
         nodes: _builtins.int = ...,
         wins_in: _builtins.int = ...,
         summary: _builtins.str = ...,
+        cut_short: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "depth", b"depth", "evaluation", b"evaluation", "line", b"line", "nodes", b"nodes", "notation", b"notation", "summary", b"summary", "wins_in", b"wins_in"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "cut_short", b"cut_short", "depth", b"depth", "evaluation", b"evaluation", "line", b"line", "nodes", b"nodes", "notation", b"notation", "summary", b"summary", "wins_in", b"wins_in"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -15,7 +15,9 @@ plans whole phases instead:
   squares the enemy could overwhelm next turn. Finally every unit that can attack
   something does (attacks cost nothing: no counter-attack), the targets chosen to
   maximise what the defender's best allocation must lose. Several orders of targets give
-  several plans; the best one by kills and final position is kept.
+  several plans; the best one by kills and final position is kept. With time to spare
+  (`weights.LOOKAHEAD_SECONDS`) the strongest level plays each candidate on, the enemy's
+  answering turn planned the same way, and keeps the one that leaves it best (`lookahead.py`).
 - **Defence** (`plan_defence`): the allocation of supports that saves the most valuable
   attacked units (the Guards above all), found exactly.
 - **Advance** (`plan_advance`): an attacker moves into a vacated square only when the
@@ -38,21 +40,23 @@ ruling changes the plans with it. Where things are:
 - `allocation.py`  combat against the defender's best allocation of supports
 - `planner.py`     the turn plan: kills, moves for position, the declaration; defence, advance
 - `deployment.py`  the planner's arrays: placed, sealed or committed
+- `lookahead.py`   a candidate turn judged by the enemy's answer to it (the strongest level)
 - `plan_cache.py`  the plans remembered along their states
 - `strategic.py`   strategic battles (10.7): a battle played out by the AI on every side
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
+from engine_service.ai.budget import Budget
 from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.ai.napoleonic.allocation import Fight, Verdict, best_allocation, judge
 from engine_service.ai.napoleonic.deployment import deployment_action
 from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
 from engine_service.ai.napoleonic.planner import Planner
 from engine_service.ai.napoleonic.position import evaluate_napoleonic
+from engine_service.ai.napoleonic.weights import LOOKAHEAD_SECONDS
 from engine_service.ai.search import Suggestion, Terms
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.napoleonic.actions import NapoleonicAction
@@ -91,11 +95,12 @@ def plan_suggestion(
     seconds: float,
     seed: int,
     level: Level = LEVELS[STRONGEST],
+    wall: float = 0.0,
 ) -> Suggestion:
-    """The next action of the plan for `side` in `state` (planning it if needed); a weaker
+    """The next action of the plan for `side` in `state` (planning it if needed, within
+    `seconds` of CPU time capped at `wall` seconds of the clock: `ai/budget.py`); a weaker
     level (`ai/levels.py`) plans with noise and less work."""
-    started = time.perf_counter()
-    cached = recall(state, side, seed, level)
+    cached = recall(state, side, seed, level, seconds)
     if cached is not None:
         value, actions, wins_in = cached
         line = _line(ruleset, state, actions)
@@ -104,10 +109,12 @@ def plan_suggestion(
         ruleset,
         state,
         side,
-        started + seconds * 0.8,
+        Budget(seconds * 0.8, wall),
         noise=level.noise,
         effort=level.time_share,
         seed=seed,
+        # Time to spare buys the strongest level a look at the enemy's answer.
+        lookahead=level.time_share >= 1.0 and seconds >= LOOKAHEAD_SECONDS,
     )
     phase = state.phase
     if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
@@ -124,12 +131,15 @@ def plan_suggestion(
         side=side,
         seed=seed,
         level=level,
+        seconds=seconds,
         value=value,
         actions=plan,
         wins_in=planner.wins_in,
     )
     line = _line(ruleset, state, plan)
-    return Suggestion(plan[0], value, len(plan), line, max(planner.nodes, 1), planner.wins_in)
+    nodes = max(planner.nodes, 1)
+    cut_short = planner.budget.cut_short
+    return Suggestion(plan[0], value, len(plan), line, nodes, planner.wins_in, cut_short)
 
 
 class TurnPlanner:
@@ -141,7 +151,13 @@ class TurnPlanner:
     def suggest(self, state: NapoleonicState, side: str, terms: Terms) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
         return plan_suggestion(
-            self.ruleset, state, side, seconds=terms.seconds, seed=terms.seed, level=terms.level
+            self.ruleset,
+            state,
+            side,
+            seconds=terms.seconds,
+            seed=terms.seed,
+            level=terms.level,
+            wall=terms.wall,
         )
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:

@@ -18,13 +18,14 @@ Plan = tuple[float, tuple[NapoleonicAction, ...], int]
 _CACHE: LruCache[PlanKey, Plan] = LruCache(PLAN_CACHE, "napoleonic plans")
 
 
-def plan_key(state: NapoleonicState, side: str, seed: int, level: Level) -> PlanKey:
+def plan_key(state: NapoleonicState, side: str, seed: int, level: Level, seconds: float) -> PlanKey:
     """The cache key of a state (every compared field; the options by their values), for a
-    side, a seed and a level."""
+    side, a seed, a level and a budget (a plan made in less time is not a longer one's)."""
     return (
         side,
         seed,
         level,
+        seconds,
         tuple(state.options.items()),
         state.scenario,
         state.width,
@@ -52,22 +53,27 @@ def remember(
     side: str,
     seed: int,
     level: Level,
+    seconds: float,
     value: float,
     actions: Sequence[NapoleonicAction],
     wins_in: int,
 ) -> None:
     """Remember the plan for every state along it, so that the next calls continue it."""
     for i, action in enumerate(actions):
-        _CACHE.put(plan_key(state, side, seed, level), (value, tuple(actions[i:]), wins_in))
+        _CACHE.put(
+            plan_key(state, side, seed, level, seconds), (value, tuple(actions[i:]), wins_in)
+        )
         if i + 1 < len(actions):
             state = ruleset.play(state, action)
             if ruleset.outcome(state) is not None or side not in ruleset.to_act(state):
                 break
 
 
-def recall(state: NapoleonicState, side: str, seed: int, level: Level) -> Plan | None:
+def recall(
+    state: NapoleonicState, side: str, seed: int, level: Level, seconds: float
+) -> Plan | None:
     """The value, the rest of the plan and its sure win remembered for this state, if any."""
-    return _CACHE.get(plan_key(state, side, seed, level))
+    return _CACHE.get(plan_key(state, side, seed, level, seconds))
 
 
 def clear_plans() -> None:

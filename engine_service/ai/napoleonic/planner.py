@@ -13,10 +13,11 @@ unit that can attack does, the targets chosen against the defender's best alloca
 from __future__ import annotations
 
 import random
-import time
 from dataclasses import dataclass, field
 
+from engine_service.ai.budget import Budget
 from engine_service.ai.napoleonic.allocation import Verdict, judge
+from engine_service.ai.napoleonic.lookahead import answered_value
 from engine_service.ai.napoleonic.position import (
     distance,
     outlook,
@@ -59,7 +60,7 @@ class Planner:
     ruleset: AnyRuleset
     state: NapoleonicState
     side: str
-    deadline: float
+    budget: Budget
     nodes: int = 0
     reach: dict[str, list[int]] = field(default_factory=dict)
     # Per own unit, per square of its reach: the squares it could attack from there.
@@ -69,6 +70,7 @@ class Planner:
     effort: float = 1.0  # a weaker level's share of the work limits (kills, candidates)
     seed: int = 0
     wins_in: int = 0  # 1: the plan surely eliminates an enemy commander; -1: own is lost
+    lookahead: bool = False  # judge each candidate turn by the enemy's answer to it
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -79,8 +81,8 @@ class Planner:
         return self.rng.gauss(0.0, self.noise * share) if self.noise else 0.0
 
     def out_of_time(self) -> bool:
-        """The clock as a safety net (the work limits keep plans deterministic)."""
-        return time.perf_counter() > self.deadline
+        """The budget as a safety net (the work limits keep plans deterministic)."""
+        return self.budget.spent()
 
     # -- reach ---------------------------------------------------------------------------
 
@@ -440,12 +442,35 @@ class Planner:
             if best is not None and self.out_of_time():
                 break
             candidate = self.turn_plan(order)
+            if self.lookahead:
+                value = answered_value(
+                    self.ruleset, self.state, self.side, candidate[1], self.answer
+                )
+                candidate = (value + self.jitter(), candidate[1], candidate[2])
             if best is None or candidate[0] > best[0] + 1e-9:
                 best = candidate
         assert best is not None
         score, actions, wins = best
         self.wins_in = 1 if wins else 0
         return score, actions
+
+    def answer(self, state: NapoleonicState, side: str) -> list[NapoleonicAction]:
+        """The actions `side` plays in `state`'s phase, planned as this planner would (without
+        looking further ahead): the phases that follow a candidate turn."""
+        planner = Planner(
+            self.ruleset, state, side, self.budget, effort=self.effort, seed=self.seed
+        )
+        phase = state.phase
+        if phase in (Phase.MOVEMENT, Phase.ATTACK_DECLARATION):
+            actions = planner.plan_turn()[1]
+        elif phase is Phase.DEFENCE:
+            actions = planner.plan_defence()[1]
+        elif phase is Phase.ADVANCE:
+            actions = planner.plan_advance()[1]
+        else:
+            actions = []
+        self.nodes += planner.nodes
+        return actions
 
     def commander_among(self, units: list[Unit], own: bool) -> bool:
         """Whether `units` hold a commander of this side (`own`) or of an enemy."""

@@ -220,14 +220,25 @@ def position_score(state: NapoleonicState, side: str, gone: AbstractSet[str]) ->
 
 def evaluate_napoleonic(ruleset: AnyRuleset, state: NapoleonicState, side: str) -> float:
     """Material (without the Guards, whose loss ends the game) and the positional worth,
-    own minus the enemy's."""
+    the alliance's minus its enemies'.
+
+    An alliance is one side (10.6): the units of `side` and of its allies still in the game
+    count for it, those of the enemies still in the game against it, and an army left on
+    the board by a player who is out (`army_stays_inert`) counts for nobody.
+    """
+    friends = (side, *state.allies(side))
+    enemies = tuple(enemy for enemy in state.enemies(side) if state.in_game(enemy))
     total = 0.0
     for unit in state.units:
         if state.stats(unit).is_commander:
             continue
         worth = VALUES.get(unit.kind, 1.0)
-        total += worth if unit.side == side else -worth
-    total += position_score(state, side, frozenset())
-    for enemy in state.enemies(side):
+        if unit.side in friends:
+            total += worth
+        elif unit.side in enemies:
+            total -= worth
+    for friend in friends:
+        total += position_score(state, friend, frozenset())
+    for enemy in enemies:
         total -= position_score(state, enemy, frozenset())
     return total

@@ -26,6 +26,10 @@ PRESSURE_CAP: Final = 10.0
 KILL_SEARCH_NODES: Final = 1500  # per target
 PLAN_CACHE: Final = 512
 CANDIDATE_PLANS: Final = 4
+# From this budget (CPU seconds) on, the strongest level judges each candidate turn by the
+# enemy's answer to it (`lookahead.py`): about 10 ms a candidate. Over 40 games at 0.2 s
+# against level 4 it scored 81 % with it and 74 % without.
+LOOKAHEAD_SECONDS: Final = 0.1
 POSITION_NOISE: Final = 0.3  # share of a level's noise put on each square a unit may take
 
 # Positional weights (material units: an Infantry unit is 1).

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from engine_service.ai import evaluate, suggest
+from engine_service.ai.budget import Budget
 from engine_service.ai.napoleonic import (
     Fight,
     best_allocation,
@@ -20,7 +21,7 @@ from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase, Support
 from engine_service.rules.napoleonic.combat import legal_supports, tally
 from engine_service.rules.napoleonic.state import Phase, Unit
-from tests.engine_service.ai.helpers import RULES, new_state, random_action
+from tests.engine_service.ai.helpers import RULES, new_state, random_action, random_position
 
 RULESET = RULES["napoleonic"]
 # Black's Guards on e5, supported from e6; Red can bring 4 against 3, or cut the support.
@@ -121,6 +122,24 @@ def test_the_registered_evaluation_is_symmetric_at_the_start() -> None:
     assert abs(red + black) < 1e-9
 
 
+@pytest.mark.parametrize("scenario", ["grand_battle_2v2", "divided_command"])
+def test_allies_count_as_one_side_in_the_evaluation(scenario: str) -> None:
+    # Rule 10.6: an alliance wins together. At the symmetric start every seat is even, and
+    # at any position allies see the same value and the enemies its opposite.
+    state = new_state("napoleonic", scenario=scenario)
+    for side in ("red", "black", "blue", "green"):
+        assert abs(evaluate(RULESET, state, side, None)) < 1e-9, side
+    rng = random.Random(scenario)
+    for _ in range(60):
+        state = RULESET.play(state, random_action(RULESET, state, rng))
+        if RULESET.outcome(state) is not None:
+            break
+        red, blue = (evaluate(RULESET, state, side, None) for side in ("red", "blue"))
+        black, green = (evaluate(RULESET, state, side, None) for side in ("black", "green"))
+        assert red == pytest.approx(blue) and black == pytest.approx(green)
+        assert red == pytest.approx(-black)
+
+
 # Red's Heavy Infantry on d4 attacks Black's Foot Guards (defence 2) across the obstacle
 # d4|d5, Red's Infantry on c5 from beside; Black's Infantry on d6 may support across d5|d6.
 ACROSS_OBSTACLES = (
@@ -161,7 +180,7 @@ def test_the_planner_counts_combat_by_the_rulings_in_force(
     assert {unit.id for unit, _value in fight.supporters} == {s.supporter for s in supports}
     predicted = judge(state, attacks)
     assert ("B_F" in {unit.id for unit in predicted.eliminated}) == fell
-    planner = Planner(RULESET, state, "red", deadline=float("inf"))
+    planner = Planner(RULESET, state, "red", Budget(3600.0))
     planner.compute_reach()
     assert bool(planner.offensive([target])) == fell  # a kill is planned only when sure
     # Only the full Heavy Infantry attack without the support takes the Foot Guards.
@@ -204,3 +223,20 @@ def test_the_ai_supports_an_attacked_ally() -> None:
     found = suggest(Game(RULESET, state), side="green", seconds=1.0, seed=2)
     assert found.action == Support("green", "G_I", "B_I")
     assert found.line == ["support e5>d5", "end"]
+
+
+def test_time_to_spare_buys_the_strongest_level_a_look_at_the_enemys_answer() -> None:
+    # Below LOOKAHEAD_SECONDS the plan is judged by its own kills and squares; from there
+    # on, each candidate is played on against the enemy's planned answer (more work, and
+    # the same plan for the same seed every time).
+    state = random_position("napoleonic", 8, 3)
+    side = RULESET.to_act(state)[0]
+    work = {}
+    for seconds in (0.05, 0.5):
+        clear_plans()
+        found = suggest(Game(RULESET, state), side=side, seconds=seconds, seed=5)
+        clear_plans()
+        again = suggest(Game(RULESET, state), side=side, seconds=seconds, seed=5)
+        assert again.line == found.line
+        work[seconds] = found.nodes
+    assert state.phase is Phase.MOVEMENT and work[0.5] > 10 * work[0.05], work

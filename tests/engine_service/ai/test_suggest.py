@@ -31,21 +31,19 @@ def test_the_suggestion_is_legal_and_its_line_starts_with_it(
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_a_50_ms_budget_is_kept(game: str) -> None:
-    # Each position's best of three runs, so that a busy machine's pause is not counted.
+def test_a_50_ms_budget_is_kept_in_cpu_time(game: str) -> None:
+    # The budget is the searching thread's CPU time (`ai/budget.py`): what a busy machine
+    # adds on the clock is not the search's, and what the search spends is bounded.
     ruleset = RULES[game]
     slowest = 0.0
     for seed in range(6):
         state = random_position(game, 6 * seed, seed)
         game_ = Game(ruleset, state)
         side = ruleset.to_act(state)[0]
-        times = []
-        for _ in range(3):
-            clear_plans()
-            started = time.perf_counter()
-            suggest(game_, side=side, seconds=0.05, seed=seed)
-            times.append(time.perf_counter() - started)
-        slowest = max(slowest, min(times))
+        clear_plans()
+        started = time.thread_time()
+        suggest(game_, side=side, seconds=0.05, seed=seed, wall=3600.0)
+        slowest = max(slowest, time.thread_time() - started)
     assert slowest < 0.15
 
 

@@ -1,0 +1,109 @@
+"""One ladder game between two players, and the pairs a ladder plays.
+
+A player is a level, "1" to "5", or "random" (a uniformly random legal action of its own).
+The levels search with a budget of CPU time per action and a wall-clock cap far beyond it
+(`engine_service/ai/budget.py`), so the result does not depend on the machine's load. Each
+game has its own seed; the seed also picks the opening randomness of the random mover.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from engine_service.ai import evaluate, suggest
+from engine_service.rules import rulesets
+from engine_service.rules.base import AnyRuleset
+from engine_service.rules.game import Game
+
+RANDOM = "random"
+# Plies (actions; in Napoleonic Chess player-turns) after which a game is adjudicated.
+MAX_PLIES = {"war": 200, "battle": 200, "napoleonic": 60}
+ADJUDICATION = 1.0  # material units the evaluation must show for an adjudicated win
+WALL_CAP = 3600.0  # seconds: never the limit, so a busy machine does not change the play
+LADDER_SEAL_KEY = bytes(range(1, 33))  # any key: the ladder's sealed arrays stay in-process
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """One game to play: the game, the player of each side (in turn order), its seed."""
+
+    game: str
+    players: tuple[str, str]
+    seed: int
+    budget: float  # CPU seconds per action of a level
+
+
+@dataclass(frozen=True)
+class Played:
+    """A finished ladder game: `score` for the first player, and how it ended."""
+
+    pairing: Pairing
+    score: float
+    end: str  # "played out" or "adjudicated"
+    plies: int
+
+
+_RULESETS: dict[str, AnyRuleset] = {}
+
+
+def ruleset_of(game: str) -> AnyRuleset:
+    """The game's ruleset under its default options (built once per process)."""
+    if not _RULESETS:
+        _RULESETS.update(rulesets(LADDER_SEAL_KEY))
+    return _RULESETS[game]
+
+
+def pairings(
+    game: str, pairs: list[tuple[str, str]], games_per_pair: int, budget: float, seed: int
+) -> list[Pairing]:
+    """`games_per_pair` games of each pair, the players taking the first side in turn."""
+    out: list[Pairing] = []
+    for a, b in pairs:
+        for n in range(games_per_pair):
+            players = (a, b) if n % 2 == 0 else (b, a)
+            out.append(Pairing(game, players, seed * 1_000_003 + len(out), budget))
+    return out
+
+
+def play(pairing: Pairing) -> Played:
+    """Play one game to its end or its cap of plies."""
+    ruleset = ruleset_of(pairing.game)
+    state: Any = ruleset.new_game(ruleset.resolve_options({}))
+    sides = [side.id for side in ruleset.sides]
+    player_of = dict(zip(sides, pairing.players, strict=True))
+    rng = random.Random(pairing.seed)
+    actions = 0
+    cap = MAX_PLIES[pairing.game]
+    while ruleset.outcome(state) is None and _plies(pairing.game, state, actions) < cap:
+        side = ruleset.to_act(state)[0]
+        player = player_of[side]
+        if player == RANDOM:
+            own = [a for a in ruleset.legal_actions(state) if ruleset.actor(state, a) == side]
+            action = rng.choice(own) if own else ruleset.random_action(state, rng)
+        else:
+            action = suggest(
+                Game(ruleset, state),
+                side=side,
+                seconds=pairing.budget,
+                seed=pairing.seed + actions,
+                strength=int(player),
+                wall=WALL_CAP,
+            ).action
+        state = ruleset.play(state, action)
+        actions += 1
+    plies = _plies(pairing.game, state, actions)
+    outcome = ruleset.outcome(state)
+    first = sides[0]
+    if outcome is not None:
+        if outcome.winner is None:
+            return Played(pairing, 0.5, "played out", plies)
+        return Played(pairing, 1.0 if first in outcome.winning_sides else 0.0, "played out", plies)
+    value = evaluate(ruleset, state, first, None)
+    score = 1.0 if value > ADJUDICATION else 0.0 if value < -ADJUDICATION else 0.5
+    return Played(pairing, score, "adjudicated", plies)
+
+
+def _plies(game: str, state: Any, actions: int) -> int:
+    return int(state.turn_number) if game == "napoleonic" else actions
