@@ -3,5 +3,6 @@
 Where things are:
 
 - `conformance/`  the conformance vectors of tests/conformance, written from the engine
+- `ladder/`       the bot ladder: the levels' strength in Elo (`make ladder`)
 - `mutate/`       mutation testing (`make mutate`)
 """

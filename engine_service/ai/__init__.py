@@ -21,6 +21,7 @@ Where things are:
 - `war.py`, `battle.py`  each game's policy for the search: evaluation, move ordering
 - `evaluation.py`  what every game's evaluation shares: material, a finished game's value
 - `levels.py`      the playing strengths 1 to 5: what each level leaves out
+- `budget.py`      a search's budget: CPU time, with the wall clock as its cap
 - `napoleonic/`    the Napoleonic Chess turn planner (its own map)
 """
 
