@@ -24,7 +24,7 @@ import structlog
 from matchmaker.main import build_parser, main, settings_from
 from matchmaker.main import serve as serve_in_process
 from tests.matchmaker.conftest import start_matchmaker_process
-from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env
+from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env, start_redis
 from wargame.runtime.config import ConfigError
 from wargame.runtime.tls import ClientTLS
 from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
@@ -380,3 +380,15 @@ def test_a_trusted_proxy_that_is_no_network_is_refused_naming_it() -> None:
     ):
         settings_from(parsed("--trusted-proxies", "10.0.0.0/8,nowhere"))
     assert settings_from(parsed("--trusted-proxies", "10.0.0.0/8")).trusted_proxies == "10.0.0.0/8"
+
+
+def test_a_redis_that_evicts_keys_is_refused(tmp_path: Path) -> None:
+    """A Redis that may evict keys when full would drop games in play: refused at start."""
+    evicting = start_redis(tmp_path / "redis", extra=("--maxmemory-policy", "allkeys-lru"))
+    try:
+        result = serve(evicting.url)
+    finally:
+        evicting.stop()
+    assert_one_line_failure(
+        result, "maxmemory-policy is allkeys-lru: Redis would evict games and players when full"
+    )
