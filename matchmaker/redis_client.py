@@ -51,9 +51,12 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from matchmaker import keys
+
 Client: TypeAlias = "Redis | RedisCluster"
 
-CLIENT_NAME = "wargame-matchmaker"
+# Named after the newest key layout this release knows (`schema.old_replicas`).
+CLIENT_NAME = f"wargame-matchmaker-s{keys.SCHEMA}"
 # The longest a command waits for a free connection (a burst of calls queues rather than
 # fails); beyond, it fails as Redis being unreachable would (UNAVAILABLE, retry hint).
 POOL_WAIT = 10.0
