@@ -12,7 +12,11 @@ differs is kept here:
   cluster, a semaphore in front of redis-py's per-node pools, which would raise instead).
 - **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
   so the caller learns how many replicas hold the write (`Replication` says how many the
-  primary of a key has).
+  primary of a key has, read again every few seconds).
+- **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`.
+- **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
+  slot's primary (`_SlotTransaction`), never through redis-py's own, which leaves the
+  event loop.
 - **Dedicated connections** for the live-update listeners (`listener_connection`), one per
   primary, outside the pools.
 - **Transient errors** (`TRANSIENT_ERRORS`): a failover or a lost connection, answered

@@ -2,12 +2,12 @@
 one during a rolling upgrade (`wargame-matchmaker migrate`).
 
 Redis holds the layout's number (`keys.schema`; none means 1, and a Redis no replica has
-used yet starts at the newest layout of the first replica that uses it). A replica reads every
-layout up to `keys.SCHEMA` and writes the one Redis holds, so replicas of two releases
-share a Redis during a rollout: the newer writes as the older until the operator, once no
-replica of an older release is left, runs `migrate`. A replica that finds a layout it does
-not know refuses to start, and refuses writes if it appears while it runs (it never writes
-what it cannot read). Layouts:
+used yet starts at the newest layout of the first replica that uses it). A replica reads
+every layout up to `keys.SCHEMA` and writes the one Redis holds, so replicas of two
+releases share a Redis during a rollout: the newer writes as the older until the operator,
+once no replica of an older release is left, runs `migrate`. A replica that finds a
+layout it does not know refuses to start, and refuses writes if it appears while it runs
+(it never writes what it cannot read). Layouts:
 
 1. every game's due time in `keys.due` shards (a game's slot and its shard's differ);
 2. the due time of a game created by a layout-2 release (`keys.new_game_id`) in its own
@@ -15,11 +15,11 @@ what it cannot read). Layouts:
 
 `migrate` is idempotent and resumable, and safe while games are played: it refuses while
 a replica that does not know the new layout is connected (replicas name their connections
-after the newest layout they know: `redis_client.CLIENT_NAME`; older releases'
-connections are named `UNVERSIONED_NAME`), records the layout, waits
-until every replica has read it again (`Layout.FRESH`), then moves the due times of the
-games layout 2 places (created meanwhile by newer replicas) out of the old shards, each
-only if no sweeper claimed it meanwhile (`move_due.lua`).
+after the newest layout they know, `redis_client.CLIENT_NAME`; older releases name theirs
+`UNVERSIONED_NAME`), records the layout, waits until every replica has read it again
+(`Layout.FRESH`), then moves the due times of the games layout 2 places (made by newer
+replicas before) out of the old shards, each only if no sweeper claimed it meanwhile
+(`MOVE_DUE`; a claimed one is left for the next run).
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ SETUP_ERRORS: tuple[type[Exception], ...] = (*REDIS_ERRORS, UnknownLayoutError)
 
 
 def unknown(version: int) -> str:
+    """The refusal of a layout this release does not know."""
     return (
         f"Redis holds key layout {version}, newer than this matchmaker knows "
         f"(up to {keys.SCHEMA}): run a release that knows it"
