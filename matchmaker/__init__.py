@@ -13,6 +13,7 @@ Where things are:
                  ids, logs, metrics and the error model (the shared `Refusal`; the
                  matchmaker's own refusals in `errors.py`)
 - `keys.py`      every Redis key, one hash tag per game / player / queue / index shard
+- `schema.py`    the key layout recorded in Redis, and `migrate` to a newer one
 - `scripts/`     one Lua script per atomic operation (KEYS/ARGV in each header):
                  `commit.lua` commits any change of a game if its version is unchanged
 - `record.py`    the session record: `GameRecord`, its one table of attribute <-> hash

@@ -13,7 +13,9 @@ they live in one slot and the same Lua scripts run on Redis Cluster:
 - indexes over games and queues, written on every commit or join, are sharded: shard
   ``n`` of the due-work index is ``wg:{due:<n>}``, and so on, one hash tag per shard, so
   no single key (and no single cluster node) takes every commit of the fleet; a game or
-  queue lives in the shard `shard` gives its id. Leaderboards (one key per ruleset,
+  queue lives in the shard `shard` gives its id. In key layout 2 (`SCHEMA`), a game made
+  by `new_game_id` keeps its due time in ``wg:due:{<tag>}`` (`game_due`), one of 16
+  shards whose slot the game's id was chosen to share. Leaderboards (one key per ruleset,
   written once per rated game) and invite codes (one key each) are not sharded;
 - limits, each a single key with its own tag: ``wg:limit:{<limit>}`` for everyone and
   ``wg:limit:{<limit>:<address>}`` per caller address.
@@ -24,10 +26,21 @@ Ids are random and never contain braces, so a tag is exactly the id; text a clie
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import secrets
 import zlib
+from binascii import crc_hqx
+from functools import cache
 
 PREFIX = "wg"
+
+# The layout of the keys (`schema`): 1, the layout before it was recorded; 2, the due time of
+# a game created since kept in its own hash slot (`game_due`). A replica reads every layout
+# up to SCHEMA and writes the one Redis holds; `wargame-matchmaker migrate` moves Redis to
+# SCHEMA once every replica reads it.
+SCHEMA = 2
+SLOTS = 16384  # Redis Cluster's hash slots: a key's slot is CRC16(its hash tag) mod SLOTS
 
 
 def plausible_id(text: str) -> bool:
@@ -80,6 +93,48 @@ def game_no_idempotency(game_id: str) -> str:
 def game_presence(game_id: str) -> str:
     """Hash: ``<side>|<watch id>`` -> until when (ms) that watcher of the side is present."""
     return f"{PREFIX}:game:{{{game_id}}}:presence"
+
+
+def game_due(game_id: str) -> str | None:
+    """The due-index shard in the game's own hash slot (layout 2), for a game whose id
+    `new_game_id` made; None for any other id (its due time is in `due`)."""
+    tag = _DUE_TAGS.get(slot(game_id))
+    return None if tag is None else due_slot(tag)
+
+
+def new_game_id() -> str:
+    """A random game id whose hash slot is one of the due shards' (`game_due`): ``g``, 11
+    random characters, then 3 chosen so. (CRC16 is linear: the CRC of the id is that of
+    the random part followed by zeros, XOR that of the 3 characters, so they are looked up
+    in a table of the 32,768 suffixes by the low 14 bits of their CRC.)"""
+    suffixes = _suffixes()
+    while True:
+        head = "g" + _base32(11)
+        base = crc_hqx((head + "\0\0\0").encode(), 0) % SLOTS
+        for target in secrets.SystemRandom().sample(DUE_SLOTS, len(DUE_SLOTS)):
+            suffix = suffixes.get(base ^ target)
+            if suffix is not None:
+                return head + suffix
+
+
+def slot(tag: str) -> int:
+    """The hash slot of a hash tag."""
+    return crc_hqx(tag.encode(), 0) % SLOTS
+
+
+def _base32(size: int) -> str:
+    raw = base64.b32encode(secrets.token_bytes((size * 5 + 7) // 8)).decode().lower()
+    return raw[:size]
+
+
+@cache
+def _suffixes() -> dict[int, str]:
+    """3-character base32 suffixes by the low 14 bits of their CRC16."""
+    alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+    return {
+        crc_hqx(text.encode(), 0) % SLOTS: text
+        for text in (a + b + c for a in alphabet for b in alphabet for c in alphabet)
+    }
 
 
 def game_keys(game_id: str) -> tuple[str, str, str]:
@@ -228,6 +283,28 @@ def due(shard: int) -> str:
     flag, abandonment, bot turn, open-game expiry, pending ratings), in ms; while a
     sweeper works on a game, the end of its lease."""
     return f"{PREFIX}:{{due:{shard}}}"
+
+
+# The due-index shards of layout 2: hash tags whose slots spread evenly over the cluster's
+# (one every SLOTS / 16, so every primary of up to 16 holds one); the games `new_game_id`
+# makes live in these slots, each game's due time beside it.
+DUE_TAGS = (
+    "duee9n", "duem46", "dueaqk", "duep33", "dueeld", "duetj4", "dueiiq", "dueim1",
+    "duewy", "dues9", "duekz5", "duecwm", "duevl2", "duegjb", "duekk7", "duecfo",
+)  # fmt: skip
+_DUE_TAGS = {slot(tag): tag for tag in DUE_TAGS}
+DUE_SLOTS = tuple(_DUE_TAGS)
+
+
+def due_slot(tag: str) -> str:
+    """Sorted set, one per `DUE_TAGS` tag (layout 2): game id -> when something must next
+    happen to it, for the games in the tag's slot (see `due`)."""
+    return f"{PREFIX}:due:{{{tag}}}"
+
+
+def schema() -> str:
+    """String: the layout of the keys (`SCHEMA`); none means 1."""
+    return f"{PREFIX}:{{schema}}"
 
 
 def queues(shard: int) -> str:

@@ -2,6 +2,10 @@
 
     wargame-matchmaker [serve] --secret-key-file FILE [--listen HOST:PORT] [--redis-url URL]
                        [--engine TARGET] ...
+    wargame-matchmaker migrate [--redis-url URL]
+
+`migrate` moves Redis to this release's key layout (`schema.py`) once every replica runs
+this release; it is idempotent, resumable and safe while games are played.
 
 Every flag also reads a WARGAME_* variable (see --help). Bad configuration, a busy port or
 an unreachable Redis end the start-up with one line on stderr and a non-zero exit.
@@ -19,8 +23,10 @@ from collections.abc import Sequence
 import structlog
 from prometheus_client import start_http_server
 
+from matchmaker import schema
 from matchmaker.limits import trusted_networks
-from matchmaker.redis_client import is_cluster
+from matchmaker.redis_client import RedisSetupError, connect, is_cluster
+from matchmaker.schema import SETUP_ERRORS, Layout
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from matchmaker.vault import read_secret_key
@@ -244,7 +250,7 @@ def build_parser() -> Parser:
         description="The wargame matchmaker (gRPC): players, games, queues, "
         "live play, clocks and ratings, all state in Redis.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="{serve}", parser_class=Parser)
+    commands = parser.add_subparsers(dest="command", metavar="{serve,migrate}", parser_class=Parser)
     serve = commands.add_parser("serve", help="serve wargame.v1.Matchmaker (the default command)")
     serve.service_flags("MATCHMAKER", DEFAULT_LISTEN, DEFAULT_METRICS)
     serve.flag(
@@ -266,6 +272,25 @@ def build_parser() -> Parser:
             type=type(default),
             help=text,
         )
+    migrate = commands.add_parser(
+        "migrate",
+        help="move Redis to this release's key layout, once every replica runs this release "
+        "(idempotent, resumable, safe while games are played)",
+    )
+    migrate.flag(
+        "--redis-url",
+        env=env_suffix("redis_url"),
+        default=defaults.redis_url,
+        help="the Redis holding every session (as for serve)",
+    )
+    migrate.flag(
+        "--wait",
+        env="MATCHMAKER_MIGRATE_WAIT",
+        default=2 * Layout.FRESH,
+        type=float,
+        help="seconds the replicas get to read the new layout before due times move "
+        "(they read it every 5 s)",
+    )
     return parser
 
 
@@ -374,12 +399,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list.insert(0, "serve")
     args = build_parser().parse_args(args_list)
     try:
+        if args.command == "migrate":
+            return asyncio.run(migrate(args.redis_url, args.wait))
         settings = settings_from(args)
         return asyncio.run(serve(args, settings))
     except ConfigError as error:
         fail(PROG, str(error))
     except KeyboardInterrupt:
         return 130
+
+
+async def migrate(redis_url: str, wait: float) -> int:
+    """`wargame-matchmaker migrate`: what it did, a line at a time on stdout."""
+    where = f"cannot migrate Redis at {redact_url(redis_url)}"
+    try:
+        redis = await connect(redis_url, socket_timeout=30.0, connections=4)
+    except RedisSetupError as error:
+        raise ConfigError(f"{where}: {error}") from None
+    try:
+        await schema.migrate(redis, lambda line: print(line, flush=True), wait)
+    except SETUP_ERRORS as error:
+        raise ConfigError(f"{where}: {str(error).splitlines()[0]}") from None
+    finally:
+        await redis.aclose()
+    return 0
 
 
 async def serve(args: argparse.Namespace, settings: Settings) -> int:

@@ -280,7 +280,7 @@ class Queues:
         made: list[dict[str, Any]] = []
         s = self.settings
         while True:
-            ids = [random_id("g", 14) for _ in range(PAIR_BATCH)]
+            ids = [keys.new_game_id() for _ in range(PAIR_BATCH)]
             coins = "".join(random.choice("01") for _ in range(PAIR_BATCH))
             reply = await self.scripts.run(
                 "queue_pair",

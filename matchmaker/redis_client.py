@@ -12,7 +12,11 @@ differs is kept here:
   cluster, a semaphore in front of redis-py's per-node pools, which would raise instead).
 - **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
   so the caller learns how many replicas hold the write (`Replication` says how many the
-  primary of a key has).
+  primary of a key has, read again every few seconds).
+- **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`.
+- **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
+  slot's primary (`_SlotTransaction`), never through redis-py's own, which leaves the
+  event loop.
 - **Dedicated connections** for the live-update listeners (`listener_connection`), one per
   primary, outside the pools.
 - **Transient errors** (`TRANSIENT_ERRORS`): a failover or a lost connection, answered
@@ -28,6 +32,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import math
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, TypeAlias
 
@@ -37,6 +43,7 @@ from redis.asyncio.cluster import ClusterPipeline, RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS
 from redis.exceptions import (
     ClusterError,
     ReadOnlyError,
@@ -48,13 +55,17 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from matchmaker import keys
+
 Client: TypeAlias = "Redis | RedisCluster"
 
-CLIENT_NAME = "wargame-matchmaker"
+# Named after the newest key layout this release knows (`schema.old_replicas`).
+CLIENT_NAME = f"wargame-matchmaker-s{keys.SCHEMA}"
 # The longest a command waits for a free connection (a burst of calls queues rather than
 # fails); beyond, it fails as Redis being unreachable would (UNAVAILABLE, retry hint).
 POOL_WAIT = 10.0
 MIN_VERSION = (7, 0)  # sharded pub/sub (SPUBLISH) carries the live updates
+NO_EVICTION = "noeviction"  # the only eviction policy that loses no game
 
 # Failures that pass: a node failing over, a connection lost, a slot on the move. The
 # caller answers UNAVAILABLE with a retry hint; a retried request finds the new primary.
@@ -145,7 +156,56 @@ class BoundedCluster(RedisCluster):
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
         if shard_hint:
             return super().pipeline(transaction, shard_hint)  # refused by redis-py
-        return _BoundedPipeline(self, transaction)  # type: ignore[abstract]
+        if transaction:
+            return _SlotTransaction(self)  # type: ignore[abstract]
+        return _BoundedPipeline(self)  # type: ignore[abstract]
+
+
+# Runs the commands in ARGV (each: its word count, then its words) in order, atomically.
+_TRANSACTION = """
+local replies, at = {}, 1
+while at <= #ARGV do
+  local words = tonumber(ARGV[at])
+  replies[#replies + 1] = redis.call(unpack(ARGV, at + 1, at + words))
+  at = at + words + 1
+end
+return replies
+"""
+
+
+class _SlotTransaction(_BoundedPipeline):
+    """A transaction of a cluster client: commands on keys of one slot, queued as in a
+    pipeline and run all at once, atomically, as one script on the slot's primary.
+
+    redis-py 8.1's own cluster transactions (`pipeline(transaction=True)`, its
+    `TransactionStrategy`) queue every command through `asyncio.run` in a thread of its
+    own, a second event loop, which re-initialises the client from there after a
+    topology change (its locks and connections belong to the server's loop: "bound to a
+    different event loop"). Here nothing leaves the caller's loop. Every command names
+    its key first; the replies are Redis's own (no redis-py parsing).
+    """
+
+    def __init__(self, client: BoundedCluster) -> None:
+        super().__init__(client)
+        self._commands: list[tuple[Any, ...]] = []
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        self._commands.append(args)
+        return self
+
+    async def execute(
+        self, raise_on_error: bool = True, allow_redirections: bool = True
+    ) -> list[Any]:
+        commands, self._commands = self._commands, []
+        if not commands:
+            return []
+        client = self.cluster_client
+        names = list(dict.fromkeys(command[1] for command in commands))
+        if len({client.keyslot(name) for name in names}) > 1:
+            raise RedisClusterException("the keys of a transaction must share one slot")
+        words = [word for command in commands for word in (len(command), *command)]
+        replies: list[Any] = await client.eval(_TRANSACTION, len(names), *names, *words)
+        return replies
 
 
 class _Slot:
@@ -208,27 +268,30 @@ def _options(socket_timeout: float | None) -> dict[str, Any]:
     }
 
 
-async def _probe(url: str) -> tuple[bool, tuple[int, ...]]:
-    """(cluster?, server version) of the Redis at `url`, over one short-lived connection."""
+async def _probe(url: str) -> tuple[bool, tuple[int, ...], str]:
+    """(cluster?, server version, eviction policy) of the Redis at `url`, over one
+    short-lived connection."""
     probe = Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
     try:
         info: Any = await probe.info("server")
         version = tuple(int(part) for part in str(info.get("redis_version", "0")).split(".")[:2])
+        memory: Any = await probe.info("memory")
+        policy = str(memory.get("maxmemory_policy", NO_EVICTION))
         try:
             cluster: Any = await probe.info("cluster")
             enabled = bool(int(cluster.get("cluster_enabled", 0)))
         except ResponseError:  # INFO cluster disabled (some managed services): no cluster
             enabled = False
-        return enabled, version
+        return enabled, version, policy
     finally:
         await probe.aclose()
 
 
 async def connect(url: str, *, socket_timeout: float | None, connections: int) -> Client:
     """A client of the Redis (or Redis Cluster) at `url`, checked: it answers, it is
-    Redis 7 or later, a cluster is used through database 0."""
+    Redis 7 or later, it never evicts keys, a cluster is used through database 0."""
     try:
-        enabled, version = await _probe(url)
+        enabled, version, policy = await _probe(url)
     except ValueError as error:
         raise BadRedisUrlError(str(error)) from None
     except RedisError as error:
@@ -236,6 +299,11 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
     if version < MIN_VERSION:
         raise RedisSetupError(
             f"Redis {'.'.join(map(str, version))} is too old: the matchmaker needs 7.0 or later"
+        )
+    if policy != NO_EVICTION:
+        raise RedisSetupError(
+            f"maxmemory-policy is {policy}: Redis would evict games and players when full; "
+            f"the matchmaker needs {NO_EVICTION} (writes refused when full, nothing lost)"
         )
     try:
         if enabled:
@@ -295,34 +363,75 @@ def listener_connection(client: Client, key: str) -> tuple[str, Callable[[], Abs
 
 
 class Replication:
-    """How many replicas hold a copy of a key's primary, as far as the client knows.
+    """How many replicas hold a copy of a key's primary, never older than `FRESH` seconds.
 
-    A cluster's slot map lists each slot's reachable replicas (CLUSTER SLOTS leaves failed
-    ones out); a standalone Redis reports its connected replicas (INFO replication).
-    `refresh` reads both again, after a write was not confirmed in time.
+    On a cluster, a primary's replicas are the nodes CLUSTER NODES lists as its replicas,
+    failing ones included: a replica that stopped answering may come back and be promoted
+    in its primary's place, so a commit it has not confirmed is not acknowledged (a shard
+    whose replica is gone for good refuses commits until the replica is replaced or
+    forgotten, `CLUSTER FORGET`). A standalone Redis reports its connected replicas (INFO
+    replication). The count is read again every `FRESH` seconds, after a write was not
+    confirmed in time, and on a cluster whenever it says none (at most every
+    `RETRY_NONE` seconds): a primary promoted in a failover has none until its old
+    primary rejoins as its replica, and commits must be confirmed again from then on.
     """
+
+    FRESH = 5.0
+    RETRY_NONE = 1.0
 
     def __init__(self, client: Client) -> None:
         self.client = client
         self._standalone: int | None = None
+        self._by_slot: bytes = b""  # replicas of each slot's primary (a cluster)
+        self._read_at = -math.inf
+        self._reading = asyncio.Lock()
 
     async def of(self, key: str) -> int:
         """The replicas of the primary that serves `key`."""
+        await self._fresh(self.FRESH)
         client = self.client
         if isinstance(client, RedisCluster):
-            nodes = client.nodes_manager.slots_cache.get(client.keyslot(key), [])
-            return max(0, len(nodes) - 1)
-        if self._standalone is None:
-            await self.refresh()
+            slot = client.keyslot(key)
+            if not self._by_slot[slot]:
+                await self._fresh(self.RETRY_NONE)
+            return self._by_slot[slot]
         return self._standalone or 0
 
+    async def _fresh(self, age: float) -> None:
+        """Read the replicas again if the count is older than `age` seconds."""
+        if time.monotonic() - self._read_at >= age:
+            await self.refresh()
+
     async def refresh(self) -> None:
-        """Read the replicas again."""
-        if isinstance(self.client, RedisCluster):
-            await refresh(self.client)
-        else:
-            info: Any = await self.client.info("replication")
-            self._standalone = int(info.get("connected_slaves", 0))
+        """Read the replicas again (callers at the same time share one read)."""
+        asked = time.monotonic()
+        async with self._reading:
+            if self._read_at >= asked:  # read while this caller waited its turn
+                return
+            if isinstance(self.client, RedisCluster):
+                self._by_slot = replicas_by_slot(await self.client.cluster_nodes())
+            else:
+                info: Any = await self.client.info("replication")
+                self._standalone = int(info.get("connected_slaves", 0))
+            self._read_at = time.monotonic()
+
+
+def replicas_by_slot(nodes: dict[str, Any]) -> bytes:
+    """Each slot's count of replicas (at most 255), from redis-py's parsed CLUSTER NODES:
+    the replicas each primary has, up or failing (a node still joining or without an
+    address is none)."""
+    replicas: dict[str, int] = {}
+    for node in nodes.values():
+        flags = set(str(node["flags"]).split(","))
+        if flags & {"slave", "replica"} and not flags & {"handshake", "noaddr"}:
+            replicas[node["master_id"]] = replicas.get(node["master_id"], 0) + 1
+    counts = bytearray(REDIS_CLUSTER_HASH_SLOTS)
+    for node in nodes.values():
+        count = min(255, replicas.get(node["node_id"], 0))
+        for bounds in node["slots"]:
+            first, last = int(bounds[0]), int(bounds[-1])
+            counts[first : last + 1] = bytes([count]) * (last + 1 - first)
+    return bytes(counts)
 
 
 async def run_and_wait(

@@ -22,12 +22,12 @@ from matchmaker.players import Players
 from matchmaker.presence import Presence
 from matchmaker.queue import Pairer, Queues
 from matchmaker.redis_client import (
-    REDIS_ERRORS,
     BadRedisUrlError,
     Client,
     RedisSetupError,
     connect,
 )
+from matchmaker.schema import SETUP_ERRORS
 from matchmaker.scripts import Scripts
 from matchmaker.service import SERVICE_NAME, MatchmakerService
 from matchmaker.sessions import Sessions
@@ -123,7 +123,7 @@ class Replica:
         try:
             await replica.scripts.load()
             await replica.store.agree_shards()
-        except REDIS_ERRORS as error:
+        except SETUP_ERRORS as error:
             await replica.close()
             raise ConfigError(f"{where}: {scrub(str(error))}") from None
         return replica

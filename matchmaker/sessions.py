@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from matchmaker import clocks, invites
+from matchmaker import clocks, invites, keys
 from matchmaker.engine import Engine, EngineError, refusal_status
 from matchmaker.errors import game_not_found, kept_changing, not_seated, quoted
 from matchmaker.limits import Limits
@@ -19,7 +19,6 @@ from matchmaker.players import Players
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
-from matchmaker.tokens import random_id
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -98,7 +97,7 @@ class Sessions:
             state = await self.engine.new_game(spec.ruleset, spec.options, spec.preset, spec.setup)
         except EngineError as refusal:
             raise refusal_status(refusal, stored_session=False) from None
-        game_id = game_id or random_id("g", 14)
+        game_id = game_id or keys.new_game_id()
         now = await self.store.time_ms()
         seated = [seat.player for seat in seats if seat.player and seat.kind == SeatKind.HUMAN]
         for player_id in seated:

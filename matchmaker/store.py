@@ -9,11 +9,13 @@ primary has replicas, a commit is answered only once one of them holds it (`WAIT
 failover loses no acknowledged commit.
 
 The indexes (due work, browse lists) are sharded by game id (`keys.shard`), one hash tag
-per shard, and updated next to the commits, never in a pipeline with them (on a cluster
-they live on other nodes). Writers only lower a game's due time, before the commit (a
-crash between the two makes a sweeper look early, never late) and again after it (a
-sweeper that read the game just before the commit may have pushed its due time back;
-lowering it again brings it forward).
+per shard. Writers only lower a game's due time. Where the due index is on the game's
+node (a standalone Redis; on a cluster, a game of key layout 2, whose due shard shares its
+slot: `keys.game_due`, `schema.py`) `commit.lua` lowers it in the commit itself, so a
+commit is one script (and its WAIT); otherwise it is lowered on its shard's node before
+the commit (a crash between the two makes a sweeper look early, never late) and again
+after it (a sweeper that read the game just before the commit may have pushed its due
+time back; lowering it again brings it forward).
 
 Hidden information stays out of plain storage until the rules reveal it: while a secret
 deployment is pending (`hidden_pending`), the stored state, the hidden actions, their
@@ -50,6 +52,7 @@ from matchmaker.record import (
     rows_json,
 )
 from matchmaker.redis_client import Client, Replication, is_cluster, run_and_wait
+from matchmaker.schema import Layout
 from matchmaker.scripts import ScriptCall, Scripts
 from matchmaker.settings import Settings
 from matchmaker.states import hidden_pending
@@ -198,12 +201,18 @@ class Store:
         self.wake = wake  # tells this replica's sweeper that a game is due now (a bot's turn)
         self.vault = Vault(settings.secret_key)
         self.replication = Replication(redis)
+        self.layout = Layout(redis, settings.retry_hint)
         self.shards = settings.index_shards  # the shards this replica writes to
         self.read_shards = settings.index_shards  # the shards readers cover (`agree_shards`)
 
     async def agree_shards(self) -> None:
-        """Record this replica's index shard count and cover the largest ever used on this
-        Redis when reading the indexes (a changed setting strands no game)."""
+        """Read the key layout (UnknownLayoutError for one this release does not know; a
+        Redis no replica has used yet starts at this release's); record this replica's
+        index shard count and cover the largest ever used on this Redis when reading the
+        indexes (a changed setting strands no game)."""
+        if not await self.redis.exists(keys.shard_counts()):
+            await self.redis.set(keys.schema(), keys.SCHEMA, nx=True)
+        await self.layout.read()
         await self.redis.sadd(keys.shard_counts(), self.shards)
         counts: Any = await self.redis.smembers(keys.shard_counts())
         self.read_shards = max([self.shards, *(int(count) for count in counts)])
@@ -399,11 +408,18 @@ class Store:
         return result
 
     async def commit(self, change: Commit) -> CommitResult:
-        """Lower the game's due time, then run `commit.lua`; when the game's primary has
-        replicas, the commit counts once one of them confirms it (else UNAVAILABLE: a
-        retry with the same idempotency key finds it, or makes it)."""
+        """Run `commit.lua`, lowering the game's due time with it when the due index is on
+        the game's node (a standalone Redis; on a cluster, a game of layout 2 keeps it in
+        its own slot); else lower it first on its shard's node and again after. When the
+        game's primary has replicas, the commit counts once one of them confirms it (else
+        UNAVAILABLE: a retry with the same idempotency key finds it, or makes it)."""
+        await self.layout.fresh()
         game_key, actions_key, stream_key = keys.game_keys(change.game_id)
         idem_key = change.idempotency_key or keys.game_no_idempotency(change.game_id)
+        due_key = self._due(change.game_id)
+        beside = change.due_ms is not None and (
+            not is_cluster(self.redis) or due_key == keys.game_due(change.game_id)
+        )
         update_fields = change.update.fields() if change.update else []
         args: list[Any] = [
             change.expected_version,
@@ -413,6 +429,7 @@ class Store:
             change.trim_stream_to,
             int(change.ttl),
             int(change.stream_ttl),
+            change.due_ms if beside else "",
             len(change.actions),
             *(entry.action for entry in change.actions),
             len(update_fields) // 2,
@@ -420,28 +437,18 @@ class Store:
         ]
         for name, value in change.fields.items():
             args += [name, value]
-        script_keys = [game_key, actions_key, stream_key, idem_key]
+        script_keys = [game_key, actions_key, stream_key, idem_key, *([due_key] if beside else [])]
         wait_ms = int(self.settings.replica_wait * 1000)
         replicas = await self.replication.of(game_key) if wait_ms > 0 else 0
-        if not replicas and not is_cluster(self.redis):
-            # One node holds the game and the due index: lower, commit, lower again, in one
-            # round trip (in this order; lowering a due time is never wrong).
-            commit = ScriptCall("commit", script_keys, args)
-            if change.due_ms is None:
-                reply = (await self.scripts.run_in_order([commit]))[0]
-            else:
-                lower = ("ZADD", self._due(change.game_id), "LT", change.due_ms, change.game_id)
-                reply = (await self.scripts.run_in_order([lower, commit, lower]))[1]
-            acked = 0
+        apart = change.due_ms is not None and not beside
+        if apart:
+            await self.schedule(change.game_id, change.due_ms)
+        if replicas:
+            reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
         else:
-            if change.due_ms is not None:
-                await self.schedule(change.game_id, change.due_ms)
-            if replicas:
-                reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
-            else:
-                reply, acked = await self.scripts.run("commit", script_keys, args), 0
-            if text(reply[0]) == CommitOutcome.OK and change.due_ms is not None:
-                await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
+            reply, acked = await self.scripts.run("commit", script_keys, args), 0
+        if apart and text(reply[0]) == CommitOutcome.OK and change.due_ms is not None:
+            await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
         if outcome == CommitOutcome.OK and replicas and not acked:
             await self._unconfirmed(change.game_id)
@@ -502,11 +509,24 @@ class Store:
     # -- the due index -----------------------------------------------------------------
 
     def _due(self, game_id: str) -> str:
-        return keys.due(keys.shard(game_id, self.shards))
+        """The due-index shard the game's due time is written to, in the layout this
+        replica last read (`schema.py`)."""
+        beside = keys.game_due(game_id) if self.layout.version >= 2 else None
+        return beside or keys.due(keys.shard(game_id, self.shards))
+
+    @property
+    def due_keys(self) -> list[str]:
+        """Every due-index shard the sweepers claim from, of every layout: `claim_due` and
+        the rest name one by its place in this list."""
+        return [
+            *(keys.due(shard) for shard in range(self.read_shards)),
+            *(keys.due_slot(tag) for tag in keys.DUE_TAGS),
+        ]
 
     async def schedule(self, game_id: str, when_ms: int | None) -> None:
         """Make the game due no later than `when_ms` (None: nothing to do)."""
         if when_ms is not None:
+            await self.layout.fresh()
             await self.redis.zadd(self._due(game_id), {game_id: when_ms}, lt=True)
 
     async def _schedule_confirmed(self, game_id: str, when_ms: int, wait_ms: int) -> None:
@@ -526,25 +546,28 @@ class Store:
             log.warning("due time not confirmed by a replica", game_id=game_id)
 
     async def unschedule(self, game_id: str) -> None:
-        """Drop the game from the due index (it is finished and settled)."""
-        await self.redis.zrem(self._due(game_id), game_id)
+        """Drop the game from the due index (it is finished and settled), in every layout."""
+        await self.redis.zrem(keys.due(keys.shard(game_id, self.shards)), game_id)
+        beside = keys.game_due(game_id)
+        if beside is not None:
+            await self.redis.zrem(beside, game_id)
 
     async def claim_due(self, shard: int, lease_ms: int, limit: int) -> tuple[int, list[str]]:
-        """Claim due games of one shard for this replica: (lease score, game ids)."""
-        reply = await self.scripts.run("claim_due", [keys.due(shard)], [lease_ms, limit])
+        """Claim due games of one shard (`due_keys`) for this replica: (lease score, ids)."""
+        reply = await self.scripts.run("claim_due", [self.due_keys[shard]], [lease_ms, limit])
         return int(reply[0]), [text(item) for item in reply[1:]]
 
     async def renew(self, shard: int, game_id: str, lease: int, lease_ms: int) -> int:
         """Extend a claim: the new lease score, or 0 if the claim is no longer ours."""
         return int(
-            await self.scripts.run("renew_due", [keys.due(shard)], [game_id, lease, lease_ms])
+            await self.scripts.run("renew_due", [self.due_keys[shard]], [game_id, lease, lease_ms])
         )
 
     async def reschedule(self, shard: int, game_id: str, lease: int, when_ms: int | None) -> bool:
         """After a claim: next due time (None: drop), unless someone scheduled it since."""
         done = await self.scripts.run(
             "reschedule_due",
-            [keys.due(shard)],
+            [self.due_keys[shard]],
             [game_id, lease, "" if when_ms is None else when_ms],
         )
         return bool(done)

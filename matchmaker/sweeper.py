@@ -91,7 +91,7 @@ class Sweeper:
         """Claim as many due games as there are free slots, shard by shard, and start their
         work."""
         free = self.settings.sweep_concurrency - len(self._tasks)
-        shards = self.store.read_shards
+        shards = len(self.store.due_keys)
         start, self._first_shard = self._first_shard % shards, self._first_shard + 1
         lease_ms = int(self.settings.sweep_lease * 1000)
         for step in range(shards):

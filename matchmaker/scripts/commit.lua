@@ -9,6 +9,8 @@
 -- KEYS[2]  actions list          wg:game:{id}:actions
 -- KEYS[3]  update stream         wg:game:{id}:stream  (also the name of its shard channel)
 -- KEYS[4]  idempotency record    wg:game:{id}:idem:<player>:<key digest>
+-- KEYS[5]  due index, when on this node (a standalone Redis, or the game's own slot:
+--          `keys.game_due`): the game's due time is lowered to ARGV[8] in the script
 --
 -- ARGV[1]  expected version; 0 means the game must not exist yet (creation)
 -- ARGV[2]  request fingerprint; "" = no idempotency record
@@ -20,14 +22,21 @@
 -- ARGV[6]  TTL (s) of the game's keys after this commit (0 = leave as is)
 -- ARGV[7]  TTL (s) of the update stream instead, when shorter (0 = the same): a game that
 --          ends keeps its updates only as long as a retried submission may ask for one
--- ARGV[8]  N, the number of action entries that follow
--- ARGV[9 .. 8+N]               action entries to append to the actions list
--- ARGV[9+N]                    M, the number of stream field/value pairs that follow
--- ARGV[10+N .. 9+N+2M]         stream entry fields and values
--- ARGV[10+N+2M ..]             game hash fields and values to set
+-- ARGV[8]  the game's due time (ms) to lower KEYS[5] to; "" = none (no KEYS[5])
+-- ARGV[9]  N, the number of action entries that follow
+-- ARGV[10 .. 9+N]              action entries to append to the actions list
+-- ARGV[10+N]                   M, the number of stream field/value pairs that follow
+-- ARGV[11+N .. 10+N+2M]        stream entry fields and values
+-- ARGV[11+N+2M ..]             game hash fields and values to set
 --
 -- Returns {"ok", new version}, {"conflict", current version} or
 -- {"duplicate", stored record "<fingerprint>|<version>"}.
+
+-- Lowering a due time is never wrong (a sweeper that looks early finds nothing to do), so
+-- it is lowered whatever the commit's outcome, as when it is sent apart.
+if ARGV[8] ~= "" then
+  redis.call("ZADD", KEYS[5], "LT", ARGV[8], string.match(KEYS[1], "{(.*)}"))
+end
 
 local fingerprint = ARGV[2]
 if fingerprint ~= "" then
@@ -44,8 +53,8 @@ if current ~= expected then
 end
 local version = current + 1
 
-local n = tonumber(ARGV[8])
-local i = 9
+local n = tonumber(ARGV[9])
+local i = 10
 if n > 0 then
   redis.call("RPUSH", KEYS[2], unpack(ARGV, i, i + n - 1))
 end

@@ -184,7 +184,10 @@ def submit_text(client: Any, game_id: str, text: str, side: str = "") -> mm.Subm
 
 
 # Keys that live without a TTL: single, bounded indexes (trimmed, or cleaned as games end).
-UNEXPIRING = ("wg:{due:", "wg:{queues:", "wg:{shards}", "wg:browse:", "wg:leaderboard:")
+UNEXPIRING = (
+    "wg:{due:", "wg:due:", "wg:{queues:", "wg:{shards}", "wg:{schema}", "wg:browse:",
+    "wg:leaderboard:",
+)  # fmt: skip
 
 
 def assert_everything_expires(redis_url: str) -> None:

@@ -112,3 +112,20 @@ def test_names_a_rolling_update_relies_on_stay_the_same() -> None:
 def test_a_games_live_updates_are_announced_on_a_channel_named_like_its_stream() -> None:
     assert keys.game_channel("g1") == keys.game_stream("g1") == "wg:game:{g1}:stream"
     assert keys.game_channel("g2") != keys.game_channel("g1")
+
+
+def test_a_new_games_due_time_lives_in_its_own_slot_on_one_of_sixteen_spread_shards() -> None:
+    """Layout 2: a game `new_game_id` makes shares its slot with a due-index shard, so a
+    commit and its due time are one script on one node; the 16 shards' slots spread over
+    the whole slot space (one in every sixteenth: every primary of up to 16 holds one)."""
+    shards = [slot(keys.due_slot(tag)) for tag in keys.DUE_TAGS]
+    assert sorted(shard * 16 // 16384 for shard in shards) == list(range(16))
+    made = [keys.new_game_id() for _ in range(500)]
+    assert len(set(made)) == 500
+    for game_id in made:
+        assert keys.plausible_id(game_id) and len(game_id) == 15, game_id
+        due = keys.game_due(game_id)
+        assert due is not None and slot(due) == slot(keys.game(game_id))
+    assert len({keys.game_due(game_id) for game_id in made}) == 16  # every shard used
+    # Any other id (an older release's) keeps its due time in the shards of layout 1.
+    assert [keys.game_due(f"g{i}") for i in range(50)].count(None) >= 49

@@ -19,12 +19,14 @@ from pathlib import Path
 
 import grpc
 import pytest
+import redis
 import structlog
 
+from matchmaker import keys
 from matchmaker.main import build_parser, main, settings_from
 from matchmaker.main import serve as serve_in_process
 from tests.matchmaker.conftest import start_matchmaker_process
-from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env
+from tests.servers import ROOT, busy_port, free_port, matchmaker_key_env, start_redis
 from wargame.runtime.config import ConfigError
 from wargame.runtime.tls import ClientTLS
 from wargame.v1 import matchmaker_pb2, matchmaker_pb2_grpc
@@ -227,13 +229,13 @@ def test_settings_read_their_matchmaker_variables_and_shared_ones_their_own(
 def test_an_unknown_command_is_refused_in_one_line_naming_the_commands(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The error names the commands as the usage line shows them, `{serve}`."""
+    """The error names the commands as the usage line shows them, `{serve,migrate}`."""
     with pytest.raises(SystemExit) as exited:
         build_parser().parse_args(["bogus"])
     assert exited.value.code == 2
     assert capsys.readouterr().err == (
-        "wargame-matchmaker: error: argument {serve}: invalid choice: 'bogus' "
-        "(choose from 'serve') (see wargame-matchmaker --help)\n"
+        "wargame-matchmaker: error: argument {serve,migrate}: invalid choice: 'bogus' "
+        "(choose from 'serve', 'migrate') (see wargame-matchmaker --help)\n"
     )
 
 
@@ -380,3 +382,26 @@ def test_a_trusted_proxy_that_is_no_network_is_refused_naming_it() -> None:
     ):
         settings_from(parsed("--trusted-proxies", "10.0.0.0/8,nowhere"))
     assert settings_from(parsed("--trusted-proxies", "10.0.0.0/8")).trusted_proxies == "10.0.0.0/8"
+
+
+def test_a_redis_that_evicts_keys_is_refused(tmp_path: Path) -> None:
+    """A Redis that may evict keys when full would drop games in play: refused at start."""
+    evicting = start_redis(tmp_path / "redis", extra=("--maxmemory-policy", "allkeys-lru"))
+    try:
+        result = serve(evicting.url)
+    finally:
+        evicting.stop()
+    assert_one_line_failure(
+        result, "maxmemory-policy is allkeys-lru: Redis would evict games and players when full"
+    )
+
+
+def test_a_redis_of_a_newer_key_layout_is_refused(redis_url: str) -> None:
+    """A Redis a newer release migrated holds keys this one cannot read: it refuses to
+    start (and to migrate) rather than write what it does not know."""
+    client = redis.Redis.from_url(redis_url)
+    client.set(keys.schema(), keys.SCHEMA + 1)
+    client.close()
+    words = f"Redis holds key layout {keys.SCHEMA + 1}, newer than this matchmaker knows"
+    assert_one_line_failure(serve(redis_url), words)
+    assert_one_line_failure(launch("migrate", "--redis-url", redis_url), words)

@@ -74,7 +74,8 @@ def swept_after(redis_url: str, game_id: str, moment_ms: int) -> bool:
     reschedules it `presence_check` later."""
     client = sync_client(redis_url)
     try:
-        score = client.zscore(keys.due(keys.shard(game_id, Settings().index_shards)), game_id)
+        due = keys.game_due(game_id) or keys.due(keys.shard(game_id, Settings().index_shards))
+        score = client.zscore(due, game_id)
     finally:
         client.close()
     return score is not None and score > moment_ms + FAST["presence_check"] * 1000
@@ -388,7 +389,7 @@ def test_a_presence_change_made_while_the_game_changed_is_applied_to_the_new_ver
             }
             assert kinds == {(b"DISCONNECTED", b"south"), (b"ABANDON_WARNING", b"south")}
             # The sweeper comes round at the warned deadline (or sooner).
-            due_key = keys.due(keys.shard(game.id, store.shards))
+            due_key = store._due(game.id)
             due = await redis.zscore(due_key, game.id)
             assert due is not None and due <= after.warned["south"]
             fields = await redis.hkeys(keys.game_presence(game.id))

@@ -7,16 +7,30 @@ attempt and sends no health-check PING of its own."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
 from redis.asyncio.connection import Connection
+from redis.exceptions import RedisClusterException
 
-from matchmaker.redis_client import RedisSetupError, connect, listener_connection, packed
+from matchmaker import keys
+from matchmaker.record import GameStatus
+from matchmaker.redis_client import (
+    TRANSIENT_ERRORS,
+    RedisSetupError,
+    connect,
+    listener_connection,
+    packed,
+)
+from matchmaker.scripts import Scripts
+from matchmaker.settings import Settings
+from matchmaker.store import Store
+from tests.matchmaker.conftest import flush_cluster, run
 from tests.matchmaker.helpers import store_client
-from tests.servers import free_port, start_redis_cluster
+from tests.servers import RedisClusterServers, free_port, start_redis_cluster
 
 COMMANDS: list[tuple[Any, ...]] = [
     ("SET", "k", "v"),
@@ -109,3 +123,124 @@ def test_a_cluster_that_refuses_the_clients_setup_is_refused_with_the_servers_re
         asyncio.run(scenario())
     finally:
         cluster.stop()
+
+
+# -- transactions on a cluster, through a failover --------------------------------------------
+
+
+def primary_ports(port: int) -> set[int]:
+    """The ports of the cluster's live primaries, as the node on `port` sees them."""
+    client: Any = redis.Redis(port=port)  # execute_command is untyped
+    try:
+        nodes = client.execute_command("CLUSTER NODES")
+    finally:
+        client.close()
+    return {
+        int(address.split(":")[1])
+        for address, node in nodes.items()
+        if "master" in node["flags"] and "fail" not in node["flags"] and node["slots"]
+    }
+
+
+def slots_with_a_replica(port: int) -> int:
+    """How many slot ranges the slot map lists with a replica (one in sync)."""
+    client: Any = redis.Redis(port=port)  # execute_command is untyped
+    try:
+        return sum(len(entry) > 3 for entry in client.execute_command("CLUSTER SLOTS"))
+    finally:
+        client.close()
+
+
+@pytest.mark.integration
+def test_a_transaction_through_a_failover_stays_in_the_servers_event_loop(
+    tmp_path: Path,
+) -> None:
+    """redis-py's own cluster transactions queue each command through `asyncio.run` in a
+    thread; after a primary fails, that second event loop re-initialises the client and
+    meets its locks and connections (RuntimeError: "bound to a different event loop",
+    answered INTERNAL). Ours run in the caller's loop: every browse-list write and every
+    command beside them through the failover succeeds or meets a transient error
+    (answered UNAVAILABLE with a retry hint), and the writes that succeeded are kept."""
+    cluster = start_redis_cluster(tmp_path, primaries=3, replicas=1)
+    try:
+        first = cluster.nodes[0].port
+        deadline = time.monotonic() + 60
+        while slots_with_a_replica(first) < 3:
+            assert time.monotonic() < deadline, "the replicas did not join"
+            time.sleep(0.05)
+
+        async def scenario() -> None:
+            client = await store_client(cluster.url)
+            store = Store(client, Scripts(client), Settings(redis_url=cluster.url, replica_wait=0))
+            games = [f"g{i}" for i in range(40)]
+            victim = cluster.node_of(next(port for port in primary_ports(first) if port != first))
+            victim.stop()
+            outcomes: dict[str, int] = {}
+            added: set[str] = set()
+
+            async def add(game_id: str) -> None:
+                try:
+                    await store.list_add(GameStatus.OPEN, "war", game_id, 1)
+                    added.add(game_id)
+                    outcome = "ok"
+                except TRANSIENT_ERRORS:
+                    outcome = "transient"
+                except Exception as error:  # the failure this test is about
+                    outcome = f"{type(error).__name__}: {error}"
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+            async def other(game_id: str) -> None:
+                try:
+                    await client.hset(keys.game(game_id), "seen", 1)
+                    outcome = "ok"
+                except TRANSIENT_ERRORS:
+                    outcome = "transient"
+                except Exception as error:
+                    outcome = f"{type(error).__name__}: {error}"
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+            # Until the replica is promoted and every game's writes go through again.
+            deadline = time.monotonic() + 120
+            while (
+                len(primary_ports(first)) < 3
+                or not outcomes.get("transient")
+                or len(added) < len(games)
+            ):
+                assert time.monotonic() < deadline, f"no recovery from the failover: {outcomes}"
+                added.clear()
+                await asyncio.gather(*(add(g) for g in games), *(other(g) for g in games))
+                assert set(outcomes) <= {"ok", "transient"}, outcomes
+                await asyncio.sleep(0.05)
+            rows = await store.list_page([GameStatus.OPEN], ["war"], 0, len(games))
+            assert {row[2] for row in rows} == set(games)
+            await client.aclose()
+
+        run(scenario())
+    finally:
+        cluster.stop()
+
+
+@pytest.mark.integration
+def test_a_transaction_on_a_cluster_runs_its_commands_in_order_on_one_slot(
+    redis_cluster: RedisClusterServers,
+) -> None:
+    async def scenario() -> None:
+        flush_cluster(redis_cluster)
+        client = await store_client(redis_cluster.url)
+        pipe = client.pipeline(transaction=True)
+        pipe.zadd("z{t}", {"a": 1, "b": 2, "c": 3})
+        pipe.zremrangebyrank("z{t}", 0, -3)
+        pipe.set("s{t}", "v", ex=60)
+        pipe.get("missing{t}")
+        assert await pipe.execute() == [3, 1, b"OK", None]
+        assert await client.zrange("z{t}", 0, -1) == [b"b", b"c"]
+        assert 0 < await client.ttl("s{t}") <= 60
+        across = client.pipeline(transaction=True)
+        across.set("a{one}", 1)
+        across.set("a{two}", 1)
+        with pytest.raises(RedisClusterException, match="one slot"):
+            await across.execute()
+        assert await client.exists("a{one}", "a{two}") == 0
+        await client.aclose()
+
+    run(scenario())

@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import os
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +16,10 @@ from typing import Any
 
 import pytest
 import redis
+from redis.crc import key_slot
 
 from matchmaker import keys
+from matchmaker.redis_client import TRANSIENT_ERRORS
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, CommitOutcome, Store, Update
@@ -161,12 +164,14 @@ def test_without_waiting_a_commit_is_answered_at_once(
     run(scenario())
 
 
-def test_a_due_time_no_replica_confirms_is_logged_for_the_operator(
+def test_a_due_time_rides_with_its_commit_and_its_confirmation(
     pair: tuple[RedisServer, RedisServer],
 ) -> None:
-    """A bot's turn hangs on its game's due time: lowered after the commit too and
-    confirmed by a replica; one the replica does not confirm is logged with its game."""
+    """A bot's turn hangs on its game's due time: on one Redis it is lowered in the commit's
+    own script, so the replica that confirms the commit holds it too; a commit the replica
+    does not confirm is refused, its due time saved on the primary all the same."""
     primary, replica = pair
+    on_replica = redis.Redis(port=replica.port)
 
     async def scenario() -> None:
         client = await store_client(primary.url)
@@ -175,23 +180,23 @@ def test_a_due_time_no_replica_confirms_is_logged_for_the_operator(
         patient = Store(
             client, Scripts(client), dataclasses.replace(settings, replica_wait=LONG_WAIT)
         )
+        due_index = keys.due(keys.shard("g1", store.shards))
+        await patient.scripts.load()
+        waits = waits_on(primary)
         due = dataclasses.replace(change(0), due_ms=1_000)
         assert (await patient.commit(due)).version == 1
+        assert waits_on(primary) == waits + 1  # one WAIT: the commit's, with its due time
+        assert on_replica.zscore(due_index, "g1") == 1_000
         os.kill(replica.process.pid, signal.SIGSTOP)
-        with captured_logs() as logs, pytest.raises(Refusal) as unconfirmed:
+        with pytest.raises(Refusal) as unconfirmed:
             await store.commit(dataclasses.replace(change(1), due_ms=500))
         assert unconfirmed.value.code == Code.UNAVAILABLE
-        assert [
-            entry["game_id"]
-            for entry in logs
-            if entry["event"] == "due time not confirmed by a replica"
-            and entry["log_level"] == "warning"
-        ] == ["g1"]
         # Saved on the primary all the same: the sweeper finds the game due.
-        assert await client.zscore(keys.due(keys.shard("g1", store.shards)), "g1") == 500
+        assert await client.zscore(due_index, "g1") == 500
         await client.aclose()
 
     run(scenario())
+    on_replica.close()
 
 
 def test_a_commit_waits_for_one_replica_not_the_whole_wait(
@@ -268,4 +273,133 @@ def test_a_commit_on_a_cluster_waits_for_a_replica_of_its_primary(tmp_path: Path
 
         run(scenario())
     finally:
+        cluster.stop()
+
+
+def cluster_nodes(port: int) -> dict[str, Any]:
+    """CLUSTER NODES as the node on `port` sees it (redis-py's parsed form)."""
+    client: Any = redis.Redis(port=port)  # execute_command is untyped
+    try:
+        nodes: dict[str, Any] = client.execute_command("CLUSTER NODES")
+        return nodes
+    finally:
+        client.close()
+
+
+def serving(cluster: RedisClusterServers, slot: int, seen_by: RedisServer) -> RedisServer | None:
+    """The live primary serving `slot`, as the node `seen_by` sees the cluster."""
+    for address, node in cluster_nodes(seen_by.port).items():
+        flags = node["flags"].split(",")
+        serves = any(int(pair[0]) <= slot <= int(pair[-1]) for pair in node["slots"])
+        if serves and "master" in flags and "fail" not in flags:
+            return cluster.node_of(int(address.split(":")[1]))
+    return None  # none while a failover is under way
+
+
+def primary_of(cluster: RedisClusterServers, slot: int, seen_by: RedisServer) -> RedisServer:
+    """`serving`, there."""
+    node = serving(cluster, slot, seen_by)
+    assert node is not None, f"no primary serves slot {slot}"
+    return node
+
+
+def failing(cluster: RedisClusterServers, node: RedisServer, seen_by: RedisServer) -> bool:
+    """True once `seen_by` has marked `node` as failing."""
+    return "fail" in cluster_nodes(seen_by.port)[f"127.0.0.1:{node.port}"]["flags"].split(",")
+
+
+def restart(cluster: RedisClusterServers, node: RedisServer) -> RedisServer:
+    """`node` started again as it was (with its cluster config: it rejoins the cluster)."""
+    process = subprocess.Popen(
+        node.process.args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    again = dataclasses.replace(node, process=process)
+    cluster.nodes[cluster.nodes.index(node)] = again
+    return again
+
+
+def test_a_shard_confirms_its_commits_again_once_its_old_primary_rejoins_as_its_replica(
+    tmp_path: Path,
+) -> None:
+    """A primary fails and its replica takes over (no replica of its own: commits stand
+    unconfirmed). The old primary comes back as the new one's replica: within the refresh
+    period commits wait for it again (WAIT). Then it freezes: commits are refused with the
+    retry hint, also once the cluster marks it as failing (it may come back and take
+    over). The new primary dies, the frozen one resumes and takes over: every acknowledged
+    commit is there."""
+    cluster = start_redis_cluster(tmp_path, primaries=3, replicas=1)
+    frozen: list[RedisServer] = []
+    try:
+        wait_for(lambda: slots_with_a_replica(cluster) == 3, "no replicas", timeout=60)
+        watcher = cluster.nodes[0]  # the node of the URL: never stopped
+        game_id = next(
+            game
+            for game in (f"g{i}" for i in range(1, 100))
+            if primary_of(cluster, key_slot(keys.game(game).encode()), watcher) is not watcher
+        )
+        slot = key_slot(keys.game(game_id).encode())
+
+        def change_of(version: int) -> Commit:
+            return dataclasses.replace(change(version), game_id=game_id)
+
+        async def scenario() -> None:
+            client = await store_client(cluster.url)
+            settings = Settings(redis_url=cluster.url, replica_wait=LONG_WAIT, retry_hint=0.5)
+            patient = Store(client, Scripts(client), settings)
+            hasty = Store(client, Scripts(client), dataclasses.replace(settings, replica_wait=1))
+            acknowledged = saved = 0
+
+            async def commit() -> None:
+                """Commit the game's next version, retrying what a failover refuses."""
+                nonlocal acknowledged, saved
+                until = time.monotonic() + 60
+                while True:
+                    try:
+                        result = await patient.commit(change_of(saved))
+                    except TRANSIENT_ERRORS:
+                        assert time.monotonic() < until, "the failover did not end"
+                        await asyncio.sleep(0.1)
+                        continue
+                    saved = result.version  # a conflict: a refused try was saved after all
+                    if result.outcome == CommitOutcome.OK:
+                        acknowledged = saved
+                        return
+
+            await commit()
+            old = primary_of(cluster, slot, watcher)
+            old.stop()
+            wait_for(lambda: serving(cluster, slot, watcher) not in (None, old), "no failover", 60)
+            promoted = primary_of(cluster, slot, watcher)
+            await commit()  # the promoted primary has no replica: it stands unconfirmed
+            back = restart(cluster, old)
+            wait_for(lambda: slots_with_a_replica(cluster) == 3, "it did not rejoin", 60)
+            waits = waits_on(promoted)
+            until = time.monotonic() + 60
+            while waits_on(promoted) == waits:  # the replica count is read again in time
+                assert time.monotonic() < until, "no commit waits for the rejoined replica"
+                await commit()
+            os.kill(back.process.pid, signal.SIGSTOP)
+            frozen.append(back)
+            for _ in range(2):  # frozen, then marked as failing by the cluster
+                with pytest.raises(Refusal) as unconfirmed:
+                    await hasty.commit(change_of(saved))
+                saved += 1  # saved on the primary, unconfirmed
+                assert (unconfirmed.value.code, unconfirmed.value.retry_after) == (
+                    Code.UNAVAILABLE,
+                    0.5,
+                )
+                assert "retry with the same idempotency key" in unconfirmed.value.message
+                wait_for(lambda: failing(cluster, back, watcher), "never marked failing", 60)
+            promoted.stop()
+            os.kill(back.process.pid, signal.SIGCONT)
+            wait_for(lambda: serving(cluster, slot, watcher) is back, "no second failover", 60)
+            record, _, _ = await patient.load(game_id)
+            assert record is not None and record.version >= acknowledged
+            await client.aclose()
+
+        run(scenario())
+    finally:
+        for node in frozen:
+            if node.process.poll() is None:
+                os.kill(node.process.pid, signal.SIGCONT)
         cluster.stop()

@@ -12,7 +12,6 @@ from typing import Any
 import grpc
 import pytest
 
-from matchmaker import keys
 from matchmaker.bot import Bot
 from matchmaker.engine import EngineError, EngineFailure
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
@@ -353,8 +352,11 @@ def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_g
                 await replica.sweeper._claim()
                 await asyncio.wait_for(bot.started.wait(), 10)
 
+                due_index = replica.store._due(game_id)  # the game's own slot's (layout 2)
+                shard = replica.store.due_keys.index(due_index)
+
                 async def lease() -> float:
-                    score = await replica.redis.zscore(keys.due(0), game_id)
+                    score = await replica.redis.zscore(due_index, game_id)
                     assert score is not None
                     return float(score)
 
@@ -366,7 +368,7 @@ def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_g
 
                 await asyncio.wait_for(renewed_for_a_whole_lease(), 10)
                 assert await replica.store.time_ms() >= first  # the first lease has run out
-                assert (await replica.store.claim_due(0, 300, 10))[1] == []
+                assert (await replica.store.claim_due(shard, 300, 10))[1] == []
             finally:  # the bot answers, pass or fail, so the work ends
                 bot.release.set()
                 await replica.sweeper.drain(30)

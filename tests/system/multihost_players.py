@@ -16,10 +16,11 @@ against the CA, and the engines (mutual TLS) are shown the client certificate, t
 checked for NAME (the engine target lists addresses, which name no certificate).
 
 Writes DIR/events.jsonl as it plays (one line per new version a client saw: time, game,
-version) and DIR/result.json at the end: every acknowledged commit checked against the
-game's final record (its moves must be a prefix of the final moves), every watcher's
-versions, the games' final states. `--wait-healthy` only waits until every matchmaker and
-every engine answers health checks.
+version), DIR/refusals.jsonl (one line per call refused for a reason that passes: time,
+method, status code, message) and DIR/result.json at the end: every acknowledged commit
+checked against the game's final record (its moves must be a prefix of the final moves),
+every watcher's versions, the games' final states. `--wait-healthy` only waits until
+every matchmaker and every engine answers health checks.
 """
 
 from __future__ import annotations
@@ -104,7 +105,8 @@ class Fleet:
     """The matchmakers (a call goes to the caller's preferred one, then the other) and the
     engines (for legal actions)."""
 
-    def __init__(self, matchmakers: list[str], engine: str, tls: Transport) -> None:
+    def __init__(self, matchmakers: list[str], engine: str, tls: Transport, refusals: Path) -> None:
+        self.refusals = refusals.open("a", buffering=1)
         self.stubs = [
             matchmaker_pb2_grpc.MatchmakerStub(aio_channel(address, tls.matchmakers))
             for address in matchmakers
@@ -129,6 +131,8 @@ class Fleet:
                     raise
                 if time.monotonic() - started > GIVE_UP:
                     raise
+                refusal = {"method": method, "code": error.code().name, "message": error.details()}
+                self.refusals.write(json.dumps({"t": time.time(), **refusal}) + "\n")
                 self.retries += 1
                 player.home += 1  # the other matchmaker
                 await asyncio.sleep(0.2)
@@ -321,7 +325,9 @@ class Watch:
 
 
 async def play(args: argparse.Namespace) -> dict[str, Any]:
-    fleet = Fleet(args.matchmakers.split(","), args.engine, Transport.of(args))
+    fleet = Fleet(
+        args.matchmakers.split(","), args.engine, Transport.of(args), args.out / "refusals.jsonl"
+    )
     events = Events(args.out / "events.jsonl")
     session = Play(fleet, events, args.plies, random.Random(args.seed), args.watched)
     jobs: list[Awaitable[None]] = [session.people_game(i) for i in range(args.games)]

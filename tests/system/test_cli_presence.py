@@ -62,7 +62,8 @@ def swept_after(url: str, game_id: str, moment_ms: int) -> bool:
     (each look schedules the next one `--presence-check` later)."""
     client = redis.Redis.from_url(url)
     try:
-        due = client.zscore(keys.due(keys.shard(game_id, Settings().index_shards)), game_id)
+        index = keys.game_due(game_id) or keys.due(keys.shard(game_id, Settings().index_shards))
+        due = client.zscore(index, game_id)
     finally:
         client.close()
     return due is not None and due > moment_ms

@@ -17,7 +17,9 @@ one Redis primary in a shorter run.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import sys
 import time
 from collections.abc import Iterator
@@ -299,6 +301,13 @@ class Players:
 def kill_a_primary(fleet: Fleet) -> tuple[float, float]:
     """Kill a Redis primary (not the one the matchmakers' URL names): (when, seconds until
     its replica served as primary)."""
+    _, _, killed, took = fail_over(fleet)
+    return killed, took
+
+
+def fail_over(fleet: Fleet) -> tuple[Host, Host, float, float]:
+    """`kill_a_primary`: (the host killed, the host of the replica promoted, when, seconds
+    until it served as primary)."""
     nodes = fleet.nodes()
     url_host = fleet.redis[0].address
     victim = next(
@@ -308,13 +317,40 @@ def kill_a_primary(fleet: Fleet) -> tuple[float, float]:
     )
     replica = next(node for node in nodes if node.primary_id == victim.node_id)
     host = next(h for h in fleet.redis if victim.address.startswith(h.address + ":"))
+    promoted = next(h for h in fleet.redis if replica.address.startswith(h.address + ":"))
     host.kill()
     killed = time.time()
     took = wait_until(
         lambda: fleet.primary(replica.address) is not None, "the replica's failover", 30
     )
     fleet.failovers.append(f"{victim.address} -> {replica.address}")
-    return killed, took
+    return host, promoted, killed, took
+
+
+def redis_cli(fleet: Fleet, host: Host, *command: str) -> str:
+    """A redis-cli command sent from the client host to the Redis node of `host` ("" while
+    the node does not answer)."""
+    try:
+        return fleet.client.run(
+            ["redis-cli", "-h", host.address, "-p", str(REDIS_PORT), *command], timeout=5
+        )
+    except (RuntimeError, OSError):
+        return ""
+
+
+def waits(fleet: Fleet, host: Host) -> int:
+    """How many WAIT commands the Redis node of `host` has run."""
+    stats = redis_cli(fleet, host, "info", "commandstats")
+    found = re.search(r"cmdstat_wait:calls=(\d+)", stats)
+    return int(found.group(1)) if found else 0
+
+
+def refusals(players: Players, since: float) -> list[dict[str, Any]]:
+    """The calls refused (for a reason that passes) since `since`."""
+    path = players.folder / "refusals.jsonl"
+    lines = path.read_text().splitlines() if path.exists() else []
+    found = [json.loads(line) for line in lines if line.endswith("}")]
+    return [refusal for refusal in found if refusal["t"] >= since]
 
 
 def report(
@@ -396,3 +432,57 @@ def test_fifty_games_survive_a_primary_a_matchmaker_host_and_an_engine_host(
     report(result, fleet, recoveries, capsys)
     check(result)
     assert result["games"] >= 50
+
+
+def test_a_shard_fails_over_again_once_its_old_primary_is_back_as_a_lagging_replica(
+    fleet: Fleet, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A primary dies and its replica takes over; the old primary comes back as the new
+    one's replica, and the matchmakers' moves on that shard wait for it again. It freezes
+    (SIGSTOP): the shard's moves are refused with the retry hint, as no replica can confirm
+    them. Then the new primary dies and the frozen one, resumed, takes over: no
+    acknowledged move is lost."""
+    players = Players(fleet, games=8, bot_games=4, plies=40)
+    players.until_share(0.15)
+    old, promoted, killed, failover = fail_over(fleet)
+    recoveries = {
+        f"Redis primary killed (replica promoted in {failover:.1f} s)": players.recovered(killed)
+    }
+    redis_host(old, fleet.folder)  # back with its cluster config: it rejoins as a replica
+    wait_until(
+        lambda: "master_link_status:up" in redis_cli(fleet, old, "info", "replication"),
+        "the old primary's rejoining",
+        60,
+    )
+    before = waits(fleet, promoted)
+    wait_until(lambda: waits(fleet, promoted) > before, "moves waiting for the replica", 60)
+    players.until_share(0.35)
+    server = old.processes[-1]
+    os.kill(server.pid, signal.SIGSTOP)
+    frozen = time.time()
+    try:
+        wait_until(
+            lambda: any(
+                refusal["method"] == "SubmitActions"
+                and refusal["code"] == "UNAVAILABLE"
+                and "no Redis replica has confirmed it yet" in refusal["message"]
+                and "retry in 0.2 s" in refusal["message"]
+                for refusal in refusals(players, frozen)
+            ),
+            "a move refused while no replica can confirm it",
+            60,
+        )
+        promoted.kill()
+    finally:
+        os.kill(server.pid, signal.SIGCONT)
+    second = time.time()
+    took = wait_until(
+        lambda: fleet.primary(f"{old.address}:{REDIS_PORT}") is not None, "the second failover", 60
+    )
+    fleet.failovers.append(f"{promoted.address} -> {old.address}")
+    recoveries[f"promoted primary killed (lagging replica promoted in {took:.1f} s)"] = (
+        players.recovered(second)
+    )
+    result = players.result()
+    report(result, fleet, recoveries, capsys)
+    check(result)
