@@ -7,7 +7,8 @@ comes back as `EngineError` carrying the engine's reason and message, which the 
 maps to its own status (`refusal_status`). Every call carries the request id of the call
 (or sweep) it serves as `x-request-id`, so both services log one story under one id; an
 engine failure (not a refusal by the rules) is relayed as an `EngineFailure`, which the
-matchmaker logs at error.
+matchmaker logs at error. With a caller key (`Settings.engine_caller_key`) every call carries
+it, so the engine admits the bots' searches to the share of its pool kept for them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from google.protobuf import duration_pb2
 
 from matchmaker.errors import quoted
 from matchmaker.settings import Settings
-from wargame.runtime.config import ConfigError
+from wargame.runtime.config import CALLER_KEY_HEADER, ConfigError
 from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.runtime.tls import aio_channel
@@ -185,6 +186,8 @@ class Engine:
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
+        key = settings.engine_caller_key
+        self._caller: tuple[tuple[str, str], ...] = ((CALLER_KEY_HEADER, key),) if key else ()
         self._retiring: set[asyncio.Task[None]] = set()
         self._open()
         self._games: dict[str, board_pb2.GameInfo] = {}
@@ -248,7 +251,7 @@ class Engine:
         deadline = timeout or self.settings.engine_timeout
         attempts = max(1, self.settings.engine_retries)
         rid = request_id()
-        metadata = (("x-request-id", rid),) if rid else None
+        metadata = self._caller + ((("x-request-id", rid),) if rid else ())
         for attempt in range(attempts):
             try:
                 return await getattr(self._stub(), method)(
