@@ -121,6 +121,8 @@ def duration(seconds: float) -> duration_pb2.Duration:
 # sends each call to the next ready one.
 ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
 
+MAX_RECONNECT_MS = 1000  # the longest a channel waits between two tries to reconnect
+RECONNECT_JITTER = 0.2  # gRPC's: a wait is stretched by up to this much
 CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.max_receive_message_length", 16 * 1024 * 1024),
     ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -136,9 +138,10 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     # A connection the engine recycles (its maximum connection age) or loses makes the
     # channel resolve the name again: at most this often, so new replicas are found soon.
     ("grpc.dns_min_time_between_resolutions_ms", 5_000),
-    # Reconnect quickly after an engine restart instead of backing off for long.
-    ("grpc.initial_reconnect_backoff_ms", 200),
-    ("grpc.max_reconnect_backoff_ms", 2000),
+    # Reconnect quickly after an engine restart instead of backing off for long: a channel
+    # tries again within MAX_RECONNECT_MS (and gRPC's jitter) of the engine's return.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_MS),
     # Each channel its own connections (gRPC would otherwise share them between channels
     # with the same target and options).
     ("grpc.use_local_subchannel_pool", 1),
