@@ -27,7 +27,13 @@ from matchmaker.vault import read_secret_key
 from wargame.runtime.config import ConfigError, Parser, fail, host_port, read_caller_key
 from wargame.runtime.logs import configure_logging, redact_url
 from wargame.runtime.serving import aio_serve, bound_address, check_port_free
-from wargame.runtime.tls import ClientTLS, add_server_flags, check_plaintext, server_tls
+from wargame.runtime.tls import (
+    ClientTLS,
+    add_server_flags,
+    check_expiry,
+    check_plaintext,
+    server_tls,
+)
 
 PROG = "wargame-matchmaker"
 DEFAULT_LISTEN = "127.0.0.1:50052"
@@ -334,6 +340,8 @@ def engine_tls(args: argparse.Namespace) -> ClientTLS | None:
     except ConfigError as error:
         raise ConfigError(f"--engine-tls-cert-file and --engine-tls-key-file: {error}") from None
     tls.credentials()  # every file readable and consistent, or one line now
+    if tls.cert_file:
+        check_expiry(tls.cert_file, "engine TLS client")
     return tls
 
 
