@@ -34,6 +34,10 @@ from wargame.runtime.tls import ServerTLS
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 HEALTH_MESSAGE_BYTES = 4096  # health requests and answers are a few bytes
 TRANSPORT_HEADROOM = 2  # the transport takes requests this many times the service's limit
+# A connection that has not finished its handshake (TLS, and HTTP/2's opening) by then is
+# closed: connections opened and left silent would otherwise hold the server's sockets for
+# gRPC's default of 120 s each.
+HANDSHAKE_TIMEOUT_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,7 @@ def server_options(
         # (This option is the shortest interval between pings *received*.)
         ("grpc.http2.min_ping_interval_without_data_ms", 4_000),
         ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
     ]
     if connection_age is not None:
         options += [
