@@ -16,7 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from wargame.runtime.config import ConfigError, Parser, fail, host_port, quiet_grpc_core
+from wargame.runtime.config import (
+    ConfigError,
+    Parser,
+    fail,
+    host_port,
+    quiet_grpc_core,
+    read_caller_key,
+)
 from wargame.runtime.logs import configure_logging
 from wargame.runtime.tls import ServerTLS, add_server_flags, server_tls
 
@@ -98,6 +105,23 @@ def build_parser() -> Parser:
         default=4,
         help="expensive calls per worker that may wait for a pool process; more are refused "
         "at once (RESOURCE_EXHAUSTED, ENGINE_BUSY, with a retry hint)",
+    )
+    serve.flag(
+        "--pool-reserved",
+        env="ENGINE_POOL_RESERVED",
+        type=int,
+        default=1,
+        help="processes per worker more, kept for the searches of calls that carry the caller "
+        "key (the matchmaker's bots), which are admitted whatever other callers hold; only "
+        "with --caller-key-file",
+    )
+    serve.flag(
+        "--caller-key-file",
+        env="ENGINE_CALLER_KEY_FILE",
+        default="",
+        help="file holding the caller key the matchmaker sends (its --engine-caller-key-file): "
+        "its calls get the pool's reserved processes; at least 32 characters, the same on "
+        "every replica and matchmaker",
     )
     serve.flag(
         "--max-connection-age",
@@ -199,6 +223,9 @@ def serve_command(args: argparse.Namespace) -> int:
             raise ConfigError(f"--{name.replace('_', '-')} must be at least 1")
     if args.pool_queue < 0:
         raise ConfigError("--pool-queue must be 0 or more")
+    if args.pool_reserved < 0:
+        raise ConfigError("--pool-reserved must be 0 or more")
+    read_caller_key(args.caller_key_file, "--caller-key-file")  # one line now, not per worker
     if not args.max_suggest_seconds > 0:
         raise ConfigError("--max-suggest-seconds must be more than 0")
     for name in ("max_connection_age", "max_connection_age_grace"):
@@ -253,6 +280,8 @@ def _passthrough(args: argparse.Namespace) -> list[str]:
         "max_suggest_seconds",
         "pool_processes",
         "pool_queue",
+        "pool_reserved",
+        "caller_key_file",
         "max_connection_age",
         "max_connection_age_grace",
         "seal_key_file",
@@ -297,17 +326,19 @@ def _serve_one(
     )
     # The pool's processes are forked by a forkserver (a fresh process with the engine
     # imported), never from this process once gRPC runs its threads.
+    caller_key = read_caller_key(args.caller_key_file, "--caller-key-file")
     pool = Pool(
         pool_work,
         (seal_key, limits),
         processes=args.pool_processes,
         queue=args.pool_queue,
+        reserved=args.pool_reserved if caller_key else 0,
         preload=pool_preload(),
         log_format=args.log_format,
         log_level=args.log_level,
     )
     try:
-        servicer = RulesEngine(rulesets(seal_key), limits, pool)
+        servicer = RulesEngine(rulesets(seal_key), limits, pool, caller_key=caller_key)
         serving = create_server(
             args.listen,
             lambda server: register_service(
@@ -318,7 +349,7 @@ def _serve_one(
             ),
             [SERVICE_NAME],
             # Calls waiting on the pool hold threads of their own: rules calls keep `--threads`.
-            max_workers=args.threads + pool.capacity,
+            max_workers=args.threads + pool.threads(),
             max_message_bytes=args.max_message_bytes,
             reuse_port=args.worker,
             connection_age=(
@@ -348,6 +379,7 @@ def _serve_one(
             worker=os.environ.get("WARGAME_ENGINE_WORKER_NUMBER", "0"),
             pool_processes=pool.processes,
             pool_queue=pool.queue,
+            pool_reserved=pool.reserved,
         )
         serve(serving, grace=args.grace, on_stop=lambda sig: log.info("stopping", signal=sig))
     finally:

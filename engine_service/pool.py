@@ -13,6 +13,11 @@ call whose caller goes away (cancelled, deadline passed) or that overruns its ti
 has its process killed and replaced by a fresh fork, so abandoned work holds neither CPU
 nor memory.
 
+`reserved` processes more are kept for calls of priority (the matchmaker's own, which
+prove who they are: `engine_service.service`): a priority call takes a reserved process,
+or any free one, and is admitted up to `reserved + queue` at once whatever the other calls
+hold, so no flood of strangers' searches keeps a bot from moving.
+
 The pool moves bytes: the servicer serializes a request, a process runs the work (see
 `Work`) and sends back the serialized response or a refusal.
 """
@@ -157,16 +162,21 @@ class Pool:
         *,
         processes: int,
         queue: int,
+        reserved: int = 0,
         preload: Sequence[str] = (),
         log_format: str = "json",
         log_level: str = "info",
     ) -> None:
-        if processes < 1 or queue < 0:
-            raise ValueError("a pool has at least one process and a queue of 0 or more")
+        if processes < 1 or queue < 0 or reserved < 0:
+            raise ValueError(
+                "a pool has at least one process, a queue of 0 or more, and 0 or more "
+                "reserved processes"
+            )
         self.factory = factory
         self.factory_args = tuple(factory_args)
         self.processes = processes
         self.queue = queue
+        self.reserved = reserved
         self.logging = (log_format, log_level)
         self.context: Any = multiprocessing.get_context("forkserver")
         _short_socket_folder()
@@ -174,8 +184,10 @@ class Pool:
         self.context.set_forkserver_preload([factory.__module__, *preload])
         self._lock = threading.Condition()
         self._admitted = 0
-        self._slots = [_Slot(self, number) for number in range(processes)]
-        self._free: list[_Slot] = []
+        self._admitted_priority = 0
+        self._slots = [_Slot(self, number) for number in range(processes + reserved)]
+        self._free: list[_Slot] = []  # free processes anyone may take
+        self._free_reserved: list[_Slot] = []  # free processes kept for calls of priority
         self._failure = ""  # why the processes could not start, if they could not
         # The processes start in the background: the worker serves rules calls meanwhile,
         # and expensive calls wait for them in the queue.
@@ -193,13 +205,28 @@ class Pool:
                     self._lock.notify_all()
                 return
             with self._lock:
-                self._free.append(slot)
-                self._lock.notify()
+                self._release(slot)
+
+    def _release(self, slot: _Slot) -> None:
+        """Give `slot` back to its free list and wake the waiting calls (the lock held)."""
+        (self._free_reserved if slot.number >= self.processes else self._free).append(slot)
+        self._lock.notify_all()
 
     @property
     def capacity(self) -> int:
-        """Calls admitted at once: one per process, plus the queue."""
+        """Calls admitted at once: one per process, plus the queue (calls of priority
+        besides: `priority_capacity`)."""
         return self.processes + self.queue
+
+    @property
+    def priority_capacity(self) -> int:
+        """Calls of priority admitted at once: one per reserved process, plus the queue
+        (none without reserved processes: such calls are then like any other)."""
+        return self.reserved + self.queue if self.reserved else 0
+
+    def threads(self) -> int:
+        """Serving threads the calls admitted at once may hold while they wait or run."""
+        return self.capacity + self.priority_capacity
 
     def retry_hint(self) -> float:
         """Seconds until a call sent now should find room (for RetryInfo): the first running
@@ -211,7 +238,7 @@ class Pool:
             return MIN_RETRY_SECONDS
         first = min(slot.busy_until for slot in running) - now
         average = sum(slot.job_seconds for slot in running) / len(running)
-        queued = max(0, self._admitted - len(running))
+        queued = max(0, self._admitted + self._admitted_priority - len(running))
         return round(max(MIN_RETRY_SECONDS, first + queued * average / self.processes), 3)
 
     def _busy(self) -> Refusal:
@@ -225,50 +252,72 @@ class Pool:
             retry_after=hint,
         )
 
-    def refuse_when_full(self) -> None:
+    def _full(self, priority: bool) -> bool:
+        """Whether a call (of priority or not) finds no room to be admitted."""
+        if priority and self.reserved:
+            return self._admitted_priority >= self.priority_capacity
+        return self._admitted >= self.capacity
+
+    def refuse_when_full(self, priority: bool = False) -> None:
         """Raise the ENGINE_BUSY refusal now if the pool is full: asked before a call's
         request is serialized for the pool or its request id made, so that a flood of calls
         beyond the pool costs the serving process (and its rules calls) as little as can be.
         A call that passes may still be refused by `run`, which decides under the lock."""
-        if self._admitted >= self.capacity:
+        if self._full(priority):
             with self._lock:
-                if self._admitted >= self.capacity:
+                if self._full(priority):
                     raise self._busy()
 
-    def run(self, job: Job, context: grpc.ServicerContext, request_id: str = "") -> bytes:
-        """Admit `job`, wait for a free process, run it there; the response's bytes.
+    def run(
+        self,
+        job: Job,
+        context: grpc.ServicerContext,
+        request_id: str = "",
+        *,
+        priority: bool = False,
+    ) -> bytes:
+        """Admit `job`, wait for a free process, run it there; the response's bytes. A call
+        of `priority` is admitted and served on the reserved share (module docstring).
 
         Raises Refusal (ENGINE_BUSY) when the pool is full, CallerGoneError when the caller
         leaves first, and whatever the work raised (as a Refusal) when it refuses.
         """
+        priority = priority and self.reserved > 0
         with self._lock:
-            if self._admitted >= self.capacity:
+            if self._full(priority):
                 raise self._busy()
-            self._admitted += 1
+            if priority:
+                self._admitted_priority += 1
+            else:
+                self._admitted += 1
         try:
-            slot = self._take(context)
+            slot = self._take(context, priority)
             try:
                 # The budget counts from now: a call that waited has less of its deadline.
                 job = replace(job, seconds=within_deadline(job.seconds, context))
                 return slot.call(job, context, request_id)
             finally:
                 with self._lock:
-                    self._free.append(slot)
-                    self._lock.notify()
+                    self._release(slot)
         finally:
             with self._lock:
-                self._admitted -= 1
+                if priority:
+                    self._admitted_priority -= 1
+                else:
+                    self._admitted -= 1
 
-    def _take(self, context: grpc.ServicerContext) -> _Slot:
-        """A free slot; waits in the queue while the caller is still there."""
+    def _take(self, context: grpc.ServicerContext, priority: bool) -> _Slot:
+        """A free slot (of priority: a reserved one first, else any); waits in the queue
+        while the caller is still there."""
+        lists = (self._free_reserved, self._free) if priority else (self._free,)
         with self._lock:
-            while not self._free:
+            while not any(lists):
                 if self._failure:  # no process will come: fail at once, not at the deadline
                     raise RuntimeError(f"the pool's processes could not start: {self._failure}")
                 self._lock.wait(POLL_SECONDS)
-                if not self._free and not context.is_active():
+                if not any(lists) and not context.is_active():
                     raise CallerGoneError
-            return self._free.pop()
+            return next(free for free in lists if free).pop()
 
     def close(self) -> None:
         """Stop every process."""

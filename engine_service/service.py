@@ -8,11 +8,16 @@ rulesets, the conversions, the limits and the pool for expensive calls.
 Expensive calls (SuggestAction, ResolveBattle, and ReplayRecord or WriteRecord of records
 longer than one ApplyActions may be) are checked cheaply here, then admitted to the
 worker's `Pool` and run in one of its processes (`work`); without a pool (tests in one
-process) they run in the calling thread.
+process) they run in the calling thread. A call that carries the caller key
+(`CALLER_KEY_HEADER`, compared in constant time with the engine's `--caller-key-file`) is
+the matchmaker's own: it is admitted to the pool's reserved share, so strangers' searches
+never hold up a bot's move.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -37,6 +42,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import META_TYPES, Game
 from engine_service.rules.options import Options
 from engine_service.rules.record import parse_record, replay_steps, write_record
+from wargame.runtime.config import CALLER_KEY_HEADER
 from wargame.runtime.refusal import Code, Refusal, bounded, malformed, missing
 from wargame.runtime.refusal import Reason as ServiceReason
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
@@ -65,8 +71,11 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         rulesets: Mapping[str, AnyRuleset],
         limits: Limits | None = None,
         pool: Pool | None = None,
+        caller_key: str = "",
     ) -> None:
         self.rulesets = dict(rulesets)
+        # Only a digest is kept and compared: equal lengths, compared in constant time.
+        self._caller_digest = _digest(caller_key) if caller_key else b""
         self.conversions: Conversions = convert.conversions(self.rulesets)
         self.limits = limits or Limits()
         self.pool = pool
@@ -120,10 +129,21 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         """Run the work `name` in the pool (admitted, cancellable), or here without one."""
         if self.pool is None:
             return self.work(name, request, within_deadline(seconds, context))
-        self.pool.refuse_when_full()  # before any work for the pool (see there)
+        priority = self._priority(context)
+        self.pool.refuse_when_full(priority)  # before any work for the pool (see there)
         job = Job(name, request.SerializeToString(), seconds, limit)
-        answer = self.pool.run(job, context, request_id())
+        answer = self.pool.run(job, context, request_id(), priority=priority)
         return _message_class(_METHODS[name].output_type).FromString(answer)
+
+    def _priority(self, context: grpc.ServicerContext) -> bool:
+        """Whether the call carries the caller key (a wrong or missing key: any caller)."""
+        if not self._caller_digest:
+            return False
+        for key, value in context.invocation_metadata() or ():
+            if key == CALLER_KEY_HEADER:
+                given = value if isinstance(value, str) else value.decode("utf-8", "replace")
+                return hmac.compare_digest(_digest(given), self._caller_digest)
+        return False
 
     def _search(
         self,
@@ -497,6 +517,10 @@ def first_cell(notation: str, cells: frozenset[str]) -> str | None:
     """The first cell a notation names: the cell an action starts from ("Mj1xj10" -> "j1")."""
     found = _cell_pattern(cells).search(notation)
     return found.group(0) if found else None
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8", "replace")).digest()
 
 
 def _error_reason(reason: Reason) -> errors_pb2.ErrorReason.ValueType:

@@ -7,7 +7,8 @@ comes back as `EngineError` carrying the engine's reason and message, which the 
 maps to its own status (`refusal_status`). Every call carries the request id of the call
 (or sweep) it serves as `x-request-id`, so both services log one story under one id; an
 engine failure (not a refusal by the rules) is relayed as an `EngineFailure`, which the
-matchmaker logs at error.
+matchmaker logs at error. With a caller key (`Settings.engine_caller_key`) every call carries
+it, so the engine admits the bots' searches to the share of its pool kept for them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from google.protobuf import duration_pb2
 
 from matchmaker.errors import quoted
 from matchmaker.settings import Settings
-from wargame.runtime.config import ConfigError
+from wargame.runtime.config import CALLER_KEY_HEADER, ConfigError
 from wargame.runtime.refusal import Code, Reason, Refusal, unavailable
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.runtime.tls import aio_channel
@@ -120,6 +121,8 @@ def duration(seconds: float) -> duration_pb2.Duration:
 # sends each call to the next ready one.
 ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
 
+MAX_RECONNECT_MS = 1000  # the longest a channel waits between two tries to reconnect
+RECONNECT_JITTER = 0.2  # gRPC's: a wait is stretched by up to this much
 CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     ("grpc.max_receive_message_length", 16 * 1024 * 1024),
     ("grpc.max_send_message_length", 16 * 1024 * 1024),
@@ -135,9 +138,10 @@ CHANNEL_OPTIONS: list[tuple[str, Any]] = [
     # A connection the engine recycles (its maximum connection age) or loses makes the
     # channel resolve the name again: at most this often, so new replicas are found soon.
     ("grpc.dns_min_time_between_resolutions_ms", 5_000),
-    # Reconnect quickly after an engine restart instead of backing off for long.
-    ("grpc.initial_reconnect_backoff_ms", 200),
-    ("grpc.max_reconnect_backoff_ms", 2000),
+    # Reconnect quickly after an engine restart instead of backing off for long: a channel
+    # tries again within MAX_RECONNECT_MS (and gRPC's jitter) of the engine's return.
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", MAX_RECONNECT_MS),
     # Each channel its own connections (gRPC would otherwise share them between channels
     # with the same target and options).
     ("grpc.use_local_subchannel_pool", 1),
@@ -185,6 +189,8 @@ class Engine:
     def __init__(self, target: str, settings: Settings) -> None:
         self.target = target
         self.settings = settings
+        key = settings.engine_caller_key
+        self._caller: tuple[tuple[str, str], ...] = ((CALLER_KEY_HEADER, key),) if key else ()
         self._retiring: set[asyncio.Task[None]] = set()
         self._open()
         self._games: dict[str, board_pb2.GameInfo] = {}
@@ -248,7 +254,7 @@ class Engine:
         deadline = timeout or self.settings.engine_timeout
         attempts = max(1, self.settings.engine_retries)
         rid = request_id()
-        metadata = (("x-request-id", rid),) if rid else None
+        metadata = self._caller + ((("x-request-id", rid),) if rid else ())
         for attempt in range(attempts):
             try:
                 return await getattr(self._stub(), method)(

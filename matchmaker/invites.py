@@ -4,7 +4,8 @@ A code is 16 characters of Crockford's base32 (digits and letters without I, L, 
 four dash-separated groups, "7K3M-9QX2-HF4P-T8WZ". Reading one back forgives what people
 get wrong: case, missing or extra dashes and spaces, I or L for 1, O for 0. The normalized
 form (16 characters, no dashes) is what Redis stores; wrong codes are limited per player,
-per address and in all (`limits.py`), so guessing one of 2^80 is hopeless.
+per address and in all (`limits.py`), so guessing one of 2^80 is hopeless. A right code is
+never refused by those limits: a miss alone is charged to them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 A request that must be limited before anyone is known (RegisterPlayer) is limited by the
 caller's address and for everyone together; wrong invite codes are limited per player,
-per address and for everyone (`limit.lua`, one bucket per key). The caller's address is
+per address and for everyone (`limit.lua`, one bucket per key), charged only by a miss: a
+right code is never refused, however empty the buckets. The caller's address is
 the connection's peer (an IPv6 caller by its /64 network, the block one host usually
 holds), or the address a trusted proxy names in `x-forwarded-for`.
 """
@@ -168,6 +169,11 @@ class Limits:
             )
             if int(reply[0]) == 0:
                 raise limited(int(reply[1]), bucket.what)
+
+    async def miss(self, buckets: Sequence[Bucket]) -> None:
+        """Count a failure (a wrong invite code) against each bucket in turn; RATE_LIMITED
+        at the first already empty (those after it are not charged)."""
+        await self.take(buckets, need=1, cost=1)
 
     async def check(self, buckets: Sequence[Bucket]) -> None:
         """RATE_LIMITED unless every bucket holds a token (takes nothing)."""

@@ -30,10 +30,16 @@ from matchmaker.schema import SETUP_ERRORS, Layout
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from matchmaker.vault import read_secret_key
-from wargame.runtime.config import ConfigError, Parser, fail, host_port
+from wargame.runtime.config import ConfigError, Parser, fail, host_port, read_caller_key
 from wargame.runtime.logs import configure_logging, redact_url
 from wargame.runtime.serving import aio_serve, bound_address, check_port_free
-from wargame.runtime.tls import ClientTLS, add_server_flags, check_plaintext, server_tls
+from wargame.runtime.tls import (
+    ClientTLS,
+    add_server_flags,
+    check_expiry,
+    check_plaintext,
+    server_tls,
+)
 
 PROG = "wargame-matchmaker"
 DEFAULT_LISTEN = "127.0.0.1:50052"
@@ -317,6 +323,13 @@ def _engine_tls_flags(serve: Parser) -> None:
         "--engine-tls-key-file; renewed files are used from the next minute on)",
     )
     serve.flag(
+        "--engine-caller-key-file",
+        env="MATCHMAKER_ENGINE_CALLER_KEY_FILE",
+        default="",
+        help="file holding the engine's caller key (its --caller-key-file): the bots' "
+        "searches then get the engine's reserved processes, whatever strangers ask of it",
+    )
+    serve.flag(
         "--engine-tls-key-file",
         env="MATCHMAKER_ENGINE_TLS_KEY_FILE",
         default="",
@@ -352,6 +365,8 @@ def engine_tls(args: argparse.Namespace) -> ClientTLS | None:
     except ConfigError as error:
         raise ConfigError(f"--engine-tls-cert-file and --engine-tls-key-file: {error}") from None
     tls.credentials()  # every file readable and consistent, or one line now
+    if tls.cert_file:
+        check_expiry(tls.cert_file, "engine TLS client")
     return tls
 
 
@@ -377,7 +392,10 @@ def settings_from(args: argparse.Namespace) -> Settings:
     except ValueError as error:
         raise ConfigError(f"--trusted-proxies: {error}") from None
     return dataclasses.replace(
-        settings, secret_key=read_secret_key(args.secret_key_file), engine_tls=engine_tls(args)
+        settings,
+        secret_key=read_secret_key(args.secret_key_file),
+        engine_tls=engine_tls(args),
+        engine_caller_key=read_caller_key(args.engine_caller_key_file, "--engine-caller-key-file"),
     )
 
 

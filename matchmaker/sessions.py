@@ -183,7 +183,8 @@ class Sessions:
         address: str = "",
     ) -> tuple[GameRecord, int]:
         """Take an open seat, by game id or invite code; already seated: the game as is.
-        Wrong invite codes are limited per player, per address and in all."""
+        Wrong invite codes are limited per player, per address and in all; a right one
+        never is."""
         if code:
             game_id = await self._invited(player_id, code, address)
         counted = False
@@ -207,7 +208,9 @@ class Sessions:
             raise
 
     async def _invited(self, player_id: str, code: str, address: str) -> str:
-        """The game an invite code opens; wrong codes cost a token of each guess limit."""
+        """The game an invite code opens. A code that exists is never refused: only a miss
+        costs a token of each guess limit, and a miss past a limit is RATE_LIMITED (so one
+        who empties the limits for everyone keeps no one with a right code out)."""
         normal = invites.normalize(code)
         if normal is None:
             raise malformed(
@@ -216,11 +219,9 @@ class Sessions:
                 f"{invites.GROUP}, like 7K3M-9QX2-HF4P-T8WZ",
             )
         assert self.limits is not None
-        buckets = self.limits.guesses(player_id, address)
-        await self.limits.check(buckets)
         target = await self.store.invite_target(normal)
         if target is None:
-            await self.limits.charge(buckets)
+            await self.limits.miss(self.limits.guesses(player_id, address))
             raise Refusal(
                 Code.NOT_FOUND,
                 Reason.SESSION_NOT_FOUND,

@@ -24,6 +24,9 @@ class Settings:
     engine_tls: ClientTLS | None = None
     # The installation's secret (vault.py): read from --secret-key-file, never shown.
     secret_key: bytes = field(default=b"", repr=False, compare=False)
+    # Sent with every engine call: the engine's proof that the call is a matchmaker's, whose
+    # searches it admits to its reserved processes (`--engine-caller-key-file`).
+    engine_caller_key: str = field(default="", repr=False, compare=False)
     # -- Redis and engine calls
     redis_timeout: float = 2.0  # socket timeout of ordinary commands
     redis_connections: int = 64  # Redis connections for commands, per node; more calls wait

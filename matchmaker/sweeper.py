@@ -46,7 +46,10 @@ from wargame.v1 import game_pb2
 log = structlog.get_logger(component="matchmaker")
 
 SWEPT = Counter("wargame_matchmaker_sweeps_total", "Due games worked on by the sweeper", ["result"])
-RETRY_MS = 2000  # a game whose work failed (engine or Redis away) is tried again after this
+RETRY_MS = 2000  # a game whose work failed (Redis away, a bug) is tried again after this
+# ... and one whose work found the engine away, sooner: a bot moves within this (and the
+# channels' reconnection, `engine.MAX_RECONNECT_MS`) of the engine's return.
+ENGINE_RETRY_MS = 500
 
 
 @dataclass
@@ -136,15 +139,15 @@ class Sweeper:
                 SWEPT.labels("failed").inc()
                 if isinstance(error, EngineFailure):
                     log.error("due work failed: engine", error=str(error), engine=error.engine)
-                else:
-                    # A refusal, or Redis failing over: no traceback.
-                    expected = isinstance(error, (Refusal, *TRANSIENT_ERRORS))
-                    level = log.info if expected else log.warning
-                    level(
-                        "due work failed; retrying later",
-                        error=str(error) or type(error).__name__,
-                        exc_info=not expected,
-                    )
+                    return await self.store.time_ms() + ENGINE_RETRY_MS
+                # A refusal, or Redis failing over: no traceback.
+                expected = isinstance(error, (Refusal, *TRANSIENT_ERRORS))
+                level = log.info if expected else log.warning
+                level(
+                    "due work failed; retrying later",
+                    error=str(error) or type(error).__name__,
+                    exc_info=not expected,
+                )
                 return await self.store.time_ms() + RETRY_MS
 
     @contextlib.asynccontextmanager

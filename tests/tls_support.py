@@ -123,12 +123,15 @@ class Authority:
         server: bool = True,
         client: bool = False,
         expired: bool = False,
+        days: float = 1.0,
     ) -> Issued:
         """A certificate for `hosts` (names and IP addresses), signed by this CA, usable to
-        serve and/or as a client; `expired` ended an hour ago."""
+        serve and/or as a client, valid for `days` more; `expired` ended an hour ago."""
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
-        start, end = (now - 48 * HOUR, now - HOUR) if expired else (now - HOUR, now + 24 * HOUR)
+        start, end = (
+            (now - 48 * HOUR, now - HOUR) if expired else (now - HOUR, now + days * 24 * HOUR)
+        )
         alternative: list[x509.GeneralName] = []
         for host in hosts:
             try:

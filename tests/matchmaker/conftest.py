@@ -288,7 +288,12 @@ def ada(matchmaker: InProcessMatchmaker, clients: Callable[..., Client]) -> Clie
 
 
 def start_matchmaker_process(
-    directory: Path, redis_url: str, engine: str, *extra: str, name: str = "matchmaker"
+    directory: Path,
+    redis_url: str,
+    engine: str,
+    *extra: str,
+    name: str = "matchmaker",
+    env: dict[str, str] | None = None,
 ) -> ServiceProcess:
     """A real `wargame-matchmaker serve` process with fast test timings."""
     args = [
@@ -300,7 +305,7 @@ def start_matchmaker_process(
         "--presence-ttl", "3", "--presence-check", "0.5", *extra,
     ]  # fmt: skip
     return start_service(
-        "matchmaker.main", args, log_path=directory / f"{name}.log", service=SERVICE
+        "matchmaker.main", args, log_path=directory / f"{name}.log", service=SERVICE, env=env
     )
 
 

@@ -550,12 +550,13 @@ def test_wrong_invite_codes_are_limited_per_player_per_address_and_in_all(
             functools.partial(guess, player, wrong, f"198.51.100.{index}"),
             Code.NOT_FOUND,
         )
+    late = clients(server.address, "Late")
     details = expect_error(
-        lambda: guess(clients(server.address, "Late"), created.invite_code, "192.0.2.9"),
-        Code.RESOURCE_EXHAUSTED,
-        "RATE_LIMITED",
+        lambda: guess(late, wrong, "192.0.2.9"), Code.RESOURCE_EXHAUSTED, "RATE_LIMITED"
     )
     assert "at the moment" in details.message
+    # ... and a right code is never refused (only a miss is charged).
+    assert guess(late, created.invite_code, "192.0.2.9").game.status == mm.GAME_STATUS_RUNNING
 
 
 @both_stores

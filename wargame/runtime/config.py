@@ -124,6 +124,30 @@ def address_or_off(text: str) -> str:
     return listen_address(text)
 
 
+CALLER_KEY_MIN_CHARS = 32  # a caller key is a random secret: 64 hex digits make a good one
+CALLER_KEY_HEADER = "x-wargame-caller-key"  # the metadata header that carries it
+
+
+def read_caller_key(path: str, flag: str) -> str:
+    """The caller key in `path` ("" without one): the secret by which the matchmaker proves
+    its calls to the engine its own (`engine_service.service`); ConfigError, naming `flag`,
+    for a file that cannot be read or a key too short to be a secret."""
+    if not path:
+        return ""
+    try:
+        with open(path, encoding="ascii") as file:
+            key = file.read().strip()
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "not ASCII text"
+        raise ConfigError(f"{flag}: cannot read {path}: {reason}") from None
+    if len(key) < CALLER_KEY_MIN_CHARS or not key.isprintable():
+        raise ConfigError(
+            f"{flag}: the key in {path} needs at least {CALLER_KEY_MIN_CHARS} printable "
+            "characters; make one with: python -c 'import secrets; print(secrets.token_hex(32))'"
+        )
+    return key
+
+
 def fail(prog: str, message: str, status: int = 2) -> NoReturn:
     """Print one error line for `prog` and exit."""
     print(f"{prog}: error: {message}", file=sys.stderr, flush=True)

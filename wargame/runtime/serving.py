@@ -33,7 +33,15 @@ from wargame.runtime.tls import ServerTLS
 
 DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 HEALTH_MESSAGE_BYTES = 4096  # health requests and answers are a few bytes
-TRANSPORT_HEADROOM = 2  # the transport takes requests this many times the service's limit
+# The transport takes requests this many times the service's limit, which refuses them with
+# its reason. Beyond it gRPC's core refuses a request at its length prefix, before reading
+# it, and without a reason: a higher bound (or none) would have the server read whatever a
+# client announces (a 300 MB request kept 906 MB resident, against 45 MB with the bound).
+TRANSPORT_HEADROOM = 2
+# A connection that has not finished its handshake (TLS, and HTTP/2's opening) by then is
+# closed: connections opened and left silent would otherwise hold the server's sockets for
+# gRPC's default of 120 s each.
+HANDSHAKE_TIMEOUT_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,7 @@ def server_options(
         # (This option is the shortest interval between pings *received*.)
         ("grpc.http2.min_ping_interval_without_data_ms", 4_000),
         ("grpc.keepalive_permit_without_calls", 1),
+        ("grpc.server_handshake_timeout_ms", HANDSHAKE_TIMEOUT_MS),
     ]
     if connection_age is not None:
         options += [

@@ -13,13 +13,19 @@
   operator says `--insecure` (a gateway or a private network already encrypts).
 
 Files are PEM. Every problem with them ends start-up with one line naming the file, never
-its contents.
+its contents. A certificate past its end is such a problem (`check_expiry`); one that ends
+within `EXPIRY_WARNING_DAYS` is served with a warning, and the end of every certificate a
+service presents is a metric (`wargame_tls_certificate_expiry_timestamp_seconds`: alert on
+it minus `time()`, the seconds left), so a renewal that never came is seen before clients
+are refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
+import functools
 import ipaddress
 import os
 import ssl
@@ -45,6 +51,7 @@ log = structlog.get_logger(component="tls")
 # How often a server looks at its certificate files for a renewal (at most; a look is
 # made when a client connects).
 RELOAD_INTERVAL = 1.0
+EXPIRY_WARNING_DAYS = 14  # a certificate ending sooner than this is served with a warning
 
 
 # --- where plaintext is fine -----------------------------------------------------------
@@ -144,6 +151,41 @@ def _key_pair(cert_file: str, key_file: str, whose: str) -> tuple[bytes, bytes]:
     return chain, key_pem
 
 
+def check_expiry(cert_file: str, what: str) -> None:
+    """ConfigError when the first certificate in `cert_file` has ended; a warning when it
+    ends within EXPIRY_WARNING_DAYS. Its end is the gauge of the module docstring."""
+    _, certificates = _certificates(cert_file, f"{what} certificate file")
+    end = certificates[0].not_valid_after_utc
+    _expiry_gauge().labels(cert_file).set(end.timestamp())
+    left = end - datetime.datetime.now(datetime.UTC)
+    if left <= datetime.timedelta(0):
+        raise ConfigError(
+            f"the {what} certificate in {cert_file} expired on {end:%Y-%m-%d %H:%M} UTC; "
+            "renew it (clients refuse an expired certificate)"
+        )
+    if left < datetime.timedelta(days=EXPIRY_WARNING_DAYS):
+        log.warning(
+            "certificate expires soon",
+            cert_file=cert_file,
+            expires=f"{end:%Y-%m-%d %H:%M} UTC",
+            days_left=round(left.total_seconds() / 86400, 1),
+        )
+
+
+@functools.cache
+def _expiry_gauge() -> Any:
+    # Made on first use: the engine's supervisor sets prometheus_client up for its workers
+    # before it is imported.
+    from prometheus_client import Gauge
+
+    return Gauge(
+        "wargame_tls_certificate_expiry_timestamp_seconds",
+        "When the certificate this service presents ends (Unix time)",
+        ["file"],
+        multiprocess_mode="min",
+    )
+
+
 def _signature(paths: Sequence[str]) -> tuple[tuple[int, int, int], ...]:
     """What changes when any of the files is replaced (a renewed Secret swaps a symlink)."""
     out = []
@@ -220,8 +262,9 @@ class _Reloader:
             if signature == self.signature:
                 return None
             try:
+                check_expiry(self.tls.cert_file, "TLS")
                 configuration = self.tls.configuration()
-            except ConfigError as error:  # half-written renewal: keep serving the old one
+            except ConfigError as error:  # half-written or stale renewal: keep the old one
                 log.warning("certificate not reloaded", problem=str(error))
                 return None
             self.signature = signature
@@ -370,4 +413,5 @@ def server_tls(args: argparse.Namespace, what: str) -> ServerTLS | None:
         raise ConfigError("--tls-cert-file and --tls-key-file go together")
     tls = ServerTLS(cert, key, client_ca)
     tls.configuration()  # every file readable and consistent, or one line now
+    check_expiry(cert, "TLS")
     return tls

@@ -42,10 +42,12 @@ from engine_service.rules.napoleonic.deployment import (
 from engine_service.rules.napoleonic.pieces import UNIT_TYPES
 from engine_service.rules.napoleonic.setup import ArrayError, canonical_array_text, parse_array
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from wargame.runtime.quoting import quoted
+from wargame.runtime.quoting import quoted, withheld
 
 _SQUARE = re.compile(r"^[a-z]{1,2}[0-9]{1,3}$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
+# Actions whose text holds a hidden deployment or a salt: a refusal quotes only the keyword.
+SECRET_KEYWORDS = frozenset({"commit", "reveal", "seal"})
 HELP = (
     "actions: 'move c2-d4', 'attack d4>e5', 'support e6>e5', 'advance d4>e5', 'end', "
     "'redoubt d4', 'commit <array> salt <hex>', 'commit <hex digest>', "
@@ -82,7 +84,11 @@ def format_action(state: NapoleonicState, action: NapoleonicAction) -> str:
 
 
 def _invalid(text: str, why: str) -> RuleError:
-    return RuleError(Reason.NOTATION_INVALID, f"{quoted(text)}: {why}", accepted=HELP)
+    """NOTATION_INVALID quoting `text`, or only its keyword when the rest is secret."""
+    words = text.split(maxsplit=1)
+    secret = bool(words) and words[0].lower() in SECRET_KEYWORDS
+    shown = withheld(text, words[0]) if secret else quoted(text)
+    return RuleError(Reason.NOTATION_INVALID, f"{shown}: {why}", accepted=HELP)
 
 
 def _unit_ref(state: NapoleonicState, word: str, text: str) -> str:
@@ -126,10 +132,23 @@ def _array_and_salt(words: list[str], text: str) -> tuple[str, bytes]:
 
 
 def _placements(array_text: str, text: str) -> tuple[tuple[str, str], ...]:
+    """The placements of a (secret) array; a refusal names the bad item by its number."""
     try:
         return read_placements(array_text)
-    except ArrayError as error:
-        raise _invalid(text, str(error)) from None
+    except ArrayError:
+        items = array_text.replace(",", " ").split()
+        number = next(n for n, item in enumerate(items, 1) if not _readable(item))
+        raise _invalid(
+            text, f"array item {number} is not 'square=LETTER' (e.g. 'a2=A') of a unit type"
+        ) from None
+
+
+def _readable(item: str) -> bool:
+    try:
+        parse_array(item)
+    except ArrayError:
+        return False
+    return True
 
 
 def parse_action(state: NapoleonicState, text: str, side: str) -> NapoleonicAction:

@@ -56,5 +56,6 @@ def test_a_word_that_is_no_action_is_refused() -> None:
 
 def test_10_1_a_salt_is_32_bytes_in_64_hex_digits() -> None:
     assert refusal(dawn(), "commit a2=A salt abc", "red") == (
-        "'commit a2=A salt abc': a salt is 32 bytes written as 64 hex digits"
+        "'commit'… (20 characters, not quoted: they hold a secret): "
+        "a salt is 32 bytes written as 64 hex digits"
     )

@@ -1,0 +1,136 @@
+"""The pool's reserved share (issue 29, item 6): calls of priority (the matchmaker's, which
+carry the caller key) are admitted and served whatever the other calls hold; a call with a
+wrong key, or none, is like any other.
+
+The work is the stand-in of `test_pool.py`, run in real pool processes; the key is read
+from a real call's metadata (a real gRPC server on loopback).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent import futures
+
+import grpc
+import pytest
+
+from engine_service.pool import Job, Pool
+from engine_service.rules import rulesets
+from engine_service.service import RulesEngine
+from tests.engine_service.test_pool import Caller, _wait, stand_in
+from wargame.runtime.config import CALLER_KEY_HEADER
+from wargame.runtime.refusal import Reason, Refusal
+
+KEY = "k3y-" + "9f" * 20
+
+
+def _running(
+    pool: Pool, job: Job, caller: Caller, *, priority: bool = False
+) -> tuple[threading.Thread, list[object]]:
+    """`job` run in the pool from a thread of its own: the thread, and what it ended with."""
+    outcome: list[object] = []
+
+    def run() -> None:
+        try:
+            outcome.append(pool.run(job, caller, priority=priority))
+        except Exception as error:
+            outcome.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+@pytest.fixture
+def pool() -> Iterator[Pool]:
+    made = Pool(
+        stand_in, (), processes=1, queue=1, reserved=1, log_format="console", log_level="error"
+    )
+    yield made
+    made.close()
+
+
+def test_a_call_of_priority_runs_at_once_while_the_others_are_refused(pool: Pool) -> None:
+    callers = [Caller(), Caller()]
+    running = [_running(pool, Job("sleep", b"30", 30, 60), caller) for caller in callers]
+    _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
+    with pytest.raises(Refusal) as refused:
+        pool.run(Job("echo", b"x", 1, 30), Caller())
+    assert refused.value.reason == Reason.ENGINE_BUSY
+    pool.refuse_when_full(priority=True)  # room for it
+    # Served by the reserved process at once (a queued call would wait 30 s for a slot).
+    assert pool.run(Job("echo", b"bot", 1, 30), Caller(), priority=True) == b"bot"
+    reserved = int(pool.run(Job("pid", b"", 1, 30), Caller(), priority=True))
+    assert reserved == pool._slots[1].process.pid != pool._slots[0].process.pid
+    for caller in callers:
+        caller.there = False
+    for thread, _outcome in running:
+        thread.join(30)
+
+
+def test_calls_of_priority_have_a_bound_of_their_own(pool: Pool) -> None:
+    callers = [Caller(), Caller()]
+    running = [
+        _running(pool, Job("sleep", b"30", 30, 60), caller, priority=True) for caller in callers
+    ]
+    _wait(lambda: pool._admitted_priority == pool.priority_capacity)
+    with pytest.raises(Refusal) as refused:
+        pool.run(Job("echo", b"x", 1, 30), Caller(), priority=True)
+    assert refused.value.reason == Reason.ENGINE_BUSY
+    for caller in callers:
+        caller.there = False
+    for thread, _outcome in running:
+        thread.join(30)
+
+
+def test_without_reserved_processes_priority_is_like_any_call() -> None:
+    made = Pool(stand_in, (), processes=1, queue=0, log_format="console", log_level="error")
+    try:
+        caller = Caller()
+        thread, _ = _running(made, Job("sleep", b"30", 30, 60), caller)
+        _wait(lambda: made._admitted == made.capacity)
+        assert made.priority_capacity == 0
+        with pytest.raises(Refusal):
+            made.run(Job("echo", b"x", 1, 30), Caller(), priority=True)
+        caller.there = False
+        thread.join(30)
+    finally:
+        made.close()
+
+
+@pytest.mark.parametrize(
+    ("configured", "sent", "priority"),
+    [
+        (KEY, KEY, True),
+        (KEY, KEY[:-1] + "0", False),  # a wrong key: any caller
+        (KEY, KEY + "x", False),
+        (KEY, "", False),
+        (KEY, None, False),  # no header
+        ("", KEY, False),  # an engine without a key has no priority to give
+    ],
+)
+def test_only_the_configured_caller_key_gives_priority(
+    configured: str, sent: str | None, priority: bool
+) -> None:
+    engine = RulesEngine(rulesets(), caller_key=configured)
+    seen: list[bool] = []
+
+    def answer(request: bytes, context: grpc.ServicerContext) -> bytes:
+        seen.append(engine._priority(context))
+        return b""
+
+    server = grpc.server(futures.ThreadPoolExecutor(2))
+    handler = grpc.unary_unary_rpc_method_handler(answer)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler("priority.test.Caller", {"Ask": handler}),)
+    )
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            metadata = () if sent is None else ((CALLER_KEY_HEADER, sent),)
+            channel.unary_unary("/priority.test.Caller/Ask")(b"", metadata=metadata, timeout=10)
+    finally:
+        server.stop(None)
+    assert seen == [priority]
