@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import pytest
 
-from engine_service.ai import suggest
+from engine_service.ai import search, suggest
 from engine_service.ai.napoleonic import clear_plans
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.game import Game, Resign
@@ -31,8 +32,13 @@ def test_the_suggestion_is_legal_and_its_line_starts_with_it(
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_a_50_ms_budget_is_kept(game: str) -> None:
-    # Each position's best of three runs, so that a busy machine's pause is not counted.
+def test_a_50_ms_budget_is_kept(game: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The search keeps its budget by its clock (the wall's). Here its clock is the
+    # process's CPU time, and so is the measure: a busy machine that preempts the search
+    # changes neither, and a search that overran its budget would spend more than three
+    # times the budget of CPU. Each position's best of three runs (a collection of garbage
+    # is not the search's).
+    monkeypatch.setattr(search, "time", SimpleNamespace(perf_counter=time.process_time))
     ruleset = RULES[game]
     slowest = 0.0
     for seed in range(6):
@@ -42,9 +48,9 @@ def test_a_50_ms_budget_is_kept(game: str) -> None:
         times = []
         for _ in range(3):
             clear_plans()
-            started = time.perf_counter()
+            started = time.process_time()
             suggest(game_, side=side, seconds=0.05, seed=seed)
-            times.append(time.perf_counter() - started)
+            times.append(time.process_time() - started)
         slowest = max(slowest, min(times))
     assert slowest < 0.15
 
