@@ -7,8 +7,8 @@ fixed, deeper sets. The base seed is in pytest's header and in the report of eve
 test that drew from it, and `WARGAME_TEST_SEED=<n>` plays the same games again.
 
 Where things are: `base_seed` (the run's seed, set once for the run and its workers),
-`sampled` (the seeds of a sample), `playout_seed` (the fixture a sampled test takes), and
-the report hooks in `tests/conftest.py`.
+`sampled` (the seeds of a sample), `DEPTHS` (a test's sample and in-depth forms), and in
+`tests/conftest.py` the fixture `playout_seed` a sampled test takes and the report hooks.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
+import pytest
+
 ENV = "WARGAME_TEST_SEED"
+# A random-games test's two forms: a sample in `make test`, the fixed games under -m slow
+# (`@pytest.mark.parametrize("in_depth", seeds.DEPTHS)`).
+DEPTHS = [pytest.param(False, id="sample"), pytest.param(True, id="depth", marks=pytest.mark.slow)]
 
 
 def base_seed() -> int:

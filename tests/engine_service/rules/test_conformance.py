@@ -138,7 +138,6 @@ OPTION_SETS = [
     for index, (label, _options, _playouts) in enumerate(_option_sets(rulesets(SEAL_KEY)[game_id]))
 ]
 SAMPLED = 1
-DEPTHS = [pytest.param(False, id="sample"), pytest.param(True, id="depth", marks=pytest.mark.slow)]
 
 
 def _seeds(in_depth: bool, playouts: int) -> list[str]:
@@ -146,7 +145,7 @@ def _seeds(in_depth: bool, playouts: int) -> list[str]:
     return [str(seed) for seed in range(playouts)] if in_depth else seeds.sampled(SAMPLED)
 
 
-@pytest.mark.parametrize("in_depth", DEPTHS)
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize(("game_id", "index"), OPTION_SETS)
 @pytest.mark.usefixtures("playout_seed")
 def test_random_playouts_keep_every_invariant(game_id: str, index: int, in_depth: bool) -> None:
@@ -155,7 +154,7 @@ def test_random_playouts_keep_every_invariant(game_id: str, index: int, in_depth
     _play_out(ruleset, label, options, _seeds(in_depth, playouts))
 
 
-@pytest.mark.parametrize("in_depth", DEPTHS)
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize("given", MULTIPLAYER_OPTIONS, ids=lambda o: "-".join(o.values()))
 @pytest.mark.usefixtures("playout_seed")
 def test_random_playouts_keep_every_invariant_with_more_players(
