@@ -149,8 +149,10 @@ def channel_listeners(url: str, channel: str) -> int:
 
 
 async def store_client(url: str) -> Client:
-    """The matchmaker's own client of the Redis or Redis Cluster at `url`."""
-    return await connect(url, socket_timeout=5.0, connections=64)
+    """The matchmaker's own client of the Redis or Redis Cluster at `url`. Its socket
+    timeout is generous: on a busy machine a reply (a cluster's slot map) may take seconds,
+    and a timed-out read breaks the connection it was on."""
+    return await connect(url, socket_timeout=30.0, connections=64)
 
 
 def sealed_array(side: str) -> str:
