@@ -169,7 +169,7 @@ def local_stack_variables(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def wait_healthy(address: str, service: str = "", timeout: float = 60.0) -> None:
+def wait_healthy(address: str, service: str = "", timeout: float = 120.0) -> None:
     """Block until the gRPC health check of `service` at `address` answers SERVING."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None

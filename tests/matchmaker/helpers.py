@@ -258,7 +258,7 @@ class Watcher(StreamReader):
         )
 
     def until(
-        self, version: int, timeout: float = 20, *, notices: bool = False
+        self, version: int, timeout: float = 90, *, notices: bool = False
     ) -> list[mm.WatchGameResponse]:
         """Updates until the one of `version` arrives (with the notices among them if
         `notices`: players without a stream of their own are announced as gone)."""
@@ -271,7 +271,7 @@ class Watcher(StreamReader):
         return out
 
     def notice(
-        self, kind: mm.NoticeKind.ValueType, side: str = "", timeout: float = 20
+        self, kind: mm.NoticeKind.ValueType, side: str = "", timeout: float = 90
     ) -> tuple[mm.WatchGameResponse, list[mm.WatchGameResponse]]:
         """Read until a notice of `kind` (about `side`, if given): it, and what came before."""
         before: list[mm.WatchGameResponse] = []
