@@ -45,7 +45,8 @@ GAMES = [entry.id for entry in games()]
 HERE = Path(__file__).parent
 PLAYOUTS = 6
 MAX_PLIES = 400
-ACTIONS_CHECKED_PER_POSITION = 25
+ACTIONS_CHECKED_PER_POSITION = 25  # in depth; a sample checks fewer, in more games a week
+SAMPLE_ACTIONS_CHECKED = 8
 SEAL_KEY = bytes(range(32))
 # Option sets beyond the defaults and presets, each a way through the game the defaults do
 # not take (deployments, passing, huffing): played out fewer times.
@@ -107,7 +108,7 @@ def _check_wire_and_text(game: Game[Any], wired: Conversions) -> None:
 
 
 def _check_position(
-    ruleset: AnyRuleset, game: Game[Any], rng: random.Random, wired: Conversions
+    ruleset: AnyRuleset, game: Game[Any], rng: random.Random, wired: Conversions, checked: int
 ) -> None:
     state = game.state
     assert ruleset.check_state(state) == [], ruleset.check_state(state)
@@ -119,7 +120,7 @@ def _check_position(
         assert actions == [] and game.to_act() == ()
         return
     assert len(set(actions)) == len(actions), "legal actions repeat"
-    for action in rng.sample(actions, min(len(actions), ACTIONS_CHECKED_PER_POSITION)):
+    for action in rng.sample(actions, min(len(actions), checked)):
         text = ruleset.format_action(state, action)
         side = ruleset.actor(state, action)
         assert ruleset.parse_action(state, text, side) == action, text
@@ -151,7 +152,7 @@ def _seeds(in_depth: bool, playouts: int) -> list[str]:
 def test_random_playouts_keep_every_invariant(game_id: str, index: int, in_depth: bool) -> None:
     ruleset = rulesets(SEAL_KEY)[game_id]
     label, options, playouts = _option_sets(ruleset)[index]
-    _play_out(ruleset, label, options, _seeds(in_depth, playouts))
+    _play_out(ruleset, label, options, _seeds(in_depth, playouts), _checked(in_depth))
 
 
 @pytest.mark.parametrize("in_depth", seeds.DEPTHS)
@@ -162,10 +163,17 @@ def test_random_playouts_keep_every_invariant_with_more_players(
 ) -> None:
     ruleset = rulesets(SEAL_KEY)["napoleonic"]
     options = ruleset.resolve_options(given)
-    _play_out(ruleset, str(given), options, _seeds(in_depth, MORE_PLAYOUTS))
+    _play_out(ruleset, str(given), options, _seeds(in_depth, MORE_PLAYOUTS), _checked(in_depth))
 
 
-def _play_out(ruleset: AnyRuleset, label: str, options: Any, games: list[str]) -> None:
+def _checked(in_depth: bool) -> int:
+    """How many of a position's legal actions are applied and read back."""
+    return ACTIONS_CHECKED_PER_POSITION if in_depth else SAMPLE_ACTIONS_CHECKED
+
+
+def _play_out(
+    ruleset: AnyRuleset, label: str, options: Any, games: list[str], checked: int
+) -> None:
     wired = conversions(rulesets(SEAL_KEY))
     for seed in games:
         rng = random.Random(f"{ruleset.id}-{label}-{seed}")
@@ -173,7 +181,7 @@ def _play_out(ruleset: AnyRuleset, label: str, options: Any, games: list[str]) -
         game = initial
         played: list[tuple[str, Any]] = []
         for _ply in range(MAX_PLIES):
-            _check_position(ruleset, game, rng, wired)
+            _check_position(ruleset, game, rng, wired, checked)
             if game.outcome is not None:
                 break
             action = ruleset.random_action(game.state, rng)
