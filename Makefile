@@ -14,7 +14,7 @@ LEVEL  ?= 1
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup redis-server commands run stop status play test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -61,11 +61,17 @@ status: ## show whether the local stack runs, and where
 play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5)
 	@$(PY) deploy/local/stack.py play $(GAME) --level "$(LEVEL)" --run-dir $(RUN_DIR)
 
-test: setup proto-check ## the default test suite (everything but the slow tests)
+test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
 
-test-slow: setup ## the long suites: deep perft, AI strength, soak
+test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
+
+# Two clones of main running `make test` at once beside a CPU hog: the suite holds on a
+# busy machine (PAIRED_FLAGS="--runs 3 --hogs 2 --ref <branch> --keep"). Takes the machine
+# for the length of a few suites: not on a shared one.
+test-paired: setup ## make test in two fresh clones of main at once beside a CPU hog: each result and time
+	$(PY) -m tools.paired --run-dir $(RUN_DIR) $(PAIRED_FLAGS)
 
 mutate: setup ## mutation testing (mutmut) of rules, convert, matchmaker; SCOPE=<folder> narrows it
 	nice -n 10 $(PY) -m tools.mutate $(addprefix --scope ,$(SCOPE)) \

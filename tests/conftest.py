@@ -7,7 +7,7 @@ servers mark nothing by themselves, so suites mark themselves (`pytestmark`).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -16,6 +16,7 @@ import pytest
 import redis
 from hypothesis import HealthCheck, settings
 
+from tests import seeds
 from tests.servers import (
     RedisServer,
     ServiceProcess,
@@ -40,6 +41,29 @@ def pytest_configure(config: pytest.Config) -> None:
 
     configure_logging("console", "warning")
     keep_off_default_addresses()
+    seeds.fix_for_the_run()
+
+
+def pytest_report_header() -> str:
+    """The run's seed of the sampled random tests."""
+    return f"random samples: {seeds.reproduce_line()}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed test that drew random games says which seed drew them."""
+    report: pytest.TestReport = yield
+    if report.failed and "playout_seed" in getattr(item, "fixturenames", ()):
+        report.sections.append(("random sample", seeds.reproduce_line()))
+    return report
+
+
+@pytest.fixture
+def playout_seed() -> int:
+    """The run's base seed, for a test that plays a sample of random games (`seeds`)."""
+    return seeds.base_seed()
 
 
 def keep_off_default_addresses() -> None:

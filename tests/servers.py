@@ -169,7 +169,7 @@ def local_stack_variables(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def wait_healthy(address: str, service: str = "", timeout: float = 60.0) -> None:
+def wait_healthy(address: str, service: str = "", timeout: float = 120.0) -> None:
     """Block until the gRPC health check of `service` at `address` answers SERVING."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
@@ -466,7 +466,7 @@ def _redis_cli(*args: str) -> str:
     binary = shutil.which("redis-cli")
     if binary is None:
         raise RuntimeError("redis-cli is not installed: run `make setup`")
-    done = subprocess.run([binary, *args], check=False, capture_output=True, text=True, timeout=60)
+    done = subprocess.run([binary, *args], check=False, capture_output=True, text=True, timeout=150)
     if done.returncode != 0:
         raise RuntimeError(f"redis-cli {' '.join(args)}: {done.stdout}{done.stderr}")
     return done.stdout

@@ -19,7 +19,7 @@ def test_picked_ports_lie_below_the_kernels_own_range_and_no_two_processes_share
     assert not DEFAULT_PORTS & set(mine)
     other = subprocess.run(
         [sys.executable, "-c", "from tests.servers import free_ports; print(*free_ports(2000))"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+        cwd=ROOT, capture_output=True, text=True, timeout=150, check=True,
     )  # fmt: skip
     theirs = {int(port) for port in other.stdout.split()}
     assert len(theirs) == 2000

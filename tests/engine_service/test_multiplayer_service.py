@@ -377,6 +377,12 @@ def test_a_battle_is_played_at_level_3_unless_asked(stub: engine_pb2_grpc.RulesE
             "time_budget",
         ),
         (
+            engine_pb2.ResolveBattleRequest(
+                state=game_pb2.GameState(game="war"), time_budget=duration_pb2.Duration()
+            ),
+            "time_budget",
+        ),
+        (
             engine_pb2.ResolveBattleRequest(state=game_pb2.GameState(game="war"), max_turns=10001),
             "max_turns",
         ),

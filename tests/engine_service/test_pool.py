@@ -113,16 +113,20 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     callers = [Caller(), Caller()]
     running = [_in_thread(pool, Job("sleep", b"30", 30, 60), caller) for caller in callers]
     _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
-    started = time.monotonic()
     with pytest.raises(Refusal) as early:  # asked before any work for the pool is done
         pool.refuse_when_full()
     assert early.value.reason == Reason.ENGINE_BUSY
     with pytest.raises(Refusal) as refused:
         pool.run(Job("echo", b"x", 1, 30), Caller())
-    assert time.monotonic() - started < 10  # a queued job would wait 30 s for a slot
+    # Refused at once: not queued behind the jobs, which all still run (a queued call would
+    # have waited for the first to end).
+    assert pool._admitted == pool.capacity and all(t.is_alive() for t, _o in running)
     assert refused.value.reason == Reason.ENGINE_BUSY
     # The running search ends in up to 30 s, and the queued one takes as long again.
-    assert refused.value.retry_after is not None and 30 < refused.value.retry_after <= 60
+    retry_after = refused.value.retry_after
+    assert retry_after is not None and 30 < retry_after <= 60
+    # The metadata says the same in milliseconds (RetryInfo carries it as a duration).
+    assert refused.value.metadata == {"retry_after_ms": str(round(retry_after * 1000))}
     for caller in callers:
         caller.there = False
     for thread, outcome in running:

@@ -367,6 +367,12 @@ def test_suggest_refusals(stub) -> None:
         ),
     )
     assert (long.reason, long.fields[0][0]) == ("DEADLINE_TOO_LONG", "time_budget")
+    # A budget that is there but zero (or less) is no budget: refused, not the default.
+    for nothing in (duration_pb2.Duration(), duration_pb2.Duration(nanos=-1)):
+        zero = refused(
+            stub.SuggestAction, engine_pb2.SuggestActionRequest(state=state, time_budget=nothing)
+        )
+        assert (zero.code, zero.fields[0][0]) == (grpc.StatusCode.INVALID_ARGUMENT, "time_budget")
     over = stub.ApplyActions(applying(state, "north", resign=game_pb2.Resign())).state
     assert (
         refused(stub.SuggestAction, engine_pb2.SuggestActionRequest(state=over)).reason

@@ -149,8 +149,10 @@ def channel_listeners(url: str, channel: str) -> int:
 
 
 async def store_client(url: str) -> Client:
-    """The matchmaker's own client of the Redis or Redis Cluster at `url`."""
-    return await connect(url, socket_timeout=5.0, connections=64)
+    """The matchmaker's own client of the Redis or Redis Cluster at `url`. Its socket
+    timeout is generous: on a busy machine a reply (a cluster's slot map) may take seconds,
+    and a timed-out read breaks the connection it was on."""
+    return await connect(url, socket_timeout=30.0, connections=64)
 
 
 def sealed_array(side: str) -> str:
@@ -202,8 +204,9 @@ def assert_everything_expires(redis_url: str) -> None:
         client.close()
 
 
-def wait_for(check: Callable[[], Any], timeout: float = 15.0) -> Any:
-    """Poll until `check()` is truthy; return it."""
+def wait_for(check: Callable[[], Any], timeout: float = 90.0) -> Any:
+    """Poll until `check()` is truthy; return it. The default bound is generous: a busy
+    machine (a paired run beside a CPU hog) may take a minute for what takes a second."""
     deadline = time.monotonic() + timeout
     while True:
         value = check()
@@ -258,7 +261,7 @@ class Watcher(StreamReader):
         )
 
     def until(
-        self, version: int, timeout: float = 20, *, notices: bool = False
+        self, version: int, timeout: float = 90, *, notices: bool = False
     ) -> list[mm.WatchGameResponse]:
         """Updates until the one of `version` arrives (with the notices among them if
         `notices`: players without a stream of their own are announced as gone)."""
@@ -271,7 +274,7 @@ class Watcher(StreamReader):
         return out
 
     def notice(
-        self, kind: mm.NoticeKind.ValueType, side: str = "", timeout: float = 20
+        self, kind: mm.NoticeKind.ValueType, side: str = "", timeout: float = 90
     ) -> tuple[mm.WatchGameResponse, list[mm.WatchGameResponse]]:
         """Read until a notice of `kind` (about `side`, if given): it, and what came before."""
         before: list[mm.WatchGameResponse] = []

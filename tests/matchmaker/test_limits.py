@@ -152,9 +152,9 @@ async def made(redis_url: str, **changes: Any) -> AsyncIterator[Limits]:
         await redis.aclose()
 
 
-async def refusal(limits: Limits, buckets: Sequence[Bucket]) -> Refusal:
+async def refusal(limits: Limits, buckets: Sequence[Bucket], **take: int) -> Refusal:
     with pytest.raises(Refusal) as caught:
-        await limits.take(buckets)
+        await limits.take(buckets, **take)
     return caught.value
 
 
@@ -287,5 +287,28 @@ def test_a_bucket_without_a_rate_is_no_limit_and_the_first_refusal_stops_the_res
             with pytest.raises(Refusal) as caught:
                 await limits.take([two], need=4, cost=1)
             assert caught.value.message.startswith("second; retry in ")
+
+    run(scenario())
+
+
+@both_stores
+def test_a_bucket_idle_for_long_holds_its_burst_and_no_more(redis_url: str) -> None:
+    # limit.lua refills by Redis TIME: a bucket last changed long ago (written here as the
+    # script writes it, its `at` an hour back by the server's clock) is full, not fuller.
+    async def scenario() -> None:
+        async with made(redis_url) as limits:
+            redis = limits.scripts.redis
+            bucket = Bucket(keys.limit("idle"), 1.0, 3.0, "too many idle tests")
+            seconds, micros = await redis.time()
+            hour_ago = seconds * 1000 + micros // 1000 - 3_600_000
+            for start in (0.0, -3.0):  # empty, and as deep in debt as a bucket goes
+                await redis.hset(bucket.key, mapping={"tokens": start, "at": hour_ago})
+                # 3,600 tokens' worth of refill, kept to the burst of 3: 4 never pass.
+                refused = await refusal(limits, [bucket], need=4, cost=1)
+                assert int(refused.metadata["retry_after_ms"]) == 1000  # the 4th token in 1 s
+                await limits.take([bucket], need=3, cost=3)
+                assert await held(limits, bucket.key) == pytest.approx(0, abs=0.05)
+                refused = await refusal(limits, [bucket], need=1, cost=1)
+                assert 0 < int(refused.metadata["retry_after_ms"]) <= 1000
 
     run(scenario())

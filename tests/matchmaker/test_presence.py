@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import random
 import time
 from collections.abc import Callable
@@ -173,10 +174,24 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
     assert north.ended.wait(10)
 
 
+def warned(redis_url: str, game_id: str) -> dict[str, int]:
+    """The game's warned sides as its hash keeps them: side -> deadline (ms)."""
+    client: Any = sync_client(redis_url)
+    try:
+        raw = client.hget(keys.game(game_id), "warned")
+    finally:
+        client.close()
+    return {side: int(ms) for side, ms in json.loads(raw or "{}").items()}
+
+
 @both_stores
 def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_the_game(
-    two: dict[str, Client], redis_url: str
+    war_replica: WarReplica, redis_url: str
 ) -> None:
+    # A deadline far off: the return is in time however slow the machine (the sweeper
+    # would end a game whose warning outlived the return only at that deadline, so the
+    # warning itself is read).
+    _server, two = war_replica(**{**FAST, "abandon_after": 600.0})
     game, south, north = watched_game(two, redis_url)
     # North, not to act, leaves and comes back: announced both ways, never warned.
     north.close()
@@ -186,15 +201,20 @@ def test_the_opponent_sees_disconnect_and_reconnect_and_a_return_in_time_saves_t
     back, between = south.notice(mm.NOTICE_KIND_RECONNECTED, "north")
     assert back.notice.text == "north reconnected" and connected(back.game)["north"] is True
     assert not any(m.notice.kind == mm.NOTICE_KIND_ABANDON_WARNING for m in between)
-    # South, to act, leaves, is warned, and returns before its deadline: the game goes on.
+    assert warned(redis_url, game.id) == {}
+    # South, to act, leaves, is warned, and returns before its deadline: the warning is
+    # gone with the return (the script that announces it clears it), and the game goes on.
     south.close()
-    north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    warning, _ = north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    assert warned(redis_url, game.id) == {"south": warning.notice.deadline.ToMilliseconds()}
     south = Watcher(two["south"], game.id)
     north.notice(mm.NOTICE_KIND_RECONNECTED, "south")
-    past = redis_ms(redis_url) + int(3 * ABANDON * 1000)
-    wait_for(lambda: swept_after(redis_url, game.id, past), timeout=30)
+    assert warned(redis_url, game.id) == {}
+    returned = redis_ms(redis_url)
+    wait_for(lambda: swept_after(redis_url, game.id, returned), timeout=60)
     view = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert view.status == mm.GAME_STATUS_RUNNING and connected(view)["south"] is True
+    assert warned(redis_url, game.id) == {}
     south.close()
     north.close()
 

@@ -51,6 +51,9 @@ def test_a_suggest_flood_is_refused_with_a_retry_hint_and_cheap_calls_go_on(stub
             assert details.code == grpc.StatusCode.RESOURCE_EXHAUSTED, details
             assert details.reason == "ENGINE_BUSY", details
             assert details.retry_after is not None and details.retry_after > 0, details
+            # The hint in the metadata is the RetryInfo's, in milliseconds.
+            retry_ms = int(details.metadata["retry_after_ms"])
+            assert retry_ms == round(details.retry_after * 1000), details
         # While the admitted searches run, every cheap rules call is answered in time.
         legal = stub.ListLegalActions(
             engine_pb2.ListLegalActionsRequest(state=state), timeout=CHEAP_DEADLINE

@@ -17,7 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WARGAME, Cli, Stack, clients, game_id_of, run, stack
+from tests.system.cli_support import (
+    WARGAME,
+    Cli,
+    Stack,
+    clients,
+    game_id_of,
+    prompt_row,
+    run,
+    stack,
+)
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-full-screen")]
 __all__ = ["clients", "stack"]
@@ -252,5 +261,21 @@ def test_the_whole_battle_board_shows_at_80_by_24_and_the_normal_one_when_taller
     assert (battle_board(cli) or {}).keys() >= BATTLE_CELLS
     cli.resize(24, 80)
     cli.wait_screen(lambda c: rows_apart(c, 134, 125) == 1)
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_tab_completes_the_input_line_whatever_the_case(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = full_screen(clients, tmp_path, stack)
+    cli.child.send("HE\t")  # one candidate (`help`): Tab puts it on the line as written
+    cli.wait_screen(lambda c: prompt_row(c).rstrip().endswith("› help"))
+    cli.child.send("\x15E3-\t")  # Ctrl-U clears the line; `e3-e4`, `e3-e5`... in a menu
+    cli.wait_screen(lambda c: "e3-e4" in c.text() and "e3-e5" in c.text())
+    cli.child.send("\t")  # the next Tab takes the first of them
+    cli.wait_screen(lambda c: prompt_row(c).rstrip().endswith("› e3-e4"))
+    cli.child.send("\r")
+    cli.wait_screen(r"You: e3-e4")
     cli.send("quit")
     assert cli.wait() == 0

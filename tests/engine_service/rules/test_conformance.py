@@ -37,6 +37,7 @@ from engine_service.rules.errors import RuleError
 from engine_service.rules.game import AcceptDraw, DeclineDraw, Game, OfferDraw, Resign
 from engine_service.rules.position import read_position, write_position
 from engine_service.rules.record import parse_record, record_of, replay
+from tests import seeds
 from tests.engine_service.convert.support import compact, wire
 from tests.engine_service.rules.golden import path_of, scripts_of, transcripts
 
@@ -44,7 +45,8 @@ GAMES = [entry.id for entry in games()]
 HERE = Path(__file__).parent
 PLAYOUTS = 6
 MAX_PLIES = 400
-ACTIONS_CHECKED_PER_POSITION = 25
+ACTIONS_CHECKED_PER_POSITION = 25  # in depth; a sample checks fewer, in more games a week
+SAMPLE_ACTIONS_CHECKED = 8
 SEAL_KEY = bytes(range(32))
 # Option sets beyond the defaults and presets, each a way through the game the defaults do
 # not take (deployments, passing, huffing): played out fewer times.
@@ -97,17 +99,19 @@ def _check_wire_and_text(game: Game[Any], wired: Conversions) -> None:
     text = write_position(game)
     again = read_position(game.ruleset, text)
     assert again == game, f"the position text does not read back: {text}"
+    # Equal states, made apart, hash alike (the memos of the rules key on the state).
+    assert hash(again.state) == hash(game.state), f"equal states hash apart: {text}"
+    assert hash(back.state) == hash(game.state), "equal states hash apart (structured form)"
     assert write_position(again) == text, f"the position text is not canonical: {text}"
     assert write_position(back) == text, "the structured form writes another text"
     assert wired.game_from_proto(compact(wired, game)) == game, "the position alone changed it"
 
 
 def _check_position(
-    ruleset: AnyRuleset, game: Game[Any], rng: random.Random, wired: Conversions
+    ruleset: AnyRuleset, game: Game[Any], rng: random.Random, wired: Conversions, checked: int
 ) -> None:
     state = game.state
     assert ruleset.check_state(state) == [], ruleset.check_state(state)
-    assert hash(state) == hash(state)
     _check_wire_and_text(game, wired)
     text = ruleset.setup_text(state)
     assert ruleset.setup_text(ruleset.new_game(ruleset.options_of(state), text)) == text
@@ -116,7 +120,7 @@ def _check_position(
         assert actions == [] and game.to_act() == ()
         return
     assert len(set(actions)) == len(actions), "legal actions repeat"
-    for action in rng.sample(actions, min(len(actions), ACTIONS_CHECKED_PER_POSITION)):
+    for action in rng.sample(actions, min(len(actions), checked)):
         text = ruleset.format_action(state, action)
         side = ruleset.actor(state, action)
         assert ruleset.parse_action(state, text, side) == action, text
@@ -126,36 +130,58 @@ def _check_position(
 
 
 # Each game's option sets one test each: they spread over the test workers, and each stays
-# well within the timeout on a busy machine.
+# well within the timeout on a busy machine. `make test` plays a sample of each (SAMPLED
+# games, their seeds rotating from run to run: `tests/seeds.py`); `-m slow` plays the fixed
+# games in depth (the counts of `_option_sets` and MORE_PLAYOUTS).
 OPTION_SETS = [
     pytest.param(game_id, index, id=f"{game_id}-" + re.sub(r"[^\w=]+", "-", label).strip("-"))
     for game_id in GAMES
     for index, (label, _options, _playouts) in enumerate(_option_sets(rulesets(SEAL_KEY)[game_id]))
 ]
+SAMPLED = 1
 
 
+def _seeds(in_depth: bool, playouts: int) -> list[str]:
+    """The seeds of the games to play: the fixed ones in depth, else a rotating sample."""
+    return [str(seed) for seed in range(playouts)] if in_depth else seeds.sampled(SAMPLED)
+
+
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize(("game_id", "index"), OPTION_SETS)
-def test_random_playouts_keep_every_invariant(game_id: str, index: int) -> None:
+@pytest.mark.usefixtures("playout_seed")
+def test_random_playouts_keep_every_invariant(game_id: str, index: int, in_depth: bool) -> None:
     ruleset = rulesets(SEAL_KEY)[game_id]
     label, options, playouts = _option_sets(ruleset)[index]
-    _play_out(ruleset, label, options, playouts)
+    _play_out(ruleset, label, options, _seeds(in_depth, playouts), _checked(in_depth))
 
 
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize("given", MULTIPLAYER_OPTIONS, ids=lambda o: "-".join(o.values()))
-def test_random_playouts_keep_every_invariant_with_more_players(given: dict[str, str]) -> None:
+@pytest.mark.usefixtures("playout_seed")
+def test_random_playouts_keep_every_invariant_with_more_players(
+    given: dict[str, str], in_depth: bool
+) -> None:
     ruleset = rulesets(SEAL_KEY)["napoleonic"]
-    _play_out(ruleset, str(given), ruleset.resolve_options(given), MORE_PLAYOUTS)
+    options = ruleset.resolve_options(given)
+    _play_out(ruleset, str(given), options, _seeds(in_depth, MORE_PLAYOUTS), _checked(in_depth))
 
 
-def _play_out(ruleset: AnyRuleset, label: str, options: Any, playouts: int) -> None:
+def _checked(in_depth: bool) -> int:
+    """How many of a position's legal actions are applied and read back."""
+    return ACTIONS_CHECKED_PER_POSITION if in_depth else SAMPLE_ACTIONS_CHECKED
+
+
+def _play_out(
+    ruleset: AnyRuleset, label: str, options: Any, games: list[str], checked: int
+) -> None:
     wired = conversions(rulesets(SEAL_KEY))
-    for seed in range(playouts):
+    for seed in games:
         rng = random.Random(f"{ruleset.id}-{label}-{seed}")
         initial: Game[Any] = Game(ruleset, ruleset.new_game(options))
         game = initial
         played: list[tuple[str, Any]] = []
         for _ply in range(MAX_PLIES):
-            _check_position(ruleset, game, rng, wired)
+            _check_position(ruleset, game, rng, wired, checked)
             if game.outcome is not None:
                 break
             action = ruleset.random_action(game.state, rng)

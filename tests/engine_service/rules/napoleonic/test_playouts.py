@@ -17,6 +17,7 @@ from engine_service.rules.base import Event, EventKind
 from engine_service.rules.napoleonic import NapoleonicRuleset
 from engine_service.rules.napoleonic.actions import Move
 from engine_service.rules.napoleonic.state import NapoleonicState
+from tests import seeds
 from tests.engine_service.rules.napoleonic.helpers import SEALED_RULESET
 
 CONFIGS = {
@@ -99,14 +100,19 @@ def comparable(state: NapoleonicState) -> NapoleonicState:
     return state.evolve(deployment=replace(state.deployment, sealed=sealed))
 
 
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize("config", list(CONFIGS))
-def test_random_playouts_to_the_end(config: str) -> None:
+@pytest.mark.usefixtures("playout_seed")
+def test_random_playouts_to_the_end(config: str, in_depth: bool) -> None:
+    """`make test` plays one game of a rotating seed (`tests/seeds.py`), `-m slow` the
+    fixed GAMES (and `test_many_random_playouts` more)."""
     given = dict(CONFIGS[config])
     preset = given.pop("preset", None)
     ruleset = SEALED_RULESET
     options = ruleset.resolve_options(given, preset)
     endings: Counter[str] = Counter()
-    for seed in range(GAMES):
+    games = [str(seed) for seed in range(GAMES)] if in_depth else seeds.sampled(1)
+    for seed in games:
         rng = random.Random(f"{config}-{seed}")
         state = ruleset.new_game(options)
         moves_this_turn: Counter[str] = Counter()
@@ -132,7 +138,7 @@ def test_random_playouts_to_the_end(config: str) -> None:
         assert outcome is not None, "the game did not end"
         assert ruleset.legal_actions(state) == [] and ruleset.to_act(state) == ()
         endings[outcome.reason] += 1
-    assert sum(endings.values()) == GAMES
+    assert sum(endings.values()) == len(games)
 
 
 @pytest.mark.slow
