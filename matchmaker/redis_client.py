@@ -13,6 +13,9 @@ differs is kept here:
 - **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
   so the caller learns how many replicas hold the write (`Replication` says how many the
   primary of a key has).
+- **A client per use.** `connect` builds a client with pools of its own: the replica's
+  commands use one, its watchers' reads another (`name` tells them apart in CLIENT LIST),
+  so a burst of spectators never takes the connections of moves, clocks, bots or pairing.
 - **Dedicated connections** for the live-update listeners (`listener_connection`), one per
   primary, outside the pools.
 - **Transient errors** (`TRANSIENT_ERRORS`): a failover or a lost connection, answered
@@ -51,6 +54,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 Client: TypeAlias = "Redis | RedisCluster"
 
 CLIENT_NAME = "wargame-matchmaker"
+WATCH_CLIENT_NAME = f"{CLIENT_NAME}-watch"  # the connections of the watchers' reads
 # The longest a command waits for a free connection (a burst of calls queues rather than
 # fails); beyond, it fails as Redis being unreachable would (UNAVAILABLE, retry hint).
 POOL_WAIT = 10.0
@@ -197,14 +201,14 @@ def packed(connection_class: type[AbstractConnection]) -> type[AbstractConnectio
     return Packed
 
 
-def _options(socket_timeout: float | None) -> dict[str, Any]:
+def _options(socket_timeout: float | None, name: str) -> dict[str, Any]:
     """Connection options of every client: fail fast when Redis is away (a short retry,
     then an error the caller answers UNAVAILABLE), keep idle connections checked."""
     return {
         "socket_timeout": socket_timeout,
         "socket_connect_timeout": 2.0,
         "health_check_interval": 30,
-        "client_name": CLIENT_NAME,
+        "client_name": name,
     }
 
 
@@ -224,9 +228,12 @@ async def _probe(url: str) -> tuple[bool, tuple[int, ...]]:
         await probe.aclose()
 
 
-async def connect(url: str, *, socket_timeout: float | None, connections: int) -> Client:
+async def connect(
+    url: str, *, socket_timeout: float | None, connections: int, name: str = CLIENT_NAME
+) -> Client:
     """A client of the Redis (or Redis Cluster) at `url`, checked: it answers, it is
-    Redis 7 or later, a cluster is used through database 0."""
+    Redis 7 or later, a cluster is used through database 0; its connections (at most
+    `connections` per node, its own) are named `name`."""
     try:
         enabled, version = await _probe(url)
     except ValueError as error:
@@ -243,7 +250,7 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
                 url,
                 limit=connections,
                 retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
-                **_options(socket_timeout),
+                **_options(socket_timeout, name),
             )
             await cluster.initialize()
             return cluster
@@ -253,7 +260,7 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
             timeout=POOL_WAIT,
             retry=Retry(ExponentialWithJitterBackoff(base=0.02, cap=0.2), 2),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
-            **_options(socket_timeout),
+            **_options(socket_timeout, name),
         )
         pool.connection_class = packed(pool.connection_class)
         return Redis.from_pool(pool)
