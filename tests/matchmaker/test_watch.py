@@ -37,7 +37,9 @@ async def parts(redis_url: str, **changes: Any) -> AsyncIterator[Replica]:
 
 def test_one_watcher_too_many_is_told_when_to_retry(redis_url: str) -> None:
     async def scenario() -> None:
-        async with parts(redis_url, max_watchers=1, watch_seat_reserve=0, retry_hint=0.25) as replica:
+        async with parts(
+            redis_url, max_watchers=1, watch_seat_reserve=0, retry_hint=0.25
+        ) as replica:
             async with replica.hub.subscribe("g-watched"):
                 with pytest.raises(Refusal) as refused:
                     replica.hub.admit()
