@@ -548,18 +548,17 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             seat is not None and seat.kind == SeatKind.HUMAN and first.status != GameStatus.FINISHED
         )
         caller = Caller(address, viewer, seated)
+        watcher = ""
         try:
             self.hub.admit(caller)  # a stream refused here never counts as a presence
-        except Refusal:
             if seated:
+                watcher = await self.presence.arrive(game_id, side)
+            async for message in self._watch(request, caller, side):  # admitted again
+                yield message
+        except Refusal as refusal:
+            if seated and refusal.reason == Reason.TOO_MANY_WATCHERS:
                 await self.presence.knock(game_id, side)
             raise
-        watcher = ""
-        if seated:
-            watcher = await self.presence.arrive(game_id, side)
-        try:
-            async for message in self._watch(request, caller, side):
-                yield message
         finally:
             # A stream the server ends as it shuts down is left to lapse: its player
             # reconnects to another replica meanwhile and never seems to have gone.
