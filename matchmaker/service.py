@@ -57,6 +57,8 @@ VISIBILITIES = {
     matchmaker_pb2.VISIBILITY_PRIVATE: Visibility.PRIVATE,
 }
 HEARTBEAT = 5.0  # a waiting JoinQueue stream reports at least this often
+CATCH_UP = 500  # stream entries a watcher catching up reads at once
+REMATCH_NOTICE = matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -575,36 +577,19 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         async with self.hub.subscribe(game_id, caller) as watcher:
             while True:
                 while True:  # catch up from the stream (at first, and after falling behind)
+                    # Read and built under a read permit, sent after it: a burst of openings
+                    # works a few at a time, and a client that does not read holds no permit.
                     async with self.hub.reading():
-                        entries = await store.updates_after(game_id, sent, 500)
-                        game, now, _ = await store.load(game_id)
-                        again = (
-                            game is not None
-                            and not entries
-                            and game.version > sent[0]
-                            and await self._committed_since(game_id, sent)
-                        )
-                    if game is None:
+                        caught = await self._catch_up(game_id, sent, viewer, side)
+                    if caught is None:
                         return
-                    if again:
-                        continue  # committed between the two reads: read both again
-                    if (entries and entries[0].version > sent[0] + 1) or (
-                        not entries and game.version > sent[0]
-                    ):
-                        yield matchmaker_pb2.WatchGameResponse(
-                            version=game.version,
-                            game=await self._view(game, viewer, now),
-                            resync=True,
-                            at=timestamp(game.updated_ms),
-                        )
-                        sent = (game.version, 0)
-                        break
-                    for entry in entries:
-                        yield await self._message(entry, game, viewer, side, now)
-                        sent = entry.position
-                        if _rematch_offered(entry):
+                    game, now, messages, more = caught
+                    for position, message in messages:
+                        yield message
+                        sent = position
+                        if message.HasField("notice") and message.notice.kind == REMATCH_NOTICE:
                             return
-                    if len(entries) < 500:
+                    if not more:
                         break
                 while not self.shutdown.is_set():  # live
                     wait: float | None = None
@@ -633,8 +618,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     if batch.game is None:
                         return  # the game expired
                     game, now = batch.game, batch.now_ms
-                    messages = await batch.messages(side, self._messages(batch, viewer, side))
-                    for entry, message in messages:
+                    shared = await batch.messages(side, self._messages(batch, viewer, side))
+                    for entry, message in shared:
                         if entry.position <= sent:
                             continue
                         yield message
@@ -643,6 +628,45 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                             return
                 if self.shutdown.is_set():
                     return
+
+    async def _catch_up(
+        self, game_id: str, sent: tuple[int, int], viewer: str, side: str
+    ) -> (
+        tuple[GameRecord, int, list[tuple[tuple[int, int], matchmaker_pb2.WatchGameResponse]], bool]
+        | None
+    ):
+        """The game, Redis's time, the messages after `sent` (each with its stream position;
+        a resync when updates were trimmed) and whether more may follow; None: the game is
+        gone."""
+        store = self.hub.store
+        while True:
+            entries = await store.updates_after(game_id, sent, CATCH_UP)
+            game, now, _ = await store.load(game_id)
+            if game is None:
+                return None
+            if (
+                not entries
+                and game.version > sent[0]
+                and await self._committed_since(game_id, sent)
+            ):
+                continue  # committed between the two reads: read both again
+            break
+        if (entries and entries[0].version > sent[0] + 1) or (
+            not entries and game.version > sent[0]
+        ):
+            resync = matchmaker_pb2.WatchGameResponse(
+                version=game.version,
+                game=await self._view(game, viewer, now),
+                resync=True,
+                at=timestamp(game.updated_ms),
+            )
+            return game, now, [((game.version, 0), resync)], False
+        messages = []
+        for entry in entries:
+            messages.append((entry.position, await self._message(entry, game, viewer, side, now)))
+            if _rematch_offered(entry):
+                return game, now, messages, False
+        return game, now, messages, len(entries) == CATCH_UP
 
     def _messages(
         self, batch: Batch, viewer: str, side: str

@@ -101,7 +101,7 @@ async def open_at_once(address: str, game_ids: list[str], count: int) -> dict[st
             try:
                 async for _ in call:  # the first message: caught up (the game as it stands)
                     served += 1
-                    if served == count:
+                    if served + sum(errors.values()) == count:
                         everyone.set()
                     await everyone.wait()
                     call.cancel()
@@ -112,7 +112,7 @@ async def open_at_once(address: str, game_ids: list[str], count: int) -> dict[st
                     refused += 1
                     await asyncio.sleep(details.retry_after)
                     continue
-                key = f"{details.code.name} {details.reason}"
+                key = f"{details.code.name} {details.reason} {details.message[:60]}".strip()
                 errors[key] = errors.get(key, 0) + 1
                 if served + sum(errors.values()) == count:
                     everyone.set()
