@@ -219,6 +219,10 @@ FLAGS: tuple[tuple[str, str], ...] = (
         "Redis connections for watchers' reads, per Redis node, apart from --redis-connections",
     ),
     (
+        "watch_openings",
+        "stream openings doing their reads at once (few: a burst leaves room for other calls)",
+    ),
+    (
         "watch_queue",
         "stream openings without a token that may wait at once; more are refused "
         "(RESOURCE_EXHAUSTED)",

@@ -113,10 +113,14 @@ class Settings:
     max_watchers_per_address: int = 200  # spectator streams per caller address, per replica
     max_watchers_per_player: int = 8  # streams per player (whatever its token), per replica
     # Redis connections for watchers' reads, per node, apart from `redis_connections` (so
-    # spectators never take those of moves, clocks, bots and pairing); as many reads at once.
+    # spectators never take those of moves, clocks, bots and pairing).
     watch_connections: int = 16
-    # Stream openings without a token waiting for a read at once; more are refused
-    # (RESOURCE_EXHAUSTED, retry hint).
+    # Stream openings (and watchers catching up) doing their reads and building their first
+    # messages at once; the others wait. Few, so that a burst of them leaves the event loop
+    # free to take new calls (moves among them) as they come.
+    watch_openings: int = 4
+    # Stream openings without a token waiting at once (see `watch_openings`); more are
+    # refused (RESOURCE_EXHAUSTED, retry hint).
     watch_queue: int = 2_000
     default_page_size: int = 20
     max_page_size: int = 100

@@ -28,10 +28,12 @@ trusted proxy's caller by x-forwarded-for: `limits.caller_address`) at most
 `max_watchers_per_address` spectator streams and one player at most
 `max_watchers_per_player`. The reads of the watchers (token, game, catching up, feeds) go
 over the hub's own Redis connections (`watch_connections` per node, apart from the pool
-of moves, clocks, bots and pairing: `server.py`), `watch_connections` at a time; stream
-openings without a token wait in a queue of at most `watch_queue`, one address's at most
-`max_watchers_per_address`. Every refusal is RESOURCE_EXHAUSTED (TOO_MANY_WATCHERS) with
-a retry hint.
+of moves, clocks, bots and pairing: `server.py`), and `watch_openings` streams open (or
+catch up) at a time: gRPC takes new calls from the event loop one at a time, so a burst
+worked on all at once would leave every other call waiting in gRPC's own queue (which
+cancels a call left there 30 s: CANCELLED). Stream openings without a token wait in a
+queue of at most `watch_queue`, one address's at most `max_watchers_per_address`. Every
+refusal is RESOURCE_EXHAUSTED (TOO_MANY_WATCHERS) with a retry hint.
 """
 
 from __future__ import annotations
@@ -355,7 +357,7 @@ class Hub:
         self.seated = 0  # of which seated players'
         self.by_address: Tally[str] = Tally()  # spectator streams by caller address
         self.by_player: Tally[str] = Tally()
-        self._reads = asyncio.Semaphore(max(1, settings.watch_connections))
+        self._reads = asyncio.Semaphore(max(1, settings.watch_openings))
         self.queued = 0  # stream openings without a token waiting for a read
         self.opening: Tally[str] = Tally()  # stream openings waiting or reading, by address
 
@@ -392,7 +394,8 @@ class Hub:
 
     @contextlib.asynccontextmanager
     async def reading(self, address: str = "", *, queued: bool = False) -> AsyncIterator[None]:
-        """Hold one of the `watch_connections` read permits while a stream reads. A stream
+        """Hold one of the `watch_openings` permits while a stream reads (and builds what it
+        read: openings and catching up are worked on a few streams at once). A stream
         opening (`address` given) waits as one of its address's openings, at most
         `max_watchers_per_address`; one without a token (`queued`) also as one of at most
         `watch_queue`. Past either: RESOURCE_EXHAUSTED with a retry hint."""
