@@ -117,6 +117,7 @@ class Sampler:
 
 def burst_while_playing(
     count: int,
+    *,
     queue: int,
     clients: Callable[..., Client],
     redis_url: str,
@@ -191,7 +192,14 @@ def test_a_thousand_watchers_at_once_are_served_or_told_to_retry_while_play_goes
     war_replica: WarReplica,
     engine_stub: Any,
 ) -> None:
-    burst_while_playing(1000, 50, clients, redis_url, war_replica, engine_stub)
+    burst_while_playing(
+        1000,
+        queue=50,
+        clients=clients,
+        redis_url=redis_url,
+        war_replica=war_replica,
+        engine_stub=engine_stub,
+    )
 
 
 @pytest.mark.slow
@@ -202,4 +210,11 @@ def test_five_thousand_watchers_at_once_are_served_or_told_to_retry_while_play_g
     war_replica: WarReplica,
     engine_stub: Any,
 ) -> None:
-    burst_while_playing(5000, 1000, clients, redis_url, war_replica, engine_stub)
+    burst_while_playing(
+        5000,
+        queue=1000,
+        clients=clients,
+        redis_url=redis_url,
+        war_replica=war_replica,
+        engine_stub=engine_stub,
+    )
