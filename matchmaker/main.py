@@ -220,6 +220,25 @@ FLAGS: tuple[tuple[str, str], ...] = (
         "max_watchers",
         "open WatchGame streams a replica holds; more are refused (RESOURCE_EXHAUSTED)",
     ),
+    (
+        "watch_seat_reserve",
+        "of --max-watchers, the streams only seated players may open (their own games)",
+    ),
+    ("max_watchers_per_address", "spectator streams one caller address may hold per replica"),
+    ("max_watchers_per_player", "streams one player may hold per replica"),
+    (
+        "watch_connections",
+        "Redis connections for watchers' reads, per Redis node, apart from --redis-connections",
+    ),
+    (
+        "watch_openings",
+        "stream openings doing their reads at once (few: a burst leaves room for other calls)",
+    ),
+    (
+        "watch_queue",
+        "stream openings without a token that may wait at once; more are refused "
+        "(RESOURCE_EXHAUSTED)",
+    ),
 )
 
 # The settings whose variables the matchmaker shares with the other services' (no prefix).
@@ -245,6 +264,7 @@ ZERO_ALLOWED = frozenset(
         "max_open_games",
         "rematch_follow",
         "finished_stream_keep",
+        "watch_seat_reserve",
     }
 )
 

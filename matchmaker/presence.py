@@ -8,7 +8,8 @@ player whose fields have all lapsed has left. What follows is one script
 (`presence.lua`): the opponent and spectators see "X disconnected" / "X reconnected"
 notices, and a side to act that has left is warned that it loses as abandoned
 `abandon_after` seconds later unless it comes back; the sweeper forfeits it then. A
-player thinking with its client open is never abandoned, however long it thinks.
+player thinking with its client open is never abandoned, however long it thinks, nor is
+one whose client is refused a stream (`knock`: a field of its own, renewed by each try).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from matchmaker.workers import every
 
 log = structlog.get_logger(component="matchmaker")
 
+KNOCKING = "refused"  # the watcher field of a player refused a stream (one per side)
+
 
 class Presence:
     """The presence of the players watching through this replica, and its consequences."""
@@ -47,6 +50,12 @@ class Presence:
         self.watching.setdefault(game_id, set()).add(field)
         await self.update(game_id, add=field)
         return field
+
+    async def knock(self, game_id: str, side: str) -> None:
+        """A seated player of `side` was refused a stream (the replica holds its most): it
+        is there all the same, for `presence_ttl` from now (its client retries well within
+        that), so no abandonment clock runs for a player who is being refused."""
+        await self.update(game_id, add=f"{side}|{KNOCKING}")
 
     async def leave(self, game_id: str, field: str) -> None:
         """A watcher stream ended: the player has left unless it watches elsewhere too."""

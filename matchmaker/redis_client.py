@@ -17,6 +17,9 @@ differs is kept here:
 - **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
   slot's primary (`_SlotTransaction`), never through redis-py's own, which leaves the
   event loop.
+- **A client per use.** `connect` builds a client with pools of its own: the replica's
+  commands use one, its watchers' reads another (`name` tells them apart in CLIENT LIST),
+  so a burst of spectators never takes the connections of moves, clocks, bots or pairing.
 - **Dedicated connections** for the live-update listeners (`listener_connection`), one per
   primary, outside the pools.
 - **Transient errors** (`TRANSIENT_ERRORS`): a failover or a lost connection, answered
@@ -61,6 +64,7 @@ Client: TypeAlias = "Redis | RedisCluster"
 
 # Named after the newest key layout this release knows (`schema.old_replicas`).
 CLIENT_NAME = f"wargame-matchmaker-s{keys.SCHEMA}"
+WATCH_CLIENT_NAME = f"{CLIENT_NAME}-watch"  # the connections of the watchers' reads
 # The longest a command waits for a free connection (a burst of calls queues rather than
 # fails); beyond, it fails as Redis being unreachable would (UNAVAILABLE, retry hint).
 POOL_WAIT = 10.0
@@ -257,14 +261,14 @@ def packed(connection_class: type[AbstractConnection]) -> type[AbstractConnectio
     return Packed
 
 
-def _options(socket_timeout: float | None) -> dict[str, Any]:
+def _options(socket_timeout: float | None, name: str) -> dict[str, Any]:
     """Connection options of every client: fail fast when Redis is away (a short retry,
     then an error the caller answers UNAVAILABLE), keep idle connections checked."""
     return {
         "socket_timeout": socket_timeout,
         "socket_connect_timeout": 2.0,
         "health_check_interval": 30,
-        "client_name": CLIENT_NAME,
+        "client_name": name,
     }
 
 
@@ -287,9 +291,12 @@ async def _probe(url: str) -> tuple[bool, tuple[int, ...], str]:
         await probe.aclose()
 
 
-async def connect(url: str, *, socket_timeout: float | None, connections: int) -> Client:
+async def connect(
+    url: str, *, socket_timeout: float | None, connections: int, name: str = CLIENT_NAME
+) -> Client:
     """A client of the Redis (or Redis Cluster) at `url`, checked: it answers, it is
-    Redis 7 or later, it never evicts keys, a cluster is used through database 0."""
+    Redis 7 or later, it never evicts keys, a cluster is used through database 0; its
+    connections (at most `connections` per node, its own) are named `name`."""
     try:
         enabled, version, policy = await _probe(url)
     except ValueError as error:
@@ -311,7 +318,7 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
                 url,
                 limit=connections,
                 retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
-                **_options(socket_timeout),
+                **_options(socket_timeout, name),
             )
             await cluster.initialize()
             return cluster
@@ -321,7 +328,7 @@ async def connect(url: str, *, socket_timeout: float | None, connections: int) -
             timeout=POOL_WAIT,
             retry=Retry(ExponentialWithJitterBackoff(base=0.02, cap=0.2), 2),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
-            **_options(socket_timeout),
+            **_options(socket_timeout, name),
         )
         pool.connection_class = packed(pool.connection_class)
         return Redis.from_pool(pool)

@@ -22,6 +22,7 @@ from matchmaker.players import Players
 from matchmaker.presence import Presence
 from matchmaker.queue import Pairer, Queues
 from matchmaker.redis_client import (
+    WATCH_CLIENT_NAME,
     BadRedisUrlError,
     Client,
     RedisSetupError,
@@ -49,7 +50,9 @@ log = structlog.get_logger(component="matchmaker")
 class Replica:
     """The parts of one matchmaker replica, wired together."""
 
-    def __init__(self, settings: Settings, redis: Client) -> None:
+    def __init__(
+        self, settings: Settings, redis: Client, watch_redis: Client | None = None
+    ) -> None:
         check_secret_key(settings.secret_key)
         self.settings = settings
         set_retry_hint(settings.retry_hint)
@@ -81,7 +84,16 @@ class Replica:
             settings=settings,
         )
         self.pairer = Pairer(self.queues, settings.pair_interval)
-        self.hub = Hub(self.store, self.redis, settings)
+        # Watchers read over their own connections (`watch_redis`): a burst of spectators
+        # never takes those of moves, clocks, bots and pairing.
+        self.watch_redis = watch_redis or redis
+        watch_scripts = Scripts(self.watch_redis)
+        self.hub = Hub(
+            Store(self.watch_redis, watch_scripts, settings),
+            self.watch_redis,
+            settings,
+            Tokens(self.watch_redis, watch_scripts, settings),
+        )
         self.service = MatchmakerService(
             settings=settings,
             store=self.store,
@@ -113,13 +125,19 @@ class Replica:
                 socket_timeout=settings.redis_timeout,
                 connections=settings.redis_connections,
             )
+            watch_redis = await connect(
+                settings.redis_url,
+                socket_timeout=settings.redis_timeout,
+                connections=settings.watch_connections,
+                name=WATCH_CLIENT_NAME,
+            )
         except BadRedisUrlError as error:
             raise ConfigError(
                 f"--redis-url {redact_url(settings.redis_url)}: {scrub(str(error))}"
             ) from None
         except RedisSetupError as error:
             raise ConfigError(f"{where}: {scrub(str(error))}") from None
-        replica = cls(settings, redis)
+        replica = cls(settings, redis, watch_redis)
         try:
             await replica.scripts.load()
             await replica.store.agree_shards()
@@ -178,7 +196,8 @@ class Replica:
     async def close(self) -> None:
         """Close every connection."""
         await self.hub.close()
-        with contextlib.suppress(Exception):
-            await self.redis.aclose()
+        for client in {id(self.redis): self.redis, id(self.watch_redis): self.watch_redis}.values():
+            with contextlib.suppress(Exception):
+                await client.aclose()
         with contextlib.suppress(Exception):
             await self.engine.close()

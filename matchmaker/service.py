@@ -46,7 +46,7 @@ from matchmaker.views import (
     timestamp,
     watch_message,
 )
-from matchmaker.watch import Batch, Hub, finished_at
+from matchmaker.watch import Batch, Caller, Hub, finished_at
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed, missing, unavailable
 from wargame.v1 import game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
@@ -57,6 +57,8 @@ VISIBILITIES = {
     matchmaker_pb2.VISIBILITY_PRIVATE: Visibility.PRIVATE,
 }
 HEARTBEAT = 5.0  # a waiting JoinQueue stream reports at least this often
+CATCH_UP = 500  # stream entries a watcher catching up reads at once
+REMATCH_NOTICE = matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED
 
 log = structlog.get_logger(component="matchmaker")
 
@@ -523,10 +525,19 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
         """Every update of a game after a version, and the notices between them, then live
         until it ends (following a rematch: until one is offered). A seated player's stream
-        keeps it present while it lasts."""
-        viewer = await self._viewer(context)
+        keeps it present while it lasts. The hub admits streams and serves their reads
+        over its own Redis connections (`watch.py`); a seated player refused a stream is
+        present all the same (`Presence.knock`): being refused never costs it its game."""
+        token = bearer_token(context)
+        address = self._address(context)
         game_id = request.game_id
-        first, _ = await self.store.get(game_id)
+        viewer = ""
+        async with self.hub.reading(address, queued=token is None):
+            if token is not None:
+                identity = await self.hub.tokens.authenticate(token)
+                bind_player(identity.player_id)
+                viewer = identity.player_id
+            first, _ = await self.hub.store.get(game_id)
         if request.after_version > first.version:
             raise malformed(
                 "after_version",
@@ -534,13 +545,22 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 f"{first.version}",
             )
         seat = first.seat_of(viewer)
-        self.hub.admit()  # a stream refused here never counts as the player's presence
+        side = seat.side if seat else ""
+        seated = (
+            seat is not None and seat.kind == SeatKind.HUMAN and first.status != GameStatus.FINISHED
+        )
+        caller = Caller(address, viewer, seated)
         watcher = ""
-        if seat is not None and seat.kind == SeatKind.HUMAN and first.status != GameStatus.FINISHED:
-            watcher = await self.presence.arrive(game_id, seat.side)
         try:
-            async for message in self._watch(request, viewer, seat.side if seat else ""):
+            self.hub.admit(caller)  # a stream refused here never counts as a presence
+            if seated:
+                watcher = await self.presence.arrive(game_id, side)
+            async for message in self._watch(request, caller, side):  # admitted again
                 yield message
+        except Refusal as refusal:
+            if seated and refusal.reason == Reason.TOO_MANY_WATCHERS:
+                await self.presence.knock(game_id, side)
+            raise
         finally:
             # A stream the server ends as it shuts down is left to lapse: its player
             # reconnects to another replica meanwhile and never seems to have gone.
@@ -548,75 +568,123 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                 await _after_stream("presence update", self.presence.leave(game_id, watcher))
 
     async def _watch(
-        self, request: matchmaker_pb2.WatchGameRequest, viewer: str, side: str
+        self, request: matchmaker_pb2.WatchGameRequest, caller: Caller, side: str
     ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
         game_id = request.game_id
+        viewer = caller.player
+        store = self.hub.store
         sent = (request.after_version, 0)  # the stream position last sent: (version, seq)
-        async with self.hub.subscribe(game_id) as queue:
-            while True:  # catch up from the stream
-                entries = await self.store.updates_after(game_id, sent, 500)
-                game, now, _ = await self.store.load(game_id)
-                if game is None:
+        async with self.hub.subscribe(game_id, caller) as watcher:
+            while True:
+                while True:  # catch up from the stream (at first, and after falling behind)
+                    # Read and built under a read permit, sent after it: a burst of openings
+                    # works a few at a time, and a client that does not read holds no permit.
+                    async with self.hub.reading():
+                        caught = await self._catch_up(game_id, sent, viewer, side)
+                    if caught is None:
+                        return
+                    game, now, messages, more = caught
+                    for position, message in messages:
+                        yield message
+                        sent = position
+                        if message.HasField("notice") and message.notice.kind == REMATCH_NOTICE:
+                            return
+                    if not more:
+                        break
+                while not self.shutdown.is_set():  # live
+                    wait: float | None = None
+                    if finished_at(game, sent[0]):
+                        if not request.follow_rematch or game.rematch:
+                            return
+                        # A finished game's last commit is its end.
+                        wait = (game.updated_ms + self.settings.rematch_follow * 1000 - now) / 1000
+                        if wait <= 0:
+                            return
+                    batch = await watcher.next(self.shutdown, wait)
+                    if batch is None:
+                        if wait is not None:  # waited for a rematch long enough
+                            async with self.hub.reading():
+                                now = await store.time_ms()
+                            continue
+                        return
+                    if batch.behind:
+                        break  # batches were dropped for this stream: catch up
+                    if batch.error is not None:
+                        raise unavailable(
+                            Reason.STORE_UNAVAILABLE,
+                            "the session store cannot be reached",
+                            self.settings.retry_hint,
+                        )
+                    if batch.game is None:
+                        return  # the game expired
+                    game, now = batch.game, batch.now_ms
+                    shared = await batch.messages(side, self._messages(batch, viewer, side))
+                    for entry, message in shared:
+                        if entry.position <= sent:
+                            continue
+                        yield message
+                        sent = entry.position
+                        if _rematch_offered(entry):
+                            return
+                if self.shutdown.is_set():
                     return
-                if (
-                    not entries
-                    and game.version > sent[0]
-                    and await self._committed_since(game_id, sent)
-                ):
-                    continue  # committed between the two reads: read both again
-                if (entries and entries[0].version > sent[0] + 1) or (
-                    not entries and game.version > sent[0]
-                ):
-                    yield matchmaker_pb2.WatchGameResponse(
-                        version=game.version,
-                        game=await self._view(game, viewer, now),
-                        resync=True,
-                        at=timestamp(game.updated_ms),
-                    )
-                    sent = (game.version, 0)
-                    break
-                for entry in entries:
-                    yield await self._message(entry, game, viewer, side, now)
-                    sent = entry.position
-                    if _rematch_offered(entry):
-                        return
-                if len(entries) < 500:
-                    break
-            while not self.shutdown.is_set():
-                wait: float | None = None
-                if finished_at(game, sent[0]):
-                    if not request.follow_rematch or game.rematch:
-                        return
-                    # A finished game's last commit is its end.
-                    wait = (game.updated_ms + self.settings.rematch_follow * 1000 - now) / 1000
-                    if wait <= 0:
-                        return
-                batch = await _next_batch(queue, self.shutdown, wait)
-                if batch is None:
-                    if wait is not None:  # waited for a rematch long enough
-                        now = await self.store.time_ms()
-                        continue
-                    return
-                if batch.error is not None:
-                    raise unavailable(
-                        Reason.STORE_UNAVAILABLE,
-                        "the session store cannot be reached",
-                        self.settings.retry_hint,
-                    )
-                if batch.game is None:
-                    return  # the game expired
-                game, now = batch.game, batch.now_ms
-                for entry in batch.entries:
-                    if entry.position <= sent:
-                        continue
-                    yield await self._message(entry, game, viewer, side, now)
-                    sent = entry.position
-                    if _rematch_offered(entry):
-                        return
+
+    async def _catch_up(
+        self, game_id: str, sent: tuple[int, int], viewer: str, side: str
+    ) -> (
+        tuple[GameRecord, int, list[tuple[tuple[int, int], matchmaker_pb2.WatchGameResponse]], bool]
+        | None
+    ):
+        """The game, Redis's time, the messages after `sent` (each with its stream position;
+        a resync when updates were trimmed) and whether more may follow; None: the game is
+        gone."""
+        store = self.hub.store
+        while True:
+            entries = await store.updates_after(game_id, sent, CATCH_UP)
+            game, now, _ = await store.load(game_id)
+            if game is None:
+                return None
+            if (
+                not entries
+                and game.version > sent[0]
+                and await self._committed_since(game_id, sent)
+            ):
+                continue  # committed between the two reads: read both again
+            break
+        if (entries and entries[0].version > sent[0] + 1) or (
+            not entries and game.version > sent[0]
+        ):
+            resync = matchmaker_pb2.WatchGameResponse(
+                version=game.version,
+                game=await self._view(game, viewer, now),
+                resync=True,
+                at=timestamp(game.updated_ms),
+            )
+            return game, now, [((game.version, 0), resync)], False
+        messages = []
+        for entry in entries:
+            messages.append((entry.position, await self._message(entry, game, viewer, side, now)))
+            if _rematch_offered(entry):
+                return game, now, messages, False
+        return game, now, messages, len(entries) == CATCH_UP
+
+    def _messages(
+        self, batch: Batch, viewer: str, side: str
+    ) -> Callable[[], Awaitable[list[tuple[StreamEntry, matchmaker_pb2.WatchGameResponse]]]]:
+        """What builds a batch's messages for the watchers on `side` (`viewer` is one)."""
+
+        async def build() -> list[tuple[StreamEntry, matchmaker_pb2.WatchGameResponse]]:
+            assert batch.game is not None
+            return [
+                (entry, await self._message(entry, batch.game, viewer, side, batch.now_ms))
+                for entry in batch.entries
+            ]
+
+        return build
 
     async def _committed_since(self, game_id: str, sent: tuple[int, int]) -> bool:
         """Whether the stream holds the update right after `sent` (so none was trimmed)."""
-        following = await self.store.updates_after(game_id, sent, 1)
+        following = await self.hub.store.updates_after(game_id, sent, 1)
         return bool(following) and following[0].version == sent[0] + 1
 
     async def _message(
@@ -747,21 +815,3 @@ async def _wait_any(events: tuple[asyncio.Event, ...], timeout: float) -> None:
 
 def _rematch_offered(entry: StreamEntry) -> bool:
     return entry.notice.get("n") == "REMATCH_OFFERED"
-
-
-async def _next_batch(
-    queue: asyncio.Queue[Batch], shutdown: asyncio.Event, timeout: float | None = None
-) -> Batch | None:
-    """The next batch of the game's feed; None on shutdown or after `timeout` seconds."""
-    getter = asyncio.ensure_future(queue.get())
-    stopper = asyncio.ensure_future(shutdown.wait())
-    try:
-        done, _ = await asyncio.wait(
-            {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-        )
-    finally:
-        getter.cancel()
-        stopper.cancel()
-    if getter in done and not getter.cancelled():
-        return getter.result()
-    return None

@@ -110,5 +110,20 @@ class Settings:
     # connection (PING), and replaces it after two such silences.
     watch_block: float = 5.0
     max_watchers: int = 10_000  # open WatchGame streams per replica; more are refused
+    # Of `max_watchers`, the streams only seated players of unfinished games may open: a
+    # player gets its own game's stream however many spectators watch.
+    watch_seat_reserve: int = 1_000
+    max_watchers_per_address: int = 200  # spectator streams per caller address, per replica
+    max_watchers_per_player: int = 8  # streams per player (whatever its token), per replica
+    # Redis connections for watchers' reads, per node, apart from `redis_connections` (so
+    # spectators never take those of moves, clocks, bots and pairing).
+    watch_connections: int = 16
+    # Stream openings (and watchers catching up) doing their reads and building their first
+    # messages at once; the others wait. Few, so that a burst of them leaves the event loop
+    # free to take new calls (moves among them) as they come.
+    watch_openings: int = 4
+    # Stream openings without a token waiting at once (see `watch_openings`); more are
+    # refused (RESOURCE_EXHAUSTED, retry hint).
+    watch_queue: int = 2_000
     default_page_size: int = 20
     max_page_size: int = 100

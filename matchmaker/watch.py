@@ -8,27 +8,45 @@ watched game (its watchers' queues and the last entry read) and one `Listener` p
 primary (the one server of a standalone Redis): a dedicated connection subscribed
 (SSUBSCRIBE) to the channels of the watched games that primary serves. An announcement
 wakes the game's feed, which reads the new entries (XRANGE after its last id, sealed
-notations opened) and the game as it stands, once, and hands that batch to every watcher's
-queue, where each watcher attaches its own view of the newest version.
-Thousands of watchers thus cost one connection per primary and one read per update.
+notations opened) and the game as it stands, once, and hands that batch to every watcher.
+The messages of a batch are built once per side that watches (`Batch.messages`: the
+spectators share one set), so an update costs one read and one build per side, whatever
+the number of watchers. A watcher holds at most `BUFFER` batches: one that does not read
+its stream (a stalled client) is marked behind instead of buffering more (`Watcher.hand`,
+constant work per update), and reads its way back from the game's stream by version once
+it reads again.
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
 what was announced while it was not listening; a listener whose primary failed over, or
-whose slot moved, re-homes its channels on the new primary. A replica holds at most
-`max_watchers` watchers; one more is refused with RESOURCE_EXHAUSTED and a retry hint.
+whose slot moved, re-homes its channels on the new primary.
+
+Admission (`Hub.admit`, `Hub.reading`): a replica holds at most `max_watchers` streams, of
+which spectators may take all but `watch_seat_reserve` (a seated player presenting its
+token gets in while spectators fill the rest), one address (an IPv6 one by its /64, a
+trusted proxy's caller by x-forwarded-for: `limits.caller_address`) at most
+`max_watchers_per_address` spectator streams and one player at most
+`max_watchers_per_player`. The reads of the watchers (token, game, catching up, feeds) go
+over the hub's own Redis connections (`watch_connections` per node, apart from the pool
+of moves, clocks, bots and pairing: `server.py`), and `watch_openings` streams open (or
+catch up) at a time: gRPC takes new calls from the event loop one at a time, so a burst
+worked on all at once would leave every other call waiting in gRPC's own queue (which
+cancels a call left there 30 s: CANCELLED). Stream openings without a token wait in a
+queue of at most `watch_queue`, one address's at most `max_watchers_per_address`. Every
+refusal is RESOURCE_EXHAUSTED (TOO_MANY_WATCHERS) with a retry hint.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
-from typing import Any
+from collections import Counter as Tally
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import structlog
-from prometheus_client import Gauge
+from prometheus_client import Counter, Gauge
 from redis.asyncio.connection import AbstractConnection
 from redis.crc import key_slot
 from redis.exceptions import MovedError
@@ -44,6 +62,7 @@ from matchmaker.redis_client import (
 )
 from matchmaker.settings import Settings
 from matchmaker.store import Store, StreamEntry, text
+from matchmaker.tokens import Tokens
 from wargame.runtime.refusal import Code, Reason, Refusal
 
 log = structlog.get_logger(component="matchmaker")
@@ -53,21 +72,105 @@ WATCHERS = Gauge("wargame_matchmaker_watchers", "Open WatchGame streams on this 
 LISTENERS = Gauge(
     "wargame_matchmaker_update_listeners", "Redis connections listening for live updates"
 )
+REFUSED = Counter(
+    "wargame_matchmaker_watchers_refused",
+    "WatchGame streams refused (the replica, an address, a player or the queue was full)",
+    ["limit"],
+)
+BUILT = Counter(
+    "wargame_matchmaker_watch_builds", "Sets of live-update messages built (once per side)"
+)
+BEHIND = Counter(
+    "wargame_matchmaker_watchers_behind",
+    "Times a watcher that did not read its stream was left to read its way back",
+)
 
 # What a feed or a listener meets when Redis fails over, restarts or cannot be reached.
 FAILURES: tuple[type[Exception], ...] = (*REDIS_ERRORS, OSError)
 READ_COUNT = 200  # stream entries read at once by a feed
 SUBSCRIBE_BATCH = 500  # channels per SSUBSCRIBE (of one slot)
+BUFFER = 16  # batches a watcher holds unread; past them it is behind (reads the stream)
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class Batch:
-    """New stream entries and the game read right after them (None: Redis failed)."""
+    """New stream entries and the game read right after them (None: Redis failed); with
+    `behind`, word to a watcher that batches were dropped for it."""
 
     entries: tuple[StreamEntry, ...]
     game: GameRecord | None
     now_ms: int
     error: Exception | None = None
+    behind: bool = False
+    made: dict[str, asyncio.Future[Any]] = field(default_factory=dict, compare=False, repr=False)
+
+    async def messages(self, side: str, make: Callable[[], Awaitable[T]]) -> T:
+        """What `make` builds of this batch for the watchers on `side` ("" spectators):
+        built once, by the first of them to ask, and shared by all."""
+        built = self.made.get(side)
+        if built is None or (built.done() and (built.cancelled() or built.exception())):
+            built = self.made[side] = asyncio.ensure_future(make())
+            BUILT.inc()
+        result: T = await asyncio.shield(built)
+        return result
+
+
+BEHIND_BATCH = Batch((), None, 0, behind=True)
+
+
+class Watcher:
+    """One stream's batches, at most `BUFFER` of them unread."""
+
+    def __init__(self) -> None:
+        self.queue: asyncio.Queue[Batch] = asyncio.Queue()
+        self.behind = False  # batches were dropped: the stream reads its way back
+
+    def hand(self, batch: Batch) -> None:
+        """Queue a batch; a watcher that left `BUFFER` unread gets word it is behind
+        instead (and nothing more until it has read that word)."""
+        if self.behind:
+            return
+        if self.queue.qsize() >= BUFFER:
+            self.behind = True
+            BEHIND.inc()
+            while not self.queue.empty():
+                self.queue.get_nowait()
+            batch = BEHIND_BATCH
+        self.queue.put_nowait(batch)
+
+    async def next(self, shutdown: asyncio.Event, timeout: float | None = None) -> Batch | None:
+        """The next batch; None on shutdown or after `timeout` seconds. A watcher handed
+        `BEHIND_BATCH` takes batches again from then on."""
+        getter = asyncio.ensure_future(self.queue.get())
+        stopper = asyncio.ensure_future(shutdown.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            getter.cancel()
+            stopper.cancel()
+        if getter in done and not getter.cancelled():
+            batch = getter.result()
+            if batch.behind:
+                self.behind = False
+            return batch
+        return None
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who opens a stream: its address (`limits.caller_address`), its player ("" without
+    a token) and whether it holds a human seat of the unfinished game it watches."""
+
+    address: str
+    player: str = ""
+    seated: bool = False
+
+
+ANYONE = Caller("")  # a spectator from nowhere in particular (the hub's own tests)
 
 
 class Feed:
@@ -78,7 +181,7 @@ class Feed:
         self.game_id = game_id
         self.channel = keys.game_channel(game_id).encode()
         self.last_id = last_id  # the newest stream entry handed to the watchers
-        self.queues: set[asyncio.Queue[Batch]] = set()
+        self.watchers: set[Watcher] = set()
         self.listener: Listener | None = None
         self._stale = False  # woken since the last read began
         self._reading: asyncio.Task[None] | None = None
@@ -90,7 +193,7 @@ class Feed:
             self._reading = asyncio.create_task(self._read(), name=f"feed-{self.game_id}")
 
     async def _read(self) -> None:
-        while self._stale and self.queues:
+        while self._stale and self.watchers:
             self._stale = False
             try:
                 batch = await self._next()
@@ -99,8 +202,8 @@ class Feed:
             except FAILURES as error:
                 batch = Batch((), None, 0, error)
             if batch is not None:
-                for queue in list(self.queues):
-                    queue.put_nowait(batch)
+                for watcher in list(self.watchers):
+                    watcher.hand(batch)
 
     async def _next(self) -> Batch | None:
         """The entries after the last one handed out, with the game (None: nothing new)."""
@@ -238,38 +341,94 @@ class Listener:
 
 
 class Hub:
-    """The feeds and listeners of this replica."""
+    """The feeds, listeners and admission of this replica's watchers; `store`, `redis` and
+    `tokens` work over the hub's own Redis connections."""
 
-    def __init__(self, store: Store, redis: Client, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, redis: Client, settings: Settings, tokens: Tokens | None = None
+    ) -> None:
         self.store = store
         self.redis = redis
+        self.tokens = tokens or Tokens(redis, store.scripts, settings)
         self.settings = settings
         self.feeds: dict[str, Feed] = {}
         self.listeners: dict[str, Listener] = {}
-        self.watchers = 0
+        self.watchers = 0  # open streams
+        self.seated = 0  # of which seated players'
+        self.by_address: Tally[str] = Tally()  # spectator streams by caller address
+        self.by_player: Tally[str] = Tally()
+        self._reads = asyncio.Semaphore(max(1, settings.watch_openings))
+        self.queued = 0  # stream openings without a token waiting for a read
+        self.opening: Tally[str] = Tally()  # stream openings waiting or reading, by address
 
-    def admit(self) -> None:
-        """RESOURCE_EXHAUSTED (with a retry hint) when the replica holds its most watchers
+    def refuse(self, limit: str, what: str) -> Refusal:
+        """RESOURCE_EXHAUSTED with a retry hint: `what` was full."""
+        REFUSED.labels(limit).inc()
+        hint = self.settings.retry_hint
+        return Refusal(
+            Code.RESOURCE_EXHAUSTED,
+            Reason.TOO_MANY_WATCHERS,
+            f"{what}; retry in {hint:g} s",
+            metadata={"retry_after_ms": str(round(hint * 1000))},
+            retry_after=hint,
+        )
+
+    def admit(self, caller: Caller = ANYONE) -> None:
+        """RESOURCE_EXHAUSTED (with a retry hint) when the caller may not open one stream
+        more: the replica holds its most (spectators: all but the seats' reserve), the
+        caller's address its most spectator streams, or its player its most streams
         (asked before a watcher counts as present, and again by `subscribe`)."""
-        if self.watchers >= self.settings.max_watchers:
-            hint = self.settings.retry_hint
-            raise Refusal(
-                Code.RESOURCE_EXHAUSTED,
-                Reason.TOO_MANY_WATCHERS,
-                f"this server holds its most live streams ({self.settings.max_watchers}); "
-                f"retry in {hint:g} s",
-                metadata={"retry_after_ms": str(round(hint * 1000))},
-                retry_after=hint,
+        s = self.settings
+        most = s.max_watchers if caller.seated else max(0, s.max_watchers - s.watch_seat_reserve)
+        if self.watchers >= most:
+            raise self.refuse("replica", f"this server holds its most live streams ({most})")
+        if not caller.seated and self.by_address[caller.address] >= s.max_watchers_per_address:
+            raise self.refuse(
+                "address",
+                f"your address holds its most live streams here ({s.max_watchers_per_address})",
+            )
+        if caller.player and self.by_player[caller.player] >= s.max_watchers_per_player:
+            raise self.refuse(
+                "player", f"you hold your most live streams here ({s.max_watchers_per_player})"
             )
 
     @contextlib.asynccontextmanager
-    async def subscribe(self, game_id: str) -> AsyncIterator[asyncio.Queue[Batch]]:
-        """A queue of the game's new entries from now on, for as long as the context lasts;
-        refused when the replica holds its most watchers (`admit`)."""
-        self.admit()
-        self.watchers += 1
-        WATCHERS.inc()
-        queue: asyncio.Queue[Batch] = asyncio.Queue()
+    async def reading(self, address: str = "", *, queued: bool = False) -> AsyncIterator[None]:
+        """Hold one of the `watch_openings` permits while a stream reads (and builds what it
+        read: openings and catching up are worked on a few streams at once). A stream
+        opening (`address` given) waits as one of its address's openings, at most
+        `max_watchers_per_address`; one without a token (`queued`) also as one of at most
+        `watch_queue`. Past either: RESOURCE_EXHAUSTED with a retry hint."""
+        s = self.settings
+        if address and self.opening[address] >= s.max_watchers_per_address:
+            raise self.refuse("address", "your address opens its most live streams at once")
+        if queued and self.queued >= s.watch_queue:
+            raise self.refuse("queue", "this server opens its most live streams at once")
+        if address:
+            self.opening[address] += 1
+        self.queued += queued
+        try:
+            try:
+                await self._reads.acquire()
+            finally:
+                self.queued -= queued
+            try:
+                yield
+            finally:
+                self._reads.release()
+        finally:
+            if address:
+                self.opening[address] -= 1
+                if not self.opening[address]:
+                    del self.opening[address]
+
+    @contextlib.asynccontextmanager
+    async def subscribe(self, game_id: str, caller: Caller = ANYONE) -> AsyncIterator[Watcher]:
+        """The game's new entries from now on, for as long as the context lasts; refused
+        when the caller may not open one stream more (`admit`)."""
+        self.admit(caller)
+        self._count(caller, 1)
+        watcher = Watcher()
         feed: Feed | None = None
         try:
             feed = self.feeds.get(game_id)
@@ -281,19 +440,32 @@ class Hub:
                     self.feeds[game_id] = feed
                     FEEDS.inc()
                     self._place(feed)
-            feed.queues.add(queue)
-            yield queue
+            feed.watchers.add(watcher)
+            yield watcher
         finally:
-            self.watchers -= 1
-            WATCHERS.dec()
+            self._count(caller, -1)
             if feed is not None:
-                feed.queues.discard(queue)
-                if not feed.queues and self.feeds.get(game_id) is feed:
+                feed.watchers.discard(watcher)
+                if not feed.watchers and self.feeds.get(game_id) is feed:
                     del self.feeds[game_id]
                     FEEDS.dec()
                     feed.close()
                     if feed.listener is not None:
                         feed.listener.drop(feed)
+
+    def _count(self, caller: Caller, change: int) -> None:
+        self.watchers += change
+        WATCHERS.inc(change)
+        if caller.seated:
+            self.seated += change
+        else:
+            self.by_address[caller.address] += change
+            if not self.by_address[caller.address]:
+                del self.by_address[caller.address]
+        if caller.player:
+            self.by_player[caller.player] += change
+            if not self.by_player[caller.player]:
+                del self.by_player[caller.player]
 
     def _place(self, feed: Feed) -> None:
         """Hand a feed to the listener of the primary serving its channel."""

@@ -13,7 +13,15 @@ from pathlib import Path
 
 from tests.bench.harness import Bench
 
-MODULES = ("war", "battle", "napoleonic", "engine_service", "matchmaker", "capacity")
+MODULES = (
+    "war",
+    "battle",
+    "napoleonic",
+    "engine_service",
+    "matchmaker",
+    "capacity",
+    "watch_burst",
+)
 
 
 def main() -> int:

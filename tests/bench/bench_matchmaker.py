@@ -100,7 +100,8 @@ def matchmaker(directory: Path, name: str, redis_url: str, engine: str) -> Servi
         "matchmaker.main",
         ["--redis-url", redis_url, "--engine", engine, "--metrics-listen", "off",
          "--rate-limit", "0", "--register-peer-rate", "0", "--register-rate", "0",
-         "--log-level", "warning", "--redis-connections", "16"],
+         "--log-level", "warning", "--redis-connections", "16",
+         "--max-watchers-per-address", "10000"],  # every watcher calls from loopback
         log_path=directory / f"{name}.log",
         service="wargame.v1.Matchmaker",
     )  # fmt: skip

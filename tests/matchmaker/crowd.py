@@ -36,6 +36,7 @@ class Crowd:
     delivered_s: float  # from the updates until every watcher had its one
     connections: int  # the matchmaker's Redis connections on the busiest node, meanwhile
     retries: int  # streams opened again after UNAVAILABLE or CANCELLED (a busy machine)
+    refused: int = 0  # streams told to retry after a hint (a burst past the replica's queue)
 
 
 def matchmaker_connections(redis_url: str) -> dict[str, set[str]]:
@@ -127,10 +128,11 @@ async def _hold(
 
     live = 0  # watchers whose open stream is caught up (it has shown the game as it stands)
     retries = 0  # streams opened again after UNAVAILABLE
+    refused = 0  # streams told to retry later (RESOURCE_EXHAUSTED with a retry hint)
     all_live = asyncio.Event()
 
     async def watch(index: int, game_id: str) -> int:
-        nonlocal live, retries
+        nonlocal live, retries, refused
         last = 0
         reopened = 0
         # As clients do: a stream that failed in transit is opened again from the last
@@ -154,6 +156,11 @@ async def _hold(
             except grpc.aio.AioRpcError as error:
                 if caught_up:
                     live -= 1  # no longer held by the replica
+                hint = error_details(error).retry_after
+                if error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and hint:
+                    refused += 1  # a burst past the replica's queue: told when to retry
+                    await asyncio.sleep(hint)
+                    continue
                 # A server closing a busy connection ends every stream on it at once, so
                 # the bound is per watcher: one that keeps failing is a failure.
                 if error.code() not in RETRIED or reopened >= REOPEN_LIMIT:
@@ -184,4 +191,4 @@ async def _hold(
     finals = await asyncio.wait_for(asyncio.gather(*watchers), DELIVERY_S)
     delivered = time.perf_counter() - started
     assert finals == [3] * len(watchers), "a watcher missed the update"
-    return Crowd(len(watchers), held, delivered, connections, retries)
+    return Crowd(len(watchers), held, delivered, connections, retries, refused)

@@ -92,7 +92,7 @@ def test_an_update_committed_while_a_watch_catches_up_is_sent_as_an_update(
     action = legal_actions(engine_stub, record.state)[0]
     replica = matchmaker.replica
     assert replica is not None
-    read = replica.store.updates_after
+    read = replica.hub.store.updates_after  # the watchers' reads
     committed: list[int] = []
 
     async def read_then_commit(game_id: str, after: Any, count: int = 500) -> Any:
@@ -102,7 +102,7 @@ def test_an_update_committed_while_a_watch_catches_up_is_sent_as_an_update(
             committed.append(played.game.version)
         return entries
 
-    monkeypatch.setattr(replica.store, "updates_after", read_then_commit)
+    monkeypatch.setattr(replica.hub.store, "updates_after", read_then_commit)
     spectator = clients(matchmaker.address)  # no token: its watch adds no notice of its own
     (update,) = Watcher(spectator, game.id, after=game.version).until(game.version + 1)
     assert committed == [game.version + 1]

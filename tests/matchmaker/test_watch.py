@@ -16,7 +16,7 @@ from matchmaker import keys
 from matchmaker.record import GameStatus
 from matchmaker.server import Replica
 from matchmaker.store import Commit, Update
-from matchmaker.watch import READ_COUNT, Batch, Feed, finished_at
+from matchmaker.watch import READ_COUNT, Feed, Watcher, finished_at
 from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs, store_client
 from tests.matchmaker.test_views import war_record
@@ -37,7 +37,9 @@ async def parts(redis_url: str, **changes: Any) -> AsyncIterator[Replica]:
 
 def test_one_watcher_too_many_is_told_when_to_retry(redis_url: str) -> None:
     async def scenario() -> None:
-        async with parts(redis_url, max_watchers=1, retry_hint=0.25) as replica:
+        async with parts(
+            redis_url, max_watchers=1, watch_seat_reserve=0, retry_hint=0.25
+        ) as replica:
             async with replica.hub.subscribe("g-watched"):
                 with pytest.raises(Refusal) as refused:
                     replica.hub.admit()
@@ -149,7 +151,7 @@ def test_a_listener_pings_through_silences_and_keeps_its_connection(redis_url: s
                     store = replica.store
                     update = Update(b"update 1", side="south")
                     await store.commit(Commit("g-watched", 0, {"status": "running"}, update=update))
-                    batch = await asyncio.wait_for(updates.get(), 15)
+                    batch = await asyncio.wait_for(updates.queue.get(), 15)
                     assert [entry.version for entry in batch.entries] == [1]
             finally:
                 await checker.aclose()
@@ -217,13 +219,13 @@ def test_a_watched_game_at_rest_costs_redis_no_reads(redis_url: str) -> None:
                     await replica.store.commit(
                         Commit("g-at-rest", 0, {"status": "running"}, update=update)
                     )
-                    batch = await asyncio.wait_for(updates.get(), 15)
+                    batch = await asyncio.wait_for(updates.queue.get(), 15)
                     assert [entry.version for entry in batch.entries] == [1]
                     assert await reads() == base + 2
                     for _ in range(20):  # the replica's tasks run while these are answered
                         await replica.redis.ping()
                     assert await reads() == base + 2
-                    assert updates.empty()
+                    assert updates.queue.empty()
             finally:
                 await checker.aclose()
 
@@ -246,8 +248,8 @@ def test_a_feed_that_fell_behind_hands_out_every_entry_once_in_bounded_reads(
                     Commit("g-behind", version, {"status": "running"}, update=update)
                 )
             feed = Feed(replica.hub, "g-behind", "0-0")  # not listening: woken here, once
-            watcher: asyncio.Queue[Batch] = asyncio.Queue()
-            feed.queues.add(watcher)
+            watcher = Watcher()
+            feed.watchers.add(watcher)
             try:
                 feed.wake()
                 reading = feed._reading
@@ -255,7 +257,7 @@ def test_a_feed_that_fell_behind_hands_out_every_entry_once_in_bounded_reads(
                 await asyncio.wait_for(reading, 15)
             finally:
                 feed.close()
-            batches = [watcher.get_nowait() for _ in range(watcher.qsize())]
+            batches = [watcher.queue.get_nowait() for _ in range(watcher.queue.qsize())]
             assert [len(batch.entries) for batch in batches] == [READ_COUNT, READ_COUNT, 7]
             entries = [entry for batch in batches for entry in batch.entries]
             assert [entry.position for entry in entries] == [(v, 0) for v in range(1, total + 1)]
@@ -322,10 +324,10 @@ def test_a_listener_left_without_games_and_cut_off_is_forgotten(redis_url: str) 
                         await replica.store.commit(
                             Commit("g-later", 0, {"status": "running"}, update=update)
                         )
-                    return not updates.empty()
+                    return not updates.queue.empty()
 
                 await until(delivered, "an update delivered through the new listener")
-                batch = updates.get_nowait()
+                batch = updates.queue.get_nowait()
                 assert [entry.version for entry in batch.entries] == [1]
 
     asyncio.run(scenario())

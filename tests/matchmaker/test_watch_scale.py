@@ -33,6 +33,9 @@ def replica(redis_url: str, engine_address: str, tmp_path: Path) -> Iterator[Ser
         engine_address,
         "--redis-connections", str(CONNECTIONS),
         "--max-watchers", str(GAMES * PER_GAME),
+        # Every watcher calls from this one address, and none is seated.
+        "--max-watchers-per-address", str(GAMES * PER_GAME),
+        "--watch-seat-reserve", "0",
     )  # fmt: skip
     yield process
     process.stop()
@@ -69,5 +72,6 @@ def test_five_thousand_watchers_over_a_bounded_number_of_redis_connections(
     print(
         f"{crowd.watchers} watchers held in {crowd.held_s:.1f} s, the update delivered to all "
         f"in {crowd.delivered_s:.1f} s, over at most {crowd.connections} Redis connections "
-        f"per node ({crowd.retries} streams reopened after UNAVAILABLE)"
+        f"per node ({crowd.retries} streams reopened after UNAVAILABLE, {crowd.refused} told "
+        "to retry)"
     )

@@ -23,7 +23,7 @@ from redis.crc import key_slot
 from matchmaker import keys
 from matchmaker.server import Replica
 from matchmaker.store import Commit, Update
-from matchmaker.watch import Batch
+from matchmaker.watch import Watcher
 from tests.matchmaker.conftest import flush_cluster
 from tests.matchmaker.helpers import captured_logs
 from tests.matchmaker.test_watch import parts, until
@@ -128,13 +128,13 @@ async def commit(replica: Replica, game_id: str, version: int) -> None:
     await replica.store.commit(Commit(game_id, version, {"status": "running"}, update=update))
 
 
-async def versions(updates: asyncio.Queue[Batch], last: int) -> list[int]:
+async def versions(updates: Watcher, last: int) -> list[int]:
     """The versions handed to a watcher, batch after batch, until version `last` (at most
     15 s for each batch)."""
     seen: list[int] = []
     while not seen or seen[-1] < last:
         try:
-            batch = await asyncio.wait_for(updates.get(), 15)
+            batch = await asyncio.wait_for(updates.queue.get(), 15)
         except TimeoutError:
             raise AssertionError(f"handed {seen}, then nothing for 15 s (up to {last})") from None
         assert batch.error is None, batch.error

@@ -1,0 +1,242 @@
+"""Who gets a live stream (issue 29.4): streams are capped per caller address (an IPv6
+caller by its /64, a trusted proxy's caller by x-forwarded-for) and per player, slots are
+reserved for a game's seated players, a seated player refused a stream is never
+abandoned for it, and an update costs the same whatever the number of streams that do
+not read it. Real Redis (standalone and cluster), real gRPC on loopback."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+import pytest
+
+from matchmaker import service, views
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, WarReplica, both_stores
+from tests.matchmaker.helpers import (
+    Watcher,
+    expect_error,
+    play_moves,
+    start_game,
+    wait_for,
+)
+from tests.matchmaker.test_presence import FAST, redis_ms, stream_notices, swept_after
+from wargame.v1 import matchmaker_pb2 as mm
+
+pytestmark = pytest.mark.integration
+
+
+async def _watchers(replica: Any) -> int:
+    return int(replica.hub.watchers)
+
+
+def held(server: InProcessMatchmaker, count: int) -> None:
+    """Wait until the replica holds `count` streams."""
+    wait_for(lambda: server.call(_watchers) == count)
+
+
+def refused(client: Client, game_id: str, metadata: Any = None) -> str:
+    """Open a stream that must be refused with TOO_MANY_WATCHERS and a retry hint: the
+    refusal's message."""
+    details = expect_error(
+        lambda: next(
+            iter(
+                client.stub.WatchGame(
+                    mm.WatchGameRequest(game_id=game_id),
+                    metadata=metadata if metadata is not None else client.metadata,
+                    timeout=30,
+                )
+            )
+        ),
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        "TOO_MANY_WATCHERS",
+    )
+    assert details.retry_after and details.retry_after > 0
+    return details.message
+
+
+@both_stores
+def test_a_seated_player_gets_its_stream_when_spectators_fill_the_replica(
+    clients: Callable[..., Client], war_replica: WarReplica
+) -> None:
+    # Three streams, one of them for seated players only.
+    server, two = war_replica(max_watchers=3, watch_seat_reserve=1)
+    game = start_game(two, "war")
+    north = Watcher(two["north"], game.id)
+    fan = Watcher(clients(server.address, "Fan"), game.id)
+    held(server, 2)
+    # Spectators have taken all they may: one more is refused...
+    assert "most live streams (2)" in refused(clients(server.address, "Crowd"), game.id)
+    # ...and South, seated, still gets its own stream (the reserved slot).
+    south = Watcher(two["south"], game.id)
+    assert south.until(game.version)[-1].game.your_side == "south"
+    held(server, 3)
+    for watcher in (north, fan, south):
+        watcher.close()
+
+
+def forwarded(address: str) -> tuple[tuple[str, str], ...]:
+    return (("x-forwarded-for", address),)
+
+
+def test_one_address_and_one_player_hold_at_most_their_streams(
+    clients: Callable[..., Client], war_replica: WarReplica
+) -> None:
+    """Callers behind a trusted proxy are counted by the address it names, IPv6 ones by
+    their /64; a player is counted whatever address it calls from; a seated player is not
+    counted against its address."""
+    server, two = war_replica(
+        trusted_proxies="127.0.0.0/8", max_watchers_per_address=2, max_watchers_per_player=2
+    )
+    game = start_game(two, "war")
+    spectator = clients(server.address)
+    streams = [
+        spectator.stub.WatchGame(
+            mm.WatchGameRequest(game_id=game.id), metadata=forwarded(address), timeout=60
+        )
+        for address in ("2001:db8::1", "2001:db8::2")
+    ]
+    for stream in streams:
+        assert next(stream).version >= 1  # open: it catches up
+    held(server, 2)
+    # A third from the same /64 is refused; from another /64, and the seated players from
+    # the same address, are not.
+    assert "your address" in refused(spectator, game.id, forwarded("2001:db8::3"))
+    other = spectator.stub.WatchGame(
+        mm.WatchGameRequest(game_id=game.id), metadata=forwarded("2001:db8:0:1::1"), timeout=60
+    )
+    assert next(other).version >= 1
+    seated = [
+        two["south"].stub.WatchGame(
+            mm.WatchGameRequest(game_id=game.id),
+            metadata=(*two["south"].metadata, *forwarded("2001:db8::4")),
+            timeout=60,
+        )
+        for _ in range(2)
+    ]
+    for stream in seated:
+        assert next(stream).version >= 1  # open: it catches up
+    # South holds its two: a third is refused, from any address.
+    assert "you hold" in refused(
+        two["south"], game.id, (*two["south"].metadata, *forwarded("192.0.2.7"))
+    )
+    fan = clients(server.address, "Fan")
+    fans = [Watcher(fan, game.id) for _ in range(2)]
+    held(server, 7)
+    assert "you hold" in refused(fan, game.id, (*fan.metadata, *forwarded("192.0.2.8")))
+    for stream in [*streams, other, *seated]:
+        stream.cancel()
+    for watcher in fans:
+        watcher.close()
+
+
+@both_stores
+def test_a_seated_player_refused_a_stream_is_never_abandoned(
+    clients: Callable[..., Client], redis_url: str, war_replica: WarReplica
+) -> None:
+    """Spectators hold every stream (no reserve): South, to act, is refused while it
+    keeps trying; its game is never warned about it, let alone abandoned."""
+    server, two = war_replica(**{**FAST, "max_watchers": 2, "watch_seat_reserve": 0})
+    created = two["south"].CreateGame(mm.CreateGameRequest(game="war", side="south")).game
+    fans = [Watcher(clients(server.address, f"Fan{i}"), created.id) for i in range(2)]
+    held(server, 2)
+    trying = threading.Event()
+    stop = threading.Event()
+    refusals: list[str] = []
+
+    def keep_trying() -> None:  # as a client does: again after the retry hint
+        while not stop.is_set():
+            refusals.append(refused(two["south"], created.id))
+            trying.set()
+            stop.wait(0.2)
+
+    thread = threading.Thread(target=keep_trying, daemon=True)
+    thread.start()
+    try:
+        trying.wait(30)  # refused once: present (a refusal is given after the knock)
+        two["north"].JoinGame(mm.JoinGameRequest(game_id=created.id))
+        # The sweeper looks at the game again and again, long past the abandonment
+        # deadline South would have had since it began.
+        begun = redis_ms(redis_url)
+        wait_for(
+            lambda: (
+                swept_after(redis_url, created.id, begun + 4 * ABANDON_MS)
+                or not swept_after(redis_url, created.id, 0)
+            ),  # over: no longer due
+            60,
+        )
+    finally:
+        stop.set()
+        thread.join(30)
+    game = two["north"].GetGame(mm.GetGameRequest(game_id=created.id)).game
+    assert game.status == mm.GAME_STATUS_RUNNING, game.outcome
+    assert game.state.to_act[0] == "south"
+    assert (b"ABANDON_WARNING", b"south") not in stream_notices(redis_url, created.id)
+    assert refusals
+    for fan in fans:
+        fan.close()
+
+
+ABANDON_MS = int(FAST["abandon_after"] * 1000)
+
+
+@pytest.fixture
+def views_built(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """How many game views the service has built (a one-element list, counted as built)."""
+    count = [0]
+    build = views.game_view
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(service, "game_view", counted)
+    yield count
+
+
+@both_stores
+def test_an_update_costs_the_same_whatever_the_number_of_unread_streams(
+    clients: Callable[..., Client],
+    war_replica: WarReplica,
+    engine_stub: Any,
+    views_built: list[int],
+) -> None:
+    """Forty spectator streams nobody reads: each update is built once for all of them
+    (one view per side and entry of the newest version, not one per stream), a reader
+    beside them gets every update, and each unread stream, read at last, hands out every
+    version once, in order (from its buffer or, fallen behind, read back from the game's
+    stream)."""
+    server, two = war_replica(abandon_after=600.0)
+    game = start_game(two, "war")
+    unread = [
+        clients(server.address).stub.WatchGame(
+            mm.WatchGameRequest(game_id=game.id, after_version=game.version), timeout=120
+        )
+        for _ in range(40)
+    ]
+    reader = Watcher(clients(server.address), game.id, after=game.version)
+    held(server, 41)
+    before = views_built[0]
+    moves = 24
+    played = play_moves(engine_stub, two, game.id, moves, random.Random(7))
+    updates = played.version - game.version
+    assert updates > 20  # more than a watcher buffers (watch.BUFFER)
+    seen = reader.until(played.version, 60, notices=True)
+    built = views_built[0] - before
+    # GetGame and SubmitActions build one view each per move (play_moves calls both);
+    # the update messages at most one per entry: the update and the sweeper's notices.
+    notices = sum(1 for message in seen if message.HasField("notice"))
+    assert built <= (2 * updates + 1) + updates + notices, (built, updates, notices)
+    for stream in unread:
+        versions = []
+        for message in stream:
+            if not message.HasField("notice"):
+                versions.append(message.version)
+            if message.version == played.version and not message.HasField("notice"):
+                break
+        assert versions == list(range(game.version + 1, played.version + 1)), versions
+        stream.cancel()
+    reader.close()
