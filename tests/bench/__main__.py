@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tests.bench.harness import Bench
 
-MODULES = ("war", "battle", "napoleonic", "engine_service", "matchmaker")
+MODULES = ("war", "battle", "napoleonic", "engine_service", "matchmaker", "start")
 
 
 def main() -> int:
