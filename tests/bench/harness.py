@@ -175,9 +175,11 @@ class Bench:
         turn_cpu: float = 0.0,
     ) -> list[list[Sample]]:
         """Samples of each measure taken in turns (a b a b ...) after `warmup` rounds. With
-        `turn_cpu`, each sample sums short turns of each measure (a b a b ... within the
-        sample) until the costlier measure used about `turn_cpu` seconds of CPU: a load
-        that lasts a fraction of a second then hits both alike."""
+        `turn_cpu`, each sample is made of short turns of each measure (a b a b ... within
+        the sample) until the costlier measure used about `turn_cpu` seconds of CPU, and is
+        the least disturbed of its turns (per operation, the least wall time and the least
+        CPU time: other tenants only ever add to either, by stealing the core or by
+        emptying its caches while this process waits)."""
         spent = [0.0 for _ in measures]
         for _ in range(warmup):
             for index, measure in enumerate(measures):
@@ -187,15 +189,12 @@ class Bench:
             turns = max(1, min(MAX_TURNS, round(turn_cpu / max(spent))))
         samples: list[list[Sample]] = [[] for _ in measures]
         for _ in range(repeats):
-            summed = [Sample(0, 0.0, 0.0) for _ in measures]
+            turns_taken: list[list[Sample]] = [[] for _ in measures]
             for _ in range(turns):
-                for measure, total in zip(measures, summed, strict=True):
-                    taken = measure()
-                    total.count += taken.count
-                    total.wall += taken.wall
-                    total.cpu += taken.cpu
-            for taken_all, total in zip(samples, summed, strict=True):
-                taken_all.append(total)
+                for measure, taken in zip(measures, turns_taken, strict=True):
+                    taken.append(measure())
+            for kept, taken in zip(samples, turns_taken, strict=True):
+                kept.append(_least_disturbed(taken))
         return samples
 
     def compare(
@@ -262,6 +261,13 @@ class Side:
 
 
 _SCALES = {"us": 1e6, "ms": 1e3, "s": 1.0}
+
+
+def _least_disturbed(turns: list[Sample]) -> Sample:
+    """One operation's least wall time and least CPU time over `turns`."""
+    if len(turns) == 1:
+        return turns[0]
+    return Sample(1, min(t.wall / t.count for t in turns), min(t.cpu / t.count for t in turns))
 
 
 def _figure(name: str, unit: str, values: list[float]) -> Figure:
