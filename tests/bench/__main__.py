@@ -19,6 +19,7 @@ MODULES = (
     "napoleonic",
     "engine_service",
     "matchmaker",
+    "start",
     "capacity",
     "watch_burst",
 )

@@ -28,6 +28,7 @@ import json
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,7 +43,7 @@ from engine_service.handling import Limits
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.service import RulesEngine
-from tests.bench.harness import Bench, Figure
+from tests.bench.harness import Bench, Figure, Side, rss_mb, serving_pids, timed
 from tests.bench.load import write_requests
 from tests.servers import ROOT, engine_command, free_port, wait_healthy
 from wargame.runtime.logs import configure_logging
@@ -187,15 +188,13 @@ def stateless_cycle(bench: Bench) -> None:
     call = engine.ApplyActions
     read = engine_pb2.ApplyActionsRequest.FromString
 
-    def ours() -> float:
+    def ours() -> int:
         clear_caches()
-        started = time.perf_counter()
         for data in requests:
             call(read(data), context).SerializeToString()
-        return (time.perf_counter() - started) / len(requests) * 1e6
+        return len(requests)
 
-    def theirs() -> float:
-        started = time.perf_counter()
+    def theirs() -> int:
         for fen, uci in fens:
             board = chess.Board(fen)
             move = chess.Move.from_uci(uci)
@@ -203,26 +202,16 @@ def stateless_cycle(bench: Bench) -> None:
                 raise AssertionError(uci)
             board.push(move)
             board.fen()
-        return (time.perf_counter() - started) / len(fens) * 1e6
+        return len(fens)
 
-    reference = bench.report(
-        bench.sample(
-            "python-chess Board(fen) + is_legal + push + fen(), 1000 positions",
-            theirs,
-            "us/cycle",
-        ),
-        higher_is_better=False,
-    )
-    bench.report(
-        bench.sample(
-            "war stateless ApplyActions in-process (request bytes -> response bytes, "
-            "no view), 1000 positions, caches cleared",
-            ours,
-            "us/cycle",
-        ),
-        reference,
+    bench.compare(
+        Side(f"python-chess Board(fen) + is_legal + push + fen(), {len(fens)} positions",
+             timed(theirs), "cycle"),
+        Side("war stateless ApplyActions in-process (request bytes -> response bytes, "
+             f"no view), {len(requests)} positions, caches cleared", timed(ours), "cycle"),
         goal="<= 1.0x python-chess",
-    )
+        cost=True,
+    )  # fmt: skip
 
 
 # --- the engine under load ----------------------------------------------------------------
@@ -300,15 +289,10 @@ class _Engine:
         return len(out.strip().splitlines())
 
     def worker_rss_mb(self) -> list[float]:
-        """Resident memory of each serving process (the workers, or the single process)."""
-        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-        pids = [int(p) for p in children.read_text().split()] if children.exists() else []
-        sizes = []
-        for pid in pids or [self.process.pid]:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    sizes.append(int(line.split()[1]) / 1024)
-        return sizes
+        """Resident memory of each serving process: the ones listening on the engine's port
+        (the workers, or the single process), not the helpers its search pool forks."""
+        port = int(self.address.rpartition(":")[2])
+        return [rss_mb(pid) for pid in serving_pids(self.process.pid, port)]
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -335,9 +319,14 @@ def _load_argv(
     ]
 
 
-def _load(address: str, method: str, request: Path, concurrency: int) -> dict[str, float]:
+def _load(
+    address: str, method: str, request: Path, concurrency: int, cpu_of: tuple[int, ...] = ()
+) -> dict[str, float]:
+    """One timed load (a separate process); with `cpu_of`, also the CPU those processes'
+    trees used per call meanwhile."""
+    flags = [f"--cpu-of={pid}" for pid in cpu_of]
     out = subprocess.run(
-        _load_argv(address, method, request, concurrency, SECONDS),
+        [*_load_argv(address, method, request, concurrency, SECONDS), *flags],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -369,11 +358,41 @@ def _measure(
     return made[0], made[1], made[2]
 
 
-# (method, request file, clients, goal at that many clients)
+def _figures(name: str, runs: list[dict[str, float]]) -> dict[str, Figure]:
+    """The figures of repeated loads: rate, p50, p99, and the server's CPU per call."""
+    made = {}
+    for key, label, unit in (
+        ("rps", "", "req/s"),
+        ("p50_ms", " p50", "ms"),
+        ("p99_ms", " p99", "ms"),
+        ("cpu_us_per_call", ", server CPU", "us CPU/call"),
+    ):
+        values = [run[key] for run in runs]
+        made[key] = Figure(
+            f"{name}{label}", unit, statistics.median(values), min(values), max(values), values
+        )
+    return made
+
+
+def _in_turns(
+    engine: _Engine, method: str, request: Path, ping: Path, clients: int, *, names: tuple[str, str]
+) -> tuple[dict[str, Figure], dict[str, Figure]]:
+    """Pings and `method` calls of the same size, loads taken in turns (Ping, method, Ping,
+    ...), each with the engine's CPU per call: the figures of each."""
+    pid = (engine.process.pid,)
+    pings: list[dict[str, float]] = []
+    calls: list[dict[str, float]] = []
+    for _ in range(REPEATS):
+        pings.append(_load(engine.address, "Ping", ping, clients, pid))
+        calls.append(_load(engine.address, method, request, clients, pid))
+    return _figures(names[0], pings), _figures(names[1], calls)
+
+
+# (method, request file, clients, goal of the ratio of CPU per call, Ping's / the method's)
 LOADS = (
-    ("ApplyActions", "view", 16, ">= 0.6 of Ping"),
-    ("ApplyActions", "position", 16, ">= 0.6 of Ping"),
-    ("ListLegalActions", "legal", 16, ""),
+    ("ApplyActions", "view", 16, ">= 0.5x Ping"),
+    ("ApplyActions", "position", 16, ">= 0.7x Ping"),
+    ("ListLegalActions", "legal", 16, ">= 0.5x Ping"),
     ("ApplyActions", "position", 1, ""),
     ("ListLegalActions", "legal", 1, ""),
 )
@@ -381,28 +400,32 @@ LABELS = {"view": "with view", "position": "without view", "legal": "position on
 
 
 def _loads(bench: Bench, engine: _Engine, files: dict[str, dict[str, Path]]) -> None:
+    """Each load beside Pings of the same size, taken in turns: rates, latencies, and the
+    engine's CPU per call (the steady figure: the goals are on it)."""
     for game_id, paths in files.items():
-        pings: dict[tuple[str, int], tuple[Figure, Figure, Figure]] = {}
         for method, name, clients, goal in LOADS:
             tag = f"engine 1 worker {game_id} {clients} client{'s' if clients > 1 else ''}"
-            if (name, clients) not in pings:
-                ping = _measure(
-                    f"{tag} Ping (same size as {method} {LABELS[name]})",
-                    engine.address,
-                    "Ping",
-                    paths[f"{name}-ping"],
-                    clients,
-                )
-                for figure in ping:
-                    bench.report(figure, higher_is_better=figure.unit == "req/s")
-                pings[(name, clients)] = ping
-            ping_rps, ping50, ping99 = pings[(name, clients)]
-            rps, p50, p99 = _measure(
-                f"{tag} {method} {LABELS[name]}", engine.address, method, paths[name], clients
+            ping, call = _in_turns(
+                engine,
+                method,
+                paths[name],
+                paths[f"{name}-ping"],
+                clients,
+                names=(f"{tag} Ping (same size as {method} {LABELS[name]})",
+                 f"{tag} {method} {LABELS[name]}"),
+            )  # fmt: skip
+            for key in ("rps", "p50_ms", "p99_ms", "cpu_us_per_call"):
+                bench.report(ping[key], higher_is_better=key == "rps")
+            bench.report(call["rps"], ping["rps"], paired=True)
+            bench.report(call["p50_ms"], ping["p50_ms"], higher_is_better=False)
+            bench.report(call["p99_ms"], ping["p99_ms"], higher_is_better=False)
+            bench.report(
+                call["cpu_us_per_call"],
+                ping["cpu_us_per_call"],
+                goal=goal,
+                higher_is_better=False,
+                paired=True,
             )
-            bench.report(rps, ping_rps, goal=goal)
-            bench.report(p50, ping50, higher_is_better=False)
-            bench.report(p99, ping99, higher_is_better=False)
 
 
 def _flood_figures(bench: Bench, engine: _Engine, files: dict[str, Path]) -> None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import random
 import statistics
 import sys
@@ -55,7 +56,7 @@ from matchmaker.scripts import Scripts
 from matchmaker.sessions import Sessions, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store
-from tests.bench.harness import REPEATS, Bench, Figure
+from tests.bench.harness import REPEATS, Bench, Figure, cpu_seconds, process_tree
 from tests.bench.profile_submit import profile_submits
 from tests.matchmaker.crowd import hold
 from tests.servers import (
@@ -92,6 +93,7 @@ class Stack:
     matchmaker: str
     cluster_url: str
     cluster_matchmaker: str  # a matchmaker on the Redis Cluster
+    matchmaker_pid: int = 0  # the process of `matchmaker`, for its CPU time (0: unknown)
 
 
 def matchmaker(directory: Path, name: str, redis_url: str, engine: str) -> ServiceProcess:
@@ -124,7 +126,12 @@ def stack(directory: Path) -> Iterator[Stack]:
         clustered = matchmaker(directory, "matchmaker-cluster", cluster.url, engine.address)
         processes.append(clustered)
         yield Stack(
-            redis_server.url, engine.address, standalone.address, cluster.url, clustered.address
+            redis_server.url,
+            engine.address,
+            standalone.address,
+            cluster.url,
+            clustered.address,
+            standalone.process.pid,
         )
     finally:
         for process in reversed(processes):
@@ -268,35 +275,77 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def bench_submit(bench: Bench, setup: Stack) -> list[str]:
-    """Submit throughput and latency at each concurrency; returns finished game ids."""
+    """Submit throughput and latency at each concurrency beside Echo, and at 64 games beside
+    16, every round in turns (Echo and SubmitActions at 1, 16, 64, again, ...), with the
+    matchmaker's CPU time per call; returns finished game ids."""
     actions, sides = legal_sequence(setup.engine, SEQUENCE_PLIES)
+    tree = process_tree(setup.matchmaker_pid) if setup.matchmaker_pid else []
+
+    def echo(games: int, seconds: float) -> tuple[float, float]:
+        """Echo calls per second, and the matchmaker's CPU per call (us)."""
+        before = cpu_seconds(tree)
+        calls_per_s = asyncio.run(echo_round(setup.matchmaker, games, seconds))
+        return calls_per_s, (cpu_seconds(tree) - before) / (calls_per_s * seconds) * 1e6
+
+    def submit(games: int, seconds: float) -> tuple[float, float, float, float]:
+        """Actions committed per second, p50, p99 (ms), the matchmaker's CPU per action (us)."""
+        at: list[float] = []
+
+        async def started() -> None:
+            at.append(cpu_seconds(tree))
+
+        committed, elapsed, latencies, _ = asyncio.run(
+            play_round(setup.matchmaker, games, actions, sides, seconds=seconds,
+                       made_hook=started)
+        )  # fmt: skip
+        cpu = (cpu_seconds(tree) - at[0]) / committed * 1e6
+        return committed / elapsed, percentile(latencies, 0.5), percentile(latencies, 0.99), cpu
+
+    for games in CONCURRENCY:  # warm-up
+        echo(games, 0.5)
+        submit(games, 0.5)
+    echoes: dict[int, list[tuple[float, float]]] = {games: [] for games in CONCURRENCY}
+    rounds: dict[int, list[tuple[float, float, float, float]]] = {g: [] for g in CONCURRENCY}
+    for _ in range(REPEATS):
+        for games in CONCURRENCY:
+            echoes[games].append(echo(games, ROUND_SECONDS))
+            rounds[games].append(submit(games, ROUND_SECONDS))
+    made: dict[int, tuple[Figure, Figure]] = {}
     for games in CONCURRENCY:
-        asyncio.run(echo_round(setup.matchmaker, games, 0.5))  # warm-up
-        echo = [
-            asyncio.run(echo_round(setup.matchmaker, games, ROUND_SECONDS)) for _ in range(REPEATS)
-        ]
-        asyncio.run(play_round(setup.matchmaker, games, actions, sides, seconds=0.5))  # warm-up
-        rates: list[float] = []
-        p50s: list[float] = []
-        p99s: list[float] = []
-        for _ in range(REPEATS):
-            committed, elapsed, latencies, _ = asyncio.run(
-                play_round(setup.matchmaker, games, actions, sides, seconds=ROUND_SECONDS)
-            )
-            rates.append(committed / elapsed)
-            p50s.append(percentile(latencies, 0.5))
-            p99s.append(percentile(latencies, 0.99))
         reference = bench.report(
-            figure(f"matchmaker Echo, {games} concurrent callers", "calls/s", echo)
-        )
+            figure(f"matchmaker Echo, {games} concurrent callers", "calls/s",
+                   [rate for rate, _ in echoes[games]])
+        )  # fmt: skip
+        echo_cpu = bench.report(
+            figure(f"matchmaker Echo, {games} concurrent callers, matchmaker CPU",
+                   "us CPU/call", [cpu for _, cpu in echoes[games]]),
+            higher_is_better=False,
+        )  # fmt: skip
+        rates, p50s, p99s, cpus = (list(column) for column in zip(*rounds[games], strict=True))
         goal = ">= 0.3x Echo" if games == 16 else ""
-        bench.report(
-            figure(f"matchmaker SubmitActions, {games} concurrent games", "actions/s", rates),
-            reference,
-            goal=goal,
-        )
+        rate = figure(f"matchmaker SubmitActions, {games} concurrent games", "actions/s", rates)
+        bench.report(rate, reference, goal=goal, paired=True)
         bench.report(figure(f"matchmaker submit-to-commit p50, {games} games", "ms", p50s))
         bench.report(figure(f"matchmaker submit-to-commit p99, {games} games", "ms", p99s))
+        tails = [p99 / p50 for p50, p99 in zip(p50s, p99s, strict=True) if p50]
+        bench.report(
+            figure(f"matchmaker submit-to-commit p99 / p50, {games} games", "x", tails),
+            goal="<= 4" if games == 64 else "",
+        )
+        cpu = figure(
+            f"matchmaker SubmitActions, {games} concurrent games, matchmaker CPU",
+            "us CPU/action",
+            cpus,
+        )
+        bench.report(cpu, echo_cpu, higher_is_better=False, paired=True)
+        made[games] = rate, cpu
+    if 16 in made and 64 in made:  # issue 34: throughput never falls as games grow
+        for at_64, at_16, goal, higher in (
+            (made[64][0], made[16][0], ">= 1.0x 16 games", True),
+            (made[64][1], made[16][1], "", False),
+        ):
+            copy = dataclasses.replace(at_64, name=f"{at_64.name} (beside 16 games)")
+            bench.report(copy, at_16, goal=goal, higher_is_better=higher, paired=True)
     _, _, _, finished = asyncio.run(
         play_round(setup.matchmaker, 8, actions, sides, seconds=0, finish=True)
     )

@@ -1,7 +1,7 @@
 """A gRPC load generator run as its own process: fixed requests, N in flight, for T seconds.
 
     python -m tests.bench.load TARGET METHOD REQUEST_FILE --concurrency N --seconds T
-        [--pause-after-error S] [--no-warm-up]
+        [--pause-after-error S] [--no-warm-up] [--cpu-of PID]...
 
 The request file holds one or more requests, each a 4-byte big-endian length and the
 serialized message (`write_requests`); each client goes round them from its own starting
@@ -10,7 +10,9 @@ memory when the file holds more requests than the caches keep. Requests are sent
 pre-serialized bytes (no protobuf work in the client), so the figures measure the server.
 Each client has its own connection, as separate callers would: a server's worker processes
 share a port by SO_REUSEPORT, which spreads connections (not the requests of one
-connection) over them. Prints one JSON line: calls, errors, seconds, latencies (p50, p99).
+connection) over them. Prints one JSON line: calls, errors, seconds, latencies (p50, p99),
+and with `--cpu-of PID` the CPU time the process trees of those PIDs (the server) used
+during the timed calls, in seconds and in microseconds per call (read from /proc).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import time
 from pathlib import Path
 
 import grpc
+
+from tests.bench.harness import cpu_seconds, process_tree
 
 
 def write_requests(path: Path, requests: list[bytes]) -> None:
@@ -51,6 +55,7 @@ async def _load(
     *,
     pause: float = 0.0,
     warm_up: bool = True,
+    cpu_of: tuple[int, ...] = (),
 ) -> dict[str, float]:
     options = [
         ("grpc.max_receive_message_length", 64 << 20),
@@ -82,10 +87,13 @@ async def _load(
                 continue
             latencies.append(time.perf_counter() - started)
 
+    servers = [pid for root in cpu_of for pid in process_tree(root)]
+    cpu_before = cpu_seconds(servers)
     began = time.perf_counter()
     spread = max(1, len(payloads) // concurrency)
     await asyncio.gather(*(client(call, i * spread) for i, call in enumerate(calls)))
     elapsed = time.perf_counter() - began
+    server_cpu = cpu_seconds(servers) - cpu_before
     for channel in channels:
         await channel.close()
     ordered = sorted(latencies) or [0.0]
@@ -96,6 +104,8 @@ async def _load(
         "rps": len(latencies) / elapsed,
         "p50_ms": statistics.median(ordered) * 1000,
         "p99_ms": ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000,
+        "server_cpu_s": server_cpu,
+        "cpu_us_per_call": server_cpu / len(latencies) * 1e6 if latencies else 0.0,
     }
 
 
@@ -109,6 +119,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--pause-after-error", type=float, default=0.0)
     parser.add_argument("--no-warm-up", action="store_true", help="a flood: start at once")
+    parser.add_argument(
+        "--cpu-of", type=int, action="append", default=[], help="a server's PID (its tree)"
+    )
     args = parser.parse_args()
     figures = asyncio.run(
         _load(
@@ -119,6 +132,7 @@ def main() -> int:
             args.seconds,
             pause=args.pause_after_error,
             warm_up=not args.no_warm_up,
+            cpu_of=tuple(args.cpu_of),
         )
     )
     print(json.dumps(figures), flush=True)
