@@ -148,7 +148,7 @@ class GameCommands:
         play.display.say(*[Text(line) for line in lines])
 
     def _flip(self) -> None:
-        self.session.flipped = not self.session.flipped
+        self.session.turns = (self.session.turns + 2) % 4
         self.play.show_board()
 
     def _resign(self, argument: str) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cli_client import details
-from cli_client.render.board import Scene, bottom_side
+from cli_client.render.board import Scene, bottom_side, turns_for
 from wargame.v1 import board_pb2, engine_pb2, game_pb2, matchmaker_pb2
 
 _MOVE_EVENTS = frozenset(
@@ -70,14 +70,14 @@ def state_scene(
     *,
     upper_side: str = "",
     last: frozenset[str] = frozenset(),
-    flipped: bool = False,
+    turns: int = 0,
 ) -> Scene:
     """A Scene of a state on its board, with the terrain the state decides."""
     return Scene(
         board=board,
         pieces=list(state.pieces),
         last=last,
-        flipped=flipped,
+        turns=turns,
         upper_side=upper_side,
         terrain=details.terrain_tags(state),
         replaced=details.state_tags(state),
@@ -105,8 +105,11 @@ class GameSession:
         self.your_side = your_side or view.your_side
         reference = initial if initial is not None and initial.pieces else description.initial_state
         self.bottom = bottom_side(self.board, reference) or bottom_side(self.board, view.state)
-        # Your own side at the bottom of the drawing.
-        self.flipped = bool(self.your_side) and self.your_side != self.bottom
+        # Your own army at the bottom of the drawing, and your allies' with it.
+        self.turns = turns_for(
+            self.board, reference if reference.pieces else view.state, self.your_side,
+            self.alliances(),
+        )  # fmt: skip
         self.last_cells: frozenset[str] = frozenset()
         self.marked: frozenset[str] = frozenset()
         self.extra: list[str] = []  # status lines a game's hooks add (see hooks.py)
@@ -299,7 +302,7 @@ class GameSession:
             pieces=[*self.state.pieces, *extra_pieces],
             last=self.last_cells,
             marked=frozenset(marked) | self.marked,
-            flipped=self.flipped,
+            turns=self.turns,
             upper_side=self.bottom,
             terrain=details.terrain_tags(self.state),
             replaced=details.state_tags(self.state),

@@ -121,7 +121,7 @@ def test_narrow_terminals_get_the_status_above_the_board(describe: Describe) -> 
     session = GameSession(view_of(reply.initial_state, your_side="north"), reply, "north")
     lines = [line.plain for line in screen(session, ASCII, width=40, now=NOW)]
     assert lines[0].startswith("The Game of War")
-    assert session.flipped  # North sees its own side at the bottom
+    assert session.turns == 2  # North sees its own side at the bottom
     board_top = next(index for index, line in enumerate(lines) if line.split()[:1] == ["j"])
     assert lines[board_top].split() == list("jihgfedcba")
 
