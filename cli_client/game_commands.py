@@ -145,7 +145,7 @@ class GameCommands:
         guidance = play.hooks.guidance()
         if guidance:
             lines += ["", "Now: " + guidance]
-        play.display.say(*[Text(line) for line in lines])
+        play.display.page("help", *[Text(line) for line in lines])
 
     def _flip(self) -> None:
         self.session.turns = (self.session.turns + 2) % 4
@@ -289,8 +289,10 @@ class GameCommands:
         if not notations:
             play.note(f"No legal actions{where} for {acting}.")
             return
-        play.note(f"{len(notations)} legal action(s){where} for {acting}:")
-        play.display.say(*[Text(row) for row in in_columns(notations, play.display.width)])
+        head = Text(f"{len(notations)} legal action(s){where} for {acting}:")
+        head.stylize(play.theme.style("cyan"))
+        rows = [Text(row) for row in in_columns(notations, play.display.width)]
+        play.display.page("moves", head, *rows)
 
     def hint(self) -> None:
         """Ask the engine for a suggestion."""

@@ -231,7 +231,8 @@ class Play:
             board=self.session.board,
             clean=lambda text: wording.for_players(text, self.options, self.session.sides),
         )
-        self.display.played(who, notations, lines)
+        report = any(event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED for event in events)
+        self.display.played(who, notations, lines, report=report)
 
     def show_prompt(self) -> None:
         """The prompt for the moment (see `prompt.prompt`)."""

@@ -45,7 +45,9 @@ class LineDisplay:
         lines = panel.screen(session, self.theme, self.width, scene=scene)
         self.terminal.print(Text(""), *lines)
 
-    def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
+    def played(
+        self, who: str, notations: Sequence[str], events: Sequence[Text], *, report: bool = False
+    ) -> None:
         """Print what was played and what it did."""
         if notations:
             text = Text(f"{who}: " if who else "")
@@ -57,6 +59,13 @@ class LineDisplay:
     def say(self, *lines: Text) -> None:
         """Print lines, word-wrapped to the terminal."""
         self.terminal.print(*lines, wrap=True)
+
+    def remember(self, *lines: Text) -> None:
+        """Nothing: the lines are on the terminal already."""
+
+    def page(self, title: str, *lines: Text) -> None:
+        """Print a long answer (the terminal's scrollback keeps it)."""
+        self.say(*lines)
 
     def prompt(self, prompt: Text, waiting: str = "") -> None:
         """Set the prompt line."""

@@ -112,6 +112,8 @@ def status_lines(
     names = {side: session.name(side) for side in session.sides}
     lines += [Text(line) for line in details.extra_lines(session.state, names)]
     lines += [Text(line) for line in session.extra]
+    if session.finished:
+        lines.append(outcome_line(session, theme))  # stays while the log goes on
     return lines
 
 
