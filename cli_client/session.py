@@ -71,6 +71,7 @@ def state_scene(
     upper_side: str = "",
     last: frozenset[str] = frozenset(),
     turns: int = 0,
+    kinds: frozenset[str] = frozenset(),
 ) -> Scene:
     """A Scene of a state on its board, with the terrain the state decides."""
     return Scene(
@@ -79,6 +80,7 @@ def state_scene(
         last=last,
         turns=turns,
         upper_side=upper_side,
+        kinds=kinds,
         terrain=details.terrain_tags(state),
         replaced=details.state_tags(state),
     )
@@ -115,6 +117,7 @@ class GameSession:
         self.extra: list[str] = []  # status lines a game's hooks add (see hooks.py)
         self.abandon_at: dict[str, float] = {}  # side -> when it loses as abandoned (epoch s)
         self._baseline: Counter[tuple[str, str]] = Counter()
+        self._armies = frozenset(piece.kind for piece in reference.pieces)
         # The current phase (see `phase_key`) and every side awaited in it so far.
         self._phase: tuple[object, ...] = ()
         self._awaited: set[str] = set()
@@ -271,6 +274,11 @@ class GameSession:
             return None
         return max(0.0, deadline - (now if now is not None else time.time()))
 
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Every kind the game's armies have had (drawn alike from start to end)."""
+        return self._armies | {kind for _, kind in self._baseline}
+
     def lost(self, side: str) -> list[str]:
         """Piece kind ids a side no longer has on the board, in the board's kind order."""
         now = Counter((piece.side, piece.kind) for piece in self.state.pieces)
@@ -307,6 +315,7 @@ class GameSession:
             terrain=details.terrain_tags(self.state),
             replaced=details.state_tags(self.state),
             spent=details.moved_cells(self.state),
+            kinds=self.kinds,
         )
 
     # -- changing ------------------------------------------------------------------------

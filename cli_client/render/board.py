@@ -58,6 +58,7 @@ class Scene:
     terrain: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # tags from the state
     replaced: frozenset[str] = frozenset()  # board tags the state decides instead (see terrain)
     spent: frozenset[str] = frozenset()  # cells of units that already moved this turn
+    kinds: frozenset[str] = frozenset()  # the kinds of the game's armies, gone ones too
 
 
 def cell_tags(cell: board_pb2.Cell, scene: Scene) -> tuple[str, ...]:
@@ -183,7 +184,8 @@ class Symbols:
         ours = alliances.get(self.upper, self.upper)
         self.upper_sides = {self.upper} | {s for s, a in alliances.items() if a == ours}
         self.colours = {side.id: side_colour(side.colour) for side in board.sides}
-        present = {piece.kind for piece in scene.pieces} or set(self.kinds)
+        # Glyphs are chosen from every kind the armies had, so none changes mid-game.
+        present = set(scene.kinds) | {piece.kind for piece in scene.pieces} or set(self.kinds)
         families: dict[str, int] = {}
         for kind_id in present:
             kind = self.kinds.get(kind_id)
