@@ -107,6 +107,7 @@ class Play:
                 return status
             self._begin(self.open_game(view))
             self.store.set_last_game(self.connection.addresses.matchmaker, view.id)
+            self.show_board()  # the new game's screen, its log begun by the welcome
             welcome = prompt.welcome(self.session)
             self.display.say(Text(""), Text(welcome, style=self.theme.style("bold")))
 

@@ -458,6 +458,7 @@ class FullScreen:
             if self._session is not None and self._session.game_id != session.game_id:
                 self._earlier += self._farewell  # a rematch: the last game's lines come first
                 self._farewell = []
+                self._log = []  # and the log is the new game's
             self._session, self._scene = session, scene
             self._board = board
             self._board_ansi = self._ansi(board)
