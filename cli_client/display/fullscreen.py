@@ -638,7 +638,7 @@ class FullScreen:
             if not line.plain:
                 out.append(line)
                 continue
-            out.extend(line.wrap(self._console, max(width, 10)))
+            out.extend(panel.word_wrapped(line, max(width, 10)))
         return out
 
     def _panel_head(self, width: int, *, compact: bool = False) -> list[Text]:

@@ -54,11 +54,14 @@ class LineDisplay:
             text.append(", ".join(notations), style=self.theme.style("bold"))
             self.terminal.print(text)
         if events:
-            self.terminal.print(*events, wrap=True)
+            self.say(*events)
 
     def say(self, *lines: Text) -> None:
-        """Print lines, word-wrapped to the terminal."""
-        self.terminal.print(*lines, wrap=True)
+        """Print lines, word-wrapped to the terminal (commands to paste kept whole)."""
+        self.terminal.print(*[row for line in lines for row in self._rows(line)])
+
+    def _rows(self, line: Text) -> list[Text]:
+        return panel.word_wrapped(line, self.width) if line.plain else [line]
 
     def remember(self, *lines: Text) -> None:
         """Nothing: the lines are on the terminal already."""
@@ -88,4 +91,4 @@ class LineDisplay:
 
     def farewell(self, *lines: Text) -> None:
         """Print the last lines."""
-        self.terminal.print(*lines, wrap=True)
+        self.say(*lines)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from cli_client import details, wording
@@ -15,6 +17,27 @@ from cli_client.terminal import countdown, elapsed
 from wargame.v1 import board_pb2, game_pb2
 
 PANEL_GAP = 4
+# A word, or a command to paste (`wargame play --join CODE`) kept whole with what follows it.
+_WORDS = re.compile(r"`[^`]*`\S*|\S+")
+
+
+def word_wrapped(line: Text, width: int) -> list[Text]:
+    """`line` in rows of at most `width` cells, broken only between words and never inside
+    a command in backquotes (a row longer than the width holds one such word alone)."""
+    rows: list[Text] = []
+    for part in line.split("\n", allow_blank=True):
+        plain = part.plain
+        start = end = -1
+        for found in _WORDS.finditer(plain):
+            if start < 0:
+                start, end = 0, found.end()  # the first row keeps the indent
+            elif cell_len(plain[start : found.end()]) <= width:
+                end = found.end()
+            else:
+                rows.append(part[start:end])
+                start, end = found.start(), found.end()
+        rows.append(part[start:end] if start >= 0 else part)
+    return rows
 
 
 def chip(board: board_pb2.BoardDescription, side: str, text: str, theme: Theme) -> Text:

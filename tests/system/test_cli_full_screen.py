@@ -358,3 +358,19 @@ def test_the_result_stays_in_the_side_panel(
     assert "Game over: you lose — Defender resigns" in panel, cli.text()
     cli.send("quit")
     assert cli.wait() == 0
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["full-screen", "plain"])
+def test_the_invite_command_to_paste_is_never_broken(
+    stack: Stack, clients: list[Cli], tmp_path: Path, plain: bool
+) -> None:
+    args = ["play", "war", "--side", "south", "--invite", *(["--plain"] if plain else [])]
+    cli = run(clients, args, tmp_path, stack, ascii_only=False, size=(24, 80))
+    cli.wait_screen(r"Invite code: (\S+)")
+    code = re.search(r"Invite code: (\S+)", cli.text())
+    assert code is not None
+    command = f"`wargame play --join {code.group(1)}`"
+    cli.wait_screen(lambda c: command in " ".join(c.text().split()))
+    assert any(command in row for row in cli.rows()), cli.text()  # on one row
+    cli.send("quit")
+    assert cli.wait() == 0
