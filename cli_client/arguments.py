@@ -115,6 +115,12 @@ def _common(
     )
     if game:
         group.add_argument(
+            "--no-bell",
+            dest="no_bell",
+            action="store_true",
+            help="never ring the terminal bell (it rings once when your time runs low)",
+        )
+        group.add_argument(
             "--plain",
             "--line",
             dest="plain",

@@ -65,6 +65,7 @@ class Play:
         self.open_game = open_game
         self.watcher: Watcher | None = None
         self._introduced = False
+        self._belled = ""  # the game whose low-time bell has rung
         self._begin(session, spectator=spectator)
         display.complete_from(self.candidates)
 
@@ -157,7 +158,15 @@ class Play:
             if self.display.at_eof:
                 self._left("end of input")
                 return 0
+            self._warn_low_time()
             self.display.tick()
+
+    def _warn_low_time(self) -> None:
+        """Ring the bell once a game when the player's own time runs low."""
+        session = self.session
+        if self._belled != session.game_id and session.low_time(session.your_side):
+            self._belled = session.game_id
+            self.display.bell()
 
     def _over(self) -> bool:
         return self.session.finished  # (a call: the line just handled may have ended it)

@@ -32,6 +32,8 @@ _MOVE_EVENTS = frozenset(
 )
 
 
+LOW_TIME_SECONDS = 20.0  # a running clock under this (or under LOW_TIME_SHARE of its
+LOW_TIME_SHARE = 0.1  # starting time) is low: it turns colour and the bell rings once
 BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
 
 
@@ -300,6 +302,14 @@ class GameSession:
             as_of = clock.as_of.seconds + clock.as_of.nanos / 1e9
             left -= max(0.0, (now if now is not None else time.time()) - as_of)
         return max(0.0, left), running
+
+    def low_time(self, side: str, now: float | None = None) -> bool:
+        """Whether a side's running clock is under 10 % of its starting time or 20 s."""
+        clock = self.clock(side, now)
+        if clock is None or not clock[1]:
+            return False
+        base = seconds(self.view.clock.time_control.base)
+        return clock[0] < max(LOW_TIME_SECONDS, LOW_TIME_SHARE * base)
 
     def scene(
         self, *, marked: Iterable[str] = (), extra_pieces: Sequence[game_pb2.Piece] = ()

@@ -70,6 +70,9 @@ class Display(Protocol):
     def tick(self) -> None:
         """Called every loop turn: animate what waits."""
 
+    def bell(self) -> None:
+        """Ring the terminal bell (unless the player said `--no-bell`)."""
+
     def farewell(self, *lines: Text) -> None:
         """Last lines, to stay on the terminal after the game's screen is gone."""
 

@@ -548,6 +548,19 @@ class FullScreen:
     def tick(self) -> None:
         """Nothing: the view refreshes by itself."""
 
+    def bell(self) -> None:
+        """The bell, through the view's output (unless `--no-bell`)."""
+        loop = self.app.loop
+        if not self.terminal.bell or loop is None:
+            return
+
+        def ring() -> None:
+            self.app.output.bell()
+            self.app.output.flush()
+
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(ring)
+
     def farewell(self, *lines: Text) -> None:
         """Shown now, and printed again when the view has closed."""
         self._farewell.extend(lines)

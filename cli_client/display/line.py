@@ -85,6 +85,12 @@ class LineDisplay:
     def complete_from(self, source: Callable[[], Sequence[str]]) -> None:
         """No completion here (the line editor of `Terminal` has history only)."""
 
+    def bell(self) -> None:
+        """The bell, on a terminal that lets it ring."""
+        if self.terminal.bell and self.terminal.interactive:
+            self.terminal.stdout.write("\a")
+            self.terminal.stdout.flush()
+
     def tick(self) -> None:
         """Turn the spinner."""
         self.terminal.tick()

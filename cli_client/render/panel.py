@@ -73,10 +73,11 @@ def player_lines(session: GameSession, theme: Theme, now: float | None = None) -
         clock = session.clock(seat.side, now)
         if clock is not None:
             left, running = clock
-            style = theme.style("bold" if running else "")
-            if left < 30 and running:
-                style = theme.style("bold red")
+            low = session.low_time(seat.side, now) and not session.finished
+            style = theme.style("bold red" if low else "bold" if running else "")
             line.append(f"  {elapsed(left)}", style=style)
+            if low and not theme.colour:
+                line.append(" low")  # the colour's meaning, in words
         acting = seat.side in session.to_act and not session.finished
         line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
         if session.multiplayer:

@@ -364,13 +364,55 @@ def test_the_result_stays_in_the_side_panel(
 def test_the_invite_command_to_paste_is_never_broken(
     stack: Stack, clients: list[Cli], tmp_path: Path, plain: bool
 ) -> None:
-    args = ["play", "war", "--side", "south", "--invite", *(["--plain"] if plain else [])]
-    cli = run(clients, args, tmp_path, stack, ascii_only=False, size=(24, 80))
-    cli.wait_screen(r"Invite code: (\S+)")
-    code = re.search(r"Invite code: (\S+)", cli.text())
+    # The Napoleonic battle of four: the longest invite line ("--seat SIDE" too).
+    args = ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "red", "--invite"]
+    size = (24, 80) if plain else (45, 120)
+    args += ["--plain"] if plain else []
+    cli = run(clients, args, tmp_path, stack, ascii_only=False, size=size)
+    cli.wait_screen(lambda c: "Invite code: " in " ".join(c.text().split()))
+    code = re.search(r"Invite code: (\S+)", " ".join(cli.text().split()))
     assert code is not None
-    command = f"`wargame play --join {code.group(1)}`"
+    command = f"`wargame play --join {code.group(1)} --seat SIDE`"
     cli.wait_screen(lambda c: command in " ".join(c.text().split()))
     assert any(command in row for row in cli.rows()), cli.text()  # on one row
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+BELL = "\x07"
+
+
+def south_clock_cell(cli: Cli) -> tuple[int, str]:
+    """South's clock on the screen: its seconds and the colour it is drawn in."""
+    for y, row in enumerate(cli.rows()):
+        found = re.search(r"South\s+\S.*?\s(\d+):(\d\d)", row)
+        if found:
+            return int(found.group(1)) * 60 + int(found.group(2)), cli.view.buffer[y][
+                found.start(1)
+            ].fg
+    raise AssertionError(cli.text())
+
+
+@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize("mode", ["colour", "NO_COLOR", "no-bell"])
+def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
+    stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int], mode: str
+) -> None:
+    # 30 seconds each: under 20 s South's running clock is low.
+    env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
+    extra = ["--no-bell"] if mode == "no-bell" else []
+    cli = full_screen(clients, tmp_path, stack, "--clock", "0.5+0", *extra, size=size, env=env)
+    left, colour = south_clock_cell(cli)
+    if left > 20:  # (the screen came before the time ran low, as it does but when very busy)
+        assert colour != "red" and " low" not in cli.text(), cli.text()
+    cli.wait_screen(lambda c: south_clock_cell(c)[0] < 20)
+    cli.wait_screen(lambda c: south_clock_cell(c)[0] < 16)  # a few seconds low
+    if mode == "NO_COLOR":
+        assert south_clock_cell(cli)[1] == "default"
+        assert re.search(r"South\s+\S.*?\s0:\d\d low", cli.text()), cli.text()
+    else:
+        assert south_clock_cell(cli)[1] == "red", cli.text()
+    bells = "".join(cli._seen).count(BELL)
+    assert bells == (0 if mode == "no-bell" else 1), bells
     cli.send("quit")
     assert cli.wait() == 0
