@@ -160,5 +160,11 @@ def test_every_player_of_four_sees_its_own_army_at_the_bottom_and_allies_the_sam
         own_rows = board[bottom + 7 : bottom + 9]  # the two ranks above the bottom one
         assert all(re.search(r"[♔♕♖♗♘♙]", row) for row in own_rows), cli.text()
         (tmp_path / f"screen-{seat}.txt").write_text(cli.text())
+    # Joining reopens a player's stream: no "disconnected" (then "reconnected") for that,
+    # however long the others look (their wait for Red's move, timed on the status line).
+    for seat in seats[1:]:
+        players[seat].wait_screen(r"waiting for Red \(red\) 0:(0[7-9]|[1-9]\d)")
+    for seat, cli in players.items():
+        assert "disconnected" not in cli.text(), (seat, cli.text())
     for cli in players.values():
         cli.interrupt()
