@@ -39,7 +39,8 @@ Where things are:
                    does (phase guidance, combat sums, `end` when nothing else is legal,
                    secret Attack-at-Dawn deployments)
 - `display/`       where the game is shown: `fullscreen.py` one screen updated in place
-                   (prompt_toolkit), `line.py` the scrolling log (pipes, `--plain`)
+                   (prompt_toolkit) with a pager for long answers and the whole log,
+                   `line.py` the scrolling log (pipes, `--plain`)
 - `terminal.py`    line-mode terminal: output through rich, a prompt that never blocks
 - `render/`        drawings from the engine's descriptions: `board.py` (grid and lattice
                    boards), `panel.py` (players, clocks, events, combat tallies, legends),

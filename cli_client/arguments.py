@@ -8,12 +8,40 @@ come from the environment (`WARGAME_ENGINE`, `WARGAME_TLS`, ...) are declared wi
 from __future__ import annotations
 
 import argparse
+import difflib
+import importlib.metadata
+import re
+from typing import NoReturn
 
 from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
 from cli_client.session import BOT_LEVELS
 from wargame.runtime.config import Parser, host_port
 
 PROG = "wargame"
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+class CommandParser(Parser):
+    """A `Parser` that says which word was meant when a choice is mistyped ("did you mean
+    `play`?" for `wargame plya`)."""
+
+    def error(self, message: str) -> NoReturn:
+        """The one-line error, with the nearest choice when one is close."""
+        found = _INVALID_CHOICE.search(message)
+        if found:
+            choices = re.findall(r"'([^']*)'", found.group(2))
+            close = difflib.get_close_matches(found.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message = f"no such choice {found.group(1)!r}: did you mean `{close[0]}`?"
+        super().error(message)
+
+
+def version() -> str:
+    """The installed client's version."""
+    try:
+        return importlib.metadata.version("wargame")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def address(text: str) -> str:
@@ -87,6 +115,12 @@ def _common(
     )
     if game:
         group.add_argument(
+            "--no-bell",
+            dest="no_bell",
+            action="store_true",
+            help="never ring the terminal bell (it rings once when your time runs low)",
+        )
+        group.add_argument(
             "--plain",
             "--line",
             dest="plain",
@@ -98,13 +132,14 @@ def _common(
 
 def build_parser() -> Parser:
     """The command-line parser."""
-    parser = Parser(
+    parser = CommandParser(
         prog=PROG,
         description="Play The Game of War (1910), the Game of Battle (1866) and Napoleonic "
         "Chess (2016) against people or the bot.",
         epilog="Start the local servers with `make run`; `make play` also starts a game.",
     )
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
 
     games = commands.add_parser(
         "games",

@@ -18,6 +18,8 @@ from rich.text import Text
 from cli_client import commands, notation, wording
 from cli_client.commands import Command
 from cli_client.errors import ClientError, is_rules_reason
+from cli_client.render import Theme
+from cli_client.render.panel import piece_legend
 from cli_client.session import GameSession
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
@@ -54,6 +56,23 @@ def in_columns(notations: Sequence[str], width: int) -> list[str]:
         row = "".join(text.ljust(column) for text in notations[start : start + columns])
         rows.append("  " + row.rstrip())
     return rows
+
+
+def not_yours(session: GameSession, cell: str, theme: Theme) -> str:
+    """ "e8 is North's Troop, not yours; yours are South's: capitals K" when `cell` holds a
+    man of another alliance than the player's ("" otherwise)."""
+    piece = next((p for p in session.state.pieces if p.cell.lower() == cell.lower()), None)
+    if piece is None or not session.your_side:
+        return ""
+    alliance = session.alliances()
+    if alliance.get(piece.side, piece.side) == alliance.get(session.your_side):
+        return ""
+    kind = next((k.name for k in session.board.piece_kinds if k.id == piece.kind), piece.kind)
+    mine = session.name(session.your_side)
+    written = piece_legend(session.scene(), theme)[-1].replace(" - ", " · ").split(" · ")
+    how = next((part.partition(": ")[2] for part in written if mine in part.split(":")[0]), "")
+    yours = f"; yours are {mine}'s: {how}" if how else ""
+    return f"{cell} is {session.name(piece.side)}'s {kind}, not yours{yours}"
 
 
 @dataclass(frozen=True)
@@ -145,10 +164,10 @@ class GameCommands:
         guidance = play.hooks.guidance()
         if guidance:
             lines += ["", "Now: " + guidance]
-        play.display.say(*[Text(line) for line in lines])
+        play.display.page("help", *[Text(line) for line in lines])
 
     def _flip(self) -> None:
-        self.session.flipped = not self.session.flipped
+        self.session.turns = (self.session.turns + 2) % 4
         self.play.show_board()
 
     def _resign(self, argument: str) -> None:
@@ -250,6 +269,10 @@ class GameCommands:
         prefix, _, _ = refused.message.partition(": ")
         if reading.replaces:
             return f"{prefix}: {reading.hint}"
+        route = play.cells.of(text)
+        whose = not_yours(self.session, route[0], play.theme) if len(route) > 1 else ""
+        if whose:  # the opponent's man moved: whose it is, and which are the player's
+            return f"{prefix}: {whose}"
         message = wording.refusal(refused.message, text.strip(), play.options, self.session.sides)
         dash = " — " if play.theme.unicode else " - "
         if reading.hint:
@@ -289,8 +312,10 @@ class GameCommands:
         if not notations:
             play.note(f"No legal actions{where} for {acting}.")
             return
-        play.note(f"{len(notations)} legal action(s){where} for {acting}:")
-        play.display.say(*[Text(row) for row in in_columns(notations, play.display.width)])
+        head = Text(f"{len(notations)} legal action(s){where} for {acting}:")
+        head.stylize(play.theme.style("cyan"))
+        rows = [Text(row) for row in in_columns(notations, play.display.width)]
+        play.display.page("moves", head, *rows)
 
     def hint(self) -> None:
         """Ask the engine for a suggestion."""

@@ -215,8 +215,10 @@ def start(
         view, invite = reply.game, reply.invite_code
     store.set_last_game(connection.addresses.matchmaker, view.id)
     session = open_session(connection, view)
-    terminal.console.print(Text(welcome(session)), soft_wrap=False)  # by words
+    greeting = Text(welcome(session))
+    terminal.console.print(greeting, soft_wrap=False)  # by words
     display = choose(terminal, plain=plain)
+    display.remember(greeting)
     return Play(
         connection, store, session, display, invite_code=invite, open_game=opener(connection)
     ).run()
@@ -243,16 +245,16 @@ def resume(
             terminal.console.print(line)
         outcome = panel.outcome_line(session, terminal.theme).plain.removeprefix("Game over: ")
         raise ClientError(f"the game is over: {outcome}", reason="GAME_OVER")
-    terminal.console.print(
-        Text(f"Resuming game {view.id}: you play {session.name(view.your_side)}."),
-        soft_wrap=False,
-    )
+    lines = [Text(f"Resuming game {view.id}: you play {session.name(view.your_side)}.")]
     if view.moves:
         shown = list(view.moves)[-MOVES_SHOWN:]
         earlier = len(view.moves) - len(shown)
         more = f"… ({earlier} earlier) " if earlier else ""
-        terminal.console.print(Text(f"Moves so far: {more}{', '.join(shown)}"), soft_wrap=False)
+        lines.append(Text(f"Moves so far: {more}{', '.join(shown)}"))
+    for line in lines:
+        terminal.console.print(line, soft_wrap=False)
     display = choose(terminal, plain=plain)
+    display.remember(*lines)
     return Play(connection, store, session, display, open_game=opener(connection)).run()
 
 

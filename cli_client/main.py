@@ -73,6 +73,7 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
             setattr(args, name, getattr(args, name).lower())
     theme = _theme(args)
     terminal = Terminal(theme)
+    terminal.bell = not getattr(args, "no_bell", False)
     console = terminal.console
     with _connection(args) as connection:
         command = args.command

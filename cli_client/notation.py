@@ -9,6 +9,8 @@ client keeps no rules, so it reads these only against what the engine says is le
 - a destination alone is played when exactly one legal action ends on that cell;
 - otherwise a legal action over the same cells, in the same order, is suggested
   ("did you mean Hb1-c3?"), and so is the nearest word the client or the notation knows;
+  a suggestion never changes the piece the player named (`Nf3` is never "F@f3"): when no
+  legal action of that piece matches, the hint says what can go there, or nothing;
 - a chess letter over cells no legal action takes (`Nb1-c3` in the opening, where c3 is
   taken) is rewritten with the game's letter of the piece drawn with that chess piece's
   glyph (`Hb1-c3`), for the engine to say why that is not legal.
@@ -45,8 +47,13 @@ class Cells:
     def __init__(self, board: board_pb2.BoardDescription) -> None:
         names = sorted({cell.name.lower() for cell in board.cells}, key=len, reverse=True)
         self.names = frozenset(names)
-        pattern = "|".join(re.escape(name) for name in names) or r"(?!)"
-        self._pattern = re.compile(rf"(?<![0-9])(?:{pattern})(?![0-9])")
+        # A number (Battle's 36) is no cell inside a longer one (136); a name that begins
+        # with a letter is a cell after a digit too (`e2e4`: e2, e4).
+        lettered = [re.escape(name) for name in names if not name[:1].isdigit()]
+        numbered = [re.escape(name) for name in names if name[:1].isdigit()]
+        parts = [f"(?:{'|'.join(lettered)})"] if lettered else []
+        parts += [f"(?<![0-9])(?:{'|'.join(numbered)})"] if numbered else []
+        self._pattern = re.compile(rf"(?:{'|'.join(parts) or '(?!)'})(?![0-9])")
         self.letters = {kind.letter.upper(): kind.name for kind in board.piece_kinds}
         self.drawn_as: dict[str, list[str]] = {}  # a glyph -> the letters of its kinds
         for kind in board.piece_kinds:
@@ -86,6 +93,26 @@ def chess_letter(typed: str, cells: Cells) -> str:
     return f"{kinds.pop()}{rest}" if len(kinds) == 1 else ""
 
 
+def named_piece(typed: str, route: Sequence[str], cells: Cells) -> str:
+    """The game's letter of the piece a text names before its first cell (`Hb1-c3`: H;
+    chess's `Nb1-c3`: the game's letter of the piece drawn as a knight, else N), or ""."""
+    letter = typed[:1]
+    if not (letter.isalpha() and letter.isupper()) or not route:
+        return ""
+    if not typed[1:].lower().startswith(route[0]):
+        return ""
+    if letter in cells.letters:
+        return letter
+    game_letter = chess_letter(typed, cells)[:1]
+    return game_letter or letter
+
+
+def piece_of(notation: str, cells: Cells) -> str:
+    """The piece letter an action's notation begins with ("" when it names none)."""
+    letter = notation[:1]
+    return letter if letter.isupper() and letter in cells.letters else ""
+
+
 def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) -> Reading:
     """What a refused `text` may have meant, given the legal actions and the client's words."""
     typed = " ".join(text.split())
@@ -101,6 +128,12 @@ def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) ->
     route = cells.of(typed)
     if route:
         same = [notation for notation in legal if cells.of(notation) == route]
+        piece = named_piece(typed, route, cells)
+        if piece:  # only that piece's actions: a suggestion never changes the piece
+            same = [notation for notation in same if piece_of(notation, cells) == piece]
+            if not same:  # the engine judges it in the game's letter; and what can go
+                hint = _what_goes(route[-1], legal, cells, piece)
+                return Reading(hint=hint, instead=chess_letter(typed, cells))
         if len(same) == 1:
             note = _letter_note(typed, same[0], cells)
             return Reading(hint=f"did you mean {same[0]}?{note}")
@@ -114,3 +147,12 @@ def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) ->
     if close and close[0] != head:
         return Reading(hint=f"did you mean `{close[0]}`?")
     return Reading()
+
+
+def _what_goes(cell: str, legal: Sequence[str], cells: Cells, piece: str) -> str:
+    """What can go to `cell` when the piece named cannot ("" when nothing can)."""
+    going = [notation for notation in legal if cells.of(notation)[-1:] == [cell]]
+    name = cells.letters.get(piece, piece)
+    if not going:
+        return ""
+    return f"no {name} of yours can go to {cell}; what can: {_listed(going)}"

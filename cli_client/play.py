@@ -65,6 +65,7 @@ class Play:
         self.open_game = open_game
         self.watcher: Watcher | None = None
         self._introduced = False
+        self._belled = ""  # the game whose low-time bell has rung
         self._begin(session, spectator=spectator)
         display.complete_from(self.candidates)
 
@@ -107,6 +108,7 @@ class Play:
                 return status
             self._begin(self.open_game(view))
             self.store.set_last_game(self.connection.addresses.matchmaker, view.id)
+            self.show_board()  # the new game's screen, its log begun by the welcome
             welcome = prompt.welcome(self.session)
             self.display.say(Text(""), Text(welcome, style=self.theme.style("bold")))
 
@@ -156,7 +158,15 @@ class Play:
             if self.display.at_eof:
                 self._left("end of input")
                 return 0
+            self._warn_low_time()
             self.display.tick()
+
+    def _warn_low_time(self) -> None:
+        """Ring the bell once a game when the player's own time runs low."""
+        session = self.session
+        if self._belled != session.game_id and session.low_time(session.your_side):
+            self._belled = session.game_id
+            self.display.bell()
 
     def _over(self) -> bool:
         return self.session.finished  # (a call: the line just handled may have ended it)
@@ -231,7 +241,8 @@ class Play:
             board=self.session.board,
             clean=lambda text: wording.for_players(text, self.options, self.session.sides),
         )
-        self.display.played(who, notations, lines)
+        report = any(event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED for event in events)
+        self.display.played(who, notations, lines, report=report)
 
     def show_prompt(self) -> None:
         """The prompt for the moment (see `prompt.prompt`)."""

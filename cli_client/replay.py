@@ -45,6 +45,7 @@ class Replay:
             else description.initial_state
         )
         self.upper = bottom_side(self.board, reference)
+        self.kinds = frozenset(piece.kind for each in self.states for piece in each.pieces)
         self.title = description.info.title or self.board.title
 
     @property
@@ -57,7 +58,7 @@ class Replay:
         state = self.states[min(index, len(self.states) - 1)]
         theme = self.terminal.theme
         last = changed_cells(self.states[index - 1], state) if index > 0 else frozenset()
-        scene = state_scene(self.board, state, last=last, upper_side=self.upper)
+        scene = state_scene(self.board, state, last=last, upper_side=self.upper, kinds=self.kinds)
         if index == 0:
             head = (
                 f"{self.title} — start ({self.moves} actions)"

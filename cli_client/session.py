@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cli_client import details
-from cli_client.render.board import Scene, bottom_side
+from cli_client.render.board import Scene, bottom_side, turns_for
 from wargame.v1 import board_pb2, engine_pb2, game_pb2, matchmaker_pb2
 
 _MOVE_EVENTS = frozenset(
@@ -32,6 +32,8 @@ _MOVE_EVENTS = frozenset(
 )
 
 
+LOW_TIME_SECONDS = 20.0  # a running clock under this (or under LOW_TIME_SHARE of its
+LOW_TIME_SHARE = 0.1  # starting time) is low: it turns colour and the bell rings once
 BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
 
 
@@ -70,15 +72,17 @@ def state_scene(
     *,
     upper_side: str = "",
     last: frozenset[str] = frozenset(),
-    flipped: bool = False,
+    turns: int = 0,
+    kinds: frozenset[str] = frozenset(),
 ) -> Scene:
     """A Scene of a state on its board, with the terrain the state decides."""
     return Scene(
         board=board,
         pieces=list(state.pieces),
         last=last,
-        flipped=flipped,
+        turns=turns,
         upper_side=upper_side,
+        kinds=kinds,
         terrain=details.terrain_tags(state),
         replaced=details.state_tags(state),
     )
@@ -105,13 +109,17 @@ class GameSession:
         self.your_side = your_side or view.your_side
         reference = initial if initial is not None and initial.pieces else description.initial_state
         self.bottom = bottom_side(self.board, reference) or bottom_side(self.board, view.state)
-        # Your own side at the bottom of the drawing.
-        self.flipped = bool(self.your_side) and self.your_side != self.bottom
+        # Your own army at the bottom of the drawing, and your allies' with it.
+        self.turns = turns_for(
+            self.board, reference if reference.pieces else view.state, self.your_side,
+            self.alliances(),
+        )  # fmt: skip
         self.last_cells: frozenset[str] = frozenset()
         self.marked: frozenset[str] = frozenset()
         self.extra: list[str] = []  # status lines a game's hooks add (see hooks.py)
         self.abandon_at: dict[str, float] = {}  # side -> when it loses as abandoned (epoch s)
         self._baseline: Counter[tuple[str, str]] = Counter()
+        self._armies = frozenset(piece.kind for piece in reference.pieces)
         # The current phase (see `phase_key`) and every side awaited in it so far.
         self._phase: tuple[object, ...] = ()
         self._awaited: set[str] = set()
@@ -268,6 +276,11 @@ class GameSession:
             return None
         return max(0.0, deadline - (now if now is not None else time.time()))
 
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Every kind the game's armies have had (drawn alike from start to end)."""
+        return self._armies | {kind for _, kind in self._baseline}
+
     def lost(self, side: str) -> list[str]:
         """Piece kind ids a side no longer has on the board, in the board's kind order."""
         now = Counter((piece.side, piece.kind) for piece in self.state.pieces)
@@ -290,6 +303,14 @@ class GameSession:
             left -= max(0.0, (now if now is not None else time.time()) - as_of)
         return max(0.0, left), running
 
+    def low_time(self, side: str, now: float | None = None) -> bool:
+        """Whether a side's running clock is under 10 % of its starting time or 20 s."""
+        clock = self.clock(side, now)
+        if clock is None or not clock[1]:
+            return False
+        base = seconds(self.view.clock.time_control.base)
+        return clock[0] < max(LOW_TIME_SECONDS, LOW_TIME_SHARE * base)
+
     def scene(
         self, *, marked: Iterable[str] = (), extra_pieces: Sequence[game_pb2.Piece] = ()
     ) -> Scene:
@@ -299,11 +320,12 @@ class GameSession:
             pieces=[*self.state.pieces, *extra_pieces],
             last=self.last_cells,
             marked=frozenset(marked) | self.marked,
-            flipped=self.flipped,
+            turns=self.turns,
             upper_side=self.bottom,
             terrain=details.terrain_tags(self.state),
             replaced=details.state_tags(self.state),
             spent=details.moved_cells(self.state),
+            kinds=self.kinds,
         )
 
     # -- changing ------------------------------------------------------------------------

@@ -123,6 +123,7 @@ class Terminal:
         except (AttributeError, OSError, ValueError):
             self.fd = -1
         self.interactive = self.fd >= 0 and os.isatty(self.fd) and self.stdout.isatty()
+        self.bell = True  # the terminal bell may ring (`--no-bell`: never)
         self._saved: list[Any] | None = None
         self._prompt = Text("")
         self._waiting = ""

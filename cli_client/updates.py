@@ -2,8 +2,10 @@
 connection lost and back, the opponent's answer to a draw offer.
 
 `live.Watcher` follows the game in its own thread; `Updates` drains what it collected, on
-the loop's thread, between typed lines. A version announced without its view (the
-matchmaker sends only the actions when a view is large) is fetched once the drain is over.
+the loop's thread, between typed lines. A player's disconnection is said only when it is
+not back within NOTICE_GRACE_SECONDS (a stream reopened, a matchmaker restarted). A
+version announced without its view (the matchmaker sends only the actions when a view is
+large) is fetched once the drain is over.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ if TYPE_CHECKING:
     from cli_client.play import Play
 
 CATCH_UP_SECONDS = 2.0
+NOTICE_GRACE_SECONDS = 5.0  # a disconnection is said only if the player is not back by then
 
 
 def draw_answer(
@@ -57,6 +60,9 @@ class Updates:
         self.rematch_offered = ""  # the game the opponent offers as a rematch
         self._pending_version = 0
         self._notices: set[tuple[object, ...]] = set()
+        # Disconnections not said yet: a player back within NOTICE_GRACE_SECONDS (a client
+        # restarting its stream, the matchmaker restarting) never left for the others.
+        self._held: dict[str, tuple[notices.Said, float]] = {}
 
     @property
     def session(self) -> GameSession:
@@ -79,6 +85,11 @@ class Updates:
             elif isinstance(item, Failed):
                 play.error(item.error.message)
                 return True
+        now = time.monotonic()
+        for side, (said, since) in list(self._held.items()):
+            if now - since >= NOTICE_GRACE_SECONDS:
+                del self._held[side]
+                play.warn(said.text)
         if self._pending_version > self.session.version:
             self._refresh()
             changed = True
@@ -124,8 +135,18 @@ class Updates:
         if notice.kind == matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED and not mine:
             self.rematch_offered = notice.game_id
         said = notices.words(notice, session)
-        if said is not None:
-            (self.play.warn if said.warning else self.play.note)(said.text)
+        if said is None:
+            return False
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_DISCONNECTED:
+            self._held[notice.side] = (said, time.monotonic())
+            return False
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_RECONNECTED and notice.side in self._held:
+            del self._held[notice.side]
+            return False  # back at once: neither is news
+        held = self._held.pop(notice.side, None)
+        if held is not None:  # (an abandonment warning: the disconnection first)
+            self.play.warn(held[0].text)
+        (self.play.warn if said.warning else self.play.note)(said.text)
         return False
 
     def _refresh(self) -> None:

@@ -7,7 +7,8 @@ comes when asked (`moves`, `help`). Events still cite where the specification ru
 ("... wins (9)") and sometimes the option that decided ("... resolved at once
 (auto_skip_defence)"): players get the words, citations and option names are for
 developers. The engine names sides by their ids ("south resigns; north wins"); players read
-them as the client writes them everywhere else, capitalised ("South resigns; North wins").
+them as the client writes them everywhere else, capitalised ("South resigns; North wins"),
+and an identifier left in a sentence ("attack_declaration") as words ("attack declaration").
 Nothing here decides a rule; it only trims text.
 """
 
@@ -18,6 +19,7 @@ from collections.abc import Iterable
 
 _REF = r"(?:[A-Z]\.?\d+(?:\.\d+)*|\d+(?:\.\d+)*)"
 _SECTIONS = re.compile(rf"\s*\((?:rules?\s+)?{_REF}(?:\s*,\s*{_REF})*\)")
+_IDENTIFIER = re.compile(r"(?<![\w`'=])[a-z]+(?:_[a-z]+)+(?![\w`'=])")  # attack_declaration
 
 
 def _either(names: Iterable[str]) -> str:
@@ -45,7 +47,9 @@ def with_side_names(text: str, sides: Iterable[str]) -> str:
 
 def for_players(text: str, options: Iterable[str] = (), sides: Iterable[str] = ()) -> str:
     """An engine sentence without section numbers and option names, sides capitalised."""
-    return with_side_names(without_options(_SECTIONS.sub("", text), options).strip(), sides)
+    trimmed = without_options(_SECTIONS.sub("", text), options).strip()
+    spoken = _IDENTIFIER.sub(lambda found: found.group(0).replace("_", " "), trimmed)
+    return with_side_names(spoken, sides)
 
 
 def refusal(

@@ -2,8 +2,9 @@
 
 `Display` is what the game loop (`play.Play`) talks to. `line.LineDisplay` prints each
 change below the last (pipes, `--ascii`, `--plain`, screen readers); `fullscreen.FullScreen`
-keeps board, side panel (players, ticking clocks, legend, move list), the latest events and
-the input line on one screen. `choose` picks one for the terminal at hand. Where things are:
+keeps board, side panel (players, ticking clocks, legend, move list, the result), the
+latest events and the input line on one screen, with a pager for long answers and the
+log. `choose` picks one for the terminal at hand. Where things are:
 
 - `line.py`        `LineDisplay`: each change printed below the last, above the prompt line
 - `fullscreen.py`  `FullScreen`: one screen updated in place (prompt_toolkit)
@@ -42,11 +43,20 @@ class Display(Protocol):
     def game(self, session: GameSession, scene: Scene) -> None:
         """The game changed: show it."""
 
-    def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
-        """Actions were played ("You: e3-e4") with what they did."""
+    def played(
+        self, who: str, notations: Sequence[str], events: Sequence[Text], *, report: bool = False
+    ) -> None:
+        """Actions were played ("You: e3-e4") with what they did (a combat `report`: read
+        like a long answer)."""
 
     def say(self, *lines: Text) -> None:
         """Lines of information, warnings, errors, answers to commands."""
+
+    def remember(self, *lines: Text) -> None:
+        """Lines printed before the display began, for a log that hides them."""
+
+    def page(self, title: str, *lines: Text) -> None:
+        """A long answer (`help`, `moves`): shown whole, for as long as the player reads."""
 
     def prompt(self, prompt: Text, waiting: str = "") -> None:
         """The input prompt, and what is awaited (shown with a timer) if anything."""
@@ -62,6 +72,9 @@ class Display(Protocol):
 
     def tick(self) -> None:
         """Called every loop turn: animate what waits."""
+
+    def bell(self) -> None:
+        """Ring the terminal bell (unless the player said `--no-bell`)."""
 
     def farewell(self, *lines: Text) -> None:
         """Last lines, to stay on the terminal after the game's screen is gone."""

@@ -9,6 +9,12 @@
     spinner · what is awaited · time                (status line)
     South › the input line (history: up/down, Tab completes)
 
+A long answer (`help`, `moves`, a combat report) that the log pane cannot show whole opens
+in the pager, over board and log: PageUp/PageDown, ↑↓ and the mouse wheel scroll it, Esc
+(or Enter on an empty input line) closes it, and typing goes on meanwhile. PageUp
+or the wheel, with the pager closed, open the whole log in it: every line the game wrote
+can be read at any size.
+
 The application runs in the main thread (it owns the terminal, resizes and keys); the game
 loop runs in a worker thread and talks to this class through the `Display` methods, which
 only store what to show and ask for a redraw. Typed lines go to the loop through a queue.
@@ -28,16 +34,19 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, ThreadedCompleter
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import (
+    ConditionalContainer,
     Container,
     DynamicContainer,
     Float,
@@ -51,6 +60,7 @@ from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from prompt_toolkit.output.color_depth import ColorDepth
 from rich.cells import cell_len
 from rich.console import Console
@@ -61,10 +71,14 @@ from cli_client.render.board import Scene, draw_board
 from cli_client.session import GameSession
 from cli_client.terminal import SPINNER_UNICODE, Terminal, elapsed
 
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
+
 REFRESH_SECONDS = 0.5  # clocks and the spinner move this often
 GAP = 3  # columns between the board and the side panel
 SIDE_MIN = 30  # narrowest side panel beside the board; narrower terminals stack them
-LOG_KEPT = 400  # messages kept for the log pane
+LOG_KEPT = 5000  # messages kept for the log (the pager reads them all)
+WHEEL_LINES = 3  # lines a turn of the mouse wheel scrolls
 MOVE_LINES_MIN = 2
 LOG_LINES_MIN = 3
 # The compact layout, when the board does not fit otherwise (Battle's board at 80x24): the
@@ -74,7 +88,8 @@ COMPACT_SIDE_MIN = 20
 COMPACT_LOG_LINES_MIN = 2
 INPUT_STYLE = "fg:#ececec bg:#2b2b2b"
 LEGEND_ITEMS = re.compile(r"  | · | - ")  # between the items of a legend line (panel.legend)
-KEYS = "Enter sends · ↑↓ history · Tab completes · `help` · Ctrl-C leaves"
+KEYS = "Enter sends · ↑↓ history · Tab completes · PgUp log · `help` · Ctrl-C leaves"
+PAGER_KEYS = "PgUp/PgDn ↑↓ wheel scroll · Esc closes"
 
 
 class _Signal:
@@ -95,6 +110,33 @@ def packed(items: Sequence[str], width: int) -> list[str]:
         else:
             rows.append(item)
     return rows
+
+
+class _Wheel(FormattedTextControl):
+    """Text that scrolls something with the mouse wheel (`on_wheel(lines)`, up negative)."""
+
+    def __init__(self, text: Callable[[], ANSI], on_wheel: Callable[[int], None]) -> None:
+        super().__init__(text)
+        self.on_wheel = on_wheel
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> NotImplementedOrNone:
+        """The wheel scrolls; other mouse events are not handled."""
+        if mouse_event.event_type == MouseEventType.SCROLL_UP:
+            self.on_wheel(-WHEEL_LINES)
+            return None
+        if mouse_event.event_type == MouseEventType.SCROLL_DOWN:
+            self.on_wheel(WHEEL_LINES)
+            return None
+        return NotImplemented
+
+
+@dataclass
+class Pager:
+    """Lines shown over the screen until the player closes them."""
+
+    title: str
+    lines: list[Text]
+    top: int = 0  # the first line shown (of the lines wrapped to the width)
 
 
 @dataclass(frozen=True)
@@ -157,6 +199,7 @@ class FullScreen:
         self._eof = False
         self._interrupted = False
         self._words: Callable[[], Sequence[str]] = lambda: []
+        self._pager: Pager | None = None
         self._console = Console(
             file=io.StringIO(),
             force_terminal=True,
@@ -211,18 +254,57 @@ class FullScreen:
                 DynamicContainer(top),
                 Window(height=1, char=rule, style="fg:ansibrightblack"),
                 Window(
-                    FormattedTextControl(self._log_text),
+                    _Wheel(self._log_text, self._scroll),
                     height=lambda: Dimension.exact(self.geometry().log_height),
                 ),
                 Window(FormattedTextControl(self._status_text), height=1),
                 input_line,
             ]
         )
+        paging = Condition(lambda: self._pager is not None)
+        pager = ConditionalContainer(
+            HSplit(
+                [
+                    Window(_Wheel(self._pager_text, self._scroll), wrap_lines=False),
+                    Window(
+                        FormattedTextControl(self._pager_footer),
+                        height=1,
+                        style=INPUT_STYLE if self.theme.colour else "reverse",
+                    ),
+                ]
+            ),
+            filter=paging,
+        )
         root = FloatContainer(
             content=body,
-            floats=[Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8))],
+            floats=[
+                Float(pager, top=0, left=0, right=0, bottom=2),  # above status and input
+                Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8)),
+            ],
         )
         keys = KeyBindings()
+        empty_line = Condition(lambda: not self.buffer.text)
+
+        @keys.add("pageup")
+        def _page_up(event: KeyPressEvent) -> None:
+            self._scroll(-self._pager_height() + 1)
+
+        @keys.add("pagedown", filter=paging)
+        def _page_down(event: KeyPressEvent) -> None:
+            self._scroll(self._pager_height() - 1)
+
+        @keys.add("up", filter=paging, eager=True)
+        def _line_up(event: KeyPressEvent) -> None:
+            self._scroll(-1)
+
+        @keys.add("down", filter=paging, eager=True)
+        def _line_down(event: KeyPressEvent) -> None:
+            self._scroll(1)
+
+        @keys.add("escape", filter=paging, eager=True)
+        @keys.add("enter", filter=paging & empty_line, eager=True)
+        def _close_pager(event: KeyPressEvent) -> None:
+            self._close_pager()
 
         @keys.add("c-c")
         def _interrupt(event: KeyPressEvent) -> None:
@@ -245,12 +327,60 @@ class FullScreen:
             full_screen=True,
             refresh_interval=REFRESH_SECONDS,
             color_depth=ColorDepth.TRUE_COLOR if self.theme.colour else ColorDepth.DEPTH_1_BIT,
-            mouse_support=False,
+            mouse_support=True,  # the wheel scrolls (Shift selects text in most terminals)
         )
 
     def _accept(self, buffer: Buffer) -> bool:
         self._lines.put(buffer.text)
+        self._pager = None  # a line sent: back to the game
         return False  # clear the line (it is kept in the history)
+
+    # -- the pager -----------------------------------------------------------------------
+
+    def _pager_height(self) -> int:
+        """Rows of text in the pager (all but its footer, the status and input lines)."""
+        return max(self._size()[1] - 3, 1)
+
+    def _pager_lines(self) -> list[Text]:
+        pager = self._pager
+        if pager is None:
+            return []
+        return self._wrapped(pager.lines, self._size()[0] - 1)
+
+    def _scroll(self, lines: int) -> None:
+        """Scroll the pager by `lines` (up negative); up with it closed opens the whole log
+        at its end."""
+        if self._pager is None:
+            if lines >= 0:
+                return
+            with self._lock:
+                log = list(self._log)
+            self._pager = Pager("the game's log", log, top=1 << 30)
+            lines = 0
+        pager = self._pager
+        last = max(len(self._pager_lines()) - self._pager_height(), 0)
+        pager.top = max(0, min(pager.top + lines, last))
+        self._changed()
+
+    def _close_pager(self) -> None:
+        self._pager = None
+        self._changed()
+
+    def _pager_text(self) -> ANSI:
+        pager = self._pager
+        if pager is None:
+            return ANSI("")
+        height = self._pager_height()
+        return self._ansi(self._pager_lines()[pager.top : pager.top + height])
+
+    def _pager_footer(self) -> ANSI:
+        pager = self._pager
+        if pager is None:
+            return ANSI("")
+        total = len(self._pager_lines())
+        shown = min(pager.top + self._pager_height(), total)
+        where = f"{pager.top + 1}-{shown} of {total}" if total else "empty"
+        return self._ansi([Text(f" {pager.title}: lines {where} · {PAGER_KEYS}")])
 
     def run(self, body: Callable[[], int]) -> int:
         """Run the loop in a worker thread while the view owns the terminal."""
@@ -328,6 +458,7 @@ class FullScreen:
             if self._session is not None and self._session.game_id != session.game_id:
                 self._earlier += self._farewell  # a rematch: the last game's lines come first
                 self._farewell = []
+                self._log = []  # and the log is the new game's
             self._session, self._scene = session, scene
             self._board = board
             self._board_ansi = self._ansi(board)
@@ -335,18 +466,36 @@ class FullScreen:
             self._compact_ansi = self._ansi(compact)
         self._changed()
 
-    def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
-        """What was played, into the log."""
+    def played(
+        self, who: str, notations: Sequence[str], events: Sequence[Text], *, report: bool = False
+    ) -> None:
+        """What was played, into the log (a combat `report` too long for it: the pager)."""
         lines: list[Text] = []
         if notations:
             text = Text(f"{who}: " if who else "")
             text.append(", ".join(notations), style=self.theme.style("bold"))
             lines.append(text)
-        self._add(*lines, *events)
+        if report:
+            self.page("combat", *lines, *events)
+        else:
+            self._add(*lines, *events)
 
     def say(self, *lines: Text) -> None:
         """Lines into the log."""
         self._add(*lines)
+
+    def remember(self, *lines: Text) -> None:
+        """Lines printed before the view: the first of its log (the view hides them)."""
+        with self._lock:
+            self._log[:0] = lines
+
+    def page(self, title: str, *lines: Text) -> None:
+        """A long answer: into the log, and into the pager if the log pane cannot show it
+        whole."""
+        self._add(*lines)
+        if len(self._wrapped(lines, self.geometry().columns - 1)) > self.geometry().log_height:
+            self._pager = Pager(title, list(lines))
+            self._changed()
 
     def _add(self, *lines: Text) -> None:
         with self._lock:
@@ -398,6 +547,19 @@ class FullScreen:
 
     def tick(self) -> None:
         """Nothing: the view refreshes by itself."""
+
+    def bell(self) -> None:
+        """The bell, through the view's output (unless `--no-bell`)."""
+        loop = self.app.loop
+        if not self.terminal.bell or loop is None:
+            return
+
+        def ring() -> None:
+            self.app.output.bell()
+            self.app.output.flush()
+
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(ring)
 
     def farewell(self, *lines: Text) -> None:
         """Shown now, and printed again when the view has closed."""
@@ -489,7 +651,7 @@ class FullScreen:
             if not line.plain:
                 out.append(line)
                 continue
-            out.extend(line.wrap(self._console, max(width, 10)))
+            out.extend(panel.word_wrapped(line, max(width, 10)))
         return out
 
     def _panel_head(self, width: int, *, compact: bool = False) -> list[Text]:

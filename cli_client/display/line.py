@@ -45,18 +45,30 @@ class LineDisplay:
         lines = panel.screen(session, self.theme, self.width, scene=scene)
         self.terminal.print(Text(""), *lines)
 
-    def played(self, who: str, notations: Sequence[str], events: Sequence[Text]) -> None:
+    def played(
+        self, who: str, notations: Sequence[str], events: Sequence[Text], *, report: bool = False
+    ) -> None:
         """Print what was played and what it did."""
         if notations:
             text = Text(f"{who}: " if who else "")
             text.append(", ".join(notations), style=self.theme.style("bold"))
             self.terminal.print(text)
         if events:
-            self.terminal.print(*events, wrap=True)
+            self.say(*events)
 
     def say(self, *lines: Text) -> None:
-        """Print lines, word-wrapped to the terminal."""
-        self.terminal.print(*lines, wrap=True)
+        """Print lines, word-wrapped to the terminal (commands to paste kept whole)."""
+        self.terminal.print(*[row for line in lines for row in self._rows(line)])
+
+    def _rows(self, line: Text) -> list[Text]:
+        return panel.word_wrapped(line, self.width) if line.plain else [line]
+
+    def remember(self, *lines: Text) -> None:
+        """Nothing: the lines are on the terminal already."""
+
+    def page(self, title: str, *lines: Text) -> None:
+        """Print a long answer (the terminal's scrollback keeps it)."""
+        self.say(*lines)
 
     def prompt(self, prompt: Text, waiting: str = "") -> None:
         """Set the prompt line."""
@@ -73,10 +85,16 @@ class LineDisplay:
     def complete_from(self, source: Callable[[], Sequence[str]]) -> None:
         """No completion here (the line editor of `Terminal` has history only)."""
 
+    def bell(self) -> None:
+        """The bell, on a terminal that lets it ring."""
+        if self.terminal.bell and self.terminal.interactive:
+            self.terminal.stdout.write("\a")
+            self.terminal.stdout.flush()
+
     def tick(self) -> None:
         """Turn the spinner."""
         self.terminal.tick()
 
     def farewell(self, *lines: Text) -> None:
         """Print the last lines."""
-        self.terminal.print(*lines, wrap=True)
+        self.say(*lines)

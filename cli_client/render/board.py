@@ -23,7 +23,7 @@ import itertools
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rich.text import Text
 
@@ -53,11 +53,12 @@ class Scene:
     pieces: Sequence[game_pb2.Piece]
     last: frozenset[str] = frozenset()  # cells of the last move
     marked: frozenset[str] = frozenset()  # cells to pick out (deployment rows, moves)
-    flipped: bool = False  # turned through 180 degrees (the other side at the bottom)
+    turns: int = 0  # quarter turns anticlockwise (2: the other side of a duel at the bottom)
     upper_side: str = ""  # side written in capitals (default: the first side)
     terrain: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # tags from the state
     replaced: frozenset[str] = frozenset()  # board tags the state decides instead (see terrain)
     spent: frozenset[str] = frozenset()  # cells of units that already moved this turn
+    kinds: frozenset[str] = frozenset()  # the kinds of the game's armies, gone ones too
 
 
 def cell_tags(cell: board_pb2.Cell, scene: Scene) -> tuple[str, ...]:
@@ -81,6 +82,69 @@ def bottom_side(board: board_pb2.BoardDescription, state: game_pb2.GameState) ->
     if not heights:
         return board.sides[0].id if board.sides else ""
     return min(heights, key=lambda side: sum(heights[side]) / len(heights[side]))
+
+
+def _positions(
+    board: board_pb2.BoardDescription, state: game_pb2.GameState
+) -> dict[str, list[tuple[float, float]]]:
+    """Each side's men on the board (x, y), or its deployment cells when it has none."""
+    at = {cell.name: (cell.x, cell.y) for cell in board.cells}
+    found: dict[str, list[tuple[float, float]]] = {}
+    for piece in state.pieces:
+        if piece.cell in at:
+            found.setdefault(piece.side, []).append(at[piece.cell])
+    for cell in board.cells:
+        for tag in cell.tags:
+            side = tag.partition(":")[2] if tag.startswith("deployment:") else ""
+            if side and side not in {piece.side for piece in state.pieces}:
+                found.setdefault(side, []).append((cell.x, cell.y))
+    return found
+
+
+def turns_for(
+    board: board_pb2.BoardDescription,
+    state: game_pb2.GameState,
+    side: str,
+    alliances: Mapping[str, str] | None = None,
+) -> int:
+    """The quarter turns (anticlockwise) that put `side`'s army, and its allies', at the
+    bottom of the drawing: allies share one orientation; a player whose army comes from
+    the west edge gets the board turned a quarter (0 for a spectator)."""
+    alliances = alliances or {}
+    ours = alliances.get(side, side)
+    mine: list[tuple[float, float]] = []
+    theirs: list[tuple[float, float]] = []
+    for owner, points in _positions(board, state).items():
+        (mine if alliances.get(owner, owner) == ours else theirs).extend(points)
+    if not side or not mine or not theirs:
+        return 0
+    dx = sum(x for x, _ in mine) / len(mine) - sum(x for x, _ in theirs) / len(theirs)
+    dy = sum(y for _, y in mine) / len(mine) - sum(y for _, y in theirs) / len(theirs)
+    if abs(dx) > abs(dy):
+        return 1 if dx < 0 else 3  # from the west: a quarter turn; from the east: three
+    return 0 if dy <= 0 else 2
+
+
+def turned(board: board_pb2.BoardDescription, turns: int) -> board_pb2.BoardDescription:
+    """The board with its coordinates (cells and features) turned `turns` quarter turns
+    anticlockwise; the cells keep their names."""
+    turns %= 4
+    if not turns:
+        return board
+
+    def turn(x: float, y: float) -> tuple[float, float]:
+        for _ in range(turns):
+            x, y = -y, x
+        return x, y
+
+    copy = board_pb2.BoardDescription()
+    copy.CopyFrom(board)
+    for cell in copy.cells:
+        cell.x, cell.y = turn(cell.x, cell.y)
+    for feature in copy.features:
+        for point in feature.points:
+            point.x, point.y = turn(point.x, point.y)
+    return copy
 
 
 def _steps(values: Sequence[float]) -> float | None:
@@ -120,7 +184,8 @@ class Symbols:
         ours = alliances.get(self.upper, self.upper)
         self.upper_sides = {self.upper} | {s for s, a in alliances.items() if a == ours}
         self.colours = {side.id: side_colour(side.colour) for side in board.sides}
-        present = {piece.kind for piece in scene.pieces} or set(self.kinds)
+        # Glyphs are chosen from every kind the armies had, so none changes mid-game.
+        present = set(scene.kinds) | {piece.kind for piece in scene.pieces} or set(self.kinds)
         families: dict[str, int] = {}
         for kind_id in present:
             kind = self.kinds.get(kind_id)
@@ -174,6 +239,8 @@ def draw_board(scene: Scene, theme: Theme, *, compact: bool = False) -> list[Tex
     shows only in the columns between tokens. A grid is drawn the same either way: its
     blank lines carry the borders' obstacles and rivers.
     """
+    if scene.turns % 4:
+        scene = replace(scene, board=turned(scene.board, scene.turns), turns=0)
     cells = list(scene.board.cells)
     if not cells:
         return [Text("(the engine described no cells)")]
@@ -297,9 +364,6 @@ class _Grid(_Drawing):
         cells = list(scene.board.cells)
         xs = sorted({round(cell.x, 6) for cell in cells})
         ys = sorted({round(cell.y, 6) for cell in cells}, reverse=True)  # top row first
-        if scene.flipped:
-            xs.reverse()
-            ys.reverse()
         self.xs, self.ys = xs, ys
         self.step_x, self.step_y = step_x, step_y
         self.by_position = {(round(cell.x, 6), round(cell.y, 6)): cell for cell in cells}
@@ -311,21 +375,24 @@ class _Grid(_Drawing):
         self.margin = 1 if spaced else 0
 
     def _axis_labels(self) -> tuple[list[str], list[str]]:
-        files: list[str] = []
-        for x in self.xs:
-            names = {self.by_position[(x, y)].name for y in self.ys if (x, y) in self.by_position}
-            prefixes = {match.group(1) for name in names if (match := _CELL_NAME.match(name))}
-            files.append(prefixes.pop() if len(prefixes) == 1 and len(names) > 0 else "")
-        ranks: list[str] = []
-        for y in self.ys:
-            names = {self.by_position[(x, y)].name for x in self.xs if (x, y) in self.by_position}
-            suffixes = {match.group(2) for name in names if (match := _CELL_NAME.match(name))}
-            ranks.append(suffixes.pop() if len(suffixes) == 1 and len(names) > 0 else "")
-        if not any(files):
-            files = []
-        if not any(ranks):
-            ranks = []
-        return files, ranks
+        """The label of each column and row: the letter or number its cells share (a board
+        turned a quarter has its ranks along the top and its files down the side)."""
+        columns = [[(x, y) for y in self.ys] for x in self.xs]
+        rows = [[(x, y) for x in self.xs] for y in self.ys]
+        files = [self._shared(line, prefer=1) for line in columns]
+        ranks = [self._shared(line, prefer=2) for line in rows]
+        return (files if any(files) else []), (ranks if any(ranks) else [])
+
+    def _shared(self, positions: Sequence[tuple[float, float]], prefer: int) -> str:
+        """The part of their names (1: letters, 2: number) the cells at `positions` share,
+        the preferred part first; "" if they share neither."""
+        names = [self.by_position[p].name for p in positions if p in self.by_position]
+        matches = [match for name in names if (match := _CELL_NAME.match(name))]
+        for group in (prefer, 3 - prefer):
+            parts = {match.group(group) for match in matches}
+            if names and len(parts) == 1:
+                return parts.pop()
+        return ""
 
     def draw(self) -> list[Text]:
         """The grid with file and rank labels around it."""
@@ -457,14 +524,9 @@ class _Lattice(_Drawing):
         margin = 0 if self.compact else 1  # a blank line above and below
         height = round((y1 - y0) * self.per_y) + 1 + 2 * margin
         canvas = Canvas(width, height)
-        if self.scene.flipped:
-            mapper = _Mapper(
-                (x1, y0), (-self.per_x, self.per_y), (float(margin), float(half)), self.token_width
-            )
-        else:
-            mapper = _Mapper(
-                (x0, y1), (self.per_x, -self.per_y), (float(margin), float(half)), self.token_width
-            )
+        mapper = _Mapper(
+            (x0, y1), (self.per_x, -self.per_y), (float(margin), float(half)), self.token_width
+        )
         for cell in self.cells:
             line, col = mapper(cell.x, cell.y)
             self._token(canvas, round(line), round(col), cell)

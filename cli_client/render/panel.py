@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
 
+from rich.cells import cell_len
 from rich.text import Text
 
 from cli_client import details, wording
@@ -15,6 +17,27 @@ from cli_client.terminal import countdown, elapsed
 from wargame.v1 import board_pb2, game_pb2
 
 PANEL_GAP = 4
+# A word, or a command to paste (`wargame play --join CODE`) kept whole with what follows it.
+_WORDS = re.compile(r"`[^`]*`\S*|\S+")
+
+
+def word_wrapped(line: Text, width: int) -> list[Text]:
+    """`line` in rows of at most `width` cells, broken only between words and never inside
+    a command in backquotes (a row longer than the width holds one such word alone)."""
+    rows: list[Text] = []
+    for part in line.split("\n", allow_blank=True):
+        plain = part.plain
+        start = end = -1
+        for found in _WORDS.finditer(plain):
+            if start < 0:
+                start, end = 0, found.end()  # the first row keeps the indent
+            elif cell_len(plain[start : found.end()]) <= width:
+                end = found.end()
+            else:
+                rows.append(part[start:end])
+                start, end = found.start(), found.end()
+        rows.append(part[start:end] if start >= 0 else part)
+    return rows
 
 
 def chip(board: board_pb2.BoardDescription, side: str, text: str, theme: Theme) -> Text:
@@ -50,10 +73,11 @@ def player_lines(session: GameSession, theme: Theme, now: float | None = None) -
         clock = session.clock(seat.side, now)
         if clock is not None:
             left, running = clock
-            style = theme.style("bold" if running else "")
-            if left < 30 and running:
-                style = theme.style("bold red")
+            low = session.low_time(seat.side, now) and not session.finished
+            style = theme.style("bold red" if low else "bold" if running else "")
             line.append(f"  {elapsed(left)}", style=style)
+            if low and not theme.colour:
+                line.append(" low")  # the colour's meaning, in words
         acting = seat.side in session.to_act and not session.finished
         line.append(("  ◀" if theme.unicode else "  <") if acting else "   ")
         if session.multiplayer:
@@ -112,6 +136,8 @@ def status_lines(
     names = {side: session.name(side) for side in session.sides}
     lines += [Text(line) for line in details.extra_lines(session.state, names)]
     lines += [Text(line) for line in session.extra]
+    if session.finished:
+        lines.append(outcome_line(session, theme))  # stays while the log goes on
     return lines
 
 

@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-from cli_client.game_commands import hint_line, in_columns, spoken
-from wargame.v1 import engine_pb2
+import re
+from collections.abc import Callable
+
+from cli_client.game_commands import hint_line, in_columns, not_yours, spoken
+from cli_client.render import Theme
+from cli_client.session import GameSession
+from wargame.v1 import engine_pb2, matchmaker_pb2
+
+Describe = Callable[..., engine_pb2.DescribeGameResponse]
 
 
 def test_a_citadel_held_is_said_in_words() -> None:
@@ -41,3 +48,34 @@ def test_moves_are_listed_in_as_many_columns_as_fit() -> None:
     ]
     assert in_columns(notations, 5) == [f"  {text}" for text in notations]
     assert in_columns(notations, 80) == ["  a1-a2   b1-b2   Ch1xa8  d1-d2   e1-e2"]
+
+
+def test_the_opponents_man_is_named_with_which_are_yours(describe: Describe) -> None:
+    reply = describe("war")
+    view = matchmaker_pb2.GameView(
+        id="g1", game="war", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=1,
+        your_side="south", state=reply.initial_state,
+    )  # fmt: skip
+    session = GameSession(view, reply, "south")
+    north = next(piece for piece in reply.initial_state.pieces if piece.side == "north")
+    kind = next(kind.name for kind in reply.board.piece_kinds if kind.id == north.kind)
+    plain, coloured = Theme(unicode=True), Theme(unicode=True, colour=True)
+    said = not_yours(session, north.cell, plain)
+    assert re.fullmatch(rf"{north.cell} is North's {kind}, not yours; yours are South's: "
+                        r"capitals [A-Z]", said), said  # fmt: skip
+    assert "yours are South's: outlined " in not_yours(session, north.cell, coloured)
+    south = next(piece for piece in reply.initial_state.pieces if piece.side == "south")
+    assert not_yours(session, south.cell, plain) == ""  # the player's own
+    assert not_yours(session, "e5", plain) == ""  # nobody's
+
+
+def test_an_ally_s_man_is_not_the_opponent_s(describe: Describe) -> None:
+    reply = describe("napoleonic", scenario="grand_battle_2v2")
+    view = matchmaker_pb2.GameView(
+        id="g1", game="napoleonic", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=1,
+        your_side="red", state=reply.initial_state,
+    )  # fmt: skip
+    session = GameSession(view, reply, "red")
+    theme = Theme(unicode=True)
+    assert not_yours(session, "i3", theme) == ""  # Blue's, Red's ally
+    assert not_yours(session, "i8", theme).startswith("i8 is Green's Infantry, not yours")

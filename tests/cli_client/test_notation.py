@@ -131,3 +131,22 @@ def test_mistyped_words_get_the_nearest_one(
     assert read("mvoe", legal(reply.initial_state), Cells(reply.board), words()).hint == (
         "did you mean `move`?"
     )
+
+
+def test_a_suggestion_never_changes_the_piece_the_player_named(
+    describe: Describe, legal: Callable[..., list[str]]
+) -> None:
+    # Chess's Nf3 and e2e4 in the War opening: no Horse goes to f3 and e2 holds nothing,
+    # so neither is "F@f3" or "F@e2" (a Flying Machine); what can go to f3 is said.
+    opening = describe("war").initial_state
+    actions = legal(opening)
+    knight = war_reading(describe, legal, "Nf3", opening)
+    assert "did you mean" not in knight.hint
+    going = [action for action in actions if action.endswith("f3")]
+    assert going and knight.hint == f"no Horse of yours can go to f3; what can: {', '.join(going)}"
+    pawn = war_reading(describe, legal, "e2e4", opening)
+    assert "F@" not in pawn.hint and "did you mean" not in pawn.hint, pawn
+    cells = Cells(describe("war").board)
+    assert cells.of("e2e4") == ["e2", "e4"]
+    assert cells.of("e3e4") == ["e3", "e4"]
+    assert war_reading(describe, legal, "e3e4", opening) == Reading(hint="did you mean e3-e4?")

@@ -123,7 +123,7 @@ def test_war_citadels_and_a_placed_flying_machine_with_the_last_move(
 
 def test_a_flipped_board_puts_the_other_side_at_the_bottom(describe: Describe) -> None:
     reply = describe("war")
-    flipped = [line.plain for line in drawing(reply, THEMES["ascii"], flipped=True)]
+    flipped = [line.plain for line in drawing(reply, THEMES["ascii"], turns=2)]
     assert flipped[0].split() == list("jihgfedcba")
     assert flipped[1].split()[0] == "1" and flipped[-3].split()[0] == "10"
     snapshots.check("war_flipped.ascii.txt", snapshots.as_text([Text(line) for line in flipped]))
@@ -148,7 +148,7 @@ def test_the_compact_battle_board_has_one_line_per_row_and_every_square_and_piec
     upper = bottom_side(reply.board, reply.initial_state)
     for flipped in (False, True):
         scene = Scene(
-            reply.board, list(reply.initial_state.pieces), upper_side=upper, flipped=flipped
+            reply.board, list(reply.initial_state.pieces), upper_side=upper, turns=2 * flipped
         )
         lines = [line.plain for line in draw_board(scene, THEMES["ascii"], compact=True)]
         assert len(lines) == len(rows)

@@ -8,9 +8,11 @@ from rich.text import Text
 
 from cli_client.display.fullscreen import packed
 from cli_client.render import Theme
+from cli_client.render.board import Symbols
 from cli_client.render.panel import (
     event_lines,
     outcome_line,
+    player_lines,
     rating_lines,
     screen,
     status_lines,
@@ -121,7 +123,7 @@ def test_narrow_terminals_get_the_status_above_the_board(describe: Describe) -> 
     session = GameSession(view_of(reply.initial_state, your_side="north"), reply, "north")
     lines = [line.plain for line in screen(session, ASCII, width=40, now=NOW)]
     assert lines[0].startswith("The Game of War")
-    assert session.flipped  # North sees its own side at the bottom
+    assert session.turns == 2  # North sees its own side at the bottom
     board_top = next(index for index, line in enumerate(lines) if line.split()[:1] == ["j"])
     assert lines[board_top].split() == list("jihgfedcba")
 
@@ -198,3 +200,33 @@ def test_the_move_list_keeps_each_numbered_move_on_one_row() -> None:
     assert packed(moves, 13) == moves  # exactly one a row
     assert packed(["1. a-very-long-move"], 8) == ["1. a-very-long-move"]  # alone, for wrapping
     assert packed([], 30) == []
+
+
+def test_each_kind_keeps_one_symbol_for_the_whole_game(describe: Describe) -> None:
+    # Battle: with all of a kind gone from the board, every other kind is drawn as before,
+    # and the lost ones in the side panel are drawn as on the board (glyphs, not letters).
+    colour = Theme(unicode=True, colour=True)
+    for game in ("war", "battle", "napoleonic"):
+        reply = describe(game)
+        session = GameSession(
+            view_of(reply.initial_state, your_side=reply.board.sides[0].id), reply
+        )
+        at_start = Symbols(session.scene(), colour)
+        sides = {piece.side for piece in reply.initial_state.pieces}
+        for gone in sorted({piece.kind for piece in reply.initial_state.pieces}):
+            later = game_pb2.GameState()
+            later.CopyFrom(reply.initial_state)
+            del later.pieces[:]
+            later.pieces.extend(p for p in reply.initial_state.pieces if p.kind != gone)
+            session.update(view_of(later, version=4, your_side=session.your_side))
+            now = Symbols(session.scene(), colour)
+            for kind in {piece.kind for piece in reply.initial_state.pieces}:
+                for side in sides:
+                    assert now.of(kind, side) == at_start.of(kind, side), (game, gone, kind)
+            for side in {p.side for p in reply.initial_state.pieces if p.kind == gone}:
+                lost = [line.plain for line in player_lines(session, colour, now=NOW)]
+                shown = next(
+                    line for line in lost if "lost:" in line and session.name(side) in line
+                )
+                assert shown.endswith(at_start.of(gone, side)), (game, gone, shown)
+            session = GameSession(view_of(reply.initial_state, your_side=session.your_side), reply)

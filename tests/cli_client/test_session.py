@@ -48,7 +48,7 @@ def test_seats_with_an_open_one(describe: Describe) -> None:
         ("north", "(open)", False),
     ]
     assert session.seat_name("south") == "South (alice)"
-    assert not session.flipped  # South is already at the bottom
+    assert session.turns == 0  # South is already at the bottom
 
 
 def test_placed_pieces_raise_the_baseline_instead_of_counting_as_losses(

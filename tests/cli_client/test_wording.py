@@ -86,3 +86,13 @@ def test_side_names_are_capitalised_as_the_client_writes_them(
     )
     assert for_players("south resigns; north wins") == "south resigns; north wins"  # no sides
     assert refusal("black cannot act for red", sides=sides) == "Black cannot act for Red"
+
+
+def test_identifiers_left_in_a_sentence_are_read_as_words() -> None:
+    said = "move is not legal in the attack_declaration phase"
+    assert for_players(said) == "move is not legal in the attack declaration phase"
+    # Notation and quoted text stay as they are.
+    assert for_players("cannot read 'light_infantry'") == "cannot read 'light_infantry'"
+    assert for_players("try `moves` or x=attack_declaration") == (
+        "try `moves` or x=attack_declaration"
+    )

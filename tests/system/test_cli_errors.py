@@ -123,3 +123,12 @@ def test_a_terminal_gets_colours_and_unicode(
     assert "\x1b[" in raw and "38;2;" in raw  # truecolour styles
     cli.send("quit")
     assert cli.wait() == 0
+
+
+def test_the_version_and_a_mistyped_command(clients: list[Cli], tmp_path: Path) -> None:
+    shown = run(clients, ["--version"], tmp_path, None, ascii_only=False, size=(24, 80))
+    assert shown.wait() == 0
+    assert re.fullmatch(r"wargame \d+\.\d+\.\d+\S*", shown.text().strip()), shown.text()
+    typo = run(clients, ["plya", "war"], tmp_path, None, ascii_only=False, size=(24, 80))
+    one_error_line(typo, r"no such choice 'plya': did you mean `play`\?", status=2)
+    assert "choose from" not in typo.text()

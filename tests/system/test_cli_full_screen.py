@@ -204,6 +204,7 @@ def test_resigning_asks_first_and_the_view_goes_on_to_a_rematch(
     flipped = FILES[::-1]  # North's own side at the bottom now: one board, the new game's
     cli.wait_screen(lambda c: sum(flipped in row for row in c.rows()) == 2)
     cli.wait_screen(r"South\s+bot, level 1")
+    assert "Game over" not in cli.text()  # the log is the new game's
     cli.send("quit")
     assert cli.wait() == 0
 
@@ -277,5 +278,166 @@ def test_tab_completes_the_input_line_whatever_the_case(
     cli.wait_screen(lambda c: prompt_row(c).rstrip().endswith("› e3-e4"))
     cli.child.send("\r")
     cli.wait_screen(r"You: e3-e4")
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+HELP_WORDS = [  # each command of `help`, as its line begins
+    "moves [SQUARE]", "hint             the engine", "draw             offer",
+    "accept / decline", "resign           give up", "rematch          after",
+    "board            draw", "help             this help", "quit             leave",
+]  # fmt: skip
+PAGER = r"PgUp/PgDn ↑↓ wheel scroll · Esc closes"
+ESCAPE = "\x1b"
+
+
+def battle(
+    clients: list[Cli], tmp_path: Path, stack: Stack, size: tuple[int, int], **kw: object
+) -> Cli:
+    """A client in the full-screen view of the Game of Battle, the defender against the bot."""
+    cli = run(
+        clients, ["play", "battle", "--side", "defender", "--level", "1"], tmp_path, stack,
+        ascii_only=False, size=size, **kw,
+    )  # fmt: skip
+    cli.wait_screen(lambda c: battle_board(c) is not None and "Defender ›" in c.rows()[-1])
+    return cli
+
+
+@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+def test_help_and_moves_open_whole_in_a_pager_the_player_closes(
+    stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int], colour: str
+) -> None:
+    # Battle's board leaves the log two lines at 80x24 and three at 120x45: too few for
+    # the help's command list or the legal moves; they open in a pager over the board.
+    env = {"NO_COLOR": "1"} if colour == "NO_COLOR" else {}
+    cli = battle(clients, tmp_path, stack, size, env=env)
+    cli.send("help")
+    cli.wait_screen(lambda c: all(word in c.text() for word in HELP_WORDS))
+    assert re.search(r"help: lines 1-\d+ of \d+", cli.text()), cli.text()
+    assert re.search(PAGER, cli.text()), cli.text()
+    assert all(len(row) <= size[1] for row in cli.rows())
+    (tmp_path / f"help-{size[1]}x{size[0]}-{colour}.txt").write_text(cli.text())
+    cli.child.send(ESCAPE)  # closed: the board again, and the input line
+    cli.wait_screen(lambda c: PAGER not in c.text() and battle_board(c) is not None)
+
+    cli.send("moves")
+    cli.wait_screen(r"moves: lines 1-(\d+) of (\d+)")
+    found = re.search(r"moves: lines 1-(\d+) of (\d+)", cli.text())
+    assert found is not None
+    assert "legal action(s) for Defender" in cli.text()
+    if int(found.group(1)) < int(found.group(2)):  # more than a page: the rest below
+        cli.child.send("\x1b[6~")  # PageDown
+        cli.wait_screen(rf"moves: lines \d+-{found.group(2)} of {found.group(2)}")
+    cli.send("")  # Enter on an empty line closes it too
+    cli.wait_screen(lambda c: PAGER not in c.text() and battle_board(c) is not None)
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
+    stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int]
+) -> None:
+    cli = battle(clients, tmp_path, stack, size)
+    game_id = game_id_of(cli)
+    first = f"Game {game_id}: you play Defender"  # the first line the game wrote
+    for _ in range(3):
+        cli.send("board")  # nothing to say: the log keeps its lines
+    cli.send("hint")
+    cli.wait_screen(r"Hint: \S+")
+    cli.wait_screen(lambda c: first not in c.text())  # out of the two-line log pane
+    for _ in range(40):  # PageUp, until the log's first page is on the screen
+        cli.child.send("\x1b[5~")
+        found = cli.wait_screen(r"the game's log: lines (\d+)-")
+        if found is not None and found.group(1) == "1":
+            break
+    cli.wait_screen(lambda c: first in c.text())
+    cli.wait_screen(r"Hint: \S+")  # the whole log, its first and its last lines
+    cli.child.send(ESCAPE)
+    cli.wait_screen(lambda c: PAGER not in c.text())
+    # The wheel over the log (an SGR mouse report, row 2 from the bottom): the log again.
+    cli.child.send(f"\x1b[<64;5;{size[0] - 2}M")
+    cli.wait_screen(r"the game's log: lines \d+-\d+ of \d+")
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+def test_the_result_stays_in_the_side_panel(
+    stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int]
+) -> None:
+    cli = battle(clients, tmp_path, stack, size)
+    cli.send("resign!")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
+    for _ in range(3):
+        cli.send("board")  # lines after the result in the log
+    cli.send("help")
+    cli.wait_screen(PAGER)
+    cli.child.send(ESCAPE)
+    cli.wait_screen(lambda c: PAGER not in c.text() and "War-Chess" in c.text())
+    rows = cli.rows()
+    title = next(index for index, row in enumerate(rows) if "War-Chess" in row)
+    column = rows[title].index("War-Chess")  # the side panel's column
+    panel = " ".join(" ".join(row[column:].split()) for row in rows[title : len(rows) - 3])
+    assert "Game over: you lose — Defender resigns" in panel, cli.text()
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+@pytest.mark.parametrize("plain", [False, True], ids=["full-screen", "plain"])
+def test_the_invite_command_to_paste_is_never_broken(
+    stack: Stack, clients: list[Cli], tmp_path: Path, plain: bool
+) -> None:
+    # The Napoleonic battle of four: the longest invite line ("--seat SIDE" too).
+    args = ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "red", "--invite"]
+    size = (24, 80) if plain else (45, 120)
+    args += ["--plain"] if plain else []
+    cli = run(clients, args, tmp_path, stack, ascii_only=False, size=size)
+    cli.wait_screen(lambda c: "Invite code: " in " ".join(c.text().split()))
+    code = re.search(r"Invite code: (\S+)", " ".join(cli.text().split()))
+    assert code is not None
+    command = f"`wargame play --join {code.group(1)} --seat SIDE`"
+    cli.wait_screen(lambda c: command in " ".join(c.text().split()))
+    assert any(command in row for row in cli.rows()), cli.text()  # on one row
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+BELL = "\x07"
+
+
+def south_clock_cell(cli: Cli) -> tuple[int, str]:
+    """South's clock on the screen: its seconds and the colour it is drawn in."""
+    for y, row in enumerate(cli.rows()):
+        found = re.search(r"South\s+\S.*?\s(\d+):(\d\d)", row)
+        if found:
+            return int(found.group(1)) * 60 + int(found.group(2)), cli.view.buffer[y][
+                found.start(1)
+            ].fg
+    raise AssertionError(cli.text())
+
+
+@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize("mode", ["colour", "NO_COLOR", "no-bell"])
+def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
+    stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int], mode: str
+) -> None:
+    # 30 seconds each: under 20 s South's running clock is low.
+    env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
+    extra = ["--no-bell"] if mode == "no-bell" else []
+    cli = full_screen(clients, tmp_path, stack, "--clock", "0.5+0", *extra, size=size, env=env)
+    left, colour = south_clock_cell(cli)
+    if left > 20:  # (the screen came before the time ran low, as it does but when very busy)
+        assert colour != "red" and " low" not in cli.text(), cli.text()
+    cli.wait_screen(lambda c: south_clock_cell(c)[0] < 20)
+    cli.wait_screen(lambda c: south_clock_cell(c)[0] < 16)  # a few seconds low
+    if mode == "NO_COLOR":
+        assert south_clock_cell(cli)[1] == "default"
+        assert re.search(r"South\s+\S.*?\s0:\d\d low", cli.text()), cli.text()
+    else:
+        assert south_clock_cell(cli)[1] == "red", cli.text()
+    bells = "".join(cli._seen).count(BELL)
+    assert bells == (0 if mode == "no-bell" else 1), bells
     cli.send("quit")
     assert cli.wait() == 0

@@ -121,3 +121,50 @@ def test_the_scenarios_with_their_players(stack: Stack, clients: list[Cli], tmp_
     games = run(clients, ["games", "napoleonic"], tmp_path / "frank", stack)
     games.expect_text("grand_battle_2v2: red, blue (south) against black, green (north)")
     assert games.wait() == 0
+
+
+def rank_labels(cli: Cli) -> list[str]:
+    """The rank numbers down the board's left edge, top to bottom, as the screen shows them."""
+    return [match.group(1) for row in cli.rows() if (match := re.match(r"\s?(\d{1,2}) ", row))]
+
+
+def test_every_player_of_four_sees_its_own_army_at_the_bottom_and_allies_the_same_board(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # Full screen, 120x45, one person in each seat of grand_battle_2v2: Red and its ally
+    # Blue see ranks 10 to 1 down the screen (their armies on rows 2-3 at the bottom),
+    # Black and Green ranks 1 to 10 (their own rows 8-9 at the bottom).
+    seats = ["red", "blue", "black", "green"]
+    wide = {"ascii_only": False, "size": (45, 120)}
+    red = run(
+        clients, ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "red",
+                  "--invite", "--name", "red"],
+        tmp_path / "red", stack, **wide,
+    )  # fmt: skip
+    red.wait_screen(r"Invite code: (\S+)")
+    code = re.search(r"Invite code: (\S+)", red.screen())
+    assert code is not None
+    players = {"red": red}
+    for seat in seats[1:]:
+        players[seat] = run(
+            clients, ["play", "--join", code.group(1), "--seat", seat, "--name", seat],
+            tmp_path / seat, stack, **wide,
+        )  # fmt: skip
+    down = [str(rank) for rank in range(10, 0, -1)]
+    for seat, cli in players.items():
+        expected = down if seat in ("red", "blue") else down[::-1]
+        cli.wait_screen(lambda c, want=expected: rank_labels(c) == want)  # type: ignore[misc]
+        cli.wait_screen(r"Green\s+green")  # every seat taken
+        board = cli.rows()
+        bottom = next(i for i, row in enumerate(board) if re.match(r"\s?(\d{1,2}) ", row))
+        own_rows = board[bottom + 7 : bottom + 9]  # the two ranks above the bottom one
+        assert all(re.search(r"[♔♕♖♗♘♙]", row) for row in own_rows), cli.text()
+        (tmp_path / f"screen-{seat}.txt").write_text(cli.text())
+    # Joining reopens a player's stream: no "disconnected" (then "reconnected") for that,
+    # however long the others look (their wait for Red's move, timed on the status line).
+    for seat in seats[1:]:
+        players[seat].wait_screen(r"waiting for Red \(red\) 0:(0[7-9]|[1-9]\d)")
+    for seat, cli in players.items():
+        assert "disconnected" not in cli.text(), (seat, cli.text())
+    for cli in players.values():
+        cli.interrupt()

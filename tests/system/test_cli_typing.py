@@ -156,3 +156,31 @@ def test_napoleonic_marks_moves_sums_attacks_and_ends_what_has_no_choice(launch:
     cli.send("quit")
     assert cli.wait() == 0
     assert "auto_skip_defence" not in cli.screen()  # option names stay out of the game
+
+
+def said(cli: Cli, text: str) -> None:
+    """Wait until the screen shows `text`, whatever rows it was word-wrapped into."""
+    cli.wait_screen(lambda c: text in " ".join(c.text().split()))
+
+
+@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+def test_chess_habits_keep_the_piece_and_the_opponents_man_is_named(
+    launch: Launch, size: tuple[int, int], colour: str
+) -> None:
+    # Full screen: `Nf3` and `e2e4` in the War opening are never turned into a Flying
+    # Machine's placement; moving one of North's men says whose it is and which are yours.
+    env = {"NO_COLOR": "1"} if colour == "NO_COLOR" else {}
+    cli = launch(["play", "war", "--side", "south"], ascii_only=False, size=size, env=env)
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    cli.send("Nf3")
+    said(cli, "no Horse of yours can go to f3; what can: Ch1-f3, f2-f3, F@f3")
+    cli.send("e2e4")
+    said(cli, "there is no man on e2")
+    cli.send("a8-a7")
+    how = "outlined ♔, capitals K" if colour == "colour" else "capitals K"
+    said(cli, f"a8 is North's Troop, not yours; yours are South's: {how}")
+    seen = cli.screen()
+    assert "did you mean F@" not in seen and "has no legal move" not in seen, seen[-2000:]
+    cli.send("quit")
+    assert cli.wait() == 0
