@@ -6,13 +6,14 @@ every scenario (the 3- and 4-player ones, and the standard 1-v-1), every deploym
 fixed arrays, Marching Orders, Attack at Dawn committed and revealed or sealed), both
 surrender rulings of docs/multiplayer.md (`on_commander_loss` `remove_army`,
 `army_stays_inert`, and `army_passes_to_ally`), either divided-command turn ruling and any
-first player. Between stretches of play it injects a player leaving in every way the
-engine is told of it: `Resign` with RESIGNATION (a player resigns), TIME and ABANDONED
-(what the matchmaker sends when a clock runs out or a player abandons, `matchmaker.play`),
-and a reveal that forfeits (the wrong salt, or an honestly committed illegal array). The
-stretches of play stop where a departure is most delicate (in a deployment, an ally's
-declaration, a defence after a support, an advance), and the one who leaves is drawn by
-role (the active player, an ally who declared attacks, a defender, anyone).
+first player. Between stretches of play (at random, or seeking combat) it injects a player
+leaving in every way the engine is told of it: `Resign` with RESIGNATION (a player
+resigns), TIME and ABANDONED (what the matchmaker sends when a clock runs out or a player
+abandons, `matchmaker.play`), and a reveal that forfeits (the wrong salt, or an honestly
+committed illegal array). A departure comes at once or is aimed at a delicate moment (a
+deployment, a movement under way, an ally's declaration, a defence, a support of a unit
+only an ally attacked, an advance), and the one who leaves is drawn by role (the active
+player, an ally who declared attacks, a defender, anyone).
 
 Every state an RPC returns is sent back to the service: `ListLegalActions` must accept it,
 agree on who acts, and, unless the game is over, list something to do (secret deployments
@@ -86,8 +87,15 @@ REASONS = (
     game_pb2.OUTCOME_REASON_ABANDONED,
 )
 SECRET = (Phase.DEPLOY_COMMIT, Phase.DEPLOY_REVEAL, Phase.DEPLOY_SEALED)
-# Where a stretch of play stops, so that a departure comes at a delicate moment.
-STOPS = ("steps", "deployment", "ally declared", "supported", "advance", "movement")
+# The delicate moments a departure is aimed at.
+MOMENTS = (
+    "deployment",
+    "movement",
+    "ally declared",
+    "defence",
+    "ally's target supported",
+    "advance",
+)
 ROLES = ("active", "attacking ally", "defender", "anyone")
 
 
@@ -219,24 +227,26 @@ class SurrenderGames(RuleBasedStateMachine):
         end: NapoleonicAction = rng.choice(ends or legal)
         return end
 
-    def at_stop(self, stop: str) -> bool:
-        """Whether the game is at the kind of moment `stop` names."""
+    def at(self, moment: str) -> bool:
+        """Whether the game is at the moment named."""
         state = self.board
         turn = state.turn
         units = state.by_id()
-        if stop == "deployment":
-            return state.phase in (*SECRET, Phase.PLACEMENT)
-        if stop == "ally declared":
-            return any(
-                units[a].side != state.active for a, _t in turn.attacks if a in units
-            ) and state.phase in (Phase.ATTACK_DECLARATION, Phase.DEFENCE)
-        if stop == "supported":
-            return state.phase is Phase.DEFENCE and bool(turn.supports)
-        if stop == "advance":
-            return state.phase is Phase.ADVANCE
-        if stop == "movement":
-            return state.phase is Phase.MOVEMENT and bool(turn.moved)
-        return False
+        allied = {  # the units attacked only by allies of the active player
+            t
+            for _a, t in turn.attacks
+            if all(units[a].side != state.active for a, u in turn.attacks if u == t and a in units)
+        }
+        return {
+            "deployment": state.phase in (*SECRET, Phase.PLACEMENT),
+            "movement": state.phase is Phase.MOVEMENT and bool(turn.moved),
+            "ally declared": state.phase in (Phase.ATTACK_DECLARATION, Phase.DEFENCE)
+            and any(units[a].side != state.active for a, _t in turn.attacks if a in units),
+            "defence": state.phase is Phase.DEFENCE,
+            "ally's target supported": state.phase is Phase.DEFENCE
+            and any(t in allied for _s, t in turn.supports),
+            "advance": state.phase is Phase.ADVANCE,
+        }[moment]
 
     # -- the rules of the machine ------------------------------------------------------
 
@@ -249,29 +259,51 @@ class SurrenderGames(RuleBasedStateMachine):
     def start_again(self, options: dict[str, str]) -> None:
         self.new_game(options)
 
-    @precondition(lambda self: self.ongoing())
-    @rule(
-        seed=st.integers(0, 2**32 - 1),
-        steps=st.integers(1, 80),
-        stop=st.sampled_from(STOPS),
-        aggressive=st.booleans(),
-    )
-    def play(self, seed: int, steps: int, stop: str, aggressive: bool) -> None:
-        """Up to `steps` actions, stopping early at the moment `stop` names."""
-        rng = random.Random(seed)
+    def play_until(self, rng: random.Random, steps: int, aggressive: bool, moment: str) -> None:
+        """Up to `steps` actions, stopping early at the moment named ('' for none)."""
         for _ in range(steps):
-            if not self.ongoing():
+            if not self.ongoing() or (moment and self.at(moment)):
                 return
             assert self.game is not None
             action = self.choose(rng, aggressive)
             self.send(CONVERSIONS.action_to_proto(self.game, action))
-            if self.ongoing() and self.at_stop(stop):
-                return
+
+    @precondition(lambda self: self.ongoing())
+    @rule(seed=st.integers(0, 2**32 - 1), steps=st.integers(1, 80), aggressive=st.booleans())
+    def play(self, seed: int, steps: int, aggressive: bool) -> None:
+        """A stretch of play."""
+        self.play_until(random.Random(seed), steps, aggressive, "")
 
     @precondition(lambda self: self.ongoing())
     @rule(role=st.sampled_from(ROLES), pick=st.integers(0, 7), reason=st.sampled_from(REASONS))
     def leave(self, role: str, pick: int, reason: game_pb2.OutcomeReason.ValueType) -> None:
-        """A player leaves: resigns, loses on time or abandons."""
+        """A player leaves now: resigns, loses on time or abandons."""
+        self.depart(role, pick, reason)
+
+    @precondition(lambda self: self.ongoing())
+    @rule(
+        seed=st.integers(0, 2**32 - 1),
+        moment=st.sampled_from(MOMENTS),
+        role=st.sampled_from(ROLES),
+        pick=st.integers(0, 7),
+        reason=st.sampled_from(REASONS),
+    )
+    def leave_at(
+        self,
+        seed: int,
+        moment: str,
+        role: str,
+        pick: int,
+        reason: game_pb2.OutcomeReason.ValueType,
+    ) -> None:
+        """Combat-seeking play up to a delicate moment (if it comes within 150 actions),
+        and there a player leaves."""
+        self.play_until(random.Random(seed), 150, True, moment)
+        if self.ongoing():
+            self.depart(role, pick, reason)
+
+    def depart(self, role: str, pick: int, reason: game_pb2.OutcomeReason.ValueType) -> None:
+        """The player of `role` (`pick` chooses among several) leaves for `reason`."""
         state = self.board
         remaining = [p.id for p in state.players if not p.out]
         units = state.by_id()

@@ -124,6 +124,14 @@ def end_declaration(state: NapoleonicState, events: list[Event] | None) -> Napol
     if state.multiplayer() and state.rules.auto_skip_defence:
         defenders = tuple(d for d in defenders if legal_supports(state, d)) or defenders
     state = state.evolve(phase=Phase.DEFENCE, turn=replace(state.turn, pending_defenders=defenders))
+    if not defenders:  # 10.6: every attacked unit is inert, with no ally left to support it
+        _phase_event(
+            events,
+            f"{_attacks_words(len(attacks))} declared; no player in the game defends the "
+            "attacked units, so combat is resolved at once.",
+            None,
+        )
+        return resolve_combat(state, events)
     who, several = _players_words(defenders)
     if state.rules.auto_skip_defence and not any(legal_supports(state, d) for d in defenders):
         _phase_event(

@@ -214,3 +214,17 @@ def test_the_defenders_are_named_in_good_grammar(text: str, skip: str, words: st
     for side in enders:
         state, events = RULESET.apply(state, EndPhase(side))
     assert any(words in e.text for e in events), [e.text for e in events]
+
+
+def test_attacks_on_an_inert_army_with_no_ally_left_are_resolved_at_once() -> None:
+    """army_stays_inert: green surrendered and stays on the board, and nobody in the game
+    is its ally; red's attack on it needs no defence phase (and once raised INTERNAL)."""
+    text = (
+        "board 8x8; players: red/red black/black green/green!surrendered; "
+        "red: d4=A#R_A h1=G; black: a8=G; green: d5=I#G_I h8=G; turn: red movement 0"
+    )
+    state = start(text, on_commander_loss="army_stays_inert")
+    state, events = RULESET.apply(play(state, Attack("red", "R_A", "G_I")), EndPhase("red"))
+    assert state.unit("G_I") is None  # 2 against 1
+    assert (state.phase, RULESET.to_act(state)) == (Phase.ADVANCE, ("red",))
+    assert any("no player in the game defends" in e.text for e in events)
