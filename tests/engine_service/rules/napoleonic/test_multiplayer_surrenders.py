@@ -6,11 +6,13 @@ ally leaving an inert army behind with its attacks declared."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
 from engine_service.rules.base import Event, OutcomeReason
+from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game, Resign
 from engine_service.rules.napoleonic.actions import (
     Attack,
@@ -228,3 +230,28 @@ def test_attacks_on_an_inert_army_with_no_ally_left_are_resolved_at_once() -> No
     assert state.unit("G_I") is None  # 2 against 1
     assert (state.phase, RULESET.to_act(state)) == (Phase.ADVANCE, ("red",))
     assert any("no player in the game defends" in e.text for e in events)
+
+
+def test_the_last_reveal_awaited_is_refused_on_a_copy_withholding_an_array() -> None:
+    """Green has left; red's reveal is withheld from black's copy: black's reveal is the
+    last one awaited, so on that copy it is refused (INVALID_STATE), never laid out with
+    red's army missing."""
+    state = RULESET.new_game(
+        RULESET.resolve_options({"scenario": "three_way", "deployment": "attack_at_dawn"})
+    )
+    arrays = {}
+    for side in ("red", "black", "green"):
+        arrays[side] = random_player_array(state, side, 5)
+        state = play(state, Commit(side, commitment(*arrays[side])))
+    state = resign(state, "green")
+    state = play(state, Reveal("red", *arrays["red"]))
+    assert state.deployment is not None
+    copy = state.evolve(
+        deployment=replace(state.deployment, reveals=(("red", ()),), withheld=frozenset({"red"}))
+    )
+    assert RULESET.check_state(copy) == []
+    with pytest.raises(RuleError) as refusal:
+        RULESET.apply(copy, Reveal("black", *arrays["black"]))
+    assert refusal.value.reason == "INVALID_STATE"
+    laid_out = play(state, Reveal("black", *arrays["black"]))
+    assert {u.side for u in laid_out.units} == {"red", "black"}
