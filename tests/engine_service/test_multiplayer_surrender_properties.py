@@ -375,6 +375,7 @@ def run(
     )
 
 
+@pytest.mark.timeout(900)  # about 25 s of CPU; the rest is waiting on a busy machine
 def test_whoever_leaves_whenever_the_engine_accepts_every_state(
     stub: engine_pb2_grpc.RulesEngineStub,
 ) -> None:
@@ -382,6 +383,7 @@ def test_whoever_leaves_whenever_the_engine_accepts_every_state(
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)
 def test_whoever_leaves_whenever_the_engine_accepts_every_state_deeply(
     stub: engine_pb2_grpc.RulesEngineStub,
 ) -> None:
