@@ -6,7 +6,8 @@ canonical text is defined in `setup.py`: `square=LETTER` items sorted by rank th
 single spaces). Thin clients need not compute it: the notation `commit <array> salt <hex>`
 makes the engine hash it, and `reveal <array> salt <hex>` reveals. A reveal that does not
 match the commitment forfeits (DEPLOYMENT_FORFEIT); an honest but illegal array forfeits
-too, or restarts the commit phase with `illegal_reveal = redeploy`.
+too, or restarts the commit phase with `illegal_reveal = redeploy`. A reveal naming a cell
+that is no square name at all (not even ASCII) is no array: it is refused (UNKNOWN_CELL).
 
 **Attack at Dawn, sealed (mode B).** The engine checks each array on submission and keeps
 only its ciphertext in the state: AES-256-GCM under a key derived from the engine's
