@@ -654,6 +654,43 @@ def test_a_pending_array_is_kept_out_of_plain_storage(
     assert leaks(redis_url, reds) != []  # the layout is open information: stored as such
 
 
+def test_a_reveal_naming_a_non_ascii_cell_is_refused_with_its_reason(
+    matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
+) -> None:
+    """Issue 29 D9: a structured reveal whose cell is no square (here not even ASCII) is
+    refused as INVALID_ARGUMENT UNKNOWN_CELL, never INTERNAL, and the game loses nothing."""
+    players = players_of(matchmaker.address, clients, "red", "black")
+    red, black = players["red"], players["black"]
+    game = start_game(players, "napoleonic", options=DAWN)
+    submit_text(red, game.id, f"commit {sealed_array('red')} salt {'11' * 32}")
+    submit_text(black, game.id, f"commit {sealed_array('black')} salt {'22' * 32}")
+    before = red.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    kinds = {"I": "infantry", "C": "cavalry", "A": "artillery", "G": "guards"}
+    placements = [
+        nap.NapoleonicPlacement(unit_type=kinds[letter], cell="é2" if square == "a2" else square)
+        for square, letter in (item.split("=") for item in sealed_array("red").split())
+    ]
+    reveal = nap.NapoleonicAction(
+        reveal=nap.NapoleonicReveal(placements=placements, salt=bytes.fromhex("11" * 32))
+    )
+    details = expect_error(
+        lambda: red.SubmitActions(
+            mm.SubmitActionsRequest(
+                game_id=game.id,
+                expected_version=before.version,
+                idempotency_key=uuid.uuid4().hex,
+                actions=[game_pb2.Action(side="red", napoleonic=reveal)],
+            )
+        ),
+        Code.INVALID_ARGUMENT,
+        "UNKNOWN_CELL",
+    )
+    assert "é2" not in details.message  # the array is secret: nothing of it is quoted
+    after = red.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert (after.version, after.state) == (before.version, before.state)
+    assert after.state.napoleonic.phase == nap.NAPOLEONIC_PHASE_DEPLOY_REVEAL
+
+
 # -- 15.14 one request id for both services; relayed failures logged at error -------------
 
 

@@ -248,15 +248,17 @@ def _check_deployment(
         and state.units
     ):
         problems.append("units stand on the board before the secret deployments are revealed")
+    # A player who left the game (10.6) need not have committed, revealed or sealed.
+    in_game = {p.id for p in state.players if not p.out}
     if state.phase is Phase.DEPLOY_COMMIT:
         if revealed or sealed:
             problems.append("reveals or sealed arrays are present in the commit phase")
-        if len(committed) >= len(players):
+        if in_game <= set(committed):
             problems.append("every player has committed but the phase is still commit")
     elif state.phase is Phase.DEPLOY_REVEAL:
-        if sorted(committed) != sorted(players) or sealed:
+        if not in_game <= set(committed) or sealed:
             problems.append("the reveal phase needs every commitment and no sealed array")
-        if not set(revealed) < set(players):
+        if in_game <= set(revealed):
             problems.append("every array is revealed but the phase is still reveal")
         for player, array in deployment.reveals:
             if player in withheld:
@@ -268,7 +270,7 @@ def _check_deployment(
     elif state.phase is Phase.DEPLOY_SEALED:
         if committed or revealed:
             problems.append("commitments or plaintext arrays are present in the sealed mode")
-        if len(sealed) >= len(players):
+        if in_game <= set(sealed):
             problems.append("every array is sealed but the phase is still sealed deployment")
         if sealer is not None:
             for player, data in deployment.sealed:

@@ -6,7 +6,8 @@ canonical text is defined in `setup.py`: `square=LETTER` items sorted by rank th
 single spaces). Thin clients need not compute it: the notation `commit <array> salt <hex>`
 makes the engine hash it, and `reveal <array> salt <hex>` reveals. A reveal that does not
 match the commitment forfeits (DEPLOYMENT_FORFEIT); an honest but illegal array forfeits
-too, or restarts the commit phase with `illegal_reveal = redeploy`.
+too, or restarts the commit phase with `illegal_reveal = redeploy`. A reveal naming a cell
+that is no square name at all (not even ASCII) is no array: it is refused (UNKNOWN_CELL).
 
 **Attack at Dawn, sealed (mode B).** The engine checks each array on submission and keeps
 only its ciphertext in the state: AES-256-GCM under a key derived from the engine's
@@ -30,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+import re
 import secrets
 from collections import Counter
 from dataclasses import replace
@@ -73,6 +75,22 @@ SALT_BYTES = 32
 DIGEST_BYTES = 32
 NONCE_BYTES = 12
 _SEAL_CONTEXT = b"wargame napoleonic seal v1"
+_SQUARE_NAME = re.compile(r"[a-z]{1,2}[0-9]{1,3}")  # as in array and move texts
+
+
+def check_square_names(placements: Placements) -> None:
+    """UNKNOWN_CELL when an array names a cell that is no square name at all (one or two
+    letters and a number, in ASCII): no array text can name it, so a reveal of it is
+    refused as unreadable rather than forfeited (and never hashed). The array is secret,
+    so the message quotes none of it."""
+    for square, _kind in placements:
+        if not _SQUARE_NAME.fullmatch(square):
+            raise RuleError(
+                Reason.UNKNOWN_CELL,
+                "the revealed array names a cell that is no square (a square is one or two "
+                "letters and a number, as 'c3')",
+                field="action.napoleonic.reveal.placements",
+            )
 
 
 def commitment(placements: Placements, salt: bytes) -> bytes:
@@ -279,6 +297,7 @@ def apply_reveal(
     """Check a reveal against its commitment and the array rules; lay out when all are in."""
     deployment = state.deployment
     assert deployment is not None
+    check_square_names(placements)
     committed = dict(deployment.commitments)[side]
     if len(salt) != SALT_BYTES or not hmac.compare_digest(commitment(placements, salt), committed):
         return forfeit(
@@ -333,6 +352,10 @@ def after_leaving(state: NapoleonicState, sealer: Sealer | None) -> NapoleonicSt
     dep = state.deployment
     assert dep is not None
     events: list[Event] = []
+    if not state.in_game(state.active):
+        # The active player of a deployment is the one who will move first: the first
+        # player of the turn order still in the game (as `begin_play` will start with).
+        state = state.evolve(active=next(p for p in state.turn_order if state.in_game(p)))
     if state.phase is Phase.DEPLOY_COMMIT and _complete(state, dep.commitments):
         return state.evolve(phase=Phase.DEPLOY_REVEAL)
     if state.phase is Phase.DEPLOY_REVEAL and _complete(state, dep.reveals):

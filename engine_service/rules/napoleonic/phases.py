@@ -44,6 +44,15 @@ def _attacks_words(count: int) -> str:
     return "1 attack" if count == 1 else f"{count} attacks"
 
 
+def _players_words(players: tuple[str, ...] | list[str]) -> tuple[str, bool]:
+    """'red', 'red and blue', 'red, blue and green', and whether that is several players
+    (for the verb: 'red has', 'red and blue have')."""
+    names = list(players)
+    if len(names) <= 2:
+        return " and ".join(names), len(names) > 1
+    return f"{', '.join(names[:-1])} and {names[-1]}", True
+
+
 def declarers(state: NapoleonicState) -> tuple[str, ...]:
     """Who declares attacks this turn (10.6): the acting player(s), then the allies in the
     game with units on the board, who may join the attacks without moving."""
@@ -115,17 +124,26 @@ def end_declaration(state: NapoleonicState, events: list[Event] | None) -> Napol
     if state.multiplayer() and state.rules.auto_skip_defence:
         defenders = tuple(d for d in defenders if legal_supports(state, d)) or defenders
     state = state.evolve(phase=Phase.DEFENCE, turn=replace(state.turn, pending_defenders=defenders))
+    if not defenders:  # 10.6: every attacked unit is inert, with no ally left to support it
+        _phase_event(
+            events,
+            f"{_attacks_words(len(attacks))} declared; no player in the game defends the "
+            "attacked units, so combat is resolved at once.",
+            None,
+        )
+        return resolve_combat(state, events)
+    who, several = _players_words(defenders)
     if state.rules.auto_skip_defence and not any(legal_supports(state, d) for d in defenders):
         _phase_event(
             events,
-            f"{_attacks_words(len(attacks))} declared; {' and '.join(defenders)} has no legal "
-            "support, so combat is resolved at once (auto_skip_defence).",
+            f"{_attacks_words(len(attacks))} declared; {who} {'have' if several else 'has'} "
+            "no legal support, so combat is resolved at once (auto_skip_defence).",
             None,
         )
         return resolve_combat(state, events)
     _phase_event(
         events,
-        f"{_attacks_words(len(attacks))} declared: {' and '.join(defenders)} allocates "
+        f"{_attacks_words(len(attacks))} declared: {who} {'allocate' if several else 'allocates'} "
         "supports (defence).",
         defenders[0],
     )
@@ -214,7 +232,9 @@ def players_out(
     alliances = {p.alliance for p in state.players if not p.out}
     if len(alliances) > 1:
         return state
-    return state.evolve(phase=Phase.GAME_OVER, outcome=alliance_victory(state, events))
+    # The game may end in a deployment too: nothing of it is left to lay out.
+    outcome = alliance_victory(state, events)
+    return state.evolve(phase=Phase.GAME_OVER, outcome=outcome, deployment=None)
 
 
 def surrender(state: NapoleonicState, side: str) -> NapoleonicState:
@@ -298,24 +318,36 @@ def _dispose(
         elif loss == "remove_army":
             units = [u for u in units if u.side != side]
             _phase_event(events, f"{side_title(side)}'s army leaves the field.", side)
-    if sorted(units, key=lambda u: u.id) == list(state.units):
-        return state
-    present = {u.id for u in units}
+    if sorted(units, key=lambda u: u.id) != list(state.units):
+        state = state.with_units(
+            sort_units(units),
+            armies=tuple(
+                (side, tuple(sorted(kinds, key=type_rank))) for side, kinds in armies.items()
+            ),
+        )
+    return _withdraw(state)
+
+
+def _withdraw(state: NapoleonicState) -> NapoleonicState:
+    """The turn without what the players who left can no longer do (10.6): an army out of
+    the game never acts, so its declared attacks and allocated supports are withdrawn
+    (removed or inert alike; an army that passed to an ally keeps them, under its heir);
+    and a support of a unit no longer under attack has no effect (7.2), so it goes too."""
     turn = state.turn
-    kept = replace(
-        turn,
-        attacks=tuple(
-            (a, t)
-            for a, t in turn.attacks
-            if a in present and (t in present or t in turn.eliminated)
-        ),
-        supports=tuple((a, t) for a, t in turn.supports if a in present and t in present),
+    units = state.by_id()
+
+    def acts(unit_id: str) -> bool:
+        unit = units.get(unit_id)
+        return unit is not None and state.in_game(unit.side)
+
+    attacks = tuple(
+        (a, t) for a, t in turn.attacks if acts(a) and (t in units or t in turn.eliminated)
     )
-    return state.with_units(
-        sort_units(units),
-        turn=kept,
-        armies=tuple((side, tuple(sorted(kinds, key=type_rank))) for side, kinds in armies.items()),
-    )
+    attacked = {t for _a, t in attacks}
+    supports = tuple((s, t) for s, t in turn.supports if acts(s) and t in attacked and t in units)
+    if (attacks, supports) == (turn.attacks, turn.supports):
+        return state
+    return state.evolve(turn=replace(turn, attacks=attacks, supports=supports))
 
 
 def end_turn(state: NapoleonicState, events: list[Event] | None) -> NapoleonicState:
@@ -449,9 +481,10 @@ def _check_part(state: NapoleonicState, side: str, action: NapoleonicAction, wha
         )
     others = [p for p in state.turn.pending_players if p != side]
     if isinstance(action, Attack) and state.phase is Phase.MOVEMENT and others:
+        who, several = _players_words(others)
         raise RuleError(
             Reason.WRONG_PHASE,
-            f"{side} cannot declare an attack while {' and '.join(others)} still moves: end "
+            f"{side} cannot declare an attack while {who} {'move' if several else 'moves'}: end "
             "the movement first (divided_command_turns = merged_side_turn)",
         )
 

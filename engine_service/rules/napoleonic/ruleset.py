@@ -59,14 +59,16 @@ def scenario_sides(scenario: Scenario) -> tuple[SideInfo, ...]:
     return tuple(SideInfo(p.id, p.name, p.colour, p.alliance) for p in scenario.players)
 
 
-def _completes_withheld(state: NapoleonicState) -> bool:
-    """Whether the next reveal or seal is the last one while a server's copy of the state
-    withholds another player's array: the arrays cannot be laid out from it (10.1)."""
+def _completes_withheld(state: NapoleonicState, side: str) -> bool:
+    """Whether `side`'s reveal or seal is the last one awaited (players out of the game
+    are not, 10.6) while a server's copy of the state withholds another player's array:
+    the arrays cannot be laid out from it (10.1)."""
     dep = state.deployment
     if dep is None or not dep.withheld:
         return False
     entries = dep.reveals if state.phase is Phase.DEPLOY_REVEAL else dep.sealed
-    return len(entries) + 1 >= len(state.players)
+    done = {player for player, _x in entries} | {side}
+    return all(p.id in done for p in state.players if not p.out)
 
 
 def _refuse_withheld(state: NapoleonicState) -> RuleError:
@@ -257,7 +259,7 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
         *,
         checked: bool,
     ) -> NapoleonicState:
-        if isinstance(action, Reveal | Seal) and _completes_withheld(state):
+        if isinstance(action, Reveal | Seal) and _completes_withheld(state, action.side):
             if checked:
                 raise _refuse_withheld(state)
             return _noted(state, action.side)
