@@ -9,9 +9,10 @@ WARGAME_ENGINE_METRICS_LISTEN, WARGAME_MATCHMAKER_METRICS_LISTEN and WARGAME_RED
 WARGAME_REDIS_URL where a Redis already answers is used as it is, and no redis-server is
 started. `start` checks every port before it starts anything, reports a process that dies
 with its own error at once, and keeps what it started in the run folder: pid files, the
-addresses (`stack.json`), logs, Redis's append-only file, the seal key, the matchmaker's secret
-key and the engine's metrics scratch. `status` and `stop` read them back; `stop` ends exactly
-those processes (a pid is signalled only while its start time matches). `play` starts the
+addresses (`stack.json`), logs, Redis's append-only file, the seal key, the caller key,
+the matchmaker's secret key and the engine's metrics scratch. `status` and `stop` read them
+back; `stop` ends exactly those processes (a pid is signalled only while its start time
+matches). `play` starts the
 stack if needed and opens a game against the bot on it, at the level asked (`make play
 LEVEL=1`..`5`), telling the client how to ask for another level the same way.
 
@@ -594,6 +595,12 @@ def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, lis
     secret_file = os.environ.get("WARGAME_MATCHMAKER_SECRET_KEY_FILE") or str(
         run_dir / "matchmaker-secret.key"
     )
+    # The caller key: the bots' searches get pool processes of their own (README).
+    caller_file = (
+        os.environ.get("WARGAME_ENGINE_CALLER_KEY_FILE")
+        or os.environ.get("WARGAME_MATCHMAKER_ENGINE_CALLER_KEY_FILE")
+        or str(run_dir / "caller.key")
+    )
     return {
         "redis": [
             redis_server,
@@ -609,6 +616,7 @@ def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, lis
             "--listen", config.engine_listen,
             "--metrics-listen", config.engine_metrics,
             "--seal-key-file", key_file,
+            "--caller-key-file", caller_file,
             "--log-format", "json",
         ],
         "matchmaker": [
@@ -618,6 +626,7 @@ def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, lis
             "--redis-url", config.redis_url,
             "--engine", config.engine,
             "--secret-key-file", secret_file,
+            "--engine-caller-key-file", caller_file,
             "--log-format", "json",
         ],
     }  # fmt: skip
@@ -705,7 +714,7 @@ def start(run_dir: Path) -> Config:
     timeout = start_timeout()
 
     save_config(run_dir, config)
-    for path in (run_dir / "seal.key", run_dir / "matchmaker-secret.key"):
+    for path in (run_dir / "seal.key", run_dir / "matchmaker-secret.key", run_dir / "caller.key"):
         if not path.exists():
             path.write_text(secrets.token_hex(32) + "\n")
             path.chmod(0o600)

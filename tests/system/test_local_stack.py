@@ -136,6 +136,7 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
         "engine-metrics",
         "seal.key",
         "matchmaker-secret.key",
+        "caller.key",
     }
     assert list(Path(stack_env["TMPDIR"]).iterdir()) == []  # everything stayed in the run folder
 
