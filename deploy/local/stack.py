@@ -12,9 +12,9 @@ with its own error at once, and keeps what it started in the run folder: pid fil
 addresses (`stack.json`), logs, Redis's append-only file, the seal key, the caller key,
 the matchmaker's secret key and the engine's metrics scratch. `status` and `stop` read them
 back; `stop` ends exactly those processes (a pid is signalled only while its start time
-matches). `play` starts the
-stack if needed and opens a game against the bot on it, at the level asked (`make play
-LEVEL=1`..`5`), telling the client how to ask for another level the same way.
+matches). `play` starts the stack if needed and opens a game against the bot on it, at the
+level asked (`make play LEVEL=1`..`5`), telling the client how to ask for another level
+the same way.
 
 Only the standard library is needed, so `stop` and `status` work without the virtual
 environment; the health checks import grpc when they run.
