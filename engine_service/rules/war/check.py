@@ -22,7 +22,7 @@ from engine_service.rules.war.legal import has_move, is_finished
 from engine_service.rules.war.men import man_moves
 from engine_service.rules.war.pieces import FLYING_MACHINE, KING, SIDE_SPAN, TROOP_MOVED
 from engine_service.rules.war.state import Turn, WarState
-from engine_service.rules.war.troops import has_jump, jump_chains, troop_moves
+from engine_service.rules.war.troops import has_jump, jump_chains, troop_cells, troop_moves
 
 
 def is_legal(state: WarState, action: Action) -> bool:
@@ -77,11 +77,7 @@ def _in_turn(turn: Turn, reserves: tuple[int, int], move: int, action: Action) -
 def _may_jump(turn: Turn) -> bool:
     """Whether a Troop of the side to move can make a first jump (J is not empty)."""
     rules, board, side, _ = turn
-    base = 1 + SIDE_SPAN * side
-    return any(
-        base <= piece <= base + TROOP_MOVED and has_jump(rules, board, side, cell)
-        for cell, piece in enumerate(board)
-    )
+    return any(has_jump(rules, board, side, cell) for cell in troop_cells(board, side))
 
 
 def _in_moves(turn: Turn, move: Action, *, compulsory: bool) -> bool:
@@ -106,21 +102,18 @@ def _in_moves(turn: Turn, move: Action, *, compulsory: bool) -> bool:
         return False
     if move[1] == rules.no_landing[side] and kind != KING:
         return False  # A22 = false: only the King may end a move on his own Citadel
-    if compulsory:
-        found = exposed(rules, board, side)
-        if found:
-            men = {man for victims in found.values() for man in victims}
-            return victim_of(board, side, ep, move) in allowed_victims(rules, board, side, men)
+    if compulsory and _may_jump(turn):  # 7.1: the first capture must take a member of J
+        men = {man for victims in exposed(rules, board, side).values() for man in victims}
+        return victim_of(board, side, ep, move) in allowed_victims(rules, board, side, men)
     return True
 
 
 def _longest_chain(turn: Turn) -> int:
     """The length of the side's longest jump chain (A14), landings and origin counted."""
     rules, board, side, _ = turn
-    base = 1 + SIDE_SPAN * side
     return max(
         len(chain)
-        for cell, piece in enumerate(board)
-        if base <= piece <= base + TROOP_MOVED and has_jump(rules, board, side, cell)
+        for cell in troop_cells(board, side)
+        if has_jump(rules, board, side, cell)
         for chain in jump_chains(rules, board, side, cell)
     )
