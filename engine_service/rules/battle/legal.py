@@ -53,6 +53,7 @@ from engine_service.rules.battle.movement import (
     MOVE_RAYS,
     REACH,
     geometric_moves,
+    piece_moves,
 )
 from engine_service.rules.battle.options import Rules
 from engine_service.rules.battle.pieces import (
@@ -65,6 +66,7 @@ from engine_service.rules.battle.pieces import (
     FIGURE_KINDS,
     WAGON,
     WAGON_BYTE,
+    side_of,
 )
 from engine_service.rules.battle.state import BattleState
 
@@ -243,6 +245,95 @@ def analysis_of(state: BattleState) -> Analysis:
     if found is None:
         found = state._analysis = analyse(state.board, state.side, state.rules)
     return found
+
+
+class Quick:
+    """What judging one move of a state needs, kept on the state (`quick_of`): the turn's
+    `Context`, whether no duty binds the turn, and (once asked) whether any move is legal."""
+
+    __slots__ = ("ctx", "free", "movable")
+
+    def __init__(self, state: BattleState) -> None:
+        board, side, rules = state.board, state.side, state.rules
+        self.ctx = ctx = Context(board, side, rules)
+        self.free = _duty_free(board, ctx, rules)
+        self.movable: bool | None = None
+
+
+def quick_of(state: BattleState) -> Quick:
+    """The state's `Quick`, made on first use."""
+    found = state._quick
+    if found is None:
+        found = state._quick = Quick(state)
+    return found
+
+
+def move_is_legal(state: BattleState, move: Move) -> bool:
+    """`move in analysis_of(state).legal_set`, by the move's own tests when no duty binds
+    the turn (then the legal moves are exactly the moves passing the per-move tests)."""
+    found = state._analysis
+    if found is None:
+        quick = quick_of(state)
+        if quick.free:
+            return _one_move(quick.ctx, move)
+        found = analysis_of(state)
+    return move in found.legal_set
+
+
+def can_move(state: BattleState) -> bool:
+    """`bool(analysis_of(state).legal)`, stopping at the first legal move when no duty binds
+    the turn."""
+    found = state._analysis
+    if found is None:
+        quick = quick_of(state)
+        if quick.free:
+            if quick.movable is None:
+                quick.movable = _any_move(quick.ctx)
+            return quick.movable
+        found = analysis_of(state)
+    return bool(found.legal)
+
+
+def _duty_free(board: bytes, ctx: Context, rules: Rules) -> bool:
+    """Whether no duty binds the turn: no figure (or Wagon) to relieve, no Citadel commanded."""
+    if _figure_duty(board, ctx, rules):
+        return False
+    citadel = board.find(CITADEL_BYTE) if ctx.side == DEFENDER else -1
+    return not (
+        citadel >= 0
+        and citadel in ctx.enemy_range
+        and any(commands(board, gun, citadel, ctx.blocks) for gun in ctx.enemy_guns)
+    )
+
+
+def _passes(ctx: Context, move: Move) -> bool:
+    """Whether a geometric move passes the per-move artillery tests (as `analyse` runs them)."""
+    return not ctx.enemy_guns or ctx.is_quiet(move) or ctx.evaluate(move)[0] is Verdict.LEGAL
+
+
+def _one_move(ctx: Context, move: Move) -> bool:
+    """Whether `move` is a geometric move of the side to move that passes the tests."""
+    board = ctx.board
+    origin = move.origin
+    if type(origin) is not int or not 0 <= origin < SQUARES:
+        return False
+    piece = board[origin]
+    if not piece or side_of(piece) != ctx.side:
+        return False
+    return move in piece_moves(board, origin) and _passes(ctx, move)
+
+
+def _any_move(ctx: Context) -> bool:
+    """Whether a geometric move of the side to move passes the tests (the first one found)."""
+    board = ctx.board
+    find = board.find
+    for piece_byte in MOVABLE_CODES[ctx.side]:
+        cell = find(piece_byte)
+        while cell >= 0:
+            if any(_passes(ctx, move) for move in piece_moves(board, cell)):
+                return True
+            cell = find(piece_byte, cell + 1)
+    return False
 
 
 def analyse(board: bytes, side: int, rules: Rules) -> Analysis:
