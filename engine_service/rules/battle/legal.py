@@ -24,6 +24,13 @@ starts nor ends in enemy range, takes no Artillery and moves no Artillery while 
 figure stands in range changes no exposure at all, so it is legal and relieves nothing
 without building the position after it (the "quiet" path). Every other move is tested on
 a copy of the board.
+
+One move (`move_is_legal`) and "is there a legal move" (`can_move`, for the outcome) are
+judged without the analysis when no duty binds the turn (no figure to relieve, no Citadel
+commanded; most turns): the legal moves are then exactly the geometric moves passing the
+per-move tests, so the move's own tests decide, and the search stops at the first legal
+move. A turn with a duty takes the analysis, which stays the reference
+(tests/engine_service/rules/battle/test_check.py compares the two).
 """
 
 from __future__ import annotations
@@ -243,7 +250,9 @@ def analysis_of(state: BattleState) -> Analysis:
     """The legal moves of a state and why the others are not, computed once and kept on it."""
     found = state._analysis
     if found is None:
-        found = state._analysis = analyse(state.board, state.side, state.rules)
+        quick = state._quick  # its Context, when one move or the outcome was judged first
+        ctx = quick.ctx if quick is not None else None
+        found = state._analysis = analyse(state.board, state.side, state.rules, ctx)
     return found
 
 
@@ -336,9 +345,11 @@ def _any_move(ctx: Context) -> bool:
     return False
 
 
-def analyse(board: bytes, side: int, rules: Rules) -> Analysis:
-    """Section 10: the legal moves of `side` in the position `board`."""
-    ctx = Context(board, side, rules)
+def analyse(board: bytes, side: int, rules: Rules, ctx: Context | None = None) -> Analysis:
+    """Section 10: the legal moves of `side` in the position `board` (`ctx`: its Context,
+    when already made)."""
+    if ctx is None:
+        ctx = Context(board, side, rules)
     if not ctx.enemy_guns:
         # No enemy Artillery: nothing can be exposed, every geometric move is legal.
         return Analysis(geometric_moves(board, side), {}, set(), [])
