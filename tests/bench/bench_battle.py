@@ -87,6 +87,7 @@ def run(bench: Bench) -> None:
         """No cached legal moves: each request stateless."""
         for state, _ in pairs:
             state._analysis = None
+            state._quick = None
 
     def per_call(work: Callable[[BattleState, Move], object]) -> Callable[[], float]:
         return per_position(pairs, work, stateless)

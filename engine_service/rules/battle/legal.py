@@ -24,6 +24,13 @@ starts nor ends in enemy range, takes no Artillery and moves no Artillery while 
 figure stands in range changes no exposure at all, so it is legal and relieves nothing
 without building the position after it (the "quiet" path). Every other move is tested on
 a copy of the board.
+
+One move (`move_is_legal`) and "is there a legal move" (`can_move`, for the outcome) are
+judged without the analysis when no duty binds the turn (no figure to relieve, no Citadel
+commanded; most turns): the legal moves are then exactly the geometric moves passing the
+per-move tests, so the move's own tests decide, and the search stops at the first legal
+move. A turn with a duty takes the analysis, which stays the reference
+(tests/engine_service/rules/battle/test_check.py compares the two).
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from engine_service.rules.battle.movement import (
     MOVE_RAYS,
     REACH,
     geometric_moves,
+    piece_moves,
 )
 from engine_service.rules.battle.options import Rules
 from engine_service.rules.battle.pieces import (
@@ -65,6 +73,7 @@ from engine_service.rules.battle.pieces import (
     FIGURE_KINDS,
     WAGON,
     WAGON_BYTE,
+    side_of,
 )
 from engine_service.rules.battle.state import BattleState
 
@@ -241,13 +250,106 @@ def analysis_of(state: BattleState) -> Analysis:
     """The legal moves of a state and why the others are not, computed once and kept on it."""
     found = state._analysis
     if found is None:
-        found = state._analysis = analyse(state.board, state.side, state.rules)
+        quick = state._quick  # its Context, when one move or the outcome was judged first
+        ctx = quick.ctx if quick is not None else None
+        found = state._analysis = analyse(state.board, state.side, state.rules, ctx)
     return found
 
 
-def analyse(board: bytes, side: int, rules: Rules) -> Analysis:
-    """Section 10: the legal moves of `side` in the position `board`."""
-    ctx = Context(board, side, rules)
+class Quick:
+    """What judging one move of a state needs, kept on the state (`quick_of`): the turn's
+    `Context`, whether no duty binds the turn, and (once asked) whether any move is legal."""
+
+    __slots__ = ("ctx", "free", "movable")
+
+    def __init__(self, state: BattleState) -> None:
+        board, side, rules = state.board, state.side, state.rules
+        self.ctx = ctx = Context(board, side, rules)
+        self.free = _duty_free(board, ctx, rules)
+        self.movable: bool | None = None
+
+
+def quick_of(state: BattleState) -> Quick:
+    """The state's `Quick`, made on first use."""
+    found = state._quick
+    if found is None:
+        found = state._quick = Quick(state)
+    return found
+
+
+def move_is_legal(state: BattleState, move: Move) -> bool:
+    """`move in analysis_of(state).legal_set`, by the move's own tests when no duty binds
+    the turn (then the legal moves are exactly the moves passing the per-move tests)."""
+    found = state._analysis
+    if found is None:
+        quick = quick_of(state)
+        if quick.free:
+            return _one_move(quick.ctx, move)
+        found = analysis_of(state)
+    return move in found.legal_set
+
+
+def can_move(state: BattleState) -> bool:
+    """`bool(analysis_of(state).legal)`, stopping at the first legal move when no duty binds
+    the turn."""
+    found = state._analysis
+    if found is None:
+        quick = quick_of(state)
+        if quick.free:
+            if quick.movable is None:
+                quick.movable = _any_move(quick.ctx)
+            return quick.movable
+        found = analysis_of(state)
+    return bool(found.legal)
+
+
+def _duty_free(board: bytes, ctx: Context, rules: Rules) -> bool:
+    """Whether no duty binds the turn: no figure (or Wagon) to relieve, no Citadel commanded."""
+    if _figure_duty(board, ctx, rules):
+        return False
+    citadel = board.find(CITADEL_BYTE) if ctx.side == DEFENDER else -1
+    return not (
+        citadel >= 0
+        and citadel in ctx.enemy_range
+        and any(commands(board, gun, citadel, ctx.blocks) for gun in ctx.enemy_guns)
+    )
+
+
+def _passes(ctx: Context, move: Move) -> bool:
+    """Whether a geometric move passes the per-move artillery tests (as `analyse` runs them)."""
+    return not ctx.enemy_guns or ctx.is_quiet(move) or ctx.evaluate(move)[0] is Verdict.LEGAL
+
+
+def _one_move(ctx: Context, move: Move) -> bool:
+    """Whether `move` is a geometric move of the side to move that passes the tests."""
+    board = ctx.board
+    origin = move.origin
+    if type(origin) is not int or not 0 <= origin < SQUARES:
+        return False
+    piece = board[origin]
+    if not piece or side_of(piece) != ctx.side:
+        return False
+    return move in piece_moves(board, origin) and _passes(ctx, move)
+
+
+def _any_move(ctx: Context) -> bool:
+    """Whether a geometric move of the side to move passes the tests (the first one found)."""
+    board = ctx.board
+    find = board.find
+    for piece_byte in MOVABLE_CODES[ctx.side]:
+        cell = find(piece_byte)
+        while cell >= 0:
+            if any(_passes(ctx, move) for move in piece_moves(board, cell)):
+                return True
+            cell = find(piece_byte, cell + 1)
+    return False
+
+
+def analyse(board: bytes, side: int, rules: Rules, ctx: Context | None = None) -> Analysis:
+    """Section 10: the legal moves of `side` in the position `board` (`ctx`: its Context,
+    when already made)."""
+    if ctx is None:
+        ctx = Context(board, side, rules)
     if not ctx.enemy_guns:
         # No enemy Artillery: nothing can be exposed, every geometric move is legal.
         return Analysis(geometric_moves(board, side), {}, set(), [])

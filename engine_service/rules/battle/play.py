@@ -48,6 +48,7 @@ def play_as_method(self: object, state: BattleState, action: Move) -> BattleStat
     new.options = state.options
     new.rules = rules
     new._analysis = None
+    new._quick = None
     return new
 
 

@@ -13,7 +13,12 @@ from engine_service.rules.battle.describe import SIDES, TITLE, describe_board
 from engine_service.rules.battle.endings import decided, no_move_outcome
 from engine_service.rules.battle.events import action_events
 from engine_service.rules.battle.explain import explain
-from engine_service.rules.battle.legal import analysis_of, legal_actions
+from engine_service.rules.battle.legal import (
+    analysis_of,
+    can_move,
+    legal_actions,
+    move_is_legal,
+)
 from engine_service.rules.battle.notation import format_move, parse_move
 from engine_service.rules.battle.options import OPTION_SPECS, PRESETS
 from engine_service.rules.battle.pieces import (
@@ -72,9 +77,8 @@ class BattleRuleset(Ruleset[BattleState, Move]):
         self.require_ongoing(state)
         if not isinstance(action, Move):
             raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of Battle move")
-        analysis = analysis_of(state)
-        if action not in analysis.legal_set:
-            raise explain(state.board, state.side, state.rules, action, analysis)
+        if not move_is_legal(state, action):
+            raise explain(state.board, state.side, state.rules, action, analysis_of(state))
         after = play_move(state, action)
         return after, action_events(state, action, after, self.outcome(after))
 
@@ -93,7 +97,7 @@ class BattleRuleset(Ruleset[BattleState, Move]):
         ended = decided(state)
         if ended is not None:
             return ended
-        if not analysis_of(state).legal:
+        if not can_move(state):
             return no_move_outcome(state)
         return None
 

@@ -24,7 +24,7 @@ from engine_service.rules.battle.pieces import CODE_COUNT, DEFENDER
 from engine_service.rules.options import Options
 
 if TYPE_CHECKING:
-    from engine_service.rules.battle.legal import Analysis
+    from engine_service.rules.battle.legal import Analysis, Quick
 
 
 SEED: Final = 0x1866_BA77
@@ -49,7 +49,17 @@ def position_key(board: bytes, side: int) -> int:
 class BattleState:
     """Board, side to move, no-capture count and position history, with the options."""
 
-    __slots__ = ("_analysis", "board", "history", "options", "quiet", "rules", "side", "steps")
+    __slots__ = (
+        "_analysis",
+        "_quick",
+        "board",
+        "history",
+        "options",
+        "quiet",
+        "rules",
+        "side",
+        "steps",
+    )
 
     board: bytes
     side: int
@@ -61,6 +71,7 @@ class BattleState:
     # newest entries of `history`, one each, when known; None: worked out from the keys.
     steps: tuple[int, ...] | None
     _analysis: Analysis | None
+    _quick: Quick | None  # what judging one move needs (`legal.quick_of`)
 
     def __init__(
         self,
@@ -80,6 +91,7 @@ class BattleState:
         self.options = options
         self.rules = rules_of(options)
         self._analysis = None
+        self._quick = None
 
     @classmethod
     def make(
@@ -103,6 +115,7 @@ class BattleState:
         state.options = options
         state.rules = rules
         state._analysis = None
+        state._quick = None
         return state
 
     @property

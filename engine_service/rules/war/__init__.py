@@ -12,7 +12,8 @@ names in every game package):
 - `setup.py`        setup strings (3.2 and the documented extensions), the default set-up
 - `start.py`        the start of a game: the initial state, a state's setup string
 - `position.py`     the position text: the setup string grown to write every field of a state
-- `legal.py`        legal actions (11), remembered per position
+- `legal.py`        legal actions (11), remembered per position: the reference
+- `check.py`        whether one action is legal, by its own rule path (`apply`'s check)
 - `explain.py`      why an action or a text is refused, naming the rule
 - `play.py`         making a legal action (the unchecked fast path of perft and search)
 - `events.py`       what happened, in sentences

@@ -28,8 +28,12 @@ from engine_service.rules.war.pieces import (
 from engine_service.rules.war.state import WarState, position_key
 
 
-def check_state(state: WarState) -> list[str]:
-    """Every inconsistency of `state`; empty when it could arise in play."""
+def check_state(state: WarState, *, keyed: bool = False) -> list[str]:
+    """Every inconsistency of `state`; empty when it could arise in play.
+
+    `keyed`: the caller made the history end with the key of the state's own board, side,
+    reserves and huff rights (reading a setup string), so it is not worked out again.
+    """
     problems: list[str] = []
     board = state.board
     if not isinstance(board, bytes) or len(board) != CELLS:
@@ -54,7 +58,7 @@ def check_state(state: WarState) -> list[str]:
         problems.append(
             f"{state.quiet} plies without progress: the game ended at {rules.quiet_limit}"
         )
-    _check_history(state, problems)
+    _check_history(state, problems, keyed)
     return problems
 
 
@@ -183,7 +187,7 @@ def _check_en_passant(state: WarState, problems: list[str]) -> None:
         )
 
 
-def _check_history(state: WarState, problems: list[str]) -> None:
+def _check_history(state: WarState, problems: list[str], keyed: bool) -> None:
     history = state.history
     if not history:
         problems.append("the position history is empty (it ends with the current position)")
@@ -191,8 +195,11 @@ def _check_history(state: WarState, problems: list[str]) -> None:
     keyable = all(0 <= n <= FLYING_MACHINES_PER_SIDE for n in state.reserves) and all(
         0 <= cell < CELLS for cell in state.huffable
     )
-    key = position_key(state.board, state.side, state.reserves, state.huffable) if keyable else -1
-    if keyable and history[-1] != key:
+    if (
+        not keyed
+        and keyable
+        and history[-1] != position_key(state.board, state.side, state.reserves, state.huffable)
+    ):
         problems.append("the position history does not end with this position's key")
     rules = state.rules
     if not rules.repetition and len(history) != 1:

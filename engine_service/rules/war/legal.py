@@ -131,15 +131,10 @@ def all_actions(state: WarState) -> list[Action]:
     return actions
 
 
-def _side_can_act(turn: Turn, reserves: tuple[int, int], move: int) -> bool:
-    """Whether `turn_actions` would list anything, stopping at the first action found."""
+def has_move(turn: Turn) -> bool:
+    """Whether `piece_moves(turn)` finds a move or a jump chain, stopping at the first
+    (a move onto the side's own Citadel counts only for the King, as A22 filters it)."""
     rules, board, side, _ = turn
-    if rules.passing:
-        return True  # a pass, or (7.1 forbidding it) a compulsory capture
-    if may_place(rules, reserves, side, move) and any(
-        not board[cell] for cell in rules.placement_cells
-    ):
-        return True  # a placement, or (7.1 forbidding it) a compulsory capture
     base = 1 + SIDE_SPAN * side
     no_landing = rules.no_landing[side]
     king = base + KING
@@ -158,6 +153,18 @@ def _side_can_act(turn: Turn, reserves: tuple[int, int], move: int) -> bool:
             return True
         found.clear()
     return False
+
+
+def _side_can_act(turn: Turn, reserves: tuple[int, int], move: int) -> bool:
+    """Whether `turn_actions` would list anything, stopping at the first action found."""
+    rules, board, side, _ = turn
+    if rules.passing:
+        return True  # a pass, or (7.1 forbidding it) a compulsory capture
+    if may_place(rules, reserves, side, move) and any(
+        not board[cell] for cell in rules.placement_cells
+    ):
+        return True  # a placement, or (7.1 forbidding it) a compulsory capture
+    return has_move(turn)
 
 
 def has_legal_action(state: WarState) -> bool:

@@ -27,6 +27,7 @@ from engine_service.memo import memo
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.war.actions import PLACE, Action, ActionParts, join_action, split_action
 from engine_service.rules.war.board import JUMPED, NAMES, WIDTH, cell_index
+from engine_service.rules.war.check import is_legal
 from engine_service.rules.war.flying_machines import with_machine
 from engine_service.rules.war.legal import legal_in
 from engine_service.rules.war.pieces import (
@@ -204,7 +205,6 @@ def read_action(state: WarState, text: str, side: int) -> Action:
     literal = parsed.action()
     if side != state.side:
         return literal
-    legal, legal_set = legal_in(state)
     if parsed.path and parsed.letter is not None:
         board = state.board
         origin = parsed.path[0]
@@ -215,13 +215,13 @@ def read_action(state: WarState, text: str, side: int) -> Action:
                 f"{KIND_NAMES[LETTER_KINDS[parsed.letter]]}, but {NAMES[origin]} holds "
                 f"{_holding(state, origin)}",
             )
-    if literal in legal_set:
+    if is_legal(state, literal):
         return literal
     if len(parsed.path) == 2:
         # A chain named by its first and last squares ("a3:e7").
         chains = [
             a
-            for a in legal
+            for a in legal_in(state)[0]
             if _same_frame(parsed, a)
             and split_action(a).path[-1] == parsed.path[1]
             and len(split_action(a).path) > 1

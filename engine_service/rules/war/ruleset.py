@@ -9,6 +9,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options, OptionSpec
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.board import FORWARD, NAMES, relative_rank
+from engine_service.rules.war.check import allowed, is_legal
 from engine_service.rules.war.compulsion import exposed
 from engine_service.rules.war.consistency import check_state
 from engine_service.rules.war.describe import SIDES, TITLE, describe_board
@@ -94,7 +95,7 @@ class WarRuleset(Ruleset[WarState, Action]):
         self.require_ongoing(state)
         if not _is_action(action):
             raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of War action")
-        if action not in legal_in(state)[1]:
+        if not allowed(state, action):  # the game goes on: legal is allowed (`check.py`)
             raise explain(state, action)
         after = play(state, action)
         return after, action_events(state, action, after, ended(after))
@@ -119,14 +120,21 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def format_action(self, state: WarState, action: Action) -> str:
         """The notation of an action (section 2); `#C` marks a move after which a Citadel held."""
-        wins = action in legal_in(state)[1] and citadel_holder(play(state, action)) is not None
+        # Only an enemy man already on the mover's Citadel can hold it through the move.
+        occupier = state.board[state.rules.citadels[state.side]]
+        wins = (
+            bool(occupier)
+            and side_of(occupier) != state.side
+            and is_legal(state, action)
+            and citadel_holder(play(state, action)) is not None
+        )
         return format_action_text(state, action, ends_by_citadel=wins)
 
     def parse_action(self, state: WarState, text: str, side: str | None = None) -> Action:
         """The action `text` names for `side` (default: the side to move)."""
         side_index = state.side if side is None else self.side_index(side)
         action = read_action(state, text, side_index)
-        if side_index == state.side and action not in legal_in(state)[1]:
+        if side_index == state.side and not is_legal(state, action):
             raise explain_text(state, text, action)
         return action
 

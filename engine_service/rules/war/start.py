@@ -87,7 +87,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
         history,
         rules,
     )
-    problems = check_state(state)
+    problems = check_state(state, keyed=True)  # `history` ends with `key`
     if problems:
         raise RuleError(Reason.INVALID_SETUP, "setup: " + "; ".join(problems), field=field)
     return state

@@ -6,6 +6,8 @@ at all (7.8), whatever the options: it "stays there for good".
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from engine_service.rules.war.actions import Action
 from engine_service.rules.war.board import (
     FINAL_RANK,
@@ -16,7 +18,7 @@ from engine_service.rules.war.board import (
     relative_rank,
 )
 from engine_service.rules.war.options import WarRules
-from engine_service.rules.war.pieces import SIDE_SPAN, TROOP
+from engine_service.rules.war.pieces import SIDE_SPAN, TROOP, TROOP_MOVED
 from engine_service.rules.war.state import Turn
 
 REAR_RANK = 2  # relative rank of the Rear Troops at the start (3.2)
@@ -53,6 +55,16 @@ def troop_moves(turn: Turn, cell: int, out: list[Action]) -> None:
                 out.append((cell, diagonal))  # 7.3: any capturable enemy man
         elif diagonal == ep:
             out.append((cell, diagonal))  # A18: en passant, displacement only
+
+
+def troop_cells(board: bytes, side: int) -> Iterator[int]:
+    """The cells of the side's Troops (not moved, then moved), found by byte search."""
+    unmoved = 1 + SIDE_SPAN * side + TROOP
+    for piece in (unmoved, unmoved + TROOP_MOVED - TROOP):
+        cell = board.find(piece)
+        while cell >= 0:
+            yield cell
+            cell = board.find(piece, cell + 1)
 
 
 def has_jump(rules: WarRules, board: bytes, side: int, cell: int) -> bool:

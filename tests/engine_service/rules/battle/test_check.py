@@ -1,0 +1,120 @@
+"""One move checked by its own tests (`legal.move_is_legal`, `can_move`) against the analysis.
+
+The full analysis (`legal.analyse`) stays the reference: on every position the conformance
+vectors reach (tests/conformance/battle) and along random games from random set-ups under
+the option sets of `test_reference`, the one-move check must accept every legal move and
+refuse every other move of any piece to any square exactly as the analysis does, "has a
+legal move" must agree, and `apply` must refuse a sample of the illegal moves with the
+reason and message of the reference path (the analysis, then `explain`).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine_service.rules.battle import BattleState, Move
+from engine_service.rules.battle.actions import move_of
+from engine_service.rules.battle.board import SQUARES
+from engine_service.rules.battle.explain import explain
+from engine_service.rules.battle.legal import analyse, can_move, move_is_legal
+from engine_service.rules.errors import RuleError
+from engine_service.rules.game import Game
+from engine_service.rules.position import read_position, write_position
+
+from .helpers import RULES
+from .test_reference import NON_DEFAULT, random_setup
+
+VECTORS = Path(__file__).parents[3] / "conformance" / "battle"
+REFUSALS_PER_POSITION = 12
+
+
+def _positions_in(value: Any, found: set[str]) -> None:
+    if isinstance(value, dict):
+        if value.get("game") == "battle" and isinstance(value.get("position"), str):
+            found.add(value["position"])
+        for item in value.values():
+            _positions_in(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _positions_in(item, found)
+
+
+def vector_texts() -> list[str]:
+    """Every readable Game of Battle position text of the conformance vectors."""
+    texts: set[str] = set()
+    for path in sorted(VECTORS.glob("*.json")):
+        _positions_in(json.loads(path.read_text(encoding="utf-8")), texts)
+    readable = []
+    for text in sorted(texts):
+        try:
+            read_position(RULES, text)
+        except RuleError:
+            continue  # the vectors of refused positions
+        readable.append(text)
+    return readable
+
+
+def fresh(text: str) -> BattleState:
+    """The state of a position text, nothing about its moves worked out yet."""
+    return read_position(RULES, text).state
+
+
+def check_position(text: str, rng: random.Random) -> int:
+    """Compare the one-move check with the analysis at one position; moves compared."""
+    state = fresh(text)
+    reference = analyse(state.board, state.side, state.rules)
+    legal = reference.legal_set
+    assert can_move(fresh(text)) == bool(reference.legal), text
+    candidates = [
+        move_of(origin, destination)
+        for origin in range(SQUARES)
+        if state.board[origin]
+        for destination in range(SQUARES)
+    ]
+    candidates += [Move(-1, 0), Move(SQUARES, 0), Move(0, SQUARES)]
+    checked = fresh(text)
+    for move in candidates:
+        assert move_is_legal(checked, move) == (move in legal), (text, move)
+    if RULES.outcome(state) is None:
+        illegal = [m for m in candidates if m not in legal]
+        for move in rng.sample(illegal, min(REFUSALS_PER_POSITION, len(illegal))):
+            with pytest.raises(RuleError) as refused:
+                RULES.apply(fresh(text), move)
+            expected = explain(state.board, state.side, state.rules, move, reference)
+            assert (refused.value.reason, refused.value.message, refused.value.alternatives) == (
+                expected.reason,
+                expected.message,
+                expected.alternatives,
+            ), (text, move)
+        for move in rng.sample(reference.legal, min(REFUSALS_PER_POSITION, len(legal))):
+            after, _events = RULES.apply(fresh(text), move)
+            assert after == RULES.play(state, move)
+    return len(candidates)
+
+
+def test_the_check_agrees_with_the_analysis_on_every_position_of_the_vectors() -> None:
+    texts = vector_texts()
+    assert len(texts) >= 300
+    rng = random.Random("check-vectors")
+    assert sum(check_position(text, rng) for text in texts) >= 500_000
+
+
+@pytest.mark.parametrize("options", [{}, *NON_DEFAULT], ids=lambda o: ",".join(o) or "defaults")
+def test_the_check_agrees_with_the_analysis_in_random_games(options: dict[str, str]) -> None:
+    rng = random.Random(f"check-{sorted(options.items())}")
+    positions = 0
+    for _seed in range(4):
+        state = RULES.new_game(RULES.resolve_options(options), random_setup(rng))
+        for _ in range(8):
+            check_position(write_position(Game(RULES, state)), rng)
+            positions += 1
+            moves = RULES.legal_actions(state)
+            if not moves:
+                break
+            state = RULES.play(state, rng.choice(moves))
+    assert positions >= 20
