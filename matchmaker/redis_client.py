@@ -377,7 +377,7 @@ class Replication:
     in its primary's place, so a commit it has not confirmed is not acknowledged (a shard
     whose replica is gone for good refuses commits until the replica is replaced or
     forgotten, `CLUSTER FORGET`). A standalone Redis reports its connected replicas (INFO
-    replication). The count is read again every `FRESH` seconds, after a write was not
+    replication; a backup's snapshot taker is none: `standalone_replicas`). The count is read again every `FRESH` seconds, after a write was not
     confirmed in time, and on a cluster whenever it says none (at most every
     `RETRY_NONE` seconds): a primary promoted in a failover has none until its old
     primary rejoins as its replica, and commits must be confirmed again from then on.
@@ -418,9 +418,20 @@ class Replication:
             if isinstance(self.client, RedisCluster):
                 self._by_slot = replicas_by_slot(await self.client.cluster_nodes())
             else:
-                info: Any = await self.client.info("replication")
-                self._standalone = int(info.get("connected_slaves", 0))
+                self._standalone = standalone_replicas(await self.client.info("replication"))
             self._read_at = time.monotonic()
+
+
+def standalone_replicas(info: dict[str, Any]) -> int:
+    """A standalone primary's replicas, from redis-py's parsed INFO replication: those that
+    said where they listen. A snapshot taker (`redis-cli --rdb`, a backup) connects as a
+    replica too, but announces no port and never acknowledges a write, so counting it would
+    refuse every move while the backup runs."""
+    return sum(
+        1
+        for name, replica in info.items()
+        if name.startswith("slave") and isinstance(replica, dict) and int(replica.get("port", 0))
+    )
 
 
 def replicas_by_slot(nodes: dict[str, Any]) -> bytes:

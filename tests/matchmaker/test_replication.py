@@ -8,6 +8,7 @@ import asyncio
 import dataclasses
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import redis
 from redis.crc import key_slot
 
 from matchmaker import keys
-from matchmaker.redis_client import TRANSIENT_ERRORS
+from matchmaker.redis_client import TRANSIENT_ERRORS, standalone_replicas
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, CommitOutcome, Store, Update
@@ -144,6 +145,42 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
 
     run(scenario())
     on_replica.close()
+
+
+def test_a_backup_taking_a_snapshot_is_no_replica(tmp_path: Path) -> None:
+    # `redis-cli --rdb` (any backup that reads a snapshot over the replication protocol)
+    # connects as a replica that announces no port and acknowledges nothing: counting it
+    # made every move wait for it in vain and fail while the backup ran.
+    primary = start_redis(tmp_path / "primary")
+    taker = socket.create_connection(("127.0.0.1", primary.port))
+    try:
+        taker.sendall(b"SYNC\r\n")  # as `redis-cli --rdb` does; nothing is read back
+        check = redis.Redis(port=primary.port)
+        wait_for(lambda: check.info("replication")["connected_slaves"] == 1, "no snapshot taker")
+        assert check.info("replication")["slave0"]["port"] == 0
+        check.close()
+
+        async def scenario() -> None:
+            client = await store_client(primary.url)
+            store = Store(client, Scripts(client), Settings(redis_url=primary.url))
+            assert await store.replication.of(keys.game("g1")) == 0
+            assert (await store.commit(change(0))).outcome == CommitOutcome.OK
+            await client.aclose()
+
+        run(scenario())
+        assert waits_on(primary) == 0
+    finally:
+        taker.close()
+        primary.stop()
+
+
+def test_a_replica_counts_once_it_has_said_where_it_listens(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    primary, _replica = pair
+    info = redis.Redis(port=primary.port).info("replication")
+    assert standalone_replicas(info) == 1 == info["connected_slaves"]
+    assert standalone_replicas({"connected_slaves": 1, "slave0": {"port": 0}}) == 0
 
 
 def test_without_waiting_a_commit_is_answered_at_once(
