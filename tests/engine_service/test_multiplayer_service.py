@@ -309,8 +309,11 @@ def test_resolve_battle_plays_a_supplied_position_out_and_returns_the_survivors(
     assert answer.final_state.outcome == answer.outcome
     assert {p.side for p in answer.survivors} <= {"red", "blue"}
     assert len(answer.survivors) == len(answer.final_state.pieces)
-    # Red and blue declare (blue has nothing to attack with), black cannot support.
-    assert list(answer.actions) == ["attack d4>d5", "attack c5>d5", "end", "end"]
+    # Red declares its two attacks on the Guards (blue has nothing to attack with), black
+    # cannot support; before them red's Guards may step aside (the strongest level varies
+    # its choice among near-equal squares by the seed), nothing else.
+    attacks = [action for action in answer.actions if not action.startswith("move a1-")]
+    assert attacks == ["attack d4>d5", "attack c5>d5", "end", "end"], list(answer.actions)
     assert answer.turns == 0  # the battle ended within the first player-turn
     # The same request plays the same battle.
     again = stub.ResolveBattle(

@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass, field
 
 from engine_service.ai.budget import Budget
+from engine_service.ai.evaluation import WIN
 from engine_service.ai.napoleonic.allocation import Verdict, judge
 from engine_service.ai.napoleonic.lookahead import answered_value
 from engine_service.ai.napoleonic.position import (
@@ -442,7 +443,11 @@ class Planner:
             if best is not None and self.out_of_time():
                 break
             candidate = self.turn_plan(order)
-            if self.lookahead:
+            if self.lookahead and candidate[2]:
+                # A sure win this turn needs no look further: it outranks every other
+                # plan, and sure wins rank among themselves as they did (fewest moves).
+                candidate = (WIN + candidate[0], candidate[1], candidate[2])
+            elif self.lookahead:
                 value = answered_value(
                     self.ruleset, self.state, self.side, candidate[1], self.answer
                 )
