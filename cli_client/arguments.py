@@ -21,6 +21,14 @@ PROG = "wargame"
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
+def level_number(text: str) -> int:
+    """A playing strength, 1 to 5 (0: chosen for you)."""
+    number = int(text)
+    if not 0 <= number <= BOT_LEVELS:
+        raise argparse.ArgumentTypeError(f"a level is 1 to {BOT_LEVELS}, not {text}")
+    return number
+
+
 class CommandParser(Parser):
     """A `Parser` that says which word was meant when a choice is mistyped ("did you mean
     `play`?" for `wargame plya`)."""
@@ -114,6 +122,15 @@ def _common(
         "--no-color", "--no-colour", dest="no_colour", action="store_true", help="no colours"
     )
     if game:
+        parser.flag(
+            "--hint-level",
+            env="HINT_LEVEL",
+            type=level_number,
+            default=0,
+            metavar="1-5",
+            help="the strength `hint` plays at (default: one level above the bot you face, "
+            "else the strongest)",
+        )
         group.add_argument(
             "--no-bell",
             dest="no_bell",

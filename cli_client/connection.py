@@ -274,11 +274,12 @@ class Connection:
         return reply
 
     def suggest(
-        self, state: game_pb2.GameState, side: str, seconds: float = 1.0
+        self, state: game_pb2.GameState, side: str, seconds: float = 1.0, *, level: int = 0
     ) -> engine_pb2.SuggestActionResponse:
-        """A suggested action for `side`, searched for about `seconds`."""
+        """A suggested action for `side`, searched for about `seconds` at `level` (1-5; 0:
+        the strongest)."""
         request = engine_pb2.SuggestActionRequest(
-            state=state, side=side, time_budget=duration(seconds)
+            state=state, side=side, time_budget=duration(seconds), level=level
         )
         reply: engine_pb2.SuggestActionResponse = self._engine_call(
             self.engine.SuggestAction, request, timeout=seconds + TIMEOUT

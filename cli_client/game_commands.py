@@ -20,7 +20,7 @@ from cli_client.commands import Command
 from cli_client.errors import ClientError, is_rules_reason
 from cli_client.render import Theme
 from cli_client.render.panel import piece_legend
-from cli_client.session import GameSession
+from cli_client.session import BOT_LEVELS, GameSession
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
 if TYPE_CHECKING:
@@ -39,12 +39,24 @@ def spoken(text: str) -> str:
     return text
 
 
-def hint_line(reply: engine_pb2.SuggestActionResponse) -> str:
-    """The engine's suggestion in one line: the action, its verdict, the line that follows."""
+def hint_line(reply: engine_pb2.SuggestActionResponse, level: int = 0) -> str:
+    """The engine's suggestion in one line: the coach's level, the action, its verdict, the
+    line that follows."""
     line = " ".join(spoken(text) for text in reply.line[1:6])
     follow = f"; then {line}" if line else ""
     verdict = reply.summary or f"{reply.evaluation:+.1f} material"
-    return f"Hint: {spoken(reply.notation)} ({verdict}{follow})"
+    coach = f" (level {level})" if level else ""
+    return f"Hint{coach}: {spoken(reply.notation)} ({verdict}{follow})"
+
+
+def coach_level(session: GameSession, chosen: int = 0) -> int:
+    """The level the hint plays at: the one the player chose (`--hint-level`), else one
+    above the strongest bot the player faces (a coach that helps beat it without being
+    the bot itself), else the strongest."""
+    if chosen:
+        return chosen
+    bots = [seat.level or BOT_LEVELS for seat in session.seats() if seat.bot and not seat.you]
+    return min(BOT_LEVELS, max(bots) + 1) if bots else BOT_LEVELS
 
 
 def in_columns(notations: Sequence[str], width: int) -> list[str]:
@@ -321,8 +333,9 @@ class GameCommands:
         """Ask the engine for a suggestion."""
         play = self.play
         self.check_turn()
+        level = coach_level(self.session, play.hint_level)
         with play.display.busy("thinking about a hint"):
             reply = play.connection.suggest(
-                self.session.state, self.session.your_side, HINT_SECONDS
+                self.session.state, self.session.your_side, HINT_SECONDS, level=level
             )
-        play.note(hint_line(reply))
+        play.note(hint_line(reply, level))

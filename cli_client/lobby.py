@@ -192,8 +192,10 @@ def start(
     mode: str,
     join_code: str = "",
     plain: bool = False,
+    hint_level: int = 0,
 ) -> int:
-    """Create, join or queue for a game, then play it."""
+    """Create, join or queue for a game, then play it (hints at `hint_level`, 0: the coach's
+    own choice)."""
     invite = ""
     if mode == "join" and is_game_id(join_code):
         view = connection.join_game(game_id=join_code.strip().lower(), side=request.side)
@@ -220,7 +222,13 @@ def start(
     display = choose(terminal, plain=plain)
     display.remember(greeting)
     return Play(
-        connection, store, session, display, invite_code=invite, open_game=opener(connection)
+        connection,
+        store,
+        session,
+        display,
+        invite_code=invite,
+        open_game=opener(connection),
+        hint_level=hint_level,
     ).run()
 
 
@@ -230,7 +238,13 @@ def opener(connection: Connection) -> Callable[[matchmaker_pb2.GameView], GameSe
 
 
 def resume(
-    connection: Connection, store: Store, terminal: Terminal, game_id: str, *, plain: bool = False
+    connection: Connection,
+    store: Store,
+    terminal: Terminal,
+    game_id: str,
+    *,
+    plain: bool = False,
+    hint_level: int = 0,
 ) -> int:
     """Come back to a game: the board as it stands, then live again from its version."""
     view = connection.get_game(game_id)
@@ -255,7 +269,9 @@ def resume(
         terminal.console.print(line, soft_wrap=False)
     display = choose(terminal, plain=plain)
     display.remember(*lines)
-    return Play(connection, store, session, display, open_game=opener(connection)).run()
+    return Play(
+        connection, store, session, display, open_game=opener(connection), hint_level=hint_level
+    ).run()
 
 
 def watch(

@@ -111,12 +111,14 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
             game_id = args.game_id or store.last_game(connection.addresses.matchmaker)
             if not game_id:
                 raise ClientError("no game to resume: give its id (`wargame resume GAME_ID`)")
-            return lobby.resume(connection, store, terminal, game_id, plain=args.plain)
+            return lobby.resume(
+                connection, store, terminal, game_id, plain=args.plain, hint_level=args.hint_level
+            )
         if request is not None:
             mode = _mode(args)
             return lobby.start(
                 connection, store, terminal, request, mode=mode, join_code=args.join,
-                plain=args.plain,
+                plain=args.plain, hint_level=args.hint_level,
             )  # fmt: skip
     parser.print_help()
     return 2

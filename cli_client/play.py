@@ -56,8 +56,10 @@ class Play:
         spectator: bool = False,
         invite_code: str = "",
         open_game: Callable[[matchmaker_pb2.GameView], GameSession] | None = None,
+        hint_level: int = 0,
     ) -> None:
         self.connection = connection
+        self.hint_level = hint_level  # `--hint-level` (0: `game_commands.coach_level` picks)
         self.store = store
         self.display = display
         self.theme: Theme = display.theme

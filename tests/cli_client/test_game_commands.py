@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from cli_client.game_commands import hint_line, in_columns, not_yours, spoken
+from cli_client.game_commands import coach_level, hint_line, in_columns, not_yours, spoken
 from cli_client.render import Theme
 from cli_client.session import GameSession
 from wargame.v1 import engine_pb2, matchmaker_pb2
@@ -36,6 +36,35 @@ def test_the_hint_line_stops_after_five_more_actions() -> None:
     line = ["a1-a2", "b1", "b2", "b3", "b4", "b5", "b6"]
     reply = engine_pb2.SuggestActionResponse(notation="a1-a2", line=line, summary="about even")
     assert hint_line(reply) == "Hint: a1-a2 (about even; then b1 b2 b3 b4 b5)"
+
+
+def test_the_hint_names_the_coach_s_level() -> None:
+    reply = engine_pb2.SuggestActionResponse(notation="e3-e4", summary="about even")
+    assert hint_line(reply, 3) == "Hint (level 3): e3-e4 (about even)"
+
+
+def test_the_coach_plays_one_level_above_the_bot_faced(describe: Describe) -> None:
+    # Not the bot itself (a hint at the bot's own level, and at level 5 its own search,
+    # made hint-following a mirror match), but one level better; the player may choose.
+    reply = describe("war")
+
+    def session(*bot_levels: int) -> GameSession:
+        seats = [matchmaker_pb2.Seat(side="south", player=matchmaker_pb2.Player(id="p"))]
+        for level in bot_levels:
+            seats.append(
+                matchmaker_pb2.Seat(
+                    side="north", kind=matchmaker_pb2.SEAT_KIND_BOT, bot_level=level
+                )
+            )
+        view = matchmaker_pb2.GameView(
+            id="g1", game="war", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=1,
+            your_side="south", state=reply.initial_state, seats=seats,
+        )  # fmt: skip
+        return GameSession(view, reply, "south")
+
+    assert [coach_level(session(level)) for level in (1, 2, 3, 4, 5)] == [2, 3, 4, 5, 5]
+    assert coach_level(session()) == 5  # against a person: the strongest
+    assert coach_level(session(1), chosen=4) == 4
 
 
 def test_moves_are_listed_in_as_many_columns_as_fit() -> None:

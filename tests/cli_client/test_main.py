@@ -91,6 +91,24 @@ def test_levels_for_the_bot(nowhere: str) -> None:
     assert build_parser().parse_args(["play", "war"]).level == 0  # the matchmaker's default
 
 
+def test_the_hint_s_level_from_the_flag_or_the_environment(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert build_parser().parse_args(["play", "war"]).hint_level == 0  # the coach picks
+    assert build_parser().parse_args(["resume", "--hint-level", "3"]).hint_level == 3
+    monkeypatch.setenv("WARGAME_HINT_LEVEL", "2")
+    assert build_parser().parse_args(["play", "war"]).hint_level == 2
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["play", "war", "--hint-level", "6"])
+    assert "a level is 1 to 5, not 6" in capsys.readouterr().err
+    monkeypatch.setenv("WARGAME_HINT_LEVEL", "9")
+    with pytest.raises(SystemExit):
+        build_parser()
+    assert (
+        "$WARGAME_HINT_LEVEL='9' is not a valid value for --hint-level" in capsys.readouterr().err
+    )
+
+
 def test_a_battle_of_many_players_by_scenario_and_seat() -> None:
     args = build_parser().parse_args(
         ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "blue", "--invite",

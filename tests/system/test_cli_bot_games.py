@@ -111,8 +111,9 @@ def test_in_game_errors_hints_and_leaving(launch: Launch) -> None:
     cli.send("help")
     cli.expect_text("Notation: Squares a1..j10")
     cli.send("hint")
-    # The verdict in words (wins in 2, loses in 3, about even, +1.5 material), no raw score.
-    cli.expect(r"Hint: \S+ \((about even|wins in \d|loses in \d|[-+]\d+\.\d material)")
+    # The coach's level (one above the bot's, which is 5 by default: the strongest), then
+    # the verdict in words (wins in 2, loses in 3, about even, +1.5 material), no raw score.
+    cli.expect(r"Hint \(level 5\): \S+ \((about even|wins in \d|loses in \d|[-+]\d+\.\d material)")
     cli.send("e3-e4")
     cli.expect(r"North: ")  # the bot answers
     cli.expect(r"South > ")

@@ -144,7 +144,7 @@ def test_a_hint_answers_in_the_view_while_the_input_line_stays(
 ) -> None:
     cli = full_screen(clients, tmp_path, stack)
     cli.send("hint")
-    cli.wait_screen(r"Hint: \S+")
+    cli.wait_screen(r"Hint \(level \d\): \S+")
     assert "thinking about a hint" in cli.screen()  # the status line while it was asked
     cli.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
     cli.interrupt()
@@ -345,7 +345,7 @@ def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     for _ in range(3):
         cli.send("board")  # nothing to say: the log keeps its lines
     cli.send("hint")
-    cli.wait_screen(r"Hint: \S+")
+    cli.wait_screen(r"Hint \(level 2\): \S+")  # the coach: one level above the bot's 1
     cli.wait_screen(lambda c: first not in c.text())  # out of the two-line log pane
     for _ in range(40):  # PageUp, until the log's first page is on the screen
         cli.child.send("\x1b[5~")
@@ -353,7 +353,7 @@ def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
         if found is not None and found.group(1) == "1":
             break
     cli.wait_screen(lambda c: first in c.text())
-    cli.wait_screen(r"Hint: \S+")  # the whole log, its first and its last lines
+    cli.wait_screen(r"Hint \(level 2\): \S+")  # the whole log, its first and its last lines
     cli.child.send(ESCAPE)
     cli.wait_screen(lambda c: PAGER not in c.text())
     # The wheel over the log (an SGR mouse report, row 2 from the bottom): the log again.

@@ -57,7 +57,7 @@ class Parser(argparse.ArgumentParser):
             convert = switch_value if switch else kwargs.get("type", str)
             try:
                 kwargs["default"] = convert(raw)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, argparse.ArgumentTypeError):
                 self.error(f"${var}={raw!r} is not a valid value for {name}")
         help_text = kwargs.get("help", "")
         kwargs["help"] = f"{help_text} [env {var}]".strip()
