@@ -377,10 +377,11 @@ class Replication:
     in its primary's place, so a commit it has not confirmed is not acknowledged (a shard
     whose replica is gone for good refuses commits until the replica is replaced or
     forgotten, `CLUSTER FORGET`). A standalone Redis reports its connected replicas (INFO
-    replication; a backup's snapshot taker is none: `standalone_replicas`). The count is read again every `FRESH` seconds, after a write was not
-    confirmed in time, and on a cluster whenever it says none (at most every
-    `RETRY_NONE` seconds): a primary promoted in a failover has none until its old
-    primary rejoins as its replica, and commits must be confirmed again from then on.
+    replication; a backup's snapshot taker is none: `standalone_replicas`). The count is
+    read again every `FRESH` seconds, after a write was not confirmed in time, and on a
+    cluster whenever it says none (at most every `RETRY_NONE` seconds): a primary promoted
+    in a failover has none until its old primary rejoins as its replica, and commits must
+    be confirmed again from then on.
     """
 
     FRESH = 5.0
