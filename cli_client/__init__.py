@@ -7,6 +7,8 @@ Where things are:
 
 - `main.py`        the `wargame` command: what each subcommand does, one-line errors
 - `arguments.py`   its command line: subcommands, arguments, flags and their variables
+- `defaults.py`    what the command line needs first (default addresses, TLS schemes, the
+                   bot's levels), light: `--help` loads no gRPC, protobuf or rich
 - `connection.py`  channels to the engine and the matchmaker, one method per call
 - `errors.py`      every failure as one readable line (`ClientError`)
 - `identity.py`    the guest identity file (token, last game, deployment secrets)

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import importlib.metadata
 import re
 from typing import NoReturn
 
-from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
-from cli_client.session import BOT_LEVELS
+from cli_client.defaults import BOT_LEVELS, DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
 from wargame.runtime.config import Parser, host_port
 
 PROG = "wargame"
@@ -46,10 +44,26 @@ class CommandParser(Parser):
 
 def version() -> str:
     """The installed client's version."""
+    import importlib.metadata  # only for --version: it costs more than the whole parser
+
     try:
         return importlib.metadata.version("wargame")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+class _Version(argparse.Action):
+    """`--version`: the version looked up only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings, dest, default=argparse.SUPPRESS, nargs=0,
+            help="show program's version number and exit",
+        )  # fmt: skip
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f"{parser.prog} {version()}")
+        parser.exit()
 
 
 def address(text: str) -> str:
@@ -155,7 +169,7 @@ def build_parser() -> Parser:
         "Chess (2016) against people or the bot.",
         epilog="Start the local servers with `make run`; `make play` also starts a game.",
     )
-    parser.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
 
     games = commands.add_parser(

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf import duration_pb2
 
+from cli_client.defaults import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
 from cli_client.errors import ClientError, UnreachableError, explain
 from wargame.runtime.config import ConfigError
 from wargame.runtime.tls import ClientTLS
@@ -31,8 +32,6 @@ from wargame.v1 import (
     matchmaker_pb2_grpc,
 )
 
-DEFAULT_ENGINE = "127.0.0.1:50051"
-DEFAULT_MATCHMAKER = "127.0.0.1:50052"
 ENGINE = "rules engine"
 MATCHMAKER = "matchmaker"
 TIMEOUT = 10.0
@@ -55,19 +54,6 @@ def duration(seconds: float) -> duration_pb2.Duration:
     out = duration_pb2.Duration()
     out.FromTimedelta(datetime.timedelta(seconds=seconds))
     return out
-
-
-TLS_SCHEME = "grpcs://"  # an address that says "over TLS"
-PLAIN_SCHEME = "grpc://"  # one that says "plaintext", whatever --tls says
-
-
-def split_target(text: str) -> tuple[str, bool | None]:
-    """`grpcs://host:port` -> (host:port, True), `grpc://host:port` -> (host:port, False),
-    `host:port` -> (host:port, None: as --tls says)."""
-    for scheme, tls in ((TLS_SCHEME, True), (PLAIN_SCHEME, False)):
-        if text.lower().startswith(scheme):
-            return text[len(scheme) :], tls
-    return text, None
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ from rich.text import Text
 
 from cli_client import commands, notation, wording
 from cli_client.commands import Command
+from cli_client.defaults import BOT_LEVELS
 from cli_client.errors import ClientError, is_rules_reason
 from cli_client.render import Theme
 from cli_client.render.panel import piece_legend
-from cli_client.session import BOT_LEVELS, GameSession
+from cli_client.session import GameSession
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
 if TYPE_CHECKING:

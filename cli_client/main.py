@@ -27,23 +27,31 @@ os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from cli_client import info, lobby
+# Only the command line here: `--help`, `--version` and argument errors load no gRPC,
+# protobuf or rich. What a command needs is imported once it is known (`run`).
 from cli_client.arguments import PROG, build_parser
-from cli_client.connection import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, Addresses, Connection
-from cli_client.errors import ClientError
-from cli_client.identity import Store, ensure_identity, home_directory
-from cli_client.render import Theme
-from cli_client.replay import replay
-from cli_client.terminal import ASCII_FALLBACK, Terminal
+from cli_client.defaults import DEFAULT_ENGINE, DEFAULT_MATCHMAKER
 from wargame.runtime.config import Parser
+
+if TYPE_CHECKING:
+    from cli_client import lobby
+    from cli_client.connection import Connection
+    from cli_client.identity import Store
+    from cli_client.render import Theme
+    from cli_client.terminal import Terminal
 
 
 def _theme(args: argparse.Namespace) -> Theme:
+    from cli_client.render import Theme
+
     return Theme.detect(sys.stdout, ascii_only=args.ascii, colour=False if args.no_colour else None)
 
 
 def _connection(args: argparse.Namespace) -> Connection:
+    from cli_client.connection import Addresses, Connection
+
     return Connection(
         Addresses.of(
             getattr(args, "engine", DEFAULT_ENGINE),
@@ -56,6 +64,8 @@ def _connection(args: argparse.Namespace) -> Connection:
 
 
 def _identity(args: argparse.Namespace, connection: Connection, terminal: Terminal) -> Store:
+    from cli_client.identity import Store, ensure_identity, home_directory
+
     store = Store(home_directory(args.home))
     identity, new = ensure_identity(store, connection, args.name)
     if new:
@@ -68,6 +78,11 @@ def _identity(args: argparse.Namespace, connection: Connection, terminal: Termin
 
 def run(args: argparse.Namespace, parser: Parser) -> int:
     """Carry out a parsed command."""
+    from cli_client import info, lobby
+    from cli_client.errors import ClientError
+    from cli_client.replay import replay
+    from cli_client.terminal import Terminal
+
     for name in ("game", "side"):  # game and side ids are lower case; people may not type them so
         if isinstance(getattr(args, name, None), str):
             setattr(args, name, getattr(args, name).lower())
@@ -125,6 +140,8 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
 
 
 def _options(args: argparse.Namespace, parser: Parser) -> dict[str, str]:
+    from cli_client import lobby
+
     try:
         options = lobby.parse_options(args.option)
     except ValueError as error:
@@ -138,6 +155,8 @@ def _options(args: argparse.Namespace, parser: Parser) -> dict[str, str]:
 
 
 def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest:
+    from cli_client import lobby
+
     if not args.game and not args.join:
         parser.error("play needs a GAME (war, battle or napoleonic), or --join CODE")
     against_bot = _mode(args) == "bot"
@@ -186,6 +205,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    from cli_client.errors import ClientError
+
     try:
         return run(args, parser)
     except ClientError as error:
@@ -204,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _fail(message: str) -> None:
+    from cli_client.terminal import ASCII_FALLBACK
+
     sys.stdout.flush()
     line = f"{PROG}: error: {message}"
     try:

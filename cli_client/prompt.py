@@ -12,7 +12,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cli_client.session import BOT_LEVELS, GameSession
+from cli_client.defaults import BOT_LEVELS
+from cli_client.session import GameSession
 
 # How the player asks for another bot level where the game was started: `--level 1` for
 # `wargame play`; `make play` (deploy/local/stack.py) sets this to its own command with

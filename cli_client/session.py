@@ -34,7 +34,6 @@ _MOVE_EVENTS = frozenset(
 
 LOW_TIME_SECONDS = 20.0  # a running clock under this (or under LOW_TIME_SHARE of its
 LOW_TIME_SHARE = 0.1  # starting time) is low: it turns colour and the bell rings once
-BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
 
 
 @dataclass(frozen=True)

@@ -31,3 +31,6 @@ Where things are:
                    `play`/`phases`, `events`, `endings`, `notation`, `consistency`,
                    `describe`; then the game's own rules by section
 """
+
+# Before any module of this package: structlog loads without rich (see wargame.runtime.logs).
+import wargame.runtime.logs  # noqa: F401

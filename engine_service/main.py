@@ -266,8 +266,29 @@ def serve_command(args: argparse.Namespace) -> int:
             workers=args.workers,
             pid=os.getpid(),
         )
-        return supervise(worker_argv, args.workers, grace=args.grace, metrics_address=metrics)
+        _preload(seal_key)
+        return supervise(
+            worker_argv,
+            args.workers,
+            grace=args.grace,
+            metrics_address=metrics,
+            serve_forked=lambda: main(worker_argv),
+        )
     return _serve_one(args, seal_key, metrics, log, tls)
+
+
+def _preload(seal_key: bytes | None) -> None:
+    """Load every game's rules and AI and build the rulesets, in the supervisor: the workers
+    forked from it start with them (`rulesets` keeps what it built). Pure Python: no gRPC
+    object, thread or metric is made here, so forking stays safe."""
+    import importlib
+
+    from engine_service.rules import games, rulesets
+
+    rulesets(seal_key)
+    for entry in games():
+        if entry.ai:
+            importlib.import_module(entry.ai.partition(":")[0])
 
 
 def _passthrough(args: argparse.Namespace) -> list[str]:

@@ -365,12 +365,15 @@ def _refusal_from(body: tuple[Any, ...]) -> Refusal:
 def _serve(
     conn: Connection, factory: WorkFactory, factory_args: Sequence[Any], logging: tuple[str, str]
 ) -> None:
-    """A pool process: lower its priority, build the work, answer jobs until the pipe closes."""
+    """A pool process: build the work, lower its priority, answer jobs until the pipe closes.
+
+    The work is built at the serving process's priority: built at idle priority, it waited
+    for a free core, and on a busy machine the first search waited many seconds for it."""
     from wargame.runtime.logs import configure_logging
 
-    _lower_priority()
     configure_logging(*logging)
     work = factory(*factory_args)
+    _lower_priority()
     with contextlib.suppress(EOFError, OSError, KeyboardInterrupt):
         while True:
             name, payload, seconds, request_id = conn.recv()

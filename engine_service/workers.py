@@ -4,6 +4,11 @@ The rules are CPU-bound Python, so the engine scales with processes, not threads
 supervisor checks the port is free, starts N workers that bind it with SO_REUSEPORT (the
 kernel spreads connections among them), restarts a worker that dies, serves the workers'
 merged Prometheus metrics, and on SIGTERM stops them gracefully.
+
+The first workers are forked from the supervisor, which has loaded the rules and built the
+rulesets once for all of them (while it still runs one thread): a worker starts with them.
+A worker that dies is started afresh (a new interpreter), as the supervisor then runs the
+thread of its metrics page.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,14 +35,74 @@ RESTART_WINDOW = 10.0  # seconds: a worker that dies this soon after starting co
 MAX_QUICK_FAILURES = 3
 
 
+class Forked:
+    """A worker forked from the supervisor, waited for as `subprocess.Popen` waits."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """Its exit code once it ended, else None."""
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit code, waiting at most `timeout` seconds (TimeoutExpired after)."""
+        deadline = time.monotonic() + (timeout if timeout is not None else float("inf"))
+        while (code := self.poll()) is None:
+            if timeout is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(f"engine worker {self.pid}", timeout)
+            time.sleep(0.02)
+        return code
+
+    def send_signal(self, signum: int) -> None:
+        """Signal it, unless it ended."""
+        if self.poll() is None:
+            os.kill(self.pid, signum)
+
+    def kill(self) -> None:
+        """Kill it (SIGKILL)."""
+        self.send_signal(signal.SIGKILL)
+
+
 @dataclass
 class Worker:
     """One worker process and its restart bookkeeping."""
 
     number: int
-    process: subprocess.Popen[bytes]
+    process: subprocess.Popen[bytes] | Forked
     started: float = field(default_factory=time.monotonic)
     quick_failures: int = 0
+
+
+def fork_worker(serve: Callable[[], int], env: dict[str, str]) -> Forked:
+    """A worker forked from this process, running `serve()` with `env` added to its
+    environment; it never returns to the supervisor's code."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        return Forked(pid)
+    code = 1
+    try:
+        for signum in (signal.SIGTERM, signal.SIGINT):  # as a new process has them
+            signal.signal(signum, signal.SIG_DFL)
+        os.environ.update(env)
+        code = serve()
+    except KeyboardInterrupt:
+        code = 130
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else 1
+    except BaseException:
+        log.exception("engine worker failed")
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def supervise(
@@ -46,20 +111,15 @@ def supervise(
     *,
     grace: float,
     metrics_address: tuple[str, int] | None,
+    serve_forked: Callable[[], int] | None = None,
 ) -> int:
-    """Run `count` workers (each `python -m engine_service.main <worker_argv>`) until SIGTERM."""
+    """Run `count` workers (each `python -m engine_service.main <worker_argv>`) until SIGTERM.
+
+    With `serve_forked` (what `main(worker_argv)` does), the first workers are forked from
+    this process and run it; call it before this process starts any thread."""
     stop = threading.Event()
-
-    def handle(signum: int, _frame: object) -> None:
-        log.info("stopping", signal=signal.Signals(signum).name)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, handle)
-    signal.signal(signal.SIGINT, handle)
     with _metrics_directory() as metrics_dir:
         env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": metrics_dir}
-        if metrics_address is not None:
-            _serve_merged_metrics(metrics_address, metrics_dir)
         command = [sys.executable, "-m", "engine_service.main", *worker_argv]
 
         def spawn(number: int) -> subprocess.Popen[bytes]:
@@ -67,7 +127,32 @@ def supervise(
                 command, env={**env, "WARGAME_ENGINE_WORKER_NUMBER": str(number)}
             )
 
-        workers = [Worker(n, spawn(n)) for n in range(count)]
+        def start(number: int) -> subprocess.Popen[bytes] | Forked:
+            if serve_forked is None:
+                return spawn(number)
+            extra = {
+                "PROMETHEUS_MULTIPROC_DIR": metrics_dir,
+                "WARGAME_ENGINE_WORKER_NUMBER": str(number),
+            }
+            return fork_worker(serve_forked, extra)
+
+        def handle(signum: int, _frame: object) -> None:
+            log.info("stopping", signal=signal.Signals(signum).name)
+            stop.set()
+
+        signal.signal(signal.SIGTERM, handle)
+        signal.signal(signal.SIGINT, handle)
+        if metrics_address is not None and serve_forked is None:
+            _serve_merged_metrics(metrics_address, metrics_dir)
+        workers = [Worker(n, start(n)) for n in range(count)]
+        if metrics_address is not None and serve_forked is not None:
+            try:  # its thread starts once no more forks are to come
+                _serve_merged_metrics(metrics_address, metrics_dir)
+            except ConfigError:
+                for worker in workers:
+                    worker.process.kill()
+                    worker.process.wait(30)
+                raise
         log.info("engine workers started", workers=count, pids=[w.process.pid for w in workers])
         status = 0
         while not stop.wait(0.2):

@@ -44,3 +44,6 @@ Where things are:
                  shared by all its watchers
 - `engine.py`    the engine client (deadlines, retries of UNAVAILABLE)
 """
+
+# Before any module of this package: structlog loads without rich (see wargame.runtime.logs).
+import wargame.runtime.logs  # noqa: F401

@@ -3,10 +3,11 @@
     python3 deploy/local/install.py [--venv .venv]
 
 Creates the virtual environment if it is missing, then installs the project with every
-pinned package (pyproject.toml, constraints.txt). Each step prints one line; on a terminal
-the long ones show their progress in place. pip's own output stays out of sight unless pip
-fails: then it is shown whole, less the notes about package folders that a machine's pip
-configuration names but that do not exist (they say nothing about this project).
+pinned package (pyproject.toml, constraints.txt) and compiles the bytecode of them all. Each
+step prints one line; on a terminal the long ones show their progress in place. pip's own
+output stays out of sight unless pip fails: then it is shown whole, less the notes about
+package folders that a machine's pip configuration names but that do not exist (they say
+nothing about this project).
 
 Standard library only: it runs with the system's Python before the environment exists.
 """
@@ -25,9 +26,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PIP = "pip==26.3"
-# Byte-compiling every installed module took most of the install's time; Python compiles (and
-# caches) the modules it actually imports on first use instead.
 MINIMUM_PYTHON = (3, 11)
+# The project's packages (an editable install runs them from here), compiled with the rest.
+PACKAGES = ("wargame", "engine_service", "matchmaker", "cli_client")
+# Where the environment's modules sit (pure and platform-specific: the same folder in a venv).
+SITE_PACKAGES = (
+    "import sysconfig\nfor folder in {sysconfig.get_path(n) for n in ('purelib', 'platlib')}:\n"
+    "    print(folder)"
+)
 # pip's notes about a configured index or links folder that does not exist on this machine.
 MACHINE_NOISE = re.compile(r"^WARNING: (Location|Url) '[^']*' is ignored")
 # The lines where pip takes up one package: from an index or already there, or a local wheel.
@@ -181,6 +187,18 @@ def install_packages(venv: Path) -> None:
         print(f"setup: pip says: {line}")
 
 
+def compile_bytecode(venv: Path) -> None:
+    """Every module installed, compiled now: a start then reads bytecode, whatever the
+    machine's PYTHONDONTWRITEBYTECODE says (with it set, nothing compiled at a start is
+    kept, and every start compiled each module it imports again). pip installs with
+    `--no-compile`: compileall compiles on every core at once, and skips what is current."""
+    python = str(venv / "bin" / "python")
+    step = Step("compiling the bytecode of the project and its packages")
+    folders = run(step, [python, "-c", SITE_PACKAGES])
+    run(step, [python, "-m", "compileall", "-q", "-j", "0", *folders, *PACKAGES])
+    step.finish("compiled the bytecode of the project and its packages")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -197,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     venv = args.venv if args.venv.is_absolute() else ROOT / args.venv
     create_venv(venv)
     install_packages(venv)
+    compile_bytecode(venv)
     return 0
 
 

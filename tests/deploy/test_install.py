@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -72,3 +74,24 @@ def test_success_prints_one_line_per_step_and_follows_the_packages(
     first, second = out.splitlines()  # not a terminal: the step line, then its summary
     assert first == "setup: installing 3 pinned packages ..."
     assert second.startswith("setup: installed 3 pinned packages (")
+
+
+def test_the_bytecode_of_what_is_installed_is_compiled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Starts read bytecode even where PYTHONDONTWRITEBYTECODE keeps Python from writing it."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    (Path(site) / "installed_module.py").write_text("ANSWER = 42\n")
+    install.compile_bytecode(venv)
+    tag = sys.implementation.cache_tag
+    assert (Path(site) / "__pycache__" / f"installed_module.{tag}.pyc").is_file()
+    assert (ROOT / "engine_service" / "__pycache__" / f"main.{tag}.pyc").is_file()
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("setup: compiled the bytecode of the project and its packages (")

@@ -41,6 +41,12 @@ def stand_in() -> Work:
     return work
 
 
+def priority_at_build() -> Work:
+    """Work that answers the scheduling policy and niceness its process had as it was built."""
+    built = f"{os.sched_getscheduler(0)} {os.getpriority(os.PRIO_PROCESS, 0)}".encode()
+    return lambda job, payload, seconds: built
+
+
 class Caller:
     """A stand-in for the gRPC context: whether the caller is still there."""
 
@@ -107,6 +113,20 @@ def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) 
     assert replaced != first
     assert os.sched_getscheduler(replaced) == IDLE_POLICY
     assert os.getpriority(os.PRIO_PROCESS, replaced) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
+
+
+@pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
+def test_a_pool_process_builds_its_work_at_the_serving_priority_then_idles() -> None:
+    """Issue 34.4: built at idle priority, the work waited for a free core, and on a busy
+    machine the first search of a fresh engine waited many seconds for it."""
+    built = Pool(priority_at_build, (), processes=1, queue=1, log_format="console",
+                 log_level="error")  # fmt: skip
+    try:
+        policy, niceness = map(int, built.run(Job("built", b"", 1, 30), Caller()).split())
+        assert (policy, niceness) == (os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0))
+        assert os.sched_getscheduler(built._slots[0].process.pid) == IDLE_POLICY
+    finally:
+        built.close()
 
 
 def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:

@@ -117,6 +117,41 @@ def test_workers_share_one_port_and_all_stop_on_sigterm(tmp_path: Path) -> None:
     assert not any(_alive(pid) for pid in workers)
 
 
+def _command_line(pid: int) -> list[str]:
+    return Path(f"/proc/{pid}/cmdline").read_text().split("\0")[:-1]
+
+
+def _ask_rules(address: str) -> None:
+    with grpc.insecure_channel(address) as channel:
+        stub = engine_pb2_grpc.RulesEngineStub(channel)
+        stub.NewGame(engine_pb2.NewGameRequest(game="war"), timeout=30)
+
+
+def test_workers_are_forked_with_the_rules_loaded_and_a_dead_one_is_started_afresh(
+    tmp_path: Path,
+) -> None:
+    """Issue 34.4: the supervisor loads the rules once and forks its first workers (they
+    run its command line, not a worker's); a worker killed is replaced by a new process."""
+    engine = start_engine(tmp_path, workers=2)
+    assert wait_until(lambda: len(_children(engine.process.pid)) == 2, 60)
+    supervisor = _command_line(engine.process.pid)
+    first = _children(engine.process.pid)
+    assert [_command_line(pid) for pid in first] == [supervisor, supervisor]
+    os.kill(first[0], signal.SIGKILL)
+
+    def replaced() -> bool:
+        now = _children(engine.process.pid)
+        return len(now) == 2 and first[0] not in now
+
+    assert wait_until(replaced, 60)
+    (new,) = set(_children(engine.process.pid)) - {first[1]}
+    assert "--worker" in _command_line(new)  # a new interpreter, started as a worker
+    for _ in range(10):  # both serve: each new connection goes to one, chosen by the kernel
+        _ask_rules(engine.address)
+    assert engine.stop() == 0
+    assert not any(_alive(pid) for pid in (first[1], new))
+
+
 def _run(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*ENGINE, *args],

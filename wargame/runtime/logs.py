@@ -1,5 +1,8 @@
 """structlog set-up: JSON lines in services, readable key=value lines on a terminal.
 
+Both renderers are chosen here, with plain-text tracebacks: no process loads rich for its
+logs (see the import of structlog below).
+
 Secrets never reach a log line: `redact` runs on every event of both services, after
 tracebacks are formatted and before rendering. It hides the values of secret-shaped keys
 (token, password, secret, salt, key material, authorization) wherever they sit in the
@@ -16,6 +19,17 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+# structlog's `dev` module (which `import structlog` loads) imports rich when it can, for
+# tracebacks we never print (`format_exc_info` writes them as plain text): about 0.3 s of
+# CPU at every start of every process. So rich is hidden while structlog loads (a None in
+# sys.modules makes `import rich` fail as if it were not installed), unless something
+# loaded it already. The services' packages import this module first.
+if "structlog" not in sys.modules and "rich" not in sys.modules:
+    sys.modules["rich"] = None  # type: ignore[assignment]
+    try:
+        import structlog
+    finally:
+        del sys.modules["rich"]
 import structlog
 
 HIDDEN = "[redacted]"
@@ -115,7 +129,9 @@ def configure_logging(fmt: str = "auto", level: str = "info", stream: Any = None
     renderer: Any = (
         structlog.processors.JSONRenderer(sort_keys=False)
         if fmt == "json"
-        else structlog.dev.ConsoleRenderer(colors=out.isatty())
+        else structlog.dev.ConsoleRenderer(
+            colors=out.isatty(), exception_formatter=structlog.dev.plain_traceback
+        )
     )
     numeric = getattr(logging, level.upper(), logging.INFO)
     structlog.configure(

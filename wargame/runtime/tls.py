@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from wargame.runtime.config import ConfigError, Parser, address_or_off, host_port
+from wargame.runtime.logs import get_logger
 
 # grpc and cryptography load when first needed: a service quiets gRPC's own logging before
 # grpc loads (`quiet_grpc_core`), after reading its flags here.
@@ -46,7 +45,7 @@ if TYPE_CHECKING:
     import grpc
     from cryptography import x509
 
-log = structlog.get_logger(component="tls")
+log = get_logger("tls")
 
 # How often a server looks at its certificate files for a renewal (at most; a look is
 # made when a client connects).

@@ -1,0 +1,23 @@
+"""What the command line needs before anything else is loaded: the servers' default
+addresses, how an address says TLS or plaintext, the bot's levels.
+
+Imports nothing beyond the standard library's core, so `wargame --help`, `--version` and
+argument errors never load gRPC, protobuf or rich (`arguments.py` reads only this).
+"""
+
+from __future__ import annotations
+
+DEFAULT_ENGINE = "127.0.0.1:50051"
+DEFAULT_MATCHMAKER = "127.0.0.1:50052"
+TLS_SCHEME = "grpcs://"  # an address that says "over TLS"
+PLAIN_SCHEME = "grpc://"  # one that says "plaintext", whatever --tls says
+BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
+
+
+def split_target(text: str) -> tuple[str, bool | None]:
+    """`grpcs://host:port` -> (host:port, True), `grpc://host:port` -> (host:port, False),
+    `host:port` -> (host:port, None: as --tls says)."""
+    for scheme, tls in ((TLS_SCHEME, True), (PLAIN_SCHEME, False)):
+        if text.lower().startswith(scheme):
+            return text[len(scheme) :], tls
+    return text, None
