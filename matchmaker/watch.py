@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import Counter as Tally
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -105,6 +106,15 @@ class Batch:
     error: Exception | None = None
     behind: bool = False
     made: dict[str, asyncio.Future[Any]] = field(default_factory=dict, compare=False, repr=False)
+    read_at: float = field(default_factory=time.monotonic, compare=False)  # this process's clock
+
+    def delivery(self, entry: StreamEntry) -> float | None:
+        """Seconds from the commit of `entry` to now, when it is the update of the game's
+        newest version (the one whose commit time the batch holds; None otherwise): Redis's
+        clock up to the read, this process's since."""
+        if self.game is None or entry.seq or entry.version != self.game.version:
+            return None
+        return max(0, self.now_ms - self.game.updated_ms) / 1000 + time.monotonic() - self.read_at
 
     async def messages(self, side: str, make: Callable[[], Awaitable[T]]) -> T:
         """What `make` builds of this batch for the watchers on `side` ("" spectators):
