@@ -5,13 +5,16 @@ same run.
 ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strangers
 [--part unread] [--part bot] [--rounds N]`.
 
-- Unread streams (item 4): `UNREAD` spectator WatchGame streams that never read a message,
-  opened by a separate client process over `MOVING_GAMES` games, while this process plays
-  moves in those games (so every stream gets updates it never reads) and times GetGame of
-  another game, one call after another. Rounds alternate: without the streams, with them
-  (held until the matchmaker counts every one open, its `wargame_matchmaker_watchers`).
-  Figures: GetGame p50 and p99 of each kind of round (median of the rounds), the one with
-  the streams beside the one without (goal: <= 2x).
+- Unread streams (item 4): `UNREAD` spectator WatchGame streams opened by a separate
+  client process over `MOVING_GAMES` games, while this process plays `MOVES_PER_SECOND`
+  moves a second in each (so every stream gets updates) and times GetGame of another game,
+  one call after another. Rounds in turns: no streams; streams whose client reads every
+  message; streams whose client reads none (timed once every one has filled what the
+  transport would take and been left behind, the matchmaker's count of watchers left
+  behind, or after `FILL_BOUND_S`). Each kind is held until the matchmaker counts every
+  stream open (`wargame_matchmaker_watchers`). Figures: GetGame p50 and p99 of each kind
+  (median of the rounds); the read beside none, the unread beside the read (goal: an
+  unread stream costs no more than a reader, <= 1x).
 - Bot under a flood (item 6): a timed Game of War against the bot (`BOT_TIME` per move),
   the engine with one worker and its default pool, the matchmaker proving its calls with
   the caller key. Rounds alternate: calm, and under `FLOODERS` anonymous SuggestAction
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import re
 import secrets
@@ -62,9 +66,12 @@ from wargame.v1 import matchmaker_pb2 as mm
 ROUNDS = 3
 UNREAD = 2_000
 MOVING_GAMES = 4
-UNREAD_PLIES = 400  # the line each watched game plays (longer than a round lasts)
+KINDS = ("none", "read", "unread")  # the rounds: no watchers, streams read, streams unread
+UNREAD_PLIES = 200  # the line each watched game plays (longer than a round lasts)
 CHANNELS = 10
 ROUND_SECONDS = 4.0  # each round's GetGame timing
+MOVES_PER_SECOND = 1.0  # in each watched game
+FILL_BOUND_S = 90.0  # the longest wait for the unread streams to fill their buffers
 FLOODERS = 24
 FLOOD_BUDGET = 2.0  # seconds each anonymous search asks for
 BOT_TIME = 0.2  # the bot thinks this long per move
@@ -132,9 +139,10 @@ def gauge(metrics: str, name: str) -> float:
 # -- item 4: unread streams ---------------------------------------------------------------
 
 
-async def hold_unread(address: str, game_ids: list[str], count: int) -> None:
+async def hold_streams(address: str, game_ids: list[str], count: int, *, read: bool) -> None:
     """(Run in its own process.) Open `count` spectator streams over the games, over
-    `CHANNELS` connections, and read none of them until stdin closes."""
+    `CHANNELS` connections, and read every message of each (`read`) or none, until stdin
+    closes."""
     channels = [
         grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
         for _ in range(CHANNELS)
@@ -146,9 +154,17 @@ async def hold_unread(address: str, game_ids: list[str], count: int) -> None:
         )
         for index in range(count)
     ]
+
+    async def drain(call: Any) -> None:
+        with contextlib.suppress(grpc.aio.AioRpcError, asyncio.CancelledError):
+            async for _ in call:
+                pass
+
+    readers = [asyncio.ensure_future(drain(call)) for call in calls] if read else []
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
     for call in calls:
         call.cancel()
+    await asyncio.gather(*readers, return_exceptions=True)
     for channel in channels:
         await channel.close()
 
@@ -159,31 +175,49 @@ async def unread_round(
     timed: str,
     actions: list[game_pb2.Action],
     sides: list[str],
+    *,
+    behind_from: float | None,
 ) -> list[float]:
-    """Moves in the watched games while GetGame of `timed` is called one after another for
-    `ROUND_SECONDS`: the GetGame latencies (ms)."""
+    """Moves in the watched games, `MOVES_PER_SECOND` each, while GetGame of `timed` is
+    called one after another for `ROUND_SECONDS`: the GetGame latencies (ms). With
+    `behind_from`, the timing starts once every unread stream has filled its buffers and
+    been left behind (the matchmaker's count of watchers left behind has grown by `UNREAD`
+    from that value), or after `FILL_BOUND_S`."""
     async with grpc.aio.insecure_channel(setup.matchmaker) as channel:
         stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
         done = asyncio.Event()
 
         async def play(game_id: str, players: dict[str, Any]) -> None:
-            while not done.is_set():
-                reply = await stub.GetGame(mm.GetGameRequest(game_id=game_id))
-                game = reply.game
-                if game.status != mm.GAME_STATUS_RUNNING or game.version - 2 >= len(actions):
-                    return  # the line is played out: the round's updates end here
-                ply = game.version - 2
-                await stub.SubmitActions(
+            version = 2
+            for action, side in zip(actions, sides, strict=True):
+                if done.is_set():
+                    return
+                paced = asyncio.ensure_future(asyncio.sleep(1 / MOVES_PER_SECOND))
+                reply = await stub.SubmitActions(
                     mm.SubmitActionsRequest(
                         game_id=game_id,
-                        expected_version=game.version,
+                        expected_version=version,
                         idempotency_key=uuid.uuid4().hex,
-                        actions=[actions[ply]],
+                        actions=[action],
                     ),
-                    metadata=players[sides[ply]].metadata,
+                    metadata=players[side].metadata,
                 )
+                version = reply.game.version
+                await paced
+            raise RuntimeError("a watched game's line was played out before the round ended")
 
         async def time_gets() -> list[float]:
+            if behind_from is not None:
+                deadline = time.monotonic() + FILL_BOUND_S
+                while time.monotonic() < deadline:
+                    behind = await asyncio.to_thread(
+                        gauge, setup.metrics, "wargame_matchmaker_watchers_behind_total"
+                    )
+                    if behind - behind_from >= UNREAD:
+                        break
+                    await asyncio.sleep(0.5)
+                else:
+                    print(f"  (not every unread stream was behind after {FILL_BOUND_S:g} s)")
             latencies: list[float] = []
             stop_at = time.perf_counter() + ROUND_SECONDS
             while time.perf_counter() < stop_at:
@@ -209,25 +243,29 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
             made = await new_games(stub, MOVING_GAMES + 1)
         return made[:MOVING_GAMES], made[-1][0]
 
-    calm: list[tuple[float, float]] = []
-    crowded: list[tuple[float, float]] = []
+    figures: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
     for index in range(rounds + 1):  # the first round warms up
-        for with_streams in (False, True):
+        for kind in KINDS:
             games, timed = asyncio.run(fresh_games())
             holder = None
-            if with_streams:
+            behind_from = None
+            if kind != "none":
+                if kind == "unread":
+                    behind_from = gauge(setup.metrics, "wargame_matchmaker_watchers_behind_total")
                 holder = subprocess.Popen(
-                    [sys.executable, "-m", "tests.bench.bench_strangers", "--hold",
+                    [sys.executable, "-m", "tests.bench.bench_strangers", "--hold", kind,
                      setup.matchmaker, ",".join(game_id for game_id, _ in games)],
                     stdin=subprocess.PIPE,
                 )  # fmt: skip
                 deadline = time.monotonic() + 300
                 while gauge(setup.metrics, "wargame_matchmaker_watchers") < UNREAD:
                     if time.monotonic() > deadline or holder.poll() is not None:
-                        raise RuntimeError("the unread streams did not all open")
+                        raise RuntimeError("the streams did not all open")
                     time.sleep(0.2)
             try:
-                latencies = asyncio.run(unread_round(setup, games, timed, actions, sides))
+                latencies = asyncio.run(
+                    unread_round(setup, games, timed, actions, sides, behind_from=behind_from)
+                )
             finally:
                 if holder is not None:
                     assert holder.stdin is not None
@@ -236,26 +274,33 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
                     while gauge(setup.metrics, "wargame_matchmaker_watchers") > 0:
                         time.sleep(0.2)
             if index:
-                kept = crowded if with_streams else calm
-                kept.append((percentile(latencies, 0.5), percentile(latencies, 0.99)))
+                figures[kind].append((percentile(latencies, 0.5), percentile(latencies, 0.99)))
     for share, column in (("p50", 0), ("p99", 1)):
         reference = bench.report(
             figure(
                 f"GetGame {share}, moves in {MOVING_GAMES} games, no watchers",
                 "ms",
-                [pair[column] for pair in calm],
+                [pair[column] for pair in figures["none"]],
             )
+        )
+        reading = bench.report(
+            figure(
+                f"GetGame {share}, the same games watched by {UNREAD:,} streams that read",
+                "ms",
+                [pair[column] for pair in figures["read"]],
+            ),
+            reference,
+            paired=True,
         )
         bench.report(
             figure(
-                f"GetGame {share}, moves in {MOVING_GAMES} games watched by {UNREAD:,} streams "
-                "that read nothing",
+                f"GetGame {share}, the same games watched by {UNREAD:,} streams that read nothing",
                 "ms",
-                [pair[column] for pair in crowded],
+                [pair[column] for pair in figures["unread"]],
             ),
-            reference,
-            goal="<= 2x no watchers",
-            higher_is_better=False,
+            reading,
+            goal="<= 1x (unread / read: an unread stream costs no more than a reader)",
+            paired=True,
         )
 
 
@@ -409,8 +454,8 @@ def bench_bot(bench: Bench, setup: Stack, rounds: int, directory: Path) -> None:
                 [pair[column] for pair in flooded],
             ),
             reference,
-            goal="<= 2x calm",
-            higher_is_better=False,
+            goal="<= 2x (flooded / calm)",
+            paired=True,
         )
     bench.report(
         figure("bot games lost on time, calm and flooded", "games", [float(lost)]), goal="0"
@@ -437,13 +482,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(main.__doc__ or "").splitlines()[0])
     parser.add_argument("--part", action="append", choices=PARTS, help="default: both")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
-    parser.add_argument("--hold", nargs=2, metavar=("ADDRESS", "GAME_IDS"))
+    parser.add_argument("--hold", nargs=3, metavar=("read|unread", "ADDRESS", "GAME_IDS"))
     parser.add_argument("--flood", nargs=3, metavar=("ADDRESS", "STATE_FILE", "FLOODERS"))
     args = parser.parse_args()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     if args.hold:
-        address, game_ids = args.hold
-        asyncio.run(hold_unread(address, game_ids.split(","), UNREAD))
+        kind, address, game_ids = args.hold
+        asyncio.run(hold_streams(address, game_ids.split(","), UNREAD, read=kind == "read"))
         return 0
     if args.flood:
         address, state_file, flooders = args.flood
