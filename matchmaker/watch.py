@@ -14,7 +14,10 @@ spectators share one set), so an update costs one read and one build per side, w
 the number of watchers. A watcher holds at most `BUFFER` batches: one that does not read
 its stream (a stalled client) is marked behind instead of buffering more (`Watcher.hand`,
 constant work per update), and reads its way back from the game's stream by version once
-it reads again.
+it reads again. Until then a stream its client does not read costs what a reader costs:
+gRPC completes its writes as long as the client's transport takes them (its flow-control
+window, which gRPC's bandwidth probing widens on a fast link), and only a write that does
+not complete leaves its batches to pile up (measured: `tests/bench/bench_strangers.py`).
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
