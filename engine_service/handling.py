@@ -101,6 +101,7 @@ def refusal_of(error: RuleError) -> Refusal:
         error.message,
         field=error.field or "",
         metadata={key: value for key, value in metadata.items() if value},
+        logged=error.logged,
     )
 
 
@@ -245,7 +246,7 @@ def rpc(name: str) -> Callable[[Method], Method]:
                         **call.fields(),
                         code=status.code.name,
                         reason=str(refusal.reason),
-                        message=refusal.message,
+                        message=refusal.logged,
                         duration_ms=_ms(started),
                     )
             except Exception:

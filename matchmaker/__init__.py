@@ -43,6 +43,8 @@ Where things are:
 - `watch.py`     live updates: one subscriber connection per Redis primary per replica,
                  shared by all its watchers
 - `engine.py`    the engine client (deadlines, retries of UNAVAILABLE)
+- `metrics.py`   the objectives' own measures: watcher delivery, bot reply, commits no
+                 replica confirmed
 """
 
 # Before any module of this package: structlog loads without rich (see wargame.runtime.logs).

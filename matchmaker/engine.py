@@ -51,6 +51,10 @@ MALFORMED = frozenset(
     }
 )
 
+# Refusals whose message may name squares of the sender's hidden array (a refused commit,
+# seal or reveal): the sender reads it, the logs do not.
+SECRET_REFUSALS = frozenset({Reason.DEPLOYMENT_INVALID})
+
 
 class EngineError(Exception):
     """The engine answered with an error status other than UNAVAILABLE."""
@@ -102,7 +106,13 @@ def refusal_status(refusal: EngineError, *, stored_session: bool) -> Refusal:
     ):
         return _bug(f"the rules engine failed (request id {request_id()})", said)
     return Refusal(
-        code, reason, details.message, fields=tuple(details.fields), metadata=details.metadata
+        code,
+        reason,
+        details.message,
+        fields=tuple(details.fields),
+        metadata=details.metadata,
+        # A refused array is told to its sender square by square: the log names none.
+        logged=f"{reason}: told to its sender" if reason in SECRET_REFUSALS else None,
     )
 
 

@@ -78,7 +78,8 @@ def _failed(name: str, error: Exception, request_id: str, started: float) -> grp
     """Count and log a failed call; the status to end it with."""
     refusal = _refusal_of(error, request_id)
     ERRORS.labels(name, refusal.reason).inc()
-    fields = {"code": refusal.code.name, "reason": refusal.reason, "message": str(error)}
+    said = error.logged if isinstance(error, Refusal) else str(error)
+    fields = {"code": refusal.code.name, "reason": refusal.reason, "message": said}
     if isinstance(error, EngineFailure):
         log.error("engine call failed", **fields, engine=error.engine, duration_ms=_ms(started))
     elif refusal.code == grpc.StatusCode.INTERNAL and not isinstance(error, Refusal):

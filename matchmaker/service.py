@@ -21,6 +21,7 @@ from matchmaker.errors import quoted
 from matchmaker.handling import bind_player, stream, unary
 from matchmaker.keys import plausible_id
 from matchmaker.limits import Limits, caller_address
+from matchmaker.metrics import WATCH_DELIVERY
 from matchmaker.play import Play, resignation
 from matchmaker.players import Players, rating_message
 from matchmaker.presence import Presence
@@ -624,6 +625,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                             continue
                         yield message
                         sent = entry.position
+                        delivery = batch.delivery(entry)
+                        if delivery is not None:
+                            WATCH_DELIVERY.observe(delivery)
                         if _rematch_offered(entry):
                             return
                 if self.shutdown.is_set():

@@ -41,6 +41,7 @@ from prometheus_client import Counter
 
 from matchmaker import keys, schedule
 from matchmaker.errors import game_not_found
+from matchmaker.metrics import UNCONFIRMED
 from matchmaker.record import (
     FULL_FIELDS,
     LOAD_FIELDS,
@@ -462,12 +463,14 @@ class Store:
         to have no replica left (then it stands as Redis keeps it)."""
         await self.replication.refresh()
         if await self.replication.of(keys.game(game_id)):
+            UNCONFIRMED.labels("refused").inc()
             raise unavailable(
                 Reason.STORE_UNAVAILABLE,
                 "the change is saved but no Redis replica has confirmed it yet; "
                 "retry with the same idempotency key",
                 self.settings.retry_hint,
             )
+        UNCONFIRMED.labels("unreplicated").inc()
         log.warning("commit confirmed by no replica: its primary has none", game_id=game_id)
 
     # -- the update stream -------------------------------------------------------------

@@ -31,6 +31,7 @@ from matchmaker import clocks
 from matchmaker.bot import Bot
 from matchmaker.engine import EngineError, EngineFailure, refusal_status
 from matchmaker.handling import new_request_id
+from matchmaker.metrics import BOT_REPLY
 from matchmaker.play import Play, Played, resignation
 from matchmaker.presence import Presence
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
@@ -295,6 +296,7 @@ class Sweeper:
                 message=error.message,
             )
             played = await self.play.commit(game, now, [resignation(seat.side)])
+        BOT_REPLY.observe(max(0, played.now_ms - game.updated_ms) / 1000)
         log.debug(
             "bot moved",
             game_id=game.id,

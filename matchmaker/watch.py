@@ -14,7 +14,10 @@ spectators share one set), so an update costs one read and one build per side, w
 the number of watchers. A watcher holds at most `BUFFER` batches: one that does not read
 its stream (a stalled client) is marked behind instead of buffering more (`Watcher.hand`,
 constant work per update), and reads its way back from the game's stream by version once
-it reads again.
+it reads again. Until then a stream its client does not read costs what a reader costs:
+gRPC completes its writes as long as the client's transport takes them (its flow-control
+window, which gRPC's bandwidth probing widens on a fast link), and only a write that does
+not complete leaves its batches to pile up (measured: `tests/bench/bench_strangers.py`).
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
@@ -40,6 +43,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import Counter as Tally
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -105,6 +109,15 @@ class Batch:
     error: Exception | None = None
     behind: bool = False
     made: dict[str, asyncio.Future[Any]] = field(default_factory=dict, compare=False, repr=False)
+    read_at: float = field(default_factory=time.monotonic, compare=False)  # this process's clock
+
+    def delivery(self, entry: StreamEntry) -> float | None:
+        """Seconds from the commit of `entry` to now, when it is the update of the game's
+        newest version (the one whose commit time the batch holds; None otherwise): Redis's
+        clock up to the read, this process's since."""
+        if self.game is None or entry.seq or entry.version != self.game.version:
+            return None
+        return max(0, self.now_ms - self.game.updated_ms) / 1000 + time.monotonic() - self.read_at
 
     async def messages(self, side: str, make: Callable[[], Awaitable[T]]) -> T:
         """What `make` builds of this batch for the watchers on `side` ("" spectators):

@@ -92,6 +92,8 @@ class RuleError(Exception):
     `index` is the position of the offending item when a request carries several
     (actions of one atomic batch, entries of a declaration); `field` names the offending
     part of the input where there is one ("options.compulsion", "state.pieces[3]").
+    `logged` is what the service's log says instead of the message when the message tells
+    its sender a secret of its own (the squares of a hidden array): None, the message.
     """
 
     def __init__(
@@ -104,10 +106,12 @@ class RuleError(Exception):
         rule: str = "",
         alternatives: tuple[str, ...] = (),
         accepted: str = "",
+        logged: str | None = None,
     ) -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
+        self.logged = logged
         self.index = index
         self.field = field
         self.rule = rule

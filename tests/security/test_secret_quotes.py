@@ -9,17 +9,22 @@ would learn it. The refusal still says what is wrong, and where: the item by its
 from __future__ import annotations
 
 import itertools
+import json
 import secrets
+import uuid
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
 
+from tests.matchmaker.conftest import Client, start_matchmaker_process
 from tests.security.engine import start_engine
 from tests.servers import ServiceProcess
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
+from wargame.v1 import matchmaker_pb2 as mm
 
 RED = "a2=C b2=A c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
 SALT = "5a" * 32
@@ -102,3 +107,66 @@ def test_a_refused_array_names_its_bad_item_by_number(
         )
     message = error_details(failure.value).message
     assert f"array item {len(RED.split()) + 1} is not" in message, message
+
+
+# -- a refused array's squares: told to its sender, never logged ---------------------------
+
+# RED with its last Infantry off red's rows and its Guards on a square that holds another
+# unit: two problems, each naming a square of the array.
+ILLEGAL = RED.replace("h3=I", "h6=I").replace("e2=G", "f2=G")
+ILLEGAL_SQUARES = ("h6", "f2")
+
+
+@pytest.mark.parametrize("mode", ["sealed", "commit_reveal"])
+def test_a_refused_array_names_its_squares_to_its_sender_and_to_no_log(
+    engine: ServiceProcess,
+    stub: engine_pb2_grpc.RulesEngineStub,
+    tmp_path: Path,
+    redis_url: str,
+    mode: str,
+) -> None:
+    """The engine refuses an illegal `seal` or `commit` array naming every problem square
+    to the player who sent it (through the matchmaker too), while the engine's log and the
+    matchmaker's say what was refused and how many problems, and no square."""
+    text = f"seal {ILLEGAL}" if mode == "sealed" else f"commit {ILLEGAL} salt {SALT}"
+    state = _state(stub, mode)
+    with pytest.raises(grpc.RpcError) as failure:
+        stub.ApplyActions(
+            engine_pb2.ApplyActionsRequest(
+                state=state, actions=[game_pb2.Action(side="red", notation=text)]
+            ),
+            timeout=30,
+        )
+    told = error_details(failure.value)
+    assert told.reason == "DEPLOYMENT_INVALID", told
+    for square in ILLEGAL_SQUARES:
+        assert square in told.message, told.message  # the sender learns what to mend
+
+    matchmaker = start_matchmaker_process(tmp_path, redis_url, engine.address)
+    try:
+        red, black = Client(matchmaker.address, "Red"), Client(matchmaker.address, "Black")
+        options = {"scenario": "attack_at_dawn", "attack_at_dawn_mode": mode}
+        game = red.CreateGame(mm.CreateGameRequest(game="napoleonic", side="red", options=options))
+        game = black.JoinGame(mm.JoinGameRequest(game_id=game.game.id)).game
+        with pytest.raises(grpc.RpcError) as failure:
+            red.SubmitActions(
+                mm.SubmitActionsRequest(
+                    game_id=game.id,
+                    expected_version=game.version,
+                    idempotency_key=uuid.uuid4().hex,
+                    actions=[game_pb2.Action(side="red", notation=text)],
+                )
+            )
+        relayed = error_details(failure.value)
+        assert relayed.reason == "DEPLOYMENT_INVALID", relayed
+        assert all(square in relayed.message for square in ILLEGAL_SQUARES), relayed.message
+        logs = {"engine": engine.log(), "matchmaker": matchmaker.log()}
+    finally:
+        matchmaker.stop()
+    for name, log in logs.items():
+        refused = [line for line in log.splitlines() if "DEPLOYMENT_INVALID" in line]
+        assert refused, name  # the refusal is logged ...
+        for line in refused:  # ... naming no square of the array
+            said = json.loads(line).get("message", "")
+            assert not any(square in said for square in ILLEGAL_SQUARES), (name, said)
+            assert not any(item in line for item in ILLEGAL.split()), (name, line)

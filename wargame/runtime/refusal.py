@@ -133,7 +133,9 @@ class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)
     `field` names the one request field at fault (`fields` several, with their own
     descriptions); `metadata` travels in the ErrorInfo; `retry_after` (seconds) becomes a
     google.rpc.RetryInfo. Every text is kept within `MESSAGE_BYTES` (quote client input
-    with `quoted`), so the status always fits gRPC's metadata limit.
+    with `quoted`), so the status always fits gRPC's metadata limit. `logged` is what the
+    logs say instead of the message, when the message tells its sender a secret of its own
+    (the squares of a hidden array).
     """
 
     def __init__(
@@ -146,12 +148,14 @@ class Refusal(Exception):  # noqa: N818 (a refusal is an answer, not a failure)
         fields: tuple[tuple[str, str], ...] = (),
         metadata: Mapping[str, str] | None = None,
         retry_after: float | None = None,
+        logged: str | None = None,
     ) -> None:
         message = bounded(message)
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
+        self.logged = message if logged is None else bounded(logged)
         self.fields = tuple(
             (bounded(name, 200), bounded(text))
             for name, text in (fields or (((field, message),) if field else ()))

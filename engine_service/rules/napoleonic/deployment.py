@@ -397,11 +397,14 @@ def _cells(state: NapoleonicState, placements: Placements) -> tuple[tuple[int, s
 
 
 def check_array(state: NapoleonicState, side: str, placements: Placements) -> None:
-    """DEPLOYMENT_INVALID naming every problem of an array, if it has any."""
+    """DEPLOYMENT_INVALID naming every problem of an array, if it has any: to its sender,
+    who may see its own squares; the logs count the problems and name no square."""
     problems = array_problems_for(state, side, placements)
     if problems:
         raise RuleError(
-            Reason.DEPLOYMENT_INVALID, f"{side}'s array is illegal: " + "; ".join(problems)
+            Reason.DEPLOYMENT_INVALID,
+            f"{side}'s array is illegal: " + "; ".join(problems),
+            logged=f"{side}'s array is illegal ({len(problems)} problems, told to its sender)",
         )
 
 
