@@ -14,7 +14,7 @@ LEVEL  ?= 1
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup redis-server commands run stop status play dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -60,6 +60,16 @@ status: ## show whether the local stack runs, and where
 
 play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5)
 	@$(PY) deploy/local/stack.py play $(GAME) --level "$(LEVEL)" --run-dir $(RUN_DIR)
+
+# The wheel and the sdist, in dist/. Installed alone (`pipx install dist/wargame-*.whl`) they
+# bring the `wargame` client and what it imports; `pip install 'wargame[server]'` adds the
+# servers' packages (`wargame-engine`, `wargame-matchmaker`).
+DIST ?= dist
+
+dist: setup ## build the wheel and the sdist into dist/ (installed alone: the client; [server]: the servers)
+	@rm -rf $(DIST) && out=$$($(PY) -m build --outdir $(DIST) . 2>&1) || { echo "$$out"; exit 1; }
+	@rm -rf build
+	@echo "dist: built $$(cd $(DIST) && echo *) in $(DIST)/ (pipx install $(DIST)/$$(cd $(DIST) && echo *.whl))"
 
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
@@ -146,4 +156,4 @@ conformance: setup ## regenerate the conformance vectors in tests/conformance (r
 	$(PY) -m tools.conformance.generate
 
 clean: stop ## remove the virtual environment, caches and the run folder
-	rm -rf $(VENV) $(RUN_DIR) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) $(RUN_DIR) $(DIST) build .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

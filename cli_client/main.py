@@ -44,13 +44,16 @@ def _theme(args: argparse.Namespace) -> Theme:
 
 
 def _connection(args: argparse.Namespace) -> Connection:
+    engine = args.server or getattr(args, "engine", DEFAULT_ENGINE)
+    matchmaker = args.server or getattr(args, "matchmaker", DEFAULT_MATCHMAKER)
     return Connection(
         Addresses.of(
-            getattr(args, "engine", DEFAULT_ENGINE),
-            getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+            engine,
+            matchmaker,
             tls=args.tls,
             ca_file=args.tls_ca_file,
             server_name=args.tls_server_name,
+            plaintext=args.plaintext,
         )
     )
 

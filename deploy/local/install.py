@@ -172,7 +172,7 @@ def install_packages(venv: Path) -> None:
         [
             str(venv / "bin" / "python"), "-m", "pip", "install",
             "--disable-pip-version-check", "--progress-bar", "off", "--no-compile",
-            "-c", "constraints.txt", "-e", ".[dev]",
+            "-c", "constraints.txt", "-e", ".[server,dev]",
         ],
         follow,
     )  # fmt: skip
