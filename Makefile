@@ -13,7 +13,7 @@ STAMP  := $(VENV)/.installed-dev-$(PINS)
 PLAY_STAMP := $(VENV)/.installed-play-$(PINS)
 RUN_DIR ?= run
 GAME   ?= war
-LEVEL  ?= 1
+LEVEL  ?=
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
@@ -68,7 +68,7 @@ stop: ## stop exactly the processes `make run` started
 status: ## show whether the local stack runs, and where
 	@$(STACK) status --run-dir $(RUN_DIR) || [ $$? = 3 ]
 
-play: play-setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5)
+play: play-setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5: default the last asked for, else 1)
 	@$(PY) deploy/local/stack.py play $(GAME) --level "$(LEVEL)" --run-dir $(RUN_DIR)
 
 # The wheel and the sdist, in dist/. Installed alone (`pipx install dist/wargame-*.whl`) they

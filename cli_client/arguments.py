@@ -301,7 +301,7 @@ def build_parser() -> Parser:
         default=0,
         metavar="1-5",
         help="the bot's strength, from 1 (a beginner can beat it) to 5 (the strongest); "
-        "default: the matchmaker's (5 unless its operator chose another)",
+        "default: the level you last asked for, else 1",
     )
     play.add_argument(
         "--bot-time",

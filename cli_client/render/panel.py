@@ -313,7 +313,7 @@ def combat_lines(
 
 # The engine's "…; North wins", "…: North wins" or "North wins: …": a result sentence
 # says who won once, in its verdict.
-_RESTATED_WINNER = re.compile(r"^[^:;]* wins?: |[;:] [^:;]* wins?\.?$")
+_RESTATED_WINNER = re.compile(r"^\S+ wins?: |[;:] \S+ wins?\.?$")
 
 
 def outcome_line(session: GameSession, theme: Theme) -> Text:

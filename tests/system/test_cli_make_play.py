@@ -151,3 +151,11 @@ def test_make_play_takes_the_bots_level_and_its_welcome_says_how_to_ask_for_anot
     second.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
     second.send("quit")
     assert second.wait(60) == 0
+    # Without LEVEL again: the level last asked for, kept in the player's config file.
+    third = run(
+        clients, ["-s", "play", f"RUN_DIR={run_dir}", "GAME=battle"], home, None,
+        ascii_only=False, env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
+    )  # fmt: skip
+    third.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
+    third.send("quit")
+    assert third.wait(60) == 0
