@@ -6,15 +6,18 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 PY     := $(BIN)/python
-# The install stamp changes whenever the pinned dependencies change.
-STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
+# The install stamps change whenever the pinned dependencies change: a player's (the client
+# and the servers: `make run`, `make play`) and a developer's (the tools too: test, lint...).
+PINS   := $(shell cat pyproject.toml constraints.txt | sha1sum | cut -c1-12)
+STAMP  := $(VENV)/.installed-dev-$(PINS)
+PLAY_STAMP := $(VENV)/.installed-play-$(PINS)
 RUN_DIR ?= run
 GAME   ?= war
-LEVEL  ?= 1
+LEVEL  ?=
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup play-setup redis-server commands run stop status play dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -29,8 +32,15 @@ NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_C
 setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
-	@$(PYTHON) deploy/local/install.py --venv $(VENV)
-	@rm -f $(VENV)/.installed-*; touch $@
+	@$(PYTHON) deploy/local/install.py --venv $(VENV) --for dev
+	@rm -f $(VENV)/.installed-*; touch $@ $(PLAY_STAMP)
+
+# A player's setup: no test or lint tools, no Node client (a developer's setup includes it).
+play-setup: $(PLAY_STAMP) redis-server $(if $(filter run play,$(MAKECMDGOALS)),commands)
+
+$(PLAY_STAMP): pyproject.toml constraints.txt
+	@[ -e $(STAMP) ] || $(PYTHON) deploy/local/install.py --venv $(VENV) --for play
+	@rm -f $(VENV)/.installed-play-*; touch $@
 
 no-node:
 	@echo "setup: npm is not installed: the Node client tests (tests/node) will be skipped"
@@ -43,13 +53,13 @@ $(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.js
 redis-server: ## install redis-server from the system's packages if it is missing
 	@deploy/local/ensure-redis.sh
 
-commands: $(STAMP) ## link wargame (and the service commands) into ~/.local/bin, on your PATH
+commands: $(PLAY_STAMP) ## link wargame (and the service commands) into ~/.local/bin, on your PATH
 	@$(PY) deploy/local/user_commands.py
 
 # `stop` and `status` need only the standard library: they work before `make setup` too.
 STACK = $(if $(wildcard $(PY)),$(PY),$(PYTHON)) deploy/local/stack.py
 
-run: setup ## start the local stack (redis, engine, matchmaker) in the background under run/
+run: play-setup ## start the local stack (redis, engine, matchmaker) in the background under run/
 	@$(PY) deploy/local/stack.py start --run-dir $(RUN_DIR)
 
 stop: ## stop exactly the processes `make run` started
@@ -58,8 +68,18 @@ stop: ## stop exactly the processes `make run` started
 status: ## show whether the local stack runs, and where
 	@$(STACK) status --run-dir $(RUN_DIR) || [ $$? = 3 ]
 
-play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5)
+play: play-setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5: default the last asked for, else 1)
 	@$(PY) deploy/local/stack.py play $(GAME) --level "$(LEVEL)" --run-dir $(RUN_DIR)
+
+# The wheel and the sdist, in dist/. Installed alone (`pipx install dist/wargame-*.whl`) they
+# bring the `wargame` client and what it imports; `pip install 'wargame[server]'` adds the
+# servers' packages (`wargame-engine`, `wargame-matchmaker`).
+DIST ?= dist
+
+dist: setup ## build the wheel and the sdist into dist/ (installed alone: the client; [server]: the servers)
+	@rm -rf $(DIST) && out=$$($(PY) -m build --outdir $(DIST) . 2>&1) || { echo "$$out"; exit 1; }
+	@rm -rf build
+	@echo "dist: built $$(cd $(DIST) && echo *) in $(DIST)/ (pipx install $(DIST)/$$(cd $(DIST) && echo *.whl))"
 
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
@@ -146,4 +166,4 @@ conformance: setup ## regenerate the conformance vectors in tests/conformance (r
 	$(PY) -m tools.conformance.generate
 
 clean: stop ## remove the virtual environment, caches and the run folder
-	rm -rf $(VENV) $(RUN_DIR) .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info
+	rm -rf $(VENV) $(RUN_DIR) $(DIST) build .pytest_cache .mypy_cache .ruff_cache .hypothesis *.egg-info

@@ -12,7 +12,14 @@ import difflib
 import re
 from typing import NoReturn
 
-from cli_client.defaults import BOT_LEVELS, DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
+from cli_client.defaults import (
+    BOT_LEVELS,
+    DEFAULT_ENGINE,
+    DEFAULT_MATCHMAKER,
+    SERVER_PORT,
+    server_address,
+    split_target,
+)
 from wargame.runtime.config import Parser, host_port
 
 PROG = "wargame"
@@ -75,10 +82,24 @@ def address(text: str) -> str:
     return text
 
 
+def server(text: str) -> str:
+    """--server's HOST[:PORT]: both services there (port 443 when not given); "" for none."""
+    return address(server_address(text)) if text else ""
+
+
 def _common(
     parser: Parser, *, engine: bool = True, matchmaker: bool = True, game: bool = False
 ) -> None:
     group = parser.add_argument_group("connection and display")
+    parser.flag(
+        "--server",
+        env="SERVER",
+        default="",
+        type=server,
+        metavar="HOST[:PORT]",
+        help=f"a server reached at one address for both services (port {SERVER_PORT} unless "
+        "given), over TLS beyond this machine; instead of --engine and --matchmaker",
+    )
     if engine:
         parser.flag(
             "--engine",
@@ -111,8 +132,15 @@ def _common(
         "--tls",
         env="TLS",
         action="store_true",
-        help="reach the servers over TLS, trusting the system's CA certificates (use it for "
-        "any server beyond this machine)",
+        help="reach the servers over TLS, trusting the system's CA certificates (the "
+        "default for any server beyond this machine)",
+    )
+    parser.flag(
+        "--plaintext",
+        env="PLAINTEXT",
+        action="store_true",
+        help="reach the servers in plaintext, even beyond this machine (a private network, a "
+        "tunnel); a grpcs:// address still asks for TLS",
     )
     parser.flag(
         "--tls-ca-file",
@@ -288,7 +316,7 @@ def build_parser() -> Parser:
         default=0,
         metavar="1-5",
         help="the bot's strength, from 1 (a beginner can beat it) to 5 (the strongest); "
-        "default: the matchmaker's (5 unless its operator chose another)",
+        "default: the level you last asked for, else 1",
     )
     play.add_argument(
         "--bot-time",

@@ -4,7 +4,9 @@ Every method returns the response message or raises `ClientError` with one reada
 ("cannot reach the matchmaker at 127.0.0.1:50052 — start it with `make run`"). Channels
 reconnect quickly (short back-off) so a restarted server is found again within a second or
 two; streams (`watch`, `queue`) return the raw call so the caller can cancel it. A service
-reached over TLS (`Addresses.of`: --tls, or a `grpcs://` address) gets a verified channel.
+reached over TLS (`Addresses.of`: any host beyond this machine unless --plaintext, --tls,
+or a `grpcs://` address) gets a verified channel; `--server HOST` names one host for both
+services (`defaults.server_address`: port 443 unless given, as behind a gateway).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from google.protobuf import duration_pb2
 from cli_client.defaults import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
 from cli_client.errors import ClientError, UnreachableError, explain
 from wargame.runtime.config import ConfigError
-from wargame.runtime.tls import ClientTLS
+from wargame.runtime.tls import ClientTLS, is_loopback, target_hosts
 from wargame.runtime.tls import channel as open_channel
 from wargame.v1 import (
     engine_pb2,
@@ -69,11 +71,12 @@ class Addresses:
     @classmethod
     def of(
         cls, engine: str, matchmaker: str, *, tls: bool = False, ca_file: str = "",
-        server_name: str = "",
+        server_name: str = "", plaintext: bool = False,
     ) -> Addresses:  # fmt: skip
         """The addresses the command line names. A `grpcs://` (`grpc://`) address is reached
-        over TLS (in plaintext); any other over TLS with `tls`, a CA file or a server name,
-        trusting the CA in `ca_file` or else the system's CA certificates."""
+        over TLS (in plaintext); any other in plaintext with `plaintext`, else over TLS with
+        `tls`, a CA file or a server name, or when its host is beyond this machine. TLS trusts
+        the CA in `ca_file`, or else the system's CA certificates."""
         settings = ClientTLS(ca_file=ca_file, server_name=server_name)
         try:
             if ca_file:
@@ -84,7 +87,11 @@ class Addresses:
 
         def reach(text: str) -> tuple[str, ClientTLS | None]:
             address, scheme_tls = split_target(text)
-            on = default if scheme_tls is None else scheme_tls
+            if scheme_tls is not None:
+                on = scheme_tls
+            else:
+                distant = not all(is_loopback(host) for host in target_hosts(address))
+                on = not plaintext and (default or distant)
             return address, settings if on else None
 
         engine_address, engine_tls = reach(engine)

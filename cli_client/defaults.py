@@ -11,6 +11,7 @@ DEFAULT_ENGINE = "127.0.0.1:50051"
 DEFAULT_MATCHMAKER = "127.0.0.1:50052"
 TLS_SCHEME = "grpcs://"  # an address that says "over TLS"
 PLAIN_SCHEME = "grpc://"  # one that says "plaintext", whatever --tls says
+SERVER_PORT = 443  # `--server HOST`: both services behind one TLS gateway (deploy/k8s)
 BOT_LEVELS = 5  # the bot plays at levels 1 (a beginner can beat it) to 5 (the strongest)
 
 
@@ -21,3 +22,12 @@ def split_target(text: str) -> tuple[str, bool | None]:
         if text.lower().startswith(scheme):
             return text[len(scheme) :], tls
     return text, None
+
+
+def server_address(text: str) -> str:
+    """`--server`'s HOST[:PORT] (a scheme kept) as HOST:PORT, port SERVER_PORT if none."""
+    address = split_target(text)[0]
+    bare_ipv6 = address.count(":") > 1 and not address.startswith("[")
+    if bare_ipv6 or not address.rpartition(":")[2].isdigit():
+        return f"{text[: len(text) - len(address)]}{address}:{SERVER_PORT}"
+    return text

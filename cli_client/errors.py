@@ -95,7 +95,7 @@ def transport_problem(message: str, service: str, address: str) -> str:
             "for a private CA, give its certificate with --tls-ca-file"
         )
     if "WRONG_VERSION_NUMBER" in message or "handshake failed" in message.lower():
-        return f"{at} does not speak TLS as asked: try without --tls (and grpcs://)"
+        return f"{at} does not speak TLS as asked: try --plaintext (and no grpcs://)"
     if message.startswith("failed to connect to all addresses") and message.endswith(
         "Socket closed"
     ):  # closed by the server before HTTP/2 began: a TLS-only server, or mutual TLS

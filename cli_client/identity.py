@@ -12,6 +12,7 @@ import getpass
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -119,6 +120,17 @@ class Store:
         data.setdefault("last_game", {})[matchmaker] = game_id
         self.save(data)
 
+    def bot_level(self) -> int:
+        """The bot's level the player last asked for (0: never asked)."""
+        value = self.load().get("bot_level", 0)
+        return value if isinstance(value, int) else 0
+
+    def set_bot_level(self, level: int) -> None:
+        """Remember the bot's level the player asked for, for the next game."""
+        data = self.load()
+        data["bot_level"] = level
+        self.save(data)
+
     def secret(self, key: str) -> dict[str, str] | None:
         """A kept secret (an Attack-at-Dawn array and salt) by key."""
         value = self.load().get("secrets", {}).get(key)
@@ -135,11 +147,17 @@ class Store:
         self.save(data)
 
 
-def ensure_identity(store: Store, connection: Connection, name: str = "") -> tuple[Identity, bool]:
+def ensure_identity(
+    store: Store,
+    connection: Connection,
+    name: str = "",
+    ask: Callable[[str], str] | None = None,
+) -> tuple[Identity, bool]:
     """The player's identity at the connection's matchmaker, registering a guest if needed.
 
     Returns the identity and whether it was registered just now. A kept token the
     matchmaker no longer knows (its Redis was emptied) is replaced by a new registration.
+    Registering without a `name`, `ask` (given the default) asks the player for one.
     """
     address = connection.addresses.matchmaker
     kept = store.identity(address)
@@ -152,6 +170,8 @@ def ensure_identity(store: Store, connection: Connection, name: str = "") -> tup
             if error.reason not in {"TOKEN_INVALID", "TOKEN_MISSING", "PLAYER_NOT_FOUND"}:
                 raise
         connection.token = ""
+    if not name and ask is not None:
+        name = "".join(ch for ch in ask(default_name()) if ch.isprintable()).strip()
     reply = connection.register((name or default_name())[:MAX_NAME])
     identity = Identity(reply.player.id, reply.token, reply.token_id, reply.player.display_name)
     store.set_identity(address, identity)

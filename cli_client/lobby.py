@@ -168,6 +168,7 @@ def wait_in_queue(
         if ticket:
             with contextlib.suppress(ClientError):
                 connection.leave_queue(ticket)
+        terminal.console.print(f"You left the queue for {request.game}: no game was started.")
         raise
     raise ClientError(
         "the queue closed without a match (the matchmaker may be restarting); try again"

@@ -25,6 +25,7 @@ os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -52,13 +53,16 @@ def _theme(args: argparse.Namespace) -> Theme:
 def _connection(args: argparse.Namespace) -> Connection:
     from cli_client.connection import Addresses, Connection
 
+    engine = args.server or getattr(args, "engine", DEFAULT_ENGINE)
+    matchmaker = args.server or getattr(args, "matchmaker", DEFAULT_MATCHMAKER)
     return Connection(
         Addresses.of(
-            getattr(args, "engine", DEFAULT_ENGINE),
-            getattr(args, "matchmaker", DEFAULT_MATCHMAKER),
+            engine,
+            matchmaker,
             tls=args.tls,
             ca_file=args.tls_ca_file,
             server_name=args.tls_server_name,
+            plaintext=args.plaintext,
         )
     )
 
@@ -67,7 +71,15 @@ def _identity(args: argparse.Namespace, connection: Connection, terminal: Termin
     from cli_client.identity import Store, ensure_identity, home_directory
 
     store = Store(home_directory(args.home))
-    identity, new = ensure_identity(store, connection, args.name)
+    ask = None
+    if sys.stdin.isatty() and sys.stdout.isatty():
+
+        def ask(default: str) -> str:
+            return terminal.console.input(
+                f"Your name for other players (Enter: {default}; `--name` sets it): "
+            )
+
+    identity, new = ensure_identity(store, connection, args.name, ask)
     if new:
         terminal.console.print(
             f"Registered as {identity.display_name} (a guest); your token is kept in {store.path}.",
@@ -116,6 +128,8 @@ def run(args: argparse.Namespace, parser: Parser) -> int:
                 parser.error("a --position carries its options: give no --option or --preset")
             request = lobby.from_position(connection, request, args.position)
         store = _identity(args, connection, terminal)
+        if request is not None and _mode(args) in ("bot", "invite", "human"):
+            request = _bot_level(request, args.level, store)
         if command == "record":
             return info.record(connection, console, args.game_id, args.output)
         if command == "position":
@@ -186,6 +200,16 @@ def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest
         clock=clock, setup=args.setup, rated=args.rated, bot_time=args.bot_time,
         level=args.level, bot_sides=bot_sides,
     )  # fmt: skip
+
+
+def _bot_level(request: lobby.GameRequest, level: int, store: Store) -> lobby.GameRequest:
+    """The bot's level: the one asked for (remembered for the next game), else the one last
+    asked for, else the easiest."""
+    if level:
+        store.set_bot_level(level)
+    else:
+        level = store.bot_level() or 1
+    return dataclasses.replace(request, level=level)
 
 
 def _mode(args: argparse.Namespace) -> str:

@@ -311,6 +311,11 @@ def combat_lines(
     return lines
 
 
+# The engine's "…; North wins", "…: North wins" or "North wins: …": a result sentence
+# says who won once, in its verdict.
+_RESTATED_WINNER = re.compile(r"^\S+ wins?: |[;:] \S+ wins?\.?$")
+
+
 def outcome_line(session: GameSession, theme: Theme) -> Text:
     """The result, as one line."""
     outcome = session.outcome
@@ -332,6 +337,7 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
         verdict = "you win" if session.your_side in winners else "you lose"
     text = Text(f"Game over: {verdict}", style=theme.style("bold"))
     detail = wording.for_players(outcome.message, session.state.options, session.sides) or reason
+    detail = _RESTATED_WINNER.sub("", detail)  # the verdict says it: "North wins — North wins"
     if detail:
         text.append(f" — {detail}")
     return text

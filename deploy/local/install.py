@@ -1,9 +1,11 @@
 """`make setup`'s first step: the virtual environment and the pinned packages, step by step.
 
-    python3 deploy/local/install.py [--venv .venv]
+    python3 deploy/local/install.py [--venv .venv] [--for play|dev]
 
-Creates the virtual environment if it is missing, then installs the project with every
-pinned package (pyproject.toml, constraints.txt) and compiles the bytecode of them all. Each
+Creates the virtual environment if it is missing, then installs the project (editable) with
+its pinned packages (pyproject.toml, constraints.txt): for `play` the client and the servers
+(`make play`, `make run`: the `server` extra), for `dev` the developers' tools as well
+(`make test`, `make lint`: `server` and `dev`); then compiles the bytecode of them all. Each
 step prints one line; on a terminal the long ones show their progress in place. pip's own
 output stays out of sight unless pip fails: then it is shown whole, less the notes about
 package folders that a machine's pip configuration names but that do not exist (they say
@@ -153,10 +155,14 @@ def create_venv(venv: Path) -> None:
         step.finish(f"installed {PIP}")
 
 
-def install_packages(venv: Path) -> None:
-    """The project (editable) with every pinned package."""
+EXTRAS = {"play": "server", "dev": "server,dev"}  # what each kind of setup installs
+
+
+def install_packages(venv: Path, purpose: str = "dev") -> None:
+    """The project (editable) with the pinned packages `purpose` (EXTRAS) needs."""
     total = pinned_packages() + 1
-    step = Step(f"installing {total} pinned packages")
+    what = f"{total} pinned packages" if purpose == "dev" else "the pinned packages to play"
+    step = Step(f"installing {what}")
     seen: set[str] = set()
     shown: list[str] = []
 
@@ -165,7 +171,7 @@ def install_packages(venv: Path) -> None:
         if found:
             name = (found.group(1) or found.group(2)).lower().replace("_", "-")
             seen.add(name)
-            step.update(f"{len(seen)}/{total} {name}")
+            step.update(f"{len(seen)}/{total} {name}" if purpose == "dev" else name)
         elif line.startswith("Building editable"):
             step.update("building the project's editable install")
         elif line.startswith("Installing collected packages"):
@@ -178,11 +184,12 @@ def install_packages(venv: Path) -> None:
         [
             str(venv / "bin" / "python"), "-m", "pip", "install",
             "--disable-pip-version-check", "--progress-bar", "off", "--no-compile",
-            "-c", "constraints.txt", "-e", ".[dev]",
+            "-c", "constraints.txt", "-e", f".[{EXTRAS[purpose]}]",
         ],
         follow,
     )  # fmt: skip
-    step.finish(f"installed {total} pinned packages into {venv.name}")
+    count = f"{len(seen)} pinned packages" if purpose != "dev" else what
+    step.finish(f"installed {count} into {venv.name}")
     for line in shown:
         print(f"setup: pip says: {line}")
 
@@ -203,6 +210,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--venv", default=".venv", type=Path)
+    parser.add_argument(
+        "--for",
+        dest="purpose",
+        choices=sorted(EXTRAS),
+        default="dev",
+        help="play: the client and the servers; dev: the developers' tools too",
+    )
     args = parser.parse_args(argv)
     if sys.version_info < MINIMUM_PYTHON:
         wanted = ".".join(map(str, MINIMUM_PYTHON))
@@ -214,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     venv = args.venv if args.venv.is_absolute() else ROOT / args.venv
     create_venv(venv)
-    install_packages(venv)
+    install_packages(venv, args.purpose)
     compile_bytecode(venv)
     return 0
 

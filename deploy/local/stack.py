@@ -16,6 +16,15 @@ matches). `play` starts the stack if needed and opens a game against the bot on 
 level asked (`make play LEVEL=1`..`5`), telling the client how to ask for another level
 the same way.
 
+TLS comes from the services' own variables too: with WARGAME_ENGINE_TLS_CERT_FILE (and
+_KEY_FILE) the engine serves TLS, with WARGAME_MATCHMAKER_TLS_CERT_FILE the matchmaker. The
+stack then checks their health over TLS, the matchmaker calls the engine over TLS, and `play`
+and the hint for other shells reach them with `grpcs://` addresses, each trusting
+WARGAME_TLS_CA_FILE (the client's variable; else WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE, else
+the system's CA certificates). A relative path in any WARGAME_*_FILE variable is taken from
+the folder `make` runs in (the repository's root), not from the run folder the services run
+in (`absolute_files`).
+
 Only the standard library is needed, so `stop` and `status` work without the virtual
 environment; the health checks import grpc when they run.
 """
@@ -67,6 +76,24 @@ class Config:
     matchmaker_listen: str
     matchmaker: str  # where the CLI reaches the matchmaker
     matchmaker_metrics: str
+    engine_tls: bool = False  # the engine serves TLS (WARGAME_ENGINE_TLS_CERT_FILE)
+    matchmaker_tls: bool = False
+    tls_ca_file: str = ""  # the CA the stack and its clients trust ("": the system's)
+
+    def client_address(self, name: str) -> str:
+        """Where a client reaches the engine or the matchmaker: grpcs:// when it serves TLS."""
+        address: str = getattr(self, name)
+        return f"grpcs://{address}" if getattr(self, f"{name}_tls") else address
+
+    def client_env(self) -> dict[str, str]:
+        """The client's variables for this stack."""
+        env = {
+            "WARGAME_ENGINE": self.client_address("engine"),
+            "WARGAME_MATCHMAKER": self.client_address("matchmaker"),
+        }
+        if self.tls_ca_file and (self.engine_tls or self.matchmaker_tls):
+            env["WARGAME_TLS_CA_FILE"] = self.tls_ca_file
+        return env
 
     @property
     def redis_address(self) -> str:
@@ -149,6 +176,17 @@ def _service(env: Mapping[str, str], name: str) -> tuple[str, str, set[str]]:
     return listen, reach, {var for var in (listen_var, reach_var) if env.get(var)}
 
 
+def absolute_files(env: Mapping[str, str], base: Path) -> dict[str, str]:
+    """The WARGAME_*_FILE variables of `env` whose path is relative, made absolute from
+    `base`: the services run in the run folder, the player typed the path from `base`."""
+    return {
+        name: os.path.abspath(base / value)
+        for name, value in env.items()
+        if name.startswith("WARGAME_") and name.endswith("_FILE") and value
+        if not Path(value).is_absolute()
+    }
+
+
 def requested(env: Mapping[str, str]) -> tuple[Config, dict[str, str]]:
     """The configuration the environment asks for, and the fields it set (with their variable).
 
@@ -171,6 +209,10 @@ def requested(env: Mapping[str, str]) -> tuple[Config, dict[str, str]]:
                 "WARGAME_MATCHMAKER_METRICS_LISTEN", DEFAULTS["WARGAME_MATCHMAKER_METRICS_LISTEN"]
             )
         ),
+        engine_tls=bool(env.get("WARGAME_ENGINE_TLS_CERT_FILE")),
+        matchmaker_tls=bool(env.get("WARGAME_MATCHMAKER_TLS_CERT_FILE")),
+        tls_ca_file=env.get("WARGAME_TLS_CA_FILE")
+        or env.get("WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE", ""),
     )
     chosen: dict[str, str] = {}
     if env.get("WARGAME_REDIS_URL"):
@@ -216,7 +258,9 @@ def saved_config(run_dir: Path, env: Mapping[str, str]) -> Config | None:
     """
     try:
         data = json.loads(_config_file(run_dir).read_text())
-        config = Config(**{field.name: data[field.name] for field in fields(Config)})
+        config = Config(
+            **{field.name: data[field.name] for field in fields(Config) if field.name in data}
+        )
     except (OSError, ValueError, KeyError, TypeError):
         return None
     given = env.get("WARGAME_REDIS_URL", "")
@@ -468,12 +512,17 @@ def _settle_redis(config: Config, chosen: Mapping[str, str]) -> Config:
 # -- waiting -------------------------------------------------------------------------------
 
 
-def _grpc_ready(address: str, service: str) -> bool:
+def _grpc_ready(address: str, service: str, tls: bool, ca_file: str) -> bool:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     options = [("grpc.initial_reconnect_backoff_ms", 100), ("grpc.max_reconnect_backoff_ms", 300)]
-    with grpc.insecure_channel(address, options=options) as channel:
+    if tls:
+        roots = Path(ca_file).read_bytes() if ca_file else None
+        opened = grpc.secure_channel(address, grpc.ssl_channel_credentials(roots), options)
+    else:
+        opened = grpc.insecure_channel(address, options=options)
+    with opened as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(service=service), timeout=1
@@ -487,8 +536,12 @@ def _ready(part: Part, config: Config) -> bool:
     if part.name == "redis":
         return _redis_reply(config.redis_url).startswith(b"+PONG")
     if part.name == "engine":
-        return _grpc_ready(config.engine, "wargame.v1.RulesEngine")
-    return _grpc_ready(config.matchmaker, "wargame.v1.Matchmaker")
+        return _grpc_ready(
+            config.engine, "wargame.v1.RulesEngine", config.engine_tls, config.tls_ca_file
+        )
+    return _grpc_ready(
+        config.matchmaker, "wargame.v1.Matchmaker", config.matchmaker_tls, config.tls_ca_file
+    )
 
 
 def _readable(line: str) -> str:
@@ -589,16 +642,18 @@ def wait_ready(batch: list[Started], run_dir: Path, config: Config, timeout: flo
 # -- commands ------------------------------------------------------------------------------
 
 
-def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, list[str]]:
+def _commands(
+    run_dir: Path, config: Config, redis_server: str, environ: Mapping[str, str]
+) -> dict[str, list[str]]:
     redis_host, redis_port = host_port(config.redis_address)
-    key_file = os.environ.get("WARGAME_ENGINE_SEAL_KEY_FILE") or str(run_dir / "seal.key")
-    secret_file = os.environ.get("WARGAME_MATCHMAKER_SECRET_KEY_FILE") or str(
+    key_file = environ.get("WARGAME_ENGINE_SEAL_KEY_FILE") or str(run_dir / "seal.key")
+    secret_file = environ.get("WARGAME_MATCHMAKER_SECRET_KEY_FILE") or str(
         run_dir / "matchmaker-secret.key"
     )
     # The caller key: the bots' searches get pool processes of their own (README).
     caller_file = (
-        os.environ.get("WARGAME_ENGINE_CALLER_KEY_FILE")
-        or os.environ.get("WARGAME_MATCHMAKER_ENGINE_CALLER_KEY_FILE")
+        environ.get("WARGAME_ENGINE_CALLER_KEY_FILE")
+        or environ.get("WARGAME_MATCHMAKER_ENGINE_CALLER_KEY_FILE")
         or str(run_dir / "caller.key")
     )
     return {
@@ -628,6 +683,9 @@ def _commands(run_dir: Path, config: Config, redis_server: str) -> dict[str, lis
             "--secret-key-file", secret_file,
             "--engine-caller-key-file", caller_file,
             "--log-format", "json",
+            *(["--engine-tls"] if config.engine_tls else []),
+            *(["--engine-tls-ca-file", config.tls_ca_file]
+              if config.engine_tls and config.tls_ca_file else []),
         ],
     }  # fmt: skip
 
@@ -658,11 +716,13 @@ def make_command(target: str, run_dir: Path) -> str:
 
 
 def _client_hint(config: Config) -> str:
-    defaults = {"engine": "127.0.0.1:50051", "matchmaker": "127.0.0.1:50052"}
+    defaults = {
+        "WARGAME_ENGINE": "127.0.0.1:50051",
+        "WARGAME_MATCHMAKER": "127.0.0.1:50052",
+        "WARGAME_TLS_CA_FILE": "",
+    }
     moved = [
-        f"WARGAME_{name.upper()}={getattr(config, name)}"
-        for name in ("engine", "matchmaker")
-        if getattr(config, name) != defaults[name]
+        f"{name}={value}" for name, value in config.client_env().items() if value != defaults[name]
     ]
     return f"\n`wargame` in another shell finds it with: export {' '.join(moved)}" if moved else ""
 
@@ -697,7 +757,8 @@ def resolve(run_dir: Path, env: Mapping[str, str]) -> tuple[Config, list[Part]]:
 def start(run_dir: Path) -> Config:
     """Start the parts that are not running; returns the stack's configuration."""
     run_dir.mkdir(parents=True, exist_ok=True)
-    config, needed = resolve(run_dir, os.environ)
+    files = absolute_files(os.environ, Path.cwd())
+    config, needed = resolve(run_dir, {**os.environ, **files})
     if not needed:
         print(f"the local stack already runs ({run_dir}):")
         print("\n".join(_summary(run_dir, config)) + _client_hint(config))
@@ -719,8 +780,8 @@ def start(run_dir: Path) -> Config:
             path.write_text(secrets.token_hex(32) + "\n")
             path.chmod(0o600)
     (run_dir / "redis").mkdir(exist_ok=True)
-    commands = _commands(run_dir, config, redis_server)
-    env = {"WARGAME_ENGINE_METRICS_DIR": str(run_dir / "engine-metrics")}
+    commands = _commands(run_dir, config, redis_server, {**os.environ, **files})
+    env = {**files, "WARGAME_ENGINE_METRICS_DIR": str(run_dir / "engine-metrics")}
     print(f"starting the local stack ({', '.join(names)})")
     started: list[Started] = []
     try:
@@ -821,20 +882,34 @@ def bot_level(text: str) -> int:
 
 
 def play(run_dir: Path, game: str, level: int = 0) -> int:
-    """Start the stack if needed, then become `wargame play GAME --vs bot [--level N]` on its
-    addresses; the client's hint for another level is this command with another LEVEL."""
+    """Start the stack if needed, then run `wargame play GAME --vs bot [--level N]` on its
+    addresses, and say what is left running when it ends (Ctrl-C too); the client's hint
+    for another level is this command with another LEVEL."""
     config = start(run_dir)
     sys.stdout.flush()
     again = make_command("play", run_dir) + ("" if game == "war" else f" GAME={game}")
     env = {
         **os.environ,
-        "WARGAME_ENGINE": config.engine,
-        "WARGAME_MATCHMAKER": config.matchmaker,
+        **config.client_env(),
         "WARGAME_LEVEL_COMMAND": again + " LEVEL={level}",
     }
     wargame = str(BIN / "wargame")
     levels = ["--level", str(level)] if level else []
-    os.execve(wargame, [wargame, "play", game, "--vs", "bot", *levels], env)
+    # Ctrl-C is the game's (the client's own handling, at its default there); this process
+    # outlives it to say what is left running.
+    previous = signal.signal(signal.SIGINT, lambda *_: None)
+    try:
+        code = subprocess.call([wargame, "play", game, "--vs", "bot", *levels], env=env)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    running = [part.name for part in PARTS if running_pid(run_dir, part)]
+    if running:
+        stop_it = make_command("stop", run_dir)
+        print(
+            f"the local stack still runs ({', '.join(running)}) for the next game and for "
+            f"`wargame` in other shells; `{stop_it}` stops it"
+        )
+    return 0 if code == 130 else code  # leaving with Ctrl-C is no failure of make
 
 
 def main(argv: list[str] | None = None) -> int:

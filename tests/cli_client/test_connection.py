@@ -68,3 +68,39 @@ def test_a_slow_handshake_is_waited_for_not_called_unreachable(slow_link: str) -
         games = connection.list_games()
         assert time.monotonic() - started >= HANDSHAKE_DELAY_S
     assert {game.id for game in games.games} >= {"war", "battle", "napoleonic"}
+
+
+def test_a_server_beyond_this_machine_is_reached_over_tls_unless_plaintext() -> None:
+    local = Addresses.of("127.0.0.1:1", "localhost:2")
+    assert (local.engine_tls, local.matchmaker_tls) == (None, None)
+    distant = Addresses.of("play.example.com:443", "10.0.0.2:50052")
+    assert distant.engine_tls is not None and distant.matchmaker_tls is not None
+    plain = Addresses.of("play.example.com:443", "grpcs://10.0.0.2:1", tls=True, plaintext=True)
+    assert plain.engine_tls is None  # --plaintext wins over --tls
+    assert plain.matchmaker_tls is not None  # but not over an address that asks for TLS
+    assert Addresses.of("grpc://play.example.com:443", "127.0.0.1:1").engine_tls is None
+
+
+def test_server_names_one_address_for_both_services(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cli_client.arguments import build_parser
+    from cli_client.main import _connection
+
+    for given, address in [
+        ("play.example.com", "play.example.com:443"),
+        ("play.example.com:8443", "play.example.com:8443"),
+        ("[2001:db8::1]", "[2001:db8::1]:443"),
+        ("grpcs://play.example.com", "grpcs://play.example.com:443"),
+    ]:
+        args = build_parser().parse_args(["play", "war", "--server", given])
+        assert args.server == address
+        with _connection(args) as connection:
+            where = connection.addresses
+            assert where.engine == where.matchmaker == address.removeprefix("grpcs://")
+            assert where.engine_tls is not None and where.matchmaker_tls is not None
+    monkeypatch.setenv("WARGAME_SERVER", "127.0.0.1:7")
+    args = build_parser().parse_args(["games"])
+    with _connection(args) as connection:
+        assert connection.addresses.engine == "127.0.0.1:7"
+        assert connection.addresses.engine_tls is None
+    monkeypatch.delenv("WARGAME_SERVER")
+    assert build_parser().parse_args(["games"]).server == ""

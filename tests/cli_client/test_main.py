@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from cli_client.arguments import build_parser
@@ -88,7 +90,19 @@ def test_what_a_game_against_the_bot_cannot_be_is_refused_before_calling(
 def test_levels_for_the_bot(nowhere: str) -> None:
     args = build_parser().parse_args(["play", "war", "--level", "1"])
     assert args.level == 1 and not args.rated
-    assert build_parser().parse_args(["play", "war"]).level == 0  # the matchmaker's default
+    assert build_parser().parse_args(["play", "war"]).level == 0  # chosen below
+
+
+def test_one_default_level_the_last_asked_for_else_the_easiest(tmp_path: Path) -> None:
+    from cli_client.identity import Store
+    from cli_client.lobby import GameRequest
+    from cli_client.main import _bot_level
+
+    store = Store(tmp_path)
+    assert _bot_level(GameRequest("war"), 0, store).level == 1  # a first game: the easiest
+    assert _bot_level(GameRequest("war"), 4, store).level == 4
+    again = Store(tmp_path)  # the next run of the client reads it from the config file
+    assert _bot_level(GameRequest("battle"), 0, again).level == 4
 
 
 def test_the_hint_s_level_from_the_flag_or_the_environment(

@@ -171,7 +171,8 @@ def test_outcome_lines_say_who_won_from_each_seat(
         assert session.finished
         line = outcome_line(session, UNICODE).plain
         assert line.startswith(f"Game over: {verdict} — ")
-        assert line.endswith(" — Red eliminates Black's Guards: Red wins"), line
+        # Who won, said once (not "Red wins — Red eliminates Black's Guards: Red wins").
+        assert line == f"Game over: {verdict} — Red eliminates Black's Guards", line
 
 
 def test_outcome_lines_of_an_alliance_win(

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.servers import ROOT
+from tests.servers import ROOT, user_environment
 
 
 def _install() -> ModuleType:
@@ -95,3 +97,29 @@ def test_the_bytecode_of_what_is_installed_is_compiled(
     assert (ROOT / "engine_service" / "__pycache__" / f"main.{tag}.pyc").is_file()
     last = capsys.readouterr().out.splitlines()[-1]
     assert last.startswith("setup: compiled the bytecode of the project and its packages (")
+
+
+def _planned(target: str, venv: Path) -> list[str]:
+    """The commands `make -n TARGET` would run for a fresh virtual environment."""
+    make = shutil.which("make")
+    assert make is not None, "make is not installed"
+    done = subprocess.run(
+        [make, "-n", target, f"VENV={venv}", "RUN_DIR=nowhere"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+        env={**user_environment(), "HOME": str(venv.parent)},
+    )  # fmt: skip
+    return done.stdout.splitlines()
+
+
+def test_a_players_make_play_installs_no_developer_tools(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    for target in ("play", "run"):
+        planned = "\n".join(_planned(target, venv))
+        assert f"install.py --venv {venv} --for play" in planned
+        assert "--for dev" not in planned and "npm" not in planned
+    assert f"install.py --venv {venv} --for dev" in "\n".join(_planned("test", venv))
+    # What a player's setup installs: the servers' extra, none of the developers' tools.
+    assert install.EXTRAS["play"] == "server"
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    server = {line.partition("==")[0] for line in extras["optional-dependencies"]["server"]}
+    assert not server & {"grpcio-tools", "mypy", "pytest", "ruff", "pyte", "build"}

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import collections
+import re
 
 from matchmaker import invites
+from tests.servers import ROOT
 
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # base32 without I, L, O, U
 
@@ -60,3 +62,11 @@ def test_the_groups_of_a_code_are_sixteen_independent_characters() -> None:
     codes = [invites.new_code().split("-") for _ in range(2000)]
     overlapping = [groups for groups in codes if groups[0][1:] == groups[1][:3]]
     assert len(overlapping) < 10  # about 2000 / 32**3 by chance
+
+
+def test_the_readmes_invite_examples_are_codes_in_the_form_players_get() -> None:
+    readme = (ROOT / "README.md").read_text()
+    examples = re.findall(r"^wargame play --join (\S+)", readme, re.MULTILINE)
+    assert len(examples) >= 2
+    for code in examples:  # as typed from the README, and as the matchmaker prints one
+        assert code == "-".join(re.findall(".{4}", invites.normalize(code) or "")), code

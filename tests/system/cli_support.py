@@ -141,6 +141,9 @@ class Cli:
             "LC_ALL": "C.UTF-8", "COLUMNS": str(size[1]), "LINES": str(size[0]),
         }  # fmt: skip
         environment.pop("NO_COLOR", None)
+        # A name, as a script gives one: a new player at a terminal is asked for it otherwise
+        # (a test of that asking sets WARGAME_NAME to "").
+        environment.setdefault("WARGAME_NAME", "player")
         if stack is not None:
             environment["WARGAME_ENGINE"] = stack.engine
             environment["WARGAME_MATCHMAKER"] = stack.address

@@ -75,6 +75,9 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     assert stack_redis.exists(keys.game(game_id_of(make)))  # the game is the stack's
     make.send("quit")
     make.expect_text("you left game")
+    stop_it = f"`make stop {run_dir}` stops it"
+    make.expect_text("the local stack still runs (redis, engine, matchmaker)")
+    make.expect_text(stop_it)
     assert make.wait(60) == 0
     # The stack keeps running, with its addresses, for the next `make play` without the
     # variables (and `make stop` ends it).
@@ -88,6 +91,11 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     assert stack_redis.exists(keys.game(game_id_of(again)))
     again.interrupt()
     again.expect_text("you left game")
+    # Leaving with Ctrl-C says what is left running too, and is no failure of make.
+    again.expect_text("the local stack still runs (redis, engine, matchmaker)")
+    again.expect_text(stop_it)
+    assert again.wait(60) == 0
+    assert "Error" not in again.screen() and "Interrupt" not in again.screen()
 
 
 def welcome_of(cli: Cli) -> str:
@@ -143,3 +151,11 @@ def test_make_play_takes_the_bots_level_and_its_welcome_says_how_to_ask_for_anot
     second.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
     second.send("quit")
     assert second.wait(60) == 0
+    # Without LEVEL again: the level last asked for, kept in the player's config file.
+    third = run(
+        clients, ["-s", "play", f"RUN_DIR={run_dir}", "GAME=battle"], home, None,
+        ascii_only=False, env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
+    )  # fmt: skip
+    third.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
+    third.send("quit")
+    assert third.wait(60) == 0

@@ -49,7 +49,7 @@ def test_two_people_and_two_bots_by_scenario_and_seat(
         stack,
     )
     blue.expect_text(
-        f"Game {game_id}: you play Blue with Red; the bot plays Black, Green at level 5 of 5."
+        f"Game {game_id}: you play Blue with Red; the bot plays Black, Green at level 1 of 5."
     )
     # Every player with its alliance; red is awaited.
     blue.expect(r"Red\s+alice\s+<\s+south\s+awaited")

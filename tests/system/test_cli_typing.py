@@ -93,6 +93,23 @@ def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
     assert cli.wait() == 0
 
 
+def test_a_new_player_at_a_terminal_is_asked_for_a_name(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    args = ["play", "war", "--side", "south", "--setup", WAR_CITADEL]
+    cli = run(clients, args, tmp_path, stack, env={"WARGAME_NAME": ""})
+    cli.expect_text("Your name for other players (Enter: ")
+    cli.send("Ada Lovelace")
+    cli.expect_text("Registered as Ada Lovelace (a guest)")
+    cli.expect(r"South > ")
+    cli.send("quit")
+    assert cli.wait() == 0
+    # Known from then on: not asked again.
+    again = run(clients, args, tmp_path, stack, env={"WARGAME_NAME": ""})
+    again.expect(r"South > ")
+    assert "Your name" not in again.screen() and "Registered" not in again.screen()
+
+
 def test_the_first_lines_of_a_new_player_are_wrapped_by_words(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:

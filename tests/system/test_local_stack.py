@@ -264,3 +264,55 @@ def test_variables_that_disagree_are_refused(stack_env: dict[str, str]) -> None:
         "name different ports"
     ) in failed.stderr
     assert _pids(Path(env["RUN_DIR"])) == {}
+
+
+def _readme_block(after: str) -> str:
+    """The first ```sh block of the README after the text `after`."""
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("```sh\n", readme.index(after)) + len("```sh\n")
+    return readme[start : readme.index("```", start)]
+
+
+def test_the_readmes_try_tls_recipe_starts_a_tls_stack_a_client_reaches(tmp_path: Path) -> None:
+    # The recipe as printed, run from the repository's root, with its folder `run/tls` moved
+    # to one of the test's own (named relative to the root, as the recipe names it) and
+    # the stack on the test's ports.
+    env = local_stack_variables(tmp_path)
+    folder = tmp_path / "tls"
+    relative = os.path.relpath(folder, ROOT)
+    engine = env["WARGAME_ENGINE_LISTEN"]
+    prelude = (
+        f'make() {{ command make -s RUN_DIR="$RUN_DIR" "$@"; }}\n'
+        f'export PATH="{ROOT / ".venv" / "bin"}:$PATH" WARGAME_ENGINE={engine}\n'
+        "set -euo pipefail\n"
+    )
+    recipe = _readme_block("**Try TLS on this machine.**")
+    assert recipe.count("run/tls") == 7 and "cd ../..\n" in recipe and "make stop" in recipe
+    recipe = recipe.replace("cd ../..", f'cd "{ROOT}"').replace("run/tls", relative)
+    try:
+        done = subprocess.run(
+            ["bash", "-c", prelude + recipe.replace("make stop", "")],
+            cwd=ROOT, env={**user_environment(), **env},
+            capture_output=True, text=True, timeout=300, check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "the local stack runs" in done.stdout
+        # The hint for other shells reaches it over TLS, trusting the recipe's CA.
+        ca = folder / "ca.crt"
+        assert f"WARGAME_ENGINE=grpcs://{engine}" in done.stdout
+        assert f"WARGAME_TLS_CA_FILE={ca}" in done.stdout
+        assert "The Game of War" in done.stdout  # the client, over TLS
+        # Both services speak TLS only: a plaintext health check gets no answer.
+        for address in (engine, env["WARGAME_MATCHMAKER_LISTEN"]):
+            with grpc.insecure_channel(address) as channel, pytest.raises(grpc.RpcError):
+                health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=5
+                )
+            credentials = grpc.ssl_channel_credentials(ca.read_bytes())
+            with grpc.secure_channel(address, credentials) as channel:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(), timeout=10
+                )
+                assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        _make("stop", env)

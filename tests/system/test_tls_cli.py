@@ -126,7 +126,7 @@ def test_tls_failures_are_one_readable_line(
          "(use --tls) or want a client certificate"),
         (["--engine", f"grpcs://{engine_process.address}"],
          f"the rules engine at {engine_process.address} does not speak TLS as asked: try "
-         "without --tls (and grpcs://)"),
+         "--plaintext (and no grpcs://)"),
         (["--engine", engine, "--tls-ca-file", str(tmp_path / "missing.crt")],
          f"cannot read the TLS CA file {tmp_path / 'missing.crt'}: No such file or directory"),
     ]  # fmt: skip

@@ -37,15 +37,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wargame.runtime.config import ConfigError, Parser, address_or_off, host_port
-from wargame.runtime.logs import get_logger
 
 # grpc and cryptography load when first needed: a service quiets gRPC's own logging before
-# grpc loads (`quiet_grpc_core`), after reading its flags here.
+# grpc loads (`quiet_grpc_core`), after reading its flags here. structlog too: only the
+# services log, and the client is installed without it.
 if TYPE_CHECKING:
     import grpc
     from cryptography import x509
 
-log = get_logger("tls")
+
+def _log() -> Any:
+    from wargame.runtime.logs import get_logger
+
+    return get_logger("tls")
+
 
 # How often a server looks at its certificate files for a renewal (at most; a look is
 # made when a client connects).
@@ -163,7 +168,7 @@ def check_expiry(cert_file: str, what: str) -> None:
             "renew it (clients refuse an expired certificate)"
         )
     if left < datetime.timedelta(days=EXPIRY_WARNING_DAYS):
-        log.warning(
+        _log().warning(
             "certificate expires soon",
             cert_file=cert_file,
             expires=f"{end:%Y-%m-%d %H:%M} UTC",
@@ -264,10 +269,10 @@ class _Reloader:
                 check_expiry(self.tls.cert_file, "TLS")
                 configuration = self.tls.configuration()
             except ConfigError as error:  # half-written or stale renewal: keep the old one
-                log.warning("certificate not reloaded", problem=str(error))
+                _log().warning("certificate not reloaded", problem=str(error))
                 return None
             self.signature = signature
-        log.info("certificate reloaded", cert_file=self.tls.cert_file)
+        _log().info("certificate reloaded", cert_file=self.tls.cert_file)
         return configuration
 
 
