@@ -36,7 +36,7 @@ from matchmaker.presence import Presence
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.redis_client import TRANSIENT_ERRORS
 from matchmaker.schedule import next_due, offered_to_bot, open_until
-from matchmaker.sessions import Sessions
+from matchmaker.seating import Seating
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from matchmaker.workers import every
@@ -71,14 +71,14 @@ class Sweeper:
         store: Store,
         bot: Bot,
         play: Play,
-        sessions: Sessions,
+        seating: Seating,
         presence: Presence,
         settings: Settings,
     ) -> None:
         self.store = store
         self.bot = bot
         self.play = play
-        self.sessions = sessions
+        self.seating = seating
         self.presence = presence
         self.settings = settings
         self.poke = asyncio.Event()
@@ -190,7 +190,7 @@ class Sweeper:
             return None
         if game.status == GameStatus.OPEN:
             if now >= open_until(game, self.settings):
-                await self.sessions.close_open(game, now)
+                await self.seating.close_open(game, now)
                 return None
             return next_due(game, now, self.settings)
         if game.status == GameStatus.FINISHED:

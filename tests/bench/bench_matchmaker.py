@@ -53,7 +53,7 @@ from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec
 from matchmaker.redis_client import connect
 from matchmaker.scripts import Scripts
-from matchmaker.sessions import Sessions, TimeControl
+from matchmaker.seating import Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from tests.bench.harness import REPEATS, Bench, Figure, cpu_seconds, process_tree
@@ -381,13 +381,13 @@ def bench_pairing(bench: Bench, setup: Stack) -> None:
         await scripts.load()
         engine = Engine(setup.engine, settings)
         players = Players(client, scripts, settings)
-        sessions = Sessions(Store(client, scripts, settings), engine, players, settings)
+        seating = Seating(Store(client, scripts, settings), engine, players, settings)
         queues = Queues(
             redis=client,
             scripts=scripts,
             engine=engine,
             players=players,
-            sessions=sessions,
+            seating=seating,
             settings=settings,
         )
         await fill(queues)

@@ -17,8 +17,8 @@ from matchmaker.errors import out_of_time_in_play
 from matchmaker.play import Played, _pair_result, _team_result, require_running, seat_rating
 from matchmaker.ratings import Rating, Result, team_update, update
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
+from matchmaker.seating import GameSpec
 from matchmaker.server import Replica
-from matchmaker.sessions import GameSpec
 from tests.conftest import TEST_SEAL_KEY
 from tests.engine_service.test_multiplayer_service import ARRAYS, SALTS
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
@@ -237,7 +237,7 @@ def test_a_submission_is_drawn_by_the_engine_call_that_applies_it(
 async def red_seals_its_array(replica: Replica) -> tuple[str, Any, mm.WatchGameResponse]:
     """Red seals its array in a new game of Attack at Dawn in sealed mode: the seal's
     notation, red's move as the commit returned it, and the update stored for watchers."""
-    game, _ = await replica.sessions.create(
+    game, _ = await replica.seating.create(
         GameSpec("napoleonic", {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}),
         [Seat("red", "p-red", "Red"), Seat("black", "p-black", "Black")],
     )

@@ -1,13 +1,15 @@
 """Seating: game sessions created, joined, withdrawn from, and closed unplayed.
 
-A game is created with its seats (open seats have no player) and runs as soon as every
-seat is filled; a player takes an open seat by game id or invite code, or gives up waiting
-(`withdraw`); an open game nobody joined is closed by the sweeper. Every change is one
-version-checked commit (`Store.commit_change`); the play path is `play.py`.
+A game is created with its seats (open seats have no player; `open_game` seats its creator
+and the bot) and runs as soon as every seat is filled; a player takes an open seat by game
+id or invite code, or gives up waiting (`withdraw`); an open game nobody joined is closed
+by the sweeper. Every change is one version-checked commit (`Store.commit_change`); the
+play path is `play.py`.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -16,7 +18,15 @@ from matchmaker.engine import Engine, EngineError, refusal_status
 from matchmaker.errors import game_not_found, kept_changing, not_seated, quoted
 from matchmaker.limits import Limits
 from matchmaker.players import Players
-from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
+from matchmaker.record import (
+    BOT_PLAYER,
+    GameRecord,
+    GameStatus,
+    RatingStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+)
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from wargame.runtime.refusal import Code, Reason, Refusal, malformed
@@ -67,7 +77,7 @@ class GameSpec:
 
 
 @dataclass
-class Sessions:
+class Seating:
     """Creating games, seating players, closing games that were never played."""
 
     store: Store
@@ -79,6 +89,85 @@ class Sessions:
     def __post_init__(self) -> None:
         if self.limits is None:
             self.limits = Limits(self.store.scripts, self.settings)
+
+    async def open_game(
+        self,
+        player_id: str,
+        name: str,
+        spec: GameSpec,
+        *,
+        side: str = "",
+        bot_sides: Sequence[str] = (),
+        against_bot: bool = False,
+        bot_seconds: float | None = None,
+    ) -> tuple[GameRecord, int]:
+        """Create a game and seat its creator on `side` (by default one at random of those
+        no bot takes): the other seats open, or the bot's (every other seat `against_bot`,
+        those of `bot_sides` in a game against people). `bot_seconds` is the bot's time to
+        think (None: the default); a game with an open seat gets an invite code."""
+        sides = await self.engine.sides(spec.ruleset, spec.options)
+        side = self._creator_side(spec.ruleset, sides, side, bot_sides)
+        if bot_sides and against_bot:
+            raise malformed("bot_sides", "bot_sides is for games against people (opponent HUMAN)")
+        bots = set(bot_sides) or ({s for s in sides if s != side} if against_bot else set())
+        spec = self._with_bot(spec, bots, bot_seconds)
+        seats = [
+            Seat(side=s, player=player_id, name=name)
+            if s == side
+            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=SeatKind.BOT)
+            if s in bots
+            else Seat(side=s)
+            for s in sides
+        ]
+        return await self.create(
+            spec, seats, with_invite=not all(seat.player for seat in seats), capped=(player_id,)
+        )
+
+    @staticmethod
+    def _creator_side(
+        ruleset: str, sides: Sequence[str], side: str, bot_sides: Sequence[str]
+    ) -> str:
+        """The side a game's creator takes (`side`, or a free one at random), or the refusal
+        of `side` or of `bot_sides`."""
+        free = [s for s in sides if s not in bot_sides]
+        chosen = side or (free[_coin(len(free))] if free else "")
+        if chosen not in sides:
+            raise malformed(
+                "side",
+                f"{ruleset} has no side {quoted(chosen or side)}; sides: {', '.join(sides)}",
+            )
+        for other in bot_sides:
+            if other not in sides or other == chosen or len(set(bot_sides)) < len(bot_sides):
+                raise malformed(
+                    "bot_sides",
+                    f"bot_sides lists {quoted(other)}: list each of the other sides at most "
+                    f"once ({', '.join(s for s in sides if s != chosen)})",
+                )
+        return chosen
+
+    def _with_bot(self, spec: GameSpec, bots: set[str], bot_seconds: float | None) -> GameSpec:
+        """`spec` with the bot's time and level when a bot sits (checked), else unchanged
+        (refused if it asks for a bot's time or level)."""
+        if not bots:
+            if bot_seconds is not None or spec.bot_level:
+                raise malformed(
+                    "bot_time" if bot_seconds is not None else "bot_level",
+                    "bot_time and bot_level are for games against the bot (opponent BOT)",
+                )
+            return spec
+        seconds = self.settings.bot_time if bot_seconds is None else bot_seconds
+        if not 0 < seconds <= self.settings.bot_max_time:
+            raise malformed(
+                "bot_time",
+                f"bot_time must be above 0 and at most {self.settings.bot_max_time:g} s",
+            )
+        if spec.rated:
+            raise malformed("rated", "games with a bot seat are never rated: leave rated unset")
+        if spec.bot_level > 5:
+            raise malformed("bot_level", "bot_level is 1 (weakest) to 5, or 0 for the default")
+        return replace(
+            spec, bot_ms=round(seconds * 1000), bot_level=spec.bot_level or self.settings.bot_level
+        )
 
     async def create(
         self,
@@ -445,6 +534,10 @@ class Sessions:
             await self.store.list_remove(GameStatus.OPEN, game.ruleset, game.id)
         await self.players.uncount_games([seat.player for seat in game.seats], game.id)
         return after
+
+
+def _coin(sides: int) -> int:
+    return secrets.randbelow(sides)
 
 
 class _SeatConflictError(Exception):
