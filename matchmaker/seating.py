@@ -15,7 +15,17 @@ from dataclasses import dataclass, replace
 
 from matchmaker import clocks, invites, keys
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import game_not_found, kept_changing, not_seated, quoted
+from matchmaker.errors import (
+    game_not_found,
+    invite_not_found,
+    kept_changing,
+    not_finished,
+    not_open,
+    not_seated,
+    quoted,
+    seat_kept,
+    seat_taken,
+)
 from matchmaker.limits import Limits
 from matchmaker.players import Players
 from matchmaker.record import (
@@ -29,7 +39,7 @@ from matchmaker.record import (
 )
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
-from wargame.runtime.refusal import Code, Reason, Refusal, malformed
+from wargame.runtime.refusal import malformed
 from wargame.v1 import game_pb2, matchmaker_pb2
 
 
@@ -311,12 +321,7 @@ class Seating:
         target = await self.store.invite_target(normal)
         if target is None:
             await self.limits.miss(self.limits.guesses(player_id, address))
-            raise Refusal(
-                Code.NOT_FOUND,
-                Reason.SESSION_NOT_FOUND,
-                "no game has this invite code (unknown or expired)",
-                field="invite_code",
-            )
+            raise invite_not_found()
         return target
 
     async def _take(
@@ -359,18 +364,10 @@ class Seating:
         """The seat a joining player takes (`side`, or the first free one it may take),
         or the refusal."""
         if game.status != GameStatus.OPEN:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_OPEN,
-                f"game {game.id} is {game.status}; it takes no more players",
-            )
+            raise not_open(f"game {game.id} is {game.status}; it takes no more players")
         kept = any(seat.reserved == player_id for seat in game.seats)
         if game.visibility == Visibility.PRIVATE and not by_invite and not kept:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_OPEN,
-                f"game {game.id} is private: join it with its invite code",
-            )
+            raise not_open(f"game {game.id} is private: join it with its invite code")
         if side:
             seat = game.seat_for(side)
             if seat is None:
@@ -380,21 +377,16 @@ class Seating:
                     + ", ".join(s.side for s in game.seats),
                 )
             if seat.player:
-                raise Refusal(
-                    Code.FAILED_PRECONDITION,
-                    Reason.SEAT_TAKEN,
-                    f"the {side} seat is taken",
-                    field="side",
-                )
+                raise seat_taken(f"the {side} seat is taken", "side")
             if seat.reserved not in ("", player_id):
-                raise _reserved(seat)
+                raise seat_kept(seat.side)
             return seat
         free = [seat for seat in game.seats if not seat.player]
         if not free:
-            raise Refusal(Code.FAILED_PRECONDITION, Reason.SEAT_TAKEN, "no seat is free")
+            raise seat_taken("no seat is free")
         mine = [seat for seat in free if seat.reserved in ("", player_id)]
         if not mine:
-            raise _reserved(free[0])
+            raise seat_kept(free[0].side)
         return mine[0]
 
     async def _rated_seats(
@@ -425,24 +417,17 @@ class Seating:
         if seat is None:
             raise not_seated(game_id)
         if old.status != GameStatus.FINISHED or old.closed:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_FINISHED,
-                f"game {game_id} "
-                + ("was never played" if old.closed else "has not finished: play it out first"),
-            )
+            raise not_finished(game_id, closed=bool(old.closed))
         if old.rematch:
             return await self.join(player_id, name, game_id=old.rematch)
         opponent = old.opponent(seat.side)
         if len(old.seats) > 2:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_OPEN,
+            raise not_open(
                 f"a rematch is for games of two players; game {game_id} had {len(old.seats)}: "
-                "start a new game of its scenario",
+                "start a new game of its scenario"
             )
         if opponent is None:
-            raise Refusal(Code.FAILED_PRECONDITION, Reason.GAME_NOT_OPEN, "nobody to play again")
+            raise not_open("nobody to play again")
         # Sides swapped: the caller takes the opponent's side, the opponent the caller's.
         mine = Seat(side=opponent.side, player=player_id, name=name)
         theirs = (
@@ -542,12 +527,3 @@ def _coin(sides: int) -> int:
 
 class _SeatConflictError(Exception):
     """The game changed between its read and the commit of a seat: read it again."""
-
-
-def _reserved(seat: Seat) -> Refusal:
-    return Refusal(
-        Code.PERMISSION_DENIED,
-        Reason.SEAT_TAKEN,
-        f"the {seat.side} seat is kept for the player offered this rematch",
-        field="side",
-    )

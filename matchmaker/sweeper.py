@@ -30,7 +30,6 @@ from prometheus_client import Counter
 from matchmaker import clocks
 from matchmaker.bot import Bot
 from matchmaker.engine import EngineError, EngineFailure, refusal_status
-from matchmaker.handling import new_request_id
 from matchmaker.play import Play, Played, resignation
 from matchmaker.presence import Presence
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
@@ -40,6 +39,7 @@ from matchmaker.seating import Seating
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from matchmaker.workers import every
+from wargame.runtime.calls import new_request_id
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
 

@@ -18,7 +18,6 @@ import pytest
 
 from engine_service.handling import CallerGoneError
 from engine_service.pool import IDLE_POLICY, Job, Pool, Work
-from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
 from wargame.runtime.refusal import Reason, Refusal
@@ -31,7 +30,7 @@ def stand_in() -> Work:
         if job == "sleep":
             time.sleep(float(payload))
         elif job == "refuse":
-            raise RuleError(RuleReason.ILLEGAL_ACTION, "not like that", rule="7.1")
+            raise RuleError(Reason.ILLEGAL_ACTION, "not like that", rule="7.1")
         elif job == "die":
             os._exit(3)
         elif job == "pid":

@@ -17,7 +17,6 @@ from prometheus_client import REGISTRY
 from matchmaker import keys
 from matchmaker import queue as queue_module
 from matchmaker.engine import Engine
-from matchmaker.errors import ServiceError
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec, Ticket
 from matchmaker.record import SeatKind
@@ -28,6 +27,7 @@ from matchmaker.settings import Settings
 from matchmaker.store import Store, text
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client, until
+from wargame.runtime.refusal import Refusal
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
@@ -205,7 +205,7 @@ def test_status_position_leave_and_already_queued(redis_url: str) -> None:
         await set_rating(queues.redis, "b", 2000)
         first = await queues.join("a", "a", SPEC)
         second = await queues.join("b", "b", SPEC)
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await queues.join("a", "a", SPEC)
         assert caught.value.reason == "ALREADY_QUEUED"
         assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION
@@ -287,7 +287,7 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
         assert made is not None and [s.rating for s in made.seats] == ["", ""]
         # A match whose queue expired before its game was made cannot make it any more.
         await queues.redis.delete(keys.queue_config(huff.queue_id))
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await queues.game_for(huff.queue_id, {**match, "g": "g-later"}, create=True)
         assert (caught.value.code, caught.value.reason, caught.value.message) == (
             grpc.StatusCode.NOT_FOUND,
@@ -301,7 +301,7 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
 
 @pytest.mark.parametrize("text", ["", "q1", "x1.t1", "q1.", ".t1", "t1"])
 def test_a_malformed_ticket_is_refused(text: str) -> None:
-    with pytest.raises(ServiceError) as caught:
+    with pytest.raises(Refusal) as caught:
         Ticket.parse(text)
     assert (caught.value.code, caught.value.reason, caught.value.fields) == (
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -325,7 +325,7 @@ def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
         assert spec.options["compulsion"] == "huff" and spec.preset == "checkers_huff"
         plain = await queues.spec("war", {}, "", tc, False)
         assert plain.options["compulsion"] == "legality"
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await queues.spec("", {}, "", tc, False)
         assert (caught.value.code, caught.value.reason, caught.value.fields) == (
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -504,10 +504,10 @@ def test_a_spec_the_engine_refuses_is_refused_with_its_reason(
     """A preset the engine does not know (asked only when the first state is made): the
     engine's reason and message reach the caller as a refusal, not an internal error."""
 
-    async def scenario() -> ServiceError:
+    async def scenario() -> Refusal:
         queues = await make_queues(redis_url, engine_address)
         try:
-            with pytest.raises(ServiceError) as caught:
+            with pytest.raises(Refusal) as caught:
                 await queues.spec("war", {}, "no_such_preset", TimeControl(60_000, 0), False)
             return caught.value
         finally:
