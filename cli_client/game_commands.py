@@ -15,9 +15,8 @@ from typing import Protocol
 
 from rich.text import Text
 
-from cli_client import commands, notation, wording
+from cli_client import commands, notation, updates, wording
 from cli_client.commands import Command
-from cli_client.connection import Connection
 from cli_client.display import Display
 from cli_client.errors import ClientError, is_rules_reason
 from cli_client.hooks import GameHooks
@@ -96,12 +95,10 @@ class Question:
     then: Callable[[], None]
 
 
-class Loop(Protocol):
-    """What the typed commands may use of the loop (`play.Play`)."""
+class Loop(updates.Loop, Protocol):
+    """What the typed commands may use of the loop (`play.Play`): what the updates may,
+    and the screen, the game's hooks, its cells and the submitter."""
 
-    connection: Connection
-    session: GameSession
-    spectator: bool
     theme: Theme
     display: Display
     hooks: GameHooks
@@ -113,19 +110,8 @@ class Loop(Protocol):
     def options(self) -> list[str]:
         """The game's option names."""
 
-    def note(self, text: str) -> None:
-        """Say a line of information."""
-
-    def changed(self) -> None:
-        """The session moved on: show it."""
-
     def show_board(self) -> None:
         """Draw the game as it stands."""
-
-    def show_actions(
-        self, side: str, notations: Sequence[str], events: Sequence[game_pb2.Event]
-    ) -> None:
-        """Actions played by `side` and what they did."""
 
 
 class GameCommands:
