@@ -339,7 +339,7 @@ def bench_submit(bench: Bench, setup: Stack) -> list[str]:
         )
         bench.report(cpu, echo_cpu, higher_is_better=False, paired=True)
         made[games] = rate, cpu
-    if 16 in made and 64 in made:  # issue 34: throughput never falls as games grow
+    if 16 in made and 64 in made:  # the speed goal: throughput never falls as games grow
         for at_64, at_16, goal, higher in (
             (made[64][0], made[16][0], ">= 1.0x 16 games", True),
             (made[64][1], made[16][1], "", False),

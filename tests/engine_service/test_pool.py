@@ -97,7 +97,7 @@ def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
 @pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
 def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) -> None:
     # SCHED_IDLE, not only nice: a search then takes no share of a core that a rules call
-    # of the serving process wants (issue 15.2: expensive work never delays cheap calls).
+    # of the serving process wants (expensive work never delays cheap calls).
     first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert os.sched_getscheduler(first) == IDLE_POLICY
     with pytest.raises(RuntimeError):

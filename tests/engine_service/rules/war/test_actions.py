@@ -21,7 +21,7 @@ from engine_service.rules.war.actions import (
 )
 from engine_service.rules.war.options import WarRules, rules_of
 
-from .support import RULES, options
+from .helpers import RULES, options
 
 
 def test_every_legal_action_comes_back_whole_from_its_parts() -> None:
