@@ -86,12 +86,8 @@ def seat_taken(message: str, field: str = "") -> Refusal:
 
 def seat_kept(side: str) -> Refusal:
     """The seat is kept for the player a rematch was offered to."""
-    return Refusal(
-        Code.PERMISSION_DENIED,
-        Reason.SEAT_TAKEN,
-        f"the {side} seat is kept for the player offered this rematch",
-        field="side",
-    )
+    message = f"the {side} seat is kept for the player offered this rematch"
+    return Refusal(Code.PERMISSION_DENIED, Reason.SEAT_TAKEN, message, field="side")
 
 
 def not_finished(game_id: str, *, closed: bool) -> Refusal:
