@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.text import Text
 
 from cli_client import commands
+from cli_client.connection import Connection
+from cli_client.display import Display
 from cli_client.errors import ClientError
+from cli_client.game_commands import GameCommands
 from cli_client.live import Watcher
 from cli_client.render import panel
+from cli_client.render.theme import Theme
+from cli_client.session import GameSession
+from cli_client.updates import Updates
 from wargame.v1 import matchmaker_pb2
-
-if TYPE_CHECKING:
-    from cli_client.play import Play
 
 RATINGS_SECONDS = 10.0  # how long to look for a rated game's ratings after it ends
 RATINGS_LOOK = 0.5  # between looks
@@ -29,10 +32,33 @@ PLAY_AGAIN = "Play again: `rematch` starts a new game with the sides swapped; `q
 VIEWING = frozenset({"empty", "help", "board", "flip"})
 
 
+class Loop(Protocol):
+    """What the end of a game may use of the loop (`play.Play`)."""
+
+    connection: Connection
+    session: GameSession
+    theme: Theme
+    display: Display
+    updates: Updates
+    commands: GameCommands
+
+    def read_lines(self) -> list[str]:
+        """The lines typed since the last look."""
+
+    def show_prompt(self) -> None:
+        """The prompt for the moment."""
+
+    def note(self, text: str) -> None:
+        """Say a line of information."""
+
+    def error(self, text: str) -> None:
+        """Say an error as one line."""
+
+
 class AfterGame:
     """The end of one game on the screen, and what the player goes on to."""
 
-    def __init__(self, play: Play) -> None:
+    def __init__(self, play: Loop) -> None:
         self.play = play
         self.next: matchmaker_pb2.GameView | None = None  # the rematch to go on with
         self._ratings_shown = False

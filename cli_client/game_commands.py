@@ -11,21 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rich.text import Text
 
-from cli_client import commands, notation, wording
+from cli_client import commands, notation, updates, wording
 from cli_client.commands import Command
 from cli_client.defaults import BOT_LEVELS
+from cli_client.display import Display
 from cli_client.errors import ClientError, is_rules_reason
+from cli_client.hooks import GameHooks
 from cli_client.render import Theme
 from cli_client.render.panel import piece_legend
 from cli_client.session import GameSession
+from cli_client.submit import Submitter
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
-
-if TYPE_CHECKING:
-    from cli_client.play import Play
 
 HINT_SECONDS = 1.0
 # Game of War notation (section 2): `#C` ends the move after which a Citadel occupation held.
@@ -96,10 +96,29 @@ class Question:
     then: Callable[[], None]
 
 
+class Loop(updates.Loop, Protocol):
+    """What the typed commands may use of the loop (`play.Play`): what the updates may,
+    and the screen, the game's hooks, its cells and the submitter."""
+
+    theme: Theme
+    display: Display
+    hooks: GameHooks
+    cells: notation.Cells
+    submitter: Submitter
+    hint_level: int
+
+    @property
+    def options(self) -> list[str]:
+        """The game's option names."""
+
+    def show_board(self) -> None:
+        """Draw the game as it stands."""
+
+
 class GameCommands:
     """The typed commands of one game, carried out through the loop (`play.Play`)."""
 
-    def __init__(self, play: Play) -> None:
+    def __init__(self, play: Loop) -> None:
         self.play = play
         self.question: Question | None = None
         self._legal: tuple[int, list[str]] = (-1, [])

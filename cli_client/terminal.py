@@ -248,7 +248,7 @@ class Terminal:
         *lines, self._partial = self._partial.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         return lines
 
-    def _keys(self, text: str) -> list[str]:
+    def _keys(self, text: str) -> list[str]:  # noqa: C901 (one branch per control key)
         lines: list[str] = []
         for char in text:
             if self._escape:

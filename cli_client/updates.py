@@ -11,16 +11,15 @@ large) is fetched once the drain is over.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 from cli_client import notices
+from cli_client.connection import Connection
 from cli_client.errors import ClientError
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
 from cli_client.session import GameSession
 from wargame.v1 import game_pb2, matchmaker_pb2
-
-if TYPE_CHECKING:
-    from cli_client.play import Play
 
 CATCH_UP_SECONDS = 2.0
 NOTICE_GRACE_SECONDS = 5.0  # a disconnection is said only if the player is not back by then
@@ -52,10 +51,36 @@ def lost_line(reason: str, *, my_turn: bool) -> str:
     return line
 
 
+class Loop(Protocol):
+    """What the updates may use of the loop (`play.Play`)."""
+
+    connection: Connection
+    session: GameSession
+    spectator: bool
+    watcher: Watcher | None
+
+    def note(self, text: str) -> None:
+        """Say a line of information."""
+
+    def warn(self, text: str) -> None:
+        """Say a warning as one line."""
+
+    def error(self, text: str) -> None:
+        """Say an error as one line."""
+
+    def changed(self) -> None:
+        """The session moved on: show it."""
+
+    def show_actions(
+        self, side: str, notations: Sequence[str], events: Sequence[game_pb2.Event]
+    ) -> None:
+        """Actions played by `side` and what they did."""
+
+
 class Updates:
     """The watcher's reports for one game, shown through the loop (`play.Play`)."""
 
-    def __init__(self, play: Play) -> None:
+    def __init__(self, play: Loop) -> None:
         self.play = play
         self.rematch_offered = ""  # the game the opponent offers as a rematch
         self._pending_version = 0

@@ -15,41 +15,36 @@ from __future__ import annotations
 import functools
 import logging
 import time
-import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import structlog
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter
 
 from engine_service.memo import memo
-from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
+from wargame.runtime.calls import Method, call_metrics, elapsed_ms, new_request_id
 from wargame.runtime.refusal import Code, Reason, Refusal, internal
 from wargame.runtime.serving import check_decoded
 
 log = structlog.get_logger(component="engine")
 
-RPCS = Counter(
-    "wargame_engine_rpcs_total", "RulesEngine calls by RPC and status code", ["rpc", "code"]
+METRICS = call_metrics(
+    "engine",
+    calls="RulesEngine calls by RPC and status code",
+    refusals="RulesEngine refusals by RPC and ErrorReason",
+    latency="RulesEngine call duration",
+    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
-ERRORS = Counter(
-    "wargame_engine_errors_total", "RulesEngine refusals by RPC and ErrorReason", ["rpc", "reason"]
-)
+RPCS, ERRORS, LATENCY = METRICS.rpcs, METRICS.errors, METRICS.latency
 CUT_SHORT = Counter(
     "wargame_engine_suggestions_cut_short_total",
     "SuggestAction searches the wall-clock cap stopped before their CPU budget was spent"
     " (played below their level), by game and level",
     ["game", "level"],
-)
-LATENCY = Histogram(
-    "wargame_engine_rpc_seconds",
-    "RulesEngine call duration",
-    ["rpc"],
-    buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 
 
@@ -88,7 +83,7 @@ def refusal_of(error: RuleError) -> Refusal:
     section of the game's rules; `alternatives`, what is legal instead (", "-separated
     notations); `accepted`, how actions are written; `index`, the failing item of a batch.
     """
-    code = Code.NOT_FOUND if error.reason is RuleReason.UNKNOWN_GAME else Code.INVALID_ARGUMENT
+    code = Code.NOT_FOUND if error.reason is Reason.UNKNOWN_GAME else Code.INVALID_ARGUMENT
     metadata = {
         "index": "" if error.index is None else str(error.index),
         "rule": error.rule,
@@ -97,7 +92,7 @@ def refusal_of(error: RuleError) -> Refusal:
     }
     return Refusal(
         code,
-        Reason(error.reason.value),
+        error.reason,
         error.message,
         field=error.field or "",
         metadata={key: value for key, value in metadata.items() if value},
@@ -147,10 +142,6 @@ def _game_of(request: Any) -> str:
     return ""
 
 
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
 class _Call:
     """One call as its log lines name it; the request id made only when something needs it
     (a log line, an internal error, the pool), not on every call."""
@@ -168,7 +159,7 @@ class _Call:
         """The caller's `x-request-id`, or a new random one."""
         if not self._id:
             metadata = dict(self.context.invocation_metadata() or ())
-            self._id = str(metadata.get("x-request-id") or uuid.uuid4().hex[:16])
+            self._id = str(metadata.get("x-request-id") or new_request_id())
         return self._id
 
     def fields(self) -> dict[str, str]:
@@ -214,9 +205,6 @@ def _timed(name: str) -> Any:
     return LATENCY.labels(name)
 
 
-Method = TypeVar("Method", bound=Callable[..., Any])
-
-
 def rpc(name: str) -> Callable[[Method], Method]:
     """Wrap a servicer method with request ids, logs, metrics and the error model."""
 
@@ -234,7 +222,9 @@ def rpc(name: str) -> Callable[[Method], Method]:
             except CallerGoneError:
                 status = _CALLER_GONE
                 log.info(
-                    "caller left; its work was stopped", **call.fields(), duration_ms=_ms(started)
+                    "caller left; its work was stopped",
+                    **call.fields(),
+                    duration_ms=elapsed_ms(started),
                 )
             except (RuleError, Refusal) as error:
                 refusal = refusal_of(error) if isinstance(error, RuleError) else error
@@ -247,15 +237,15 @@ def rpc(name: str) -> Callable[[Method], Method]:
                         code=status.code.name,
                         reason=str(refusal.reason),
                         message=refusal.logged,
-                        duration_ms=_ms(started),
+                        duration_ms=elapsed_ms(started),
                     )
             except Exception:
-                log.exception("rpc failed", **call.fields(), duration_ms=_ms(started))
+                log.exception("rpc failed", **call.fields(), duration_ms=elapsed_ms(started))
                 status = internal(call.request_id).status()
                 ERRORS.labels(name, Reason.INTERNAL_ERROR).inc()
             else:
                 if _debugging():
-                    log.debug("rpc", **call.fields(), duration_ms=_ms(started))
+                    log.debug("rpc", **call.fields(), duration_ms=elapsed_ms(started))
             finally:
                 _CALL.reset(token)
                 _counted(name, status.code.name if status else "OK").inc()

@@ -21,7 +21,7 @@ Where things are:
 - `store.py`     loading records, committing their changes, the sharded due index and
                  browse lists
 - `schedule.py`  when the sweeper must next look at a game, how long its keys live
-- `sessions.py`  seating: create, join, withdraw, play again, close games nobody joined
+- `seating.py`   seating: create, join, withdraw, play again, close games nobody joined
 - `play.py`      the play path: submit, server-made actions, flags and forfeits, the
                  commit of every action, ratings settled as a rated game ends
 - `sweeper.py`   the worker for due games: clock flags, abandonment, bot moves and draw

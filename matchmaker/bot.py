@@ -19,9 +19,9 @@ from collections.abc import Sequence
 import structlog
 
 from matchmaker.engine import Engine, EngineError
-from matchmaker.record import GameRecord, Seat, alliance
+from matchmaker.record import GameRecord, Seat
 from matchmaker.settings import Settings
-from matchmaker.states import hidden_pending
+from matchmaker.states import alliance, hidden_pending
 from matchmaker.vault import Vault
 from wargame.runtime.refusal import Refusal
 from wargame.v1 import game_pb2, napoleonic_pb2

@@ -1,5 +1,6 @@
 """The matchmaker's refusals: the shared `Refusal` (wargame/runtime/refusal.py) and the
-refusals only the matchmaker makes, each written once.
+refusals only the matchmaker makes, each written once (seating's among them: seats taken
+or kept, games not open or not finished, invite codes unknown).
 
 Code anywhere in the matchmaker raises a `Refusal`; `handling.py` turns it into a rich gRPC
 status.
@@ -12,8 +13,6 @@ from collections.abc import Sequence
 from wargame.runtime import refusal
 from wargame.runtime.refusal import Code, Reason, Refusal
 
-# The name this module gave the refusal before it was shared (kept for its importers).
-ServiceError = Refusal
 # Client text in a message: the one quoting both services share (a short prefix).
 quoted = refusal.quoted
 
@@ -63,3 +62,39 @@ def out_of_time_in_play(fallen: Sequence[str], current: int) -> Refusal:
 def kept_changing() -> Refusal:
     """A server-made change lost every retry to other commits."""
     return Refusal(Code.ABORTED, Reason.VERSION_CONFLICT, "the game kept changing; try again")
+
+
+def invite_not_found() -> Refusal:
+    """No game has the invite code given."""
+    return Refusal(
+        Code.NOT_FOUND,
+        Reason.SESSION_NOT_FOUND,
+        "no game has this invite code (unknown or expired)",
+        field="invite_code",
+    )
+
+
+def not_open(message: str) -> Refusal:
+    """The game takes no (more) players, or no rematch: `message` says why."""
+    return Refusal(Code.FAILED_PRECONDITION, Reason.GAME_NOT_OPEN, message)
+
+
+def seat_taken(message: str, field: str = "") -> Refusal:
+    """The seat asked for (or every seat) has a player."""
+    return Refusal(Code.FAILED_PRECONDITION, Reason.SEAT_TAKEN, message, field=field)
+
+
+def seat_kept(side: str) -> Refusal:
+    """The seat is kept for the player a rematch was offered to."""
+    message = f"the {side} seat is kept for the player offered this rematch"
+    return Refusal(Code.PERMISSION_DENIED, Reason.SEAT_TAKEN, message, field="side")
+
+
+def not_finished(game_id: str, *, closed: bool) -> Refusal:
+    """A rematch of a game that has not finished (or was never played)."""
+    return Refusal(
+        Code.FAILED_PRECONDITION,
+        Reason.GAME_NOT_FINISHED,
+        f"game {game_id} "
+        + ("was never played" if closed else "has not finished: play it out first"),
+    )

@@ -12,36 +12,35 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import re
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 import grpc
 import structlog
-from prometheus_client import Counter, Histogram
 from redis.exceptions import RedisError
 
 from matchmaker.engine import EngineFailure
 from matchmaker.redis_client import TRANSIENT_ERRORS
+from wargame.runtime.calls import (
+    REQUEST_ID,
+    call_metrics,
+    elapsed_ms,
+    new_request_id,
+)
 from wargame.runtime.refusal import Reason, Refusal, internal, unavailable
 from wargame.runtime.serving import check_decoded
 
 log = structlog.get_logger(component="matchmaker")
 
-RPCS = Counter(
-    "wargame_matchmaker_rpcs_total", "Matchmaker calls by RPC and status code", ["rpc", "code"]
-)
-ERRORS = Counter(
-    "wargame_matchmaker_errors_total", "Matchmaker refusals by RPC and reason", ["rpc", "reason"]
-)
-LATENCY = Histogram(
-    "wargame_matchmaker_rpc_seconds",
-    "Matchmaker unary call duration (streams: time to the first message)",
-    ["rpc"],
+METRICS = call_metrics(
+    "matchmaker",
+    calls="Matchmaker calls by RPC and status code",
+    refusals="Matchmaker refusals by RPC and reason",
+    latency="Matchmaker unary call duration (streams: time to the first message)",
     buckets=(0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
 )
+RPCS, ERRORS, LATENCY = METRICS.rpcs, METRICS.errors, METRICS.latency
 
 RETRY_HINT = 1.0  # seconds; replaced by main.py from --retry-hint
 
@@ -55,10 +54,6 @@ def set_retry_hint(seconds: float) -> None:
 def _game_id(request: Any) -> str:
     value = getattr(request, "game_id", "")
     return value if isinstance(value, str) else ""
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def _refusal_of(error: BaseException, request_id: str) -> Refusal:
@@ -81,15 +76,17 @@ def _failed(name: str, error: Exception, request_id: str, started: float) -> grp
     said = error.logged if isinstance(error, Refusal) else str(error)
     fields = {"code": refusal.code.name, "reason": refusal.reason, "message": said}
     if isinstance(error, EngineFailure):
-        log.error("engine call failed", **fields, engine=error.engine, duration_ms=_ms(started))
+        log.error(
+            "engine call failed", **fields, engine=error.engine, duration_ms=elapsed_ms(started)
+        )
     elif refusal.code == grpc.StatusCode.INTERNAL and not isinstance(error, Refusal):
-        log.error("rpc failed", duration_ms=_ms(started), exc_info=error)
+        log.error("rpc failed", duration_ms=elapsed_ms(started), exc_info=error)
     elif refusal.code == grpc.StatusCode.INTERNAL:
-        log.error("rpc failed", **fields, duration_ms=_ms(started))
+        log.error("rpc failed", **fields, duration_ms=elapsed_ms(started))
     elif refusal.code == grpc.StatusCode.UNAVAILABLE:
-        log.warning("rpc unavailable", **fields, duration_ms=_ms(started))
+        log.warning("rpc unavailable", **fields, duration_ms=elapsed_ms(started))
     else:
-        log.info("rpc refused", **fields, duration_ms=_ms(started))
+        log.info("rpc refused", **fields, duration_ms=elapsed_ms(started))
     return refusal.status()
 
 
@@ -99,17 +96,9 @@ def _request_id(context: grpc.aio.ServicerContext) -> str:
     for key, value in context.invocation_metadata() or ():
         if key == "x-request-id" and value:
             text = str(value)[:64]
-            if _REQUEST_ID.fullmatch(text):
+            if REQUEST_ID.fullmatch(text):
                 return text
     return new_request_id()
-
-
-_REQUEST_ID = re.compile(r"[A-Za-z0-9_.\-]{1,64}")
-
-
-def new_request_id() -> str:
-    """A fresh request id (also for work no request asked for: sweeps, pairing)."""
-    return uuid.uuid4().hex[:16]
 
 
 class _Call:
@@ -166,7 +155,7 @@ def unary(name: str) -> Callable[[Method], Method]:
             with _Call(name, request, context, timed=True) as call:
                 check_decoded(request)
                 response = await method(self, request, context)
-                log.debug("rpc", duration_ms=_ms(call.started))
+                log.debug("rpc", duration_ms=elapsed_ms(call.started))
             if call.status is not None:
                 await context.abort(
                     call.status.code, call.status.details, call.status.trailing_metadata
@@ -194,7 +183,7 @@ def stream(name: str) -> Callable[[StreamMethod], StreamMethod]:
                         LATENCY.labels(name).observe(call.seconds())
                         first = False
                     yield item
-                log.debug("stream ended", duration_ms=_ms(call.started))
+                log.debug("stream ended", duration_ms=elapsed_ms(call.started))
             if call.status is not None:
                 await context.abort(
                     call.status.code, call.status.details, call.status.trailing_metadata

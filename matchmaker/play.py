@@ -35,11 +35,10 @@ from matchmaker.record import (
     RatingStatus,
     SeatKind,
     Visibility,
-    alliance,
 )
 from matchmaker.schedule import next_due
 from matchmaker.settings import Settings
-from matchmaker.states import compact, hidden_pending
+from matchmaker.states import alliance, compact, hidden_pending
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
 from matchmaker.tokens import AuthCall, Identity, Tokens, random_id
 from matchmaker.views import public_events, public_notation

@@ -30,7 +30,7 @@ from matchmaker.ratings import Rating
 from matchmaker.record import GameRecord, Seat, SeatKind, Visibility
 from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
-from matchmaker.sessions import GameSpec, Sessions, TimeControl
+from matchmaker.seating import GameSpec, Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import millis, text
 from matchmaker.tokens import random_id
@@ -146,14 +146,14 @@ class Queues:
         scripts: Scripts,
         engine: Engine,
         players: Players,
-        sessions: Sessions,
+        seating: Seating,
         settings: Settings,
     ) -> None:
         self.redis = redis
         self.scripts = scripts
         self.engine = engine
         self.players = players
-        self.sessions = sessions
+        self.seating = seating
         self.settings = settings
         self.matched = asyncio.Event()  # set when this replica paired someone
 
@@ -224,7 +224,7 @@ class Queues:
 
     async def _active(self, queue_id: str, now_ms: int) -> None:
         """Mark a queue active (the pairers visit it)."""
-        shard = keys.shard(queue_id, self.sessions.store.shards)
+        shard = keys.shard(queue_id, self.seating.store.shards)
         await self.redis.zadd(keys.queues(shard), {queue_id: now_ms})
 
     async def status(self, player_id: str, ticket: Ticket) -> Status:
@@ -311,7 +311,7 @@ class Queues:
         self, queue_id: str, match: Mapping[str, Any], *, create: bool
     ) -> GameRecord | None:
         """The game of a match; created now if `create` (idempotent), else None if missing."""
-        game, _, _ = await self.sessions.store.load(match["g"])
+        game, _, _ = await self.seating.store.load(match["g"])
         if game is not None or not create:
             return game
         raw = await self.redis.get(keys.queue_config(queue_id))
@@ -329,14 +329,14 @@ class Queues:
             )
             for side, seat in zip(sides, match["seats"], strict=False)
         ]
-        game, _ = await self.sessions.create(spec.game_spec(), seats, game_id=match["g"])
+        game, _ = await self.seating.create(spec.game_spec(), seats, game_id=match["g"])
         return game
 
     async def pair_all(self) -> int:
         """One pairing round over every active queue; creates the games; returns pairs made."""
         total = 0
         now = await self._now()
-        shards = range(self.sessions.store.read_shards)
+        shards = range(self.seating.store.read_shards)
         pipe = self.redis.pipeline(transaction=False)
         for shard in shards:
             pipe.zrange(keys.queues(shard), 0, -1, withscores=True)

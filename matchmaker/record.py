@@ -55,15 +55,6 @@ class RatingStatus(StrEnum):
 BOT_PLAYER = "bot"  # the player id of every bot seat
 
 
-def alliance(state: game_pb2.GameState, side: str) -> str:
-    """A side's alliance (in a game of two sides each side is its own)."""
-    if state.WhichOneof("detail") == "napoleonic":
-        for player in state.napoleonic.players:
-            if player.id == side:
-                return player.alliance or side
-    return side
-
-
 @dataclass
 class Seat:
     """One seat of a game: the side, who sits there (empty while open), their rating at the

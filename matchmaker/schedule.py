@@ -10,7 +10,6 @@ from matchmaker import clocks
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.settings import Settings
 from matchmaker.states import players_out
-from wargame.v1 import game_pb2
 
 RATING_RETRY_MS = 10_000  # a finished game whose ratings are not settled is looked at again
 
@@ -49,18 +48,11 @@ def offered_to_bot(game: GameRecord) -> Seat | None:
     state = game.state if game.state_bytes else None
     if state is None or not state.draw_offer or game.status != GameStatus.RUNNING:
         return None
-    answered = {state.draw_offer, *state.draw_accepted, *out_players(state)}
+    answered = {state.draw_offer, *state.draw_accepted, *players_out(state)}
     return next(
         (seat for seat in game.seats if seat.kind == SeatKind.BOT and seat.side not in answered),
         None,
     )
-
-
-def out_players(state: game_pb2.GameState) -> set[str]:
-    """The players out of a game of N players (Guards lost, or surrendered)."""
-    if state.WhichOneof("detail") == "napoleonic":
-        return {player.id for player in state.napoleonic.players if player.out}
-    return players_out(state)
 
 
 def open_until(game: GameRecord, settings: Settings) -> int:

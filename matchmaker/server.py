@@ -30,8 +30,8 @@ from matchmaker.redis_client import (
 )
 from matchmaker.schema import SETUP_ERRORS
 from matchmaker.scripts import Scripts
+from matchmaker.seating import Seating
 from matchmaker.service import SERVICE_NAME, MatchmakerService
-from matchmaker.sessions import Sessions
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from matchmaker.sweeper import Sweeper
@@ -64,14 +64,14 @@ class Replica:
         self.players = Players(self.redis, self.scripts, settings)
         self.limits = Limits(self.scripts, settings)
         self.presence = Presence(self.store, self.scripts, settings)
-        self.sessions = Sessions(self.store, self.engine, self.players, settings, self.limits)
+        self.seating = Seating(self.store, self.engine, self.players, settings, self.limits)
         self.play = Play(self.store, self.engine, self.players, settings)
         self.bot = Bot(self.engine, self.store.vault, settings)
         self.sweeper = Sweeper(
             store=self.store,
             bot=self.bot,
             play=self.play,
-            sessions=self.sessions,
+            seating=self.seating,
             presence=self.presence,
             settings=settings,
         )
@@ -80,7 +80,7 @@ class Replica:
             scripts=self.scripts,
             engine=self.engine,
             players=self.players,
-            sessions=self.sessions,
+            seating=self.seating,
             settings=settings,
         )
         self.pairer = Pairer(self.queues, settings.pair_interval)
@@ -100,7 +100,7 @@ class Replica:
             engine=self.engine,
             tokens=self.tokens,
             players=self.players,
-            sessions=self.sessions,
+            seating=self.seating,
             play=self.play,
             queues=self.queues,
             hub=self.hub,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
@@ -28,14 +27,12 @@ from matchmaker.presence import Presence
 from matchmaker.queue import Queues, Ticket
 from matchmaker.ratings import MULTIPLAYER
 from matchmaker.record import (
-    BOT_PLAYER,
     GameRecord,
     GameStatus,
-    Seat,
     SeatKind,
     Visibility,
 )
-from matchmaker.sessions import GameSpec, Sessions, TimeControl
+from matchmaker.seating import GameSpec, Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.states import for_viewer, hidden_pending
 from matchmaker.store import Store, StreamEntry
@@ -57,6 +54,11 @@ VISIBILITIES = {
     matchmaker_pb2.VISIBILITY_PUBLIC: Visibility.PUBLIC,
     matchmaker_pb2.VISIBILITY_PRIVATE: Visibility.PRIVATE,
 }
+OPPONENTS = (
+    matchmaker_pb2.SEAT_KIND_UNSPECIFIED,
+    matchmaker_pb2.SEAT_KIND_HUMAN,
+    matchmaker_pb2.SEAT_KIND_BOT,
+)
 HEARTBEAT = 5.0  # a waiting JoinQueue stream reports at least this often
 CATCH_UP = 500  # stream entries a watcher catching up reads at once
 REMATCH_NOTICE = matchmaker_pb2.NOTICE_KIND_REMATCH_OFFERED
@@ -91,7 +93,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         engine: Engine,
         tokens: Tokens,
         players: Players,
-        sessions: Sessions,
+        seating: Seating,
         play: Play,
         queues: Queues,
         hub: Hub,
@@ -105,7 +107,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         self.engine = engine
         self.tokens = tokens
         self.players = players
-        self.sessions = sessions
+        self.seating = seating
         self.play = play
         self.queues = queues
         self.hub = hub
@@ -203,54 +205,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         caller = await self._caller(context)
         if not request.game:
             raise missing("game")
-        sides = await self.engine.sides(request.game, request.options)
-        bot_sides = set(request.bot_sides)
-        free = [s for s in sides if s not in bot_sides]
-        side = request.side or (free[_coin(len(free))] if free else "")
-        if side not in sides:
-            raise malformed(
-                "side",
-                f"{request.game} has no side {quoted(side or request.side)}; "
-                f"sides: {', '.join(sides)}",
-            )
-        for other in request.bot_sides:
-            if other not in sides or other == side or len(bot_sides) < len(request.bot_sides):
-                raise malformed(
-                    "bot_sides",
-                    f"bot_sides lists {quoted(other)}: list each of the other sides at most "
-                    f"once ({', '.join(s for s in sides if s != side)})",
-                )
-        if bot_sides and request.opponent == matchmaker_pb2.SEAT_KIND_BOT:
-            raise malformed("bot_sides", "bot_sides is for games against people (opponent HUMAN)")
-        bot = request.opponent == matchmaker_pb2.SEAT_KIND_BOT
-        bots = bot_sides or ({s for s in sides if s != side} if bot else set())
-        bot_ms = 0
-        if bots:
-            seconds = (
-                request.bot_time.ToMilliseconds() / 1000
-                if request.HasField("bot_time")
-                else self.settings.bot_time
-            )
-            if not 0 < seconds <= self.settings.bot_max_time:
-                raise malformed(
-                    "bot_time",
-                    f"bot_time must be above 0 and at most {self.settings.bot_max_time:g} s",
-                )
-            bot_ms = round(seconds * 1000)
-            if request.rated:
-                raise malformed("rated", "games with a bot seat are never rated: leave rated unset")
-            if request.bot_level > 5:
-                raise malformed("bot_level", "bot_level is 1 (weakest) to 5, or 0 for the default")
-        elif request.HasField("bot_time") or request.bot_level:
-            raise malformed(
-                "bot_time" if request.HasField("bot_time") else "bot_level",
-                "bot_time and bot_level are for games against the bot (opponent BOT)",
-            )
-        if request.opponent not in (
-            matchmaker_pb2.SEAT_KIND_UNSPECIFIED,
-            matchmaker_pb2.SEAT_KIND_HUMAN,
-            matchmaker_pb2.SEAT_KIND_BOT,
-        ):
+        if request.opponent not in OPPONENTS:
             raise malformed("opponent", "opponent is HUMAN or BOT")
         if request.visibility not in VISIBILITIES:
             raise malformed("visibility", "visibility is PUBLIC or PRIVATE")
@@ -264,23 +219,18 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             ),
             rated=request.rated,
             visibility=VISIBILITIES[request.visibility],
-            bot_ms=bot_ms,
-            bot_level=request.bot_level or (self.settings.bot_level if bots else 0),
+            bot_level=request.bot_level,
         )
-        name = await self._name(caller.player_id)
-        seats = [
-            Seat(side=s, player=caller.player_id, name=name)
-            if s == side
-            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=SeatKind.BOT)
-            if s in bots
-            else Seat(side=s)
-            for s in sides
-        ]
-        game, now = await self.sessions.create(
+        game, now = await self.seating.open_game(
+            caller.player_id,
+            await self._name(caller.player_id),
             spec,
-            seats,
-            with_invite=not all(seat.player for seat in seats),
-            capped=(caller.player_id,),
+            side=request.side,
+            bot_sides=request.bot_sides,
+            against_bot=request.opponent == matchmaker_pb2.SEAT_KIND_BOT,
+            bot_seconds=request.bot_time.ToMilliseconds() / 1000
+            if request.HasField("bot_time")
+            else None,
         )
         return matchmaker_pb2.CreateGameResponse(
             game=await self._view(game, caller.player_id, now), invite_code=game.invite
@@ -296,7 +246,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         if target is None:
             raise missing("game_id")
         name = await self._name(caller.player_id)
-        game, now = await self.sessions.join(
+        game, now = await self.seating.join(
             caller.player_id,
             name,
             game_id=request.game_id if target == "game_id" else "",
@@ -313,7 +263,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         """Play a finished game again with sides swapped, or accept the opponent's offer."""
         caller = await self._caller(context)
         name = await self._name(caller.player_id)
-        game, now = await self.sessions.rematch(caller.player_id, name, request.game_id)
+        game, now = await self.seating.rematch(caller.player_id, name, request.game_id)
         return matchmaker_pb2.RematchResponse(game=await self._view(game, caller.player_id, now))
 
     @unary("GetGame")
@@ -480,7 +430,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     ) -> matchmaker_pb2.ResignResponse:
         """Resign a game (withdraw an open one)."""
         caller = await self._caller(context)
-        withdrawn = await self.sessions.withdraw(caller.player_id, request.game_id)
+        withdrawn = await self.seating.withdraw(caller.player_id, request.game_id)
         if withdrawn is not None:  # an open game: closed, nobody wins
             game, now = withdrawn
             return matchmaker_pb2.ResignResponse(game=await self._view(game, caller.player_id, now))
@@ -778,10 +728,6 @@ def _token_missing() -> Refusal:
         Reason.TOKEN_MISSING,
         "this call needs a player token: authorization: Bearer <token>",
     )
-
-
-def _coin(sides: int) -> int:
-    return secrets.randbelow(sides)
 
 
 def _page_offset(token: str, most: int) -> int:

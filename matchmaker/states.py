@@ -9,7 +9,10 @@ the game ended. The text is split with the grammar both services share
 `turn:` section's phase, for whether the rules still hide a secret deployment (Napoleonic
 Chess 10.1), the `revealed <player>:` and `sealed <player>:` sections, the secrets a viewer
 other than their player may not see, and the `players:` section, for who is out of a game
-of many players. Everything else in the text is opaque here. What a viewer may see of a
+of many players. Everything else in the text is opaque here. A state with the view for
+drawing answers the same questions from its view (`players_out`, `alliance`,
+`hidden_pending`): this is the one module of the matchmaker that reads a game's own part
+of a state (the bot, which plays the secret deployment, aside). What a viewer may see of a
 state is decided here once (`for_viewer`). Clients that draw get the view from the engine,
 as they did (`Engine.drawn`).
 """
@@ -70,8 +73,11 @@ def turn_phase(state: game_pb2.GameState) -> str:
 
 
 def players_out(state: game_pb2.GameState) -> set[str]:
-    """The players a position text marks out (`!out`, `!surrendered` in its `players:`
-    section, written once someone is out; docs/positions.md)."""
+    """The players out of a game of N players (Guards lost, or surrendered): those its
+    position text marks out (`!out`, `!surrendered` in its `players:` section, written once
+    someone is out; docs/positions.md), or its view's players marked out."""
+    if state.WhichOneof("detail") == "napoleonic":
+        return {player.id for player in state.napoleonic.players if player.out}
     if "!" not in state.position:
         return set()
     return {
@@ -79,6 +85,16 @@ def players_out(state: game_pb2.GameState) -> set[str]:
         for word in section_body(state.position, "players").split()
         if word.endswith(("!out", "!surrendered"))
     }
+
+
+def alliance(state: game_pb2.GameState, side: str) -> str:
+    """A side's alliance, as the view for drawing gives it (in a game of two sides each
+    side is its own)."""
+    if state.WhichOneof("detail") == "napoleonic":
+        for player in state.napoleonic.players:
+            if player.id == side:
+                return player.alliance or side
+    return side
 
 
 def hidden_pending(state: game_pb2.GameState) -> bool:

@@ -30,17 +30,17 @@ from prometheus_client import Counter
 from matchmaker import clocks
 from matchmaker.bot import Bot
 from matchmaker.engine import EngineError, EngineFailure, refusal_status
-from matchmaker.handling import new_request_id
 from matchmaker.metrics import BOT_REPLY
 from matchmaker.play import Play, Played, resignation
 from matchmaker.presence import Presence
 from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind
 from matchmaker.redis_client import TRANSIENT_ERRORS
 from matchmaker.schedule import next_due, offered_to_bot, open_until
-from matchmaker.sessions import Sessions
+from matchmaker.seating import Seating
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from matchmaker.workers import every
+from wargame.runtime.calls import new_request_id
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.v1 import game_pb2
 
@@ -72,14 +72,14 @@ class Sweeper:
         store: Store,
         bot: Bot,
         play: Play,
-        sessions: Sessions,
+        seating: Seating,
         presence: Presence,
         settings: Settings,
     ) -> None:
         self.store = store
         self.bot = bot
         self.play = play
-        self.sessions = sessions
+        self.seating = seating
         self.presence = presence
         self.settings = settings
         self.poke = asyncio.Event()
@@ -191,7 +191,7 @@ class Sweeper:
             return None
         if game.status == GameStatus.OPEN:
             if now >= open_until(game, self.settings):
-                await self.sessions.close_open(game, now)
+                await self.seating.close_open(game, now)
                 return None
             return next_due(game, now, self.settings)
         if game.status == GameStatus.FINISHED:

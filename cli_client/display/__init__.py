@@ -13,7 +13,7 @@ log. `choose` picks one for the terminal at hand. Where things are:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from rich.text import Text
@@ -78,12 +78,6 @@ class Display(Protocol):
 
     def farewell(self, *lines: Text) -> None:
         """Last lines, to stay on the terminal after the game's screen is gone."""
-
-
-@contextlib.contextmanager
-def nothing() -> Iterator[None]:
-    """A context that shows nothing."""
-    yield
 
 
 def full_screen_possible(terminal: Terminal) -> bool:

@@ -11,7 +11,6 @@ from collections.abc import Callable, Sequence
 
 from rich.text import Text
 
-from cli_client.display import nothing
 from cli_client.render import panel
 from cli_client.render.board import Scene
 from cli_client.session import GameSession
@@ -76,7 +75,7 @@ class LineDisplay:
 
     def busy(self, what: str) -> contextlib.AbstractContextManager[None]:
         """Nothing to show: the log goes on when the answer comes."""
-        return nothing()
+        return contextlib.nullcontext()
 
     def read(self, timeout: float) -> list[str]:
         """Lines typed within `timeout` seconds."""

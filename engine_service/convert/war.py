@@ -17,7 +17,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
 from engine_service.rules.war.actions import Action, ActionParts, join_action, split_action
 from engine_service.rules.war.board import CELLS, NAMES, cell_index
-from engine_service.rules.war.options import rules_for
+from engine_service.rules.war.options import rules_of
 from engine_service.rules.war.pieces import (
     ARMY,
     CANNON,
@@ -133,7 +133,7 @@ class WarConverter(GameConverter[WarState, Action]):
             detail.no_progress_plies,
             detail.move_number or 1,
             history,
-            rules_for(options, citadels),
+            rules_of(options, citadels),
         )
 
     @staticmethod

@@ -14,7 +14,7 @@ game lives in its own package and adds only what is its own to the shared layer
 - `game.py`        a game in progress: resignation and draws by agreement around any game
 - `position.py`    position texts: the grammar the three games' texts share, put together
 - `record.py`      game records: options, set-up and actions that replay to the same state
-- `errors.py`      the reasons the rules refuse something, and `RuleError`
+- `errors.py`      `RuleError`, the rules' refusal, with its `Reason` (`wargame/reasons.py`)
 - `war/`, `battle/`, `napoleonic/`  one package per game (each with its own map)
 """
 

@@ -3,6 +3,12 @@
 A game is a `Ruleset`: pure functions over immutable states and actions of its own types
 (no gRPC, no protobuf, no I/O). The service's conversion layer turns these values into the
 contract's messages and back; nothing else in the engine knows the wire format.
+States are immutable in one of three forms, chosen by how hot the game's search loop is:
+War a `NamedTuple` (cheapest to build and compare), Battle a `__slots__` class whose only
+mutable slots cache its legal-move analysis (equality and hash ignore them), Napoleonic a
+frozen dataclass (many named fields). A role behind the interface has one function name in
+every game that has it: `new_game`, `setup_text_of`, `parse_action`, `play`, `decided`,
+`rules_of`.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ the same run):
 - perft(3) nodes per second from the Plate 1 start position (every leaf made with `play`,
   like python-chess's push/pop of every leaf), beside python-chess perft(3) from the chess
   start position, samples taken in turns, wall rate and CPU time per node, with the ratio
-  (issue 34's goal: >= 6x python-chess);
+  (the speed goal: >= 6x python-chess);
 - perft(2) nodes per second from a position where Artillery is in contact (figures in
   check, the Citadel commanded next turn): the costly path of the artillery rules;
 - microseconds to list the legal actions of a middlegame position (the section 10

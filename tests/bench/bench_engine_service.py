@@ -429,7 +429,7 @@ def _loads(bench: Bench, engine: _Engine, files: dict[str, dict[str, Path]]) -> 
 
 
 def _flood_figures(bench: Bench, engine: _Engine, files: dict[str, Path]) -> None:
-    """ApplyActions p99 with and without a flood of maximum-budget searches (issue 15.2)."""
+    """ApplyActions p99 with and without a flood of maximum-budget searches."""
     for clients in (1, 16):
         tag = f"engine 1 worker war {clients} client{'s' if clients > 1 else ''} ApplyActions"
         apply = files["position"]

@@ -54,7 +54,7 @@ from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec
 from matchmaker.redis_client import connect
 from matchmaker.scripts import Scripts
-from matchmaker.sessions import Sessions, TimeControl
+from matchmaker.seating import Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store
 from tests.bench.harness import REPEATS, Bench, Figure, cpu_seconds, process_tree
@@ -340,7 +340,7 @@ def bench_submit(bench: Bench, setup: Stack) -> list[str]:
         )
         bench.report(cpu, echo_cpu, higher_is_better=False, paired=True)
         made[games] = rate, cpu
-    if 16 in made and 64 in made:  # issue 34: throughput never falls as games grow
+    if 16 in made and 64 in made:  # the speed goal: throughput never falls as games grow
         for at_64, at_16, goal, higher in (
             (made[64][0], made[16][0], ">= 1.0x 16 games", True),
             (made[64][1], made[16][1], "", False),
@@ -382,13 +382,13 @@ def bench_pairing(bench: Bench, setup: Stack) -> None:
         await scripts.load()
         engine = Engine(setup.engine, settings)
         players = Players(client, scripts, settings)
-        sessions = Sessions(Store(client, scripts, settings), engine, players, settings)
+        seating = Seating(Store(client, scripts, settings), engine, players, settings)
         queues = Queues(
             redis=client,
             scripts=scripts,
             engine=engine,
             players=players,
-            sessions=sessions,
+            seating=seating,
             settings=settings,
         )
         await fill(queues)

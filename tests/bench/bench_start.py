@@ -1,4 +1,4 @@
-"""Starts (issue 34.4): the CLI's `--help` and an engine's first answer, wall and CPU time.
+"""Starts: the CLI's `--help` and an engine's first answer, wall and CPU time.
 
 - `wargame --help` beside `python -c 'import argparse, json, pathlib'` (the least a Python
   command line imports), runs taken in turns: wall time per run and the CPU time of the

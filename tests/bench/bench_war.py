@@ -5,7 +5,7 @@ the same run):
 - perft(3) nodes per second from the Game of War start position (every leaf made with
   `play`, like python-chess's push/pop of every leaf), beside python-chess perft(3) from
   the chess start position, samples taken in turns, wall rate and CPU time per node, with
-  the ratio (issue 34's goal: >= 5x python-chess);
+  the ratio (the speed goal: >= 5x python-chess);
 - microseconds to list the legal actions of a middlegame position (the generator itself,
   not the ruleset's cache);
 - microseconds per `play` (unchecked) and per `apply` (checked, with events and the

@@ -1,4 +1,4 @@
-"""The caller key (issue 29, item 6) as both services read it: a file of at least 32
+"""The caller key as both services read it: a file of at least 32
 characters, or nothing; a short key or an unreadable file ends start-up with one line that
 never shows the key."""
 

@@ -1,7 +1,8 @@
-"""Issue 29 through a real engine server: the first player resigning a 3-player deployment
-leaves a state the engine goes on from (MP1), and a reveal naming a cell that is no square
-(not even ASCII) is refused with its reason, never INTERNAL (D9): ApplyActions answers
-INVALID_ARGUMENT UNKNOWN_CELL, ValidateAction `legal = false` with that reason."""
+"""Departures through a real engine server (docs/multiplayer.md): the first player
+resigning a 3-player deployment leaves a state the engine goes on from, and a reveal naming
+a cell that is no square (not even ASCII) is refused with its reason, never INTERNAL:
+ApplyActions answers INVALID_ARGUMENT UNKNOWN_CELL, ValidateAction `legal = false` with
+that reason."""
 
 from __future__ import annotations
 

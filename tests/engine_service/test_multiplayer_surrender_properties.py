@@ -1,5 +1,5 @@
 """Every state the engine returns is one it accepts, whoever leaves a game and whenever
-(issue 29): a stateful property test over a real engine on loopback.
+(docs/multiplayer.md): a stateful property test over a real engine on loopback.
 
 A Hypothesis state machine plays random games of Napoleonic Chess through the service:
 every scenario (the 3- and 4-player ones, and the standard 1-v-1), every deployment (the

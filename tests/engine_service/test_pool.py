@@ -18,7 +18,6 @@ import pytest
 
 from engine_service.handling import CallerGoneError
 from engine_service.pool import IDLE_POLICY, Job, Pool, Work
-from engine_service.rules.errors import Reason as RuleReason
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
 from wargame.runtime.refusal import Reason, Refusal
@@ -31,7 +30,7 @@ def stand_in() -> Work:
         if job == "sleep":
             time.sleep(float(payload))
         elif job == "refuse":
-            raise RuleError(RuleReason.ILLEGAL_ACTION, "not like that", rule="7.1")
+            raise RuleError(Reason.ILLEGAL_ACTION, "not like that", rule="7.1")
         elif job == "die":
             os._exit(3)
         elif job == "pid":
@@ -104,7 +103,7 @@ def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
 @pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
 def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) -> None:
     # SCHED_IDLE, not only nice: a search then takes no share of a core that a rules call
-    # of the serving process wants (issue 15.2: expensive work never delays cheap calls).
+    # of the serving process wants (expensive work never delays cheap calls).
     first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert os.sched_getscheduler(first) == IDLE_POLICY
     with pytest.raises(RuntimeError):

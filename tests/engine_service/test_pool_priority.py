@@ -1,4 +1,4 @@
-"""The pool's reserved share (issue 29, item 6): calls of priority (the matchmaker's, which
+"""The pool's reserved share: calls of priority (the matchmaker's, which
 carry the caller key) are admitted and served whatever the other calls hold; a call with a
 wrong key, or none, is like any other.
 

@@ -438,4 +438,9 @@ def test_every_rule_reason_is_covered_here() -> None:
         "UNKNOWN_GAME", "UNKNOWN_OPTION", "INVALID_OPTION_VALUE", "UNKNOWN_PRESET", "INVALID_SETUP",
         "INVALID_STATE", "INVALID_RECORD",
     }  # fmt: skip
-    assert {reason.value for reason in Reason} == covered
+    rules = {  # the rules' reasons: the contract's below 100 (wargame/reasons.py)
+        reason.value
+        for reason in Reason
+        if errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason.value}") < 100
+    }
+    assert rules == covered

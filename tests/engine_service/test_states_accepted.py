@@ -1,4 +1,4 @@
-"""Every state the engine hands out is a state it accepts back (issue 15.10).
+"""Every state the engine hands out is a state it accepts back.
 
 Random games are played through the RPCs of a real server, deployments included (Attack at
 Dawn committed and revealed, sealed by the engine, forfeited by a bad reveal; Marching

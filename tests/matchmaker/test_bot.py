@@ -17,8 +17,8 @@ import pytest
 from matchmaker.bot import Bot, secret_array
 from matchmaker.engine import Engine
 from matchmaker.record import BOT_PLAYER, GameRecord, Seat, SeatKind
+from matchmaker.seating import GameSpec
 from matchmaker.server import Replica
-from matchmaker.sessions import GameSpec
 from matchmaker.vault import Vault
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs, sealed_array
@@ -52,7 +52,7 @@ async def bot_game(
 ) -> tuple[GameRecord, Seat]:
     """A running game of Ada against the bot: the game and the bot's seat."""
     bot = Seat(bot_side, BOT_PLAYER, "Bot", SeatKind.BOT)
-    game, _ = await replica.sessions.create(
+    game, _ = await replica.seating.create(
         GameSpec(ruleset, dict(options or {}), **spec),
         [bot, Seat(human_side, "p-ada", "Ada", SeatKind.HUMAN)],
     )

@@ -1,4 +1,4 @@
-"""The bot seat (issue 12.5, 12.9): its level reaches the engine and shows in the game, it
+"""The bot seat: its level reaches the engine and shows in the game, it
 is never rated, and it answers draw offers from the engine's evaluation."""
 
 from __future__ import annotations

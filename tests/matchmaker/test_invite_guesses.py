@@ -1,4 +1,4 @@
-"""Wrong invite codes are limited, right ones never (issue 29, item 5): strangers who
+"""Wrong invite codes are limited, right ones never: strangers who
 empty every guess limit keep no one with a right code out of a game, and their own wrong
 guesses stay refused."""
 

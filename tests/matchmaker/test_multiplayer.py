@@ -1,4 +1,4 @@
-"""Games of N seats through the matchmaker (Napoleonic Chess 10.6, issue 13): seats from
+"""Games of N seats through the matchmaker (Napoleonic Chess 10.6): seats from
 the scenario's players, invite codes that fill any free seat or a chosen one, bots in any
 seats, spectators, a clock per player, resignation and time forfeits per player, draws
 agreed by every remaining player, openskill ratings, and records that replay."""

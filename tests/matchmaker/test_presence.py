@@ -1,4 +1,4 @@
-"""Presence (issue 12.4): a player who watches its game is there, however long it thinks;
+"""Presence: a player who watches its game is there, however long it thinks;
 one who leaves is announced, warned, and loses as abandoned only if it does not come back.
 Time is moved by configuration: abandonment after a fraction of a second, not ten minutes.
 Every test runs on a standalone Redis and on a Redis Cluster."""

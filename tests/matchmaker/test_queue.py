@@ -17,17 +17,17 @@ from prometheus_client import REGISTRY
 from matchmaker import keys
 from matchmaker import queue as queue_module
 from matchmaker.engine import Engine
-from matchmaker.errors import ServiceError
 from matchmaker.players import Players
 from matchmaker.queue import Queues, QueueSpec, Ticket
 from matchmaker.record import SeatKind
 from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
-from matchmaker.sessions import Sessions, TimeControl
+from matchmaker.seating import Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store, text
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client, until
+from wargame.runtime.refusal import Refusal
 
 pytestmark = pytest.mark.integration
 SPEC = QueueSpec("war", {"compulsion": "legality"}, "", TimeControl(60_000, 1_000), True)
@@ -42,13 +42,13 @@ async def make_queues(
     scripts = Scripts(redis)
     engine = Engine(engine_address, settings)
     players = Players(redis, scripts, settings)
-    sessions = Sessions(Store(redis, scripts, settings), engine, players, settings)
+    seating = Seating(Store(redis, scripts, settings), engine, players, settings)
     return Queues(
         redis=redis,
         scripts=scripts,
         engine=engine,
         players=players,
-        sessions=sessions,
+        seating=seating,
         settings=settings,
     )
 
@@ -205,7 +205,7 @@ def test_status_position_leave_and_already_queued(redis_url: str) -> None:
         await set_rating(queues.redis, "b", 2000)
         first = await queues.join("a", "a", SPEC)
         second = await queues.join("b", "b", SPEC)
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await queues.join("a", "a", SPEC)
         assert caught.value.reason == "ALREADY_QUEUED"
         assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION
@@ -287,7 +287,7 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
         assert made is not None and [s.rating for s in made.seats] == ["", ""]
         # A match whose queue expired before its game was made cannot make it any more.
         await queues.redis.delete(keys.queue_config(huff.queue_id))
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await queues.game_for(huff.queue_id, {**match, "g": "g-later"}, create=True)
         assert (caught.value.code, caught.value.reason, caught.value.message) == (
             grpc.StatusCode.NOT_FOUND,
@@ -301,7 +301,7 @@ def test_a_match_makes_its_game_once_with_the_players_seated(
 
 @pytest.mark.parametrize("text", ["", "q1", "x1.t1", "q1.", ".t1", "t1"])
 def test_a_malformed_ticket_is_refused(text: str) -> None:
-    with pytest.raises(ServiceError) as caught:
+    with pytest.raises(Refusal) as caught:
         Ticket.parse(text)
     assert (caught.value.code, caught.value.reason, caught.value.fields) == (
         grpc.StatusCode.INVALID_ARGUMENT,
@@ -325,7 +325,7 @@ def test_the_spec_asks_the_engine_for_the_options_of_the_preset(
         assert spec.options["compulsion"] == "huff" and spec.preset == "checkers_huff"
         plain = await queues.spec("war", {}, "", tc, False)
         assert plain.options["compulsion"] == "legality"
-        with pytest.raises(ServiceError) as caught:
+        with pytest.raises(Refusal) as caught:
             await queues.spec("", {}, "", tc, False)
         assert (caught.value.code, caught.value.reason, caught.value.fields) == (
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -359,7 +359,7 @@ def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) 
         assert await queues.redis.zscore(alive, ticket.ticket) == status.now_ms + 30_000
         assert 0 < await queues.redis.pttl(keys.player_queue("a")) <= 30_000
         # and the queue is marked active as of the status, for the pairing workers
-        shard = keys.shard(SPEC.queue_id, queues.sessions.store.shards)
+        shard = keys.shard(SPEC.queue_id, queues.seating.store.shards)
         active = await queues.redis.zscore(keys.queues(shard), SPEC.queue_id)
         assert active == status.now_ms
         await close(queues)
@@ -450,7 +450,7 @@ def test_each_pair_of_one_round_gets_its_own_coin(
 
 
 def test_ids_have_the_forms_of_their_kind(redis_url: str) -> None:
-    # Game ids made by pairing have the form of every other game id (sessions.py: g + 14).
+    # Game ids made by pairing have the form of every other game id (seating.py: g + 14).
     async def scenario() -> None:
         queues = await make_queues(redis_url, ticket_liveness=30.0)
         tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
@@ -475,7 +475,7 @@ def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queu
             for player_id in players:
                 tickets[player_id] = await queues.join(player_id, player_id, spec)
         now = await queues._now()
-        shards = queues.sessions.store.shards
+        shards = queues.seating.store.shards
         for queue_id, active in (("qidle", now - 120_000), ("qquiet", now - 1_000)):
             await queues.redis.zadd(keys.queues(keys.shard(queue_id, shards)), {queue_id: active})
         waits = "wargame_matchmaker_queue_wait_seconds_count"
@@ -484,7 +484,7 @@ def test_a_pairing_round_pairs_every_queue_makes_the_games_and_forgets_idle_queu
         assert REGISTRY.get_sample_value(waits) == before + 2
         for player_id in ("a", "c"):
             status = await queues.status(player_id, tickets[player_id])
-            game, _, _ = await queues.sessions.store.load(status.match["g"])
+            game, _, _ = await queues.seating.store.load(status.match["g"])
             assert game is not None and {s.player for s in game.seats} >= {player_id}
         index = {
             text(q)
@@ -504,10 +504,10 @@ def test_a_spec_the_engine_refuses_is_refused_with_its_reason(
     """A preset the engine does not know (asked only when the first state is made): the
     engine's reason and message reach the caller as a refusal, not an internal error."""
 
-    async def scenario() -> ServiceError:
+    async def scenario() -> Refusal:
         queues = await make_queues(redis_url, engine_address)
         try:
-            with pytest.raises(ServiceError) as caught:
+            with pytest.raises(Refusal) as caught:
                 await queues.spec("war", {}, "no_such_preset", TimeControl(60_000, 0), False)
             return caught.value
         finally:

@@ -26,11 +26,11 @@ from matchmaker.record import (
     SeatKind,
     Visibility,
     _enum,
-    alliance,
     mapped_attributes,
     moves_json,
     parse_moves,
 )
+from matchmaker.states import alliance
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
 from tests.matchmaker.helpers import play_moves, start_game
 from wargame.v1 import game_pb2, napoleonic_pb2, war_pb2

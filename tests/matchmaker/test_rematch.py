@@ -1,4 +1,4 @@
-"""The end of a game (issue 12.9): each seat's rating change once settled, and play again —
+"""The end of a game: each seat's rating change once settled, and play again —
 sides swapped, the opponent's seat kept for it and offered on the old game's stream, or
 against the bot at once. Each runs on a standalone Redis and on a Redis Cluster."""
 

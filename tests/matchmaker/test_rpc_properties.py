@@ -1,4 +1,4 @@
-"""Property tests over every RPC of the matchmaker (issue 15.9): any request, with or
+"""Property tests over every RPC of the matchmaker: any request, with or
 without a token, gets OK or a refusal with the right kind of code and a reason — never
 INTERNAL or UNKNOWN — and the games already stored stay exactly as they were.
 

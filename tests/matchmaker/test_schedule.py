@@ -20,10 +20,10 @@ from matchmaker.schedule import (
     next_due,
     offered_to_bot,
     open_until,
-    out_players,
     ttl,
 )
 from matchmaker.settings import Settings
+from matchmaker.states import players_out
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 NOW = 1_000_000
@@ -155,7 +155,7 @@ def test_a_bot_that_accepted_or_is_out_owes_no_answer_to_a_draw_offer() -> None:
         Seat("blue", BOT_PLAYER, "Bot", SeatKind.BOT),
         Seat("green", BOT_PLAYER, "Bot", SeatKind.BOT),
     ]
-    assert out_players(state) == {"green"}
+    assert players_out(state) == {"green"}
     assert offered_to_bot(game) == game.seats[1]  # blue has not answered; green is out
     state.draw_accepted.append("blue")
     game.state_bytes = state.SerializeToString()

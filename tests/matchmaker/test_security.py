@@ -1,4 +1,4 @@
-"""The matchmaker's security suite (issue 15): one test per finding of the review, each
+"""The matchmaker's security suite: one test per finding of the security review, each
 reproducing it against real servers (a real Redis, real gRPC servers, real processes where
 start-up or logs are the point). Every test here failed on the code before its fix. The
 ones that keep state in Redis (limits, caps, invite codes, sealed storage) also run on a
@@ -657,7 +657,7 @@ def test_a_pending_array_is_kept_out_of_plain_storage(
 def test_a_reveal_naming_a_non_ascii_cell_is_refused_with_its_reason(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client]
 ) -> None:
-    """Issue 29 D9: a structured reveal whose cell is no square (here not even ASCII) is
+    """A structured reveal whose cell is no square (here not even ASCII) is
     refused as INVALID_ARGUMENT UNKNOWN_CELL, never INTERNAL, and the game loses nothing."""
     players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]

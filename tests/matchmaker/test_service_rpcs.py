@@ -16,7 +16,7 @@ import grpc
 import pytest
 
 from matchmaker import keys
-from matchmaker.sessions import TimeControl
+from matchmaker.seating import TimeControl
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, WarReplica, players_of
 from tests.matchmaker.helpers import (
     StreamReader,

@@ -15,8 +15,8 @@ import pytest
 from matchmaker.bot import Bot
 from matchmaker.engine import EngineError, EngineFailure
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
+from matchmaker.seating import GameSpec, TimeControl
 from matchmaker.server import Replica
-from matchmaker.sessions import GameSpec, TimeControl
 from matchmaker.sweeper import RETRY_MS
 from tests.matchmaker.conftest import fast_settings
 from tests.matchmaker.helpers import captured_logs
@@ -35,7 +35,7 @@ async def bot_game(
     North, the bot South, to move."""
     replica = await Replica.connect(fast_settings(redis_url, engine_address, **settings))
     try:
-        game, _ = await replica.sessions.create(
+        game, _ = await replica.seating.create(
             GameSpec("war", {}),
             [
                 Seat("south", BOT_PLAYER, "Bot", SeatKind.BOT),
@@ -210,7 +210,7 @@ def test_failed_due_work_is_logged_and_tried_again_later(
 
 
 async def created(replica: Replica, seats: list[Seat], **spec: Any) -> GameRecord:
-    game, _ = await replica.sessions.create(GameSpec("war", {}, **spec), seats)
+    game, _ = await replica.seating.create(GameSpec("war", {}, **spec), seats)
     return game
 
 

@@ -1,4 +1,4 @@
-"""Who gets a live stream (issue 29.4): streams are capped per caller address (an IPv6
+"""Who gets a live stream: streams are capped per caller address (an IPv6
 caller by its /64, a trusted proxy's caller by x-forwarded-for) and per player, slots are
 reserved for a game's seated players, a seated player refused a stream is never
 abandoned for it, and an update costs the same whatever the number of streams that do

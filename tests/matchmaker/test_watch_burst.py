@@ -1,4 +1,4 @@
-"""A burst of watchers on one replica (issue 30.2): a thousand (five thousand in the slow
+"""A burst of watchers on one replica: a thousand (five thousand in the slow
 run) WatchGame streams opened at once are all served or told to retry
 (RESOURCE_EXHAUSTED with a retry hint, never "the session store cannot be reached"); their
 reads go over the watchers' own Redis connections, never those of moves, clocks, bots and

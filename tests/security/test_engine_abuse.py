@@ -1,4 +1,4 @@
-"""Issue 15 ("Tests"): flooding the engine with searches and replays does not stop play.
+"""Flooding the engine with searches and replays does not stop play.
 
 Several clients flood one engine with maximum-budget SuggestAction calls and ReplayRecord
 calls of long records (with and without every state), re-sending as soon as they are

@@ -1,4 +1,4 @@
-"""Issue 15.2: nobody can starve the engine with expensive calls.
+"""Nobody can starve the engine with expensive calls.
 
 24 SuggestAction calls with a 10 s budget used to hold every request thread of a worker, so
 that cheap rules calls (and every matchmaker submit) waited for ~30 s. Now expensive calls

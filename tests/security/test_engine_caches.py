@@ -1,4 +1,4 @@
-"""Issue 15.15 (engine): every memory the engine keeps is bounded.
+"""Every memory the engine keeps is bounded.
 
 A cache keyed by the `initial_position` text clients send used to be kept for ever, so a
 long-lived worker's memory grew with every distinct position sent. Now every cache is a

@@ -1,4 +1,4 @@
-"""Issue 15.9 (engine): inputs that used to end in INTERNAL are INVALID_ARGUMENT.
+"""Engine inputs that used to end in INTERNAL are INVALID_ARGUMENT.
 
 A reveal with non-ASCII digits, a SuggestAction budget of 2^63 s, a state whose ply is
 near 2^32, a set-up with a superscript digit: each is a bad request, refused with a reason

@@ -1,4 +1,4 @@
-"""Issue 15.8 (engine): a refusal never echoes a whole input, and an oversized request is
+"""An engine refusal never echoes a whole input, and an oversized request is
 refused with REQUEST_TOO_LARGE.
 
 Error messages quoted the whole input, so a few kB of bad input pushed the status past

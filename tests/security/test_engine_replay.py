@@ -1,4 +1,4 @@
-"""Issue 15.3: ReplayRecord cannot explode the engine's memory.
+"""ReplayRecord cannot explode the engine's memory.
 
 A 357 kB record replayed with `include_states` built a 52 MB answer (past the 4 MB message
 limit, so the client got a bare RESOURCE_EXHAUSTED), four such calls took a worker from

@@ -1,4 +1,4 @@
-"""Issue 15.13 (engine): sealing is randomized.
+"""The engine's sealing is randomized.
 
 A sealed Attack-at-Dawn array used to seal to the same ciphertext in every game (the nonce
 was derived from the array), so a ciphertext seen once recognised the same array in any

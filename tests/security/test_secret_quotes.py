@@ -1,4 +1,4 @@
-"""Issue 29, item 9: a refused `commit`, `reveal` or `seal` quotes nothing of its text.
+"""A refused `commit`, `reveal` or `seal` quotes nothing of its text.
 
 Those texts hold a player's hidden deployment (and a salt): a refusal that quoted their
 first 40 characters, or the item it could not read, put part of the secret in the

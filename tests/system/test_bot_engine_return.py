@@ -1,4 +1,4 @@
-"""Issue 29, item 8: the bot moves soon after the engine comes back.
+"""The bot moves soon after the engine comes back.
 
 With the engine gone, the bot's move fails and its game is tried again later; once the
 engine is back (a new process on the same port), the bot moves within what the code

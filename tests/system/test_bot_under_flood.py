@@ -1,4 +1,4 @@
-"""Issue 29, item 6: strangers' searches do not cost the bot its games.
+"""Strangers' searches do not cost the bot its games.
 
 The bot's SuggestAction calls used to share the engine's search pool with anyone's: under a
 flood of anonymous searches the pool was full whenever the bot asked, the bot's move was

@@ -1,4 +1,4 @@
-"""A Napoleonic Chess battle of four through `wargame` in real pseudo-terminals (issue 13):
+"""A Napoleonic Chess battle of four through `wargame` in real pseudo-terminals:
 `--scenario` and `--seat`, bots in chosen seats, the lobby's free seats, and the side panel
 with every player, its alliance, who is awaited and who is out, to the end."""
 

@@ -1,4 +1,4 @@
-"""Engine traffic spreads over engine replicas (issue 11.5).
+"""Engine traffic spreads over engine replicas.
 
 Real `wargame-engine` processes listen on the same port of two loopback addresses
 (127.0.0.1 and 127.0.0.2), as pods of one Deployment do on their own IPs. The matchmaker's
@@ -188,7 +188,7 @@ def test_the_engine_answers_the_keepalive_pings_of_an_idle_matchmaker(
     engines: list[EngineHost], tmp_path: Path
 ) -> None:
     # The matchmaker pings its engine connections every 5 s, busy or idle, to notice a host
-    # that vanished (issue 11.4); an engine that allowed fewer pings would close the
+    # that vanished; an engine that allowed fewer pings would close the
     # connection at the third early one (GOAWAY "too_many_pings", about 17 s in) and the
     # client would slow its pings down. No connection age: only pings could end it.
     port = free_port()

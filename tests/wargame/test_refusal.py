@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 
 from engine_service.handling import refusal_of
-from engine_service.rules.errors import Reason as RuleReason
+from engine_service.rules import errors as rules_errors
 from engine_service.rules.errors import RuleError
-from matchmaker.errors import ServiceError
 from wargame.runtime.refusal import Reason, Refusal, internal, malformed, missing, unavailable
 from wargame.v1 import errors_pb2
 
 PREFIX = "ERROR_REASON_"
+RULES = Path(rules_errors.__file__).resolve().parent
 
 
 def _contract() -> dict[str, int]:
@@ -28,25 +31,39 @@ def test_the_reasons_both_services_raise_are_exactly_the_contracts() -> None:
     assert all(reason.name == reason.value for reason in Reason)
 
 
-def test_the_rules_reasons_are_contract_reasons_below_the_services() -> None:
+def _reasons_named_in(folder: Path) -> dict[str, str]:
+    """Every `Reason.X` the modules of `folder` name, with the first file naming it."""
+    named: dict[str, str] = {}
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "Reason"
+            ):
+                named.setdefault(node.attr, path.relative_to(RULES.parent).as_posix())
+    return named
+
+
+def test_the_rules_raise_only_the_contracts_rules_reasons_below_the_services() -> None:
+    # One list of reasons (wargame/reasons.py); the rules name only those below 100.
+    assert rules_errors.Reason is Reason
     contract = _contract()
-    assert {reason.value for reason in RuleReason} <= {reason.value for reason in Reason}
-    for reason in RuleReason:
-        assert contract[reason.value] < 100, reason
-    services = {reason for reason in Reason if contract[reason] >= 100}
-    assert not services & {reason.value for reason in RuleReason}
+    named = _reasons_named_in(RULES)
+    assert {"UNKNOWN_GAME", "JUMP_CHAIN_INCOMPLETE", "SUPPORT_SELF"} <= set(named)
+    services = {name: where for name, where in named.items() if contract[name] >= 100}
+    assert not services, f"the rules name services' reasons: {services}"
 
 
 def test_the_services_share_the_one_refusal_type() -> None:
-    assert ServiceError is Refusal  # the matchmaker's former name
-    refused = refusal_of(RuleError(RuleReason.UNKNOWN_GAME, "no game 'go'", field="game"))
+    refused = refusal_of(RuleError(Reason.UNKNOWN_GAME, "no game 'go'", field="game"))
     assert isinstance(refused, Refusal)
     assert (refused.code, refused.reason, refused.fields) == (
         grpc.StatusCode.NOT_FOUND,
         Reason.UNKNOWN_GAME,
         (("game", "no game 'go'"),),
     )
-    illegal = refusal_of(RuleError(RuleReason.PATH_BLOCKED, "blocked").at(2))
+    illegal = refusal_of(RuleError(Reason.PATH_BLOCKED, "blocked").at(2))
     assert (illegal.code, illegal.metadata) == (grpc.StatusCode.INVALID_ARGUMENT, {"index": "2"})
 
 

@@ -1,4 +1,4 @@
-"""Issue 29, item 9: connections that never start their handshake are closed.
+"""Connections that never start their handshake are closed.
 
 A client that opens TCP connections and sends nothing used to hold them open for gRPC's
 default handshake time (120 s; 300 of 300 were still open after 20 s). Every server now

@@ -1,4 +1,4 @@
-"""Issue 29, item 9: a certificate past its end stops a service at start, one ending soon is
+"""A certificate past its end stops a service at start, one ending soon is
 a warning, and the end of every certificate a service presents is a metric.
 
 Before, an engine or a matchmaker started and served with an expired certificate, and

@@ -6,6 +6,7 @@ Where things are:
 - `config.py`      command-line configuration: every flag has a `WARGAME_*` variable
 - `logs.py`        structlog: JSON lines in services, key=value lines on a terminal
 - `refusal.py`     one refusal for both services: status code, contract reason, message
+- `calls.py`       what both services' call handlers share: metrics, request ids, times
 - `status.py`      rich gRPC error statuses (`google.rpc.Status` with details), both ways
 - `quoting.py`     quoting what a client sent, briefly: refusals never echo a whole input
 - `serving.py`     server lifecycle: bind, health checking, reflection, graceful shutdown

@@ -52,7 +52,7 @@ def _square(text: str) -> int:
     return number - 1
 
 
-def parse_move(board: bytes, side: int, legal: list[Move], text: str) -> Move:
+def parse_action(board: bytes, side: int, legal: list[Move], text: str) -> Move:
     """The move `text` names for `side` on `board`; `legal` resolves the short forms."""
     words = text.strip()
     full = _FULL.match(words)

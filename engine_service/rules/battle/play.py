@@ -52,6 +52,6 @@ def play_as_method(self: object, state: BattleState, action: Move) -> BattleStat
     return new
 
 
-def play_move(state: BattleState, move: Move) -> BattleState:
+def play(state: BattleState, move: Move) -> BattleState:
     """The position after `move`, known to be legal."""
     return play_as_method(None, state, move)

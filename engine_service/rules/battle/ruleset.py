@@ -19,7 +19,7 @@ from engine_service.rules.battle.legal import (
     legal_actions,
     move_is_legal,
 )
-from engine_service.rules.battle.notation import format_move, parse_move
+from engine_service.rules.battle.notation import format_move, parse_action
 from engine_service.rules.battle.options import OPTION_SPECS, PRESETS
 from engine_service.rules.battle.pieces import (
     ATTACKER,
@@ -31,8 +31,8 @@ from engine_service.rules.battle.pieces import (
     kind_of,
     side_of,
 )
-from engine_service.rules.battle.play import play_as_method, play_move
-from engine_service.rules.battle.setup import format_setup
+from engine_service.rules.battle.play import play, play_as_method
+from engine_service.rules.battle.setup import setup_text_of
 from engine_service.rules.battle.start import new_game
 from engine_service.rules.battle.state import BattleState
 from engine_service.rules.errors import Reason, RuleError
@@ -60,7 +60,7 @@ class BattleRuleset(Ruleset[BattleState, Move]):
 
     def setup_text(self, state: BattleState) -> str:
         """The position as set-up text (see `setup`)."""
-        return format_setup(state)
+        return setup_text_of(state)
 
     # -- play ----------------------------------------------------------------------------
 
@@ -79,7 +79,7 @@ class BattleRuleset(Ruleset[BattleState, Move]):
             raise RuleError(Reason.ILLEGAL_ACTION, f"{action!r} is not a Game of Battle move")
         if not move_is_legal(state, action):
             raise explain(state.board, state.side, state.rules, action, analysis_of(state))
-        after = play_move(state, action)
+        after = play(state, action)
         return after, action_events(state, action, after, self.outcome(after))
 
     # The position after a legal move (no checks, no events): the hot path, bound directly.
@@ -111,7 +111,7 @@ class BattleRuleset(Ruleset[BattleState, Move]):
         """The move of `text` for `side` (default: the side to move)."""
         mover = state.side if side is None else self.side_index(side)
         legal = self.legal_actions(state) if mover == state.side else []
-        return parse_move(state.board, mover, legal, text)
+        return parse_action(state.board, mover, legal, text)
 
     # -- inspection ----------------------------------------------------------------------
 

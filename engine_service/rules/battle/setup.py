@@ -226,7 +226,7 @@ _CODES_IN_ORDER: Final = tuple(
 )
 
 
-def format_setup(state: BattleState) -> str:
+def setup_text_of(state: BattleState) -> str:
     """The position text of a state (what `parse_setup` reads back to an equal state)."""
     board = state.board
     pieces = []

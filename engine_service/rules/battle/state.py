@@ -18,9 +18,16 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any, Final
 
-from engine_service.rules.battle.board import SQUARES
+from engine_service.rules.battle.board import NAMES, SQUARES
 from engine_service.rules.battle.options import Rules, rules_of
-from engine_service.rules.battle.pieces import CODE_COUNT, DEFENDER
+from engine_service.rules.battle.pieces import (
+    CODE_COUNT,
+    DEFENDER,
+    KIND_LETTERS,
+    KIND_OF_CODE,
+    SIDE_IDS,
+    SIDE_OF_CODE,
+)
 from engine_service.rules.options import Options
 
 if TYPE_CHECKING:
@@ -138,10 +145,13 @@ class BattleState:
         return hash((self.history[-1], self.quiet, len(self.history)))
 
     def __repr__(self) -> str:
-        # Imported here: `setup` builds states, so a module-level import would be a cycle.
-        from engine_service.rules.battle.setup import format_setup
-
-        return f"BattleState({format_setup(self)!r})"
+        # The pieces by cell, without `setup.format_setup` (which builds states: a cycle).
+        pieces = " ".join(
+            f"{KIND_LETTERS[KIND_OF_CODE[code]]}{NAMES[cell]}/{SIDE_IDS[SIDE_OF_CODE[code]][0]}"
+            for cell, code in enumerate(self.board)
+            if code
+        )
+        return f"BattleState({SIDE_IDS[self.side]} to move, quiet {self.quiet}: {pieces})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         fields = (self.board, self.side, self.options, self.quiet, self.history)

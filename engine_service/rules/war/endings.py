@@ -4,7 +4,7 @@ Section 9's test "an O man stood on P's Citadel at the start of P's move and sti
 there after it" needs no memory: P's move cannot put an O man anywhere, so after P's move
 (O to move) an O man on P's Citadel is exactly such a survivor. The outcome is therefore a
 function of the position, checked in the order of section 11's `after_move`: Citadel,
-then no legal move, then repetition and no progress. `ended` remembers it for the last few
+then no legal move, then repetition and no progress. `decided` remembers it for the last few
 hundred positions.
 """
 
@@ -77,6 +77,6 @@ def outcome(state: WarState, actions: Sequence[Action] | None = None) -> Outcome
 
 
 @memo(512)
-def ended(state: WarState) -> Outcome | None:
+def decided(state: WarState) -> Outcome | None:
     """`outcome(state)`, remembered (a request asks it more than once)."""
     return outcome(state)

@@ -14,7 +14,7 @@ Printed forms (piece letter for every man but the Troop):
 Reading is forgiving: any case, an optional piece letter (`Te3-e4`, `md1xd6`), `-`, `x`
 or `:` between squares (or none: `e3e4`), and a chain may be given by its first and last
 squares (`a3:e7`) when that names one chain. Annotations `#C`, `+`, `!`, `?` are ignored.
-`read_action` reads text against a position; text that names no legal action is
+`parse_action` reads text against a position; text that names no legal action is
 `explain.explain_text`'s to refuse, with the legal moves of the man concerned.
 """
 
@@ -194,7 +194,7 @@ def _same_frame(parsed: Parsed, action: Action) -> bool:
     )
 
 
-def read_action(state: WarState, text: str, side: int) -> Action:
+def parse_action(state: WarState, text: str, side: int) -> Action:
     """The action `text` names for `side`: the legal action it names when `side` is to move.
 
     Otherwise the literal action is returned: for the side not to move (whoever applies

@@ -5,7 +5,7 @@ A corrected reading of the 1910 rulebook becomes a change of default here, not a
 `back_rank` and `initial_position` are checked as text (their allowed values cannot be
 listed); every other option is a boolean, an enum or an integer.
 
-Every state of a game points to the same `WarRules` (`rules_for`): the options and the
+Every state of a game points to the same `WarRules` (`rules_of`): the options and the
 Citadels turned into lookup tables once, so the move generator reads plain attributes and
 byte tables instead of option strings. Two `WarRules` are equal when their options and
 Citadels are.
@@ -399,6 +399,6 @@ class WarRules:
 
 
 @memo(256)
-def rules_for(options: Options, citadels: tuple[int, int]) -> WarRules:
+def rules_of(options: Options, citadels: tuple[int, int]) -> WarRules:
     """The shared `WarRules` of these options and Citadels (built once, then reused)."""
     return WarRules(options, citadels)

@@ -13,11 +13,11 @@ from engine_service.rules.war.check import allowed, is_legal
 from engine_service.rules.war.compulsion import exposed
 from engine_service.rules.war.consistency import check_state
 from engine_service.rules.war.describe import SIDES, TITLE, describe_board
-from engine_service.rules.war.endings import citadel_holder, ended
+from engine_service.rules.war.endings import citadel_holder, decided
 from engine_service.rules.war.events import action_events
 from engine_service.rules.war.explain import explain, explain_text
 from engine_service.rules.war.legal import legal_actions, legal_in
-from engine_service.rules.war.notation import format_action_text, read_action
+from engine_service.rules.war.notation import format_action_text, parse_action
 from engine_service.rules.war.options import OPTION_SPECS, PRESETS
 from engine_service.rules.war.pieces import (
     KIND_IDS,
@@ -28,7 +28,7 @@ from engine_service.rules.war.pieces import (
     side_of,
 )
 from engine_service.rules.war.play import play
-from engine_service.rules.war.start import setup_text_of, state_from_setup
+from engine_service.rules.war.start import new_game, setup_text_of
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import REAR_RANK
 
@@ -50,7 +50,7 @@ def perft(state: WarState, depth: int) -> int:
 def clear_caches() -> None:
     """Forget the remembered legal actions and outcomes (for benchmarks of uncached work)."""
     legal_in.cache_clear()
-    ended.cache_clear()
+    decided.cache_clear()
 
 
 def _is_action(action: object) -> bool:
@@ -70,7 +70,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def new_game(self, options: Options, setup: str | None = None) -> WarState:
         """The initial position of the options, or the position of a setup string (3.2)."""
-        return state_from_setup(options, setup)
+        return new_game(options, setup)
 
     def options_of(self, state: WarState) -> Options:
         """The options the game was created with."""
@@ -84,7 +84,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def to_act(self, state: WarState) -> tuple[str, ...]:
         """The side to move, or nobody once the game is over."""
-        return () if ended(state) is not None else (SIDE_IDS[state.side],)
+        return () if decided(state) is not None else (SIDE_IDS[state.side],)
 
     def legal_actions(self, state: WarState) -> list[Action]:
         """Every legal action (empty once the game is over)."""
@@ -98,7 +98,7 @@ class WarRuleset(Ruleset[WarState, Action]):
         if not allowed(state, action):  # the game goes on: legal is allowed (`check.py`)
             raise explain(state, action)
         after = play(state, action)
-        return after, action_events(state, action, after, ended(after))
+        return after, action_events(state, action, after, decided(after))
 
     def play(self, state: WarState, action: Action) -> WarState:
         """The new position after a legal action (no checks, no events)."""
@@ -110,7 +110,7 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     def outcome(self, state: WarState) -> Outcome | None:
         """How the game ended (sections 9 and 10), or None."""
-        return ended(state)
+        return decided(state)
 
     def perft(self, state: WarState, depth: int) -> int:
         """The number of action sequences of exactly `depth` actions from `state`."""
@@ -133,7 +133,7 @@ class WarRuleset(Ruleset[WarState, Action]):
     def parse_action(self, state: WarState, text: str, side: str | None = None) -> Action:
         """The action `text` names for `side` (default: the side to move)."""
         side_index = state.side if side is None else self.side_index(side)
-        action = read_action(state, text, side_index)
+        action = parse_action(state, text, side_index)
         if side_index == state.side and not is_legal(state, action):
             raise explain_text(state, text, action)
         return action

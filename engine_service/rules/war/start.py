@@ -12,7 +12,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.options import Options
 from engine_service.rules.position import PositionError
 from engine_service.rules.war.consistency import check_state
-from engine_service.rules.war.options import rules_for
+from engine_service.rules.war.options import rules_of
 from engine_service.rules.war.pieces import SIDE_IDS, SIDE_NAMES
 from engine_service.rules.war.position import history_of, history_parts
 from engine_service.rules.war.setup import (
@@ -45,7 +45,7 @@ def _citadels_of(text: str) -> tuple[int, int]:
     return south, north
 
 
-def state_from_setup(options: Options, text: str | None, field: str = "setup") -> WarState:
+def new_game(options: Options, text: str | None, field: str = "setup") -> WarState:
     """The position a setup string describes, in a game with these options.
 
     `text` None means the options' own initial position. INVALID_SETUP names what is wrong,
@@ -75,7 +75,7 @@ def state_from_setup(options: Options, text: str | None, field: str = "setup") -
     except (SetupError, PositionError) as error:
         raise RuleError(Reason.INVALID_SETUP, f"setup: {error}", field=field) from None
     citadels = setup.citadels or options_citadels(options)
-    rules = rules_for(options, citadels)
+    rules = rules_of(options, citadels)
     state = WarState(
         board,
         setup.side,

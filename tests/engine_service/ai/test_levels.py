@@ -1,4 +1,4 @@
-"""Playing strength 1-5 (issue 12.5): each level beats the one below in most games.
+"""Playing strength 1-5: each level beats the one below in most games.
 
 For each game and each pair of neighbouring levels, GAMES_PER_PAIR games with fixed seeds,
 the higher level taking the two sides in turn. The searches are capped at MAX_DEPTH with a

@@ -1,4 +1,4 @@
-"""Strength with allies (issue 13, item 5): in the two-against-two Grand Battle the AI,
+"""Strength with allies: in the two-against-two Grand Battle the AI,
 at 50 ms per action, playing one seat with a uniformly random ally against two uniformly
 random enemies, brings its alliance to victory in at least 45 of 50 games.
 

@@ -1,4 +1,4 @@
-"""Strength (issue #6, item 4): at 50 ms per action the AI beats a uniformly random player.
+"""Strength: at 50 ms per action the AI beats a uniformly random player.
 
 For each game, 50 games against a seeded random player that picks uniformly among the
 legal actions (or the ruleset's `random_action` when they cannot be listed), the AI taking

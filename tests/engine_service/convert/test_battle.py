@@ -12,7 +12,7 @@ from engine_service.convert.battle import BattleConverter
 from engine_service.rules.battle import BattleRuleset, Move
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
-from tests.engine_service.convert.support import refused, wire, wire_round_trips
+from tests.engine_service.convert.helpers import refused, wire, wire_round_trips
 from wargame.v1 import game_pb2
 
 RULES = BattleRuleset()

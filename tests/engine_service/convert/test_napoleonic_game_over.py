@@ -11,7 +11,7 @@ import pytest
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.actions import Attack, EndPhase
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
-from tests.engine_service.convert.support import state_refusal, structured
+from tests.engine_service.convert.helpers import state_refusal, structured
 from tests.engine_service.convert.test_napoleonic import CONVERSIONS, RULESET
 from wargame.v1 import game_pb2
 

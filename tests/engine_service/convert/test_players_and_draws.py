@@ -17,7 +17,7 @@ from engine_service.convert.war import WarConverter
 from engine_service.rules.game import AcceptDraw, Game, OfferDraw, Resign
 from engine_service.rules.position import read_position
 from engine_service.rules.war import WarRuleset
-from tests.engine_service.convert.support import state_refusal, structured, wire
+from tests.engine_service.convert.helpers import state_refusal, structured, wire
 from tests.engine_service.rules.napoleonic.helpers import RULESET
 from tests.engine_service.rules.napoleonic.test_multiplayer import fall, scenario
 

@@ -16,7 +16,7 @@ from engine_service.rules import rulesets
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from tests.conftest import TEST_SEAL_KEY
-from tests.engine_service.convert.support import state_refusal, structured
+from tests.engine_service.convert.helpers import state_refusal, structured
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 RULESETS = rulesets(TEST_SEAL_KEY)

@@ -38,7 +38,7 @@ from engine_service.rules.game import AcceptDraw, DeclineDraw, Game, OfferDraw, 
 from engine_service.rules.position import read_position, write_position
 from engine_service.rules.record import parse_record, record_of, replay
 from tests import seeds
-from tests.engine_service.convert.support import compact, wire
+from tests.engine_service.convert.helpers import compact, wire
 from tests.engine_service.rules.golden import path_of, scripts_of, transcripts
 
 GAMES = [entry.id for entry in games()]

@@ -26,7 +26,7 @@ from engine_service.rules.game import (
 )
 from engine_service.rules.napoleonic.actions import EndPhase
 from engine_service.rules.war.notation import read_text
-from tests.engine_service.rules.war.support import position
+from tests.engine_service.rules.war.helpers import position
 
 RULESETS = rulesets(bytes(range(32)))
 WAR = RULESETS["war"]

@@ -14,7 +14,7 @@ from engine_service.rules.battle.board import cell_of
 from engine_service.rules.battle.legal import Analysis, Context, Verdict, analyse
 from engine_service.rules.battle.movement import piece_moves
 from engine_service.rules.battle.pieces import SIDE_IDS
-from engine_service.rules.battle.play import play_move
+from engine_service.rules.battle.play import play as play_move
 
 RULES = BattleRuleset()
 

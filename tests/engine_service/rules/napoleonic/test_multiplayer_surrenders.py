@@ -1,5 +1,5 @@
 """A player who leaves a game of alliances (10.6) leaves a state the engine accepts, and
-the game goes on as docs/multiplayer.md says (issue 29, MP1-MP3): the first player leaving
+the game goes on as docs/multiplayer.md says: the first player leaving
 a deployment, an ally leaving after a defender supported a unit only it attacked, and an
 ally leaving an inert army behind with its attacks declared."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engine_service.rules.war import WarState
 from tests.engine_service.rules.book import Example
 
-from .support import RULES, options, setup_text
+from .helpers import RULES, options, setup_text
 
 EN_PASSANT = {"en_passant": "displacement_only"}
 

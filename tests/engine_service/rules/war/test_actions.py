@@ -19,9 +19,9 @@ from engine_service.rules.war.actions import (
     join_action,
     split_action,
 )
-from engine_service.rules.war.options import WarRules, rules_for
+from engine_service.rules.war.options import WarRules, rules_of
 
-from .support import RULES, options
+from .helpers import RULES, options
 
 
 def test_every_legal_action_comes_back_whole_from_its_parts() -> None:
@@ -76,7 +76,7 @@ def test_malformed_tuples_are_refused(action: tuple[int, ...], words: str) -> No
 
 
 def test_rules_compare_by_options_and_citadels() -> None:
-    base = rules_for(options(), (5, 95))
+    base = rules_of(options(), (5, 95))
     twin = WarRules(options(), (5, 95))  # built apart from the shared one
     assert twin is not base and twin == base and hash(twin) == hash(base)
     assert base != WarRules(options(), (4, 95))

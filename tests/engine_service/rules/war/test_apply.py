@@ -10,7 +10,7 @@ from engine_service.rules.base import EventKind
 from engine_service.rules.errors import RuleError
 from engine_service.rules.war.notation import read_text
 
-from .support import RULES, act, options, position
+from .helpers import RULES, act, options, position
 
 
 def _events(state: Any, text: str) -> list[Any]:

@@ -28,7 +28,7 @@ from engine_service.rules.war.legal import legal_in, piece_moves
 from engine_service.rules.war.ruleset import clear_caches
 from engine_service.rules.war.state import Turn
 
-from .support import RULES, options
+from .helpers import RULES, options
 from .test_reference import OPTION_SETS
 
 VECTORS = Path(__file__).parents[3] / "conformance" / "war"

@@ -11,7 +11,7 @@ import pytest
 from engine_service.rules.errors import RuleError
 from engine_service.rules.war import WarState
 
-from .support import RULES, notations, options, position
+from .helpers import RULES, notations, options, position
 
 OVERRIDE = options(citadel_defence_overrides_compulsion="true")
 

@@ -8,7 +8,7 @@ from engine_service.rules.war import WarState
 from engine_service.rules.war.board import cell_index
 from engine_service.rules.war.state import position_key
 
-from .support import RULES, act, options, position
+from .helpers import RULES, act, options, position
 
 
 def _with(state: WarState, **fields: Any) -> WarState:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine_service.rules.base import CellShape
 
-from .support import RULES, options, position
+from .helpers import RULES, options, position
 
 
 def test_the_board_has_100_squares_with_citadels_and_stations() -> None:

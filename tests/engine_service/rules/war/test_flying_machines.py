@@ -7,7 +7,7 @@ import pytest
 from engine_service.rules.errors import RuleError
 from engine_service.rules.war.notation import read_text
 
-from .support import RULES, act, notations, options, position
+from .helpers import RULES, act, notations, options, position
 
 
 def test_8_2_one_placement_action_per_empty_non_citadel_square() -> None:

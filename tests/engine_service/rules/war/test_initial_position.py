@@ -15,10 +15,10 @@ from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.record import parse_record, record_of, replay
 from engine_service.rules.war.setup import SetupError, parse_setup
-from tests.engine_service.convert.support import refused, wire
+from tests.engine_service.convert.helpers import refused, wire
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
-from .support import RULES, act, options
+from .helpers import RULES, act, options
 
 # The Van Troops a step forward of section 3.2's squares: South's on rank 4, North's on
 # rank 7, off the Troop ranks 2 and 3 of each side.

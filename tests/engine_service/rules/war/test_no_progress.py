@@ -9,7 +9,7 @@ import pytest
 from engine_service.rules.base import OutcomeReason
 from engine_service.rules.war import WarState
 
-from .support import RULES, act, options, position
+from .helpers import RULES, act, options, position
 
 LIMIT = options(no_progress_limit="3")  # 3 moves by each side: 6 plies
 

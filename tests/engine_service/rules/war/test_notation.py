@@ -9,7 +9,7 @@ import pytest
 from engine_service.rules.errors import RuleError
 from engine_service.rules.war.notation import man_on
 
-from .support import RULES, act, notations, options, playout, position
+from .helpers import RULES, act, notations, options, playout, position
 
 
 def test_section_2_examples_print_as_written() -> None:

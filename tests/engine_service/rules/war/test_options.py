@@ -10,7 +10,7 @@ from engine_service.rules.game import Game, OfferDraw
 from engine_service.rules.war.notation import read_text
 from engine_service.rules.war.options import OPTION_SPECS
 
-from .support import RULES, START, act, notations, options, position
+from .helpers import RULES, START, act, notations, options, position
 
 BAD_VALUES = {
     "back_rank": ["MHC.GK.CHMM", "MHCCGKK.HM", "MHC.G.KCHM", "mhc.gk.chm"],

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from .helpers import RULES, START, options, ref_position, reference_for
 from .reference import perft as reference_perft
-from .support import RULES, START, options, ref_position, reference_for
 
 DATA: list[dict[str, Any]] = json.loads((Path(__file__).parent / "perft.json").read_text())[
     "positions"

@@ -8,7 +8,7 @@ import pytest
 
 from tests import seeds
 
-from .support import RULES, options
+from .helpers import RULES, options
 
 OPTION_SETS = {
     "defaults": {},

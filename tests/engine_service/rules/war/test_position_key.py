@@ -13,7 +13,7 @@ from engine_service.rules.position import read_position, write_position
 from engine_service.rules.war import consistency, start
 from engine_service.rules.war.state import position_key
 
-from .support import RULES, options, playout
+from .helpers import RULES, options, playout
 
 # A position some plies into a random game (its history written as steps back).
 *_, (STATE, _none) = playout(RULES.new_game(options()), random.Random("position-key"), 24)

@@ -11,7 +11,7 @@ from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.record import parse_record, record_of, replay
 
-from .support import RULES, options, position
+from .helpers import RULES, options, position
 
 
 def _random_game(opts: dict[str, str], seed: int, setup: str | None = None) -> tuple[Any, Any]:

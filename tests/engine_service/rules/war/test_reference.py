@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from .support import (
+from .helpers import (
     RULES,
     neutral,
     options,

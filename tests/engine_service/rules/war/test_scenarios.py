@@ -11,7 +11,7 @@ from engine_service.rules.errors import RuleError
 from engine_service.rules.war.notation import read_text
 
 from .book import start
-from .support import RULES, act, notations
+from .helpers import RULES, act, notations
 
 
 def _moves_of(state_notations: set[str], origin: str) -> set[str]:

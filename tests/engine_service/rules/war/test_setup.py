@@ -7,7 +7,7 @@ import pytest
 from engine_service.rules.errors import RuleError
 from engine_service.rules.war.setup import SetupError, derived_setup_text, parse_setup
 
-from .support import RULES, START, act, options, position
+from .helpers import RULES, START, act, options, position
 
 
 def _rank(text: str, rank: int) -> str:

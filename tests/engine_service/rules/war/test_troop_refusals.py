@@ -10,7 +10,7 @@ import pytest
 
 from engine_service.rules.errors import RuleError
 
-from .support import RULES, options, position
+from .helpers import RULES, options, position
 
 CASES = [
     (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .support import RULES, act, notations, options, position
+from .helpers import RULES, act, notations, options, position
 
 
 def _troop(state_notations: set[str], origin: str) -> set[str]:

@@ -1,6 +1,6 @@
-"""Sessions: a time control read from the contract's message, and the clock a new game
-is stored with (standing while the game is open, running for the side to act once every
-seat is taken)."""
+"""Seating (`matchmaker/seating.py`): a time control read from the contract's message, and
+the clock a new game is stored with (standing while the game is open, running for the side
+to act once every seat is taken)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from matchmaker.players import Players
 from matchmaker.ratings import Rating, Result, update
 from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind, Visibility
 from matchmaker.scripts import Scripts
+from matchmaker.seating import GameSpec, Seating, TimeControl
 from matchmaker.server import Replica
-from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.store import Store
 from matchmaker.store import text as store_text
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of, run
@@ -162,19 +162,19 @@ def test_a_rated_game_takes_the_creators_rating_as_of_the_start(
     scored_loss(two["south"].GetGame(mm.GetGameRequest(game_id=created.game.id)).game, "north", now)
 
 
-# -- seating, driven on the sessions themselves (a real Redis and rules engine) -----------
+# -- seating, driven on `Seating` itself (a real Redis and rules engine) ----------------
 
 
 @contextlib.asynccontextmanager
-async def seating(redis_url: str, engine: str, **changes: Any) -> AsyncIterator[Sessions]:
-    """The sessions of a replica (its store, engine client and players) with these settings."""
+async def seating_of(redis_url: str, engine: str, **changes: Any) -> AsyncIterator[Seating]:
+    """The seating of a replica (its store, engine client and players) with these settings."""
     settings = fast_settings(redis_url, engine, **changes)
     redis = await store_client(redis_url)
     scripts = Scripts(redis)
     rules = Engine(engine, settings)
     store = Store(redis, scripts, settings)
     try:
-        yield Sessions(store, rules, Players(redis, scripts, settings), settings)
+        yield Seating(store, rules, Players(redis, scripts, settings), settings)
     finally:
         await rules.close()
         await redis.aclose()
@@ -188,15 +188,15 @@ def ada_and(second: Seat) -> list[Seat]:
     return [Seat("south", "p-ada", "Ada"), second]
 
 
-async def counted(sessions: Sessions, player_id: str) -> list[str]:
+async def counted(seating: Seating, player_id: str) -> list[str]:
     """The games a player's unfinished games count."""
-    rows: Any = await sessions.store.redis.zrange(keys.player_games(player_id), 0, -1)
+    rows: Any = await seating.store.redis.zrange(keys.player_games(player_id), 0, -1)
     return sorted(store_text(row) for row in rows)
 
 
-async def listed(sessions: Sessions, status: GameStatus) -> list[tuple[str, float]]:
+async def listed(seating: Seating, status: GameStatus) -> list[tuple[str, float]]:
     """The games of a Game of War browse list, with their creation times."""
-    rows = await sessions.store.list_page([status], ["war"], 0, 50)
+    rows = await seating.store.list_page([status], ["war"], 0, 50)
     return [(game_id, created) for _, _, game_id, created in rows]
 
 
@@ -211,9 +211,9 @@ async def refusal_of(call: Awaitable[Any]) -> tuple[Code, str, str, tuple[tuple[
 @pytest.mark.integration
 def test_a_game_with_every_seat_taken_runs_at_once(redis_url: str, engine_address: str) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             spec = replace(WAR, time_control=TimeControl(60_000, 1_000), rated=True)
-            game, now = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            game, now = await seating.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
             assert (game.status, game.version, game.ruleset, game.rated) == (
                 "running",
                 1,
@@ -224,11 +224,11 @@ def test_a_game_with_every_seat_taken_runs_at_once(redis_url: str, engine_addres
             assert game.invite == ""  # every seat taken: nobody to invite
             assert game.clock is not None and game.clock.running == tuple(game.state.to_act)
             assert game.clock.remaining == {"south": 60_000, "north": 60_000}
-            stored, _ = await sessions.store.get(game.id)
+            stored, _ = await seating.store.get(game.id)
             assert (stored.status, stored.version, stored.seats) == ("running", 1, game.seats)
-            assert await listed(sessions, GameStatus.RUNNING) == [(game.id, now)]
-            assert await listed(sessions, GameStatus.OPEN) == []
-            assert await counted(sessions, "p-ada") == await counted(sessions, "p-bob") == [game.id]
+            assert await listed(seating, GameStatus.RUNNING) == [(game.id, now)]
+            assert await listed(seating, GameStatus.OPEN) == []
+            assert await counted(seating, "p-ada") == await counted(seating, "p-bob") == [game.id]
 
     run(scenario())
 
@@ -238,38 +238,38 @@ def test_an_open_game_starts_when_its_last_seat_is_taken(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             spec = replace(WAR, time_control=TimeControl(60_000, 0))
-            game, created = await sessions.create(spec, ada_and(Seat("north")))
+            game, created = await seating.create(spec, ada_and(Seat("north")))
             assert (game.status, game.version) == ("open", 1)
             assert game.clock is not None and game.clock.running == ()
             # It counts for its seated player only, never for the open seat's nobody.
-            assert await counted(sessions, "p-ada") == [game.id]
-            assert await counted(sessions, "") == []
-            assert await listed(sessions, GameStatus.OPEN) == [(game.id, created)]
-            joined, now = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert await counted(seating, "p-ada") == [game.id]
+            assert await counted(seating, "") == []
+            assert await listed(seating, GameStatus.OPEN) == [(game.id, created)]
+            joined, now = await seating.join("p-bob", "Bob", game_id=game.id)
             assert (joined.status, joined.version, joined.updated_ms) == ("running", 2, now)
             assert [(s.side, s.player, s.name) for s in joined.seats] == [
                 ("south", "p-ada", "Ada"),
                 ("north", "p-bob", "Bob"),
             ]
             assert joined.clock is not None and joined.clock.running == tuple(joined.state.to_act)
-            stored, _ = await sessions.store.get(game.id)
+            stored, _ = await seating.store.get(game.id)
             assert (stored.status, stored.version, stored.seats) == ("running", 2, joined.seats)
             # It moves to the running list, still by the time it was made.
-            assert await listed(sessions, GameStatus.OPEN) == []
-            assert await listed(sessions, GameStatus.RUNNING) == [(game.id, created)]
-            assert await counted(sessions, "p-bob") == [game.id]
+            assert await listed(seating, GameStatus.OPEN) == []
+            assert await listed(seating, GameStatus.RUNNING) == [(game.id, created)]
+            assert await counted(seating, "p-bob") == [game.id]
             # Joining again changes nothing; anyone else finds the game taken.
-            again, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            again, _ = await seating.join("p-bob", "Bob", game_id=game.id)
             assert again.version == 2
-            assert await refusal_of(sessions.join("p-cyd", "Cyd", game_id=game.id)) == (
+            assert await refusal_of(seating.join("p-cyd", "Cyd", game_id=game.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_OPEN",
                 f"game {game.id} is running; it takes no more players",
                 (),
             )
-            assert await counted(sessions, "p-cyd") == []
+            assert await counted(seating, "p-cyd") == []
 
     run(scenario())
 
@@ -279,10 +279,10 @@ def test_a_seat_is_refused_when_taken_kept_for_another_or_unknown(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
-            game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+        async with seating_of(redis_url, engine_address) as seating:
+            game, _ = await seating.create(WAR, ada_and(Seat("north")))
             assert await refusal_of(
-                sessions.join("p-bob", "Bob", game_id=game.id, side="south")
+                seating.join("p-bob", "Bob", game_id=game.id, side="south")
             ) == (
                 Code.FAILED_PRECONDITION,
                 "SEAT_TAKEN",
@@ -290,30 +290,30 @@ def test_a_seat_is_refused_when_taken_kept_for_another_or_unknown(
                 (("side", "the south seat is taken"),),
             )
             code, reason, _, fields = await refusal_of(
-                sessions.join("p-bob", "Bob", game_id=game.id, side="east")
+                seating.join("p-bob", "Bob", game_id=game.id, side="east")
             )
             assert (code, reason, fields) == (
                 Code.INVALID_ARGUMENT,
                 "MALFORMED_REQUEST",
                 (("side", "game war has no side 'east'; sides: south, north"),),
             )
-            kept, _ = await sessions.create(WAR, ada_and(Seat("north", reserved="p-bob")))
+            kept, _ = await seating.create(WAR, ada_and(Seat("north", reserved="p-bob")))
             for side in ("north", ""):
                 assert await refusal_of(
-                    sessions.join("p-cyd", "Cyd", game_id=kept.id, side=side)
+                    seating.join("p-cyd", "Cyd", game_id=kept.id, side=side)
                 ) == (
                     Code.PERMISSION_DENIED,
                     "SEAT_TAKEN",
                     "the north seat is kept for the player offered this rematch",
                     (("side", "the north seat is kept for the player offered this rematch"),),
                 )
-            assert await counted(sessions, "p-bob") == await counted(sessions, "p-cyd") == []
+            assert await counted(seating, "p-bob") == await counted(seating, "p-cyd") == []
             # A game with a kept seat is not listed as open; the player it is kept for takes
             # it, and the game, public, is listed as running from then on.
-            assert [game_id for game_id, _ in await listed(sessions, GameStatus.OPEN)] == [game.id]
-            joined, _ = await sessions.join("p-bob", "Bob", game_id=kept.id)
+            assert [game_id for game_id, _ in await listed(seating, GameStatus.OPEN)] == [game.id]
+            joined, _ = await seating.join("p-bob", "Bob", game_id=kept.id)
             assert (joined.status, joined.seats[1].player) == ("running", "p-bob")
-            assert await listed(sessions, GameStatus.RUNNING) == [(kept.id, kept.created_ms)]
+            assert await listed(seating, GameStatus.RUNNING) == [(kept.id, kept.created_ms)]
 
     run(scenario())
 
@@ -323,27 +323,27 @@ def test_a_private_game_is_joined_by_its_invite_code_only(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             spec = replace(WAR, visibility=Visibility.PRIVATE)
-            game, _ = await sessions.create(spec, ada_and(Seat("north")), with_invite=True)
+            game, _ = await seating.create(spec, ada_and(Seat("north")), with_invite=True)
             normal = invites.normalize(game.invite)
-            assert normal is not None and await sessions.store.invite_target(normal) == game.id
-            assert (await sessions.store.get(game.id))[0].invite == game.invite
-            assert await listed(sessions, GameStatus.OPEN) == []  # private: never listed
-            assert await refusal_of(sessions.join("p-bob", "Bob", game_id=game.id)) == (
+            assert normal is not None and await seating.store.invite_target(normal) == game.id
+            assert (await seating.store.get(game.id))[0].invite == game.invite
+            assert await listed(seating, GameStatus.OPEN) == []  # private: never listed
+            assert await refusal_of(seating.join("p-bob", "Bob", game_id=game.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_OPEN",
                 f"game {game.id} is private: join it with its invite code",
                 (),
             )
             wrong = "2222-2222-2222-2222" if normal != "2" * 16 else "3333-3333-3333-3333"
-            assert await refusal_of(sessions.join("p-bob", "Bob", code=wrong)) == (
+            assert await refusal_of(seating.join("p-bob", "Bob", code=wrong)) == (
                 Code.NOT_FOUND,
                 "SESSION_NOT_FOUND",
                 "no game has this invite code (unknown or expired)",
                 (("invite_code", "no game has this invite code (unknown or expired)"),),
             )
-            code, reason, _, fields = await refusal_of(sessions.join("p-bob", "Bob", code="7K3M"))
+            code, reason, _, fields = await refusal_of(seating.join("p-bob", "Bob", code="7K3M"))
             assert (code, reason, fields) == (
                 Code.INVALID_ARGUMENT,
                 "MALFORMED_REQUEST",
@@ -355,7 +355,7 @@ def test_a_private_game_is_joined_by_its_invite_code_only(
                     ),
                 ),
             )
-            joined, _ = await sessions.join("p-bob", "Bob", code=game.invite.lower())
+            joined, _ = await seating.join("p-bob", "Bob", code=game.invite.lower())
             assert (joined.id, joined.status) == (game.id, "running")
 
     run(scenario())
@@ -381,23 +381,21 @@ def test_an_invite_code_already_taken_is_drawn_again_five_times_at_most(
         monkeypatch.setattr(invites, "new_code", new_code)
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
-            assert await sessions.store.set_invite("7K3M9QX2HF4PT8WZ", "gearlier")
+        async with seating_of(redis_url, engine_address) as seating:
+            assert await seating.store.set_invite("7K3M9QX2HF4PT8WZ", "gearlier")
             draw([taken] * 4 + [fresh])
             spec = replace(WAR, visibility=Visibility.PRIVATE)
-            game, _ = await sessions.create(spec, ada_and(Seat("north")), with_invite=True)
+            game, _ = await seating.create(spec, ada_and(Seat("north")), with_invite=True)
             assert (game.invite, len(drawn)) == (fresh, 5)
-            assert await sessions.store.invite_target("2222333344445555") == game.id
-            assert await sessions.store.invite_target("7K3M9QX2HF4PT8WZ") == "gearlier"
+            assert await seating.store.invite_target("2222333344445555") == game.id
+            assert await seating.store.invite_target("7K3M9QX2HF4PT8WZ") == "gearlier"
             draw([taken] * 5 + [fresh])
             with pytest.raises(RuntimeError, match="no free invite code after 5 tries"):
-                await sessions.create(
-                    spec, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True
-                )
+                await seating.create(spec, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True)
             assert len(drawn) == 5
-            assert await counted(sessions, "p-ada") == [game.id]
-            assert await counted(sessions, "p-bob") == []
-            assert [made.id for made in await games_made(sessions)] == [game.id]
+            assert await counted(seating, "p-ada") == [game.id]
+            assert await counted(seating, "p-bob") == []
+            assert [made.id for made in await games_made(seating)] == [game.id]
 
     run(scenario())
 
@@ -407,9 +405,9 @@ def test_creating_a_game_twice_under_one_id_makes_it_once(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
-            first, _ = await sessions.create(WAR, ada_and(Seat("north")), game_id="g-match-1")
-            again, _ = await sessions.create(
+        async with seating_of(redis_url, engine_address) as seating:
+            first, _ = await seating.create(WAR, ada_and(Seat("north")), game_id="g-match-1")
+            again, _ = await seating.create(
                 WAR, ada_and(Seat("north", "p-bob", "Bob")), game_id="g-match-1"
             )
             assert (again.id, again.version, again.status) == ("g-match-1", 1, "open")
@@ -426,12 +424,12 @@ def test_a_game_made_without_an_id_gets_a_fresh_one_the_client_reads_as_a_game_i
     ids, and what `--join` tells from an invite code); every game gets its own."""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
-            made = [(await sessions.create(WAR, ada_and(Seat("north"))))[0] for _ in range(3)]
+        async with seating_of(redis_url, engine_address) as seating:
+            made = [(await seating.create(WAR, ada_and(Seat("north"))))[0] for _ in range(3)]
             for game in made:
                 assert re.fullmatch(r"g[a-z2-7]{14}", game.id), game.id
                 assert is_game_id(game.id) and invites.normalize(game.id) is None
-                assert (await sessions.store.get(game.id))[0].id == game.id
+                assert (await seating.store.get(game.id))[0].id == game.id
             assert len({game.id for game in made}) == 3
 
     run(scenario())
@@ -446,12 +444,12 @@ def test_of_two_players_racing_for_the_last_seat_the_one_refused_counts_no_game(
     count of it. (A few rounds: which of them reads the game first depends on timing.)"""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             for _ in range(4):
-                game, _ = await sessions.create(WAR, ada_and(Seat("north")))
+                game, _ = await seating.create(WAR, ada_and(Seat("north")))
                 joins = await asyncio.gather(
-                    sessions.join("p-bob", "Bob", game_id=game.id),
-                    sessions.join("p-cyd", "Cyd", game_id=game.id),
+                    seating.join("p-bob", "Bob", game_id=game.id),
+                    seating.join("p-cyd", "Cyd", game_id=game.id),
                     return_exceptions=True,
                 )
                 refused = [found for found in joins if isinstance(found, Refusal)]
@@ -461,15 +459,15 @@ def test_of_two_players_racing_for_the_last_seat_the_one_refused_counts_no_game(
                     "GAME_NOT_OPEN",
                     f"game {game.id} is running; it takes no more players",
                 )
-                stored, _ = await sessions.store.get(game.id)
+                stored, _ = await seating.store.get(game.id)
                 winner = stored.seats[1].player
                 loser = "p-cyd" if winner == "p-bob" else "p-bob"
                 assert (stored.status, stored.version, winner) in {
                     ("running", 2, "p-bob"),
                     ("running", 2, "p-cyd"),
                 }
-                assert game.id in await counted(sessions, winner)
-                assert game.id not in await counted(sessions, loser)
+                assert game.id in await counted(seating, winner)
+                assert game.id not in await counted(seating, loser)
 
     run(scenario())
 
@@ -479,25 +477,25 @@ def test_a_player_at_the_most_games_is_refused_and_nobody_keeps_the_count(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address, max_open_games=1) as sessions:
-            first, _ = await sessions.create(WAR, ada_and(Seat("north")))
+        async with seating_of(redis_url, engine_address, max_open_games=1) as seating:
+            first, _ = await seating.create(WAR, ada_and(Seat("north")))
             code, reason, message, _ = await refusal_of(
-                sessions.create(WAR, ada_and(Seat("north")), capped=["p-ada"])
+                seating.create(WAR, ada_and(Seat("north")), capped=["p-ada"])
             )
             assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
             assert message.startswith("you sit in 1 unfinished games, the most one player may")
-            assert await counted(sessions, "p-ada") == [first.id]
-            assert await listed(sessions, GameStatus.OPEN) == [(first.id, first.created_ms)]
+            assert await counted(seating, "p-ada") == [first.id]
+            assert await listed(seating, GameStatus.OPEN) == [(first.id, first.created_ms)]
             # Uncapped (a queue match), the game counts all the same.
             seats = [Seat("south", "p-bob", "Bob"), Seat("north", "p-ada", "Ada")]
-            second, _ = await sessions.create(WAR, seats)
-            assert await counted(sessions, "p-ada") == sorted([first.id, second.id])
+            second, _ = await seating.create(WAR, seats)
+            assert await counted(seating, "p-ada") == sorted([first.id, second.id])
             # An engine refusal makes no game and counts none.
             code, reason, _, _ = await refusal_of(
-                sessions.create(GameSpec(ruleset="war", options={"board": "huge"}), seats[:1])
+                seating.create(GameSpec(ruleset="war", options={"board": "huge"}), seats[:1])
             )
             assert code == Code.INVALID_ARGUMENT
-            assert await counted(sessions, "p-bob") == [second.id]
+            assert await counted(seating, "p-bob") == [second.id]
 
     run(scenario())
 
@@ -505,11 +503,11 @@ def test_a_player_at_the_most_games_is_refused_and_nobody_keeps_the_count(
 @pytest.mark.integration
 def test_a_player_withdraws_a_game_nobody_joined(redis_url: str, engine_address: str) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address, open_game_ttl=90.5) as sessions:
-            game, _ = await sessions.create(WAR, ada_and(Seat("north")))
-            await sessions.store.schedule(game.id, game.created_ms + 90_500)
-            assert await sessions.withdraw("p-bob", game.id) is None  # not seated
-            done = await sessions.withdraw("p-ada", game.id)
+        async with seating_of(redis_url, engine_address, open_game_ttl=90.5) as seating:
+            game, _ = await seating.create(WAR, ada_and(Seat("north")))
+            await seating.store.schedule(game.id, game.created_ms + 90_500)
+            assert await seating.withdraw("p-bob", game.id) is None  # not seated
+            done = await seating.withdraw("p-ada", game.id)
             assert done is not None
             closed, now = done
             assert (closed.status, closed.version, closed.ended_ms, closed.updated_ms) == (
@@ -519,20 +517,20 @@ def test_a_player_withdraws_a_game_nobody_joined(redis_url: str, engine_address:
                 now,
             )
             assert closed.closed == "south withdrew the game before anyone joined"
-            stored, _ = await sessions.store.get(game.id)
+            stored, _ = await seating.store.get(game.id)
             assert (stored.status, stored.closed) == ("finished", closed.closed)
-            assert await sessions.store.redis.zscore(sessions.store._due(game.id), game.id) is None
-            assert await listed(sessions, GameStatus.OPEN) == []
-            assert await counted(sessions, "p-ada") == []
+            assert await seating.store.redis.zscore(seating.store._due(game.id), game.id) is None
+            assert await listed(seating, GameStatus.OPEN) == []
+            assert await counted(seating, "p-ada") == []
             # Closed by the sweeper instead: the reason says how long it waited.
-            other, now = await sessions.create(WAR, ada_and(Seat("north")))
-            swept = await sessions.close_open(other, now)
+            other, now = await seating.create(WAR, ada_and(Seat("north")))
+            swept = await seating.close_open(other, now)
             assert swept is not None and swept.closed == "nobody joined within 90.5 s"
-            assert await sessions.close_open(other, now) is None  # changed meanwhile
+            assert await seating.close_open(other, now) is None  # changed meanwhile
             # A running game is resigned, not withdrawn.
-            running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
-            assert await sessions.withdraw("p-ada", running.id) is None
-            assert (await sessions.store.get(running.id))[0].status == "running"
+            running, _ = await seating.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            assert await seating.withdraw("p-ada", running.id) is None
+            assert (await seating.store.get(running.id))[0].status == "running"
 
     run(scenario())
 
@@ -545,15 +543,15 @@ def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             seats = [
                 Seat("red", "p-ada", "Ada"),
                 Seat("black", "p-bob", "Bob"),
                 Seat("blue"),
                 Seat("green"),
             ]
-            game, _ = await sessions.create(GRAND_BATTLE, seats)
-            left = await sessions.withdraw("p-ada", game.id)
+            game, _ = await seating.create(GRAND_BATTLE, seats)
+            left = await seating.withdraw("p-ada", game.id)
             assert left is not None
             after, now = left
             assert (after.status, after.version, after.updated_ms) == ("open", 2, now)
@@ -563,19 +561,19 @@ def test_in_a_game_of_four_a_player_leaves_and_the_last_one_withdraws_it(
                 ("blue", ""),
                 ("green", ""),
             ]
-            stored, _ = await sessions.store.get(game.id)
+            stored, _ = await seating.store.get(game.id)
             assert (stored.version, stored.seats) == (2, after.seats)
             # The watchers hear the seat left, by its side.
-            (made, leave) = await sessions.store.updates_after(game.id, 0)
+            (made, leave) = await seating.store.updates_after(game.id, 0)
             assert [(entry.version, entry.side) for entry in (made, leave)] == [(1, ""), (2, "red")]
             assert mm.WatchGameResponse.FromString(leave.message).side == "red"
-            assert await counted(sessions, "p-ada") == []
-            assert await counted(sessions, "p-bob") == [game.id]
+            assert await counted(seating, "p-ada") == []
+            assert await counted(seating, "p-bob") == [game.id]
             # Bob, alone now, gives up waiting: the game is closed.
-            done = await sessions.withdraw("p-bob", game.id)
+            done = await seating.withdraw("p-bob", game.id)
             assert done is not None and done[0].status == "finished"
             assert done[0].closed == "black withdrew the game before anyone joined"
-            assert await counted(sessions, "p-bob") == []
+            assert await counted(seating, "p-bob") == []
 
     run(scenario())
 
@@ -599,21 +597,21 @@ def test_every_seating_change_is_counted_as_a_commit_of_its_kind(
     counted under its kind; a game made again under its id commits nothing."""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             before = commits()
 
             def since() -> dict[str, float]:
                 return {kind: count - before[kind] for kind, count in commits().items()}
 
             seats = [Seat("red", "p-ada", "Ada"), Seat("black"), Seat("blue"), Seat("green")]
-            game, _ = await sessions.create(GRAND_BATTLE, seats, game_id="gcounted")
-            await sessions.create(GRAND_BATTLE, seats, game_id="gcounted")
+            game, _ = await seating.create(GRAND_BATTLE, seats, game_id="gcounted")
+            await seating.create(GRAND_BATTLE, seats, game_id="gcounted")
             assert since() == {"create": 1, "join": 0, "leave": 0, "close": 0}
-            await sessions.join("p-bob", "Bob", game_id=game.id)
+            await seating.join("p-bob", "Bob", game_id=game.id)
             assert since() == {"create": 1, "join": 1, "leave": 0, "close": 0}
-            await sessions.withdraw("p-bob", game.id)  # Ada sits too: Bob only leaves
+            await seating.withdraw("p-bob", game.id)  # Ada sits too: Bob only leaves
             assert since() == {"create": 1, "join": 1, "leave": 1, "close": 0}
-            await sessions.withdraw("p-ada", game.id)  # alone: the game is closed
+            await seating.withdraw("p-ada", game.id)  # alone: the game is closed
             assert since() == {"create": 1, "join": 1, "leave": 1, "close": 1}
 
     run(scenario())
@@ -627,15 +625,15 @@ def test_the_bots_of_a_game_of_four_sit_as_they_were_when_the_last_person_joins(
     rating, are left exactly as they were."""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             bots = [Seat(side, BOT_PLAYER, "Bot", SeatKind.BOT) for side in ("black", "green")]
             seats = [Seat("red", "p-ada", "Ada"), bots[0], Seat("blue"), bots[1]]
-            game, _ = await sessions.create(GRAND_BATTLE, seats)
+            game, _ = await seating.create(GRAND_BATTLE, seats)
             assert game.status == "open"
-            assert await counted(sessions, BOT_PLAYER) == await counted(sessions, "") == []
-            joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            assert await counted(seating, BOT_PLAYER) == await counted(seating, "") == []
+            joined, _ = await seating.join("p-bob", "Bob", game_id=game.id)
             assert joined.status == "running"
-            stored, _ = await sessions.store.get(game.id)
+            stored, _ = await seating.store.get(game.id)
             for seats_now in (joined.seats, stored.seats):
                 assert [seats_now[1], seats_now[3]] == bots
                 assert [(s.player, s.name) for s in (seats_now[0], seats_now[2])] == [
@@ -646,13 +644,13 @@ def test_the_bots_of_a_game_of_four_sit_as_they_were_when_the_last_person_joins(
     run(scenario())
 
 
-async def finished(sessions: Sessions, game: GameRecord, **changes: Any) -> GameRecord:
+async def finished(seating: Seating, game: GameRecord, **changes: Any) -> GameRecord:
     """`game` ended (a next version, FINISHED), as stored."""
-    now = await sessions.store.time_ms()
+    now = await seating.store.time_ms()
     ended = replace(game, status=GameStatus.FINISHED, version=game.version + 1, **changes)
-    result = await sessions.store.commit_change(game, ended, now, mm.WatchGameResponse())
+    result = await seating.store.commit_change(game, ended, now, mm.WatchGameResponse())
     assert result.outcome == "ok"
-    return (await sessions.store.get(game.id, full=True))[0]
+    return (await seating.store.get(game.id, full=True))[0]
 
 
 @pytest.mark.integration
@@ -660,11 +658,11 @@ def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             spec = replace(WAR, time_control=TimeControl(60_000, 1_000), rated=True)
-            played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
-            old = await finished(sessions, played)
-            game, now = await sessions.rematch("p-ada", "Ada", old.id)
+            played, _ = await seating.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(seating, played)
+            game, now = await seating.rematch("p-ada", "Ada", old.id)
             assert (game.status, game.rematch_of, game.rated, game.ruleset) == (
                 "open",
                 old.id,
@@ -677,14 +675,14 @@ def test_a_rematch_swaps_the_sides_and_keeps_the_seat_for_the_opponent(
             ]
             assert game.clock is not None
             assert (game.clock.base_ms, game.clock.increment_ms) == (60_000, 1_000)
-            assert (await sessions.store.get(old.id))[0].rematch == game.id
-            (offer,) = await sessions.store.updates_after(old.id, old.version)
+            assert (await seating.store.get(old.id))[0].rematch == game.id
+            (offer,) = await seating.store.updates_after(old.id, old.version)
             assert (offer.position, offer.notice) == (
                 (old.version, 1),
                 {"n": "REMATCH_OFFERED", "s": "south", "g": game.id, "t": str(now)},
             )
             # The opponent's rematch of the old game is the offered one: it takes its seat.
-            taken, _ = await sessions.rematch("p-bob", "Bob", old.id)
+            taken, _ = await seating.rematch("p-bob", "Bob", old.id)
             assert (taken.id, taken.status) == (game.id, "running")
             assert [(s.side, s.player, s.name) for s in taken.seats] == [
                 ("south", "p-bob", "Bob"),
@@ -702,28 +700,28 @@ def test_a_rematch_of_a_private_game_is_private_and_its_kept_seat_taken_without_
     else is invited); the opponent takes the seat kept for it by the game's id alone."""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             private = replace(WAR, visibility=Visibility.PRIVATE)
-            played, _ = await sessions.create(
+            played, _ = await seating.create(
                 private, ada_and(Seat("north", "p-bob", "Bob")), with_invite=True
             )
-            old = await finished(sessions, played)
-            game, _ = await sessions.rematch("p-ada", "Ada", old.id)
+            old = await finished(seating, played)
+            game, _ = await seating.rematch("p-ada", "Ada", old.id)
             assert (game.visibility, game.invite, game.status) == ("private", "", "open")
-            assert await listed(sessions, GameStatus.OPEN) == []
-            assert await refusal_of(sessions.join("p-cyd", "Cyd", game_id=game.id)) == (
+            assert await listed(seating, GameStatus.OPEN) == []
+            assert await refusal_of(seating.join("p-cyd", "Cyd", game_id=game.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_OPEN",
                 f"game {game.id} is private: join it with its invite code",
                 (),
             )
-            joined, _ = await sessions.join("p-bob", "Bob", game_id=game.id)
+            joined, _ = await seating.join("p-bob", "Bob", game_id=game.id)
             assert (joined.status, joined.seats[0].player, joined.seats[0].name) == (
                 "running",
                 "p-bob",
                 "Bob",
             )
-            assert await listed(sessions, GameStatus.RUNNING) == []  # private: never listed
+            assert await listed(seating, GameStatus.RUNNING) == []  # private: never listed
 
     run(scenario())
 
@@ -731,11 +729,11 @@ def test_a_rematch_of_a_private_game_is_private_and_its_kept_seat_taken_without_
 @pytest.mark.integration
 def test_a_rematch_of_a_bot_starts_at_once(redis_url: str, engine_address: str) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             bot = Seat("north", BOT_PLAYER, "Bot", SeatKind.BOT)
             spec = replace(WAR, bot_ms=50, bot_level=2)
-            old = await finished(sessions, (await sessions.create(spec, ada_and(bot)))[0])
-            game, _ = await sessions.rematch("p-ada", "Ada", old.id)
+            old = await finished(seating, (await seating.create(spec, ada_and(bot)))[0])
+            game, _ = await seating.rematch("p-ada", "Ada", old.id)
             assert game.status == "running" and game.clock is None
             assert (game.bot_ms, game.bot_level) == (50, 2)
             assert [(s.side, s.player, s.name, s.kind) for s in game.seats] == [
@@ -751,24 +749,24 @@ def test_a_rematch_is_for_a_finished_game_of_two_one_played(
     redis_url: str, engine_address: str
 ) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
-            running, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
-            assert await refusal_of(sessions.rematch("p-ada", "Ada", running.id)) == (
+        async with seating_of(redis_url, engine_address) as seating:
+            running, _ = await seating.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            assert await refusal_of(seating.rematch("p-ada", "Ada", running.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_FINISHED",
                 f"game {running.id} has not finished: play it out first",
                 (),
             )
-            old = await finished(sessions, running)
-            assert await refusal_of(sessions.rematch("p-cyd", "Cyd", old.id)) == (
+            old = await finished(seating, running)
+            assert await refusal_of(seating.rematch("p-cyd", "Cyd", old.id)) == (
                 Code.PERMISSION_DENIED,
                 "NOT_A_PLAYER",
                 f"you hold no seat in game {old.id}",
                 (),
             )
-            closed, _ = await sessions.create(WAR, ada_and(Seat("north")))
-            closed = await finished(sessions, closed, closed="nobody joined within 1 s")
-            assert await refusal_of(sessions.rematch("p-ada", "Ada", closed.id)) == (
+            closed, _ = await seating.create(WAR, ada_and(Seat("north")))
+            closed = await finished(seating, closed, closed="nobody joined within 1 s")
+            assert await refusal_of(seating.rematch("p-ada", "Ada", closed.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_FINISHED",
                 f"game {closed.id} was never played",
@@ -776,8 +774,8 @@ def test_a_rematch_is_for_a_finished_game_of_two_one_played(
             )
             three = [Seat(side, f"p-{side}", side) for side in ("red", "black", "green")]
             spec = GameSpec(ruleset="napoleonic", options={"scenario": "three_way"})
-            trio = await finished(sessions, (await sessions.create(spec, three))[0])
-            assert await refusal_of(sessions.rematch("p-green", "green", trio.id)) == (
+            trio = await finished(seating, (await seating.create(spec, three))[0])
+            assert await refusal_of(seating.rematch("p-green", "green", trio.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_OPEN",
                 f"a rematch is for games of two players; game {trio.id} had 3: "
@@ -785,15 +783,15 @@ def test_a_rematch_is_for_a_finished_game_of_two_one_played(
                 (),
             )
             four = [Seat(side, f"p-{side}", side) for side in ("red", "black", "blue", "green")]
-            big = await finished(sessions, (await sessions.create(GRAND_BATTLE, four))[0])
-            assert await refusal_of(sessions.rematch("p-red", "red", big.id)) == (
+            big = await finished(seating, (await seating.create(GRAND_BATTLE, four))[0])
+            assert await refusal_of(seating.rematch("p-red", "red", big.id)) == (
                 Code.FAILED_PRECONDITION,
                 "GAME_NOT_OPEN",
                 f"a rematch is for games of two players; game {big.id} had 4: "
                 "start a new game of its scenario",
                 (),
             )
-            assert await refusal_of(sessions.rematch("p-ada", "Ada", "g-gone")) == (
+            assert await refusal_of(seating.rematch("p-ada", "Ada", "g-gone")) == (
                 Code.NOT_FOUND,
                 "SESSION_NOT_FOUND",
                 "no game 'g-gone' (unknown or expired)",
@@ -813,20 +811,20 @@ def test_wrong_invite_codes_cost_the_guessing_player_only(
     off = {"guess_peer_rate": 0.0, "guess_rate": 0.0}
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address, **limits, **off) as sessions:
+        async with seating_of(redis_url, engine_address, **limits, **off) as seating:
             wrong = "2222-2222-2222-2222"
             for _ in range(2):
                 code, reason, _, _ = await refusal_of(
-                    sessions.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
+                    seating.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
                 )
                 assert (code, reason) == (Code.NOT_FOUND, "SESSION_NOT_FOUND")
             code, reason, message, _ = await refusal_of(
-                sessions.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
+                seating.join("p-ada", "Ada", code=wrong, address="10.0.0.1")
             )
             assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "RATE_LIMITED")
             assert message.startswith("too many wrong invite codes from you")
             code, reason, _, _ = await refusal_of(
-                sessions.join("p-bob", "Bob", code=wrong, address="10.0.0.1")
+                seating.join("p-bob", "Bob", code=wrong, address="10.0.0.1")
             )
             assert (code, reason) == (Code.NOT_FOUND, "SESSION_NOT_FOUND")
 
@@ -838,13 +836,13 @@ def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_add
     """The options and the preset both: the Rotated North preset turns North's layout."""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             spec = GameSpec(
                 ruleset="war", options={"compulsion": "legality"}, preset="rotated_north"
             )
-            played, _ = await sessions.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
-            old = await finished(sessions, played)
-            game, _ = await sessions.rematch("p-bob", "Bob", old.id)
+            played, _ = await seating.create(spec, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(seating, played)
+            game, _ = await seating.rematch("p-bob", "Bob", old.id)
             assert (game.options, game.preset, game.rematch_of) == (
                 {"compulsion": "legality"},
                 "rotated_north",
@@ -852,7 +850,7 @@ def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_add
             )
             assert game.state.options["north_layout"] == "rotate_180"
             assert game.state.options["compulsion"] == "legality"
-            stored, _ = await sessions.store.get(game.id, full=True)
+            stored, _ = await seating.store.get(game.id, full=True)
             assert (stored.options, stored.preset) == ({"compulsion": "legality"}, "rotated_north")
 
     run(scenario())
@@ -861,24 +859,24 @@ def test_a_rematch_is_made_with_the_old_games_options(redis_url: str, engine_add
 @pytest.mark.integration
 def test_a_player_at_the_most_games_gets_no_rematch(redis_url: str, engine_address: str) -> None:
     async def scenario() -> None:
-        async with seating(redis_url, engine_address, max_open_games=1) as sessions:
-            played, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
-            old = await finished(sessions, played)  # counts no more: it is finished
-            waiting, _ = await sessions.create(WAR, ada_and(Seat("north")))
-            code, reason, _, _ = await refusal_of(sessions.rematch("p-ada", "Ada", old.id))
+        async with seating_of(redis_url, engine_address, max_open_games=1) as seating:
+            played, _ = await seating.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+            old = await finished(seating, played)  # counts no more: it is finished
+            waiting, _ = await seating.create(WAR, ada_and(Seat("north")))
+            code, reason, _, _ = await refusal_of(seating.rematch("p-ada", "Ada", old.id))
             assert (code, reason) == (Code.RESOURCE_EXHAUSTED, "TOO_MANY_GAMES")
-            assert await counted(sessions, "p-ada") == [waiting.id]
-            assert (await sessions.store.get(old.id))[0].rematch == ""
+            assert await counted(seating, "p-ada") == [waiting.id]
+            assert (await seating.store.get(old.id))[0].rematch == ""
 
     run(scenario())
 
 
-async def games_made(sessions: Sessions) -> list[GameRecord]:
+async def games_made(seating: Seating) -> list[GameRecord]:
     """Every game stored."""
     found = []
-    async for name in sessions.store.redis.scan_iter(match=keys.game("*")):
+    async for name in seating.store.redis.scan_iter(match=keys.game("*")):
         game_id = store_text(name).split("{")[1].rstrip("}")
-        found.append((await sessions.store.get(game_id))[0])
+        found.append((await seating.store.get(game_id))[0])
     return found
 
 
@@ -892,16 +890,16 @@ def test_rematches_both_players_ask_for_at_once_make_one_game(
     own depends on the timing.)"""
 
     async def scenario() -> None:
-        async with seating(redis_url, engine_address) as sessions:
+        async with seating_of(redis_url, engine_address) as seating:
             for _ in range(4):
-                played, _ = await sessions.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
-                old = await finished(sessions, played)
+                played, _ = await seating.create(WAR, ada_and(Seat("north", "p-bob", "Bob")))
+                old = await finished(seating, played)
                 (ada, _), (bob, _) = await asyncio.gather(
-                    sessions.rematch("p-ada", "Ada", old.id),
-                    sessions.rematch("p-bob", "Bob", old.id),
+                    seating.rematch("p-ada", "Ada", old.id),
+                    seating.rematch("p-bob", "Bob", old.id),
                 )
-                assert ada.id == bob.id == (await sessions.store.get(old.id))[0].rematch
-                game, _ = await sessions.store.get(ada.id)
+                assert ada.id == bob.id == (await seating.store.get(old.id))[0].rematch
+                game, _ = await seating.store.get(ada.id)
                 assert game.status == "running"
                 assert [(s.player, s.name) for s in game.seats] == [
                     ("p-bob", "Bob"),
@@ -909,7 +907,7 @@ def test_rematches_both_players_ask_for_at_once_make_one_game(
                 ]
                 made = [
                     other
-                    for other in await games_made(sessions)
+                    for other in await games_made(seating)
                     if other.rematch_of == old.id and other.id != game.id
                 ]
                 assert len(made) <= 1
@@ -921,8 +919,8 @@ def test_rematches_both_players_ask_for_at_once_make_one_game(
                         "finished",
                         f"{old_seat.side} accepted the rematch offered at once",
                     )
-                    due = sessions.store._due(other.id)
-                    assert await sessions.store.redis.zscore(due, other.id) is None
-                    assert other.id not in await counted(sessions, asker)
+                    due = seating.store._due(other.id)
+                    assert await seating.store.redis.zscore(due, other.id) is None
+                    assert other.id not in await counted(seating, asker)
 
     run(scenario())

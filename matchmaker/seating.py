@@ -1,25 +1,45 @@
 """Seating: game sessions created, joined, withdrawn from, and closed unplayed.
 
-A game is created with its seats (open seats have no player) and runs as soon as every
-seat is filled; a player takes an open seat by game id or invite code, or gives up waiting
-(`withdraw`); an open game nobody joined is closed by the sweeper. Every change is one
-version-checked commit (`Store.commit_change`); the play path is `play.py`.
+A game is created with its seats (open seats have no player; `open_game` seats its creator
+and the bot) and runs as soon as every seat is filled; a player takes an open seat by game
+id or invite code, or gives up waiting (`withdraw`); an open game nobody joined is closed
+by the sweeper. Every change is one version-checked commit (`Store.commit_change`); the
+play path is `play.py`.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from matchmaker import clocks, invites, keys
 from matchmaker.engine import Engine, EngineError, refusal_status
-from matchmaker.errors import game_not_found, kept_changing, not_seated, quoted
+from matchmaker.errors import (
+    game_not_found,
+    invite_not_found,
+    kept_changing,
+    not_finished,
+    not_open,
+    not_seated,
+    quoted,
+    seat_kept,
+    seat_taken,
+)
 from matchmaker.limits import Limits
 from matchmaker.players import Players
-from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, SeatKind, Visibility
+from matchmaker.record import (
+    BOT_PLAYER,
+    GameRecord,
+    GameStatus,
+    RatingStatus,
+    Seat,
+    SeatKind,
+    Visibility,
+)
 from matchmaker.settings import Settings
 from matchmaker.store import COMMITS, CONFLICTS, CommitOutcome, Store
-from wargame.runtime.refusal import Code, Reason, Refusal, malformed
+from wargame.runtime.refusal import malformed
 from wargame.v1 import game_pb2, matchmaker_pb2
 
 
@@ -67,7 +87,7 @@ class GameSpec:
 
 
 @dataclass
-class Sessions:
+class Seating:
     """Creating games, seating players, closing games that were never played."""
 
     store: Store
@@ -79,6 +99,85 @@ class Sessions:
     def __post_init__(self) -> None:
         if self.limits is None:
             self.limits = Limits(self.store.scripts, self.settings)
+
+    async def open_game(
+        self,
+        player_id: str,
+        name: str,
+        spec: GameSpec,
+        *,
+        side: str = "",
+        bot_sides: Sequence[str] = (),
+        against_bot: bool = False,
+        bot_seconds: float | None = None,
+    ) -> tuple[GameRecord, int]:
+        """Create a game and seat its creator on `side` (by default one at random of those
+        no bot takes): the other seats open, or the bot's (every other seat `against_bot`,
+        those of `bot_sides` in a game against people). `bot_seconds` is the bot's time to
+        think (None: the default); a game with an open seat gets an invite code."""
+        sides = await self.engine.sides(spec.ruleset, spec.options)
+        side = self._creator_side(spec.ruleset, sides, side, bot_sides)
+        if bot_sides and against_bot:
+            raise malformed("bot_sides", "bot_sides is for games against people (opponent HUMAN)")
+        bots = set(bot_sides) or ({s for s in sides if s != side} if against_bot else set())
+        spec = self._with_bot(spec, bots, bot_seconds)
+        seats = [
+            Seat(side=s, player=player_id, name=name)
+            if s == side
+            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=SeatKind.BOT)
+            if s in bots
+            else Seat(side=s)
+            for s in sides
+        ]
+        return await self.create(
+            spec, seats, with_invite=not all(seat.player for seat in seats), capped=(player_id,)
+        )
+
+    @staticmethod
+    def _creator_side(
+        ruleset: str, sides: Sequence[str], side: str, bot_sides: Sequence[str]
+    ) -> str:
+        """The side a game's creator takes (`side`, or a free one at random), or the refusal
+        of `side` or of `bot_sides`."""
+        free = [s for s in sides if s not in bot_sides]
+        chosen = side or (free[_coin(len(free))] if free else "")
+        if chosen not in sides:
+            raise malformed(
+                "side",
+                f"{ruleset} has no side {quoted(chosen or side)}; sides: {', '.join(sides)}",
+            )
+        for other in bot_sides:
+            if other not in sides or other == chosen or len(set(bot_sides)) < len(bot_sides):
+                raise malformed(
+                    "bot_sides",
+                    f"bot_sides lists {quoted(other)}: list each of the other sides at most "
+                    f"once ({', '.join(s for s in sides if s != chosen)})",
+                )
+        return chosen
+
+    def _with_bot(self, spec: GameSpec, bots: set[str], bot_seconds: float | None) -> GameSpec:
+        """`spec` with the bot's time and level when a bot sits (checked), else unchanged
+        (refused if it asks for a bot's time or level)."""
+        if not bots:
+            if bot_seconds is not None or spec.bot_level:
+                raise malformed(
+                    "bot_time" if bot_seconds is not None else "bot_level",
+                    "bot_time and bot_level are for games against the bot (opponent BOT)",
+                )
+            return spec
+        seconds = self.settings.bot_time if bot_seconds is None else bot_seconds
+        if not 0 < seconds <= self.settings.bot_max_time:
+            raise malformed(
+                "bot_time",
+                f"bot_time must be above 0 and at most {self.settings.bot_max_time:g} s",
+            )
+        if spec.rated:
+            raise malformed("rated", "games with a bot seat are never rated: leave rated unset")
+        if spec.bot_level > 5:
+            raise malformed("bot_level", "bot_level is 1 (weakest) to 5, or 0 for the default")
+        return replace(
+            spec, bot_ms=round(seconds * 1000), bot_level=spec.bot_level or self.settings.bot_level
+        )
 
     async def create(
         self,
@@ -222,12 +321,7 @@ class Sessions:
         target = await self.store.invite_target(normal)
         if target is None:
             await self.limits.miss(self.limits.guesses(player_id, address))
-            raise Refusal(
-                Code.NOT_FOUND,
-                Reason.SESSION_NOT_FOUND,
-                "no game has this invite code (unknown or expired)",
-                field="invite_code",
-            )
+            raise invite_not_found()
         return target
 
     async def _take(
@@ -270,18 +364,10 @@ class Sessions:
         """The seat a joining player takes (`side`, or the first free one it may take),
         or the refusal."""
         if game.status != GameStatus.OPEN:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_OPEN,
-                f"game {game.id} is {game.status}; it takes no more players",
-            )
+            raise not_open(f"game {game.id} is {game.status}; it takes no more players")
         kept = any(seat.reserved == player_id for seat in game.seats)
         if game.visibility == Visibility.PRIVATE and not by_invite and not kept:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_OPEN,
-                f"game {game.id} is private: join it with its invite code",
-            )
+            raise not_open(f"game {game.id} is private: join it with its invite code")
         if side:
             seat = game.seat_for(side)
             if seat is None:
@@ -291,21 +377,16 @@ class Sessions:
                     + ", ".join(s.side for s in game.seats),
                 )
             if seat.player:
-                raise Refusal(
-                    Code.FAILED_PRECONDITION,
-                    Reason.SEAT_TAKEN,
-                    f"the {side} seat is taken",
-                    field="side",
-                )
+                raise seat_taken(f"the {side} seat is taken", "side")
             if seat.reserved not in ("", player_id):
-                raise _reserved(seat)
+                raise seat_kept(seat.side)
             return seat
         free = [seat for seat in game.seats if not seat.player]
         if not free:
-            raise Refusal(Code.FAILED_PRECONDITION, Reason.SEAT_TAKEN, "no seat is free")
+            raise seat_taken("no seat is free")
         mine = [seat for seat in free if seat.reserved in ("", player_id)]
         if not mine:
-            raise _reserved(free[0])
+            raise seat_kept(free[0].side)
         return mine[0]
 
     async def _rated_seats(
@@ -336,24 +417,17 @@ class Sessions:
         if seat is None:
             raise not_seated(game_id)
         if old.status != GameStatus.FINISHED or old.closed:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_FINISHED,
-                f"game {game_id} "
-                + ("was never played" if old.closed else "has not finished: play it out first"),
-            )
+            raise not_finished(game_id, closed=bool(old.closed))
         if old.rematch:
             return await self.join(player_id, name, game_id=old.rematch)
         opponent = old.opponent(seat.side)
         if len(old.seats) > 2:
-            raise Refusal(
-                Code.FAILED_PRECONDITION,
-                Reason.GAME_NOT_OPEN,
+            raise not_open(
                 f"a rematch is for games of two players; game {game_id} had {len(old.seats)}: "
-                "start a new game of its scenario",
+                "start a new game of its scenario"
             )
         if opponent is None:
-            raise Refusal(Code.FAILED_PRECONDITION, Reason.GAME_NOT_OPEN, "nobody to play again")
+            raise not_open("nobody to play again")
         # Sides swapped: the caller takes the opponent's side, the opponent the caller's.
         mine = Seat(side=opponent.side, player=player_id, name=name)
         theirs = (
@@ -447,14 +521,9 @@ class Sessions:
         return after
 
 
+def _coin(sides: int) -> int:
+    return secrets.randbelow(sides)
+
+
 class _SeatConflictError(Exception):
     """The game changed between its read and the commit of a seat: read it again."""
-
-
-def _reserved(seat: Seat) -> Refusal:
-    return Refusal(
-        Code.PERMISSION_DENIED,
-        Reason.SEAT_TAKEN,
-        f"the {seat.side} seat is kept for the player offered this rematch",
-        field="side",
-    )
