@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -17,7 +18,7 @@ import grpc
 import structlog
 
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
-from matchmaker.errors import quoted
+from matchmaker.errors import game_not_found, quoted
 from matchmaker.handling import bind_player, stream, unary
 from matchmaker.keys import plausible_id
 from matchmaker.limits import Limits, caller_address
@@ -108,6 +109,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         self.play = play
         self.queues = queues
         self.hub = hub
+        self.traffic = hub.traffic  # unary calls counted (`handling.unary`): openings give way
         self.shutdown = asyncio.Event()  # set when the server stops: streams end
         self.poke_pairer: Callable[[], None] = lambda: None
 
@@ -532,12 +534,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         address = self._address(context)
         game_id = request.game_id
         viewer = ""
-        async with self.hub.reading(address, queued=token is None):
+        async with self.hub.arriving(address, queued=token is None):
             if token is not None:
-                identity = await self.hub.tokens.authenticate(token)
+                async with self.hub.reading():
+                    identity = await self.hub.tokens.authenticate(token)
                 bind_player(identity.player_id)
                 viewer = identity.player_id
-            first, _ = await self.hub.store.get(game_id)
+            first = await self._opened_on(game_id)
         if request.after_version > first.version:
             raise malformed(
                 "after_version",
@@ -577,10 +580,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         async with self.hub.subscribe(game_id, caller) as watcher:
             while True:
                 while True:  # catch up from the stream (at first, and after falling behind)
-                    # Read and built under a read permit, sent after it: a burst of openings
-                    # works a few at a time, and a client that does not read holds no permit.
-                    async with self.hub.reading():
-                        caught = await self._catch_up(game_id, sent, viewer, side)
+                    # Read and built under a read permit, once for the streams of this game
+                    # and viewer at this position, sent after it: a burst of openings works a
+                    # few reads at a time, and a client that does not read holds no permit.
+                    caught = await self.hub.shared(
+                        ("catch-up", game_id, sent, viewer, side),
+                        functools.partial(self._catch_up, game_id, sent, viewer, side),
+                    )
                     if caught is None:
                         return
                     game, now, messages, more = caught
@@ -628,6 +634,19 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                             return
                 if self.shutdown.is_set():
                     return
+
+    async def _opened_on(self, game_id: str) -> GameRecord:
+        """The game a stream opens on, read once for the streams opening on it at once
+        (`Hub.shared`); MISSING_FIELD without an id, SESSION_NOT_FOUND if it is unknown."""
+        if not game_id:
+            raise missing("game_id")
+        if not plausible_id(game_id):
+            raise game_not_found(game_id)
+        store = self.hub.store
+        game, _, _ = await self.hub.shared(("game", game_id), lambda: store.load(game_id))
+        if game is None:
+            raise game_not_found(game_id)
+        return game
 
     async def _catch_up(
         self, game_id: str, sent: tuple[int, int], viewer: str, side: str

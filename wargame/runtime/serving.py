@@ -128,6 +128,10 @@ def register_service(
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
+    # Registered too (as generated code does): gRPC then queues each method's new calls
+    # apart, so a burst of one (thousands of WatchGame streams) never holds the others'
+    # calls (SubmitActions) back in one queue of calls not yet taken up.
+    server.add_registered_method_handlers(service.full_name, handlers)
 
 
 @dataclass(frozen=True)
