@@ -535,12 +535,14 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         game_id = request.game_id
         viewer = ""
         async with self.hub.arriving(address, queued=token is None):
-            if token is not None:
+            if token is None:  # a spectator: one read of the game for those opening at once
+                first = await self._opened_on(game_id)
+            else:
                 async with self.hub.reading():
                     identity = await self.hub.tokens.authenticate(token)
+                    first, _ = await self.hub.store.get(game_id)
                 bind_player(identity.player_id)
                 viewer = identity.player_id
-            first = await self._opened_on(game_id)
         if request.after_version > first.version:
             raise malformed(
                 "after_version",
@@ -636,8 +638,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     return
 
     async def _opened_on(self, game_id: str) -> GameRecord:
-        """The game a stream opens on, read once for the streams opening on it at once
-        (`Hub.shared`); MISSING_FIELD without an id, SESSION_NOT_FOUND if it is unknown."""
+        """The game a spectator's stream opens on, read once for the streams opening on it
+        at once (`Hub.shared`); MISSING_FIELD without an id, SESSION_NOT_FOUND if unknown."""
         if not game_id:
             raise missing("game_id")
         if not plausible_id(game_id):
