@@ -232,16 +232,12 @@ def test_five_thousand_watchers_at_once_are_served_or_told_to_retry_while_play_g
     )
 
 
-def test_moves_sent_behind_a_burst_of_watchers_are_taken_up_before_it(
-    clients: Callable[..., Client],
-    war_replica: WarReplica,
-    engine_stub: Any,
-) -> None:
-    """A move sent after a thousand WatchGame calls is not queued behind them: when it is
+def moves_behind_a_burst(count: int, war_replica: WarReplica, engine_stub: Any) -> None:
+    """A move sent after `count` WatchGame calls is not queued behind them: when it is
     acknowledged, most of them have not even been taken up yet (before, gRPC took every
     call in one queue: a move waited for the whole burst), and moves keep being
-    acknowledged while the burst is still opening."""
-    count, moves = 1000, 6
+    acknowledged while the burst is still opening; then every watcher is served."""
+    moves = 6
     server, two = war_replica(
         watch_queue=count + 50,
         max_watchers=count + 50,
@@ -286,3 +282,17 @@ def test_moves_sent_behind_a_burst_of_watchers_are_taken_up_before_it(
     assert served_then[-1] < count, served_then  # the moves went on while the burst opened
     assert burst.errors == [], burst.errors[:5]
     assert burst.served == count
+
+
+def test_moves_sent_behind_a_thousand_watchers_are_taken_up_before_them(
+    war_replica: WarReplica, engine_stub: Any
+) -> None:
+    moves_behind_a_burst(1000, war_replica, engine_stub)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_moves_sent_behind_five_thousand_watchers_are_taken_up_before_them(
+    war_replica: WarReplica, engine_stub: Any
+) -> None:
+    moves_behind_a_burst(5000, war_replica, engine_stub)
