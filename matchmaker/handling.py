@@ -142,6 +142,15 @@ class _Call:
         return self.status is not None  # a failure ends here: the handler aborts with it
 
 
+class Traffic:
+    """The unary calls a servicer is handling now (counted by `unary` on a servicer with a
+    `traffic`): work that may wait, a burst of watch openings, gives way to them
+    (`watch.Hub.reading`)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+
 Method = TypeVar("Method", bound=Callable[..., Awaitable[Any]])
 StreamMethod = TypeVar("StreamMethod", bound=Callable[..., AsyncIterator[Any]])
 
@@ -152,10 +161,17 @@ def unary(name: str) -> Callable[[Method], Method]:
     def wrap(method: Method) -> Method:
         @functools.wraps(method)
         async def handler(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
-            with _Call(name, request, context, timed=True) as call:
-                check_decoded(request)
-                response = await method(self, request, context)
-                log.debug("rpc", duration_ms=elapsed_ms(call.started))
+            traffic: Traffic | None = getattr(self, "traffic", None)
+            if traffic is not None:
+                traffic.calls += 1
+            try:
+                with _Call(name, request, context, timed=True) as call:
+                    check_decoded(request)
+                    response = await method(self, request, context)
+                    log.debug("rpc", duration_ms=elapsed_ms(call.started))
+            finally:
+                if traffic is not None:
+                    traffic.calls -= 1
             if call.status is not None:
                 await context.abort(
                     call.status.code, call.status.details, call.status.trailing_metadata

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 import structlog
 
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
-from matchmaker.errors import quoted
+from matchmaker.errors import game_not_found, quoted
 from matchmaker.handling import bind_player, stream, unary
 from matchmaker.keys import plausible_id
 from matchmaker.limits import Limits, caller_address
@@ -111,6 +112,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         self.play = play
         self.queues = queues
         self.hub = hub
+        self.traffic = hub.traffic  # unary calls counted (`handling.unary`): openings give way
         self.shutdown = asyncio.Event()  # set when the server stops: streams end
         self.poke_pairer: Callable[[], None] = lambda: None
 
@@ -483,12 +485,15 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         address = self._address(context)
         game_id = request.game_id
         viewer = ""
-        async with self.hub.reading(address, queued=token is None):
-            if token is not None:
-                identity = await self.hub.tokens.authenticate(token)
+        async with self.hub.arriving(address, queued=token is None):
+            if token is None:  # a spectator: one read of the game for those opening at once
+                first = await self._opened_on(game_id)
+            else:
+                async with self.hub.reading():
+                    identity = await self.hub.tokens.authenticate(token)
+                    first, _ = await self.hub.store.get(game_id)
                 bind_player(identity.player_id)
                 viewer = identity.player_id
-            first, _ = await self.hub.store.get(game_id)
         if request.after_version > first.version:
             raise malformed(
                 "after_version",
@@ -528,10 +533,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         async with self.hub.subscribe(game_id, caller) as watcher:
             while True:
                 while True:  # catch up from the stream (at first, and after falling behind)
-                    # Read and built under a read permit, sent after it: a burst of openings
-                    # works a few at a time, and a client that does not read holds no permit.
-                    async with self.hub.reading():
-                        caught = await self._catch_up(game_id, sent, viewer, side)
+                    # Read and built under a read permit, once for the streams of this game
+                    # and viewer at this position, sent after it: a burst of openings works a
+                    # few reads at a time, and a client that does not read holds no permit.
+                    caught = await self.hub.shared(
+                        ("catch-up", game_id, sent, viewer, side),
+                        functools.partial(self._catch_up, game_id, sent, viewer, side),
+                    )
                     if caught is None:
                         return
                     game, now, messages, more = caught
@@ -543,14 +551,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     if not more:
                         break
                 while not self.shutdown.is_set():  # live
-                    wait: float | None = None
-                    if finished_at(game, sent[0]):
-                        if not request.follow_rematch or game.rematch:
-                            return
-                        # A finished game's last commit is its end.
-                        wait = (game.updated_ms + self.settings.rematch_follow * 1000 - now) / 1000
-                        if wait <= 0:
-                            return
+                    wait = self._rematch_wait(request, game, sent[0], now)
+                    if wait is not None and wait <= 0:
+                        return
                     batch = await watcher.next(self.shutdown, wait)
                     if batch is None:
                         if wait is not None:  # waited for a rematch long enough
@@ -582,6 +585,31 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                             return
                 if self.shutdown.is_set():
                     return
+
+    def _rematch_wait(
+        self, request: matchmaker_pb2.WatchGameRequest, game: GameRecord, version: int, now: int
+    ) -> float | None:
+        """How long a stream that sent `version` waits on for a rematch, in seconds (≤ 0: it
+        ends now); None while the game goes on."""
+        if not finished_at(game, version):
+            return None
+        if not request.follow_rematch or game.rematch:
+            return 0.0
+        # A finished game's last commit is its end.
+        return (game.updated_ms + self.settings.rematch_follow * 1000 - now) / 1000
+
+    async def _opened_on(self, game_id: str) -> GameRecord:
+        """The game a spectator's stream opens on, read once for the streams opening on it
+        at once (`Hub.shared`); MISSING_FIELD without an id, SESSION_NOT_FOUND if unknown."""
+        if not game_id:
+            raise missing("game_id")
+        if not plausible_id(game_id):
+            raise game_not_found(game_id)
+        store = self.hub.store
+        game, _, _ = await self.hub.shared(("game", game_id), lambda: store.load(game_id))
+        if game is None:
+            raise game_not_found(game_id)
+        return game
 
     async def _catch_up(
         self, game_id: str, sent: tuple[int, int], viewer: str, side: str

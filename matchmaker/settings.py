@@ -119,8 +119,8 @@ class Settings:
     # spectators never take those of moves, clocks, bots and pairing).
     watch_connections: int = 16
     # Stream openings (and watchers catching up) doing their reads and building their first
-    # messages at once; the others wait. Few, so that a burst of them leaves the event loop
-    # free to take new calls (moves among them) as they come.
+    # messages at once (one while other calls are being handled); the others wait. Few, so
+    # that a burst of them leaves the event loop free for other calls (moves among them).
     watch_openings: int = 4
     # Stream openings without a token waiting at once (see `watch_openings`); more are
     # refused (RESOURCE_EXHAUSTED, retry hint).

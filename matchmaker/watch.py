@@ -31,12 +31,18 @@ trusted proxy's caller by x-forwarded-for: `limits.caller_address`) at most
 `max_watchers_per_address` spectator streams and one player at most
 `max_watchers_per_player`. The reads of the watchers (token, game, catching up, feeds) go
 over the hub's own Redis connections (`watch_connections` per node, apart from the pool
-of moves, clocks, bots and pairing: `server.py`), and `watch_openings` streams open (or
-catch up) at a time: gRPC takes new calls from the event loop one at a time, so a burst
-worked on all at once would leave every other call waiting in gRPC's own queue (which
-cancels a call left there 30 s: CANCELLED). Stream openings without a token wait in a
-queue of at most `watch_queue`, one address's at most `max_watchers_per_address`. Every
-refusal is RESOURCE_EXHAUSTED (TOO_MANY_WATCHERS) with a retry hint.
+of moves, clocks, bots and pairing: `server.py`). Stream openings without a token wait in a
+queue of at most `watch_queue`, one address's at most `max_watchers_per_address`
+(`Hub.arriving`). Every refusal is RESOURCE_EXHAUSTED (TOO_MANY_WATCHERS) with a retry hint.
+
+A burst of openings never holds moves back (issue 30.2). gRPC queues each method's new
+calls apart (`register_service`), so a SubmitActions is taken up at once, however many
+WatchGame calls wait; all calls then share one event loop, so the openings' work is kept
+small and gives way: the streams that open on one game at one position while a read
+waits share that read and what is built of it (`Hub.shared`: the game, the catch-up),
+`watch_openings` reads go at a time, and only one while other (unary) calls are being
+handled (`Hub.reading`, `handling.Traffic`): a move waits behind one opening's step at a
+time, never behind the burst.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ import asyncio
 import contextlib
 import time
 from collections import Counter as Tally
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -56,6 +62,7 @@ from redis.crc import key_slot
 from redis.exceptions import MovedError
 
 from matchmaker import keys
+from matchmaker.handling import Traffic
 from matchmaker.record import GameRecord, GameStatus
 from matchmaker.redis_client import (
     REDIS_ERRORS,
@@ -371,7 +378,10 @@ class Hub:
         self.by_address: Tally[str] = Tally()  # spectator streams by caller address
         self.by_player: Tally[str] = Tally()
         self._reads = asyncio.Semaphore(max(1, settings.watch_openings))
-        self.queued = 0  # stream openings without a token waiting for a read
+        self._turns = asyncio.Lock()  # the one read at a time while other calls are handled
+        self.traffic = Traffic()  # the unary calls being handled (the servicer counts them)
+        self._shared: dict[Hashable, asyncio.Task[Any]] = {}  # reads waiting for a permit
+        self.queued = 0  # stream openings without a token waiting for their first reads
         self.opening: Tally[str] = Tally()  # stream openings waiting or reading, by address
 
     def refuse(self, limit: str, what: str) -> Refusal:
@@ -406,34 +416,59 @@ class Hub:
             )
 
     @contextlib.asynccontextmanager
-    async def reading(self, address: str = "", *, queued: bool = False) -> AsyncIterator[None]:
-        """Hold one of the `watch_openings` permits while a stream reads (and builds what it
-        read: openings and catching up are worked on a few streams at once). A stream
-        opening (`address` given) waits as one of its address's openings, at most
-        `max_watchers_per_address`; one without a token (`queued`) also as one of at most
+    async def arriving(self, address: str, *, queued: bool) -> AsyncIterator[None]:
+        """A stream opening (until its first reads are done), one of its address's, at most
+        `max_watchers_per_address`; one without a token (`queued`) also one of at most
         `watch_queue`. Past either: RESOURCE_EXHAUSTED with a retry hint."""
         s = self.settings
-        if address and self.opening[address] >= s.max_watchers_per_address:
+        if self.opening[address] >= s.max_watchers_per_address:
             raise self.refuse("address", "your address opens its most live streams at once")
         if queued and self.queued >= s.watch_queue:
             raise self.refuse("queue", "this server opens its most live streams at once")
-        if address:
-            self.opening[address] += 1
+        self.opening[address] += 1
         self.queued += queued
         try:
-            try:
-                await self._reads.acquire()
-            finally:
-                self.queued -= queued
-            try:
-                yield
-            finally:
-                self._reads.release()
+            yield
         finally:
-            if address:
-                self.opening[address] -= 1
-                if not self.opening[address]:
-                    del self.opening[address]
+            self.queued -= queued
+            self.opening[address] -= 1
+            if not self.opening[address]:
+                del self.opening[address]
+
+    @contextlib.asynccontextmanager
+    async def reading(self) -> AsyncIterator[None]:
+        """Hold one of the `watch_openings` permits while a stream reads (and builds what it
+        read: openings and catching up are worked on a few at once); while other calls are
+        being handled (`traffic`), only one such read goes at a time."""
+        async with self._reads:
+            if self.traffic.calls:
+                async with self._turns:
+                    yield
+            else:
+                yield
+
+    async def shared(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
+        """What `make` returns, worked out under a read permit (`reading`) once for all the
+        streams asking for the same `key` while it waits for one (the watchers of one game
+        at one position share one catch-up, built once). A stream asking once the read has
+        begun waits for the next one: a read always begins after its streams subscribed."""
+        task = self._shared.get(key)
+        if task is None:
+            task = self._shared[key] = asyncio.create_task(self._share(key, make))
+            task.add_done_callback(_retrieved)
+        result: T = await asyncio.shield(task)
+        return result
+
+    async def _share(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
+        this = asyncio.current_task()
+        try:
+            async with self.reading():
+                if self._shared.get(key) is this:
+                    del self._shared[key]  # from now on, streams asking wait for another read
+                return await make()
+        finally:
+            if self._shared.get(key) is this:
+                del self._shared[key]
 
     @contextlib.asynccontextmanager
     async def subscribe(self, game_id: str, caller: Caller = ANYONE) -> AsyncIterator[Watcher]:
@@ -507,7 +542,9 @@ class Hub:
             del self.listeners[listener.node]
 
     async def close(self) -> None:
-        """Stop every listener and feed."""
+        """Stop every listener, feed and read."""
+        for task in list(self._shared.values()):
+            task.cancel()
         for feed in self.feeds.values():
             feed.close()
         tasks = [listener.task for listener in self.listeners.values()]
@@ -518,6 +555,12 @@ class Hub:
                 await task
         self.feeds.clear()
         self.listeners.clear()
+
+
+def _retrieved(task: asyncio.Task[Any]) -> None:
+    """A shared read's failure is its streams' (and not logged again when they all left)."""
+    if not task.cancelled():
+        task.exception()
 
 
 def finished_at(game: GameRecord | None, version: int) -> bool:

@@ -40,18 +40,30 @@ class Burst:
     errors: list[str] = field(default_factory=list)  # anything else
 
 
-async def open_at_once(address: str, games: list[tuple[str, int]], count: int) -> Burst:
+async def open_at_once(
+    address: str,
+    games: list[tuple[str, int]],
+    count: int,
+    burst: Burst | None = None,
+    sent: threading.Event | None = None,
+) -> Burst:
     """Open `count` spectator streams on `games` (id, version) at once; each retries after
-    the hint it is refused with, until it has caught up with its game."""
-    burst = Burst()
+    the hint it is refused with, until it has caught up with its game (`sent` is set once
+    every stream has been asked for)."""
+    burst = burst or Burst()
+    asked = 0
     channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
     stubs = [matchmaker_pb2_grpc.MatchmakerStub(channel) for channel in channels]
     all_served = asyncio.Event()
 
     async def watch(index: int) -> None:
+        nonlocal asked
         game_id, version = games[index % len(games)]
         while True:
             call = stubs[index % CHANNELS].WatchGame(mm.WatchGameRequest(game_id=game_id))
+            asked += 1
+            if asked == count and sent is not None:
+                sent.set()
             try:
                 async for message in call:
                     if message.version >= version and not message.HasField("notice"):
@@ -218,3 +230,69 @@ def test_five_thousand_watchers_at_once_are_served_or_told_to_retry_while_play_g
         war_replica=war_replica,
         engine_stub=engine_stub,
     )
+
+
+def moves_behind_a_burst(count: int, war_replica: WarReplica, engine_stub: Any) -> None:
+    """A move sent after `count` WatchGame calls is not queued behind them: when it is
+    acknowledged, most of them have not even been taken up yet (before, gRPC took every
+    call in one queue: a move waited for the whole burst), and moves keep being
+    acknowledged while the burst is still opening; then every watcher is served."""
+    moves = 6
+    server, two = war_replica(
+        watch_queue=count + 50,
+        max_watchers=count + 50,
+        watch_seat_reserve=10,
+        max_watchers_per_address=count + 50,
+    )
+    spectated = [start_game(two, "war") for _ in range(10)]
+    game = start_game(two, "war")
+
+    async def taken(replica: Any) -> int:  # WatchGame calls the replica has begun to handle
+        return int(replica.hub.watchers + sum(replica.hub.opening.values()))
+
+    burst, sent = Burst(), threading.Event()
+    games = [(spectated_game.id, spectated_game.version) for spectated_game in spectated]
+    task = threading.Thread(
+        target=lambda: asyncio.run(open_at_once(server.address, games, count, burst, sent))
+    )
+    task.start()
+    try:
+        wait_for(lambda: sent.is_set() and server.call(taken) > 0)
+        taken_then, served_then = [], []
+        for _ in range(moves):
+            side = game.state.to_act[0]
+            game = (
+                two[side]
+                .SubmitActions(
+                    mm.SubmitActionsRequest(
+                        game_id=game.id,
+                        expected_version=game.version,
+                        idempotency_key=uuid.uuid4().hex,
+                        actions=[legal_actions(engine_stub, game.state)[0].action],
+                    )
+                )
+                .game
+            )
+            taken_then.append(server.call(taken))
+            served_then.append(burst.served)
+    finally:
+        task.join(840)
+    print(f"WatchGame calls taken up at each move: {taken_then}; served: {served_then}")
+    assert taken_then[0] < count // 2, taken_then
+    assert served_then[-1] < count, served_then  # the moves went on while the burst opened
+    assert burst.errors == [], burst.errors[:5]
+    assert burst.served == count
+
+
+def test_moves_sent_behind_a_thousand_watchers_are_taken_up_before_them(
+    war_replica: WarReplica, engine_stub: Any
+) -> None:
+    moves_behind_a_burst(1000, war_replica, engine_stub)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1200)
+def test_moves_sent_behind_five_thousand_watchers_are_taken_up_before_them(
+    war_replica: WarReplica, engine_stub: Any
+) -> None:
+    moves_behind_a_burst(5000, war_replica, engine_stub)

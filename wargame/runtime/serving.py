@@ -42,6 +42,7 @@ TRANSPORT_HEADROOM = 2
 # closed: connections opened and left silent would otherwise hold the server's sockets for
 # gRPC's default of 120 s each.
 HANDSHAKE_TIMEOUT_MS = 10_000
+PENDING_SECONDS = 300  # how long a new call may wait to be taken up (`create_aio_server`)
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,10 @@ def register_service(
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
     )
+    # Registered too (as generated code does): gRPC then queues each method's new calls
+    # apart, so a burst of one (thousands of WatchGame streams) never holds the others'
+    # calls (SubmitActions) back in one queue of calls not yet taken up.
+    server.add_registered_method_handlers(service.full_name, handlers)
 
 
 @dataclass(frozen=True)
@@ -363,7 +368,9 @@ def create_aio_server(
     `tls` and `health_address` as for `create_server`.
 
     `pending_calls`: how many new calls may wait to be taken up at once (gRPC cancels
-    more, 3,000 by default: a burst of reconnecting streams meets that limit).
+    more, 3,000 by default: a burst of reconnecting streams meets that limit), each for
+    up to `PENDING_SECONDS` (gRPC's default, 30 s, is shorter than a burst of thousands
+    takes to be taken up on a busy machine: the calls left were CANCELLED).
     """
     from grpc_health.v1.health import aio as health_aio
 
@@ -372,6 +379,7 @@ def create_aio_server(
         options += [
             ("grpc.server.max_pending_requests", pending_calls),
             ("grpc.server.max_pending_requests_hard_limit", pending_calls),
+            ("grpc.server_max_unrequested_time_in_server", PENDING_SECONDS),
         ]
     server = grpc.aio.server(interceptors=list(interceptors), options=options)
     health_servicer = health_aio.HealthServicer()
