@@ -17,6 +17,7 @@ WORDS = {
     "draw": "draw             offer a draw (or accept the one offered)",
     "accept": "accept / decline answer a draw offer",
     "resign": "resign           give up the game (asks first; `resign!` does not)",
+    "abort": "abort            call the game off: no result, no rating (early only)",
     "rematch": "rematch          after the game: play again, sides swapped",
     "board": "board            draw the board again (`board flip`: turn it round)",
     "help": "help             this help",
@@ -29,7 +30,7 @@ DEPLOY_WORDS = {
     "commit": "commit           send the array's digest (the array stays here until the reveal)",
 }
 _CLIENT_WORDS = frozenset(
-    {"moves", "hint", "resign", "draw", "accept", "decline", "rematch", "help", "board"}
+    {"moves", "hint", "resign", "abort", "draw", "accept", "decline", "rematch", "help", "board"}
     | {"flip", "quit"}
 )
 _ALIASES = {
@@ -91,7 +92,7 @@ def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
     viewing = ["moves", "board", "flip", "help", "quit"]
     if spectator:
         return viewing
-    playing = ["hint", "draw", "accept", "decline", "resign", "rematch"]
+    playing = ["hint", "draw", "accept", "decline", "resign", "abort", "rematch"]
     return viewing + playing + (["army", "clear", "commit"] if deploying else [])
 
 

@@ -361,6 +361,13 @@ class Connection:
         )
         return reply.game
 
+    def abort(self, game_id: str) -> matchmaker_pb2.GameView:
+        """Abort a game before any side's second turn (no result, no rating)."""
+        reply: matchmaker_pb2.AbortResponse = self._matchmaker_call(
+            self.matchmaker.Abort, matchmaker_pb2.AbortRequest(game_id=game_id)
+        )
+        return reply.game
+
     def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
         """Offer a draw."""
         reply: matchmaker_pb2.OfferDrawResponse = self._matchmaker_call(

@@ -1,5 +1,5 @@
 """Carrying out what the player types during a game: `help`, `board`, `flip`, `moves`,
-`hint`, `resign`, `draw`, `accept`/`decline`, and actions in the game's notation.
+`hint`, `resign`, `abort`, `draw`, `accept`/`decline`, and actions in the game's notation.
 
 `commands.py` reads a typed line into a `Command`; `GameCommands.handle` does it, for the
 loop (`play.Play`) and after the game. A game's own words go to its hooks first
@@ -157,6 +157,7 @@ class GameCommands:
         playing: dict[str, Callable[[str], None]] = {
             "hint": lambda _: self.hint(),
             "resign": self._resign,
+            "abort": lambda _: self._abort(),
             "draw": lambda _: self._draw(),
             "accept": lambda _: self._answer(True),
             "decline": lambda _: self._answer(False),
@@ -200,6 +201,11 @@ class GameCommands:
         else:
             self.question = Question("Withdraw the game nobody has joined?", resign)
         self.play.note(f"{self.question.prompt} Type y to confirm; anything else plays on.")
+
+    def _abort(self) -> None:
+        """Abort the game (no result, no rating); the matchmaker says when it is too late."""
+        self.require_ongoing()
+        self._apply_view(self.play.connection.abort(self.session.game_id))
 
     def _not_yet(self) -> None:
         raise ClientError("`rematch` is for after the game; this one is still being played")

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import grpc
 import structlog
 
+from matchmaker.abort import abort
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
 from matchmaker.errors import quoted
 from matchmaker.handling import bind_player, stream, unary
@@ -515,6 +516,17 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
 
         return matchmaker_pb2.AnswerDrawResponse(
             game=await self._act(caller.player_id, request.game_id, answer)
+        )
+
+    @unary("Abort")
+    async def Abort(
+        self, request: matchmaker_pb2.AbortRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.AbortResponse:
+        """Abort a game before any side's second turn: no result, no rating (`abort.py`)."""
+        caller = await self._caller(context)
+        played = await abort(self.play, caller.player_id, request.game_id)
+        return matchmaker_pb2.AbortResponse(
+            game=await self._view(played.game, caller.player_id, played.now_ms)
         )
 
     # -- live updates ------------------------------------------------------------------------

@@ -1361,6 +1361,52 @@ class AnswerDrawResponse(_message.Message):
 Global___AnswerDrawResponse: _TypeAlias = AnswerDrawResponse  # noqa: Y015
 
 @_typing.final
+class AbortRequest(_message.Message):
+    """Abort input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortRequest: _TypeAlias = AbortRequest  # noqa: Y015
+
+@_typing.final
+class AbortResponse(_message.Message):
+    """Abort output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameView:
+        """The aborted game."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortResponse: _TypeAlias = AbortResponse  # noqa: Y015
+
+@_typing.final
 class WatchGameRequest(_message.Message):
     """WatchGame input."""
 

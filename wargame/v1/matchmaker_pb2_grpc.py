@@ -133,6 +133,11 @@ class MatchmakerStub:
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawRequest.SerializeToString,
                 response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawResponse.FromString,
                 _registered_method=True)
+        self.Abort = channel.unary_unary(
+                '/wargame.v1.Matchmaker/Abort',
+                request_serializer=wargame_dot_v1_dot_matchmaker__pb2.AbortRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AbortResponse.FromString,
+                _registered_method=True)
         self.WatchGame = channel.unary_stream(
                 '/wargame.v1.Matchmaker/WatchGame',
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.WatchGameRequest.SerializeToString,
@@ -297,6 +302,17 @@ class MatchmakerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Abort(self, request, context):
+        """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+        winner) and changes no rating; its record says so. Any seated player may abort while
+        no side has begun its second turn (a turn: one side's actions in a row in the record;
+        draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+        open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchGame(self, request, context):
         """Every update of a game from a version on, then live; resumable after a disconnect.
         The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -406,6 +422,11 @@ def add_MatchmakerServicer_to_server(servicer, server):
                     servicer.AnswerDraw,
                     request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawRequest.FromString,
                     response_serializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawResponse.SerializeToString,
+            ),
+            'Abort': grpc.unary_unary_rpc_method_handler(
+                    servicer.Abort,
+                    request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AbortRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_matchmaker__pb2.AbortResponse.SerializeToString,
             ),
             'WatchGame': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchGame,
@@ -857,6 +878,33 @@ class Matchmaker:
             '/wargame.v1.Matchmaker/AnswerDraw',
             wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawRequest.SerializeToString,
             wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Abort(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.Matchmaker/Abort',
+            wargame_dot_v1_dot_matchmaker__pb2.AbortRequest.SerializeToString,
+            wargame_dot_v1_dot_matchmaker__pb2.AbortResponse.FromString,
             options,
             channel_credentials,
             insecure,

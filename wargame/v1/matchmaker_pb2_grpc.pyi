@@ -101,6 +101,13 @@ class MatchmakerStub:
     draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
     refusal ends the offer.
     """
+    Abort: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.AbortRequest, _matchmaker_pb2.AbortResponse]
+    """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+    winner) and changes no rating; its record says so. Any seated player may abort while
+    no side has begun its second turn (a turn: one side's actions in a row in the record;
+    draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+    open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+    """
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
     """Every update of a game from a version on, then live; resumable after a disconnect.
     The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -187,6 +194,13 @@ class MatchmakerAsyncStub(MatchmakerStub):
     """Accept or decline the opponent's draw offer. In a game of more than two players the
     draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
     refusal ends the offer.
+    """
+    Abort: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.AbortRequest, _matchmaker_pb2.AbortResponse]  # type: ignore[assignment]
+    """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+    winner) and changes no rating; its record says so. Any seated player may abort while
+    no side has begun its second turn (a turn: one side's actions in a row in the record;
+    draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+    open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Every update of a game from a version on, then live; resumable after a disconnect.
@@ -361,6 +375,19 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         """Accept or decline the opponent's draw offer. In a game of more than two players the
         draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
         refusal ends the offer.
+        """
+
+    @_abc_1.abstractmethod
+    def Abort(
+        self,
+        request: _matchmaker_pb2.AbortRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.AbortResponse, _abc.Awaitable[_matchmaker_pb2.AbortResponse]]:
+        """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+        winner) and changes no rating; its record says so. Any seated player may abort while
+        no side has begun its second turn (a turn: one side's actions in a row in the record;
+        draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+        open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
         """
 
     @_abc_1.abstractmethod

@@ -1,0 +1,80 @@
+"""What a terminal-chess player reaches for, typed into a real `wargame` in a pty against a
+real engine, matchmaker and Redis: `abort` before the second turns (and refused after)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.system.cli_support import (
+    Cli,
+    Launch,
+    Player,
+    Stack,
+    clients,
+    echoed,
+    game_id_of,
+    launch,
+    prompt_row,
+    stack,
+)
+from wargame.v1 import game_pb2, matchmaker_pb2
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-game-features")]
+__all__ = ["clients", "launch", "stack"]  # fixtures used by name
+
+
+def _type_a_move(cli: Cli, player: Player, game_id: str) -> None:
+    """Wait for the player's turn, then type the engine's suggestion and see it played."""
+    cli.wait_screen(
+        lambda _: (
+            (view := player.game(game_id)).your_side in view.state.to_act
+            and "South >" in prompt_row(cli)
+        )
+    )
+    echo = f"You: {player.suggest(player.game(game_id))}"
+    before = cli.screen().count(echo)
+    cli.send(echo.removeprefix("You: "))
+    echoed(cli, echo, before)
+
+
+def test_abort_ends_a_bot_game_before_the_second_turn_with_no_result(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
+    cli.expect(r"South > ")
+    player = Player(stack, tmp_path)
+    try:
+        game_id = game_id_of(cli)
+        _type_a_move(cli, player, game_id)
+        cli.send("abort")
+        cli.expect_text("Game over: aborted")
+        cli.expect_text("no result")
+        view = player.game(game_id)
+        assert view.status == matchmaker_pb2.GAME_STATUS_FINISHED
+        assert view.outcome.reason == game_pb2.OUTCOME_REASON_ABORTED
+    finally:
+        player.close()
+    assert "draw" not in cli.screen().split("Game over:")[-1].splitlines()[0]
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_abort_after_the_second_turn_is_refused_with_the_reason(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
+    cli.expect(r"South > ")
+    player = Player(stack, tmp_path)
+    try:
+        game_id = game_id_of(cli)
+        _type_a_move(cli, player, game_id)
+        _type_a_move(cli, player, game_id)
+        cli.send("abort")
+        cli.expect_text("before any side's second turn")
+        assert player.game(game_id).status == matchmaker_pb2.GAME_STATUS_RUNNING
+    finally:
+        player.close()
+    cli.send("quit")
+    assert cli.wait() == 0
