@@ -17,6 +17,7 @@ WORDS = {
     "draw": "draw             offer a draw (or accept the one offered)",
     "accept": "accept / decline answer a draw offer",
     "resign": "resign           give up the game (asks first; `resign!` does not)",
+    "undo": "undo             against the bot: take back your last action and its answer",
     "abort": "abort            call the game off: no result, no rating (early only)",
     "rematch": "rematch          after the game: play again, sides swapped",
     "board": "board            draw the board again (`board flip`: turn it round)",
@@ -30,8 +31,8 @@ DEPLOY_WORDS = {
     "commit": "commit           send the array's digest (the array stays here until the reveal)",
 }
 _CLIENT_WORDS = frozenset(
-    {"moves", "hint", "resign", "abort", "draw", "accept", "decline", "rematch", "help", "board"}
-    | {"flip", "quit"}
+    {"moves", "hint", "resign", "abort", "undo", "draw", "accept", "decline", "rematch"}
+    | {"help", "board", "flip", "quit"}
 )
 _ALIASES = {
     "?": "help",
@@ -42,6 +43,7 @@ _ALIASES = {
     "legal": "moves",
     "suggest": "hint",
     "surrender": "resign",
+    "takeback": "undo",
     "again": "rematch",
     "offer": "draw",
     "yes": "accept",
@@ -92,7 +94,7 @@ def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
     viewing = ["moves", "board", "flip", "help", "quit"]
     if spectator:
         return viewing
-    playing = ["hint", "draw", "accept", "decline", "resign", "abort", "rematch"]
+    playing = ["hint", "draw", "accept", "decline", "resign", "abort", "undo", "rematch"]
     return viewing + playing + (["army", "clear", "commit"] if deploying else [])
 
 

@@ -368,6 +368,14 @@ class Connection:
         )
         return reply.game
 
+    def take_back(self, game_id: str, version: int) -> matchmaker_pb2.TakeBackResponse:
+        """Take back the player's last action and the bot's answers (unrated, vs the bot)."""
+        request = matchmaker_pb2.TakeBackRequest(game_id=game_id, expected_version=version)
+        reply: matchmaker_pb2.TakeBackResponse = self._matchmaker_call(
+            self.matchmaker.TakeBack, request
+        )
+        return reply
+
     def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
         """Offer a draw."""
         reply: matchmaker_pb2.OfferDrawResponse = self._matchmaker_call(

@@ -1,5 +1,5 @@
 """Carrying out what the player types during a game: `help`, `board`, `flip`, `moves`,
-`hint`, `resign`, `abort`, `draw`, `accept`/`decline`, and actions in the game's notation.
+`hint`, `resign`, `abort`, `undo`, `draw`, `accept`/`decline`, and actions in the game's notation.
 
 `commands.py` reads a typed line into a `Command`; `GameCommands.handle` does it, for the
 loop (`play.Play`) and after the game. A game's own words go to its hooks first
@@ -158,6 +158,7 @@ class GameCommands:
             "hint": lambda _: self.hint(),
             "resign": self._resign,
             "abort": lambda _: self._abort(),
+            "undo": lambda _: self._undo(),
             "draw": lambda _: self._draw(),
             "accept": lambda _: self._answer(True),
             "decline": lambda _: self._answer(False),
@@ -206,6 +207,15 @@ class GameCommands:
         """Abort the game (no result, no rating); the matchmaker says when it is too late."""
         self.require_ongoing()
         self._apply_view(self.play.connection.abort(self.session.game_id))
+
+    def _undo(self) -> None:
+        """Take back the player's last action and the bot's answers (the matchmaker says
+        when it may not)."""
+        self.require_ongoing()
+        session = self.session
+        reply = self.play.connection.take_back(session.game_id, session.version)
+        self.play.note("You take back: " + ", ".join(reply.taken_back))
+        self._apply_view(reply.game)
 
     def _not_yet(self) -> None:
         raise ClientError("`rematch` is for after the game; this one is still being played")

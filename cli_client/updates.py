@@ -106,6 +106,9 @@ class Updates:
         offer = session.state.draw_offer
         if message.resync:
             self.play.note("(some updates are no longer kept; showing the game as it stands)")
+        elif message.taken_back:
+            who = session.seat_name(message.side)
+            self.play.note(f"{who} takes back: {', '.join(message.taken_back)}")
         elif message.notations or message.events:
             self.play.show_actions(message.side, list(message.notations), list(message.events))
         session.note_events(message.events)

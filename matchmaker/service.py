@@ -39,6 +39,7 @@ from matchmaker.sessions import GameSpec, Sessions, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.states import for_viewer, hidden_pending
 from matchmaker.store import Store, StreamEntry
+from matchmaker.takeback import take_back
 from matchmaker.tokens import Identity, Tokens, check_display_name
 from matchmaker.views import (
     game_view,
@@ -527,6 +528,20 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         played = await abort(self.play, caller.player_id, request.game_id)
         return matchmaker_pb2.AbortResponse(
             game=await self._view(played.game, caller.player_id, played.now_ms)
+        )
+
+    @unary("TakeBack")
+    async def TakeBack(
+        self, request: matchmaker_pb2.TakeBackRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.TakeBackResponse:
+        """Take back the caller's last action and the bot's answers (`takeback.py`)."""
+        caller = await self._caller(context)
+        played, undone = await take_back(
+            self.play, caller.player_id, request.game_id, request.expected_version
+        )
+        return matchmaker_pb2.TakeBackResponse(
+            game=await self._view(played.game, caller.player_id, played.now_ms),
+            taken_back=undone,
         )
 
     # -- live updates ------------------------------------------------------------------------

@@ -78,3 +78,32 @@ def test_abort_after_the_second_turn_is_refused_with_the_reason(
         player.close()
     cli.send("quit")
     assert cli.wait() == 0
+
+
+def test_undo_takes_back_the_players_move_and_the_bots_answer(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
+    cli.expect(r"South > ")
+    player = Player(stack, tmp_path)
+    try:
+        game_id = game_id_of(cli)
+        cli.send("undo")
+        cli.expect_text("you have no action to take back yet")
+        _type_a_move(cli, player, game_id)
+        _type_a_move(cli, player, game_id)
+        cli.wait_screen(lambda _: len(player.game(game_id).moves) == 4)
+        four = player.game(game_id)
+        answer = f"North: {four.moves[3]}"  # the client holds the bot's answer
+        cli.wait_screen(lambda c: answer in c.screen() and "South >" in prompt_row(c))
+        cli.send("takeback")  # the same as `undo`
+        cli.expect_text("You take back: ")
+        view = player.game(game_id)
+        assert list(view.moves) == list(four.moves)[:2]
+        cli.wait_screen(lambda c: "South >" in prompt_row(c))
+        line = next(row for row in reversed(cli.rows()) if "You take back: " in row)
+        assert line.count(",") == 1  # the player's move and the bot's answer
+    finally:
+        player.close()
+    cli.send("quit")
+    assert cli.wait() == 0

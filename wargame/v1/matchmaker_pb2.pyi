@@ -1407,6 +1407,62 @@ class AbortResponse(_message.Message):
 Global___AbortResponse: _TypeAlias = AbortResponse  # noqa: Y015
 
 @_typing.final
+class TakeBackRequest(_message.Message):
+    """TakeBack input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    expected_version: _builtins.int
+    """The version the caller saw (0: any); a retried takeback does not take back twice."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        expected_version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expected_version", b"expected_version", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeBackRequest: _TypeAlias = TakeBackRequest  # noqa: Y015
+
+@_typing.final
+class TakeBackResponse(_message.Message):
+    """TakeBack output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TAKEN_BACK_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameView:
+        """The game after the takeback."""
+
+    @_builtins.property
+    def taken_back(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The notations taken back, oldest first (the caller's action, then the bot's answers)."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameView | None = ...,
+        taken_back: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "taken_back", b"taken_back"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeBackResponse: _TypeAlias = TakeBackResponse  # noqa: Y015
+
+@_typing.final
 class WatchGameRequest(_message.Message):
     """WatchGame input."""
 
@@ -1496,6 +1552,7 @@ class WatchGameResponse(_message.Message):
     AT_FIELD_NUMBER: _builtins.int
     RESYNC_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
+    TAKEN_BACK_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version this update made."""
     side: _builtins.str
@@ -1528,6 +1585,12 @@ class WatchGameResponse(_message.Message):
         (no notations or events; `game` is attached when the game is at `version`).
         """
 
+    @_builtins.property
+    def taken_back(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Set on a takeback (see TakeBack): the notations taken back, oldest first (public
+        forms); `side` is the side that took them back and `game` is the game after it.
+        """
+
     def __init__(
         self,
         *,
@@ -1539,10 +1602,11 @@ class WatchGameResponse(_message.Message):
         at: _timestamp_pb2.Timestamp | None = ...,
         resync: _builtins.bool = ...,
         notice: Global___Notice | None = ...,
+        taken_back: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "game", b"game", "notice", b"notice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "taken_back", b"taken_back", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -108,6 +108,16 @@ class MatchmakerStub:
     draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
     open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
     """
+    TakeBack: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.TakeBackRequest, _matchmaker_pb2.TakeBackResponse]
+    """Take back the caller's last action and the bot's answers after it, in an unrated game
+    whose other seats are all the bot's: the game returns to the position before that
+    action, the caller to act (its record as if they were never played; watchers get an
+    update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+    (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+    it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+    arrays are secret and simultaneous, so a deployment seen is never chosen again);
+    ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+    """
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
     """Every update of a game from a version on, then live; resumable after a disconnect.
     The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -201,6 +211,16 @@ class MatchmakerAsyncStub(MatchmakerStub):
     no side has begun its second turn (a turn: one side's actions in a row in the record;
     draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
     open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+    """
+    TakeBack: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.TakeBackRequest, _matchmaker_pb2.TakeBackResponse]  # type: ignore[assignment]
+    """Take back the caller's last action and the bot's answers after it, in an unrated game
+    whose other seats are all the bot's: the game returns to the position before that
+    action, the caller to act (its record as if they were never played; watchers get an
+    update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+    (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+    it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+    arrays are secret and simultaneous, so a deployment seen is never chosen again);
+    ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Every update of a game from a version on, then live; resumable after a disconnect.
@@ -388,6 +408,22 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         no side has begun its second turn (a turn: one side's actions in a row in the record;
         draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
         open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+        """
+
+    @_abc_1.abstractmethod
+    def TakeBack(
+        self,
+        request: _matchmaker_pb2.TakeBackRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.TakeBackResponse, _abc.Awaitable[_matchmaker_pb2.TakeBackResponse]]:
+        """Take back the caller's last action and the bot's answers after it, in an unrated game
+        whose other seats are all the bot's: the game returns to the position before that
+        action, the caller to act (its record as if they were never played; watchers get an
+        update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+        (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+        it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+        arrays are secret and simultaneous, so a deployment seen is never chosen again);
+        ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
         """
 
     @_abc_1.abstractmethod
