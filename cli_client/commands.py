@@ -19,6 +19,7 @@ WORDS = {
     "resign": "resign           give up the game (asks first; `resign!` does not)",
     "undo": "undo             against the bot: take back your last action and its answer",
     "abort": "abort            call the game off: no result, no rating (early only)",
+    "say": "say TEXT         a line to the game's chat (`mute`/`unmute`: hide or show it)",
     "rematch": "rematch          after the game: play again, sides swapped",
     "board": "board            draw the board again (`board flip`: turn it round)",
     "help": "help             this help",
@@ -32,7 +33,7 @@ DEPLOY_WORDS = {
 }
 _CLIENT_WORDS = frozenset(
     {"moves", "hint", "resign", "abort", "undo", "draw", "accept", "decline", "rematch"}
-    | {"help", "board", "flip", "quit"}
+    | {"help", "board", "flip", "quit", "mute", "unmute"}
 )
 _ALIASES = {
     "?": "help",
@@ -77,6 +78,8 @@ def parse(line: str, *, deploying: bool = False) -> Command:
         return Command("flip")
     if word in {"resign!", "surrender!"} and not rest:
         return Command("resign", "!")  # no question asked
+    if word == "say":
+        return Command("say", rest)
     if word in _CLIENT_WORDS and (word == "moves" or not rest):
         return Command(word, rest)
     if deploying:
@@ -91,10 +94,10 @@ def parse(line: str, *, deploying: bool = False) -> Command:
 
 def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
     """The client's words a player may type now (for completion)."""
-    viewing = ["moves", "board", "flip", "help", "quit"]
+    viewing = ["moves", "board", "flip", "help", "quit", "mute", "unmute"]
     if spectator:
         return viewing
-    playing = ["hint", "draw", "accept", "decline", "resign", "abort", "undo", "rematch"]
+    playing = ["hint", "draw", "accept", "decline", "resign", "abort", "undo", "say", "rematch"]
     return viewing + playing + (["army", "clear", "commit"] if deploying else [])
 
 

@@ -376,6 +376,14 @@ class Connection:
         )
         return reply
 
+    def send_chat(self, game_id: str, text: str) -> matchmaker_pb2.ChatLine:
+        """Say a line to a game's chat."""
+        request = matchmaker_pb2.SendChatRequest(game_id=game_id, text=text)
+        reply: matchmaker_pb2.SendChatResponse = self._matchmaker_call(
+            self.matchmaker.SendChat, request
+        )
+        return reply.line
+
     def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
         """Offer a draw."""
         reply: matchmaker_pb2.OfferDrawResponse = self._matchmaker_call(

@@ -1,5 +1,6 @@
 """Carrying out what the player types during a game: `help`, `board`, `flip`, `moves`,
-`hint`, `resign`, `abort`, `undo`, `draw`, `accept`/`decline`, and actions in the game's notation.
+`hint`, `resign`, `abort`, `undo`, `say`, `mute`, `draw`, `accept`/`decline`, and actions
+in the game's notation.
 
 `commands.py` reads a typed line into a `Command`; `GameCommands.handle` does it, for the
 loop (`play.Play`) and after the game. A game's own words go to its hooks first
@@ -153,12 +154,15 @@ class GameCommands:
             "board": lambda _: play.show_board(),
             "flip": lambda _: self._flip(),
             "moves": self.list_moves,
+            "mute": lambda _: self._mute(True),
+            "unmute": lambda _: self._mute(False),
         }
         playing: dict[str, Callable[[str], None]] = {
             "hint": lambda _: self.hint(),
             "resign": self._resign,
             "abort": lambda _: self._abort(),
             "undo": lambda _: self._undo(),
+            "say": self._say,
             "draw": lambda _: self._draw(),
             "accept": lambda _: self._answer(True),
             "decline": lambda _: self._answer(False),
@@ -216,6 +220,17 @@ class GameCommands:
         reply = self.play.connection.take_back(session.game_id, session.version)
         self.play.note("You take back: " + ", ".join(reply.taken_back))
         self._apply_view(reply.game)
+
+    def _say(self, text: str) -> None:
+        """Say a line to the game's chat; it shows when the stream brings it back."""
+        if not text.strip():
+            raise ClientError("say what? `say good luck` sends a line to the game's chat")
+        self.play.connection.send_chat(self.session.game_id, text)
+
+    def _mute(self, muted: bool) -> None:
+        """Hide (or show again) the chat lines that arrive."""
+        self.play.chat_muted = muted
+        self.play.note("chat muted: `unmute` shows it again" if muted else "chat shown again")
 
     def _not_yet(self) -> None:
         raise ClientError("`rematch` is for after the game; this one is still being played")

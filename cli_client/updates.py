@@ -13,7 +13,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from cli_client import notices
+from rich.text import Text
+
+from cli_client import chat, notices
 from cli_client.errors import ClientError
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
 from cli_client.session import GameSession
@@ -60,6 +62,7 @@ class Updates:
         self.rematch_offered = ""  # the game the opponent offers as a rematch
         self._pending_version = 0
         self._notices: set[tuple[object, ...]] = set()
+        self._chat_seen: set[tuple[object, ...]] = set()  # chat lines shown (a stream resumed)
         # Disconnections not said yet: a player back within NOTICE_GRACE_SECONDS (a client
         # restarting its stream, the matchmaker restarting) never left for the others.
         self._held: dict[str, tuple[notices.Said, float]] = {}
@@ -100,6 +103,9 @@ class Updates:
     def _update(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
         if message.HasField("notice"):
             return self._notice(message)
+        if message.HasField("chat"):
+            self._chat(message.chat)
+            return False
         session = self.session
         if message.version <= session.version and not message.resync:
             return False
@@ -120,6 +126,19 @@ class Updates:
         else:
             self._pending_version = max(self._pending_version, int(message.version))
         return True
+
+    def _chat(self, line: matchmaker_pb2.ChatLine) -> None:
+        """A chat line, shown safely unless the chat is muted; each shown once."""
+        key = (line.side, line.at.seconds, line.at.nanos, line.text)
+        if key in self._chat_seen:
+            return
+        self._chat_seen.add(key)
+        if self.play.chat_muted:
+            return
+        session = self.session
+        you = line.side == session.your_side and not self.play.spectator
+        speaker = "You" if you else f"{session.name(line.side)} ({line.name})"
+        self.play.display.say(Text(chat.line_text(line, speaker)))
 
     def _notice(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
         """Who left, who is back, who is warned, a rematch offered; each said once, and the

@@ -17,6 +17,7 @@ import grpc
 import structlog
 
 from matchmaker.abort import abort
+from matchmaker.chat import chat_lines, chat_message, is_chat, say
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
 from matchmaker.errors import quoted
 from matchmaker.handling import bind_player, stream, unary
@@ -544,6 +545,22 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             taken_back=undone,
         )
 
+    @unary("SendChat")
+    async def SendChat(
+        self, request: matchmaker_pb2.SendChatRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.SendChatResponse:
+        """Say a line to a game's players and watchers (`chat.py`)."""
+        caller = await self._caller(context)
+        line = await say(
+            self.store,
+            self.limits,
+            self.settings,
+            player_id=caller.player_id,
+            game_id=request.game_id,
+            text=request.text,
+        )
+        return matchmaker_pb2.SendChatResponse(line=line)
+
     # -- live updates ------------------------------------------------------------------------
 
     @stream("WatchGame")
@@ -718,6 +735,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         self, entry: StreamEntry, game: GameRecord, viewer: str, side: str, now: int
     ) -> matchmaker_pb2.WatchGameResponse:
         """One stream entry as this viewer sees it; the game attached to the newest."""
+        if is_chat(entry):
+            return chat_message(entry)
         view = await self._view(game, viewer, now) if entry.version == game.version else None
         if entry.notice:
             return notice_message(entry, view)
@@ -761,7 +780,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             reply = await self.engine.write_record(game.initial, actions, tags)
         except EngineError as refusal:
             raise refusal_status(refusal, stored_session=True) from None
-        return matchmaker_pb2.GetRecordResponse(record=reply.record)
+        return matchmaker_pb2.GetRecordResponse(
+            record=reply.record, chat=await chat_lines(self.store, game.id)
+        )
 
     @unary("GetLeaderboard")
     async def GetLeaderboard(

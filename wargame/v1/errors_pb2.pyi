@@ -208,6 +208,8 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """A takeback is not allowed here: only in unrated games against the bot, with an own
     action to take back, and never into a secret deployment (Napoleonic Chess 10.1).
     """
+    ERROR_REASON_CHAT_TOO_LONG: _ErrorReason.ValueType  # 135
+    """A chat line longer than the matchmaker accepts (SendChat)."""
     ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 140
     """--- the engine's admission and size limits start at 140 ---
     The engine's pool for expensive calls (searches, long record replays) is full, or the
@@ -426,6 +428,8 @@ ERROR_REASON_UNDO_NOT_ALLOWED: ErrorReason.ValueType  # 134
 """A takeback is not allowed here: only in unrated games against the bot, with an own
 action to take back, and never into a secret deployment (Napoleonic Chess 10.1).
 """
+ERROR_REASON_CHAT_TOO_LONG: ErrorReason.ValueType  # 135
+"""A chat line longer than the matchmaker accepts (SendChat)."""
 ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 140
 """--- the engine's admission and size limits start at 140 ---
 The engine's pool for expensive calls (searches, long record replays) is full, or the

@@ -1463,6 +1463,92 @@ class TakeBackResponse(_message.Message):
 Global___TakeBackResponse: _TypeAlias = TakeBackResponse  # noqa: Y015
 
 @_typing.final
+class ChatLine(_message.Message):
+    """One line of a game's chat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIDE_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    side: _builtins.str
+    """The side of the player who said it."""
+    name: _builtins.str
+    """That player's display name."""
+    text: _builtins.str
+    """What was said (no control characters)."""
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp:
+        """When it was said."""
+
+    def __init__(
+        self,
+        *,
+        side: _builtins.str = ...,
+        name: _builtins.str = ...,
+        text: _builtins.str = ...,
+        at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "name", b"name", "side", b"side", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChatLine: _TypeAlias = ChatLine  # noqa: Y015
+
+@_typing.final
+class SendChatRequest(_message.Message):
+    """SendChat input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    text: _builtins.str
+    """The line (see SendChat for its limits)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendChatRequest: _TypeAlias = SendChatRequest  # noqa: Y015
+
+@_typing.final
+class SendChatResponse(_message.Message):
+    """SendChat output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LINE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def line(self) -> Global___ChatLine:
+        """The line as stored and sent to the watchers."""
+
+    def __init__(
+        self,
+        *,
+        line: Global___ChatLine | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["line", b"line"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["line", b"line"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendChatResponse: _TypeAlias = SendChatResponse  # noqa: Y015
+
+@_typing.final
 class WatchGameRequest(_message.Message):
     """WatchGame input."""
 
@@ -1553,6 +1639,7 @@ class WatchGameResponse(_message.Message):
     RESYNC_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
     TAKEN_BACK_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version this update made."""
     side: _builtins.str
@@ -1591,6 +1678,12 @@ class WatchGameResponse(_message.Message):
         forms); `side` is the side that took them back and `game` is the game after it.
         """
 
+    @_builtins.property
+    def chat(self) -> Global___ChatLine:
+        """Set on a chat line (see SendChat): like a notice it follows the update of `version`
+        and changes nothing in the game.
+        """
+
     def __init__(
         self,
         *,
@@ -1603,10 +1696,11 @@ class WatchGameResponse(_message.Message):
         resync: _builtins.bool = ...,
         notice: Global___Notice | None = ...,
         taken_back: _abc.Iterable[_builtins.str] | None = ...,
+        chat: Global___ChatLine | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "game", b"game", "notice", b"notice"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "chat", b"chat", "game", b"game", "notice", b"notice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "taken_back", b"taken_back", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "chat", b"chat", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "taken_back", b"taken_back", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1641,16 +1735,22 @@ class GetRecordResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RECORD_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
     record: _builtins.str
     """The record text (engine format: options, set-up, actions)."""
+    @_builtins.property
+    def chat(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChatLine]:
+        """The game's chat, oldest first (the newest lines the matchmaker keeps)."""
+
     def __init__(
         self,
         *,
         record: _builtins.str = ...,
+        chat: _abc.Iterable[Global___ChatLine] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chat", b"chat", "record", b"record"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -143,6 +143,11 @@ class MatchmakerStub:
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackRequest.SerializeToString,
                 response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackResponse.FromString,
                 _registered_method=True)
+        self.SendChat = channel.unary_unary(
+                '/wargame.v1.Matchmaker/SendChat',
+                request_serializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatResponse.FromString,
+                _registered_method=True)
         self.WatchGame = channel.unary_stream(
                 '/wargame.v1.Matchmaker/WatchGame',
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.WatchGameRequest.SerializeToString,
@@ -332,6 +337,18 @@ class MatchmakerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SendChat(self, request, context):
+        """Say a line to the game: its seated players (bots aside) may chat, before, during and
+        after play; every watcher of the game (spectators too) reads it on WatchGame
+        (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+        characters after control characters are removed (longer: INVALID_ARGUMENT,
+        CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+        (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchGame(self, request, context):
         """Every update of a game from a version on, then live; resumable after a disconnect.
         The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -451,6 +468,11 @@ def add_MatchmakerServicer_to_server(servicer, server):
                     servicer.TakeBack,
                     request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackRequest.FromString,
                     response_serializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackResponse.SerializeToString,
+            ),
+            'SendChat': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendChat,
+                    request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatResponse.SerializeToString,
             ),
             'WatchGame': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchGame,
@@ -956,6 +978,33 @@ class Matchmaker:
             '/wargame.v1.Matchmaker/TakeBack',
             wargame_dot_v1_dot_matchmaker__pb2.TakeBackRequest.SerializeToString,
             wargame_dot_v1_dot_matchmaker__pb2.TakeBackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendChat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.Matchmaker/SendChat',
+            wargame_dot_v1_dot_matchmaker__pb2.SendChatRequest.SerializeToString,
+            wargame_dot_v1_dot_matchmaker__pb2.SendChatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -118,6 +118,14 @@ class MatchmakerStub:
     arrays are secret and simultaneous, so a deployment seen is never chosen again);
     ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
     """
+    SendChat: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.SendChatRequest, _matchmaker_pb2.SendChatResponse]
+    """Say a line to the game: its seated players (bots aside) may chat, before, during and
+    after play; every watcher of the game (spectators too) reads it on WatchGame
+    (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+    characters after control characters are removed (longer: INVALID_ARGUMENT,
+    CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+    (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
+    """
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
     """Every update of a game from a version on, then live; resumable after a disconnect.
     The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -221,6 +229,14 @@ class MatchmakerAsyncStub(MatchmakerStub):
     it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
     arrays are secret and simultaneous, so a deployment seen is never chosen again);
     ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+    """
+    SendChat: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.SendChatRequest, _matchmaker_pb2.SendChatResponse]  # type: ignore[assignment]
+    """Say a line to the game: its seated players (bots aside) may chat, before, during and
+    after play; every watcher of the game (spectators too) reads it on WatchGame
+    (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+    characters after control characters are removed (longer: INVALID_ARGUMENT,
+    CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+    (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Every update of a game from a version on, then live; resumable after a disconnect.
@@ -424,6 +440,20 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
         arrays are secret and simultaneous, so a deployment seen is never chosen again);
         ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+        """
+
+    @_abc_1.abstractmethod
+    def SendChat(
+        self,
+        request: _matchmaker_pb2.SendChatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.SendChatResponse, _abc.Awaitable[_matchmaker_pb2.SendChatResponse]]:
+        """Say a line to the game: its seated players (bots aside) may chat, before, during and
+        after play; every watcher of the game (spectators too) reads it on WatchGame
+        (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+        characters after control characters are removed (longer: INVALID_ARGUMENT,
+        CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+        (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
         """
 
     @_abc_1.abstractmethod
