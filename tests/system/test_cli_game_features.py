@@ -1,5 +1,6 @@
 """What a terminal-chess player reaches for, typed into a real `wargame` in a pty against a
-real engine, matchmaker and Redis: `abort` before the second turns (and refused after)."""
+real engine, matchmaker and Redis: `abort` before the second turns (and refused after),
+`undo` against the bot, and the chat (`say`, `mute`) between players that a spectator reads."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from tests.system.cli_support import (
     game_id_of,
     launch,
     prompt_row,
+    run,
     stack,
 )
 from wargame.v1 import game_pb2, matchmaker_pb2
@@ -107,3 +109,43 @@ def test_undo_takes_back_the_players_move_and_the_bots_answer(
         player.close()
     cli.send("quit")
     assert cli.wait() == 0
+
+
+def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
+    south = run(clients, args, tmp_path / "alice", stack)
+    south.expect(r"Invite code: (\S+) ")
+    code = south.child.match.group(1)
+    game_id = game_id_of(south)
+    north = run(clients, ["play", "--join", code, "--name", "bob"], tmp_path / "bob", stack)
+    north.expect_text(f"Game {game_id}: you play North")
+    watcher = run(clients, ["watch", game_id], tmp_path / "carol", stack)
+    watcher.expect(r"watching")
+    south.expect(r"South > ")
+    south.send("say good luck, have fun")
+    south.expect_text("[chat] You: good luck, have fun")
+    north.expect_text("[chat] South (alice): good luck, have fun")
+    watcher.expect_text("[chat] South (alice): good luck, have fun")
+    alice = Player(stack, tmp_path / "alice")  # a line with escapes, as any client may send
+    try:
+        alice.connection.send_chat(game_id, "clear\x1b[2J\x1b]0;pwned\x07 me")
+    finally:
+        alice.close()
+    north.expect_text("[chat] South (alice): clear[2J]0;pwned me")
+    watcher.expect_text("[chat] South (alice): clear[2J]0;pwned me")
+    north.send("mute")
+    north.expect_text("chat muted")
+    south.send("say can you hear me")
+    watcher.expect_text("[chat] South (alice): can you hear me")
+    north.send("unmute")
+    north.expect_text("chat shown again")
+    assert "can you hear me" not in north.screen()
+    south.send("say now?")
+    north.expect_text("[chat] South (alice): now?")
+    watcher.send("say hello")
+    watcher.expect_text("you are watching this game")
+    for client in (south, north, watcher):
+        client.send("quit")
+        assert client.wait() == 0
