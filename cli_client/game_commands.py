@@ -222,10 +222,10 @@ class GameCommands:
         self._apply_view(reply.game)
 
     def _say(self, text: str) -> None:
-        """Say a line to the game's chat; it shows when the stream brings it back."""
+        """Say a line to the game's chat (shown at once; the stream's copy is not again)."""
         if not text.strip():
             raise ClientError("say what? `say good luck` sends a line to the game's chat")
-        self.play.connection.send_chat(self.session.game_id, text)
+        self.play.updates.show_chat(self.play.connection.send_chat(self.session.game_id, text))
 
     def _mute(self, muted: bool) -> None:
         """Hide (or show again) the chat lines that arrive."""

@@ -104,7 +104,7 @@ class Updates:
         if message.HasField("notice"):
             return self._notice(message)
         if message.HasField("chat"):
-            self._chat(message.chat)
+            self.show_chat(message.chat)
             return False
         session = self.session
         if message.version <= session.version and not message.resync:
@@ -127,7 +127,7 @@ class Updates:
             self._pending_version = max(self._pending_version, int(message.version))
         return True
 
-    def _chat(self, line: matchmaker_pb2.ChatLine) -> None:
+    def show_chat(self, line: matchmaker_pb2.ChatLine) -> None:
         """A chat line, shown safely unless the chat is muted; each shown once."""
         key = (line.side, line.at.seconds, line.at.nanos, line.text)
         if key in self._chat_seen:

@@ -146,6 +146,11 @@ def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
     north.expect_text("[chat] South (alice): now?")
     watcher.send("say hello")
     watcher.expect_text("you are watching this game")
+    south.send("resign!")
+    south.expect_text("Game over")
+    south.send("say gg")  # after the game too
+    south.expect_text("[chat] You: gg")
+    north.expect_text("[chat] South (alice): gg")
     for client in (south, north, watcher):
         client.send("quit")
         assert client.wait() == 0
