@@ -23,7 +23,9 @@ Where things are:
 - `updates.py`     what the live stream brings, taken into the game: new versions,
                    notices, the connection lost and back, the answer to a draw offer
 - `game_commands.py` what a typed command does in a game: help, board, flip, moves, hint,
-                   resign (asks first), draw, accept/decline, actions and their refusals
+                   resign (asks first), abort, undo, draw, accept/decline, actions and their
+                   refusals
+- `chat.py`        a game's chat: lines shown safely (no control characters), `mute`
 - `prompt.py`      what the player is told and asked: the welcome line, who the game
                    waits for, what to do now, the prompt
 - `after_game.py`  after the game: the result, the rating changes, `rematch` or `quit`

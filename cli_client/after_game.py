@@ -29,7 +29,7 @@ RATINGS_SECONDS = 10.0  # how long to look for a rated game's ratings after it e
 RATINGS_LOOK = 0.5  # between looks
 PLAY_AGAIN = "Play again: `rematch` starts a new game with the sides swapped; `quit` leaves."
 # What may still be typed once the game is over, besides `rematch` and `quit`.
-VIEWING = frozenset({"empty", "help", "board", "flip"})
+VIEWING = frozenset({"empty", "help", "board", "flip", "say", "mute", "unmute"})
 
 
 class Loop(Protocol):

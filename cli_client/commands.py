@@ -17,6 +17,9 @@ WORDS = {
     "draw": "draw             offer a draw (or accept the one offered)",
     "accept": "accept / decline answer a draw offer",
     "resign": "resign           give up the game (asks first; `resign!` does not)",
+    "undo": "undo             against the bot: take back your last action and its answer",
+    "abort": "abort            call the game off: no result, no rating (early only)",
+    "say": "say TEXT         a line to the game's chat (`mute`/`unmute`: hide or show it)",
     "rematch": "rematch          after the game: play again, sides swapped",
     "board": "board            draw the board again (`board flip`: turn it round)",
     "help": "help             this help",
@@ -29,8 +32,8 @@ DEPLOY_WORDS = {
     "commit": "commit           send the array's digest (the array stays here until the reveal)",
 }
 _CLIENT_WORDS = frozenset(
-    {"moves", "hint", "resign", "draw", "accept", "decline", "rematch", "help", "board"}
-    | {"flip", "quit"}
+    {"moves", "hint", "resign", "abort", "undo", "draw", "accept", "decline", "rematch"}
+    | {"help", "board", "flip", "quit", "mute", "unmute"}
 )
 _ALIASES = {
     "?": "help",
@@ -41,6 +44,7 @@ _ALIASES = {
     "legal": "moves",
     "suggest": "hint",
     "surrender": "resign",
+    "takeback": "undo",
     "again": "rematch",
     "offer": "draw",
     "yes": "accept",
@@ -74,6 +78,8 @@ def parse(line: str, *, deploying: bool = False) -> Command:
         return Command("flip")
     if word in {"resign!", "surrender!"} and not rest:
         return Command("resign", "!")  # no question asked
+    if word == "say":
+        return Command("say", rest)
     if word in _CLIENT_WORDS and (word == "moves" or not rest):
         return Command(word, rest)
     if deploying:
@@ -88,10 +94,10 @@ def parse(line: str, *, deploying: bool = False) -> Command:
 
 def words(*, deploying: bool = False, spectator: bool = False) -> list[str]:
     """The client's words a player may type now (for completion)."""
-    viewing = ["moves", "board", "flip", "help", "quit"]
+    viewing = ["moves", "board", "flip", "help", "quit", "mute", "unmute"]
     if spectator:
         return viewing
-    playing = ["hint", "draw", "accept", "decline", "resign", "rematch"]
+    playing = ["hint", "draw", "accept", "decline", "resign", "abort", "undo", "say", "rematch"]
     return viewing + playing + (["army", "clear", "commit"] if deploying else [])
 
 

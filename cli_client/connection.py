@@ -354,6 +354,29 @@ class Connection:
         )
         return reply.game
 
+    def abort(self, game_id: str) -> matchmaker_pb2.GameView:
+        """Abort a game before any side's second turn (no result, no rating)."""
+        reply: matchmaker_pb2.AbortResponse = self._matchmaker_call(
+            self.matchmaker.Abort, matchmaker_pb2.AbortRequest(game_id=game_id)
+        )
+        return reply.game
+
+    def take_back(self, game_id: str, version: int) -> matchmaker_pb2.TakeBackResponse:
+        """Take back the player's last action and the bot's answers (unrated, vs the bot)."""
+        request = matchmaker_pb2.TakeBackRequest(game_id=game_id, expected_version=version)
+        reply: matchmaker_pb2.TakeBackResponse = self._matchmaker_call(
+            self.matchmaker.TakeBack, request
+        )
+        return reply
+
+    def send_chat(self, game_id: str, text: str) -> matchmaker_pb2.ChatLine:
+        """Say a line to a game's chat."""
+        request = matchmaker_pb2.SendChatRequest(game_id=game_id, text=text)
+        reply: matchmaker_pb2.SendChatResponse = self._matchmaker_call(
+            self.matchmaker.SendChat, request
+        )
+        return reply.line
+
     def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
         """Offer a draw."""
         reply: matchmaker_pb2.OfferDrawResponse = self._matchmaker_call(

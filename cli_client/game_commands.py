@@ -1,5 +1,6 @@
 """Carrying out what the player types during a game: `help`, `board`, `flip`, `moves`,
-`hint`, `resign`, `draw`, `accept`/`decline`, and actions in the game's notation.
+`hint`, `resign`, `abort`, `undo`, `say`, `mute`, `draw`, `accept`/`decline`, and actions
+in the game's notation.
 
 `commands.py` reads a typed line into a `Command`; `GameCommands.handle` does it, for the
 loop (`play.Play`) and after the game. A game's own words go to its hooks first
@@ -18,7 +19,6 @@ from rich.text import Text
 from cli_client import commands, notation, updates, wording
 from cli_client.commands import Command
 from cli_client.defaults import BOT_LEVELS
-from cli_client.display import Display
 from cli_client.errors import ClientError, is_rules_reason
 from cli_client.hooks import GameHooks
 from cli_client.render import Theme
@@ -98,10 +98,10 @@ class Question:
 
 class Loop(updates.Loop, Protocol):
     """What the typed commands may use of the loop (`play.Play`): what the updates may,
-    and the screen, the game's hooks, its cells and the submitter."""
+    and the screen, the game's hooks, its cells, the submitter and the updates."""
 
     theme: Theme
-    display: Display
+    updates: updates.Updates
     hooks: GameHooks
     cells: notation.Cells
     submitter: Submitter
@@ -173,10 +173,15 @@ class GameCommands:
             "board": lambda _: play.show_board(),
             "flip": lambda _: self._flip(),
             "moves": self.list_moves,
+            "mute": lambda _: self._mute(True),
+            "unmute": lambda _: self._mute(False),
         }
         playing: dict[str, Callable[[str], None]] = {
             "hint": lambda _: self.hint(),
             "resign": self._resign,
+            "abort": lambda _: self._abort(),
+            "undo": lambda _: self._undo(),
+            "say": self._say,
             "draw": lambda _: self._draw(),
             "accept": lambda _: self._answer(True),
             "decline": lambda _: self._answer(False),
@@ -220,6 +225,31 @@ class GameCommands:
         else:
             self.question = Question("Withdraw the game nobody has joined?", resign)
         self.play.note(f"{self.question.prompt} Type y to confirm; anything else plays on.")
+
+    def _abort(self) -> None:
+        """Abort the game (no result, no rating); the matchmaker says when it is too late."""
+        self.require_ongoing()
+        self._apply_view(self.play.connection.abort(self.session.game_id))
+
+    def _undo(self) -> None:
+        """Take back the player's last action and the bot's answers (the matchmaker says
+        when it may not)."""
+        self.require_ongoing()
+        session = self.session
+        reply = self.play.connection.take_back(session.game_id, session.version)
+        self.play.note("You take back: " + ", ".join(reply.taken_back))
+        self._apply_view(reply.game)
+
+    def _say(self, text: str) -> None:
+        """Say a line to the game's chat (shown at once; the stream's copy is not again)."""
+        if not text.strip():
+            raise ClientError("say what? `say good luck` sends a line to the game's chat")
+        self.play.updates.show_chat(self.play.connection.send_chat(self.session.game_id, text))
+
+    def _mute(self, muted: bool) -> None:
+        """Hide (or show again) the chat lines that arrive."""
+        self.play.chat_muted = muted
+        self.play.note("chat muted: `unmute` shows it again" if muted else "chat shown again")
 
     def _not_yet(self) -> None:
         raise ClientError("`rematch` is for after the game; this one is still being played")

@@ -68,6 +68,7 @@ class Play:
         self.watcher: Watcher | None = None
         self._introduced = False
         self._belled = ""  # the game whose low-time bell has rung
+        self.chat_muted = False  # `mute`: chat lines that arrive are not shown
         self._begin(session, spectator=spectator)
         display.complete_from(self.candidates)
 

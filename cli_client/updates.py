@@ -14,8 +14,11 @@ import time
 from collections.abc import Sequence
 from typing import Protocol
 
-from cli_client import notices
+from rich.text import Text
+
+from cli_client import chat, notices
 from cli_client.connection import Connection
+from cli_client.display import Display
 from cli_client.errors import ClientError
 from cli_client.live import Ended, Failed, Lost, Reconnected, Update, Watcher, transient
 from cli_client.session import GameSession
@@ -58,6 +61,8 @@ class Loop(Protocol):
     session: GameSession
     spectator: bool
     watcher: Watcher | None
+    display: Display
+    chat_muted: bool  # `mute`: chat lines that arrive are not shown
 
     def note(self, text: str) -> None:
         """Say a line of information."""
@@ -85,6 +90,7 @@ class Updates:
         self.rematch_offered = ""  # the game the opponent offers as a rematch
         self._pending_version = 0
         self._notices: set[tuple[object, ...]] = set()
+        self._chat_seen: set[tuple[object, ...]] = set()  # chat lines shown (a stream resumed)
         # Disconnections not said yet: a player back within NOTICE_GRACE_SECONDS (a client
         # restarting its stream, the matchmaker restarting) never left for the others.
         self._held: dict[str, tuple[notices.Said, float]] = {}
@@ -125,12 +131,18 @@ class Updates:
     def _update(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
         if message.HasField("notice"):
             return self._notice(message)
+        if message.HasField("chat"):
+            self.show_chat(message.chat)
+            return False
         session = self.session
         if message.version <= session.version and not message.resync:
             return False
         offer = session.state.draw_offer
         if message.resync:
             self.play.note("(some updates are no longer kept; showing the game as it stands)")
+        elif message.taken_back:
+            who = session.seat_name(message.side)
+            self.play.note(f"{who} takes back: {', '.join(message.taken_back)}")
         elif message.notations or message.events:
             self.play.show_actions(message.side, list(message.notations), list(message.events))
         session.note_events(message.events)
@@ -142,6 +154,19 @@ class Updates:
         else:
             self._pending_version = max(self._pending_version, int(message.version))
         return True
+
+    def show_chat(self, line: matchmaker_pb2.ChatLine) -> None:
+        """A chat line, shown safely unless the chat is muted; each shown once."""
+        key = (line.side, line.at.seconds, line.at.nanos, line.text)
+        if key in self._chat_seen:
+            return
+        self._chat_seen.add(key)
+        if self.play.chat_muted:
+            return
+        session = self.session
+        you = line.side == session.your_side and not self.play.spectator
+        speaker = "You" if you else f"{session.name(line.side)} ({line.name})"
+        self.play.display.say(Text(chat.line_text(line, speaker)))
 
     def _notice(self, message: matchmaker_pb2.WatchGameResponse) -> bool:
         """Who left, who is back, who is warned, a rematch offered; each said once, and the

@@ -24,6 +24,10 @@ Where things are:
 - `seating.py`   seating: create, join, withdraw, play again, close games nobody joined
 - `play.py`      the play path: submit, server-made actions, flags and forfeits, the
                  commit of every action, ratings settled as a rated game ends
+- `abort.py`     abort before any side's second turn: no result, no rating
+- `chat.py`      a game's chat: who may say what, how often; kept with the game
+- `takeback.py`  takeback against the bot: the last own action and the bot's answers
+                 undone, never into a secret deployment
 - `sweeper.py`   the worker for due games: clock flags, abandonment, bot moves and draw
                  answers, pending ratings, open games nobody joined, under short renewed
                  leases (`workers.py`: every worker's loop)

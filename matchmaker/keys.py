@@ -175,6 +175,11 @@ def player_guesses(player_id: str) -> str:
     return f"{PREFIX}:player:{{{player_id}}}:guesses"
 
 
+def player_chat(player_id: str) -> str:
+    """Hash: the token bucket of the player's chat lines (`chat.py`)."""
+    return f"{PREFIX}:player:{{{player_id}}}:chat"
+
+
 def player_games(player_id: str) -> str:
     """Sorted set: the player's unfinished games (game id -> since, ms), capped in number."""
     return f"{PREFIX}:player:{{{player_id}}}:games"

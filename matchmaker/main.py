@@ -122,6 +122,10 @@ FLAGS: tuple[tuple[str, str], ...] = (
         "wrong invite codes per second from everyone, sustained (0: no limit)",
     ),
     ("guess_burst", "wrong invite codes from everyone in a burst"),
+    ("chat_rate", "chat lines per second a player may say, sustained (0: no limit)"),
+    ("chat_burst", "chat lines a player may say in a burst"),
+    ("chat_max_chars", "the longest chat line, in characters"),
+    ("chat_keep", "chat lines a game keeps (the newest)"),
     (
         "trusted_proxies",
         "proxies (comma-separated CIDRs) whose x-forwarded-for names the caller's address",
@@ -261,6 +265,7 @@ ZERO_ALLOWED = frozenset(
         "guess_player_rate",
         "guess_peer_rate",
         "guess_rate",
+        "chat_rate",
         "max_open_games",
         "rematch_follow",
         "finished_stream_keep",
@@ -427,6 +432,7 @@ LIMITS = (
     ("guess_player_rate", "guess_player_burst"),
     ("guess_peer_rate", "guess_peer_burst"),
     ("guess_rate", "guess_burst"),
+    ("chat_rate", "chat_burst"),
 )
 
 

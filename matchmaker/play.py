@@ -289,7 +289,8 @@ class Play:
         self, game: GameRecord, now: int, outcome: game_pb2.Outcome
     ) -> Played:
         """End a running game with an outcome the engine's actions cannot express (clocks
-        out together): the state stays the engine's last, the outcome is the record's."""
+        out together, an abort: `abort.py`, which rates nothing): the state stays the
+        engine's last, the outcome is the record's."""
         clock = clocks.stop(game.clock, now) if game.clock is not None else None
         after = replace(
             game,
@@ -299,7 +300,11 @@ class Play:
             ended_ms=now,
             clock=clock,
             ending=outcome.SerializeToString(),
-            rating_status=RatingStatus.PENDING if game.rated else game.rating_status,
+            rating_status=(
+                RatingStatus.PENDING
+                if game.rated and outcome.reason != game_pb2.OUTCOME_REASON_ABORTED
+                else game.rating_status
+            ),
             warned={},
         )
         event = game_pb2.Event(
@@ -414,7 +419,7 @@ class Play:
         if game.visibility == Visibility.PUBLIC:
             await self.store.list_remove(GameStatus.RUNNING, game.ruleset, game.id)
         await self.players.uncount_games([seat.player for seat in game.seats], game.id)
-        if game.rated:
+        if game.rating_status == RatingStatus.PENDING:  # rated, and not aborted
             try:
                 await self.settle_ratings(game)
             except Exception:  # the sweeper settles it later (exactly once)

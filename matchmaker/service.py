@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import grpc
 import structlog
 
+from matchmaker.abort import abort
+from matchmaker.chat import chat_lines, chat_message, is_chat, say
 from matchmaker.engine import Engine, EngineError, duration, refusal_status
 from matchmaker.errors import game_not_found, quoted
 from matchmaker.handling import bind_player, stream, unary
@@ -37,6 +39,7 @@ from matchmaker.seating import GameSpec, Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.states import for_viewer, hidden_pending
 from matchmaker.store import Store, StreamEntry
+from matchmaker.takeback import take_back
 from matchmaker.tokens import Identity, Tokens, check_display_name
 from matchmaker.views import (
     game_view,
@@ -470,6 +473,47 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             game=await self._act(caller.player_id, request.game_id, answer)
         )
 
+    @unary("Abort")
+    async def Abort(
+        self, request: matchmaker_pb2.AbortRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.AbortResponse:
+        """Abort a game before any side's second turn: no result, no rating (`abort.py`)."""
+        caller = await self._caller(context)
+        played = await abort(self.play, caller.player_id, request.game_id)
+        return matchmaker_pb2.AbortResponse(
+            game=await self._view(played.game, caller.player_id, played.now_ms)
+        )
+
+    @unary("TakeBack")
+    async def TakeBack(
+        self, request: matchmaker_pb2.TakeBackRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.TakeBackResponse:
+        """Take back the caller's last action and the bot's answers (`takeback.py`)."""
+        caller = await self._caller(context)
+        played, undone = await take_back(
+            self.play, caller.player_id, request.game_id, request.expected_version
+        )
+        return matchmaker_pb2.TakeBackResponse(
+            game=await self._view(played.game, caller.player_id, played.now_ms),
+            taken_back=undone,
+        )
+
+    @unary("SendChat")
+    async def SendChat(
+        self, request: matchmaker_pb2.SendChatRequest, context: grpc.aio.ServicerContext
+    ) -> matchmaker_pb2.SendChatResponse:
+        """Say a line to a game's players and watchers (`chat.py`)."""
+        caller = await self._caller(context)
+        line = await say(
+            self.store,
+            self.limits,
+            self.settings,
+            player_id=caller.player_id,
+            game_id=request.game_id,
+            text=request.text,
+        )
+        return matchmaker_pb2.SendChatResponse(line=line)
+
     # -- live updates ------------------------------------------------------------------------
 
     @stream("WatchGame")
@@ -673,6 +717,8 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         self, entry: StreamEntry, game: GameRecord, viewer: str, side: str, now: int
     ) -> matchmaker_pb2.WatchGameResponse:
         """One stream entry as this viewer sees it; the game attached to the newest."""
+        if is_chat(entry):
+            return chat_message(entry)
         view = await self._view(game, viewer, now) if entry.version == game.version else None
         if entry.notice:
             return notice_message(entry, view)
@@ -716,7 +762,9 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             reply = await self.engine.write_record(game.initial, actions, tags)
         except EngineError as refusal:
             raise refusal_status(refusal, stored_session=True) from None
-        return matchmaker_pb2.GetRecordResponse(record=reply.record)
+        return matchmaker_pb2.GetRecordResponse(
+            record=reply.record, chat=await chat_lines(self.store, game.id)
+        )
 
     @unary("GetLeaderboard")
     async def GetLeaderboard(

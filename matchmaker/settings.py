@@ -80,6 +80,12 @@ class Settings:
     guess_peer_burst: float = 20.0
     guess_rate: float = 20.0
     guess_burst: float = 500.0
+    # Chat (chat.py): lines a player may say per second, sustained, and in a burst; the
+    # longest line (characters); the lines a game keeps.
+    chat_rate: float = 0.5
+    chat_burst: float = 5.0
+    chat_max_chars: int = 300
+    chat_keep: int = 500
     # Proxies whose x-forwarded-for is believed (CIDRs, comma-separated; "" trusts none).
     trusted_proxies: str = ""
     # -- quick match

@@ -165,6 +165,7 @@ class Commit:
     due_ms: int | None = None  # lower the game's due time to this first (ZADD LT)
     trim_stream_to: int = 0  # keep only this many newest updates (a game that ends)
     stream_ttl: float = 0.0  # the stream's TTL when shorter than `ttl` (0: the same)
+    keep_actions: int | None = None  # cut the actions list to this many first (a takeback)
 
 
 @dataclass(frozen=True)
@@ -353,6 +354,7 @@ class Store:
         actions: Sequence[ActionEntry] = (),
         idempotency_key: str = "",
         fingerprint: str = "",
+        keep_actions: int | None = None,
     ) -> CommitResult:
         """Commit `after` over `before` (None: a new game): the fields that changed, the
         update (stamped with the new version and time), the TTL and due time its status
@@ -402,6 +404,7 @@ class Store:
                 # A finished game's updates outlive the retries that may ask for one of
                 # them (its record holds the whole game): a stream costs 4 KB or more.
                 stream_ttl=self.settings.idempotency_ttl if finished else 0,
+                keep_actions=keep_actions,
             )
         )
         if result.outcome == CommitOutcome.OK and due_ms == now_ms:
@@ -431,6 +434,7 @@ class Store:
             int(change.ttl),
             int(change.stream_ttl),
             change.due_ms if beside else "",
+            "" if change.keep_actions is None else change.keep_actions,
             len(change.actions),
             *(entry.action for entry in change.actions),
             len(update_fields) // 2,

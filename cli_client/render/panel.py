@@ -328,7 +328,9 @@ def outcome_line(session: GameSession, theme: Theme) -> Text:
         .lower()
     )
     winners = list(outcome.winners) or ([outcome.winner] if outcome.winner else [])
-    if not winners:
+    if outcome.reason == game_pb2.OUTCOME_REASON_ABORTED:
+        verdict = "aborted"
+    elif not winners:
         verdict = "draw"
     elif not session.your_side:
         names = " and ".join(session.name(side) for side in winners)

@@ -49,6 +49,7 @@ class OutcomeReason(StrEnum):
     TIME = "TIME"  # lost on time (recorded by the matchmaker)
     ABANDONED = "ABANDONED"  # left the game (recorded by the matchmaker)
     ENEMIES_OUT = "ENEMIES_OUT"  # Napoleonic 10.6: every enemy player out or surrendered
+    ABORTED = "ABORTED"  # aborted before any side's second turn (recorded by the matchmaker)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ other slots: on a cluster such a pipeline would be split over nodes. The scripts
 
 - games: `load.lua` (a game, its idempotency record, the time), `commit.lua` (any change
   of a game at the expected version), `notice.lua` (a notice that changes no version),
+  `chat.lua` (a line of a game's chat, kept with the game and sent to its watchers),
   `open_game.lua` (a player's count of unfinished games), `claim_rematch.lua`
 - the sweeper's due index: `claim_due.lua`, `renew_due.lua` (a claim's heartbeat),
   `reschedule_due.lua`
@@ -42,6 +43,7 @@ NAMES = (
     "open_game",
     "presence",
     "notice",
+    "chat",
     "claim_rematch",
     "apply_rating",
     "queue_join",

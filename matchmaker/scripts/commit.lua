@@ -23,11 +23,13 @@
 -- ARGV[7]  TTL (s) of the update stream instead, when shorter (0 = the same): a game that
 --          ends keeps its updates only as long as a retried submission may ask for one
 -- ARGV[8]  the game's due time (ms) to lower KEYS[5] to; "" = none (no KEYS[5])
--- ARGV[9]  N, the number of action entries that follow
--- ARGV[10 .. 9+N]              action entries to append to the actions list
--- ARGV[10+N]                   M, the number of stream field/value pairs that follow
--- ARGV[11+N .. 10+N+2M]        stream entry fields and values
--- ARGV[11+N+2M ..]             game hash fields and values to set
+-- ARGV[9]  keep only the first this many entries of the actions list ("" = all): a
+--          takeback's cut, made before anything is appended
+-- ARGV[10] N, the number of action entries that follow
+-- ARGV[11 .. 10+N]             action entries to append to the actions list
+-- ARGV[11+N]                   M, the number of stream field/value pairs that follow
+-- ARGV[12+N .. 11+N+2M]        stream entry fields and values
+-- ARGV[12+N+2M ..]             game hash fields and values to set
 --
 -- Returns {"ok", new version}, {"conflict", current version} or
 -- {"duplicate", stored record "<fingerprint>|<version>"}.
@@ -53,8 +55,17 @@ if current ~= expected then
 end
 local version = current + 1
 
-local n = tonumber(ARGV[9])
-local i = 10
+if ARGV[9] ~= "" then
+  local keep_actions = tonumber(ARGV[9])
+  if keep_actions > 0 then
+    redis.call("LTRIM", KEYS[2], 0, keep_actions - 1)
+  else
+    redis.call("DEL", KEYS[2])
+  end
+end
+
+local n = tonumber(ARGV[10])
+local i = 11
 if n > 0 then
   redis.call("RPUSH", KEYS[2], unpack(ARGV, i, i + n - 1))
 end

@@ -202,6 +202,14 @@ class _ErrorReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_ErrorReas
     """The matchmaker replica holds as many live streams (WatchGame) as it is configured
     for; retry after the hint, on this replica or another.
     """
+    ERROR_REASON_ABORT_TOO_LATE: _ErrorReason.ValueType  # 133
+    """Abort comes too late: a side has begun its second turn (resign or offer a draw instead)."""
+    ERROR_REASON_UNDO_NOT_ALLOWED: _ErrorReason.ValueType  # 134
+    """A takeback is not allowed here: only in unrated games against the bot, with an own
+    action to take back, and never into a secret deployment (Napoleonic Chess 10.1).
+    """
+    ERROR_REASON_CHAT_TOO_LONG: _ErrorReason.ValueType  # 135
+    """A chat line longer than the matchmaker accepts (SendChat)."""
     ERROR_REASON_ENGINE_BUSY: _ErrorReason.ValueType  # 140
     """--- the engine's admission and size limits start at 140 ---
     The engine's pool for expensive calls (searches, long record replays) is full, or the
@@ -414,6 +422,14 @@ ERROR_REASON_TOO_MANY_WATCHERS: ErrorReason.ValueType  # 132
 """The matchmaker replica holds as many live streams (WatchGame) as it is configured
 for; retry after the hint, on this replica or another.
 """
+ERROR_REASON_ABORT_TOO_LATE: ErrorReason.ValueType  # 133
+"""Abort comes too late: a side has begun its second turn (resign or offer a draw instead)."""
+ERROR_REASON_UNDO_NOT_ALLOWED: ErrorReason.ValueType  # 134
+"""A takeback is not allowed here: only in unrated games against the bot, with an own
+action to take back, and never into a secret deployment (Napoleonic Chess 10.1).
+"""
+ERROR_REASON_CHAT_TOO_LONG: ErrorReason.ValueType  # 135
+"""A chat line longer than the matchmaker accepts (SendChat)."""
 ERROR_REASON_ENGINE_BUSY: ErrorReason.ValueType  # 140
 """--- the engine's admission and size limits start at 140 ---
 The engine's pool for expensive calls (searches, long record replays) is full, or the

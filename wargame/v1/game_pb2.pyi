@@ -64,6 +64,10 @@ class _OutcomeReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Outcome
     """Napoleonic Chess 10.6, games of more than two players: every player of the other
     alliances is out (its Guards fell) or has surrendered.
     """
+    OUTCOME_REASON_ABORTED: _OutcomeReason.ValueType  # 17
+    """A seated player aborted the game before any side's second turn (the matchmaker's
+    Abort): no result, no winner, no rating change.
+    """
 
 class OutcomeReason(_OutcomeReason, metaclass=_OutcomeReasonEnumTypeWrapper):
     """Why a game ended."""
@@ -103,6 +107,10 @@ OUTCOME_REASON_ABANDONED: OutcomeReason.ValueType  # 15
 OUTCOME_REASON_ENEMIES_OUT: OutcomeReason.ValueType  # 16
 """Napoleonic Chess 10.6, games of more than two players: every player of the other
 alliances is out (its Guards fell) or has surrendered.
+"""
+OUTCOME_REASON_ABORTED: OutcomeReason.ValueType  # 17
+"""A seated player aborted the game before any side's second turn (the matchmaker's
+Abort): no result, no winner, no rating change.
 """
 Global___OutcomeReason: _TypeAlias = OutcomeReason  # noqa: Y015
 

@@ -1361,6 +1361,194 @@ class AnswerDrawResponse(_message.Message):
 Global___AnswerDrawResponse: _TypeAlias = AnswerDrawResponse  # noqa: Y015
 
 @_typing.final
+class AbortRequest(_message.Message):
+    """Abort input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortRequest: _TypeAlias = AbortRequest  # noqa: Y015
+
+@_typing.final
+class AbortResponse(_message.Message):
+    """Abort output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameView:
+        """The aborted game."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AbortResponse: _TypeAlias = AbortResponse  # noqa: Y015
+
+@_typing.final
+class TakeBackRequest(_message.Message):
+    """TakeBack input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    expected_version: _builtins.int
+    """The version the caller saw (0: any); a retried takeback does not take back twice."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        expected_version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expected_version", b"expected_version", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeBackRequest: _TypeAlias = TakeBackRequest  # noqa: Y015
+
+@_typing.final
+class TakeBackResponse(_message.Message):
+    """TakeBack output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    TAKEN_BACK_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> Global___GameView:
+        """The game after the takeback."""
+
+    @_builtins.property
+    def taken_back(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The notations taken back, oldest first (the caller's action, then the bot's answers)."""
+
+    def __init__(
+        self,
+        *,
+        game: Global___GameView | None = ...,
+        taken_back: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "taken_back", b"taken_back"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeBackResponse: _TypeAlias = TakeBackResponse  # noqa: Y015
+
+@_typing.final
+class ChatLine(_message.Message):
+    """One line of a game's chat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SIDE_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    side: _builtins.str
+    """The side of the player who said it."""
+    name: _builtins.str
+    """That player's display name."""
+    text: _builtins.str
+    """What was said (no control characters)."""
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp:
+        """When it was said."""
+
+    def __init__(
+        self,
+        *,
+        side: _builtins.str = ...,
+        name: _builtins.str = ...,
+        text: _builtins.str = ...,
+        at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "name", b"name", "side", b"side", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ChatLine: _TypeAlias = ChatLine  # noqa: Y015
+
+@_typing.final
+class SendChatRequest(_message.Message):
+    """SendChat input."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game id."""
+    text: _builtins.str
+    """The line (see SendChat for its limits)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        text: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendChatRequest: _TypeAlias = SendChatRequest  # noqa: Y015
+
+@_typing.final
+class SendChatResponse(_message.Message):
+    """SendChat output."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LINE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def line(self) -> Global___ChatLine:
+        """The line as stored and sent to the watchers."""
+
+    def __init__(
+        self,
+        *,
+        line: Global___ChatLine | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["line", b"line"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["line", b"line"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SendChatResponse: _TypeAlias = SendChatResponse  # noqa: Y015
+
+@_typing.final
 class WatchGameRequest(_message.Message):
     """WatchGame input."""
 
@@ -1450,6 +1638,8 @@ class WatchGameResponse(_message.Message):
     AT_FIELD_NUMBER: _builtins.int
     RESYNC_FIELD_NUMBER: _builtins.int
     NOTICE_FIELD_NUMBER: _builtins.int
+    TAKEN_BACK_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The version this update made."""
     side: _builtins.str
@@ -1482,6 +1672,18 @@ class WatchGameResponse(_message.Message):
         (no notations or events; `game` is attached when the game is at `version`).
         """
 
+    @_builtins.property
+    def taken_back(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Set on a takeback (see TakeBack): the notations taken back, oldest first (public
+        forms); `side` is the side that took them back and `game` is the game after it.
+        """
+
+    @_builtins.property
+    def chat(self) -> Global___ChatLine:
+        """Set on a chat line (see SendChat): like a notice it follows the update of `version`
+        and changes nothing in the game.
+        """
+
     def __init__(
         self,
         *,
@@ -1493,10 +1695,12 @@ class WatchGameResponse(_message.Message):
         at: _timestamp_pb2.Timestamp | None = ...,
         resync: _builtins.bool = ...,
         notice: Global___Notice | None = ...,
+        taken_back: _abc.Iterable[_builtins.str] | None = ...,
+        chat: Global___ChatLine | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "game", b"game", "notice", b"notice"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "chat", b"chat", "game", b"game", "notice", b"notice"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "chat", b"chat", "events", b"events", "game", b"game", "notations", b"notations", "notice", b"notice", "resync", b"resync", "side", b"side", "taken_back", b"taken_back", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1531,16 +1735,22 @@ class GetRecordResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RECORD_FIELD_NUMBER: _builtins.int
+    CHAT_FIELD_NUMBER: _builtins.int
     record: _builtins.str
     """The record text (engine format: options, set-up, actions)."""
+    @_builtins.property
+    def chat(self) -> _containers.RepeatedCompositeFieldContainer[Global___ChatLine]:
+        """The game's chat, oldest first (the newest lines the matchmaker keeps)."""
+
     def __init__(
         self,
         *,
         record: _builtins.str = ...,
+        chat: _abc.Iterable[Global___ChatLine] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chat", b"chat", "record", b"record"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

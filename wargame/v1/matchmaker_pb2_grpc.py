@@ -133,6 +133,21 @@ class MatchmakerStub:
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawRequest.SerializeToString,
                 response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawResponse.FromString,
                 _registered_method=True)
+        self.Abort = channel.unary_unary(
+                '/wargame.v1.Matchmaker/Abort',
+                request_serializer=wargame_dot_v1_dot_matchmaker__pb2.AbortRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AbortResponse.FromString,
+                _registered_method=True)
+        self.TakeBack = channel.unary_unary(
+                '/wargame.v1.Matchmaker/TakeBack',
+                request_serializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackResponse.FromString,
+                _registered_method=True)
+        self.SendChat = channel.unary_unary(
+                '/wargame.v1.Matchmaker/SendChat',
+                request_serializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatRequest.SerializeToString,
+                response_deserializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatResponse.FromString,
+                _registered_method=True)
         self.WatchGame = channel.unary_stream(
                 '/wargame.v1.Matchmaker/WatchGame',
                 request_serializer=wargame_dot_v1_dot_matchmaker__pb2.WatchGameRequest.SerializeToString,
@@ -297,6 +312,43 @@ class MatchmakerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Abort(self, request, context):
+        """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+        winner) and changes no rating; its record says so. Any seated player may abort while
+        no side has begun its second turn (a turn: one side's actions in a row in the record;
+        draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+        open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TakeBack(self, request, context):
+        """Take back the caller's last action and the bot's answers after it, in an unrated game
+        whose other seats are all the bot's: the game returns to the position before that
+        action, the caller to act (its record as if they were never played; watchers get an
+        update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+        (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+        it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+        arrays are secret and simultaneous, so a deployment seen is never chosen again);
+        ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SendChat(self, request, context):
+        """Say a line to the game: its seated players (bots aside) may chat, before, during and
+        after play; every watcher of the game (spectators too) reads it on WatchGame
+        (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+        characters after control characters are removed (longer: INVALID_ARGUMENT,
+        CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+        (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchGame(self, request, context):
         """Every update of a game from a version on, then live; resumable after a disconnect.
         The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -406,6 +458,21 @@ def add_MatchmakerServicer_to_server(servicer, server):
                     servicer.AnswerDraw,
                     request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawRequest.FromString,
                     response_serializer=wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawResponse.SerializeToString,
+            ),
+            'Abort': grpc.unary_unary_rpc_method_handler(
+                    servicer.Abort,
+                    request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.AbortRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_matchmaker__pb2.AbortResponse.SerializeToString,
+            ),
+            'TakeBack': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeBack,
+                    request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_matchmaker__pb2.TakeBackResponse.SerializeToString,
+            ),
+            'SendChat': grpc.unary_unary_rpc_method_handler(
+                    servicer.SendChat,
+                    request_deserializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatRequest.FromString,
+                    response_serializer=wargame_dot_v1_dot_matchmaker__pb2.SendChatResponse.SerializeToString,
             ),
             'WatchGame': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchGame,
@@ -857,6 +924,87 @@ class Matchmaker:
             '/wargame.v1.Matchmaker/AnswerDraw',
             wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawRequest.SerializeToString,
             wargame_dot_v1_dot_matchmaker__pb2.AnswerDrawResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Abort(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.Matchmaker/Abort',
+            wargame_dot_v1_dot_matchmaker__pb2.AbortRequest.SerializeToString,
+            wargame_dot_v1_dot_matchmaker__pb2.AbortResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeBack(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.Matchmaker/TakeBack',
+            wargame_dot_v1_dot_matchmaker__pb2.TakeBackRequest.SerializeToString,
+            wargame_dot_v1_dot_matchmaker__pb2.TakeBackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SendChat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/wargame.v1.Matchmaker/SendChat',
+            wargame_dot_v1_dot_matchmaker__pb2.SendChatRequest.SerializeToString,
+            wargame_dot_v1_dot_matchmaker__pb2.SendChatResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -101,6 +101,31 @@ class MatchmakerStub:
     draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
     refusal ends the offer.
     """
+    Abort: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.AbortRequest, _matchmaker_pb2.AbortResponse]
+    """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+    winner) and changes no rating; its record says so. Any seated player may abort while
+    no side has begun its second turn (a turn: one side's actions in a row in the record;
+    draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+    open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+    """
+    TakeBack: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.TakeBackRequest, _matchmaker_pb2.TakeBackResponse]
+    """Take back the caller's last action and the bot's answers after it, in an unrated game
+    whose other seats are all the bot's: the game returns to the position before that
+    action, the caller to act (its record as if they were never played; watchers get an
+    update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+    (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+    it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+    arrays are secret and simultaneous, so a deployment seen is never chosen again);
+    ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+    """
+    SendChat: _grpc.UnaryUnaryMultiCallable[_matchmaker_pb2.SendChatRequest, _matchmaker_pb2.SendChatResponse]
+    """Say a line to the game: its seated players (bots aside) may chat, before, during and
+    after play; every watcher of the game (spectators too) reads it on WatchGame
+    (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+    characters after control characters are removed (longer: INVALID_ARGUMENT,
+    CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+    (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
+    """
     WatchGame: _grpc.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]
     """Every update of a game from a version on, then live; resumable after a disconnect.
     The stream ends after the last update of a finished game (with follow_rematch, once a
@@ -187,6 +212,31 @@ class MatchmakerAsyncStub(MatchmakerStub):
     """Accept or decline the opponent's draw offer. In a game of more than two players the
     draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
     refusal ends the offer.
+    """
+    Abort: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.AbortRequest, _matchmaker_pb2.AbortResponse]  # type: ignore[assignment]
+    """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+    winner) and changes no rating; its record says so. Any seated player may abort while
+    no side has begun its second turn (a turn: one side's actions in a row in the record;
+    draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+    open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+    """
+    TakeBack: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.TakeBackRequest, _matchmaker_pb2.TakeBackResponse]  # type: ignore[assignment]
+    """Take back the caller's last action and the bot's answers after it, in an unrated game
+    whose other seats are all the bot's: the game returns to the position before that
+    action, the caller to act (its record as if they were never played; watchers get an
+    update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+    (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+    it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+    arrays are secret and simultaneous, so a deployment seen is never chosen again);
+    ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+    """
+    SendChat: _aio.UnaryUnaryMultiCallable[_matchmaker_pb2.SendChatRequest, _matchmaker_pb2.SendChatResponse]  # type: ignore[assignment]
+    """Say a line to the game: its seated players (bots aside) may chat, before, during and
+    after play; every watcher of the game (spectators too) reads it on WatchGame
+    (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+    characters after control characters are removed (longer: INVALID_ARGUMENT,
+    CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+    (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
     """
     WatchGame: _aio.UnaryStreamMultiCallable[_matchmaker_pb2.WatchGameRequest, _matchmaker_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Every update of a game from a version on, then live; resumable after a disconnect.
@@ -361,6 +411,49 @@ class MatchmakerServicer(metaclass=_abc_1.ABCMeta):
         """Accept or decline the opponent's draw offer. In a game of more than two players the
         draw is agreed once every remaining player has accepted (GameState.draw_accepted); one
         refusal ends the offer.
+        """
+
+    @_abc_1.abstractmethod
+    def Abort(
+        self,
+        request: _matchmaker_pb2.AbortRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.AbortResponse, _abc.Awaitable[_matchmaker_pb2.AbortResponse]]:
+        """Abort a game that has barely begun: it ends with no result (Outcome reason ABORTED, no
+        winner) and changes no rating; its record says so. Any seated player may abort while
+        no side has begun its second turn (a turn: one side's actions in a row in the record;
+        draw offers and answers do not count), else FAILED_PRECONDITION (ABORT_TOO_LATE). An
+        open game nobody joined is withdrawn with Resign, not aborted (GAME_NOT_STARTED).
+        """
+
+    @_abc_1.abstractmethod
+    def TakeBack(
+        self,
+        request: _matchmaker_pb2.TakeBackRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.TakeBackResponse, _abc.Awaitable[_matchmaker_pb2.TakeBackResponse]]:
+        """Take back the caller's last action and the bot's answers after it, in an unrated game
+        whose other seats are all the bot's: the game returns to the position before that
+        action, the caller to act (its record as if they were never played; watchers get an
+        update with WatchGameResponse.taken_back). Refused with FAILED_PRECONDITION
+        (UNDO_NOT_ALLOWED) against people, in rated games, with nothing to take back, and when
+        it would reach into a Napoleonic Chess secret deployment (Attack at Dawn, 10.1: the
+        arrays are secret and simultaneous, so a deployment seen is never chosen again);
+        ABORTED (VERSION_CONFLICT) when expected_version is set and stale.
+        """
+
+    @_abc_1.abstractmethod
+    def SendChat(
+        self,
+        request: _matchmaker_pb2.SendChatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaker_pb2.SendChatResponse, _abc.Awaitable[_matchmaker_pb2.SendChatResponse]]:
+        """Say a line to the game: its seated players (bots aside) may chat, before, during and
+        after play; every watcher of the game (spectators too) reads it on WatchGame
+        (WatchGameResponse.chat) and GetRecord keeps the game's chat. A line is 1 to 300
+        characters after control characters are removed (longer: INVALID_ARGUMENT,
+        CHAT_TOO_LONG); a player sends a few lines in a burst, then about one every two seconds
+        (RESOURCE_EXHAUSTED, RATE_LIMITED, with a RetryInfo). Muting is the client's.
         """
 
     @_abc_1.abstractmethod

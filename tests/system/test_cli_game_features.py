@@ -1,0 +1,156 @@
+"""What a terminal-chess player reaches for, typed into a real `wargame` in a pty against a
+real engine, matchmaker and Redis: `abort` before the second turns (and refused after),
+`undo` against the bot, and the chat (`say`, `mute`) between players that a spectator reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.system.cli_support import (
+    Cli,
+    Launch,
+    Player,
+    Stack,
+    clients,
+    echoed,
+    game_id_of,
+    launch,
+    prompt_row,
+    run,
+    stack,
+)
+from wargame.v1 import game_pb2, matchmaker_pb2
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-game-features")]
+__all__ = ["clients", "launch", "stack"]  # fixtures used by name
+
+
+def _type_a_move(cli: Cli, player: Player, game_id: str) -> None:
+    """Wait for the player's turn, then type the engine's suggestion and see it played."""
+    cli.wait_screen(
+        lambda _: (
+            (view := player.game(game_id)).your_side in view.state.to_act
+            and "South >" in prompt_row(cli)
+        )
+    )
+    echo = f"You: {player.suggest(player.game(game_id))}"
+    before = cli.screen().count(echo)
+    cli.send(echo.removeprefix("You: "))
+    echoed(cli, echo, before)
+
+
+def test_abort_ends_a_bot_game_before_the_second_turn_with_no_result(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
+    cli.expect(r"South > ")
+    player = Player(stack, tmp_path)
+    try:
+        game_id = game_id_of(cli)
+        _type_a_move(cli, player, game_id)
+        cli.send("abort")
+        cli.expect_text("Game over: aborted")
+        cli.expect_text("no result")
+        view = player.game(game_id)
+        assert view.status == matchmaker_pb2.GAME_STATUS_FINISHED
+        assert view.outcome.reason == game_pb2.OUTCOME_REASON_ABORTED
+    finally:
+        player.close()
+    assert "draw" not in cli.screen().split("Game over:")[-1].splitlines()[0]
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_abort_after_the_second_turn_is_refused_with_the_reason(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
+    cli.expect(r"South > ")
+    player = Player(stack, tmp_path)
+    try:
+        game_id = game_id_of(cli)
+        _type_a_move(cli, player, game_id)
+        _type_a_move(cli, player, game_id)
+        cli.send("abort")
+        cli.expect_text("before any side's second turn")
+        assert player.game(game_id).status == matchmaker_pb2.GAME_STATUS_RUNNING
+    finally:
+        player.close()
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_undo_takes_back_the_players_move_and_the_bots_answer(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
+    cli.expect(r"South > ")
+    player = Player(stack, tmp_path)
+    try:
+        game_id = game_id_of(cli)
+        cli.send("undo")
+        cli.expect_text("you have no action to take back yet")
+        _type_a_move(cli, player, game_id)
+        _type_a_move(cli, player, game_id)
+        cli.wait_screen(lambda _: len(player.game(game_id).moves) == 4)
+        four = player.game(game_id)
+        answer = f"North: {four.moves[3]}"  # the client holds the bot's answer
+        cli.wait_screen(lambda c: answer in c.screen() and "South >" in prompt_row(c))
+        cli.send("takeback")  # the same as `undo`
+        cli.expect_text("You take back: ")
+        view = player.game(game_id)
+        assert list(view.moves) == list(four.moves)[:2]
+        cli.wait_screen(lambda c: "South >" in prompt_row(c))
+        line = next(row for row in reversed(cli.rows()) if "You take back: " in row)
+        assert line.count(",") == 1  # the player's move and the bot's answer
+    finally:
+        player.close()
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
+    south = run(clients, args, tmp_path / "alice", stack)
+    south.expect(r"Invite code: (\S+) ")
+    code = south.child.match.group(1)
+    game_id = game_id_of(south)
+    north = run(clients, ["play", "--join", code, "--name", "bob"], tmp_path / "bob", stack)
+    north.expect_text(f"Game {game_id}: you play North")
+    watcher = run(clients, ["watch", game_id], tmp_path / "carol", stack)
+    watcher.expect(r"watching")
+    south.expect(r"South > ")
+    south.send("say good luck, have fun")
+    south.expect_text("[chat] You: good luck, have fun")
+    north.expect_text("[chat] South (alice): good luck, have fun")
+    watcher.expect_text("[chat] South (alice): good luck, have fun")
+    alice = Player(stack, tmp_path / "alice")  # a line with escapes, as any client may send
+    try:
+        alice.connection.send_chat(game_id, "clear\x1b[2J\x1b]0;pwned\x07 me")
+    finally:
+        alice.close()
+    north.expect_text("[chat] South (alice): clear[2J]0;pwned me")
+    watcher.expect_text("[chat] South (alice): clear[2J]0;pwned me")
+    north.send("mute")
+    north.expect_text("chat muted")
+    south.send("say can you hear me")
+    watcher.expect_text("[chat] South (alice): can you hear me")
+    north.send("unmute")
+    north.expect_text("chat shown again")
+    assert "can you hear me" not in north.screen()
+    south.send("say now?")
+    north.expect_text("[chat] South (alice): now?")
+    watcher.send("say hello")
+    watcher.expect_text("you are watching this game")
+    south.send("resign!")
+    south.expect_text("Game over")
+    south.send("say gg")  # after the game too
+    south.expect_text("[chat] You: gg")
+    north.expect_text("[chat] South (alice): gg")
+    for client in (south, north, watcher):
+        client.send("quit")
+        assert client.wait() == 0
