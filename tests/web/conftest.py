@@ -9,12 +9,14 @@ from __future__ import annotations
 import contextlib
 import http.client
 import os
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +130,36 @@ def stack(
     with contextlib.suppress(Exception):
         running.web.stop()
     matchmaker.stop()
+
+
+# --- the browser (Playwright driving the system's Chromium) ---------------------------------
+
+CHROMIUM = os.environ.get("WARGAME_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """The system's Chromium under Playwright (its own browser download is not used);
+    the browser tests are skipped, with one line, where there is none."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"browser tests: no Chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser tests: playwright is not installed (make setup)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"]
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where boards are photographed: $WARGAME_WEB_SCREENSHOTS, or a folder of the run."""
+    chosen = os.environ.get("WARGAME_WEB_SCREENSHOTS")
+    if chosen:
+        Path(chosen).mkdir(parents=True, exist_ok=True)
+        return Path(chosen)
+    return tmp_path_factory.mktemp("web-screenshots")

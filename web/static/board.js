@@ -185,5 +185,9 @@ export function draw(svg, board, state, marks, onCell) {
 
 // The cells a notation names, other than `except` ("e3-e5" -> e5; "attack d4>e5" -> e5).
 export function cellsIn(notation, names, except = "") {
-  return (notation.match(/[A-Za-z]*\d+/g) || []).filter((t) => names.has(t) && t !== except);
+  // A cell name is a small letter or none, then digits: "Mj1xj10" names j1 and j10, and
+  // "34x19" 34 and 19 (x19 being no cell).
+  return (notation.match(/[a-z]?\d+/g) || [])
+    .map((t) => (names.has(t) ? t : t.slice(1)))
+    .filter((t) => names.has(t) && t !== except);
 }
