@@ -14,7 +14,7 @@ LEVEL  ?= 1
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup redis-server commands run stop status play test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup redis-server commands run stop status play play-web test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -49,7 +49,7 @@ commands: $(STAMP) ## link wargame (and the service commands) into ~/.local/bin,
 # `stop` and `status` need only the standard library: they work before `make setup` too.
 STACK = $(if $(wildcard $(PY)),$(PY),$(PYTHON)) deploy/local/stack.py
 
-run: setup ## start the local stack (redis, engine, matchmaker) in the background under run/
+run: setup ## start the local stack (redis, engine, matchmaker, web) in the background under run/; prints the page's link
 	@$(PY) deploy/local/stack.py start --run-dir $(RUN_DIR)
 
 stop: ## stop exactly the processes `make run` started
@@ -60,6 +60,9 @@ status: ## show whether the local stack runs, and where
 
 play: setup ## start the stack if needed, then play against the bot (GAME=war|battle|napoleonic, LEVEL=1..5)
 	@$(PY) deploy/local/stack.py play $(GAME) --level "$(LEVEL)" --run-dir $(RUN_DIR)
+
+play-web: setup ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
+	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup

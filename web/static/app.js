@@ -285,6 +285,7 @@ class Game {
       if (notice.kind === "NOTICE_KIND_DISCONNECTED" || notice.kind === "NOTICE_KIND_RECONNECTED") {
         const seat = ((this.view && this.view.seats) || []).find((s) => s.side === notice.side);
         if (seat) seat.connected = notice.kind === "NOTICE_KIND_RECONNECTED";
+        if (notice.kind === "NOTICE_KIND_RECONNECTED" && this.notice.dataset.kind === "info") say(this.notice, "", "info");
         this.drawSeats();
       }
       if (notice.kind === "NOTICE_KIND_ABANDON_WARNING") say(this.notice, `${notice.side} has left and loses unless back soon`, "info");

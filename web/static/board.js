@@ -142,6 +142,7 @@ export function draw(svg, board, state, marks, onCell) {
       : element("rect", { x: x - 0.5, y: y - 0.5, width: 1, height: 1 });
     shape.setAttribute("class", "ground");
     group.append(shape);
+    if (!diamonds) group.append(element("text", { x: x - 0.46, y: y + 0.44, class: "coord" }, cell.name));
     if (cell.label && !pieces.length) {
       group.append(element("text", { x, y: y + 0.12, class: "label" }, cell.label));
     }
