@@ -282,6 +282,26 @@ def test_a_page_follows_its_game_across_a_restart_of_the_web_service(people, sta
     assert person.page.locator("#moves li").all_text_contents() == ["e3-e4"]
 
 
+def test_a_game_of_three_is_created_with_its_scenario_and_its_seats_taken_in_pages(people):
+    host = people("Host")
+    host.page.select_option("#friend-game", "napoleonic")
+    host.page.fill("#friend-options", "scenario=three_way")
+    host.page.click("#play-friend button")
+    host.page.wait_for_url("**/g/*")
+    host.page.wait_for_selector("#seats li")
+    seats = host.page.locator("#seats li")
+    assert seats.count() == 3
+    assert seats.filter(has_text="Host").count() == 1
+    code = str(host.page.text_content("#status")).rsplit("invite code ", 1)[1].strip()
+    for name in ("Second", "Third"):
+        guest = people(name)
+        guest.page.fill("#invite-code", code)
+        guest.page.click("#join-code button")
+        guest.page.wait_for_url(host.page.url)
+        host.page.locator("#seats li", has_text=name).wait_for()
+    host.page.wait_for_selector('#status[data-status="GAME_STATUS_RUNNING"]')
+
+
 def test_a_refused_move_shows_its_reason(people):
     person = people("Clumsy")
     person.open(bot_game(person, "war", "south", WAR_CITADEL))

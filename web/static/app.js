@@ -93,6 +93,8 @@ function lobby(player) {
     const friendGame = gameSelect("friend-game");
     const quickGame = gameSelect("quick-game");
     const code = el("input", { id: "invite-code", autocomplete: "off", size: "12" });
+    const options = el("input", { id: "friend-options", autocomplete: "off", size: "24",
+      placeholder: "scenario=three_way", "aria-label": "options (name=value, comma-separated)" });
     const queue = el("p", { id: "queue-status" });
     const create = async (request) => {
       try {
@@ -111,8 +113,8 @@ function lobby(player) {
       el("section", { class: "panel" }, el("h2", {}, "Play a friend"),
         el("form", { id: "play-friend", onsubmit: (event) => {
           event.preventDefault();
-          create({ game: friendGame.value, visibility: "VISIBILITY_PRIVATE" });
-        } }, friendGame, " ", el("button", { type: "submit" }, "Create, then share the invite code"))),
+          create({ game: friendGame.value, visibility: "VISIBILITY_PRIVATE", options: parseOptions(options.value) });
+        } }, friendGame, " ", options, " ", el("button", { type: "submit" }, "Create, then share the invite code"))),
       el("section", { class: "panel" }, el("h2", {}, "Join by invite code"),
         el("form", { id: "join-code", onsubmit: async (event) => {
           event.preventDefault();
@@ -143,6 +145,16 @@ function lobby(player) {
   const list = el("ul", { id: "games" });
   main.append(el("section", { class: "panel" }, el("h2", {}, "Games"), list));
   browse(list, player, notice);
+}
+
+// "scenario=three_way, turn_limit=40" -> {scenario: "three_way", turn_limit: "40"}.
+function parseOptions(text) {
+  const options = {};
+  for (const pair of text.split(/[,;]/)) {
+    const [name, ...rest] = pair.split("=");
+    if (name.trim() && rest.length) options[name.trim()] = rest.join("=").trim();
+  }
+  return options;
 }
 
 async function browse(list, player, notice) {
