@@ -22,6 +22,7 @@ MODULES = (
     "start",
     "capacity",
     "watch_burst",
+    "web",
 )
 
 
