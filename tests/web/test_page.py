@@ -302,6 +302,19 @@ def test_a_game_of_three_is_created_with_its_scenario_and_its_seats_taken_in_pag
     host.page.wait_for_selector('#status[data-status="GAME_STATUS_RUNNING"]')
 
 
+def test_a_move_made_with_the_keyboard_alone(people):
+    person = people("Keys")
+    person.open(bot_game(person, "war", "south", WAR_CITADEL))
+    person.wait_turn()
+    person.page.focus('#board [data-cell="j1"]')
+    person.page.keyboard.press("Enter")
+    person.page.wait_for_selector('#board .target[data-cell="j10"]')
+    person.page.focus('#board [data-cell="j10"]')
+    person.page.keyboard.press("Space")
+    person.page.wait_for_selector('#moves li:has-text("Mj1xj10")')
+    assert "Citadel" in person.wait_finished()
+
+
 def test_a_refused_move_shows_its_reason(people):
     person = people("Clumsy")
     person.open(bot_game(person, "war", "south", WAR_CITADEL))
