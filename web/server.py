@@ -38,6 +38,12 @@ log = structlog.get_logger(component="web")
 STATIC = Path(__file__).resolve().parent / "static"
 PAGE = "index.html"  # every page route serves it; the page reads the path itself
 HEALTH_PATHS = ("/healthz", "/readyz")
+# The page runs only its own scripts and talks only to this service; no one frames it.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
 STREAM_RETRY_AFTER = 1.0  # seconds a page waits before reopening a refused stream
 
 
@@ -129,7 +135,8 @@ class WebService:
                 self._active -= 1
 
     def stop(self, grace: float) -> None:
-        """End every stream (its page resumes elsewhere), give unary calls `grace` seconds."""
+        """End every stream (its page resumes elsewhere: each gets its end-of-stream with
+        UNAVAILABLE first), give unary calls `grace` seconds."""
         self.stopping.set()
         with self._lock:
             streams = list(self._streams)
@@ -138,7 +145,7 @@ class WebService:
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
             with self._lock:
-                if self._active <= len(self._streams):
+                if self._active == 0:
                     break
             time.sleep(0.05)
         self.backends.close()
@@ -232,7 +239,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, b"not found\n", "text/plain; charset=utf-8")
             return
         body, kind = found
-        self._send(200, body, kind, {"Cache-Control": "no-cache"})
+        self._send(200, body, kind, {"Cache-Control": "no-cache", **PAGE_HEADERS})
 
     # --- POST: Connect calls ------------------------------------------------------------
 

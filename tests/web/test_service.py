@@ -270,6 +270,8 @@ def test_the_page_is_served_for_the_lobby_and_a_game(stack: Stack, path: str):
     connection.close()
     assert answer.status == 200
     assert b'<script type="module" src="/static/app.js">' in body
+    # Only the page's own scripts run, and it talks only to this service.
+    assert "default-src 'self'" in str(answer.getheader("content-security-policy"))
 
 
 @pytest.mark.parametrize("path", ["/static/../main.py", "/main.py", "/static/nothing.js"])
