@@ -60,6 +60,7 @@ export class Symbols {
       if (family) families[family] = (families[family] || 0) + 1;
     }
     this.glyphOk = new Set(Object.keys(families).filter((f) => families[f] === 1));
+    this.present = present;
   }
 
   glyph(kindId, side) {
@@ -78,10 +79,11 @@ export class Symbols {
     return this.glyph(kindId, side) || this.letter(kindId, side);
   }
 
-  // The legend: each kind with its symbols and letter, as the CLI's panel lists them.
+  // The legend: each kind in play with its symbols and letter, as the CLI's panel lists them.
   legend(board) {
     const lower = board.sides.find((s) => !this.upperSides.has(s.id));
-    return board.pieceKinds.map((kind) => {
+    const inPlay = board.pieceKinds.filter((kind) => !this.present.size || this.present.has(kind.id));
+    return inPlay.map((kind) => {
       const glyphs = this.glyph(kind.id, this.upper) + (lower ? this.glyph(kind.id, lower.id) : "");
       const letter = this.letter(kind.id, this.upper);
       return glyphs ? `${glyphs} ${letter} ${kind.name}` : `${letter} ${kind.name}`;
