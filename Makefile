@@ -17,7 +17,7 @@ LEVEL  ?=
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup play-setup redis-server commands run stop status play dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup play-setup redis-server commands run stop status play play-web dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -59,7 +59,7 @@ commands: $(PLAY_STAMP) ## link wargame (and the service commands) into ~/.local
 # `stop` and `status` need only the standard library: they work before `make setup` too.
 STACK = $(if $(wildcard $(PY)),$(PY),$(PYTHON)) deploy/local/stack.py
 
-run: play-setup ## start the local stack (redis, engine, matchmaker) in the background under run/
+run: play-setup ## start the local stack (redis, engine, matchmaker, web) in the background under run/; prints the page's link
 	@$(PY) deploy/local/stack.py start --run-dir $(RUN_DIR)
 
 stop: ## stop exactly the processes `make run` started
@@ -80,6 +80,9 @@ dist: setup ## build the wheel and the sdist into dist/ (installed alone: the cl
 	@rm -rf $(DIST) && out=$$($(PY) -m build --outdir $(DIST) . 2>&1) || { echo "$$out"; exit 1; }
 	@rm -rf build
 	@echo "dist: built $$(cd $(DIST) && echo *) in $(DIST)/ (pipx install $(DIST)/$$(cd $(DIST) && echo *.whl))"
+
+play-web: play-setup ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
+	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup

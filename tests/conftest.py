@@ -81,9 +81,11 @@ def keep_off_default_addresses() -> None:
             "WARGAME_MATCHMAKER": nowhere,
             "WARGAME_ENGINE_LISTEN": nowhere,
             "WARGAME_MATCHMAKER_LISTEN": nowhere,
+            "WARGAME_WEB_LISTEN": nowhere,
             "WARGAME_REDIS_URL": f"redis://{nowhere}/0",
             "WARGAME_ENGINE_METRICS_LISTEN": "off",
             "WARGAME_MATCHMAKER_METRICS_LISTEN": "off",
+            "WARGAME_WEB_METRICS_LISTEN": "off",
         }
     )
 

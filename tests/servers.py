@@ -46,7 +46,7 @@ def free_port() -> int:
 
 
 # The ports the services listen on by default: never picked for a test.
-DEFAULT_PORTS = frozenset({50051, 50052, 6399, 9151, 9152})
+DEFAULT_PORTS = frozenset({50051, 50052, 6399, 9151, 9152, 8151, 9153})
 # Picked ports lie below the kernel's range for port 0 and for the source ports of outgoing
 # connections: between a test picking a port and its server binding it (seconds, for a stack
 # started on a busy machine), no connection of any program can be given that port. Test
@@ -154,7 +154,7 @@ def local_stack_variables(tmp_path: Path) -> dict[str, str]:
     The README's variables on free ports, and a run folder, a temporary folder and a home
     (`make run` links the commands into ~/.local/bin) under `tmp_path`.
     """
-    engine, matchmaker, engine_metrics, matchmaker_metrics, redis_port = free_ports(5)
+    engine, matchmaker, engine_metrics, matchmaker_metrics, redis_port, web = free_ports(6)
     (tmp_path / "tmp").mkdir(exist_ok=True)
     return {
         "WARGAME_ENGINE_LISTEN": f"127.0.0.1:{engine}",
@@ -162,6 +162,7 @@ def local_stack_variables(tmp_path: Path) -> dict[str, str]:
         "WARGAME_ENGINE_METRICS_LISTEN": f"127.0.0.1:{engine_metrics}",
         "WARGAME_MATCHMAKER_METRICS_LISTEN": f"127.0.0.1:{matchmaker_metrics}",
         "WARGAME_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+        "WARGAME_WEB_LISTEN": f"127.0.0.1:{web}",
         "RUN_DIR": str(tmp_path / "run"),
         "TMPDIR": str(tmp_path / "tmp"),
         "HOME": str(tmp_path / "home"),

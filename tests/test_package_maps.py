@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = ("cli_client", "engine_service", "matchmaker", "tools", "wargame")
+PRODUCT = ("cli_client", "engine_service", "matchmaker", "tools", "wargame", "web")
 GENERATED = {"wargame/v1"}
 NOT_MAPPED = {"__init__.py", "py.typed", "__pycache__"}
 CITED = re.compile(r"(?<![\w/.])(?:tests|docs)/[\w/.-]+\.(?:py|md|json|txt)\b")

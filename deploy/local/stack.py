@@ -1,11 +1,12 @@
-"""The local stack: redis-server, the engine and the matchmaker, in the background.
+"""The local stack: redis-server, the engine, the matchmaker and the web service, in the background.
 
-    python deploy/local/stack.py start|stop|status [--run-dir run]
+    python deploy/local/stack.py start|stop|status|play-web [--run-dir run]
     python deploy/local/stack.py play GAME [--level 1-5] [--run-dir run]
 
 Addresses come from the variables the services themselves read (README, "Configuration"):
 WARGAME_ENGINE_LISTEN or WARGAME_ENGINE, WARGAME_MATCHMAKER_LISTEN or WARGAME_MATCHMAKER,
-WARGAME_ENGINE_METRICS_LISTEN, WARGAME_MATCHMAKER_METRICS_LISTEN and WARGAME_REDIS_URL; a
+WARGAME_ENGINE_METRICS_LISTEN, WARGAME_MATCHMAKER_METRICS_LISTEN, WARGAME_WEB_LISTEN (the page,
+http://127.0.0.1:8151/ by default) and WARGAME_REDIS_URL; a
 WARGAME_REDIS_URL where a Redis already answers is used as it is, and no redis-server is
 started. `start` checks every port before it starts anything, reports a process that dies
 with its own error at once, and keeps what it started in the run folder: pid files, the
@@ -14,7 +15,8 @@ the matchmaker's secret key and the engine's metrics scratch. `status` and `stop
 back; `stop` ends exactly those processes (a pid is signalled only while its start time
 matches). `play` starts the stack if needed and opens a game against the bot on it, at the
 level asked (`make play LEVEL=1`..`5`), telling the client how to ask for another level
-the same way.
+the same way; `play-web` starts it if needed and opens the page in a browser (or says its
+link where there is none).
 
 TLS comes from the services' own variables too: with WARGAME_ENGINE_TLS_CERT_FILE (and
 _KEY_FILE) the engine serves TLS, with WARGAME_MATCHMAKER_TLS_CERT_FILE the matchmaker. The
@@ -76,6 +78,7 @@ class Config:
     matchmaker_listen: str
     matchmaker: str  # where the CLI reaches the matchmaker
     matchmaker_metrics: str
+    web_listen: str = "127.0.0.1:8151"  # the web service: the page and the API for browsers
     engine_tls: bool = False  # the engine serves TLS (WARGAME_ENGINE_TLS_CERT_FILE)
     matchmaker_tls: bool = False
     tls_ca_file: str = ""  # the CA the stack and its clients trust ("": the system's)
@@ -94,6 +97,11 @@ class Config:
         if self.tls_ca_file and (self.engine_tls or self.matchmaker_tls):
             env["WARGAME_TLS_CA_FILE"] = self.tls_ca_file
         return env
+
+    @property
+    def web(self) -> str:
+        """Where a browser on this machine reaches the web service."""
+        return _reachable(self.web_listen)
 
     @property
     def redis_address(self) -> str:
@@ -119,6 +127,7 @@ class Config:
                 self.matchmaker_metrics,
                 "WARGAME_MATCHMAKER_METRICS_LISTEN",
             )
+        yield Listener("web", "web", self.web_listen, "WARGAME_WEB_LISTEN")
 
 
 @dataclass(frozen=True)
@@ -137,6 +146,7 @@ DEFAULTS = {
     "WARGAME_ENGINE_METRICS_LISTEN": "127.0.0.1:9151",
     "WARGAME_MATCHMAKER_LISTEN": "127.0.0.1:50052",
     "WARGAME_MATCHMAKER_METRICS_LISTEN": "127.0.0.1:9152",
+    "WARGAME_WEB_LISTEN": "127.0.0.1:8151",
 }
 
 
@@ -194,6 +204,8 @@ def requested(env: Mapping[str, str]) -> tuple[Config, dict[str, str]]:
     """
     engine_listen, engine, engine_vars = _service(env, "ENGINE")
     matchmaker_listen, matchmaker, matchmaker_vars = _service(env, "MATCHMAKER")
+    web_listen = env.get("WARGAME_WEB_LISTEN") or DEFAULTS["WARGAME_WEB_LISTEN"]
+    host_port(web_listen)
     config = Config(
         redis_url=env.get("WARGAME_REDIS_URL") or DEFAULTS["WARGAME_REDIS_URL"],
         own_redis=True,
@@ -213,6 +225,7 @@ def requested(env: Mapping[str, str]) -> tuple[Config, dict[str, str]]:
         matchmaker_tls=bool(env.get("WARGAME_MATCHMAKER_TLS_CERT_FILE")),
         tls_ca_file=env.get("WARGAME_TLS_CA_FILE")
         or env.get("WARGAME_MATCHMAKER_ENGINE_TLS_CA_FILE", ""),
+        web_listen=web_listen,
     )
     chosen: dict[str, str] = {}
     if env.get("WARGAME_REDIS_URL"):
@@ -220,6 +233,7 @@ def requested(env: Mapping[str, str]) -> tuple[Config, dict[str, str]]:
     for field, variables in (
         ("engine_listen", engine_vars),
         ("matchmaker_listen", matchmaker_vars),
+        ("web_listen", {"WARGAME_WEB_LISTEN"} if env.get("WARGAME_WEB_LISTEN") else set()),
     ):
         if variables:
             chosen[field] = " and ".join(sorted(variables))
@@ -258,9 +272,8 @@ def saved_config(run_dir: Path, env: Mapping[str, str]) -> Config | None:
     """
     try:
         data = json.loads(_config_file(run_dir).read_text())
-        config = Config(
-            **{field.name: data[field.name] for field in fields(Config) if field.name in data}
-        )
+        # A stack started before the web service was a part has no web_listen: its default.
+        config = Config(**{f.name: data[f.name] for f in fields(Config) if f.name in data})
     except (OSError, ValueError, KeyError, TypeError):
         return None
     given = env.get("WARGAME_REDIS_URL", "")
@@ -284,6 +297,7 @@ PARTS = (
     Part("redis", "redis-server"),
     Part("engine", "wargame-engine"),
     Part("matchmaker", "wargame-matchmaker"),
+    Part("web", "wargame-web"),
 )
 
 
@@ -532,6 +546,20 @@ def _grpc_ready(address: str, service: str, tls: bool, ca_file: str) -> bool:
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
 
+def _http_ready(address: str) -> bool:
+    import http.client
+
+    host, port = host_port(address)
+    connection = http.client.HTTPConnection(host, port, timeout=1)
+    try:
+        connection.request("GET", "/healthz")
+        return connection.getresponse().status == 200
+    except OSError:
+        return False
+    finally:
+        connection.close()
+
+
 def _ready(part: Part, config: Config) -> bool:
     if part.name == "redis":
         return _redis_reply(config.redis_url).startswith(b"+PONG")
@@ -539,6 +567,8 @@ def _ready(part: Part, config: Config) -> bool:
         return _grpc_ready(
             config.engine, "wargame.v1.RulesEngine", config.engine_tls, config.tls_ca_file
         )
+    if part.name == "web":
+        return _http_ready(config.web)
     return _grpc_ready(
         config.matchmaker, "wargame.v1.Matchmaker", config.matchmaker_tls, config.tls_ca_file
     )
@@ -687,6 +717,20 @@ def _commands(
             *(["--engine-tls-ca-file", config.tls_ca_file]
               if config.engine_tls and config.tls_ca_file else []),
         ],
+        "web": [
+            str(BIN / "wargame-web"), "serve",
+            "--listen", config.web_listen,
+            "--matchmaker", config.matchmaker,
+            "--engine", config.engine,
+            "--metrics-listen", "off",
+            "--log-format", "json",
+            *(["--matchmaker-tls"] if config.matchmaker_tls else []),
+            *(["--engine-tls"] if config.engine_tls else []),
+            *[flag
+              for backend in ("matchmaker", "engine") if getattr(config, f"{backend}_tls")
+              and config.tls_ca_file
+              for flag in (f"--{backend}-tls-ca-file", config.tls_ca_file)],
+        ],
     }  # fmt: skip
 
 
@@ -696,6 +740,8 @@ def _summary(run_dir: Path, config: Config) -> list[str]:
     for part in PARTS:
         if part.name == "redis":
             address, extra = config.redis_address, ""
+        elif part.name == "web":
+            address, extra = config.web, f"http://{config.web}/"
         else:
             address = getattr(config, part.name)
             extra = f"metrics {getattr(config, part.name + '_metrics')}"
@@ -786,7 +832,7 @@ def start(run_dir: Path) -> Config:
     started: list[Started] = []
     try:
         # Redis and the engine start side by side; the matchmaker needs both.
-        for batch in (("redis", "engine"), ("matchmaker",)):
+        for batch in (("redis", "engine"), ("matchmaker", "web")):
             spawned = [
                 _spawn(run_dir, part, commands[part.name], env)
                 for part in needed
@@ -804,6 +850,7 @@ def start(run_dir: Path) -> Config:
     print("\n".join(_summary(run_dir, config)))
     stop_it = make_command("stop", run_dir)
     print(f"logs in {run_dir / 'logs'}; `{stop_it}` stops it" + _client_hint(config))
+    print(f"play in a browser: http://{config.web}/")
     return config
 
 
@@ -912,10 +959,21 @@ def play(run_dir: Path, game: str, level: int = 0) -> int:
     return 0 if code == 130 else code  # leaving with Ctrl-C is no failure of make
 
 
+def play_web(run_dir: Path) -> int:
+    """Start the stack if needed, then open the page (its link is printed either way)."""
+    import webbrowser
+
+    config = start(run_dir)
+    link = f"http://{config.web}/"
+    opened = webbrowser.open(link)
+    print(f"opened {link} in a browser" if opened else f"open {link} in a browser")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("command", choices=("start", "stop", "status", "play"))
+    parser.add_argument("command", choices=("start", "stop", "status", "play", "play-web"))
     parser.add_argument("game", nargs="?", default="war", help="the game `play` opens")
     parser.add_argument("--level", default="", help="the bot's level for `play`, 1 to 5")
     parser.add_argument("--run-dir", default="run", type=Path)
@@ -928,6 +986,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.command == "play":
             return play(run_dir, args.game, bot_level(args.level))
+        if args.command == "play-web":
+            return play_web(run_dir)
         return {"stop": stop, "status": status}[args.command](run_dir)
     except StackError as error:
         print(

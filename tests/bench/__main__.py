@@ -23,6 +23,7 @@ MODULES = (
     "capacity",
     "watch_burst",
     "strangers",
+    "web",
 )
 
 

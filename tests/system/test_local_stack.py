@@ -88,7 +88,7 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
     # the default folder instead.
     assert f"`make stop RUN_DIR={run_dir.resolve()}` stops it" in started.stdout
     pids = _pids(run_dir)
-    assert set(pids) == {"redis", "engine", "matchmaker"} and all(map(_alive, pids.values()))
+    assert set(pids) == {"redis", "engine", "matchmaker", "web"} and all(map(_alive, pids.values()))
     engine, matchmaker = stack_env["WARGAME_ENGINE_LISTEN"], stack_env["WARGAME_MATCHMAKER_LISTEN"]
     assert _serving(engine, "wargame.v1.RulesEngine")
     assert _serving(matchmaker, "wargame.v1.Matchmaker")
@@ -127,7 +127,7 @@ def test_run_status_stop(stack_env: dict[str, str], tmp_path: Path) -> None:
         for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
     ]
     stopped = _make("stop", stack_env)
-    assert stopped.returncode == 0 and "stopped matchmaker, engine, redis" in stopped.stdout
+    assert stopped.returncode == 0 and "stopped web, matchmaker, engine, redis" in stopped.stdout
     assert not any(_alive(pid) for pid in [*pids.values(), *children])
     assert list(run_dir.glob("*.pid")) == []
     assert {p.name for p in run_dir.iterdir()} <= {
@@ -244,12 +244,12 @@ def test_a_redis_that_already_answers_is_used_and_left_running(
         env = {**stack_env, "WARGAME_REDIS_URL": existing.url}
         started = _make("run", env)
         assert started.returncode == 0, started.stdout + started.stderr
-        assert "starting the local stack (engine, matchmaker)" in started.stdout
+        assert "starting the local stack (engine, matchmaker, web)" in started.stdout
         assert re.search(rf"redis +127\.0\.0\.1:{existing.port} +external", started.stdout)
-        assert set(_pids(Path(env["RUN_DIR"]))) == {"engine", "matchmaker"}
+        assert set(_pids(Path(env["RUN_DIR"]))) == {"engine", "matchmaker", "web"}
         assert re.search(r"redis +\S+ +external", _make("status", env).stdout)
         stopped = _make("stop", env)
-        assert stopped.stdout.strip() == "stopped matchmaker, engine"
+        assert stopped.stdout.strip() == "stopped web, matchmaker, engine"
         assert redis.Redis.from_url(existing.url).ping()
     finally:
         existing.stop()

@@ -1,0 +1,391 @@
+"""The page in a real browser (the system's Chromium under Playwright) against the real stack.
+
+A person registers as a guest in the lobby and plays the bot in each game to the end by
+clicking a man and then its target (legal targets from ListLegalActions) and the phase
+buttons; a player over the API plays a person in the page while a second page watches; a
+page follows its game across a restart of the web service; a refused move shows its reason.
+Each board is photographed (`screenshots`). The whole games from the standard start, moves
+typed as the engine suggests them, are in the slow suite, as the CLI's are.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf import duration_pb2
+
+from tests.system.cli_support import BATTLE_CITADEL, NAPOLEONIC_GUARDS, WAR_CITADEL
+from tests.web.conftest import Stack
+from tests.web.connect_client import MATCHMAKER, ConnectClient
+from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
+WAIT_MS = 120_000  # a busy machine may take long; every wait is for a condition
+
+
+class Person:
+    """Someone in a browser tab of their own (own storage: own token)."""
+
+    def __init__(self, browser: Any, stack: Stack, name: str = "", width: int = 1000) -> None:
+        self.stack = stack
+        self.context = browser.new_context(viewport={"width": width, "height": 900})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(WAIT_MS)
+        self.page.goto(stack.url + "/")
+        if name:
+            self.page.fill("#guest-name", name)
+            self.page.click("#register button")
+            self.page.wait_for_selector("#play-bot")
+
+    @property
+    def token(self) -> str:
+        """The guest's token, as the page keeps it."""
+        return str(self.page.evaluate("localStorage.getItem('wargame.token')"))
+
+    def api(self) -> ConnectClient:
+        """The web service's API as this person."""
+        return self.stack.client(self.token)
+
+    def open(self, game_id: str) -> None:
+        """Open a game's page and wait for its board."""
+        self.page.goto(f"{self.stack.url}/g/{game_id}")
+        self.page.wait_for_selector("#board [data-cell]")
+
+    def wait_turn(self) -> None:
+        """Wait until the page says it is this person's move."""
+        self.page.locator("#status", has_text=re.compile("^Your move")).wait_for()
+
+    def click_move(self, origin: str, target: str) -> None:
+        """Click a man, wait for its targets, click the target."""
+        self.page.click(f'#board [data-cell="{origin}"]')
+        self.page.wait_for_selector(f'#board .target[data-cell="{target}"]')
+        self.page.click(f'#board [data-cell="{target}"]')
+
+    def wait_finished(self) -> str:
+        """Wait for the game's end; the status line."""
+        self.page.wait_for_selector('#status[data-status="GAME_STATUS_FINISHED"]')
+        return str(self.page.text_content("#status"))
+
+    def wait_version(self, version: int) -> None:
+        """Wait until the board shows the game at `version` or later."""
+        # Polled from here: the page's policy (no eval) keeps wait_for_function out.
+        deadline = time.monotonic() + WAIT_MS / 1000
+        while int(self.page.get_attribute("#board", "data-version") or 0) < version:
+            assert time.monotonic() < deadline, f"the board never showed version {version}"
+            time.sleep(0.05)
+
+    def photograph(self, folder: Path, name: str) -> Path:
+        """A screenshot of the page."""
+        path = folder / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+    def close(self) -> None:
+        """Close the tab."""
+        self.context.close()
+
+
+@pytest.fixture
+def people(browser: Any, stack: Stack):
+    """Make people with browser tabs; closed after the test."""
+    made: list[Person] = []
+
+    def make(name: str = "", width: int = 1000) -> Person:
+        person = Person(browser, stack, name, width)
+        made.append(person)
+        return person
+
+    yield make
+    for person in made:
+        person.close()
+
+
+def bot_game(person: Person, game: str, side: str, setup: str, **options: str) -> str:
+    """A game against the bot at level 1 from `setup`, created with the person's token."""
+    reply = person.api().unary(
+        MATCHMAKER + "CreateGame",
+        matchmaker_pb2.CreateGameRequest(
+            game=game,
+            side=side,
+            setup=setup,
+            options=options,
+            opponent=matchmaker_pb2.SEAT_KIND_BOT,
+            bot_level=1,
+        ),
+        matchmaker_pb2.CreateGameResponse(),
+    )
+    return reply.game.id
+
+
+def test_the_lobby_plays_the_bot_and_shows_the_board(people, screenshots: Path):
+    person = people("Lobbyist", width=360)  # a phone's width
+    person.page.select_option("#bot-game", "war")
+    person.page.select_option("#bot-level", "2")
+    person.page.click("#play-bot button")
+    person.page.wait_for_url("**/g/*")
+    person.page.wait_for_selector("#board [data-cell]")
+    assert person.page.locator("#board [data-cell]").count() == 100
+    assert person.page.locator("#seats li").filter(has_text="bot level 2").count() == 1
+    person.wait_turn()
+    width = person.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360  # nothing wider than the phone
+    person.photograph(screenshots, "war-360px")
+
+
+def test_a_game_of_war_against_the_bot_to_the_end_by_clicks(people, screenshots: Path):
+    person = people("Wanda")
+    person.open(bot_game(person, "war", "south", WAR_CITADEL))
+    person.wait_turn()
+    person.click_move("j1", "j10")
+    person.page.wait_for_selector('#moves li:has-text("Mj1xj10")')
+    person.photograph(screenshots, "war")
+    status = person.wait_finished()
+    assert "Citadel" in status
+    assert person.page.locator("#rematch").count() == 1
+
+
+def test_a_game_of_battle_against_the_bot_to_the_end_by_clicks(people, screenshots: Path):
+    person = people("Bertha")
+    person.open(bot_game(person, "battle", "attacker", BATTLE_CITADEL))
+    person.wait_turn()  # after the bot's (the defender's) move
+    assert person.page.locator("#board polyline.river").count() == 1
+    person.photograph(screenshots, "battle")
+    person.click_move("34", "19")
+    status = person.wait_finished()
+    assert "Citadel" in status
+
+
+def test_napoleonic_against_the_bot_to_the_end_through_its_phases(people, screenshots: Path):
+    person = people("Napoleon")
+    person.open(bot_game(person, "napoleonic", "red", NAPOLEONIC_GUARDS, first_player="black"))
+    declared: list[str] = []
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while time.monotonic() < deadline:
+        person.page.locator("#status", has_text=re.compile("^(Your move|Game over)")).wait_for()
+        if person.page.get_attribute("#status", "data-status") == "GAME_STATUS_FINISHED":
+            break
+        version = int(person.page.get_attribute("#board", "data-version") or 0)
+        view = (
+            person.api()
+            .unary(
+                MATCHMAKER + "GetGame",
+                matchmaker_pb2.GetGameRequest(game_id=person.page.url.rsplit("/", 1)[1]),
+                matchmaker_pb2.GetGameResponse(),
+            )
+            .game
+        )
+        legal = {
+            action.notation
+            for action in person.api()
+            .unary(
+                "/wargame.v1.RulesEngine/ListLegalActions",
+                engine_pb2.ListLegalActionsRequest(state=view.state),
+                engine_pb2.ListLegalActionsResponse(),
+            )
+            .actions
+        }
+        attack = next(
+            (a for a in ("attack h7>h8", "attack g8>h8") if a in legal and a not in declared), ""
+        )
+        if attack:
+            origin, target = attack.removeprefix("attack ").split(">")
+            person.click_move(origin, target)
+            declared.append(attack)
+            if len(declared) == 1:
+                person.photograph(screenshots, "napoleonic")
+        else:
+            person.page.click('#actions button.action:text-is("end")')
+        person.wait_version(version + 1)
+    status = person.wait_finished()
+    assert "Guards" in status
+    assert declared == ["attack h7>h8", "attack g8>h8"]
+
+
+def test_an_api_player_and_a_browser_player_with_a_spectator_page(people, stack: Stack):
+    browser_player = people("Browser")
+    spectator = people()
+    api_player = stack.player("Api")
+    created = api_player.unary(
+        MATCHMAKER + "CreateGame",
+        matchmaker_pb2.CreateGameRequest(game="war", side="south"),
+        matchmaker_pb2.CreateGameResponse(),
+    )
+    browser_player.page.fill("#invite-code", created.invite_code)
+    browser_player.page.click("#join-code button")
+    browser_player.page.wait_for_url(f"**/g/{created.game.id}")
+    browser_player.page.wait_for_selector("#board [data-cell]")
+    spectator.open(created.game.id)
+    game = created.game
+    for _ in range(2):  # south (the API) moves, then north (the page), twice
+        game = api_player.unary(
+            MATCHMAKER + "GetGame",
+            matchmaker_pb2.GetGameRequest(game_id=game.id),
+            matchmaker_pb2.GetGameResponse(),
+        ).game
+        moved = api_player.unary(
+            MATCHMAKER + "SubmitActions",
+            matchmaker_pb2.SubmitActionsRequest(
+                game_id=game.id,
+                expected_version=game.version,
+                actions=[game_pb2.Action(side="south", notation="a3-a4" if _ == 0 else "c3-c4")],
+            ),
+            matchmaker_pb2.SubmitActionsResponse(),
+        )
+        spectator.wait_version(moved.game.version)
+        browser_player.wait_turn()
+        origin, target = ("a8", "a7") if _ == 0 else ("e8", "e7")
+        browser_player.click_move(origin, target)
+        browser_player.wait_version(moved.game.version + 1)
+        spectator.wait_version(moved.game.version + 1)
+        assert spectator.page.locator(f'#board .last[data-cell="{target}"]').count() == 1
+    moves = spectator.page.locator("#moves li").all_text_contents()
+    assert moves == ["a3-a4", "a8-a7", "c3-c4", "e8-e7"]
+    # Presence: the page's player watches the game (here), the API player does not (away).
+    here = spectator.page.locator('#seats li[data-side="north"] .presence')
+    away = spectator.page.locator('#seats li[data-side="south"] .presence')
+    assert (here.text_content(), away.text_content()) == (" ●", " ○")
+
+
+def test_a_page_follows_its_game_across_a_restart_of_the_web_service(people, stack: Stack):
+    person = people("Steady")
+    opponent = stack.player("Opponent")
+    created = opponent.unary(
+        MATCHMAKER + "CreateGame",
+        matchmaker_pb2.CreateGameRequest(game="war", side="south"),
+        matchmaker_pb2.CreateGameResponse(),
+    )
+    joined = person.api().unary(
+        MATCHMAKER + "JoinGame",
+        matchmaker_pb2.JoinGameRequest(invite_code=created.invite_code),
+        matchmaker_pb2.JoinGameResponse(),
+    )
+    person.open(joined.game.id)
+    stack.restart_web()
+    moved = opponent.unary(
+        MATCHMAKER + "SubmitActions",
+        matchmaker_pb2.SubmitActionsRequest(
+            game_id=joined.game.id,
+            expected_version=joined.game.version,
+            actions=[game_pb2.Action(side="south", notation="e3-e4")],
+        ),
+        matchmaker_pb2.SubmitActionsResponse(),
+    )
+    person.wait_version(moved.game.version)  # the page reconnected by itself
+    person.wait_turn()
+    assert person.page.locator("#moves li").all_text_contents() == ["e3-e4"]
+
+
+def test_a_game_of_three_is_created_with_its_scenario_and_its_seats_taken_in_pages(people):
+    host = people("Host")
+    host.page.select_option("#friend-game", "napoleonic")
+    host.page.fill("#friend-options", "scenario=three_way")
+    host.page.click("#play-friend button")
+    host.page.wait_for_url("**/g/*")
+    host.page.wait_for_selector("#seats li")
+    seats = host.page.locator("#seats li")
+    assert seats.count() == 3
+    assert seats.filter(has_text="Host").count() == 1
+    code = str(host.page.text_content("#status")).rsplit("invite code ", 1)[1].strip()
+    for name in ("Second", "Third"):
+        guest = people(name)
+        guest.page.fill("#invite-code", code)
+        guest.page.click("#join-code button")
+        guest.page.wait_for_url(host.page.url)
+        host.page.locator("#seats li", has_text=name).wait_for()
+    host.page.wait_for_selector('#status[data-status="GAME_STATUS_RUNNING"]')
+
+
+def test_a_move_made_with_the_keyboard_alone(people):
+    person = people("Keys")
+    person.open(bot_game(person, "war", "south", WAR_CITADEL))
+    person.wait_turn()
+    person.page.focus('#board [data-cell="j1"]')
+    person.page.keyboard.press("Enter")
+    person.page.wait_for_selector('#board .target[data-cell="j10"]')
+    person.page.focus('#board [data-cell="j10"]')
+    person.page.keyboard.press("Space")
+    person.page.wait_for_selector('#moves li:has-text("Mj1xj10")')
+    assert "Citadel" in person.wait_finished()
+
+
+def test_a_refused_move_shows_its_reason(people):
+    person = people("Clumsy")
+    person.open(bot_game(person, "war", "south", WAR_CITADEL))
+    person.wait_turn()
+    person.page.fill("#notation", "a1-a5")
+    person.page.press("#notation", "Enter")
+    notice = person.page.locator("#notice")
+    notice.filter(has_text="ILLEGAL").wait_for()
+    assert person.page.get_attribute("#notice", "data-kind") == "error"
+    # Nothing was played: the move list is empty and it is still the person's move.
+    assert person.page.locator("#moves li").count() == 0
+    person.wait_turn()
+
+
+# --- whole games from the standard start (the slow suite, as the CLI's) --------------------
+
+GAMES = {
+    "war": ("south", {}),
+    "battle": ("attacker", {}),
+    "napoleonic": ("red", {"turn_limit": "40", "adjudicate_by_material": "true"}),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_whole_game_against_the_bot_at_level_1_typed_in_the_page(
+    people, stack: Stack, screenshots: Path, game: str
+):
+    side, options = GAMES[game]
+    person = people(f"Whole {game}")
+    reply = person.api().unary(
+        MATCHMAKER + "CreateGame",
+        matchmaker_pb2.CreateGameRequest(
+            game=game,
+            side=side,
+            options=options,
+            opponent=matchmaker_pb2.SEAT_KIND_BOT,
+            bot_level=1,
+        ),
+        matchmaker_pb2.CreateGameResponse(),
+    )
+    person.open(reply.game.id)
+    with grpc.insecure_channel(stack.engine.address) as channel:
+        engine = engine_pb2_grpc.RulesEngineStub(channel)
+        with grpc.insecure_channel(stack.matchmaker.address) as mm:
+            matchmaker = matchmaker_pb2_grpc.MatchmakerStub(mm)
+            metadata = (("authorization", f"Bearer {person.token}"),)
+            typed = 0
+            while True:
+                view = matchmaker.GetGame(
+                    matchmaker_pb2.GetGameRequest(game_id=reply.game.id),
+                    metadata=metadata,
+                    timeout=30,
+                ).game
+                if view.status == matchmaker_pb2.GAME_STATUS_FINISHED:
+                    break
+                if side not in view.state.to_act:
+                    time.sleep(0.05)
+                    continue
+                person.wait_version(view.version)
+                suggestion = engine.SuggestAction(
+                    engine_pb2.SuggestActionRequest(
+                        state=view.state,
+                        side=side,
+                        time_budget=duration_pb2.Duration(nanos=100_000_000),
+                    ),
+                    timeout=60,
+                )
+                person.page.fill("#notation", suggestion.notation)
+                person.page.press("#notation", "Enter")
+                person.wait_version(view.version + 1)
+                typed += 1
+    person.wait_finished()
+    person.photograph(screenshots, f"{game}-whole-game-end")
+    assert typed > 0

@@ -1,0 +1,285 @@
+"""The web service over HTTP, against a real matchmaker, engine and Redis: Connect calls
+forwarded with the caller's token, the same errors and reasons, WatchGame resumed by version,
+its own limits, and the page's files."""
+
+from __future__ import annotations
+
+import http.client
+import threading
+
+import grpc
+import pytest
+
+from tests.web.conftest import Stack
+from tests.web.connect_client import ENGINE, MATCHMAKER, CallError, ConnectClient
+from wargame.runtime.status import error_details
+from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+
+pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
+
+
+def new_war_game(stack: Stack) -> tuple[ConnectClient, ConnectClient, matchmaker_pb2.GameView]:
+    """South creates a game of War, North joins it by its invite code: both clients, the game."""
+    south, north = stack.player("South"), stack.player("North")
+    created = south.unary(
+        MATCHMAKER + "CreateGame",
+        matchmaker_pb2.CreateGameRequest(game="war", side="south"),
+        matchmaker_pb2.CreateGameResponse(),
+    )
+    joined = north.unary(
+        MATCHMAKER + "JoinGame",
+        matchmaker_pb2.JoinGameRequest(invite_code=created.invite_code),
+        matchmaker_pb2.JoinGameResponse(),
+    )
+    return south, north, joined.game
+
+
+def play_one(client: ConnectClient, game: matchmaker_pb2.GameView) -> matchmaker_pb2.GameView:
+    """The side to act plays its first legal action (asked of the engine through the web)."""
+    legal = client.unary(
+        ENGINE + "ListLegalActions",
+        engine_pb2.ListLegalActionsRequest(state=game.state),
+        engine_pb2.ListLegalActionsResponse(),
+    )
+    action = legal.actions[0].action
+    reply = client.unary(
+        MATCHMAKER + "SubmitActions",
+        matchmaker_pb2.SubmitActionsRequest(
+            game_id=game.id, expected_version=game.version, actions=[action]
+        ),
+        matchmaker_pb2.SubmitActionsResponse(),
+    )
+    assert reply.notations == [legal.actions[0].notation]
+    return reply.game
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["json", "proto"])
+def test_a_unary_call_reaches_the_matchmaker_with_the_callers_token(stack: Stack, binary: bool):
+    ada = stack.player("Ada")
+    ada.binary = binary
+    me = ada.unary(
+        MATCHMAKER + "GetPlayer",
+        matchmaker_pb2.GetPlayerRequest(),
+        matchmaker_pb2.GetPlayerResponse(),
+    )
+    assert me.player.display_name == "Ada"
+    # The same player as the matchmaker itself knows by the token.
+    with grpc.insecure_channel(stack.matchmaker.address) as channel:
+        direct = matchmaker_pb2_grpc.MatchmakerStub(channel).GetPlayer(
+            matchmaker_pb2.GetPlayerRequest(),
+            metadata=(("authorization", f"Bearer {ada.token}"),),
+            timeout=30,
+        )
+    assert direct.player.id == me.player.id
+
+
+def test_the_engines_read_only_calls_are_served(stack: Stack):
+    described = stack.client().unary(
+        ENGINE + "DescribeGame",
+        engine_pb2.DescribeGameRequest(game="battle"),
+        engine_pb2.DescribeGameResponse(),
+    )
+    assert described.initial_state.game == "battle"
+    parsed = stack.client().unary(
+        ENGINE + "ParseAction",
+        engine_pb2.ParseActionRequest(state=described.initial_state, text="resign"),
+        engine_pb2.ParseActionResponse(),
+    )
+    assert parsed.action.HasField("resign")
+
+
+def test_engine_calls_that_change_or_search_are_not_served(stack: Stack):
+    with pytest.raises(CallError) as refused:
+        stack.client().unary(
+            ENGINE + "SuggestAction",
+            engine_pb2.SuggestActionRequest(),
+            engine_pb2.SuggestActionResponse(),
+        )
+    assert (refused.value.status, refused.value.code) == (501, "unimplemented")
+
+
+def test_an_error_keeps_its_code_and_reason(stack: Stack):
+    request = matchmaker_pb2.GetGameRequest(game_id="no-such-game")
+    with (
+        grpc.insecure_channel(stack.matchmaker.address) as channel,
+        pytest.raises(grpc.RpcError) as direct,
+    ):
+        matchmaker_pb2_grpc.MatchmakerStub(channel).GetGame(request, timeout=30)
+    expected = error_details(direct.value)
+    with pytest.raises(CallError) as refused:
+        stack.client().unary(MATCHMAKER + "GetGame", request, matchmaker_pb2.GetGameResponse())
+    assert refused.value.code == expected.code.name.lower()
+    assert refused.value.reason == expected.reason != ""
+    assert refused.value.message == expected.message
+    assert refused.value.status == 404
+
+
+def test_a_refused_move_says_why_as_the_matchmaker_does(stack: Stack):
+    south, north, game = new_war_game(stack)
+    side = game.state.to_act[0]
+    player = {"south": south, "north": north}[side]
+    request = matchmaker_pb2.SubmitActionsRequest(
+        game_id=game.id,
+        expected_version=game.version,
+        actions=[game_pb2.Action(side=side, notation="a1-j10")],
+    )
+    with (
+        grpc.insecure_channel(stack.matchmaker.address) as channel,
+        pytest.raises(grpc.RpcError) as direct,
+    ):
+        matchmaker_pb2_grpc.MatchmakerStub(channel).SubmitActions(
+            request, metadata=(("authorization", f"Bearer {player.token}"),), timeout=30
+        )
+    expected = error_details(direct.value)
+    with pytest.raises(CallError) as refused:
+        player.unary(MATCHMAKER + "SubmitActions", request, matchmaker_pb2.SubmitActionsResponse())
+    assert refused.value.code == expected.code.name.lower()
+    assert refused.value.reason == expected.reason != ""
+    assert refused.value.message == expected.message
+
+
+def test_a_call_without_a_token_is_refused_with_its_reason(stack: Stack):
+    with pytest.raises(CallError) as refused:
+        stack.client().unary(
+            MATCHMAKER + "GetPlayer",
+            matchmaker_pb2.GetPlayerRequest(),
+            matchmaker_pb2.GetPlayerResponse(),
+        )
+    assert (refused.value.status, refused.value.reason) == (401, "TOKEN_MISSING")
+
+
+def test_a_request_that_is_no_message_is_refused_as_malformed(stack: Stack):
+    host, _, port = stack.web.address.rpartition(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.request(
+        "POST",
+        MATCHMAKER + "GetGame",
+        b'{"gameId": 7, "',
+        {"Content-Type": "application/json"},
+    )
+    answer = connection.getresponse()
+    body = answer.read()
+    connection.close()
+    assert answer.status == 400
+    assert b"MALFORMED_REQUEST" in body
+
+
+def test_a_request_beyond_the_limit_is_refused_unread(stack: Stack):
+    name = "x" * (64 * 1024 + 1)
+    with pytest.raises(CallError) as refused:
+        stack.client().unary(
+            MATCHMAKER + "RegisterPlayer",
+            matchmaker_pb2.RegisterPlayerRequest(display_name=name),
+            matchmaker_pb2.RegisterPlayerResponse(),
+        )
+    assert (refused.value.code, refused.value.reason) == ("resource_exhausted", "REQUEST_TOO_LARGE")
+
+
+def test_watch_game_streams_and_resumes_by_version(stack: Stack):
+    south, north, game = new_war_game(stack)
+    players = {"south": south, "north": north}
+    spectator = stack.client()
+    updates = spectator.stream(
+        MATCHMAKER + "WatchGame",
+        matchmaker_pb2.WatchGameRequest(game_id=game.id, after_version=game.version),
+        matchmaker_pb2.WatchGameResponse,
+    )
+    game = play_one(players[game.state.to_act[0]], game)
+    first = next(updates)
+    assert first.version == game.version
+    assert first.notations and first.game.version == game.version
+    updates.close()  # the page goes away
+
+    seen = game.version
+    game = play_one(players[game.state.to_act[0]], game)
+    game = play_one(players[game.state.to_act[0]], game)
+    resumed = spectator.stream(
+        MATCHMAKER + "WatchGame",
+        matchmaker_pb2.WatchGameRequest(game_id=game.id, after_version=seen),
+        matchmaker_pb2.WatchGameResponse,
+    )
+    versions = []
+    for update in resumed:
+        if update.HasField("notice"):
+            continue
+        versions.append(update.version)
+        if update.version == game.version:
+            break
+    resumed.close()
+    assert versions[0] == seen + 1
+    assert versions[-1] == game.version
+    assert versions == sorted(versions)
+
+
+def test_a_watch_of_a_future_version_ends_with_the_matchmakers_error(stack: Stack):
+    _, _, game = new_war_game(stack)
+    updates = stack.client(binary=True).stream(
+        MATCHMAKER + "WatchGame",
+        matchmaker_pb2.WatchGameRequest(game_id=game.id, after_version=game.version + 100),
+        matchmaker_pb2.WatchGameResponse,
+    )
+    with pytest.raises(CallError) as refused:
+        next(updates)
+    assert refused.value.code == "invalid_argument"
+    assert refused.value.reason != ""
+
+
+def test_a_stopping_web_service_ends_its_streams_so_pages_resume_elsewhere(stack: Stack):
+    _, _, game = new_war_game(stack)
+    updates = stack.client().stream(
+        MATCHMAKER + "WatchGame",
+        matchmaker_pb2.WatchGameRequest(game_id=game.id, after_version=game.version - 1),
+        matchmaker_pb2.WatchGameResponse,
+        timeout=120,
+    )
+    assert next(updates).version == game.version  # the web service holds the stream now
+    outcome: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            for _ in updates:
+                pass
+        except BaseException as error:
+            outcome.append(error)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    stack.restart_web()
+    reader.join(120)
+    assert not reader.is_alive()
+    error = outcome[0] if outcome else None
+    assert isinstance(error, CallError), outcome
+    assert error.code == "unavailable"
+    # The restarted service serves the same game from where the page was.
+    again = stack.client().stream(
+        MATCHMAKER + "WatchGame",
+        matchmaker_pb2.WatchGameRequest(game_id=game.id, after_version=game.version - 1),
+        matchmaker_pb2.WatchGameResponse,
+    )
+    assert next(again).version == game.version
+    again.close()
+
+
+@pytest.mark.parametrize("path", ["/", f"/g/{'a' * 12}"])
+def test_the_page_is_served_for_the_lobby_and_a_game(stack: Stack, path: str):
+    host, _, port = stack.web.address.rpartition(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.request("GET", path)
+    answer = connection.getresponse()
+    body = answer.read()
+    connection.close()
+    assert answer.status == 200
+    assert b'<script type="module" src="/static/app.js">' in body
+    # Only the page's own scripts run, and it talks only to this service.
+    assert "default-src 'self'" in str(answer.getheader("content-security-policy"))
+
+
+@pytest.mark.parametrize("path", ["/static/../main.py", "/main.py", "/static/nothing.js"])
+def test_nothing_but_the_pages_files_is_served(stack: Stack, path: str):
+    host, _, port = stack.web.address.rpartition(":")
+    connection = http.client.HTTPConnection(host, int(port), timeout=30)
+    connection.request("GET", path)
+    answer = connection.getresponse()
+    answer.read()
+    connection.close()
+    assert answer.status == 404
