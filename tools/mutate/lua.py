@@ -1,7 +1,7 @@
 """Mutation testing of the matchmaker's Lua scripts, run through a real redis-server.
 
     python -m tools.mutate.lua [--script NAME]... [--workers N] [--run-dir run]
-                               [--sample N [--seed S]] [--resume | --survivors]
+                               [--sample N [--seed S]] [--resume | --survivors | --report]
 
 mutmut mutates Python only; the scripts (`matchmaker/scripts/*.lua`) are the atomic core of
 the matchmaker, so they get mutants of their own here. Each mutant changes one token of
@@ -192,7 +192,7 @@ def report(results: dict[str, dict[str, str]], every: dict[str, list[Mutant]]) -
     """The table per script and in all: killed, timeout, survived, equivalent, unchecked."""
     equivalent = equivalent_mutants()
     columns = ("killed", "timeout", "survived", "equivalent", "unchecked")
-    head = f"{'script':<32} " + " ".join(f"{c:>10}" for c in columns)
+    head = f"{'script':<38} " + " ".join(f"{c:>10}" for c in columns)
     head += f" {'kill rate':>10} {'95 % interval':>14}"
     lines = [head, "-" * len(head)]
     total: Counter[str] = Counter()
@@ -212,10 +212,10 @@ def _row(label: str, counts: Counter[str], columns: Sequence[str]) -> str:
     judged = killed + counts["survived"]
     cells = " ".join(f"{counts[c]:>10}" for c in columns)
     if not judged:
-        return f"{label:<32} {cells} {'-':>10}"
+        return f"{label:<38} {cells} {'-':>10}"
     low, high = wilson(killed, judged)
     rate = f"{100 * killed / judged:.1f} %"
-    return f"{label:<32} {cells} {rate:>10} {f'{100 * low:.0f}-{100 * high:.0f} %':>14}"
+    return f"{label:<38} {cells} {rate:>10} {f'{100 * low:.0f}-{100 * high:.0f} %':>14}"
 
 
 def run(
@@ -227,6 +227,7 @@ def run(
     seed: int = 0,
     resume: bool = False,
     survivors: bool = False,
+    report_only: bool = False,
 ) -> str:
     """Mutate the scripts `chosen` (every one when empty), run each mutant's tests, write the
     report under `run_dir/mutate/lua/`; returns it."""
@@ -235,7 +236,7 @@ def run(
     stored = folder / "results.json"
     results: dict[str, dict[str, str]] = (
         json.loads(stored.read_text(encoding="utf-8"))
-        if (resume or survivors) and stored.exists()
+        if (resume or survivors or report_only) and stored.exists()
         else {}
     )
     names = scripts(chosen)
@@ -251,6 +252,8 @@ def run(
     ]
     if sample_size:
         todo = random.Random(seed).sample(todo, min(sample_size, len(todo)))
+    if report_only:
+        todo = []
     needed = sorted({m.script for m in todo})
     print(f"== mutate lua: {len(todo)} mutants of {', '.join(needed) or 'no script'}", flush=True)
     limits: dict[str, float] = {}
@@ -302,6 +305,9 @@ def main() -> None:
     parser.add_argument(
         "--survivors", action="store_true", help="keep earlier results, test the survivors again"
     )
+    parser.add_argument(
+        "--report", action="store_true", help="only the report of the results stored so far"
+    )
     args = parser.parse_args()
     text = run(
         args.script,
@@ -311,6 +317,7 @@ def main() -> None:
         seed=args.seed,
         resume=args.resume,
         survivors=args.survivors,
+        report_only=args.report,
     )
     print(text, end="")
 
