@@ -65,7 +65,11 @@ def within(path: str, scope: str) -> bool:
 # those that run the script on a real redis-server, nearest first, and few (a mutant's
 # tests run in a pytest of their own).
 _QUEUE = ("tests/matchmaker/test_queue.py", "tests/matchmaker/test_queue_stream.py")
-_DUE = ("tests/matchmaker/test_store.py", "tests/matchmaker/test_sweeper.py")
+_DUE = (
+    "tests/matchmaker/test_store.py",
+    "tests/matchmaker/test_sweeper.py",
+    "tests/matchmaker/test_schedule.py",
+)
 LUA_TESTS: dict[str, tuple[str, ...]] = {
     "apply_rating": ("tests/matchmaker/test_apply_rating.py", "tests/matchmaker/test_players.py"),
     "authenticate": ("tests/matchmaker/test_tokens.py",),
