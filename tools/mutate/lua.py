@@ -248,7 +248,11 @@ def run(
         for n in names
         for m in every[n]
         if m.name not in equivalent
-        and (m.name not in results or (survivors and results[m.name]["outcome"] == "survived"))
+        and (
+            results.get(m.name, {}).get("outcome") == "survived"
+            if survivors
+            else m.name not in results
+        )
     ]
     if sample_size:
         todo = random.Random(seed).sample(todo, min(sample_size, len(todo)))
