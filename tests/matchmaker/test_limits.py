@@ -292,6 +292,22 @@ def test_a_bucket_without_a_rate_is_no_limit_and_the_first_refusal_stops_the_res
 
 
 @both_stores
+def test_a_bucket_refills_at_its_rate_to_the_token(redis_url: str) -> None:
+    # 1,000 s idle at 1 token a second is 1,000 tokens (and the few ms since), not 999.
+    async def scenario() -> None:
+        async with made(redis_url) as limits:
+            redis = limits.scripts.redis
+            bucket = Bucket(keys.limit("rate"), 1.0, 10_000.0, "too many rate tests")
+            seconds, micros = await redis.time()
+            idle_since = seconds * 1000 + micros // 1000 - 1_000_000
+            await redis.hset(bucket.key, mapping={"tokens": 0.0, "at": idle_since})
+            await limits.take([bucket], need=1000, cost=1000)
+            assert 0 <= await held(limits, bucket.key) < 1
+
+    run(scenario())
+
+
+@both_stores
 def test_a_bucket_changed_ahead_of_the_clock_refills_nothing_until_the_clock_passes_it(
     redis_url: str,
 ) -> None:
