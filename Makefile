@@ -96,7 +96,7 @@ test-slow: setup ## the long suites: deep perft, random playouts in depth, AI st
 test-paired: setup ## make test in two fresh clones of main at once beside a CPU hog: each result and time
 	$(PY) -m tools.paired --run-dir $(RUN_DIR) $(PAIRED_FLAGS)
 
-mutate: setup ## mutation testing (mutmut) of rules, convert, matchmaker; SCOPE=<folder> narrows it
+mutate: setup ## mutation testing (mutmut) of rules, convert, matchmaker, and of its Lua (SCOPE=matchmaker/scripts); SCOPE=<folder> narrows it
 	nice -n 10 $(PY) -m tools.mutate $(addprefix --scope ,$(SCOPE)) \
 	  --workers $(PYTEST_WORKERS) --run-dir $(RUN_DIR) $(MUTATE_FLAGS)
 

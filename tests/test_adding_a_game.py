@@ -7,8 +7,9 @@ commands and pinned tools (`make proto`, `buf`, the golden and perft commands); 
 game-independent conformance suite, the conformance vectors' check and the package maps'
 test run over the copy. The toy's code below is what a maintainer writes from the guide.
 
-`test_the_test_takes_the_guides_steps` (cheap) keeps this file and the guide in step: a
-step added to, dropped from or renamed in the guide fails it until the test follows.
+`test_the_test_takes_the_guides_steps` (cheap, in `make test`) keeps this file and the guide
+in step: a step added to, dropped from or renamed in the guide fails it until the test
+follows. Following the guide takes minutes of CPU, so it runs under `make test-slow`.
 """
 
 from __future__ import annotations
@@ -629,7 +630,11 @@ def test_the_test_takes_the_guides_steps() -> None:
     assert headings == taken, "docs/adding-a-game.md and tests/test_adding_a_game.py differ"
 
 
+# Minutes of CPU (a copy of the tree, `make proto`, the conformance suite and vectors of the
+# toy): under `make test-slow` (CI's deeper run, a release), while the cheap test above keeps
+# the guide and these steps in step in every `make test`.
 @pytest.mark.system
+@pytest.mark.slow
 @pytest.mark.timeout(1200)
 def test_a_game_added_by_following_the_guide_passes_the_conformance_suite(
     tmp_path: Path,

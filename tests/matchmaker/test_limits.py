@@ -292,6 +292,43 @@ def test_a_bucket_without_a_rate_is_no_limit_and_the_first_refusal_stops_the_res
 
 
 @both_stores
+def test_a_bucket_refills_at_its_rate_to_the_token(redis_url: str) -> None:
+    # 1,000 s idle at 1 token a second is 1,000 tokens (and the few ms since), not 999.
+    async def scenario() -> None:
+        async with made(redis_url) as limits:
+            redis = limits.scripts.redis
+            bucket = Bucket(keys.limit("rate"), 1.0, 10_000.0, "too many rate tests")
+            seconds, micros = await redis.time()
+            idle_since = seconds * 1000 + micros // 1000 - 1_000_000
+            await redis.hset(bucket.key, mapping={"tokens": 0.0, "at": idle_since})
+            await limits.take([bucket], need=1000, cost=1000)
+            assert 0 <= await held(limits, bucket.key) < 1
+
+    run(scenario())
+
+
+@both_stores
+def test_a_bucket_changed_ahead_of_the_clock_refills_nothing_until_the_clock_passes_it(
+    redis_url: str,
+) -> None:
+    # A bucket last changed by a primary whose clock ran ahead (then a failover to one behind
+    # it) has its `at` in the future by this server's clock: it refills nothing, neither a
+    # minimum nor a negative amount, so the request waits for one token's refill, no more.
+    async def scenario() -> None:
+        async with made(redis_url) as limits:
+            redis = limits.scripts.redis
+            bucket = Bucket(keys.limit("ahead"), 1_000_000.0, 5.0, "too many tests ahead")
+            seconds, micros = await redis.time()
+            hour_ahead = seconds * 1000 + micros // 1000 + 3_600_000
+            await redis.hset(bucket.key, mapping={"tokens": 0.0, "at": hour_ahead})
+            refused = await refusal(limits, [bucket], need=1, cost=1)
+            assert int(refused.metadata["retry_after_ms"]) == 1  # 1 token at 1,000 per ms
+            assert await held(limits, bucket.key) == 0
+
+    run(scenario())
+
+
+@both_stores
 def test_a_bucket_idle_for_long_holds_its_burst_and_no_more(redis_url: str) -> None:
     # limit.lua refills by Redis TIME: a bucket last changed long ago (written here as the
     # script writes it, its `at` an hour back by the server's clock) is full, not fuller.

@@ -419,3 +419,31 @@ def test_a_presence_change_made_while_the_game_changed_is_applied_to_the_new_ver
             await replica.close()
 
     asyncio.run(scenario())
+
+
+def test_a_watcher_stream_that_ends_takes_its_field_out_of_the_presence_hash_at_once(
+    redis_url: str,
+) -> None:
+    """Leaving removes the watcher's own field then and there (not when its lifetime runs
+    out), and only that field: a player watching on two streams is still there."""
+
+    async def scenario() -> None:
+        replica = await Replica.connect(fast_settings(redis_url, abandon_after=60.0))
+        try:
+            store = replica.store
+            game = running_war_game("g-watcher-leaves")
+            now = await store.time_ms()
+            created = await store.commit_change(None, game, now, mm.WatchGameResponse())
+            assert created.outcome == CommitOutcome.OK
+            presence = Presence(replica.store, replica.scripts, replica.settings)
+            first = await presence.arrive(game.id, "north")
+            second = await presence.arrive(game.id, "north")
+            redis: Any = store.redis
+            hash_key = keys.game_presence(game.id)
+            assert {f.decode() for f in await redis.hkeys(hash_key)} == {first, second}
+            await presence.leave(game.id, first)
+            assert {f.decode() for f in await redis.hkeys(hash_key)} == {second}
+        finally:
+            await replica.close()
+
+    asyncio.run(scenario())

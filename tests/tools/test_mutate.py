@@ -237,3 +237,90 @@ def test_a_sampled_kill_rate_has_its_95_percent_interval_and_a_full_one_none() -
     assert report.interval(Counter(killed=20, unchecked=5)) == "84-100 %"
     assert report.interval(Counter(killed=90, survived=10)) == ""
     assert report.interval(Counter(unchecked=3)) == ""
+
+
+def test_a_function_filter_keeps_the_mutants_of_the_functions_named(tmp_path: Path) -> None:
+    from tools.mutate.__main__ import function_of
+
+    assert function_of("engine_service.service.xǁRulesEngineǁ_seconds__mutmut_3") == "_seconds"
+    assert function_of("engine_service.service.x_search_wall_cap__mutmut_12") == "search_wall_cap"
+    scope = "engine_service/rules/war/pieces.py"
+    work = tmp_path / "mutate" / "work" / slug(scope)
+    prepare(scope, work, resume=False)
+    generate(work, {**os.environ, "TMPDIR": str(work / "tmp")}, workers=1)
+    everything = draw(work, 0, seed=0)
+    one = function_of(everything[0])
+    chosen = draw(work, 0, seed=0, functions=[one])
+    assert chosen and len(chosen) < len(everything)
+    assert all(function_of(name) == one for name in chosen)
+
+
+LUA = """-- a comment: a < b and not c, 1 + 2
+local s = "x < 1 or y"  -- "quoted"
+local n = -tonumber(ARGV[1])
+if n <= 10 and not redis.call("GET", KEYS[1]) then
+  return math.min(n - 1, 2)
+end
+"""
+
+
+def test_a_lua_mutant_changes_one_token_of_code_never_comments_strings_or_a_sign() -> None:
+    from tools.mutate import lua
+
+    mutants = list(lua.mutants_of("x", LUA))
+    changes = {(m.line, m.original, m.replacement) for m in mutants}
+    assert changes == {
+        (3, "1", "2"),  # ARGV[1]; the unary minus before tonumber has no `+` twin in Lua
+        (4, "<=", "<"),
+        (4, "10", "11"),
+        (4, "and", "or"),
+        (4, "not", ""),
+        (4, "1", "2"),
+        (5, "math.min", "math.max"),
+        (5, "-", "+"),
+        (5, "1", "2"),
+        (5, "2", "3"),
+    }
+    for mutant in mutants:
+        changed = mutant.apply(LUA)
+        assert changed != LUA and changed.splitlines()[:2] == LUA.splitlines()[:2]
+        before, after = mutant.describe(LUA).splitlines()
+        assert before == "-" + LUA.splitlines()[mutant.line - 1] and after.startswith("+")
+    assert len({m.name for m in mutants}) == len(mutants)
+
+
+def test_every_script_has_lua_mutants_and_tests_to_judge_them() -> None:
+    from tools.mutate import lua
+
+    for script in lua.SCRIPTS.glob("*.lua"):
+        assert script.stem in scopes.LUA_TESTS, f"{script.name} has no tests in LUA_TESTS"
+        assert list(lua.mutants_of(script.stem, script.read_text("utf-8")))
+    assert all((ROOT / t).is_file() for tests in scopes.LUA_TESTS.values() for t in tests)
+    assert lua.is_lua("matchmaker/scripts") and lua.is_lua("matchmaker/scripts/limit.lua")
+    assert not lua.is_lua("matchmaker/scripts/__init__.py") and not lua.is_lua("matchmaker")
+
+
+def test_the_lua_switch_loads_the_mutated_text_for_its_script_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from matchmaker import scripts
+    from tools.mutate import lua_switch
+
+    monkeypatch.setattr(scripts, "source", scripts.source)  # put back afterwards
+    mutated = tmp_path / "limit.lua"
+    mutated.write_text("return {0, 1}\n", encoding="utf-8")
+    monkeypatch.setenv(lua_switch.VARIABLE, f"limit={mutated}")
+    lua_switch.pytest_configure(None)  # type: ignore[arg-type]
+    assert scripts.source("limit") == "return {0, 1}\n"
+    assert "HMGET" in scripts.source("load")  # the others unchanged
+    monkeypatch.setenv(lua_switch.VARIABLE, f"nothing={mutated}")
+    with pytest.raises(pytest.UsageError):
+        lua_switch.pytest_configure(None)  # type: ignore[arg-type]
+
+
+def test_a_lua_kill_rate_has_its_wilson_interval() -> None:
+    from tools.mutate import lua
+
+    low, high = lua.wilson(90, 100)
+    assert (round(100 * low), round(100 * high)) == (83, 94)
+    assert lua.wilson(0, 0) == (0.0, 1.0)

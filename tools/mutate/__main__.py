@@ -2,6 +2,7 @@
 
     python -m tools.mutate [--scope DIR]... [--only FILE]... [--tests FILE]... [--workers N]
                            [--run-dir run] [--resume | --survivors] [--sample N [--seed S]]
+                           [--function NAME]...
 
 Each scope runs in its own folder `run/mutate/work/<scope>/`, which links the package and
 the tests and carries the project's pyproject.toml with `[tool.mutmut]` narrowed to the
@@ -13,9 +14,15 @@ and keeps the scope's folder, tests and earlier results. `--tests FILE` (repeata
 by those tests only: while writing tests for a file, its mutants against its own tests in
 minutes (in another `--run-dir`: what they miss, the whole scope may kill). `--sample N`
 tests N of the scope's mutants drawn at random (the same N for the same `--seed`): the kill
-rate of a whole package in minutes, reported with its 95 % interval. Tests start their own
+rate of a whole package in minutes, reported with its 95 % interval. `--function NAME`
+(repeatable) tests only the mutants of the functions or methods so named (a part of a big
+file: the engine's limits in `service.py`), with `--sample` too. Tests start their own
 redis-server (tests/servers.py); those of a mutant stopped for its time limit are ended
 here afterwards, found by their folder.
+
+The scope `matchmaker/scripts` (or one script, `matchmaker/scripts/limit.lua`) is the
+matchmaker's Lua, which mutmut cannot mutate: `lua.py` mutates it and runs each mutant
+through a real redis-server (with `--sample`, `--seed`, `--resume`, `--survivors`).
 """
 
 from __future__ import annotations
@@ -32,7 +39,7 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
-from tools.mutate import report
+from tools.mutate import lua, report
 from tools.mutate.scopes import (
     DEFAULT_SCOPES,
     PACKAGES,
@@ -182,16 +189,25 @@ def generate(work: Path, env: dict[str, str], workers: int) -> None:
     )
 
 
-def draw(work: Path, size: int, seed: int) -> list[str]:
-    """`size` of the scope's mutants drawn at random (all when fewer), the same for one seed."""
+def draw(work: Path, size: int, seed: int, functions: Sequence[str] = ()) -> list[str]:
+    """`size` of the scope's mutants drawn at random (all when fewer; every one when `size`
+    is 0), the same for one seed; only those of `functions` when given."""
     mutated = {p.removesuffix(".py") for p in only_mutated(work)}
     names = sorted(
         name
         for meta in (work / "mutants").rglob("*.py.meta")
         if meta.relative_to(work / "mutants").as_posix().removesuffix(".py.meta") in mutated
         for name in json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+        if not functions or function_of(name) in functions
     )
-    return random.Random(seed).sample(names, min(size, len(names)))
+    return random.Random(seed).sample(names, min(size or len(names), len(names)))
+
+
+def function_of(mutant: str) -> str:
+    """The function or method a mutmut mutant name lies in
+    ("engine_service.service.xǁRulesEngineǁ_seconds__mutmut_3" -> "_seconds")."""
+    stem = mutant.rsplit("__mutmut_", 1)[0].rsplit(".", 1)[-1]
+    return stem.rsplit("ǁ", 1)[-1] if "ǁ" in stem else stem.removeprefix("x_")
 
 
 def only_mutated(work: Path) -> list[str]:
@@ -228,6 +244,7 @@ def run_scope(
     tests: Sequence[str] = (),
     sample_size: int = 0,
     seed: int = 0,
+    functions: Sequence[str] = (),
 ) -> int:
     """Run mutmut over one scope (or `only` some of its files); returns its exit code."""
     work = run_dir / "mutate" / "work" / slug(scope)
@@ -240,10 +257,12 @@ def run_scope(
     # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
     env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
     mutmut = Path(sys.executable).with_name("mutmut")
-    if sample_size:
+    if sample_size or functions:
         generate(work, env, workers)
-        names = draw(work, sample_size, seed)
-        print(f"== mutate {scope}: a sample of {len(names)} mutants (seed {seed})", flush=True)
+        names = draw(work, sample_size, seed, functions)
+        print(f"== mutate {scope}: {len(names)} mutants (seed {seed})", flush=True)
+        if not names:
+            return 0
     try:
         return subprocess.run(
             [str(mutmut), "run", "--max-children", str(workers), *names],
@@ -277,9 +296,12 @@ def main() -> None:
     )
     parser.add_argument("--sample", type=int, default=0, help="test only N mutants drawn at random")
     parser.add_argument("--seed", type=int, default=0, help="which sample --sample draws")
+    parser.add_argument(
+        "--function", action="append", default=[], help="only the mutants of these functions"
+    )
     args = parser.parse_args()
-    if args.sample and args.survivors:
-        parser.error("--sample draws from every mutant; --survivors tests those not killed")
+    if (args.sample or args.function) and args.survivors:
+        parser.error("--sample and --function choose mutants; --survivors tests those not killed")
     try:
         scopes = [normalise(s, ROOT) for s in args.scope or DEFAULT_SCOPES]
         only = [normalise(f, ROOT) for f in args.only]
@@ -291,9 +313,27 @@ def main() -> None:
     if only and (len(scopes) != 1 or not all(within(f, scopes[0]) for f in only)):
         parser.error("--only names files of the one scope given")
     run_dir = args.run_dir.resolve()
+    scripts = [s for s in scopes if lua.is_lua(s)]
+    if scripts:
+        chosen = [] if lua.LUA_SCOPE in scripts else [Path(s).stem for s in scripts]
+        print(
+            lua.run(
+                chosen,
+                run_dir,
+                args.workers,
+                sample_size=args.sample,
+                seed=args.seed,
+                resume=args.resume,
+                survivors=args.survivors,
+            ),
+            end="",
+        )
+        if len(scripts) == len(scopes):
+            return
     failed = [
         s
         for s in scopes
+        if not lua.is_lua(s)
         if run_scope(
             s,
             run_dir,
@@ -304,6 +344,7 @@ def main() -> None:
             tests=args.tests,
             sample_size=args.sample,
             seed=args.seed,
+            functions=args.function,
         )
         != 0
     ]

@@ -59,3 +59,32 @@ def only_mutate(scope: str, root: Path) -> list[str]:
 def within(path: str, scope: str) -> bool:
     """Whether a normalised path is the scope or lies inside it."""
     return path == scope or path.startswith(scope + "/")
+
+
+# The tests that judge each of the matchmaker's Lua scripts (`python -m tools.mutate.lua`):
+# those that run the script on a real redis-server, nearest first, and few (a mutant's
+# tests run in a pytest of their own).
+_QUEUE = ("tests/matchmaker/test_queue.py", "tests/matchmaker/test_queue_stream.py")
+_DUE = (
+    "tests/matchmaker/test_store.py",
+    "tests/matchmaker/test_sweeper.py",
+    "tests/matchmaker/test_schedule.py",
+)
+LUA_TESTS: dict[str, tuple[str, ...]] = {
+    "apply_rating": ("tests/matchmaker/test_apply_rating.py", "tests/matchmaker/test_players.py"),
+    "authenticate": ("tests/matchmaker/test_tokens.py",),
+    "claim_due": _DUE,
+    "claim_rematch": ("tests/matchmaker/test_rematch.py",),
+    "commit": ("tests/matchmaker/test_store.py", "tests/matchmaker/test_play.py"),
+    "limit": ("tests/matchmaker/test_limits.py", "tests/matchmaker/test_invite_guesses.py"),
+    "load": ("tests/matchmaker/test_store.py",),
+    "notice": ("tests/matchmaker/test_store.py",),
+    "open_game": ("tests/matchmaker/test_players.py", "tests/matchmaker/test_sessions.py"),
+    "presence": ("tests/matchmaker/test_presence.py",),
+    "queue_join": _QUEUE,
+    "queue_leave": _QUEUE,
+    "queue_pair": _QUEUE,
+    "queue_status": _QUEUE,
+    "renew_due": _DUE,
+    "reschedule_due": _DUE,
+}

@@ -5,7 +5,9 @@ vectors reach (tests/conformance/battle) and along random games from random set-
 the option sets of `test_reference`, the one-move check must accept every legal move and
 refuse every other move of any piece to any square exactly as the analysis does, "has a
 legal move" must agree, and `apply` must refuse a sample of the illegal moves with the
-reason and message of the reference path (the analysis, then `explain`).
+reason and message of the reference path (the analysis, then `explain`). `make test` checks
+a rotating sample of the positions and one random game per option set (`tests/seeds.py`);
+`-m slow` every position of the vectors and the fixed games.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from engine_service.rules.battle.legal import analyse, can_move, move_is_legal
 from engine_service.rules.errors import RuleError
 from engine_service.rules.game import Game
 from engine_service.rules.position import read_position, write_position
+from tests import seeds
 
 from .helpers import RULES
 from .test_reference import NON_DEFAULT, random_setup
 
 VECTORS = Path(__file__).parents[3] / "conformance" / "battle"
 REFUSALS_PER_POSITION = 12
+SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
 
 
 def _positions_in(value: Any, found: set[str]) -> None:
@@ -97,18 +101,31 @@ def check_position(text: str, rng: random.Random) -> int:
     return len(candidates)
 
 
-def test_the_check_agrees_with_the_analysis_on_every_position_of_the_vectors() -> None:
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
+@pytest.mark.usefixtures("playout_seed")
+def test_the_check_agrees_with_the_analysis_on_every_position_of_the_vectors(
+    in_depth: bool,
+) -> None:
     texts = vector_texts()
     assert len(texts) >= 300
+    if not in_depth:
+        (seed,) = seeds.sampled(1)
+        texts = random.Random(seed).sample(texts, len(texts) // SAMPLED)
     rng = random.Random("check-vectors")
-    assert sum(check_position(text, rng) for text in texts) >= 500_000
+    compared = sum(check_position(text, rng) for text in texts)
+    assert compared >= (500_000 if in_depth else 500_000 // (2 * SAMPLED))
 
 
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize("options", [{}, *NON_DEFAULT], ids=lambda o: ",".join(o) or "defaults")
-def test_the_check_agrees_with_the_analysis_in_random_games(options: dict[str, str]) -> None:
-    rng = random.Random(f"check-{sorted(options.items())}")
+@pytest.mark.usefixtures("playout_seed")
+def test_the_check_agrees_with_the_analysis_in_random_games(
+    options: dict[str, str], in_depth: bool
+) -> None:
+    name = sorted(options.items())
+    rng = random.Random(f"check-{name}" if in_depth else f"check-{name}-{seeds.sampled(1)[0]}")
     positions = 0
-    for _seed in range(4):
+    for _seed in range(4 if in_depth else 1):
         state = RULES.new_game(RULES.resolve_options(options), random_setup(rng))
         for _ in range(8):
             check_position(write_position(Game(RULES, state)), rng)
@@ -117,4 +134,4 @@ def test_the_check_agrees_with_the_analysis_in_random_games(options: dict[str, s
             if not moves:
                 break
             state = RULES.play(state, rng.choice(moves))
-    assert positions >= 20
+    assert positions >= (20 if in_depth else 1)

@@ -5,7 +5,9 @@ reach (tests/conformance/war: the random, options, presets, book and example pla
 and on random playouts under the option sets of `test_reference`, the fast check must
 accept every listed action and answer exactly as the list does for many illegal ones
 made by perturbing legal ones; `apply` must refuse each of those with the reason and
-message of the reference path (the list, then `explain`).
+message of the reference path (the list, then `explain`). `make test` checks a rotating
+sample of the positions and one playout per option set (`tests/seeds.py`); `-m slow` every
+position of the vectors and the fixed playouts.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from engine_service.rules.war.explain import explain
 from engine_service.rules.war.legal import legal_in, piece_moves
 from engine_service.rules.war.ruleset import clear_caches
 from engine_service.rules.war.state import Turn
+from tests import seeds
 
 from .helpers import RULES, options
 from .test_reference import OPTION_SETS
 
 VECTORS = Path(__file__).parents[3] / "conformance" / "war"
 REFUSALS_PER_POSITION = 12  # illegal actions taken through `apply` (each explained twice)
+SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
 
 
 def _positions_in(value: Any, found: set[str]) -> None:
@@ -60,7 +64,7 @@ def vector_states() -> list[WarState]:
     return states
 
 
-def playout_states(opts: dict[str, str], seed: int, plies: int) -> Iterator[WarState]:
+def playout_states(opts: dict[str, str], seed: int | str, plies: int) -> Iterator[WarState]:
     """The positions of one seeded random playout under `opts`."""
     rng = random.Random(f"check-{seed}")
     state = RULES.new_game(options(**opts))
@@ -130,23 +134,31 @@ def check_position(state: WarState, rng: random.Random) -> int:
     return len(legal) + len(near)
 
 
-def test_the_check_agrees_with_the_list_on_every_position_of_the_vectors() -> None:
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
+@pytest.mark.usefixtures("playout_seed")
+def test_the_check_agrees_with_the_list_on_every_position_of_the_vectors(in_depth: bool) -> None:
     states = vector_states()
     assert len(states) >= 500
+    if not in_depth:
+        (seed,) = seeds.sampled(1)
+        states = random.Random(seed).sample(states, len(states) // SAMPLED)
     rng = random.Random("check-vectors")
     compared = sum(check_position(state, rng) for state in states)
-    assert compared >= 100_000
+    assert compared >= (100_000 if in_depth else 100_000 // (2 * SAMPLED))
 
 
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 @pytest.mark.parametrize("name", list(OPTION_SETS))
-def test_the_check_agrees_with_the_list_in_playouts(name: str) -> None:
+@pytest.mark.usefixtures("playout_seed")
+def test_the_check_agrees_with_the_list_in_playouts(name: str, in_depth: bool) -> None:
     rng = random.Random(f"check-{name}")
     positions = 0
-    for seed in range(2):
+    games: list[int | str] = [0, 1] if in_depth else list(seeds.sampled(1))
+    for seed in games:
         for state in playout_states(OPTION_SETS[name], seed, 80):
             check_position(state, rng)
             positions += 1
-    assert positions >= 60
+    assert positions >= 30 * len(games)
 
 
 def test_the_check_agrees_with_the_list_with_placement_then_move() -> None:
