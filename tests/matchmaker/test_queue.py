@@ -80,7 +80,9 @@ def test_the_spec_decides_the_queue() -> None:
 @both_stores
 def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: str) -> None:
     async def scenario() -> None:
-        pairers = [await make_queues(redis_url) for _ in range(4)]
+        # Tickets live past the whole run: on a busy machine 300 joins can outlast the
+        # default liveness, and a lapsed ticket is rightly dropped (neither seated nor left).
+        pairers = [await make_queues(redis_url, ticket_liveness=3600.0) for _ in range(4)]
         first = pairers[0]
         rng = random.Random(7)
         players = [f"p{i}" for i in range(300)]
