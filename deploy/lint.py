@@ -680,10 +680,20 @@ def published_metrics(sources: Iterable[Path]) -> set[str]:
     """The series the services publish: each prometheus_client metric their code declares
     (a histogram as its _bucket, _sum and _count)."""
     declared = re.compile(r"\b(Counter|Gauge|Histogram|Summary)\(\s*\"(wargame_\w+)\"")
+    # A service's call metrics, declared by `wargame.runtime.calls.call_metrics("<service>")`.
+    calls = re.compile(r"\bcall_metrics\(\s*\"(\w+)\"")
     names: set[str] = set()
     for source in sources:
         for path in source.rglob("*.py"):
-            for kind, name in declared.findall(path.read_text()):
+            text = path.read_text()
+            found = declared.findall(text)
+            for service in calls.findall(text):
+                found += [
+                    ("Counter", f"wargame_{service}_rpcs_total"),
+                    ("Counter", f"wargame_{service}_errors_total"),
+                    ("Histogram", f"wargame_{service}_rpc_seconds"),
+                ]
+            for kind, name in found:
                 if kind == "Histogram":
                     names |= {f"{name}_bucket", f"{name}_sum", f"{name}_count"}
                 elif kind == "Summary":
