@@ -15,6 +15,7 @@ from matchmaker.vault import Vault
 from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.conftest import TEST_SECRET_KEY, Client, InProcessMatchmaker
 from tests.matchmaker.helpers import expect_error, seconds, serving_engine, wait_for
+from tests.matchmaker.test_multiplayer import play_turns
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -156,6 +157,7 @@ def test_each_bot_seat_plays_at_its_own_level_and_shows_it(
     make_matchmaker: Callable[..., InProcessMatchmaker],
     listening_engine: tuple[str, list[engine_pb2.SuggestActionRequest]],
     clients: Callable[..., Client],
+    engine_stub: Any,
 ) -> None:
     """A game of three (`three_way`: red, black, green in turn) with bots on red at level 2
     and black at the game's level 4: each seat shows its own level, and the bot asks the
@@ -188,8 +190,9 @@ def test_each_bot_seat_plays_at_its_own_level_and_shows_it(
                 levels.setdefault(request.side, set()).add(request.level)
         return levels
 
-    wait_for(lambda: {"red", "black"} <= asked().keys())
-    assert asked() == {"red": {2}, "black": {4}}
+    # Green plays when it must (an attack on it asks for its answer) until both bots acted.
+    play_turns(engine_stub, {"green": ada}, game.id, lambda _: {"red", "black"} <= asked().keys())
+    assert {side: asked()[side] for side in ("red", "black")} == {"red": {2}, "black": {4}}
 
 
 def test_levels_per_bot_seat_are_checked(ada: Client) -> None:
