@@ -282,8 +282,9 @@ def build_parser() -> Parser:
         "--bot-seats",
         default="",
         metavar="SIDES",
-        help="with --invite or --vs human: the sides the bot plays (comma-separated); the "
-        "other seats are for people",
+        help="with --invite or --vs human: the sides the bot plays, comma-separated, each "
+        "with its own level if you like (blue:3,green:5; a side without one plays at "
+        "--level); the other seats are for people",
     )
     play.add_argument(
         "--clock",

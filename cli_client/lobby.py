@@ -64,6 +64,26 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
+def parse_bot_seats(text: str) -> tuple[tuple[str, ...], dict[str, int]]:
+    """`--bot-seats` (`blue:3,green` ...) into the bot's sides and the levels given for some
+    of them (the others play at `--level`); ValueError naming a malformed item."""
+    sides: list[str] = []
+    levels: dict[str, int] = {}
+    for item in text.split(","):
+        side, sep, level = (part.strip() for part in item.partition(":"))
+        if not side and not sep:
+            continue
+        side = side.lower()
+        if not side or (sep and level not in ("1", "2", "3", "4", "5")):
+            raise ValueError(
+                f"bot seat {item.strip()!r} is not SIDE or SIDE:LEVEL (a level 1 to 5)"
+            )
+        sides.append(side)
+        if sep:
+            levels[side] = int(level)
+    return tuple(sides), levels
+
+
 def from_position(connection: Connection, request: GameRequest, position: str) -> GameRequest:
     """The request to start a game from a position text: its options and its set-up."""
     made = connection.new_game_from(request.game, position)
@@ -86,6 +106,7 @@ class GameRequest:
     bot_time: float = 0.0
     level: int = 0  # the bot's level; 0 for the matchmaker's default
     bot_sides: tuple[str, ...] = ()  # the bot's seats in a game with people
+    bot_levels: Mapping[str, int] = field(default_factory=dict)  # their own levels, by side
 
     def create(
         self,
@@ -102,6 +123,7 @@ class GameRequest:
         request.bot_sides.extend(self.bot_sides)
         if opponent == matchmaker_pb2.SEAT_KIND_BOT or self.bot_sides:
             request.bot_level = self.level
+            request.bot_levels.update(self.bot_levels)
             if self.bot_time > 0:
                 request.bot_time.CopyFrom(duration(self.bot_time))
         return request

@@ -184,7 +184,10 @@ def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest
         parser.error(f"{flag} is for games against the bot (--vs bot, the default)")
     if args.bot_time < 0:
         parser.error("--bot-time must not be negative")
-    bot_sides = tuple(side.strip().lower() for side in args.bot_seats.split(",") if side.strip())
+    try:
+        bot_sides, bot_levels = lobby.parse_bot_seats(args.bot_seats)
+    except ValueError as error:
+        parser.error(f"--bot-seats: {error}")
     if bot_sides and _mode(args) not in ("invite", "human"):
         parser.error("--bot-seats is for games with people: add --invite or --vs human")
     if bot_sides and args.rated:
@@ -198,7 +201,7 @@ def _game_request(args: argparse.Namespace, parser: Parser) -> lobby.GameRequest
     return lobby.GameRequest(
         game=args.game, options=_options(args, parser), preset=args.preset, side=args.side,
         clock=clock, setup=args.setup, rated=args.rated, bot_time=args.bot_time,
-        level=args.level, bot_sides=bot_sides,
+        level=args.level, bot_sides=bot_sides, bot_levels=bot_levels,
     )  # fmt: skip
 
 

@@ -49,9 +49,9 @@ class Bot:
         secret = self.vault.derive(f"bot seed|{game_id}|{side}")
         return int.from_bytes(secret[:8], "big") >> 1 or 1
 
-    def level(self, game: GameRecord) -> int:
-        """The game's bot level (1-5)."""
-        return game.bot_level or self.settings.bot_level
+    def level(self, game: GameRecord, seat: Seat) -> int:
+        """The level (1-5) the bot plays a seat at: the seat's own, else the game's."""
+        return seat.level or game.bot_level or self.settings.bot_level
 
     def thinking_time(self, game: GameRecord) -> float:
         """Seconds the bot may think per action in this game."""
@@ -67,7 +67,7 @@ class Bot:
             seat.side,
             self.thinking_time(game),
             self.seed(game.id, seat.side),
-            self.level(game),
+            self.level(game, seat),
         )
         action = game_pb2.Action()
         action.CopyFrom(reply.action)
@@ -86,7 +86,7 @@ class Bot:
             seconds = min(self.settings.draw_answer_time, self.thinking_time(game))
             try:
                 reply = await self.engine.suggest(
-                    state, side, seconds, self.seed(game.id, seat.side), self.level(game)
+                    state, side, seconds, self.seed(game.id, seat.side), self.level(game, seat)
                 )
                 drawn = await self.engine.drawn(state)  # the alliances are the view's
                 allied = alliance(drawn, side) == alliance(drawn, seat.side)

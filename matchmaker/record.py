@@ -70,21 +70,29 @@ class Seat:
     reserved: str = ""  # the only player who may take this open seat ("" anyone)
     rating_before: str = ""  # the rating the game's result was applied to
     rating_after: str = ""  # the rating after it
+    level: int = 0  # a bot seat's own level (1-5; 0: the game's `bot_level`)
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, str | int]:
         """The stored form (the later fields only when set)."""
-        out = {"s": self.side, "p": self.player, "n": self.name, "k": self.kind, "r": self.rating}
+        out: dict[str, str | int] = {
+            "s": self.side,
+            "p": self.player,
+            "n": self.name,
+            "k": self.kind,
+            "r": self.rating,
+        }
         for key, value in (
             ("rv", self.reserved),
             ("rb", self.rating_before),
             ("ra", self.rating_after),
+            ("lv", self.level),
         ):
             if value:
                 out[key] = value
         return out
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, str]) -> Seat:
+    def from_dict(cls, data: Mapping[str, Any]) -> Seat:
         """A seat from its stored form."""
         return cls(
             data["s"],
@@ -95,6 +103,7 @@ class Seat:
             data.get("rv", ""),
             data.get("rb", ""),
             data.get("ra", ""),
+            int(data.get("lv", 0)),
         )
 
 

@@ -108,23 +108,32 @@ class Seating:
         *,
         side: str = "",
         bot_sides: Sequence[str] = (),
+        bot_levels: Mapping[str, int] | None = None,
         against_bot: bool = False,
         bot_seconds: float | None = None,
     ) -> tuple[GameRecord, int]:
         """Create a game and seat its creator on `side` (by default one at random of those
         no bot takes): the other seats open, or the bot's (every other seat `against_bot`,
-        those of `bot_sides` in a game against people). `bot_seconds` is the bot's time to
-        think (None: the default); a game with an open seat gets an invite code."""
+        those of `bot_sides` in a game against people), each bot seat at its level of
+        `bot_levels` (by side; the others at the spec's level). `bot_seconds` is the bot's
+        time to think (None: the default); a game with an open seat gets an invite code."""
         sides = await self.engine.sides(spec.ruleset, spec.options)
         side = self._creator_side(spec.ruleset, sides, side, bot_sides)
         if bot_sides and against_bot:
             raise malformed("bot_sides", "bot_sides is for games against people (opponent HUMAN)")
         bots = set(bot_sides) or ({s for s in sides if s != side} if against_bot else set())
-        spec = self._with_bot(spec, bots, bot_seconds)
+        levels = dict(bot_levels or {})
+        spec = self._with_bot(spec, bots, bot_seconds, levels)
         seats = [
             Seat(side=s, player=player_id, name=name)
             if s == side
-            else Seat(side=s, player=BOT_PLAYER, name="Bot", kind=SeatKind.BOT)
+            else Seat(
+                side=s,
+                player=BOT_PLAYER,
+                name="Bot",
+                kind=SeatKind.BOT,
+                level=levels.get(s, 0),
+            )
             if s in bots
             else Seat(side=s)
             for s in sides
@@ -155,16 +164,41 @@ class Seating:
                 )
         return chosen
 
-    def _with_bot(self, spec: GameSpec, bots: set[str], bot_seconds: float | None) -> GameSpec:
-        """`spec` with the bot's time and level when a bot sits (checked), else unchanged
-        (refused if it asks for a bot's time or level)."""
+    def _with_bot(
+        self,
+        spec: GameSpec,
+        bots: set[str],
+        bot_seconds: float | None,
+        bot_levels: Mapping[str, int],
+    ) -> GameSpec:
+        """`spec` with the bot's time and level when a bot sits (checked, with the level of
+        each seat in `bot_levels`), else unchanged (refused if it asks for a bot's time or
+        level)."""
         if not bots:
-            if bot_seconds is not None or spec.bot_level:
+            if bot_seconds is not None or spec.bot_level or bot_levels:
+                field = (
+                    "bot_time"
+                    if bot_seconds is not None
+                    else "bot_level"
+                    if spec.bot_level
+                    else "bot_levels"
+                )
                 raise malformed(
-                    "bot_time" if bot_seconds is not None else "bot_level",
-                    "bot_time and bot_level are for games against the bot (opponent BOT)",
+                    field, "bot_time and bot_level are for games against the bot (opponent BOT)"
                 )
             return spec
+        for side, level in bot_levels.items():
+            if side not in bots:
+                raise malformed(
+                    "bot_levels",
+                    f"bot_levels names {quoted(side)}: name only sides the bot takes "
+                    f"({', '.join(sorted(bots))})",
+                )
+            if not 1 <= level <= 5:
+                raise malformed(
+                    "bot_levels",
+                    f"bot_levels gives {quoted(side)} level {level}: a level is 1 to 5",
+                )
         seconds = self.settings.bot_time if bot_seconds is None else bot_seconds
         if not 0 < seconds <= self.settings.bot_max_time:
             raise malformed(
@@ -431,7 +465,13 @@ class Seating:
         # Sides swapped: the caller takes the opponent's side, the opponent the caller's.
         mine = Seat(side=opponent.side, player=player_id, name=name)
         theirs = (
-            Seat(side=seat.side, player=opponent.player, name=opponent.name, kind=SeatKind.BOT)
+            Seat(
+                side=seat.side,
+                player=opponent.player,
+                name=opponent.name,
+                kind=SeatKind.BOT,
+                level=opponent.level,
+            )
             if opponent.kind == SeatKind.BOT
             else Seat(side=seat.side, reserved=opponent.player)
         )

@@ -232,6 +232,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             spec,
             side=request.side,
             bot_sides=request.bot_sides,
+            bot_levels=dict(request.bot_levels),
             against_bot=request.opponent == matchmaker_pb2.SEAT_KIND_BOT,
             bot_seconds=request.bot_time.ToMilliseconds() / 1000
             if request.HasField("bot_time")

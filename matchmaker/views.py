@@ -118,7 +118,7 @@ def seat_messages(game: GameRecord) -> list[matchmaker_pb2.Seat]:
         message = matchmaker_pb2.Seat(
             side=seat.side,
             kind=SEAT_KIND[seat.kind],
-            bot_level=(game.bot_level or 5) if bot else 0,
+            bot_level=(seat.level or game.bot_level or 5) if bot else 0,
             connected=bool(seat.player) and (bot or seat.side not in game.away),
             reserved_for=seat.reserved,
         )

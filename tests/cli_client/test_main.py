@@ -72,6 +72,18 @@ def test_play_options(capsys: pytest.CaptureFixture[str]) -> None:
             "games with a bot seat are never rated",
         ),
         (
+            ["play", "napoleonic", "--invite", "--bot-seats", "black:9"],
+            "--bot-seats: bot seat 'black:9' is not SIDE or SIDE:LEVEL (a level 1 to 5)",
+        ),
+        (
+            ["play", "napoleonic", "--invite", "--bot-seats", "black:,green"],
+            "--bot-seats: bot seat 'black:' is not SIDE or SIDE:LEVEL",
+        ),
+        (
+            ["play", "napoleonic", "--invite", "--bot-seats", ":3"],
+            "--bot-seats: bot seat ':3' is not SIDE or SIDE:LEVEL",
+        ),
+        (
             ["play", "napoleonic", "--scenario", "three_way", "-o", "scenario=standard"],
             "--scenario and --option scenario=... disagree",
         ),
@@ -133,3 +145,16 @@ def test_a_battle_of_many_players_by_scenario_and_seat() -> None:
     create = request.create(matchmaker_pb2.SEAT_KIND_HUMAN, matchmaker_pb2.VISIBILITY_PRIVATE)
     assert list(create.bot_sides) == ["black", "green"] and create.bot_level == 2
     assert is_game_id("gb7ggkg63mzecmn") and not is_game_id("7K3M-9QX2-HF4P-T8WZ")
+
+
+def test_a_level_per_bot_seat() -> None:
+    """`--bot-seats black:3,green:5,red`: black and green at their own levels, red at
+    --level (the game's level)."""
+    args = build_parser().parse_args(
+        ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "blue", "--invite",
+         "--bot-seats", "black:3, Green:5,red", "--level", "2"]
+    )  # fmt: skip
+    request = _game_request(args, build_parser())
+    create = request.create(matchmaker_pb2.SEAT_KIND_HUMAN, matchmaker_pb2.VISIBILITY_PRIVATE)
+    assert list(create.bot_sides) == ["black", "green", "red"] and create.bot_level == 2
+    assert dict(create.bot_levels) == {"black": 3, "green": 5}

@@ -64,11 +64,14 @@ def test_the_bot_plays_at_the_games_level_and_time_else_the_settings(
 ) -> None:
     async def scenario() -> None:
         async with parts(redis_url, engine_address, bot_level=2, bot_time=0.4) as replica:
-            plain, _ = await bot_game(replica, "war", "south", "north")
+            plain, seat = await bot_game(replica, "war", "south", "north")
             asked, _ = await bot_game(replica, "war", "south", "north", bot_level=5, bot_ms=150)
             bot = replica.bot
-            assert (bot.level(plain), bot.thinking_time(plain)) == (2, 0.4)
-            assert (bot.level(asked), bot.thinking_time(asked)) == (5, 0.15)
+            assert (bot.level(plain, seat), bot.thinking_time(plain)) == (2, 0.4)
+            assert (bot.level(asked, seat), bot.thinking_time(asked)) == (5, 0.15)
+            # A seat's own level comes first.
+            own = dataclasses.replace(seat, level=3)
+            assert (bot.level(plain, own), bot.level(asked, own)) == (3, 3)
 
     asyncio.run(scenario())
 

@@ -15,6 +15,7 @@ from matchmaker.vault import Vault
 from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.conftest import TEST_SECRET_KEY, Client, InProcessMatchmaker
 from tests.matchmaker.helpers import expect_error, seconds, serving_engine, wait_for
+from tests.matchmaker.test_multiplayer import play_turns
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -150,3 +151,82 @@ def test_the_bot_judges_a_draw_offer_at_its_level_with_its_secret_seed(
     asked = heard[before]
     seed = int.from_bytes(Vault(TEST_SECRET_KEY).derive(f"bot seed|{game.id}|north")[:8], "big")
     assert (asked.side, asked.level, asked.seed) == ("south", 3, seed >> 1)
+
+
+def test_each_bot_seat_plays_at_its_own_level_and_shows_it(
+    make_matchmaker: Callable[..., InProcessMatchmaker],
+    listening_engine: tuple[str, list[engine_pb2.SuggestActionRequest]],
+    clients: Callable[..., Client],
+    engine_stub: Any,
+) -> None:
+    """A game of three (`three_way`: red, black, green in turn) with bots on red at level 2
+    and black at the game's level 4: each seat shows its own level, and the bot asks the
+    engine for each seat's actions at that seat's level."""
+    address, heard = listening_engine
+    server = make_matchmaker(engine=address, bot_level=1)
+    ada = clients(server.address, "Ada")
+    before = len(heard)
+    game = ada.CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way"},
+            side="green",
+            bot_sides=["red", "black"],
+            bot_levels={"red": 2},
+            bot_level=4,
+            bot_time=seconds(0.05),
+        )
+    ).game
+    assert game.status == mm.GAME_STATUS_RUNNING
+    shown = {seat.side: seat.bot_level for seat in game.seats}
+    assert shown == {"red": 2, "black": 4, "green": 0}
+    again = ada.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert {seat.side: seat.bot_level for seat in again.seats} == shown
+
+    def asked() -> dict[str, set[int]]:
+        levels: dict[str, set[int]] = {}
+        for request in heard[before:]:
+            if request.state.game == "napoleonic":
+                levels.setdefault(request.side, set()).add(request.level)
+        return levels
+
+    # Green plays when it must (an attack on it asks for its answer) until both bots acted.
+    play_turns(engine_stub, {"green": ada}, game.id, lambda _: {"red", "black"} <= asked().keys())
+    assert {side: asked()[side] for side in ("red", "black")} == {"red": {2}, "black": {4}}
+
+
+def test_levels_per_bot_seat_are_checked(ada: Client) -> None:
+    request = mm.CreateGameRequest(
+        game="napoleonic", options={"scenario": "three_way"}, side="green", bot_sides=["red"]
+    )
+    for levels, said in (
+        ({"black": 3}, "bot_levels names 'black': name only sides the bot takes (red)"),
+        ({"green": 3}, "bot_levels names 'green'"),
+        ({"purple": 3}, "bot_levels names 'purple'"),
+        ({"red": 6}, "bot_levels gives 'red' level 6: a level is 1 to 5"),
+        ({"red": 0}, "bot_levels gives 'red' level 0: a level is 1 to 5"),
+    ):
+        bad = mm.CreateGameRequest(bot_levels=levels)
+        bad.MergeFrom(request)
+        details = expect_error(
+            functools.partial(ada.CreateGame, bad), Code.INVALID_ARGUMENT, "MALFORMED_REQUEST"
+        )
+        assert said in details.message and details.fields[0][0] == "bot_levels"
+    # Levels for a game without a bot seat.
+    details = expect_error(
+        lambda: ada.CreateGame(mm.CreateGameRequest(game="war", bot_levels={"north": 3})),
+        Code.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+    )
+    assert details.fields[0][0] == "bot_levels"
+    # With opponent BOT, each of the bot's seats may have its own level.
+    game = ada.CreateGame(
+        mm.CreateGameRequest(
+            game="napoleonic",
+            options={"scenario": "three_way"},
+            side="green",
+            opponent=mm.SEAT_KIND_BOT,
+            bot_levels={"black": 1, "red": 3},
+        )
+    ).game
+    assert {seat.side: seat.bot_level for seat in game.seats} == {"red": 3, "black": 1, "green": 0}

@@ -446,6 +446,26 @@ class CreateGameRequest(_message.Message):
         def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
+    @_typing.final
+    class BotLevelsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     GAME_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     PRESET_FIELD_NUMBER: _builtins.int
@@ -458,6 +478,7 @@ class CreateGameRequest(_message.Message):
     SETUP_FIELD_NUMBER: _builtins.int
     BOT_LEVEL_FIELD_NUMBER: _builtins.int
     BOT_SIDES_FIELD_NUMBER: _builtins.int
+    BOT_LEVELS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id."""
     preset: _builtins.str
@@ -477,9 +498,10 @@ class CreateGameRequest(_message.Message):
     """A set-up text for the engine's NewGame (empty for the default)."""
     bot_level: _builtins.int
     """The bot's playing strength, 1 (beginner) to 5 (strongest); 0 means the default level.
-    Only with opponent BOT; passed to the engine's SuggestActionRequest.level and shown as
-    Seat.bot_level. The bot answers draw offers: it accepts when the engine's evaluation
-    says the game is even or worse for it, declines otherwise, within about a second.
+    Only with opponent BOT or bot_sides; passed to the engine's SuggestActionRequest.level
+    and shown as Seat.bot_level (see bot_levels for a level per seat). The bot answers
+    draw offers: it accepts when the engine's evaluation says the game is even or worse
+    for it, declines otherwise, within about a second.
     """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
@@ -505,6 +527,14 @@ class CreateGameRequest(_message.Message):
         the caller's (INVALID_ARGUMENT, field bot_sides).
         """
 
+    @_builtins.property
+    def bot_levels(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """A level per bot seat, keyed by side, 1 (beginner) to 5 (strongest): a bot seat not
+        listed plays at bot_level. Each key must be a side the bot takes (with opponent BOT,
+        every side but the caller's; else one of bot_sides) and each level 1 to 5
+        (INVALID_ARGUMENT, field bot_levels). Shown as each Seat.bot_level.
+        """
+
     def __init__(
         self,
         *,
@@ -520,10 +550,11 @@ class CreateGameRequest(_message.Message):
         setup: _builtins.str = ...,
         bot_level: _builtins.int = ...,
         bot_sides: _abc.Iterable[_builtins.str] | None = ...,
+        bot_levels: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bot_time", b"bot_time", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "bot_sides", b"bot_sides", "bot_time", b"bot_time", "game", b"game", "opponent", b"opponent", "options", b"options", "preset", b"preset", "rated", b"rated", "setup", b"setup", "side", b"side", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "bot_levels", b"bot_levels", "bot_sides", b"bot_sides", "bot_time", b"bot_time", "game", b"game", "opponent", b"opponent", "options", b"options", "preset", b"preset", "rated", b"rated", "setup", b"setup", "side", b"side", "time_control", b"time_control", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
