@@ -76,7 +76,7 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     make.send("quit")
     make.expect_text("you left game")
     stop_it = f"`make stop {run_dir}` stops it"
-    make.expect_text("the local stack still runs (redis, engine, matchmaker)")
+    make.expect_text("the local stack still runs (redis, engine, matchmaker, web)")
     make.expect_text(stop_it)
     assert make.wait(60) == 0
     # The stack keeps running, with its addresses, for the next `make play` without the
@@ -92,7 +92,7 @@ def test_make_play_starts_the_stack_and_a_game_against_the_bot(
     again.interrupt()
     again.expect_text("you left game")
     # Leaving with Ctrl-C says what is left running too, and is no failure of make.
-    again.expect_text("the local stack still runs (redis, engine, matchmaker)")
+    again.expect_text("the local stack still runs (redis, engine, matchmaker, web)")
     again.expect_text(stop_it)
     assert again.wait(60) == 0
     assert "Error" not in again.screen() and "Interrupt" not in again.screen()
