@@ -11,7 +11,7 @@ Where things are:
 - `service.py`     the `wargame.v1.RulesEngine` servicer (one method per RPC); `handling.py`
                    wraps each with request ids, logs, metrics, limits and the error model
 - `pool.py`        expensive calls (searches, long records) admitted to a bounded pool of
-                   idle-priority processes per worker, stopped when their caller leaves
+                   low-priority processes per worker, stopped when their caller leaves
 - `convert/`       proto <-> core values: the shared part in `base.py`, one module per game,
                    boards and events in `describe.py`
 - `ai/`            suggestions within a time budget: the search (`search.py`) with each

@@ -1,12 +1,13 @@
-"""Expensive calls (searches, long record replays) in a bounded pool of idle-priority processes.
+"""Expensive calls (searches, long record replays) in a bounded pool of low-priority processes.
 
 Rules calls are cheap and are answered in the serving process's threads. A search or the
 replay of a long record takes seconds of CPU: run in a thread of the serving process it
 would hold the GIL against every cheap call. So each worker keeps a few processes of its
 own for that work, forked from a forkserver that has the engine imported, and running at
-idle priority (Linux's SCHED_IDLE; nice `NICENESS` where that policy is missing) so that
-the cheap calls keep their latency when the machine is busy: a niced search still takes a
-share of a core from a waking rules call, an idle one yields it at once. The pool admits
+low priority (nice `NICENESS`) so that the cheap calls keep their latency when the machine
+is busy: a waking rules call preempts a niced search. Not Linux's SCHED_IDLE, which would
+yield every core: on a machine saturated by other processes an idle search gets no CPU at
+all, and a bot whose search never runs loses its game on time. The pool admits
 at most `processes + queue` calls at once; any call beyond that is refused at once with
 RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo saying when a process should be free. A
 call whose caller goes away (cancelled, deadline passed) or that overruns its time limit
@@ -46,9 +47,6 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 log = structlog.get_logger(component="engine-pool")
 
 NICENESS = 10  # the pool's processes yield the CPU to the serving process (nice 0)
-# ... and beyond nice, where the system has it: a SCHED_IDLE process runs only on a core no
-# other process wants, and a waking process of the ordinary policy preempts it at once.
-IDLE_POLICY: int | None = getattr(os, "SCHED_IDLE", None)
 # The forkserver listens on a Unix socket in multiprocessing's folder under TMPDIR, and a
 # socket's path has at most 107 bytes: with a longer TMPDIR the folder goes to a short one.
 SOCKET_FOLDER_ROOM = 64
@@ -149,7 +147,7 @@ class _Slot:
 
 
 class Pool:
-    """A bounded pool of idle-priority processes for expensive calls, with admission control.
+    """A bounded pool of low-priority processes for expensive calls, with admission control.
 
     Each process calls `factory(*factory_args)` once for its `Work`; `preload` names the
     modules worth importing before forking (the games and their AI).
@@ -367,7 +365,7 @@ def _serve(
 ) -> None:
     """A pool process: build the work, lower its priority, answer jobs until the pipe closes.
 
-    The work is built at the serving process's priority: built at idle priority, it waited
+    The work is built at the serving process's priority: built at low priority, it waited
     for a free core, and on a busy machine the first search waited many seconds for it."""
     from wargame.runtime.logs import configure_logging
 
@@ -382,12 +380,8 @@ def _serve(
 
 
 def _lower_priority() -> None:
-    """Put this process below every serving one: nice `NICENESS`, and the idle policy
-    where the system has it (any process may lower its own policy)."""
+    """Put this process below every serving one: nice `NICENESS` (any process may)."""
     os.nice(NICENESS)
-    if IDLE_POLICY is not None:
-        with contextlib.suppress(OSError):  # refused by a sandbox: nice alone, as before
-            os.sched_setscheduler(0, IDLE_POLICY, os.sched_param(0))
 
 
 def _answer(work: Work, name: str, payload: bytes, seconds: float) -> tuple[str, Any]:

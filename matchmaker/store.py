@@ -456,22 +456,24 @@ class Store:
             await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
         if outcome == CommitOutcome.OK and replicas and not acked:
-            await self._unconfirmed(change.game_id)
+            await self._unconfirmed(change.game_id, keyed=bool(change.idempotency_key))
         if outcome == CommitOutcome.DUPLICATE:
             fingerprint, _, version = value.rpartition("|")
             return CommitResult(outcome, int(version), fingerprint)
         return CommitResult(outcome, int(value))
 
-    async def _unconfirmed(self, game_id: str) -> None:
+    async def _unconfirmed(self, game_id: str, *, keyed: bool) -> None:
         """A commit no replica confirmed in time: UNAVAILABLE, unless the primary turns out
-        to have no replica left (then it stands as Redis keeps it)."""
+        to have no replica left (then it stands as Redis keeps it). The advice fits the
+        call: one with an idempotency key is retried with it, any other (a new game, a
+        seat taken) is asked again as it was."""
         await self.replication.refresh()
         if await self.replication.of(keys.game(game_id)):
             UNCONFIRMED.labels("refused").inc()
+            again = "retry with the same idempotency key" if keyed else "try again"
             raise unavailable(
                 Reason.STORE_UNAVAILABLE,
-                "the change is saved but no Redis replica has confirmed it yet; "
-                "retry with the same idempotency key",
+                f"the change is saved but no Redis replica has confirmed it yet; {again}",
                 self.settings.retry_hint,
             )
         UNCONFIRMED.labels("unreplicated").inc()

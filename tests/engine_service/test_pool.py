@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine_service.handling import CallerGoneError
-from engine_service.pool import IDLE_POLICY, Job, Pool, Work
+from engine_service.pool import Job, Pool, Work
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
 from wargame.runtime.refusal import Reason, Refusal
@@ -100,30 +100,30 @@ def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
     assert os.getpriority(os.PRIO_PROCESS, pid) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
-@pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
-def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) -> None:
-    # SCHED_IDLE, not only nice: a search then takes no share of a core that a rules call
-    # of the serving process wants (expensive work never delays cheap calls).
+def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
+    # Niced below the serving process, in its scheduling policy: not SCHED_IDLE, under which
+    # a search got no CPU at all on a machine saturated by other processes.
     first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
-    assert os.sched_getscheduler(first) == IDLE_POLICY
+    assert os.sched_getscheduler(first) == os.sched_getscheduler(0)
+    assert os.getpriority(os.PRIO_PROCESS, first) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
     with pytest.raises(RuntimeError):
         pool.run(Job("die", b"", 1, 30), Caller())
     replaced = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert replaced != first
-    assert os.sched_getscheduler(replaced) == IDLE_POLICY
+    assert os.sched_getscheduler(replaced) == os.sched_getscheduler(0)
     assert os.getpriority(os.PRIO_PROCESS, replaced) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
-@pytest.mark.skipif(IDLE_POLICY is None, reason="this system has no idle scheduling policy")
-def test_a_pool_process_builds_its_work_at_the_serving_priority_then_idles() -> None:
-    """Issue 34.4: built at idle priority, the work waited for a free core, and on a busy
+def test_a_pool_process_builds_its_work_at_the_serving_priority_then_is_niced() -> None:
+    """Issue 34.4: built at low priority, the work waited for a free core, and on a busy
     machine the first search of a fresh engine waited many seconds for it."""
     built = Pool(priority_at_build, (), processes=1, queue=1, log_format="console",
                  log_level="error")  # fmt: skip
     try:
         policy, niceness = map(int, built.run(Job("built", b"", 1, 30), Caller()).split())
         assert (policy, niceness) == (os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0))
-        assert os.sched_getscheduler(built._slots[0].process.pid) == IDLE_POLICY
+        niceness_after = os.getpriority(os.PRIO_PROCESS, built._slots[0].process.pid)
+        assert niceness_after >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
     finally:
         built.close()
 

@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -23,6 +23,10 @@ from matchmaker.redis_client import Client, connect
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
+
+R = TypeVar("R")
+T = TypeVar("T")
+UNCONFIRMED_TRIES = 20  # a replica that cannot confirm for this long is a failure
 
 
 @contextlib.contextmanager
@@ -58,6 +62,21 @@ def expect_error(call: Callable[[], Any], code: grpc.StatusCode, reason: str = "
     return details
 
 
+def as_advised(call: Callable[[R], T], request: R) -> T:
+    """`call(request)`'s answer, asked again (the same request: the same idempotency key) after the
+    hint each time the store answers that no Redis replica has confirmed the change yet, as
+    a client is told to: on a busy machine a replica's confirmation can be late."""
+    for _ in range(UNCONFIRMED_TRIES - 1):
+        try:
+            return call(request)
+        except grpc.RpcError as error:
+            details = error_details(error)
+            if details.code != grpc.StatusCode.UNAVAILABLE or "confirmed" not in details.message:
+                raise
+            time.sleep(details.retry_after or 0.5)
+    return call(request)
+
+
 def legal_actions(engine: Any, state: game_pb2.GameState) -> list[engine_pb2.LegalAction]:
     """The engine's legal actions in a state."""
     return list(
@@ -90,26 +109,26 @@ def play_moves(
         choice = rng.choice(actions)
         if stop_when is not None and stop_when(choice):
             break
-        reply = player.SubmitActions(
-            mm.SubmitActionsRequest(
-                game_id=game_id,
-                expected_version=game.version,
-                idempotency_key=uuid.uuid4().hex,
-                actions=[choice.action],
-            )
+        request = mm.SubmitActionsRequest(
+            game_id=game_id,
+            expected_version=game.version,
+            idempotency_key=uuid.uuid4().hex,
+            actions=[choice.action],
         )
+        reply = as_advised(player.SubmitActions, request)
         assert list(reply.notations) == [choice.notation]
         game = reply.game
     return game
 
 
 def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.GameView:
-    """Create a game by the first side's client and join it by the second's."""
+    """Create a game by the first side's client and join it by the second's (each asked
+    again while no Redis replica has confirmed it, as the store advises)."""
     (first_side, first), (second_side, second) = list(clients.items())
-    created = first.CreateGame(mm.CreateGameRequest(game=ruleset, side=first_side, **request)).game
-    joined: mm.GameView = second.JoinGame(
-        mm.JoinGameRequest(game_id=created.id, side=second_side)
-    ).game
+    create = mm.CreateGameRequest(game=ruleset, side=first_side, **request)
+    created = as_advised(first.CreateGame, create).game
+    join = mm.JoinGameRequest(game_id=created.id, side=second_side)
+    joined: mm.GameView = as_advised(second.JoinGame, join).game
     assert joined.status == mm.GAME_STATUS_RUNNING
     return joined
 

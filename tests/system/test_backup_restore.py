@@ -34,7 +34,7 @@ import pytest
 import redis
 
 from tests.matchmaker.conftest import Client, start_matchmaker_process
-from tests.matchmaker.helpers import legal_actions, play_moves, start_game
+from tests.matchmaker.helpers import as_advised, legal_actions, play_moves, start_game
 from tests.matchmaker.test_full_games import check_record
 from tests.servers import RedisServer, ServiceProcess, start_redis, start_redis_cluster
 from wargame.v1 import engine_pb2_grpc, game_pb2
@@ -98,7 +98,7 @@ def set_the_table(address: str, engine: Any, rng: random.Random) -> Table:
         table.acknowledged(game)
     human = Client(address, "Solo")
     request = mm.CreateGameRequest(game="war", side="south", opponent=mm.SEAT_KIND_BOT, bot_level=1)
-    game = human.CreateGame(request).game
+    game = as_advised(human.CreateGame, request).game
     table.seats[game.id] = {"south": human}
     table.bot_game = game.id
     table.acknowledged(bot_plays(table, game.id, engine, rng))
@@ -116,7 +116,7 @@ def bot_plays(table: Table, game_id: str, engine: Any, rng: random.Random) -> mm
         idempotency_key=uuid.uuid4().hex,
         actions=[action],
     )
-    moved = human.SubmitActions(request).game
+    moved = as_advised(human.SubmitActions, request).game
     table.acknowledged(moved)
     answered = wait_for_turn(human, game_id, "south")
     assert answered.version > moved.version  # the bot moved

@@ -145,7 +145,9 @@ def test_workers_are_forked_with_the_rules_loaded_and_a_dead_one_is_started_afre
 
     assert wait_until(replaced, 60)
     (new,) = set(_children(engine.process.pid)) - {first[1]}
-    assert "--worker" in _command_line(new)  # a new interpreter, started as a worker
+    # A new interpreter, started as a worker: until its exec the child still shows the
+    # supervisor's command line, so wait for the exec rather than read it at once.
+    assert wait_until(lambda: "--worker" in _command_line(new), 60), _command_line(new)
     for _ in range(10):  # both serve: each new connection goes to one, chosen by the kernel
         _ask_rules(engine.address)
     assert engine.stop() == 0

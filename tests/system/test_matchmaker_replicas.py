@@ -19,7 +19,7 @@ import pytest
 from tests.matchmaker.conftest import Client, start_engine_process, start_matchmaker_process
 from tests.matchmaker.helpers import legal_actions, play_moves, seconds
 from tests.matchmaker.test_live import QueueStream, Watcher
-from tests.servers import RedisServer, ServiceProcess, start_redis
+from tests.servers import RedisServer, ServiceProcess, matchmaker_key_env, start_redis
 from wargame.v1 import engine_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -36,14 +36,30 @@ def engine(
 
 
 @pytest.fixture(scope="module")
+def installation(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment naming one secret key for every matchmaker of the module: they share
+    one Redis, as the replicas of one installation do, so each can open what another sealed."""
+    return matchmaker_key_env(tmp_path_factory.mktemp("installation"))
+
+
+@pytest.fixture(scope="module")
 def shared_replicas(
-    redis_server: RedisServer, engine: ServiceProcess, tmp_path_factory: pytest.TempPathFactory
+    redis_server: RedisServer,
+    engine: ServiceProcess,
+    installation: dict[str, str],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[list[ServiceProcess]]:
     """Two replicas for the module (they keep nothing: each test flushes Redis under them)."""
     logs = tmp_path_factory.mktemp("replicas")
     started = [
         start_matchmaker_process(
-            logs, redis_server.url, engine.address, "--sweep-lease", "2", name=f"matchmaker-{i}"
+            logs,
+            redis_server.url,
+            engine.address,
+            "--sweep-lease",
+            "2",
+            name=f"matchmaker-{i}",
+            env=installation,
         )
         for i in range(2)
     ]
@@ -123,10 +139,16 @@ def test_many_concurrent_queue_joins_on_two_replicas_pair_each_player_once(
 
 
 def test_a_killed_replica_loses_nothing(
-    redis_url: str, engine: ServiceProcess, tmp_path: Path, engine_stub: Any
+    redis_url: str,
+    engine: ServiceProcess,
+    installation: dict[str, str],
+    tmp_path: Path,
+    engine_stub: Any,
 ) -> None:
     a, b = (
-        start_matchmaker_process(tmp_path, redis_url, engine.address, name=f"kill-{i}")
+        start_matchmaker_process(
+            tmp_path, redis_url, engine.address, name=f"kill-{i}", env=installation
+        )
         for i in range(2)
     )
     south_a, north_b = Client(a.address, "South"), Client(b.address, "North")
@@ -215,9 +237,15 @@ def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_when_its_lease_runs_o
 
 
 def test_sigterm_ends_streams_cleanly_and_finishes_calls(
-    redis_url: str, engine: ServiceProcess, tmp_path: Path, engine_stub: Any
+    redis_url: str,
+    engine: ServiceProcess,
+    installation: dict[str, str],
+    tmp_path: Path,
+    engine_stub: Any,
 ) -> None:
-    process = start_matchmaker_process(tmp_path, redis_url, engine.address, name="graceful")
+    process = start_matchmaker_process(
+        tmp_path, redis_url, engine.address, name="graceful", env=installation
+    )
     south, north = Client(process.address, "South"), Client(process.address, "North")
     game = south.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     north.JoinGame(mm.JoinGameRequest(game_id=game.id))
@@ -231,7 +259,9 @@ def test_sigterm_ends_streams_cleanly_and_finishes_calls(
     assert process.process.wait(20) == 0
     assert "matchmaker stopped" in process.log()
     # The ticket left the queue with the stream: nothing waits for a dead stream.
-    later = start_matchmaker_process(tmp_path, redis_url, engine.address, name="after")
+    later = start_matchmaker_process(
+        tmp_path, redis_url, engine.address, name="after", env=installation
+    )
     try:
         again = Client(later.address, token=south.token)
         view = again.GetGame(mm.GetGameRequest(game_id=game.id)).game

@@ -106,7 +106,7 @@ def test_a_game_over_tls_through_a_matchmaker_calling_the_engine_over_mutual_tls
         mm.CreateGameRequest(game="war", side="south", opponent=mm.SEAT_KIND_BOT, setup=WAR_CITADEL)
     ).game
     submit_text(player, created.id, "Mj1xj10")
-    # The bot's search runs at idle priority: on a machine busy with other test runs it may
+    # The bot's search runs at low priority: on a machine busy with other test runs it may
     # be turned away as busy and think again later (the bound is the CLI tests' WAIT_S).
     finished = wait_for(
         lambda: (
