@@ -104,6 +104,10 @@ def play_moves(
     return game
 
 
+# Napoleonic Chess with its secret deployment sealed by the engine (Attack at Dawn, 10.1).
+SEALED_DAWN = {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
+
+
 def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.GameView:
     """Create a game by the first side's client and join it by the second's."""
     (first_side, first), (second_side, second) = list(clients.items())
