@@ -5,7 +5,9 @@ notation, and every rule question goes to the engine; the client keeps no rule o
 
 Where things are:
 
-- `main.py`        the `wargame` command: what each subcommand does, one-line errors
+- `main.py`        the `wargame` command: its command line read (light: `--help` loads no
+                   gRPC, protobuf or rich), one-line errors
+- `subcommands.py` what each subcommand does, loaded once a command runs
 - `arguments.py`   its command line: subcommands, arguments, flags and their variables
 - `defaults.py`    what the command line needs first (default addresses, TLS schemes, the
                    bot's levels), light: `--help` loads no gRPC, protobuf or rich

@@ -87,6 +87,14 @@ def server(text: str) -> str:
     return address(server_address(text)) if text else ""
 
 
+def _game_options(parser: Parser, what: str) -> None:
+    """`--option NAME=VALUE` (repeatable; `what` says what it changes) and `--preset`."""
+    parser.add_argument(
+        "--option", "-o", action="append", default=[], metavar="NAME=VALUE", help=what
+    )
+    parser.add_argument("--preset", default="", help="a preset of options")
+
+
 def _common(
     parser: Parser, *, engine: bool = True, matchmaker: bool = True, game: bool = False
 ) -> None:
@@ -214,15 +222,7 @@ def build_parser() -> Parser:
         description="Draw a game's board and print its pieces, rules and notation.",
     )
     rules.add_argument("game", help="war, battle or napoleonic")
-    rules.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="an option that changes the board (Napoleonic scenario, size)",
-    )
-    rules.add_argument("--preset", default="", help="a preset of options")
+    _game_options(rules, "an option that changes the board (Napoleonic scenario, size)")
     rules.add_argument(
         "--position",
         default="",
@@ -260,15 +260,7 @@ def build_parser() -> Parser:
         default="",
         help="join a game by its invite code, or a public open game by its id (`wargame lobby`)",
     )
-    play.add_argument(
-        "--option",
-        "-o",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a game option (repeatable; see `wargame games`)",
-    )
-    play.add_argument("--preset", default="", help="a preset of options")
+    _game_options(play, "a game option (repeatable; see `wargame games`)")
     play.add_argument(
         "--side", "--seat", dest="side", default="", help="the side to play (default: any free one)"
     )

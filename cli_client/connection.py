@@ -195,6 +195,14 @@ class Connection:
             timeout=timeout, metadata=self.metadata, retry=retry,
         )  # fmt: skip
 
+    def _game_after(
+        self, method: Any, request: Any, timeout: float = TIMEOUT, *, retry: bool = False
+    ) -> matchmaker_pb2.GameView:
+        """The game as a matchmaker call leaves it (its reply's `game`)."""
+        reply = self._matchmaker_call(method, request, timeout, retry=retry)
+        game: matchmaker_pb2.GameView = reply.game
+        return game
+
     def matchmaker_error(self, error: grpc.RpcError) -> ClientError:
         """The one-line error of a failed matchmaker stream."""
         return explain(error, MATCHMAKER, self.addresses.matchmaker)
@@ -322,18 +330,12 @@ class Connection:
             request = matchmaker_pb2.JoinGameRequest(invite_code=invite_code, side=side)
         else:
             request = matchmaker_pb2.JoinGameRequest(game_id=game_id, side=side)
-        reply: matchmaker_pb2.JoinGameResponse = self._matchmaker_call(
-            self.matchmaker.JoinGame, request, timeout=30.0
-        )
-        return reply.game
+        return self._game_after(self.matchmaker.JoinGame, request, timeout=30.0)
 
     def get_game(self, game_id: str, timeout: float = TIMEOUT) -> matchmaker_pb2.GameView:
         """A game as the caller may see it."""
         request = matchmaker_pb2.GetGameRequest(game_id=game_id)
-        reply: matchmaker_pb2.GetGameResponse = self._matchmaker_call(
-            self.matchmaker.GetGame, request, timeout=timeout, retry=True
-        )
-        return reply.game
+        return self._game_after(self.matchmaker.GetGame, request, timeout=timeout, retry=True)
 
     def submit(
         self, game_id: str, expected_version: int, key: str, actions: list[game_pb2.Action]
@@ -349,17 +351,13 @@ class Connection:
 
     def resign(self, game_id: str) -> matchmaker_pb2.GameView:
         """Resign a game."""
-        reply: matchmaker_pb2.ResignResponse = self._matchmaker_call(
+        return self._game_after(
             self.matchmaker.Resign, matchmaker_pb2.ResignRequest(game_id=game_id)
         )
-        return reply.game
 
     def abort(self, game_id: str) -> matchmaker_pb2.GameView:
         """Abort a game before any side's second turn (no result, no rating)."""
-        reply: matchmaker_pb2.AbortResponse = self._matchmaker_call(
-            self.matchmaker.Abort, matchmaker_pb2.AbortRequest(game_id=game_id)
-        )
-        return reply.game
+        return self._game_after(self.matchmaker.Abort, matchmaker_pb2.AbortRequest(game_id=game_id))
 
     def take_back(self, game_id: str, version: int) -> matchmaker_pb2.TakeBackResponse:
         """Take back the player's last action and the bot's answers (unrated, vs the bot)."""
@@ -379,25 +377,20 @@ class Connection:
 
     def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
         """Offer a draw."""
-        reply: matchmaker_pb2.OfferDrawResponse = self._matchmaker_call(
+        return self._game_after(
             self.matchmaker.OfferDraw, matchmaker_pb2.OfferDrawRequest(game_id=game_id)
         )
-        return reply.game
 
     def answer_draw(self, game_id: str, accept: bool) -> matchmaker_pb2.GameView:
         """Accept or decline the opponent's draw offer."""
         request = matchmaker_pb2.AnswerDrawRequest(game_id=game_id, accept=accept)
-        reply: matchmaker_pb2.AnswerDrawResponse = self._matchmaker_call(
-            self.matchmaker.AnswerDraw, request
-        )
-        return reply.game
+        return self._game_after(self.matchmaker.AnswerDraw, request)
 
     def rematch(self, game_id: str) -> matchmaker_pb2.GameView:
         """Play a finished game again, sides swapped (or accept the opponent's offer)."""
-        reply: matchmaker_pb2.RematchResponse = self._matchmaker_call(
+        return self._game_after(
             self.matchmaker.Rematch, matchmaker_pb2.RematchRequest(game_id=game_id), 30.0
         )
-        return reply.game
 
     def get_record(self, game_id: str) -> str:
         """The replayable record of a game."""

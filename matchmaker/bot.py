@@ -21,19 +21,13 @@ import structlog
 from matchmaker.engine import Engine, EngineError
 from matchmaker.record import GameRecord, Seat
 from matchmaker.settings import Settings
-from matchmaker.states import alliance, hidden_pending
+from matchmaker.states import alliance, army, hidden_pending, phase
 from matchmaker.vault import Vault
+from wargame.position_text import SECRET_PHASES
 from wargame.runtime.refusal import Refusal
-from wargame.v1 import game_pb2, napoleonic_pb2
+from wargame.v1 import game_pb2
 
 log = structlog.get_logger(component="matchmaker")
-
-# The secret deployment phases and the word of the action the bot sends in each.
-SECRET_PHASES = {
-    napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_COMMIT: "commit",
-    napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_REVEAL: "reveal",
-    napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED: "seal",
-}
 
 
 class Bot:
@@ -107,20 +101,20 @@ class Bot:
         if not hidden_pending(game.state):
             return None
         state = await self.engine.drawn(game.state)  # its armies and options
-        word = SECRET_PHASES.get(state.napoleonic.phase)
+        word = SECRET_PHASES.get(phase(state))
         if word is None:
             return None
         commits = sum(
             1 for entry in game.moves if entry.side == side and entry.notation.startswith("commit")
         )
         round_ = commits - 1 if word == "reveal" else commits
-        army = next((list(a.unit_types) for a in state.napoleonic.armies if a.player == side), [])
+        units = army(state, side)
         squares = await self.engine.deployment_squares(state, side)
-        if not army or len(squares) < len(army):
+        if not units or len(squares) < len(units):
             log.warning("no deployment squares for the bot's army", game_id=game.id, side=side)
             return None
         array = secret_array(
-            self.vault.derive(f"bot array|{game.id}|{side}|{round_}"), squares, army
+            self.vault.derive(f"bot array|{game.id}|{side}|{round_}"), squares, units
         )
         if word == "seal":
             return game_pb2.Action(side=side, notation=f"seal {array}")

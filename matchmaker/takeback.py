@@ -20,7 +20,6 @@ from dataclasses import replace
 
 from matchmaker import clocks
 from matchmaker.abort import DRAW_NOTATIONS
-from matchmaker.bot import SECRET_PHASES
 from matchmaker.engine import Engine, EngineError, refusal_status
 from matchmaker.errors import kept_changing, not_seated, version_conflict
 from matchmaker.play import Play, Played, require_running
@@ -87,10 +86,8 @@ async def take_back(
             raise not_allowed("you have no action to take back yet")
         actions = (await play.store.actions(game.id))[:cut]
         state = await replayed(play.engine, game.initial, actions)
-        if state.game == "napoleonic":
-            drawn = await play.engine.drawn(state)
-            if drawn.napoleonic.phase in SECRET_PHASES:
-                raise not_allowed(_SECRET)
+        if hidden_pending(state):  # the cut falls inside the secret deployment
+            raise not_allowed(_SECRET)
         await play._check_flag(game, now)  # a side out of time loses first
         kept = game.moves[:cut]
         after = replace(
@@ -121,6 +118,4 @@ async def take_back(
     raise kept_changing()
 
 
-_SECRET = (
-    "a secret deployment cannot be taken back (Napoleonic Chess 10.1: the arrays are chosen unseen)"
-)
+_SECRET = "a secret deployment cannot be taken back (rules 10.1: each side chose its array unseen)"

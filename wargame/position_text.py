@@ -9,11 +9,16 @@ grammar over these shared parts, written here once:
 - base64url (RFC 4648, no padding) for the binary parts: position keys, digests, sealed
   arrays;
 - `withheld`: the body of a section a server leaves out of the copy another player gets
-  (a secret deployment), so the text still says the section is there.
+  (a secret deployment), so the text still says the section is there;
+- the sections a server reads whatever the game (docs/positions.md): the `turn:` section's
+  phase, the secret phases (`SECRET_PHASES`, the action word each one expects), the
+  `revealed <player>:` and `sealed <player>:` sections that hold a player's secret array,
+  and the `players:` section's marks of the players out of a game of many.
 
 The engine (`engine_service.rules.position`) builds whole texts from these and reads them
-back; the matchmaker (`matchmaker.states`) only splits the texts the engine wrote, to see
-what the rules hide and from whom.
+back; the matchmaker (`matchmaker.states`) only splits the texts the engine wrote, through
+the readers at the end of this module, to see whose turn is in which phase, what the rules
+hide and from whom: it names no game.
 """
 
 from __future__ import annotations
@@ -33,6 +38,18 @@ _WORD: Final = re.compile(r'(?:[^\s"]+|"(?:[^"\\]|\\.)*")+')
 _ESCAPED: Final = re.compile(r"\\(.)")
 _QUOTED: Final = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BASE64URL: Final = re.compile(r"[A-Za-z0-9_-]*={0,2}")
+# The phases in which the rules hide a secret deployment (Napoleonic Chess 10.1: Attack at
+# Dawn), as a `turn:` section names them, each with the word of the action a player sends
+# in it (`commit <array> salt <salt>`, `reveal <array> salt <salt>`, `seal <array>`).
+SECRET_PHASES: Final = {
+    "deploy_commit": "commit",
+    "deploy_reveal": "reveal",
+    "deploy_sealed": "seal",
+}
+# A deployment section whose body is a player's secret: `revealed <p>: ...`, `sealed <p>:
+# ...` (commitments are digests: they hide nothing).
+_SECRET: Final = re.compile(r"(\s*(?:revealed|sealed) )([^:\s]+)(:\s*)(.*?)(\s*)", re.DOTALL)
+_OUT_MARKS: Final = ("!out", "!surrendered")
 
 
 class PositionError(ValueError):
@@ -139,3 +156,56 @@ def unb64(text: str, what: str) -> bytes:
         return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
     except (binascii.Error, ValueError):
         raise PositionError(f"{what}: {quoted(text[:24])} is not base64url") from None
+
+
+# --- what a server reads of any game's text ---------------------------------------------------
+
+
+def section_body(text: str, head: str) -> str:
+    """The body of the section with this head ("" if the text has none)."""
+    for section in split_sections(text):
+        found, body = head_and_body(section)
+        if found == head:
+            return body
+    return ""
+
+
+def turn_phase(text: str) -> str:
+    """The phase word of the `turn: <player> <phase> <n>` section ("" for texts without
+    one: set-ups, and games without phases)."""
+    found = section_body(text, "turn").split()
+    return found[1] if len(found) > 1 else ""
+
+
+def secret_phase(text: str) -> bool:
+    """True while the text's turn is in a phase that hides a secret deployment."""
+    return any(phase in text for phase in SECRET_PHASES) and turn_phase(text) in SECRET_PHASES
+
+
+def players_out(text: str) -> set[str]:
+    """The players a game of many marks out (`!out`, `!surrendered` in its `players:`
+    section, written once someone is out)."""
+    if "!" not in text:
+        return set()
+    return {
+        word.split("/", 1)[0]
+        for word in section_body(text, "players").split()
+        if word.endswith(_OUT_MARKS)
+    }
+
+
+def withhold(text: str, viewer: str) -> str:
+    """The text as `viewer` ("" for a spectator) may see it: the bodies of other players'
+    `revealed` and `sealed` sections replaced by `withheld`, the sections kept (so the text
+    still says who has deployed, and the engine still reads it). The text itself when it
+    hides nothing from `viewer`; PositionError if a quote is left open."""
+    parts = split_sections(text)
+    changed = False
+    for index, part in enumerate(parts):
+        found = _SECRET.fullmatch(part)
+        if found is None or found.group(2) == viewer or found.group(4) == WITHHELD:
+            continue
+        lead, head, colon, _, tail = found.groups()
+        parts[index] = f"{lead}{head}{colon}{WITHHELD}{tail}"
+        changed = True
+    return ";".join(parts) if changed else text

@@ -32,13 +32,11 @@ Run alone: `python -m tests.bench.bench_capacity`.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import statistics
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,8 +48,8 @@ import redis
 
 from matchmaker import keys
 from matchmaker.settings import Settings
-from tests.bench.bench_matchmaker import Player, legal_sequence, matchmaker, register
-from tests.bench.harness import REPEATS, Bench, Figure
+from tests.bench.bench_matchmaker import Player, legal_sequence, matchmaker, register, submit
+from tests.bench.harness import REPEATS, Bench, Figure, cpu_seconds, process_tree, rss_mb
 from tests.conftest import TEST_SEAL_KEY, engine_in_process
 from tests.servers import RedisServer, ServiceProcess, start_engine, start_redis
 from wargame.runtime.logs import configure_logging
@@ -92,38 +90,17 @@ MODEL = Model()
 LOADS = (1_000, 10_000, 100_000)  # concurrent games of the table
 
 
-def _tree(pid: int) -> list[int]:
-    """A process and its descendants (the engine's search processes are its grandchildren,
-    forked by its forkserver)."""
-    found = [pid]
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        for child in task.read_text().split():
-            found += _tree(int(child))
-    return found
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds so far of a process and its descendants, with their
-    children that ended (all threads)."""
-    total = 0
-    for member in _tree(pid):
-        try:
-            fields = Path(f"/proc/{member}/stat").read_text().rpartition(")")[2].split()
-        except FileNotFoundError:  # ended meanwhile: its parent counts it once reaped
-            continue
-        total += sum(int(value) for value in fields[11:15])
-    return total / os.sysconf("SC_CLK_TCK")
+def cpu_of(pid: int) -> float:
+    """User + system CPU seconds so far of a process and its descendants (the engine's
+    search processes are its grandchildren, forked by its forkserver), with their children
+    that ended."""
+    return cpu_seconds(process_tree(pid), reaped=True)
 
 
 def resident_bytes(pid: int) -> int:
     """The resident memory of a process and its descendants (pages they share counted
     in each: an upper bound)."""
-    total = 0
-    for member in _tree(pid):
-        for line in Path(f"/proc/{member}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) * 1024
-    return total
+    return int(sum(rss_mb(member) for member in process_tree(pid)) * 1024 * 1024)
 
 
 @dataclass
@@ -145,7 +122,7 @@ class Stack:
 
     def cpu(self) -> dict[str, float]:
         """CPU seconds used so far, by part."""
-        return {part: cpu_seconds(pid) for part, pid in self.pids.items()}
+        return {part: cpu_of(pid) for part, pid in self.pids.items()}
 
     def used_memory(self) -> int:
         """Redis's used_memory."""
@@ -295,15 +272,7 @@ async def move_round(
                 for action, side in zip(actions, sides, strict=True):
                     if time.perf_counter() > stop_at:
                         return
-                    reply = await stub.SubmitActions(
-                        mm.SubmitActionsRequest(
-                            game_id=game_id,
-                            expected_version=version,
-                            idempotency_key=uuid.uuid4().hex,
-                            actions=[action],
-                        ),
-                        metadata=players[side].metadata,
-                    )
+                    reply = await submit(stub, game_id, version, action, players[side].metadata)
                     version = reply.game.version
                     moves += 1
 
@@ -341,14 +310,12 @@ async def bot_round(setup: Stack, rules_address: str) -> Used:
                     legal = await rules.ListLegalActions(
                         engine_pb2.ListLegalActionsRequest(state=game.state)
                     )
-                    reply = await stub.SubmitActions(
-                        mm.SubmitActionsRequest(
-                            game_id=game_id,
-                            expected_version=game.version,
-                            idempotency_key=uuid.uuid4().hex,
-                            actions=[rng.choice(list(legal.actions)).action],
-                        ),
-                        metadata=person.metadata,
+                    reply = await submit(
+                        stub,
+                        game_id,
+                        game.version,
+                        rng.choice(list(legal.actions)).action,
+                        person.metadata,
                     )
                     moved = reply.game.version
                     while own.newest.get(game_id, 0) <= moved:  # the bot's answer
@@ -430,11 +397,11 @@ def bench_suggest(bench: Bench, setup: Stack) -> dict[str, Figure]:
                     state=state, side=state.to_act[0], level=5, seed=index
                 )
                 request.time_budget.FromSeconds(1)
-                cpu, started = cpu_seconds(pid), time.perf_counter()
+                cpu, started = cpu_of(pid), time.perf_counter()
                 stub.SuggestAction(request, timeout=60)
                 wall = time.perf_counter() - started
                 walls.append(wall)
-                shares.append((cpu_seconds(pid) - cpu) / wall)
+                shares.append((cpu_of(pid) - cpu) / wall)
             state = stub.ApplyActions(
                 engine_pb2.ApplyActionsRequest(state=state, actions=[action])
             ).state
@@ -478,15 +445,7 @@ def bench_memory(bench: Bench, setup: Stack, runner: asyncio.Runner) -> dict[str
             for game_id, seats in made:
                 version = 2
                 for action, side in zip(actions, sides, strict=True):
-                    reply = await stub.SubmitActions(
-                        mm.SubmitActionsRequest(
-                            game_id=game_id,
-                            expected_version=version,
-                            idempotency_key=uuid.uuid4().hex,
-                            actions=[action],
-                        ),
-                        metadata=seats[side].metadata,
-                    )
+                    reply = await submit(stub, game_id, version, action, seats[side].metadata)
                     version = reply.game.version
             running = [setup.game_memory(game_id)[0] for game_id, _ in made]
             for game_id, seats in made:

@@ -180,6 +180,21 @@ async def register(stub: Any, name: str) -> Player:
     return Player(reply.token)
 
 
+async def submit(
+    stub: Any, game_id: str, version: int, action: game_pb2.Action, metadata: Any
+) -> mm.SubmitActionsResponse:
+    """One action sent as the player of `metadata` at the game's `version`, under a fresh
+    idempotency key."""
+    request = mm.SubmitActionsRequest(
+        game_id=game_id,
+        expected_version=version,
+        idempotency_key=uuid.uuid4().hex,
+        actions=[action],
+    )
+    reply: mm.SubmitActionsResponse = await stub.SubmitActions(request, metadata=metadata)
+    return reply
+
+
 async def new_games(stub: Any, count: int) -> list[tuple[str, dict[str, Player]]]:
     """`count` running Game of War games, each between two fresh players."""
 
@@ -224,15 +239,7 @@ async def play_round(
                 if not finish and time.perf_counter() > stop_at:
                     return
                 sent = time.perf_counter()
-                reply = await stub.SubmitActions(
-                    mm.SubmitActionsRequest(
-                        game_id=game_id,
-                        expected_version=version,
-                        idempotency_key=uuid.uuid4().hex,
-                        actions=[action],
-                    ),
-                    metadata=players[side].metadata,
-                )
+                reply = await submit(stub, game_id, version, action, players[side].metadata)
                 latencies.append((time.perf_counter() - sent) * 1000)
                 version = reply.game.version
                 committed += 1

@@ -39,7 +39,6 @@ import tempfile
 import threading
 import time
 import urllib.request
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +53,7 @@ from tests.bench.bench_matchmaker import (
     legal_sequence,
     new_games,
     percentile,
+    submit,
 )
 from tests.bench.harness import Bench
 from tests.matchmaker.helpers import seconds
@@ -203,15 +203,7 @@ async def unread_round(
                 if done.is_set():
                     return
                 paced = asyncio.ensure_future(asyncio.sleep(1 / MOVES_PER_SECOND))
-                reply = await stub.SubmitActions(
-                    mm.SubmitActionsRequest(
-                        game_id=game_id,
-                        expected_version=version,
-                        idempotency_key=uuid.uuid4().hex,
-                        actions=[action],
-                    ),
-                    metadata=players[side].metadata,
-                )
+                reply = await submit(stub, game_id, version, action, players[side].metadata)
                 version = reply.game.version
                 await paced
             raise RuntimeError("a watched game's line was played out before the round ended")
@@ -384,14 +376,8 @@ async def bot_round(setup: Stack, moves: int) -> tuple[list[float], int]:
                     legal = await rules.ListLegalActions(
                         engine_pb2.ListLegalActionsRequest(state=game.state)
                     )
-                    reply = await stub.SubmitActions(
-                        mm.SubmitActionsRequest(
-                            game_id=game.id,
-                            expected_version=game.version,
-                            idempotency_key=uuid.uuid4().hex,
-                            actions=[legal.actions[0].action],
-                        ),
-                        metadata=metadata,
+                    reply = await submit(
+                        stub, game.id, game.version, legal.actions[0].action, metadata
                     )
                     acknowledged = time.perf_counter()
                     game = reply.game

@@ -304,14 +304,16 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
-def cpu_seconds(pids: Iterable[int]) -> float:
-    """User and system CPU time the processes `pids` used so far (utime + stime), seconds;
-    a process gone counts nothing."""
+def cpu_seconds(pids: Iterable[int], *, reaped: bool = False) -> float:
+    """User and system CPU time the processes `pids` used so far (utime + stime), seconds,
+    with `reaped` that of their children that ended too (cutime + cstime); a process gone
+    counts nothing (its parent counts it once reaped)."""
     total = 0
+    last = 15 if reaped else 13  # utime, stime, cutime, cstime are fields 14 to 17
     for pid in pids:
         with contextlib.suppress(OSError):
             fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+            total += sum(int(value) for value in fields[11:last])
     return total / _TICKS
 
 

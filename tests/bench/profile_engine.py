@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import pstats
 import statistics
 import sys
@@ -35,6 +34,7 @@ from engine_service.rules.position import read_position, write_position
 from engine_service.rules.war.ruleset import clear_caches
 from engine_service.service import RulesEngine
 from tests.bench import bench_engine_service as bench
+from tests.bench.harness import cpu_seconds
 from tests.servers import ROOT
 from wargame.runtime.logs import configure_logging
 from wargame.v1 import engine_pb2
@@ -130,12 +130,6 @@ def _short(path: str) -> str:
     return path.removeprefix(root)
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds of a process (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def served(game_id: str, seconds: float, clients: int) -> None:
     """The engine process's CPU time per call: Ping, then ApplyActions without and with
     the view, each under the same load."""
@@ -155,9 +149,9 @@ def served(game_id: str, seconds: float, clients: int) -> None:
             for name, method, path in loads:
                 per_call, rates = [], []
                 for _ in range(ROUNDS):
-                    before = _cpu_seconds(engine.process.pid)
+                    before = cpu_seconds([engine.process.pid])
                     figures = bench._load(engine.address, method, path, clients)
-                    used = _cpu_seconds(engine.process.pid) - before
+                    used = cpu_seconds([engine.process.pid]) - before
                     per_call.append(used / figures["calls"] * 1e6)
                     rates.append(figures["rps"])
                 print(

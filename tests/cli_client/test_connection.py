@@ -83,7 +83,7 @@ def test_a_server_beyond_this_machine_is_reached_over_tls_unless_plaintext() -> 
 
 def test_server_names_one_address_for_both_services(monkeypatch: pytest.MonkeyPatch) -> None:
     from cli_client.arguments import build_parser
-    from cli_client.main import _connection
+    from cli_client.subcommands import _connection
 
     for given, address in [
         ("play.example.com", "play.example.com:443"),

@@ -8,7 +8,8 @@ import pytest
 
 from cli_client.arguments import build_parser
 from cli_client.lobby import is_game_id
-from cli_client.main import _game_request, main
+from cli_client.main import main
+from cli_client.subcommands import _game_request
 from wargame.v1 import matchmaker_pb2
 
 COMMANDS = ("games", "rules", "play", "watch", "resume", "record", "replay", "leaderboard")
@@ -108,7 +109,7 @@ def test_levels_for_the_bot(nowhere: str) -> None:
 def test_one_default_level_the_last_asked_for_else_the_easiest(tmp_path: Path) -> None:
     from cli_client.identity import Store
     from cli_client.lobby import GameRequest
-    from cli_client.main import _bot_level
+    from cli_client.subcommands import _bot_level
 
     store = Store(tmp_path)
     assert _bot_level(GameRequest("war"), 0, store).level == 1  # a first game: the easiest

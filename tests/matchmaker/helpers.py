@@ -19,6 +19,7 @@ import redis
 import structlog
 from google.protobuf import duration_pb2
 
+from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, Visibility
 from matchmaker.redis_client import Client, connect
 from wargame.runtime.status import ErrorDetails, error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -119,6 +120,10 @@ def play_moves(
         assert list(reply.notations) == [choice.notation]
         game = reply.game
     return game
+
+
+# Napoleonic Chess with its secret deployment sealed by the engine (Attack at Dawn, 10.1).
+SEALED_DAWN = {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
 
 
 def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.GameView:
@@ -356,3 +361,27 @@ def serving_engine(servicer: engine_pb2_grpc.RulesEngineServicer) -> Iterator[st
         yield f"127.0.0.1:{serving.port}"
     finally:
         serving.stop(0)
+
+
+def game_record(state: game_pb2.GameState, seats: list[Seat], **fields: Any) -> GameRecord:
+    """A stored game of `state` between `seats`: running, public, unrated, untimed, at
+    version 3 (`fields` replace any of these)."""
+    made: dict[str, Any] = {
+        "id": "g1",
+        "ruleset": state.game,
+        "status": GameStatus.RUNNING,
+        "version": 3,
+        "visibility": Visibility.PUBLIC,
+        "rated": False,
+        "created_ms": 1,
+        "updated_ms": 2,
+        "acted_ms": 2,
+        "seats": seats,
+        "state_bytes": state.SerializeToString(),
+        "initial_bytes": b"",
+        "clock": None,
+        "invite": "",
+        "bot_ms": 0,
+        "rating_status": RatingStatus.NONE,
+    }
+    return GameRecord(**(made | fields))

@@ -22,6 +22,7 @@ from tests.matchmaker.conftest import (
     players_of,
 )
 from tests.matchmaker.helpers import (
+    SEALED_DAWN,
     StreamReader,
     Watcher,
     expect_error,
@@ -211,11 +212,7 @@ def test_hidden_deployment_is_never_shown_to_the_other_side(
 ) -> None:
     players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
-    game = start_game(
-        players,
-        "napoleonic",
-        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
-    )
+    game = start_game(players, "napoleonic", options=SEALED_DAWN)
     assert sorted(game.state.to_act) == ["black", "red"]
     watcher = Watcher(black, game.id)
     spectator = Watcher(clients(matchmaker.address), game.id)

@@ -18,7 +18,7 @@ import pytest
 
 from matchmaker import keys
 from matchmaker.presence import Presence
-from matchmaker.record import GameRecord, GameStatus, RatingStatus, Seat, Visibility
+from matchmaker.record import GameRecord, Seat
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from matchmaker.store import CommitOutcome
@@ -33,6 +33,7 @@ from tests.matchmaker.helpers import (
     Watcher,
     captured_logs,
     expect_error,
+    game_record,
     play_moves,
     start_game,
     sync_client,
@@ -363,25 +364,13 @@ class ChangedMeanwhile(Presence):
 
 def running_war_game(game_id: str) -> GameRecord:
     """A running Game of War between two people, South to act, nobody known to have left."""
-    return GameRecord(
+    return game_record(
+        game_pb2.GameState(game="war", position="p", to_act=["south"]),
+        [Seat("south", "p-south", "South"), Seat("north", "p-north", "North")],
         id=game_id,
-        ruleset="war",
-        status=GameStatus.RUNNING,
         version=1,
-        visibility=Visibility.PUBLIC,
-        rated=False,
-        created_ms=1,
         updated_ms=1,
         acted_ms=1,
-        seats=[Seat("south", "p-south", "South"), Seat("north", "p-north", "North")],
-        state_bytes=game_pb2.GameState(
-            game="war", position="p", to_act=["south"]
-        ).SerializeToString(),
-        initial_bytes=b"",
-        clock=None,
-        invite="",
-        bot_ms=0,
-        rating_status=RatingStatus.NONE,
     )
 
 

@@ -73,6 +73,14 @@ def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
     primary.stop()
 
 
+def hasty_and_patient(client: Any, url: str, replica_wait: float) -> tuple[Store, Store]:
+    """Two stores on one client: one that waits `replica_wait` for a replica to confirm a
+    commit, and one that waits `LONG_WAIT` (its commits are meant to be confirmed)."""
+    settings = Settings(redis_url=url, replica_wait=replica_wait)
+    patient = dataclasses.replace(settings, replica_wait=LONG_WAIT)
+    return Store(client, Scripts(client), settings), Store(client, Scripts(client), patient)
+
+
 def change(version: int, key: str = "") -> Commit:
     return Commit(
         game_id="g1",
@@ -93,11 +101,7 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
 
     async def scenario() -> None:
         client = await store_client(primary.url)
-        settings = Settings(redis_url=primary.url, replica_wait=0.5)
-        store = Store(client, Scripts(client), settings)
-        patient = Store(
-            client, Scripts(client), dataclasses.replace(settings, replica_wait=LONG_WAIT)
-        )
+        store, patient = hasty_and_patient(client, primary.url, 0.5)
         assert await store.replication.of(keys.game("g1")) == 1
         assert (await patient.commit(change(0))).outcome == CommitOutcome.OK
         # Answered: the replica has it already (WAIT, on the commit's own connection).
@@ -212,11 +216,7 @@ def test_a_due_time_rides_with_its_commit_and_its_confirmation(
 
     async def scenario() -> None:
         client = await store_client(primary.url)
-        settings = Settings(redis_url=primary.url, replica_wait=0.2)
-        store = Store(client, Scripts(client), settings)
-        patient = Store(
-            client, Scripts(client), dataclasses.replace(settings, replica_wait=LONG_WAIT)
-        )
+        store, patient = hasty_and_patient(client, primary.url, 0.2)
         due_index = keys.due(keys.shard("g1", store.shards))
         await patient.scripts.load()
         waits = waits_on(primary)

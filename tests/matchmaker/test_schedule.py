@@ -13,7 +13,6 @@ from matchmaker.record import (
     RatingStatus,
     Seat,
     SeatKind,
-    Visibility,
 )
 from matchmaker.schedule import (
     RATING_RETRY_MS,
@@ -24,6 +23,7 @@ from matchmaker.schedule import (
 )
 from matchmaker.settings import Settings
 from matchmaker.states import players_out
+from tests.matchmaker.helpers import game_record
 from wargame.v1 import game_pb2, napoleonic_pb2
 
 NOW = 1_000_000
@@ -31,24 +31,8 @@ NOW = 1_000_000
 
 def humans_only(state: game_pb2.GameState) -> GameRecord:
     """A running untimed game of two people, both present and unwarned."""
-    return GameRecord(
-        id="g1",
-        ruleset="war",
-        status=GameStatus.RUNNING,
-        version=3,
-        visibility=Visibility.PUBLIC,
-        rated=False,
-        created_ms=1,
-        updated_ms=2,
-        acted_ms=2,
-        seats=[Seat("south", "ps", "South"), Seat("north", "pn", "North")],
-        state_bytes=state.SerializeToString(),
-        initial_bytes=b"",
-        clock=None,
-        invite="",
-        bot_ms=0,
-        rating_status=RatingStatus.NONE,
-    )
+    seats = [Seat("south", "ps", "South"), Seat("north", "pn", "North")]
+    return game_record(state, seats, ruleset="war")
 
 
 def test_a_game_of_people_is_looked_at_only_at_the_next_presence_check() -> None:

@@ -21,6 +21,7 @@ from matchmaker.server import Replica
 from matchmaker.service import SERVICE_NAME, _after_stream
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, fast_settings, players_of
 from tests.matchmaker.helpers import (
+    SEALED_DAWN,
     Watcher,
     captured_logs,
     channel_listeners,
@@ -84,11 +85,7 @@ def test_a_seated_player_sees_its_own_sealed_array_and_not_the_others(
 ) -> None:
     players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
-    game = start_game(
-        players,
-        "napoleonic",
-        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
-    )
+    game = start_game(players, "napoleonic", options=SEALED_DAWN)
     submit_text(red, game.id, f"seal {sealed_array('red')}")
     mine = red.GetGame(mm.GetGameRequest(game_id=game.id)).game.state.napoleonic.deployment
     (sealed,) = mine.sealed

@@ -19,6 +19,7 @@ from matchmaker import keys
 from matchmaker.seating import TimeControl
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, WarReplica, players_of
 from tests.matchmaker.helpers import (
+    SEALED_DAWN,
     StreamReader,
     Watcher,
     expect_error,
@@ -731,11 +732,7 @@ def test_a_sealed_array_is_shown_in_the_stream_to_its_side_only_while_it_is_secr
 ) -> None:
     players = players_of(matchmaker.address, clients, "red", "black")
     red, black = players["red"], players["black"]
-    game = start_game(
-        players,
-        "napoleonic",
-        options={"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"},
-    )
+    game = start_game(players, "napoleonic", options=SEALED_DAWN)
     # Live: streams open before the array is sealed, each waiting for the next update.
     live = {side: Watcher(players[side], game.id, after=game.version) for side in players}
     assert wait_for(lambda: all(_connected(red, game.id).values()))

@@ -13,12 +13,12 @@ from matchmaker.states import (
     compact,
     for_viewer,
     hidden_pending,
+    phase,
     players_out,
-    turn_phase,
     withheld,
 )
 from wargame.position_text import PositionError, quote
-from wargame.v1 import game_pb2, napoleonic_pb2
+from wargame.v1 import game_pb2, napoleonic_pb2, war_pb2
 
 DEPLOYING = (
     "board 8x8; turn: red deploy_reveal 0; committed red: abc; committed black: def; "
@@ -68,16 +68,20 @@ def test_compact_drops_any_one_part_of_the_view_alone() -> None:
 
 def test_the_phase_and_the_secret_are_read_from_the_position_text() -> None:
     state = game_pb2.GameState(game="napoleonic", position=DEPLOYING)
-    assert turn_phase(state) == "deploy_reveal" and hidden_pending(state)
+    assert phase(state) == "deploy_reveal" and hidden_pending(state)
     moving = game_pb2.GameState(game="napoleonic", position="board 8x8; turn: red movement 2")
-    assert turn_phase(moving) == "movement" and not hidden_pending(moving)
+    assert phase(moving) == "movement" and not hidden_pending(moving)
     setup = game_pb2.GameState(game="napoleonic", position="board 8x8; red: a1=G")
-    assert turn_phase(setup) == "" and not hidden_pending(setup)
+    assert phase(setup) == "" and not hidden_pending(setup)
     war = game_pb2.GameState(game="war", position="deploy_commit S -:-")
     assert not hidden_pending(war)
     structured = game_pb2.GameState(game="napoleonic")
     structured.napoleonic.phase = napoleonic_pb2.NAPOLEONIC_PHASE_DEPLOY_SEALED
     assert hidden_pending(structured)  # a state stored before positions existed
+    assert phase(structured) == "deploy_sealed"  # the word the position text would write
+    structured.napoleonic.phase = napoleonic_pb2.NAPOLEONIC_PHASE_ATTACK_DECLARATION
+    assert phase(structured) == "attack_declaration" and not hidden_pending(structured)
+    assert phase(game_pb2.GameState(game="war", war=war_pb2.WarState())) == ""
 
 
 def test_other_players_arrays_are_withheld_and_nothing_else_changes() -> None:

@@ -10,7 +10,6 @@ from matchmaker.record import (
     ActionEntry,
     GameRecord,
     GameStatus,
-    RatingStatus,
     Seat,
     SeatKind,
     Visibility,
@@ -27,6 +26,7 @@ from matchmaker.views import (
     public_record,
     watch_message,
 )
+from tests.matchmaker.helpers import game_record
 from wargame.v1 import game_pb2, matchmaker_pb2
 from wargame.v1 import napoleonic_pb2 as nap
 
@@ -47,23 +47,12 @@ def deploying(phase: int) -> game_pb2.GameState:
 
 
 def record(state: game_pb2.GameState, moves: list[ActionEntry]) -> GameRecord:
-    return GameRecord(
-        id="g1",
+    return game_record(
+        state,
+        [Seat("red", "pred", "Red"), Seat("black", BOT_PLAYER, "Bot", SeatKind.BOT)],
         ruleset="napoleonic",
-        status=GameStatus.RUNNING,
-        version=3,
-        visibility=Visibility.PUBLIC,
-        rated=False,
-        created_ms=1,
-        updated_ms=2,
-        acted_ms=2,
-        seats=[Seat("red", "pred", "Red"), Seat("black", BOT_PLAYER, "Bot", SeatKind.BOT)],
-        state_bytes=state.SerializeToString(),
-        initial_bytes=b"",
         clock=start(60_000, 0, ["red", "black"], 0, ["black"]),
         invite="CODE",
-        bot_ms=0,
-        rating_status=RatingStatus.NONE,
         moves_raw=moves_json("[]", moves),
     )
 
@@ -175,17 +164,9 @@ def test_a_finished_games_clocks_read_as_they_stopped() -> None:
 
 def war_record(**changes: object) -> GameRecord:
     """A rated, private, running Game of War between South and North (North away)."""
-    game = GameRecord(
-        id="g2",
-        ruleset="war",
-        status=GameStatus.RUNNING,
-        version=7,
-        visibility=Visibility.PRIVATE,
-        rated=True,
-        created_ms=1_700_000_000_000,
-        updated_ms=1_700_000_100_000,
-        acted_ms=1_700_000_100_000,
-        seats=[
+    game = game_record(
+        game_pb2.GameState(game="war", to_act=["south"]),
+        [
             Seat(
                 "south",
                 "psouth",
@@ -195,12 +176,14 @@ def war_record(**changes: object) -> GameRecord:
             ),
             Seat("north", "pnorth", "North"),
         ],
-        state_bytes=game_pb2.GameState(game="war", to_act=["south"]).SerializeToString(),
-        initial_bytes=b"",
-        clock=None,
+        id="g2",
+        version=7,
+        visibility=Visibility.PRIVATE,
+        rated=True,
+        created_ms=1_700_000_000_000,
+        updated_ms=1_700_000_100_000,
+        acted_ms=1_700_000_100_000,
         invite="INVITE",
-        bot_ms=0,
-        rating_status=RatingStatus.NONE,
         away={"north": 5},
         rematch="g3",
         rematch_of="g1",

@@ -4,6 +4,8 @@ real engine, matchmaker and Redis: `abort` before the second turns (and refused 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -41,55 +43,52 @@ def _type_a_move(cli: Cli, player: Player, game_id: str) -> None:
     echoed(cli, echo, before)
 
 
-def test_abort_ends_a_bot_game_before_the_second_turn_with_no_result(
-    launch: Launch, stack: Stack, tmp_path: Path
-) -> None:
+@contextmanager
+def _against_the_bot(
+    launch: Launch, stack: Stack, tmp_path: Path, moves: int = 0
+) -> Iterator[tuple[Cli, Player, str]]:
+    """`wargame play war --vs bot` as South, the player also seen through a connection of
+    its own, after South's first `moves` moves typed; the client quits cleanly after."""
     cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
     cli.expect(r"South > ")
     player = Player(stack, tmp_path)
     try:
         game_id = game_id_of(cli)
-        _type_a_move(cli, player, game_id)
+        for _ in range(moves):
+            _type_a_move(cli, player, game_id)
+        yield cli, player, game_id
+    finally:
+        player.close()
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
+def test_abort_ends_a_bot_game_before_the_second_turn_with_no_result(
+    launch: Launch, stack: Stack, tmp_path: Path
+) -> None:
+    with _against_the_bot(launch, stack, tmp_path, moves=1) as (cli, player, game_id):
         cli.send("abort")
         cli.expect_text("Game over: aborted")
         cli.expect_text("no result")
         view = player.game(game_id)
         assert view.status == matchmaker_pb2.GAME_STATUS_FINISHED
         assert view.outcome.reason == game_pb2.OUTCOME_REASON_ABORTED
-    finally:
-        player.close()
-    assert "draw" not in cli.screen().split("Game over:")[-1].splitlines()[0]
-    cli.send("quit")
-    assert cli.wait() == 0
+        assert "draw" not in cli.screen().split("Game over:")[-1].splitlines()[0]
 
 
 def test_abort_after_the_second_turn_is_refused_with_the_reason(
     launch: Launch, stack: Stack, tmp_path: Path
 ) -> None:
-    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
-    cli.expect(r"South > ")
-    player = Player(stack, tmp_path)
-    try:
-        game_id = game_id_of(cli)
-        _type_a_move(cli, player, game_id)
-        _type_a_move(cli, player, game_id)
+    with _against_the_bot(launch, stack, tmp_path, moves=2) as (cli, player, game_id):
         cli.send("abort")
         cli.expect_text("before any side's second turn")
         assert player.game(game_id).status == matchmaker_pb2.GAME_STATUS_RUNNING
-    finally:
-        player.close()
-    cli.send("quit")
-    assert cli.wait() == 0
 
 
 def test_undo_takes_back_the_players_move_and_the_bots_answer(
     launch: Launch, stack: Stack, tmp_path: Path
 ) -> None:
-    cli = launch(["play", "war", "--vs", "bot", "--side", "south"])
-    cli.expect(r"South > ")
-    player = Player(stack, tmp_path)
-    try:
-        game_id = game_id_of(cli)
+    with _against_the_bot(launch, stack, tmp_path) as (cli, player, game_id):
         cli.send("undo")
         cli.expect_text("you have no action to take back yet")
         _type_a_move(cli, player, game_id)
@@ -105,10 +104,6 @@ def test_undo_takes_back_the_players_move_and_the_bots_answer(
         cli.wait_screen(lambda c: "South >" in prompt_row(c))
         line = next(row for row in reversed(cli.rows()) if "You take back: " in row)
         assert line.count(",") == 1  # the player's move and the bot's answer
-    finally:
-        player.close()
-    cli.send("quit")
-    assert cli.wait() == 0
 
 
 def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(

@@ -31,8 +31,8 @@ SECTION = st.lists(
 def test_both_services_split_texts_with_the_one_grammar() -> None:
     assert engine_position.sections is position_text.sections
     assert engine_position.PositionError is PositionError
-    assert vars(matchmaker_states)["split_sections"] is split_sections
-    assert vars(matchmaker_states)["WITHHELD"] is position_text.WITHHELD
+    assert vars(matchmaker_states)["position_text"] is position_text
+    assert vars(matchmaker_states)["SECRET_PHASES"] is position_text.SECRET_PHASES
 
 
 @given(st.lists(SECTION, min_size=1, max_size=5))

@@ -12,10 +12,7 @@ a rotating sample of the positions and one random game per option set (`tests/se
 
 from __future__ import annotations
 
-import json
 import random
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -29,38 +26,17 @@ from engine_service.rules.game import Game
 from engine_service.rules.position import read_position, write_position
 from tests import seeds
 
+from ..vectors import readable_positions
 from .helpers import RULES
 from .test_reference import NON_DEFAULT, random_setup
 
-VECTORS = Path(__file__).parents[3] / "conformance" / "battle"
 REFUSALS_PER_POSITION = 12
 SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
 
 
-def _positions_in(value: Any, found: set[str]) -> None:
-    if isinstance(value, dict):
-        if value.get("game") == "battle" and isinstance(value.get("position"), str):
-            found.add(value["position"])
-        for item in value.values():
-            _positions_in(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _positions_in(item, found)
-
-
 def vector_texts() -> list[str]:
     """Every readable Game of Battle position text of the conformance vectors."""
-    texts: set[str] = set()
-    for path in sorted(VECTORS.glob("*.json")):
-        _positions_in(json.loads(path.read_text(encoding="utf-8")), texts)
-    readable = []
-    for text in sorted(texts):
-        try:
-            read_position(RULES, text)
-        except RuleError:
-            continue  # the vectors of refused positions
-        readable.append(text)
-    return readable
+    return readable_positions(RULES)
 
 
 def fresh(text: str) -> BattleState:

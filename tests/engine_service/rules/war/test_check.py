@@ -12,11 +12,8 @@ position of the vectors and the fixed playouts.
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -31,37 +28,17 @@ from engine_service.rules.war.ruleset import clear_caches
 from engine_service.rules.war.state import Turn
 from tests import seeds
 
+from ..vectors import readable_positions
 from .helpers import RULES, options
 from .test_reference import OPTION_SETS
 
-VECTORS = Path(__file__).parents[3] / "conformance" / "war"
 REFUSALS_PER_POSITION = 12  # illegal actions taken through `apply` (each explained twice)
 SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
 
 
-def _positions_in(value: Any, found: set[str]) -> None:
-    if isinstance(value, dict):
-        if value.get("game") == "war" and isinstance(value.get("position"), str):
-            found.add(value["position"])
-        for item in value.values():
-            _positions_in(item, found)
-    elif isinstance(value, list):
-        for item in value:
-            _positions_in(item, found)
-
-
 def vector_states() -> list[WarState]:
     """Every readable War position of the conformance vectors (requests and answers)."""
-    texts: set[str] = set()
-    for path in sorted(VECTORS.glob("*.json")):
-        _positions_in(json.loads(path.read_text(encoding="utf-8")), texts)
-    states = []
-    for text in sorted(texts):
-        try:
-            states.append(read_position(RULES, text).state)
-        except RuleError:
-            continue  # the vectors of refused positions
-    return states
+    return [read_position(RULES, text).state for text in readable_positions(RULES)]
 
 
 def playout_states(opts: dict[str, str], seed: int | str, plies: int) -> Iterator[WarState]:
