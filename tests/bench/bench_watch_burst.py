@@ -49,7 +49,7 @@ from tests.bench.bench_matchmaker import (
     new_games,
     percentile,
 )
-from tests.bench.harness import REPEATS, Bench
+from tests.bench.harness import REPEATS, Bench, cpu_seconds, process_tree
 from tests.servers import free_port, start_engine, start_redis, start_service
 from wargame.runtime.status import error_details
 from wargame.v1 import game_pb2, matchmaker_pb2_grpc
@@ -64,10 +64,10 @@ BURST_BOUND_S = 300.0  # a burst not served by then is reported as such
 
 
 @contextmanager
-def stack(directory: Path) -> Iterator[tuple[str, str, str]]:
+def stack(directory: Path) -> Iterator[tuple[str, str, str, int]]:
     """redis-server, one engine process and a matchmaker process with its default watch
     settings (but for one address holding every watcher): the engine's and the
-    matchmaker's addresses and the matchmaker's metrics URL."""
+    matchmaker's addresses, the matchmaker's metrics URL and its process id."""
     redis_server = start_redis(directory / "redis")
     key_file = directory / "seal.key"
     key_file.write_text(bytes(range(32)).hex())
@@ -86,7 +86,8 @@ def stack(directory: Path) -> Iterator[tuple[str, str, str]]:
             service="wargame.v1.Matchmaker",
         )  # fmt: skip
         processes.append(matchmaker)
-        yield engine.address, matchmaker.address, f"http://{metrics}/metrics"
+        metrics_url = f"http://{metrics}/metrics"
+        yield engine.address, matchmaker.address, metrics_url, matchmaker.process.pid
     finally:
         for process in reversed(processes):
             process.stop()
@@ -249,7 +250,7 @@ def run(bench: Bench) -> None:
     """The burst figures, on a stack of their own."""
     with (
         tempfile.TemporaryDirectory(prefix="bench-watch-burst-") as folder,
-        stack(Path(folder)) as (engine, address, metrics),
+        stack(Path(folder)) as (engine, address, metrics, pid),
     ):
         actions, sides = legal_sequence(engine, SEQUENCE_PLIES)
         games_file = Path(folder) / "watched.json"
@@ -259,11 +260,17 @@ def run(bench: Bench) -> None:
         burst: list[float] = []
         bursts: list[dict[str, Any]] = []
         inside: dict[str, list[float]] = {"calm": [], "burst": []}  # as the server timed them
+        busy: dict[str, list[float]] = {"calm": [], "burst": []}  # the matchmaker's CPU use
+        tree = process_tree(pid)
         for _ in range(REPEATS):
             before = handled(metrics)
+            cpu, started = cpu_seconds(tree), time.perf_counter()
             calm.append(percentile(asyncio.run(calm_round(address, actions, sides)), 0.99))
             middle = handled(metrics)
+            busy["calm"].append((cpu_seconds(tree) - cpu) / (time.perf_counter() - started))
+            cpu, started = cpu_seconds(tree), time.perf_counter()
             latencies, outcome = asyncio.run(burst_round(address, actions, sides, games_file))
+            busy["burst"].append((cpu_seconds(tree) - cpu) / (time.perf_counter() - started))
             inside["calm"].append(handled_p99(before, middle))
             inside["burst"].append(handled_p99(middle, handled(metrics)))
             burst.append(percentile(latencies, 0.99))
@@ -314,6 +321,8 @@ def run(bench: Bench) -> None:
             figure("the moves' client's own event-loop lateness p99, during the burst", "ms",
                    client_lag[2::2])
         )  # fmt: skip
+        for kind in ("calm", "burst"):
+            bench.report(figure(f"the matchmaker's CPU use, {kind}", "cores", busy[kind]))
         handled_calm = bench.report(
             figure("of which handled by the matchmaker, p99 (bucket bound), calm", "ms",
                    inside["calm"])
