@@ -537,6 +537,7 @@ def bench_cluster(bench: Bench, setup: Stack) -> None:
             figure("matchmaker CPU per SubmitActions, 3-primary Redis Cluster", "us",
                    cpu[setup.cluster_matchmaker]),
             reference,
+            higher_is_better=False,  # the ratio: standalone's CPU / the cluster's
             paired=True,
         )  # fmt: skip
 

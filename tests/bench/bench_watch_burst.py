@@ -19,7 +19,9 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_watch_b
   starved of CPU would show here) and the time the matchmaker took to handle the moves
   (the p99 of its SubmitActions latency histogram over each round, as a bucket's upper
   bound); the rest is the time a call waits in the server before its handler runs and
-  after it returns.
+  after it returns. And the CPU use (cores) of the matchmaker's process in each kind of
+  round and of the burst's client process: on a 2-core machine a burst generator that
+  takes a core leaves the matchmaker and the moves' client the other.
 """
 
 from __future__ import annotations
@@ -102,7 +104,7 @@ async def open_at_once(address: str, game_ids: list[str], count: int) -> dict[st
     served = refused = 0
     errors: dict[str, int] = {}
     everyone = asyncio.Event()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
 
     async def watch(index: int) -> None:
         nonlocal served, refused
@@ -137,7 +139,14 @@ async def open_at_once(address: str, game_ids: list[str], count: int) -> dict[st
         for channel in channels:
             await channel.close()
     took = time.perf_counter() - started
-    return {"served": served, "refused": refused, "errors": errors, "seconds": took}
+    cores = (time.process_time() - cpu) / took  # the burst's own CPU use (a load generator)
+    return {
+        "served": served,
+        "refused": refused,
+        "errors": errors,
+        "seconds": took,
+        "cores": cores,
+    }
 
 
 def handled(metrics: str) -> dict[float, float]:
@@ -323,6 +332,13 @@ def run(bench: Bench) -> None:
         )  # fmt: skip
         for kind in ("calm", "burst"):
             bench.report(figure(f"the matchmaker's CPU use, {kind}", "cores", busy[kind]))
+        bench.report(
+            figure(
+                "the burst's client process's own CPU use (on the same machine)",
+                "cores",
+                [float(outcome["cores"]) for outcome in bursts],
+            )
+        )
         handled_calm = bench.report(
             figure("of which handled by the matchmaker, p99 (bucket bound), calm", "ms",
                    inside["calm"])
