@@ -222,10 +222,13 @@ class _Slot:
     async def __aenter__(self) -> None:
         if _HOLDING.get():
             return
-        try:
-            await asyncio.wait_for(self.semaphore.acquire(), POOL_WAIT)
-        except TimeoutError:
-            raise RedisConnectionError("no Redis connection free") from None
+        if self.semaphore.locked():  # wait, at most POOL_WAIT
+            try:
+                await asyncio.wait_for(self.semaphore.acquire(), POOL_WAIT)
+            except TimeoutError:
+                raise RedisConnectionError("no Redis connection free") from None
+        else:  # free: taken at once (no task and timer of `wait_for` per command)
+            await self.semaphore.acquire()
         self.token = _HOLDING.set(True)
 
     async def __aexit__(self, *exc: object) -> None:

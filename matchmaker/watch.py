@@ -41,8 +41,11 @@ WatchGame calls wait; all calls then share one event loop, so the openings' work
 small and gives way: the streams that open on one game at one position while a read
 waits share that read and what is built of it (`Hub.shared`: the game, the catch-up),
 `watch_openings` reads go at a time, and only one while other (unary) calls are being
-handled (`Hub.reading`, `handling.Traffic`): a move waits behind one opening's step at a
-time, never behind the burst.
+handled (`Hub.reading`, `handling.Traffic`); the streams a shared read wakes at once then
+go on one per turn of the event loop (`Hub.turn`), not all in the turn that woke them: a
+move's reply that arrives meanwhile waits behind one opening's step, never behind the
+burst (measured: `tests/bench/bench_watch_burst.py`, which also prints how long the
+matchmaker itself took to handle the moves).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ import asyncio
 import contextlib
 import time
 from collections import Counter as Tally
+from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -381,6 +385,7 @@ class Hub:
         self._turns = asyncio.Lock()  # the one read at a time while other calls are handled
         self.traffic = Traffic()  # the unary calls being handled (the servicer counts them)
         self._shared: dict[Hashable, asyncio.Task[Any]] = {}  # reads waiting for a permit
+        self._line: deque[asyncio.Future[None]] = deque()  # streams waiting for their turn
         self.queued = 0  # stream openings without a token waiting for their first reads
         self.opening: Tally[str] = Tally()  # stream openings waiting or reading, by address
 
@@ -457,7 +462,33 @@ class Hub:
             task = self._shared[key] = asyncio.create_task(self._share(key, make))
             task.add_done_callback(_retrieved)
         result: T = await asyncio.shield(task)
+        await self.turn()  # the streams it wakes at once go on one at a time
         return result
+
+    async def turn(self) -> None:
+        """Wait for this stream's turn to go on while other calls are being handled
+        (`traffic`): streams resumed at once (the watchers of one game handed one shared
+        read) go on one per turn of the event loop, each letting the next go on the turn
+        after its own, so a call that became ready meanwhile (a move's Redis reply) waits
+        behind one stream's step, never behind all of them."""
+        if not self.traffic.calls and not self._line:
+            return
+        mine = asyncio.get_running_loop().create_future()
+        self._line.append(mine)
+        if len(self._line) == 1:
+            mine.set_result(None)
+        try:
+            await mine
+        finally:
+            if mine.done() and not mine.cancelled():  # its turn came: the next goes on next
+                asyncio.get_running_loop().call_soon(self._next_turn)
+
+    def _next_turn(self) -> None:
+        self._line.popleft()
+        while self._line and self._line[0].cancelled():  # left the line while waiting
+            self._line.popleft()
+        if self._line:
+            self._line[0].set_result(None)
 
     async def _share(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
         this = asyncio.current_task()

@@ -14,7 +14,9 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchma
 - Cluster: SubmitActions at 16 concurrent games, rounds alternating between a matchmaker on
   a local 3-primary Redis Cluster and one on the standalone Redis (same engine, same
   clients, same run); the standalone figure is the reference, the ratio the median of the
-  rounds' pairs (goal: >= 0.9x, issue 30 item 3).
+  rounds' pairs (goal: >= 0.9x, issue 30 item 3). Beside it each matchmaker's CPU time
+  per submission (its process tree, the same rounds), steadier than the rates on a busy
+  machine.
 - Watchers: 5,000 WatchGame streams (250 games x 20) held by one matchmaker process with
   `--redis-connections 16`, on each store: the streams held, the matchmaker's Redis
   connections on the busiest node meanwhile (CLIENT LIST), the time to deliver one update
@@ -95,6 +97,7 @@ class Stack:
     cluster_url: str
     cluster_matchmaker: str  # a matchmaker on the Redis Cluster
     matchmaker_pid: int = 0  # the process of `matchmaker`, for its CPU time (0: unknown)
+    cluster_matchmaker_pid: int = 0  # the process of `cluster_matchmaker` (0: unknown)
 
 
 def matchmaker(directory: Path, name: str, redis_url: str, engine: str) -> ServiceProcess:
@@ -133,6 +136,7 @@ def stack(directory: Path) -> Iterator[Stack]:
             cluster.url,
             clustered.address,
             standalone.process.pid,
+            clustered.process.pid,
         )
     finally:
         for process in reversed(processes):
@@ -493,18 +497,27 @@ def bench_record(bench: Bench) -> None:
 
 def bench_cluster(bench: Bench, setup: Stack) -> None:
     """SubmitActions at 16 games on a Redis Cluster beside a standalone Redis, rounds
-    alternating between the two."""
+    alternating between the two, with each matchmaker's CPU time per submission."""
     actions, sides = legal_sequence(setup.engine, SEQUENCE_PLIES)
     games = 16
     rates: dict[str, list[float]] = {setup.matchmaker: [], setup.cluster_matchmaker: []}
+    cpu: dict[str, list[float]] = {setup.matchmaker: [], setup.cluster_matchmaker: []}
+    pids = {
+        setup.matchmaker: setup.matchmaker_pid,
+        setup.cluster_matchmaker: setup.cluster_matchmaker_pid,
+    }
     for address in rates:  # warm-up
         asyncio.run(play_round(address, games, actions, sides, seconds=0.5))
     for _ in range(REPEATS):
         for address, samples in rates.items():
+            tree = process_tree(pids[address]) if pids[address] else []
+            before = cpu_seconds(tree)
             committed, elapsed, _, _ = asyncio.run(
                 play_round(address, games, actions, sides, seconds=ROUND_SECONDS)
             )
             samples.append(committed / elapsed)
+            if tree:
+                cpu[address].append((cpu_seconds(tree) - before) / max(1, committed) * 1e6)
     reference = bench.report(
         figure(
             f"matchmaker SubmitActions, {games} games, standalone Redis",
@@ -522,6 +535,18 @@ def bench_cluster(bench: Bench, setup: Stack) -> None:
         goal=">= 0.9x standalone",
         paired=True,
     )
+    if cpu[setup.matchmaker] and cpu[setup.cluster_matchmaker]:
+        reference = bench.report(
+            figure("matchmaker CPU per SubmitActions, standalone Redis", "us",
+                   cpu[setup.matchmaker])
+        )  # fmt: skip
+        bench.report(
+            figure("matchmaker CPU per SubmitActions, 3-primary Redis Cluster", "us",
+                   cpu[setup.cluster_matchmaker]),
+            reference,
+            higher_is_better=False,  # the ratio: standalone's CPU / the cluster's
+            paired=True,
+        )  # fmt: skip
 
 
 def bench_watchers(bench: Bench, setup: Stack) -> None:

@@ -14,7 +14,14 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_watch_b
 - Figures: the watchers in (and how many were told to retry first, how many met any other
   error), the move acknowledgement p99 of each kind of round (median of the rounds), the
   burst p99 beside the calm one as the median of the ratios of the rounds taken in turns
-  (goal: <= 2x), with the machine's load average.
+  (goal: <= 2x), with the machine's load average. Beside them, where a move's time went:
+  the moves' client's own event-loop lateness (its p99 in each kind of round: a client
+  starved of CPU would show here) and the time the matchmaker took to handle the moves
+  (the p99 of its SubmitActions latency histogram over each round, as a bucket's upper
+  bound); the rest is the time a call waits in the server before its handler runs and
+  after it returns. And the CPU use (cores) of the matchmaker's process in each kind of
+  round and of the burst's client process: on a 2-core machine a burst generator that
+  takes a core leaves the matchmaker and the moves' client the other.
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import os
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,8 +51,8 @@ from tests.bench.bench_matchmaker import (
     new_games,
     percentile,
 )
-from tests.bench.harness import REPEATS, Bench
-from tests.servers import start_engine, start_redis, start_service
+from tests.bench.harness import REPEATS, Bench, cpu_seconds, process_tree
+from tests.servers import free_port, start_engine, start_redis, start_service
 from wargame.runtime.status import error_details
 from wargame.v1 import game_pb2, matchmaker_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
@@ -57,10 +66,10 @@ BURST_BOUND_S = 300.0  # a burst not served by then is reported as such
 
 
 @contextmanager
-def stack(directory: Path) -> Iterator[tuple[str, str]]:
+def stack(directory: Path) -> Iterator[tuple[str, str, str, int]]:
     """redis-server, one engine process and a matchmaker process with its default watch
     settings (but for one address holding every watcher): the engine's and the
-    matchmaker's addresses."""
+    matchmaker's addresses, the matchmaker's metrics URL and its process id."""
     redis_server = start_redis(directory / "redis")
     key_file = directory / "seal.key"
     key_file.write_text(bytes(range(32)).hex())
@@ -68,17 +77,19 @@ def stack(directory: Path) -> Iterator[tuple[str, str]]:
     try:
         engine = start_engine(directory, "--seal-key-file", str(key_file), "--log-level", "warning")
         processes.append(engine)
+        metrics = f"127.0.0.1:{free_port()}"
         matchmaker = start_service(
             "matchmaker.main",
             ["--redis-url", redis_server.url, "--engine", engine.address,
-             "--metrics-listen", "off", "--rate-limit", "0", "--register-peer-rate", "0",
+             "--metrics-listen", metrics, "--rate-limit", "0", "--register-peer-rate", "0",
              "--register-rate", "0", "--log-level", "warning",
              "--max-watchers-per-address", str(2 * WATCHERS)],
             log_path=directory / "matchmaker.log",
             service="wargame.v1.Matchmaker",
         )  # fmt: skip
         processes.append(matchmaker)
-        yield engine.address, matchmaker.address
+        metrics_url = f"http://{metrics}/metrics"
+        yield engine.address, matchmaker.address, metrics_url, matchmaker.process.pid
     finally:
         for process in reversed(processes):
             process.stop()
@@ -93,7 +104,7 @@ async def open_at_once(address: str, game_ids: list[str], count: int) -> dict[st
     served = refused = 0
     errors: dict[str, int] = {}
     everyone = asyncio.Event()
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
 
     async def watch(index: int) -> None:
         nonlocal served, refused
@@ -128,10 +139,44 @@ async def open_at_once(address: str, game_ids: list[str], count: int) -> dict[st
         for channel in channels:
             await channel.close()
     took = time.perf_counter() - started
-    return {"served": served, "refused": refused, "errors": errors, "seconds": took}
+    cores = (time.process_time() - cpu) / took  # the burst's own CPU use (a load generator)
+    return {
+        "served": served,
+        "refused": refused,
+        "errors": errors,
+        "seconds": took,
+        "cores": cores,
+    }
+
+
+def handled(metrics: str) -> dict[float, float]:
+    """The matchmaker's SubmitActions calls so far by how long it took to handle them (its
+    latency histogram: upper bound in seconds, calls at most that long)."""
+    with urllib.request.urlopen(metrics, timeout=30) as page:
+        text = page.read().decode()
+    counts: dict[float, float] = {}
+    for line in text.splitlines():
+        if line.startswith("wargame_matchmaker_rpc_seconds_bucket{") and (
+            'rpc="SubmitActions"' in line
+        ):
+            bound = line.split('le="', 1)[1].split('"', 1)[0]
+            counts[float(bound)] = float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def handled_p99(before: dict[float, float], after: dict[float, float]) -> float:
+    """The p99 (ms, a bucket's upper bound) of the SubmitActions handled between two looks."""
+    bounds = sorted(after)
+    total = after[math.inf] - before.get(math.inf, 0.0)
+    for bound in bounds:
+        if after[bound] - before.get(bound, 0.0) >= 0.99 * total:
+            return bound * 1000
+    return math.inf
 
 
 lost: dict[str, int] = {}  # moves sent again, by the status their first sending met
+LAG_TICK = 0.005  # seconds: the moves' client measures how late its event loop wakes
+client_lag: list[float] = []  # the p99 of its lateness (ms) in each round
 
 
 async def moves_until(
@@ -169,7 +214,15 @@ async def moves_until(
                 latencies.append((time.perf_counter() - sent) * 1000)
                 version = reply.game.version
 
-    await asyncio.gather(*(play() for _ in range(MOVING_GAMES)))
+    async def sample_lag() -> None:
+        while not done.is_set():
+            asked = time.perf_counter()
+            await asyncio.sleep(LAG_TICK)
+            lags.append((time.perf_counter() - asked - LAG_TICK) * 1000)
+
+    lags: list[float] = []
+    await asyncio.gather(sample_lag(), *(play() for _ in range(MOVING_GAMES)))
+    client_lag.append(percentile(lags, 0.99))
     return latencies
 
 
@@ -206,7 +259,7 @@ def run(bench: Bench) -> None:
     """The burst figures, on a stack of their own."""
     with (
         tempfile.TemporaryDirectory(prefix="bench-watch-burst-") as folder,
-        stack(Path(folder)) as (engine, address),
+        stack(Path(folder)) as (engine, address, metrics, pid),
     ):
         actions, sides = legal_sequence(engine, SEQUENCE_PLIES)
         games_file = Path(folder) / "watched.json"
@@ -215,9 +268,20 @@ def run(bench: Bench) -> None:
         calm: list[float] = []
         burst: list[float] = []
         bursts: list[dict[str, Any]] = []
+        inside: dict[str, list[float]] = {"calm": [], "burst": []}  # as the server timed them
+        busy: dict[str, list[float]] = {"calm": [], "burst": []}  # the matchmaker's CPU use
+        tree = process_tree(pid)
         for _ in range(REPEATS):
+            before = handled(metrics)
+            cpu, started = cpu_seconds(tree), time.perf_counter()
             calm.append(percentile(asyncio.run(calm_round(address, actions, sides)), 0.99))
+            middle = handled(metrics)
+            busy["calm"].append((cpu_seconds(tree) - cpu) / (time.perf_counter() - started))
+            cpu, started = cpu_seconds(tree), time.perf_counter()
             latencies, outcome = asyncio.run(burst_round(address, actions, sides, games_file))
+            busy["burst"].append((cpu_seconds(tree) - cpu) / (time.perf_counter() - started))
+            inside["calm"].append(handled_p99(before, middle))
+            inside["burst"].append(handled_p99(middle, handled(metrics)))
             burst.append(percentile(latencies, 0.99))
             bursts.append(outcome)
         served = [float(outcome["served"]) for outcome in bursts]
@@ -258,6 +322,33 @@ def run(bench: Bench) -> None:
             goal="<= 2x (burst / calm)",
             paired=True,
         )
+        bench.report(
+            figure("the moves' client's own event-loop lateness p99, calm", "ms",
+                   client_lag[1::2])
+        )  # fmt: skip
+        bench.report(
+            figure("the moves' client's own event-loop lateness p99, during the burst", "ms",
+                   client_lag[2::2])
+        )  # fmt: skip
+        for kind in ("calm", "burst"):
+            bench.report(figure(f"the matchmaker's CPU use, {kind}", "cores", busy[kind]))
+        bench.report(
+            figure(
+                "the burst's client process's own CPU use (on the same machine)",
+                "cores",
+                [float(outcome["cores"]) for outcome in bursts],
+            )
+        )
+        handled_calm = bench.report(
+            figure("of which handled by the matchmaker, p99 (bucket bound), calm", "ms",
+                   inside["calm"])
+        )  # fmt: skip
+        bench.report(
+            figure("of which handled by the matchmaker, p99 (bucket bound), during the burst",
+                   "ms", inside["burst"]),
+            handled_calm,
+            paired=True,
+        )  # fmt: skip
 
 
 async def watched_games(address: str) -> list[str]:

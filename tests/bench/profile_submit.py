@@ -11,7 +11,7 @@ then plays SubmitActions for a fixed time. Two phases, each while the clients pl
   time split by those shares is the µs per submission of each part. Compiled code (the
   gRPC core, protobuf's upb, hiredis) counts in the Python function that called it.
 
-    python -m tests.bench.profile_submit [--games 16] [--seconds 3] [--top 25]
+    python -m tests.bench.profile_submit [--games 16] [--seconds 3] [--top 25] [--cluster]
 
 prints the breakdown and the functions with the most own time. `make bench` runs it from
 `bench_matchmaker` (`record`).
@@ -36,7 +36,7 @@ from pathlib import Path
 
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
-from tests.servers import ROOT, free_port, start_engine, start_redis
+from tests.servers import ROOT, free_port, start_engine, start_redis, start_redis_cluster
 
 # The parts of the stack, by where a function's code lives (first match wins).
 ENGINE_CLIENT = ("matchmaker/engine.py", "grpc/aio/_call.py", "grpc/aio/_channel.py")
@@ -158,9 +158,14 @@ def drive_main(argv: list[str]) -> int:
 
 
 @contextlib.contextmanager
-def backends(folder: Path) -> Iterator[tuple[str, str]]:
-    """A redis-server and one engine worker: (redis url, engine address)."""
-    redis_server = start_redis(folder / "redis")
+def backends(folder: Path, cluster: bool = False) -> Iterator[tuple[str, str]]:
+    """A redis-server (with `cluster`, a 3-primary Redis Cluster) and one engine worker:
+    (redis url, engine address)."""
+    redis_server = (
+        start_redis_cluster(folder / "cluster", primaries=3)
+        if cluster
+        else start_redis(folder / "redis")
+    )
     engine = start_engine(folder, "--log-level", "warning")
     try:
         yield redis_server.url, engine.address
@@ -232,11 +237,14 @@ async def _serve_and_profile(
     )
 
 
-def profile_submits(games: int = 16, seconds: float = 3.0, top: int = 25) -> Breakdown:
-    """Start Redis and an engine, serve the matchmaker here, profile its submissions."""
+def profile_submits(
+    games: int = 16, seconds: float = 3.0, top: int = 25, cluster: bool = False
+) -> Breakdown:
+    """Start Redis (a Redis Cluster) and an engine, serve the matchmaker here, profile its
+    submissions."""
     with (
         tempfile.TemporaryDirectory(prefix="profile-submit-") as scratch,
-        backends(Path(scratch)) as (redis_url, engine),
+        backends(Path(scratch), cluster) as (redis_url, engine),
     ):
         return asyncio.run(_serve_and_profile(redis_url, engine, games, seconds, top))
 
@@ -249,8 +257,10 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--cluster", action="store_true", help="on a 3-primary Redis Cluster")
     args = parser.parse_args()
-    print("\n".join(profile_submits(args.games, args.seconds, args.top).lines()))
+    breakdown = profile_submits(args.games, args.seconds, args.top, args.cluster)
+    print("\n".join(breakdown.lines()))
     return 0
 
 

@@ -5,9 +5,12 @@ of every game delivered to all. Used by the watchers-at-scale test and `make ben
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -39,32 +42,58 @@ class Crowd:
     refused: int = 0  # streams told to retry after a hint (a burst past the replica's queue)
 
 
-def matchmaker_connections(redis_url: str) -> dict[str, set[str]]:
+def local_ports(pid: int) -> set[int]:
+    """The local ports of the TCP sockets process `pid` holds (Linux: /proc)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):  # closed meanwhile
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:[") : -1])
+    ports = set()
+    for table in ("tcp", "tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+                fields = row.split()
+                if fields[9] in inodes:
+                    ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def matchmaker_connections(redis_url: str, pid: int | None = None) -> dict[str, set[str]]:
     """The addresses of the connections named by the matchmaker, by Redis node (CLIENT
-    LIST)."""
+    LIST); with `pid`, only those of that process (the session's Redis may also hold the
+    idle connections of other replicas and clients of the tests, named alike)."""
     client = sync_client(redis_url)
     try:
         lists: Any = client.client_list()
+        ports = local_ports(pid) if pid is not None else None
         nodes = lists if isinstance(lists, dict) else {"redis": lists}  # a cluster: per node
         return {
-            node: {c["addr"] for c in clients if c.get("name") == CLIENT_NAME}
+            node: {
+                c["addr"]
+                for c in clients
+                if c.get("name") == CLIENT_NAME
+                and (ports is None or int(c["addr"].rsplit(":", 1)[1]) in ports)
+            }
             for node, clients in nodes.items()
         }
     finally:
         client.close()
 
 
-async def held_connections(redis_url: str, window: float = 5.0) -> int:
-    """The matchmaker's Redis connections on its busiest node that are there in every look
-    over a `window` of seconds. A connection replaced after a command timed out is listed
-    until Redis reads its close, beside its successor; on a starved machine (a second test
-    run beside this one) replacements follow one another, so every single look may count a
-    few twice. A connection held for good is there in every look."""
-    held = matchmaker_connections(redis_url)
+async def held_connections(redis_url: str, pid: int | None, window: float = 5.0) -> int:
+    """The matchmaker's Redis connections (process `pid`'s: `matchmaker_connections`) on
+    its busiest node that are there in every look over a `window` of seconds. A connection
+    replaced after a command timed out is listed until Redis reads its close, beside its
+    successor; on a starved machine (a second test run beside this one) replacements
+    follow one another, so every single look may count a few twice. A connection held for
+    good is there in every look."""
+    held = matchmaker_connections(redis_url, pid)
     deadline = time.perf_counter() + window
     while time.perf_counter() < deadline:
         await asyncio.sleep(0.25)
-        now = matchmaker_connections(redis_url)
+        now = matchmaker_connections(redis_url, pid)
         held = {node: kept & now.get(node, set()) for node, kept in held.items()}
     return max(len(kept) for kept in held.values())
 
@@ -91,13 +120,16 @@ async def hold(
     games: int,
     per_game: int,
     while_held: Callable[[Any, str], Awaitable[None]] | None = None,
+    *,
+    pid: int | None = None,
 ) -> Crowd:
-    """Hold `games` x `per_game` watchers on the matchmaker at `address`; `while_held(stub,
-    game id)` runs while all are open."""
+    """Hold `games` x `per_game` watchers on the matchmaker at `address` (process `pid`:
+    only its Redis connections are counted); `while_held(stub, game id)` runs while all
+    are open."""
     channels = [grpc.aio.insecure_channel(address) for _ in range(CHANNELS)]
     stubs = [matchmaker_pb2_grpc.MatchmakerStub(channel) for channel in channels]
     try:
-        return await _hold(stubs, redis_url, games, per_game, while_held)
+        return await _hold(stubs, redis_url, games, per_game, while_held, pid=pid)
     finally:
         for channel in channels:
             await channel.close()
@@ -109,6 +141,8 @@ async def _hold(
     games: int,
     per_game: int,
     while_held: Callable[[Any, str], Awaitable[None]] | None,
+    *,
+    pid: int | None,
 ) -> Crowd:
     stub = stubs[0]
 
@@ -182,7 +216,7 @@ async def _hold(
         repr(task.exception()) for task in done if task is not waiting
     )
     held = time.perf_counter() - started
-    connections = await held_connections(redis_url)
+    connections = await held_connections(redis_url, pid)
     if while_held is not None:
         await while_held(stub, made[0][0])
     # One update of every game: each watcher gets it, and its stream ends with the game.

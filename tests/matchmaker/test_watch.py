@@ -331,3 +331,48 @@ def test_a_listener_left_without_games_and_cut_off_is_forgotten(redis_url: str) 
                 assert [entry.version for entry in batch.entries] == [1]
 
     asyncio.run(scenario())
+
+
+def test_a_move_ready_meanwhile_waits_behind_one_stream_of_those_a_shared_read_wakes(
+    redis_url: str,
+) -> None:
+    """Fifty streams opening on one game share one read; while a move is being handled,
+    they go on one per turn of the event loop: the move's reply, ready once the first of
+    them went on, is taken up before the second goes on, not behind all fifty."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica:
+            hub = replica.hub
+            order: list[str] = []
+            read = asyncio.Event()
+            reply: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+            async def game() -> str:
+                await read.wait()
+                return await replica.store.last_update_id("g-shared")  # a real read
+
+            waiting = 0
+
+            async def stream(index: int) -> None:
+                nonlocal waiting
+                waiting += 1
+                await hub.shared(("game", "g-shared"), game)
+                order.append(f"stream {index}")
+                if not reply.done():
+                    reply.set_result(None)  # the move's reply arrives meanwhile
+
+            async def move() -> None:
+                await reply
+                order.append("move")
+
+            hub.traffic.calls += 1  # the move, being handled
+            streams = [asyncio.create_task(stream(index)) for index in range(50)]
+            moving = asyncio.create_task(move())
+            while waiting < len(streams):  # every stream waits on the shared read
+                await asyncio.sleep(0)
+            read.set()
+            await asyncio.gather(*streams, moving)
+            hub.traffic.calls -= 1
+        assert order.index("move") <= 2, order
+
+    asyncio.run(scenario())
