@@ -187,7 +187,19 @@ class Play:
         game_id = self.session.game_id
         prefix = f"{why}: " if why else ""
         back = f"`wargame resume {game_id}` to return"
-        self.display.farewell(Text(f"{prefix}you left game {game_id}; it goes on — {back}."))
+        self.display.farewell(
+            Text(f"{prefix}you left game {game_id}; {self._meanwhile()} — {back}.")
+        )
+
+    def _meanwhile(self) -> str:
+        """What becomes of the game the player leaves (the matchmaker's presence rules)."""
+        session = self.session
+        people = [seat for seat in session.seats() if not seat.bot]
+        if len(people) > 1:
+            return "it goes on (on your turn you lose it as abandoned unless you come back)"
+        if session.view.HasField("clock"):
+            return "the bot waits for you, but your clock runs on your turn"
+        return "the bot waits for you"
 
     # -- what the hooks and the other parts use ----------------------------------------
 

@@ -7,7 +7,8 @@ another replica, or a replica that dies, changes nothing but whose field is rene
 player whose fields have all lapsed has left. What follows is one script
 (`presence.lua`): the opponent and spectators see "X disconnected" / "X reconnected"
 notices, and a side to act that has left is warned that it loses as abandoned
-`abandon_after` seconds later unless it comes back; the sweeper forfeits it then. A
+`abandon_after` seconds later unless it comes back; the sweeper forfeits it then. A game
+against the bot alone waits for its player instead (nobody else is kept waiting). A
 player thinking with its client open is never abandoned, however long it thinks, nor is
 one whose client is refused a stream (`knock`: a field of its own, renewed by each try).
 """
@@ -93,7 +94,9 @@ class Presence:
 
     async def _run(self, game: GameRecord, add: str, remove: str) -> Any:
         humans = [seat.side for seat in game.seats if seat.kind == SeatKind.HUMAN and seat.player]
-        to_act = [side for side in humans if side in game.to_act()]
+        # Only a side that keeps another person waiting is warned (and then abandoned).
+        waiting = game.keeps_others_waiting()
+        to_act = [side for side in humans if waiting and side in game.to_act()]
         return await self.scripts.run(
             "presence",
             [keys.game(game.id), keys.game_presence(game.id), keys.game_stream(game.id)],

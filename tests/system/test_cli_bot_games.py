@@ -118,7 +118,8 @@ def test_in_game_errors_hints_and_leaving(launch: Launch) -> None:
     cli.expect(r"North: ")  # the bot answers
     cli.expect(r"South > ")
     cli.interrupt()
-    cli.expect_text(f"you left game {game_id}; it goes on")
+    # Nobody else waits in a game against the bot: it waits for its player, never abandoned.
+    cli.expect_text(f"you left game {game_id}; the bot waits for you - `wargame resume")
     assert cli.wait() == 130
     # Come back to it, then leave with end of input.
     again = launch(["resume", game_id])
