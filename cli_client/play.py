@@ -194,8 +194,7 @@ class Play:
     def _meanwhile(self) -> str:
         """What becomes of the game the player leaves (the matchmaker's presence rules)."""
         session = self.session
-        people = [seat for seat in session.seats() if not seat.bot]
-        if len(people) > 1:
+        if session.keeps_others_waiting:
             return "it goes on (on your turn you lose it as abandoned unless you come back)"
         if session.view.HasField("clock"):
             return "the bot waits for you, but your clock runs on your turn"

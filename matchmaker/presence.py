@@ -11,12 +11,16 @@ notices, and a side to act that has left is warned that it loses as abandoned
 against the bot alone waits for its player instead (nobody else is kept waiting). A
 player thinking with its client open is never abandoned, however long it thinks, nor is
 one whose client is refused a stream (`knock`: a field of its own, renewed by each try).
+Nor is a restart a player leaving: a replica younger than a presence lifetime counts lapsed
+fields as there (their clients reconnect meanwhile), so a matchmaker that was down longer
+than that announces nobody as gone when it is back, unless they stay away.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -44,6 +48,9 @@ class Presence:
         self.settings = settings
         self.watching: dict[str, set[str]] = {}  # game id -> this replica's watcher fields
         self.poke = asyncio.Event()  # renew at once
+        # A lapsed presence counts until this replica has lived one presence lifetime: the
+        # streams it had may have been served by a replica that stopped (a restart).
+        self.born = time.monotonic()
 
     async def arrive(self, game_id: str, side: str) -> str:
         """A seated player of `side` watches: present from now; its watcher field."""
@@ -109,6 +116,7 @@ class Presence:
                 self.settings.stream_maxlen,
                 ",".join(humans),
                 ",".join(to_act) if game.status == GameStatus.RUNNING else "",
+                "1" if time.monotonic() - self.born < self.settings.presence_ttl else "",
             ],
         )
 
