@@ -256,7 +256,8 @@ class Play:
             clean=lambda text: wording.for_players(text, self.options, self.session.sides),
         )
         report = any(event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED for event in events)
-        self.display.played(who, notations, lines, report=report)
+        shown = [wording.as_played(text) for text in notations]
+        self.display.played(who, shown, lines, report=report)
 
     def show_prompt(self) -> None:
         """The prompt for the moment (see `prompt.prompt`)."""

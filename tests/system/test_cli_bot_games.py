@@ -48,6 +48,9 @@ def test_game_of_war_citadel_taken_and_held(launch: Launch) -> None:
     cli.expect(r"North: a7-a[56]")  # the bot's only men: a Troop
     cli.expect_text("Game over: you win")
     cli.expect_text("held North's Citadel")
+    # The engine writes `#C` on North's reply, after which the Citadel held: the player
+    # reads that reply plain, and the result line says who won.
+    assert re.search(r"North: a7-a[56]\s", cli.screen()) and "#C" not in cli.screen()
     cli.expect_text("wargame record")
     cli.expect_text("Play again: `rematch` starts a new game with the sides swapped")
     cli.send("quit")
