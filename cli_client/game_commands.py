@@ -28,15 +28,13 @@ from cli_client.submit import Submitter
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
 HINT_SECONDS = 1.0
-# Game of War notation (section 2): `#C` ends the move after which a Citadel occupation held.
-CITADEL_HELD = "#C"
 YES = frozenset({"y", "yes"})
 
 
 def spoken(text: str) -> str:
     """A notation as the hint line says it: `#C` in words."""
-    if text.endswith(CITADEL_HELD):
-        return text.removesuffix(CITADEL_HELD) + " (the Citadel holds: a win)"
+    if text.endswith(wording.CITADEL_HELD):
+        return text.removesuffix(wording.CITADEL_HELD) + " (the Citadel holds: a win)"
     return text
 
 

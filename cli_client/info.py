@@ -140,7 +140,10 @@ def rules(
         reply = connection.describe_game(game, options, preset)
         state = reply.initial_state
     board = reply.board
-    scene = state_scene(board, state, upper_side=bottom_side(board, state))
+    # A position text writes the first side in capitals (Game of War section 2), wherever
+    # its men stand; a game's initial position, the side at the bottom.
+    upper = board.sides[0].id if position and board.sides else bottom_side(board, state)
+    scene = state_scene(board, state, upper_side=upper)
     console.print(_bold(board.title or reply.info.title, theme))
     console.print(Text(""))
     for line in draw_board(scene, theme):

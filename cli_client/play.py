@@ -187,7 +187,18 @@ class Play:
         game_id = self.session.game_id
         prefix = f"{why}: " if why else ""
         back = f"`wargame resume {game_id}` to return"
-        self.display.farewell(Text(f"{prefix}you left game {game_id}; it goes on — {back}."))
+        self.display.farewell(
+            Text(f"{prefix}you left game {game_id}; {self._meanwhile()} — {back}.")
+        )
+
+    def _meanwhile(self) -> str:
+        """What becomes of the game the player leaves (the matchmaker's presence rules)."""
+        session = self.session
+        if session.keeps_others_waiting:
+            return "it goes on (on your turn you lose it as abandoned unless you come back)"
+        if session.view.HasField("clock"):
+            return "the bot waits for you, but your clock runs on your turn"
+        return "the bot waits for you"
 
     # -- what the hooks and the other parts use ----------------------------------------
 
@@ -245,7 +256,8 @@ class Play:
             clean=lambda text: wording.for_players(text, self.options, self.session.sides),
         )
         report = any(event.kind == game_pb2.EVENT_KIND_COMBAT_RESOLVED for event in events)
-        self.display.played(who, notations, lines, report=report)
+        shown = [wording.as_played(text) for text in notations]
+        self.display.played(who, shown, lines, report=report)
 
     def show_prompt(self) -> None:
         """The prompt for the moment (see `prompt.prompt`)."""

@@ -264,6 +264,13 @@ class GameSession:
         return f"{self.name(side)} (bot)" if seat.bot else f"{self.name(side)} ({seat.name})"
 
     @property
+    def keeps_others_waiting(self) -> bool:
+        """Whether another person sits in the game (the matchmaker warns, then forfeits,
+        only a side that keeps another person waiting; a game against the bot alone waits
+        for its player)."""
+        return sum(not seat.bot for seat in self.seats()) > 1
+
+    @property
     def against_bot(self) -> bool:
         """Whether a bot holds a seat."""
         return any(seat.bot for seat in self.seats())

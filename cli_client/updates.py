@@ -108,7 +108,9 @@ class Updates:
             if isinstance(item, Update):
                 changed |= self._update(item.message)
             elif isinstance(item, Lost):
-                play.warn(lost_line(item.reason, my_turn=self.session.my_turn))
+                session = self.session  # (a game against the bot alone is never abandoned)
+                awaited = session.my_turn and session.keeps_others_waiting
+                play.warn(lost_line(item.reason, my_turn=awaited))
             elif isinstance(item, Reconnected):
                 play.note("reconnected to the matchmaker; catching up with the game")
             elif isinstance(item, Ended):

@@ -363,6 +363,9 @@ class Play:
                 clocks.stop(clock, now) if finished else clocks.advance(clock, now, state.to_act)
             )
         moves_raw, moves = self.store.moves_after(game, entries, pending)
+        readings = game.readings
+        if clock is not None and not finished and game.allows_takebacks():
+            readings = {**readings, str(len(game.moves) + len(entries)): dict(clock.remaining)}
         after = replace(
             game,
             status=GameStatus.FINISHED if finished else GameStatus.RUNNING,
@@ -373,6 +376,7 @@ class Play:
             clock=clock,
             state_bytes=state.SerializeToString(),
             moves_raw=moves_raw,
+            readings=readings,
             rating_status=(RatingStatus.PENDING if finished and game.rated else game.rating_status),
             warned={},  # a new position: whoever must act now is warned afresh if away
             _state=state,

@@ -7,15 +7,20 @@ another replica, or a replica that dies, changes nothing but whose field is rene
 player whose fields have all lapsed has left. What follows is one script
 (`presence.lua`): the opponent and spectators see "X disconnected" / "X reconnected"
 notices, and a side to act that has left is warned that it loses as abandoned
-`abandon_after` seconds later unless it comes back; the sweeper forfeits it then. A
+`abandon_after` seconds later unless it comes back; the sweeper forfeits it then. A game
+against the bot alone waits for its player instead (nobody else is kept waiting). A
 player thinking with its client open is never abandoned, however long it thinks, nor is
 one whose client is refused a stream (`knock`: a field of its own, renewed by each try).
+Nor is a restart a player leaving: a replica younger than a presence lifetime counts lapsed
+fields as there (their clients reconnect meanwhile), so a matchmaker that was down longer
+than that announces nobody as gone when it is back, unless they stay away.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -43,6 +48,9 @@ class Presence:
         self.settings = settings
         self.watching: dict[str, set[str]] = {}  # game id -> this replica's watcher fields
         self.poke = asyncio.Event()  # renew at once
+        # A lapsed presence counts until this replica has lived one presence lifetime: the
+        # streams it had may have been served by a replica that stopped (a restart).
+        self.born = time.monotonic()
 
     async def arrive(self, game_id: str, side: str) -> str:
         """A seated player of `side` watches: present from now; its watcher field."""
@@ -93,7 +101,9 @@ class Presence:
 
     async def _run(self, game: GameRecord, add: str, remove: str) -> Any:
         humans = [seat.side for seat in game.seats if seat.kind == SeatKind.HUMAN and seat.player]
-        to_act = [side for side in humans if side in game.to_act()]
+        # Only a side that keeps another person waiting is warned (and then abandoned).
+        waiting = game.keeps_others_waiting()
+        to_act = [side for side in humans if waiting and side in game.to_act()]
         return await self.scripts.run(
             "presence",
             [keys.game(game.id), keys.game_presence(game.id), keys.game_stream(game.id)],
@@ -106,6 +116,7 @@ class Presence:
                 self.settings.stream_maxlen,
                 ",".join(humans),
                 ",".join(to_act) if game.status == GameStatus.RUNNING else "",
+                "1" if time.monotonic() - self.born < self.settings.presence_ttl else "",
             ],
         )
 

@@ -198,6 +198,9 @@ CLOCK = Codec(
 )
 OPTIONS = Codec(_compact, json.loads)
 TIMES = Codec(lambda value: _compact(value) if value else "", lambda raw: json.loads(raw or b"{}"))
+READINGS = Codec(
+    lambda value: _compact(value) if value else "", lambda raw: json.loads(raw or b"{}")
+)
 
 
 def _enum(kind: type[StrEnum]) -> Codec:
@@ -242,6 +245,7 @@ FIELDS: tuple[Field, ...] = (
     Field("bot_level", "bot_level", NUMBER, 0),
     Field("away", "away", TIMES, {}),
     Field("warned", "warned", TIMES, {}),
+    Field("readings", "readings", READINGS, {}),
     Field("ending", "ending", BLOB, b""),
     Field("rematch", "rematch", TEXT, ""),
     Field("rematch_of", "rematch_of", TEXT, ""),
@@ -285,6 +289,9 @@ class GameRecord:
     # act warned that they lose as abandoned unless they come back (side -> when, ms).
     away: dict[str, int] = field(default_factory=dict)
     warned: dict[str, int] = field(default_factory=dict)
+    # The clock readings of a timed game that allows takebacks, after each commit of
+    # actions (number of actions then -> side -> ms left): a takeback returns to them.
+    readings: dict[str, dict[str, int]] = field(default_factory=dict)
     # An ending the matchmaker decided without an action of the engine's (serialized
     # wargame.v1.Outcome): both clocks out at once.
     ending: bytes = b""
@@ -360,6 +367,17 @@ class GameRecord:
     def seat_for(self, side: str) -> Seat | None:
         """The seat of a side."""
         return next((seat for seat in self.seats if seat.side == side), None)
+
+    def keeps_others_waiting(self) -> bool:
+        """Whether a person who leaves on its turn keeps another person waiting (two or
+        more seats are people's). Against the bot alone nobody waits: the game waits for
+        its player, and only its clock, if it has one, runs meanwhile."""
+        return sum(seat.kind == SeatKind.HUMAN for seat in self.seats) > 1
+
+    def allows_takebacks(self) -> bool:
+        """Whether the game's person may take actions back: an unrated game against the
+        bot alone (`takeback.py`)."""
+        return not self.rated and not self.keeps_others_waiting()
 
     def opponent(self, side: str) -> Seat | None:
         """The other seat of a two-sided game."""

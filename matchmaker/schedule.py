@@ -17,8 +17,8 @@ RATING_RETRY_MS = 10_000  # a finished game whose ratings are not settled is loo
 def next_due(game: GameRecord, now_ms: int, settings: Settings) -> int | None:
     """When the sweeper must next look at a game (None: never again): an open game's
     expiry, a bot's turn or a draw offer to a bot (now), a clock's flag, a human side to
-    act (its warning now if it has left, its abandonment once warned, else a look at
-    whether it is still there), pending ratings."""
+    act that keeps another person waiting (its warning now if it has left, its abandonment
+    once warned, else a look at whether it is still there), pending ratings."""
     if game.status == GameStatus.OPEN:
         return open_until(game, settings)
     if game.status == GameStatus.FINISHED:
@@ -30,8 +30,9 @@ def next_due(game: GameRecord, now_ms: int, settings: Settings) -> int | None:
         flag_at = clocks.deadline(game.clock)
         if flag_at is not None:
             times.append(flag_at)
+    waiting = game.keeps_others_waiting()  # else nobody is warned: no look at presence
     for seat in game.seats:
-        if seat.kind == SeatKind.HUMAN and seat.side in game.to_act():
+        if waiting and seat.kind == SeatKind.HUMAN and seat.side in game.to_act():
             if seat.side in game.warned:
                 times.append(game.warned[seat.side])
             elif seat.side in game.away:

@@ -16,6 +16,7 @@ places openly, turn by turn, and is taken back like any action.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from matchmaker import clocks
@@ -72,9 +73,7 @@ async def take_back(
         if seat is None or seat.kind != SeatKind.HUMAN:
             raise not_seated(game_id)
         require_running(game)
-        if game.rated or any(
-            other.kind != SeatKind.BOT for other in game.seats if other.side != seat.side
-        ):
+        if not game.allows_takebacks():
             raise not_allowed("takebacks are only for unrated games against the bot")
         if expected_version and expected_version != game.version:
             CONFLICTS.inc()
@@ -95,7 +94,8 @@ async def take_back(
             version=game.version + 1,
             updated_ms=now,
             acted_ms=now,
-            clock=clocks.advance(game.clock, now, state.to_act) if game.clock else None,
+            clock=_clock_back(game, cut, now, state.to_act),
+            readings={key: left for key, left in game.readings.items() if int(key) <= cut},
             state_bytes=state.SerializeToString(),
             moves_raw=rows_json("", [entry.row() for entry in kept]),
             warned={},
@@ -116,6 +116,23 @@ async def take_back(
         if expected_version:
             raise version_conflict(expected_version, result.version)
     raise kept_changing()
+
+
+def _clock_back(
+    game: GameRecord, cut: int, now: int, running: Iterable[str]
+) -> clocks.Clock | None:
+    """The clock as it read when the position taken back to was reached (each side's
+    time left then, running from now), or the game's clock run on to now when no reading
+    was kept (a game stored before readings were)."""
+    clock = game.clock
+    if clock is None:
+        return None
+    reading = game.readings.get(str(cut))
+    if reading is None and cut == 0:
+        reading = {side: clock.base_ms for side in clock.remaining}
+    if reading is None:
+        return clocks.advance(clock, now, running)
+    return replace(clock, remaining=dict(reading), at_ms=now, running=tuple(running))
 
 
 _SECRET = "a secret deployment cannot be taken back (rules 10.1: each side chose its array unseen)"

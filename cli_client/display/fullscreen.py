@@ -70,6 +70,7 @@ from cli_client.render import panel
 from cli_client.render.board import Scene, draw_board
 from cli_client.session import GameSession
 from cli_client.terminal import SPINNER_UNICODE, Terminal, elapsed
+from cli_client.wording import as_played
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
@@ -681,7 +682,9 @@ class FullScreen:
         session = self._session
         room = geometry.side_height - len(lines) - 2
         if session is not None and room > 0:
-            moves = [f"{number}. {text}" for number, text in enumerate(session.view.moves, 1)]
+            moves = [
+                f"{number}. {as_played(text)}" for number, text in enumerate(session.view.moves, 1)
+            ]
             rows = packed(moves, geometry.side_width)
             packed_rows = self._wrapped([Text(row) for row in rows], geometry.side_width)
             lines.append(Text(""))

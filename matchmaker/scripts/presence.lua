@@ -21,6 +21,10 @@
 -- ARGV[6]  stream max length (approximate trimming)
 -- ARGV[7]  the human sides, comma-separated
 -- ARGV[8]  the human sides to act, comma-separated
+-- ARGV[9]  "1" while the calling replica is younger than a presence lifetime: a watcher
+--          field that lapsed is kept and still counts, unless its side is there by another
+--          (its stream may have been served by a replica that stopped, and its client has
+--          not yet had a lifetime to come back: a restart is not a player leaving)
 --
 -- The watcher field changes whatever the game's state. Returns {"closed"} when the game
 -- is not running, {"conflict"} when it is no longer at ARGV[1] (read it and call again),
@@ -48,10 +52,16 @@ local here = {}
 local watchers = redis.call("HGETALL", KEYS[2])
 for i = 1, #watchers, 2 do
   local side = string.match(watchers[i], "^(.*)|")
-  if tonumber(watchers[i + 1]) > now then
-    if side then here[side] = true end
-  else
-    redis.call("HDEL", KEYS[2], watchers[i])
+  if side and tonumber(watchers[i + 1]) > now then here[side] = true end
+end
+for i = 1, #watchers, 2 do
+  local side = string.match(watchers[i], "^(.*)|")
+  if tonumber(watchers[i + 1]) <= now then
+    if ARGV[9] == "1" and side and not here[side] then
+      here[side] = "lapsed"  -- kept: its client may still be on its way back
+    elseif here[side] ~= "lapsed" then
+      redis.call("HDEL", KEYS[2], watchers[i])
+    end
   end
 end
 

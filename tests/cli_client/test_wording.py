@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from cli_client.wording import for_players, refusal
+from cli_client.wording import as_played, for_players, refusal
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
 SECTION = re.compile(r"\((?:[A-Z]\.?)?\d+(?:\.\d+)*(?:, ?\d+)*\)")
@@ -96,3 +96,9 @@ def test_identifiers_left_in_a_sentence_are_read_as_words() -> None:
     assert for_players("try `moves` or x=attack_declaration") == (
         "try `moves` or x=attack_declaration"
     )
+
+
+def test_a_move_is_shown_without_the_citadel_mark_the_engine_writes_on_the_losers_reply() -> None:
+    assert as_played("a7-a6#C") == "a7-a6"
+    assert as_played("Ch1xa8") == "Ch1xa8"
+    assert as_played("move c3-c4") == "move c3-c4"

@@ -175,6 +175,37 @@ def test_a_player_who_leaves_is_warned_then_loses_as_abandoned(
     assert north.ended.wait(10)
 
 
+@both_stores
+def test_a_game_against_the_bot_waits_for_its_player_who_leaves_on_its_turn(
+    two: dict[str, Client], redis_url: str
+) -> None:
+    # Nobody else waits in a game against the bot: the player who leaves on its turn is
+    # never warned nor abandoned, and the sweeper has nothing to look at until it is back.
+    player = two["south"]
+    game = player.CreateGame(
+        mm.CreateGameRequest(game="war", side="south", opponent=mm.SEAT_KIND_BOT)
+    ).game
+    watcher = Watcher(player, game.id)
+    wait_for(lambda: watching(redis_url, game.id) == {"south"})
+    watcher.close()
+    wait_for(
+        lambda: not connected(player.GetGame(mm.GetGameRequest(game_id=game.id)).game)["south"]
+    )
+    assert warned(redis_url, game.id) == {}
+    client: Any = sync_client(redis_url)
+    try:
+        index = keys.game_due(game.id) or keys.due(keys.shard(game.id, Settings().index_shards))
+        assert client.zscore(index, game.id) is None  # no look due, no abandonment coming
+    finally:
+        client.close()
+    assert (b"ABANDON_WARNING", b"south") not in stream_notices(redis_url, game.id)
+    back = Watcher(player, game.id)  # it comes back, however much later, and plays on
+    wait_for(lambda: connected(player.GetGame(mm.GetGameRequest(game_id=game.id)).game)["south"])
+    view = player.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert view.status == mm.GAME_STATUS_RUNNING and view.version == game.version
+    back.close()
+
+
 def warned(redis_url: str, game_id: str) -> dict[str, int]:
     """The game's warned sides as its hash keeps them: side -> deadline (ms)."""
     client: Any = sync_client(redis_url)

@@ -116,7 +116,8 @@ def test_a_bots_turn_or_a_draw_offer_it_must_answer_is_due_now() -> None:
     # Nothing for the bot to answer: no offer, its own offer, or a game that is not running.
     assert offered_to_bot(running(["south"])) is None
     assert offered_to_bot(running(["south"], draw_offer="north")) is None
-    assert next_due(running(["south"], draw_offer="north"), NOW, SETTINGS) == NOW + 30_000
+    # The person's turn against the bot alone: nobody waits, no look at its presence.
+    assert next_due(running(["south"], draw_offer="north"), NOW, SETTINGS) is None
     open_game = dataclasses.replace(offered, status=GameStatus.OPEN)
     assert offered_to_bot(open_game) is None
 

@@ -54,11 +54,12 @@ async def loaded(replica: Replica, game_id: str) -> GameRecord:
     return game
 
 
-def test_after_the_bots_move_the_game_is_due_when_the_move_was_made(
+def test_after_the_bots_move_a_game_against_a_person_alone_is_due_at_no_time(
     redis_url: str, engine_address: str
 ) -> None:
-    """Ada never came (North is away): once the bot has moved, the sweeper must look again
-    at once, to warn her; `work_on` says so with the time of the bot's commit."""
+    """Ada never came (North is away): once the bot has moved, nobody else waits for her,
+    so she is never warned and the untimed game is never due again (`work_on` says None)
+    until she acts."""
 
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
@@ -67,7 +68,7 @@ def test_after_the_bots_move_the_game_is_due_when_the_move_was_made(
             game = await loaded(replica, game_id)
             assert [entry.side for entry in game.moves] == ["south"]
             assert game.to_act() == ("north",) and "north" in game.away
-            assert when is not None and before <= when == game.updated_ms
+            assert before <= game.updated_ms and when is None and game.warned == {}
 
     asyncio.run(scenario())
 
@@ -270,7 +271,7 @@ def test_the_bot_answers_a_draw_offer_made_to_it_and_the_log_says_how(
             after = await loaded(replica, game.id)
             assert after.status == GameStatus.RUNNING and after.state.draw_offer == ""
             assert [entry.public for entry in after.moves] == ["offer draw", "decline draw"]
-            assert after.to_act() == ("south",) and when is not None
+            assert after.to_act() == ("south",) and when is None  # Ada's turn: nothing due
             assert [
                 (entry["game_id"], entry["action"])
                 for entry in logs

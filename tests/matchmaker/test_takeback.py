@@ -10,6 +10,8 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker import keys
+from matchmaker.clocks import Clock
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
 from tests.matchmaker.helpers import (
     Watcher,
@@ -19,6 +21,7 @@ from tests.matchmaker.helpers import (
     seconds,
     start_game,
     submit_text,
+    sync_client,
     wait_for,
 )
 from wargame.v1 import engine_pb2
@@ -146,3 +149,36 @@ def test_a_secret_deployment_is_never_taken_back_but_the_moves_after_it_are(
     back = ada.TakeBack(mm.TakeBackRequest(game_id=game.id)).game
     assert back.state.position == laid_out.state.position
     assert list(back.moves) == list(laid_out.moves) and moved.version < back.version
+
+
+def _stored_clock(redis_url: str, game_id: str) -> Clock:
+    """The game's clock as its hash keeps it (time left per side when last committed)."""
+    client: Any = sync_client(redis_url)
+    try:
+        return Clock.from_json(client.hget(keys.game(game_id), "clock"))
+    finally:
+        client.close()
+
+
+def test_a_takeback_gives_back_the_time_spent_since_the_position_it_returns_to(
+    ada: Client, engine_stub: Any, redis_url: str
+) -> None:
+    hour = mm.TimeControl(base=seconds(3600))
+    start = _my_turn(ada, _bot_game(ada, "war", "south", time_control=hour).id)
+    first = _play(ada, engine_stub, start, pick=0)
+    reading = _stored_clock(redis_url, first.id)  # as the position after the bot's answer
+    assert reading.running == ("south",)
+
+    def spent() -> bool:  # South thinks until its clock shows time spent
+        view = ada.GetGame(mm.GetGameRequest(game_id=first.id)).game
+        return view.clock.remaining["south"].ToMilliseconds() < reading.remaining["south"] - 200
+
+    wait_for(spent)
+    second = _play(ada, engine_stub, first, pick=1)
+    assert _stored_clock(redis_url, first.id).remaining["south"] < reading.remaining["south"]
+    ada.TakeBack(mm.TakeBackRequest(game_id=first.id, expected_version=second.version))
+    back = _stored_clock(redis_url, first.id)
+    assert back.remaining == reading.remaining and back.running == ("south",)
+    # Back to the start: each side's whole base time.
+    ada.TakeBack(mm.TakeBackRequest(game_id=first.id))
+    assert _stored_clock(redis_url, first.id).remaining == {"south": 3_600_000, "north": 3_600_000}

@@ -48,6 +48,9 @@ def test_game_of_war_citadel_taken_and_held(launch: Launch) -> None:
     cli.expect(r"North: a7-a[56]")  # the bot's only men: a Troop
     cli.expect_text("Game over: you win")
     cli.expect_text("held North's Citadel")
+    # The engine writes `#C` on North's reply, after which the Citadel held: the player
+    # reads that reply plain, and the result line says who won.
+    assert re.search(r"North: a7-a[56]\s", cli.screen()) and "#C" not in cli.screen()
     cli.expect_text("wargame record")
     cli.expect_text("Play again: `rematch` starts a new game with the sides swapped")
     cli.send("quit")
@@ -118,7 +121,8 @@ def test_in_game_errors_hints_and_leaving(launch: Launch) -> None:
     cli.expect(r"North: ")  # the bot answers
     cli.expect(r"South > ")
     cli.interrupt()
-    cli.expect_text(f"you left game {game_id}; it goes on")
+    # Nobody else waits in a game against the bot: it waits for its player, never abandoned.
+    cli.expect_text(f"you left game {game_id}; the bot waits for you - `wargame resume")
     assert cli.wait() == 130
     # Come back to it, then leave with end of input.
     again = launch(["resume", game_id])

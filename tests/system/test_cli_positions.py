@@ -67,3 +67,17 @@ def test_play_from_a_position_and_print_the_game_s_position(
     assert after.wait() == 0
     finished = next(row.strip() for row in after.screen().splitlines() if "-:-" in row)
     assert read_position(WAR, finished).outcome is not None
+
+
+def test_rules_draws_in_capitals_the_side_in_capitals_in_the_position_text(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # South's King (K, on a10) at the top and North's (k, on j1) at the bottom: the board
+    # keeps the text's letters, whichever side stands lower on it.
+    text = _war_position("K9/10/10/10/10/10/10/10/10/9k S -:- citadels=j1,a10")
+    assert text.startswith("K9/") and "/9k " in text
+    rules = run(clients, ["rules", "war", "--position", text], tmp_path, stack)
+    assert rules.wait() == 0
+    screen = rules.screen()
+    assert re.search(r"^10\s+K#", screen, re.M) and re.search(r"^ 1 .*k# ?1\s*$", screen, re.M)
+    assert "UPPER south, lower north" in screen

@@ -93,7 +93,7 @@ def test_a_long_think_with_the_client_open_is_not_abandonment(
     start = redis_ms(stack.redis.url)
     deadline = time.monotonic() + THINK + 30
     while not swept_after(stack.redis.url, game_id, start + int(THINK * 1000)):
-        assert time.monotonic() < deadline, "the sweeper never looked at the game"
+        assert time.monotonic() < deadline, alice.text() + bob.text()  # (the game ended?)
         time.sleep(0.2)
     alice.send("e3-e4")
     bob.wait_screen(r"South: e3-e4")
@@ -126,3 +126,68 @@ def test_a_long_think_with_the_client_open_is_not_abandonment(
     bob.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
     bob.send("quit")
     assert bob.wait() == 0
+
+
+def presence_lapsed(url: str, game_id: str) -> bool:
+    """Whether every watcher field of the game's presence hash has lapsed (Redis time)."""
+    client = redis.Redis.from_url(url)
+    try:
+        untils = [int(v) for v in client.hgetall(keys.game_presence(game_id)).values()]
+    finally:
+        client.close()
+    return all(until < redis_ms(url) for until in untils)
+
+
+@pytest.fixture
+def restarting(tmp_path: Path, engine_process: ServiceProcess) -> Iterator[Stack]:
+    """This module's matchmaker, but a presence lives 8 s: the time a restarted
+    matchmaker gives the clients of its predecessor to come back (a busy machine may take a
+    few seconds to start it and to reconnect them)."""
+    changes = [*PRESENCE[:4], "--presence-ttl", "8", *PRESENCE[6:]]
+    made = Stack(tmp_path / "restarting", engine_process.address, changes)
+    yield made
+    made.stop()
+
+
+def test_a_matchmaker_restart_is_not_the_players_leaving(
+    restarting: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # The matchmaker is down longer than a presence lives (a crash, then a slow restart):
+    # when it is back, both clients reconnect, and nobody is announced as gone, warned or
+    # abandoned; the game goes on.
+    stack = restarting
+    args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
+    alice = full_screen(clients, args, tmp_path / "alice", stack)
+    code = alice.wait_screen(r"Invite code: (\S+) ")
+    assert code is not None
+    game_id = game_id_of(alice)
+    bob = full_screen(
+        clients, ["play", "--join", code.group(1), "--name", "bob"], tmp_path / "bob", stack
+    )
+    bob.wait_screen(r"waiting for South \(alice\)")
+    alice.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    assert stack.matchmaker is not None
+    stack.matchmaker.kill()
+    alice.wait_screen(r"lost connection to the matchmaker")
+    deadline = time.monotonic() + 60
+    while not presence_lapsed(stack.redis.url, game_id):
+        assert time.monotonic() < deadline, "the presence never lapsed"
+        time.sleep(0.2)
+    stack.start_matchmaker()
+    for cli in (alice, bob):
+        cli.wait_screen(r"reconnected to the matchmaker")
+    # Looked at by the new matchmaker's sweeper well after both came back (its due index
+    # has the game one `--presence-check` after each look).
+    since = redis_ms(stack.redis.url)
+    deadline = time.monotonic() + 60
+    while not swept_after(stack.redis.url, game_id, since + 2000):
+        assert time.monotonic() < deadline, alice.text() + bob.text()  # (the game ended?)
+        time.sleep(0.2)
+    alice.send("e3-e4")
+    bob.wait_screen(r"South: e3-e4")
+    for cli in (alice, bob):
+        screen = cli.text()
+        assert "has left" not in screen and "disconnected" not in screen, screen
+        assert "Game over" not in screen and "abandon" not in screen.split("reconnected to")[1]
+    bob.send("e8-e7")
+    alice.wait_screen(r"North: e8-e7")
