@@ -29,21 +29,31 @@ NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_C
 
 # `make setup`, `make run` and `make play` also put the `wargame` command on your PATH; the
 # developer targets (test, lint, ...) need only the virtual environment and leave ~ alone.
-setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
+# The page's Connect client (web/page, pinned in its package-lock.json): its runtime modules
+# copied to web/static/vendor, and protoc-gen-es for `make proto` (web/static/gen).
+WEB_PAGE := web/page
+WEB_PAGE_STAMP := web/static/vendor/.installed-$(shell cat $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc | sha1sum | cut -c1-12)
+
+setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP) $(WEB_PAGE_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) deploy/local/install.py --venv $(VENV) --for dev
 	@rm -f $(VENV)/.installed-*; touch $@ $(PLAY_STAMP)
 
 # A player's setup: no test or lint tools, no Node client (a developer's setup includes it).
-play-setup: $(PLAY_STAMP) redis-server $(if $(filter run play,$(MAKECMDGOALS)),commands)
+play-setup: $(PLAY_STAMP) redis-server $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) $(if $(filter run play,$(MAKECMDGOALS)),commands)
 
 $(PLAY_STAMP): pyproject.toml constraints.txt
 	@[ -e $(STAMP) ] || $(PYTHON) deploy/local/install.py --venv $(VENV) --for play
 	@rm -f $(VENV)/.installed-play-*; touch $@
 
 no-node:
-	@echo "setup: npm is not installed: the Node client tests (tests/node) will be skipped"
+	@echo "setup: npm is not installed: the Node client tests (tests/node) and the web page's tests (tests/web) will be skipped, and the page cannot load"
+
+$(WEB_PAGE_STAMP): $(WEB_PAGE)/package.json $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc $(WEB_PAGE)/vendor.mjs
+	@echo "setup: installing the web page's pinned packages (web/page, copied to web/static/vendor)"
+	@cd $(WEB_PAGE) && npm ci --loglevel=error --no-progress --no-audit --no-fund >/dev/null && node vendor.mjs >/dev/null
+	@touch $@
 
 $(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc
 	@echo "setup: installing the Node client's pinned packages (clients/node, for tests/node)"
@@ -151,10 +161,12 @@ breaking: setup ## buf breaking: proto/ against the last released contract (BREA
 bench: setup ## benchmarks, as ratios to references measured in the same run
 	$(PY) -m tests.bench --run-dir $(RUN_DIR)
 
-proto: setup ## regenerate wargame/v1 from proto/ (Python, gRPC and mypy stubs)
+proto: setup ## regenerate wargame/v1 (Python, gRPC and mypy stubs) and web/static/gen (the page's) from proto/
 	@PATH=$(abspath $(BIN)):$$PATH $(PY) -m grpc_tools.protoc -Iproto \
 	  --python_out=. --grpc_python_out=. --mypy_out=quiet:. --mypy_grpc_out=quiet:. $(PROTOS)
 	@echo "generated wargame/v1 from $(words $(PROTOS)) proto files"
+	@$(BIN)/buf generate --template $(WEB_PAGE)/buf.gen.yaml
+	@echo "generated web/static/gen (protoc-gen-es) from proto/"
 
 proto-check: setup ## fail if the committed generated code is stale
 	@rm -rf .proto-check && mkdir -p .proto-check

@@ -10,9 +10,12 @@ in front sent) go with a call; the engine is sent no token.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import mimetypes
+import re
 import socket
 import ssl
 import threading
@@ -38,12 +41,13 @@ log = structlog.get_logger(component="web")
 STATIC = Path(__file__).resolve().parent / "static"
 PAGE = "index.html"  # every page route serves it; the page reads the path itself
 HEALTH_PATHS = ("/healthz", "/readyz")
-# The page runs only its own scripts and talks only to this service; no one frames it.
-PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
-}
+# The page runs only its own scripts (and its import map, allowed by its hash: see
+# page_headers) and talks only to this service; no one frames it.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'{import_map}; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+IMPORT_MAP = re.compile(rb'<script type="importmap">(.*?)</script>', re.DOTALL)
 STREAM_RETRY_AFTER = 1.0  # seconds a page waits before reopening a refused stream
 
 
@@ -97,6 +101,7 @@ class WebService:
         self.config = config
         self.backends = Backends(config)
         self.files = _read_files(config.static)
+        self.page_headers = page_headers(self.files.get(PAGE, (b"", ""))[0])
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._streams: set[Any] = set()
@@ -149,6 +154,21 @@ class WebService:
                     break
             time.sleep(0.05)
         self.backends.close()
+
+
+def page_headers(page: bytes) -> dict[str, str]:
+    """The headers every file of the page goes with: the policy allows the page's inline
+    import map (which maps `@bufbuild/protobuf`, `@connectrpc/...` to /static/vendor/) by
+    the SHA-256 of its text, and no other inline script."""
+    found = IMPORT_MAP.search(page)
+    allowed = ""
+    if found is not None:
+        digest = base64.b64encode(hashlib.sha256(found.group(1)).digest()).decode("ascii")
+        allowed = f" 'sha256-{digest}'"
+    return {
+        "Content-Security-Policy": CONTENT_SECURITY_POLICY.format(import_map=allowed),
+        "Referrer-Policy": "no-referrer",
+    }
 
 
 def _read_files(folder: Path) -> dict[str, tuple[bytes, str]]:
@@ -239,7 +259,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, b"not found\n", "text/plain; charset=utf-8")
             return
         body, kind = found
-        self._send(200, body, kind, {"Cache-Control": "no-cache", **PAGE_HEADERS})
+        self._send(200, body, kind, {"Cache-Control": "no-cache", **service.page_headers})
 
     # --- POST: Connect calls ------------------------------------------------------------
 
