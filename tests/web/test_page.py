@@ -389,3 +389,31 @@ def test_a_whole_game_against_the_bot_at_level_1_typed_in_the_page(
     person.wait_finished()
     person.photograph(screenshots, f"{game}-whole-game-end")
     assert typed > 0
+
+
+def piece_heights(person: Person) -> dict[str, float]:
+    """Each side's mean height on the screen (pixels from the top) of its men on the board."""
+    found: list[list[Any]] = person.page.locator("#board [data-piece]").evaluate_all(
+        "els => els.map(e => [e.dataset.piece.split(':')[0], e.getBoundingClientRect().y])"
+    )
+    heights: dict[str, list[float]] = {}
+    for side, y in found:
+        heights.setdefault(side, []).append(float(y))
+    return {side: sum(ys) / len(ys) for side, ys in heights.items()}
+
+
+def test_a_player_seated_north_sees_their_own_army_at_the_bottom(people, screenshots: Path):
+    # The engine draws south at the bottom; north's page turns the board round, as the CLI
+    # does, and a spectator's keeps the engine's drawing.
+    player = people("Northerner")
+    game_id = bot_game(player, "war", "north", "")
+    player.open(game_id)
+    assert player.page.get_attribute("#board", "data-turns") == "2"
+    heights = piece_heights(player)
+    assert heights["north"] > heights["south"], heights
+    spectator = people()
+    spectator.open(game_id)
+    assert spectator.page.get_attribute("#board", "data-turns") == "0"
+    heights = piece_heights(spectator)
+    assert heights["south"] > heights["north"], heights
+    player.photograph(screenshots, "war-seated-north")

@@ -3,7 +3,7 @@
 // DescribeGame (board.js). Where things are: lobby() builds the lobby; Game runs a game page.
 
 import { call, RpcError, setToken, stream, token } from "./rpc.js";
-import { cellsIn, draw } from "./board.js";
+import { bottomSide, cellsIn, draw, turned, turnsFor } from "./board.js";
 
 const main = document.getElementById("main");
 const GAMES = [["war", "The Game of War"], ["battle", "The Game of Battle"], ["napoleonic", "Napoleonic Chess"]];
@@ -259,7 +259,29 @@ class Game {
     if (!descriptions[key]) {
       descriptions[key] = call("engine", "DescribeGame", { game: view.game, options: (view.state || {}).options || {} });
     }
-    return (await descriptions[key]).board;
+    const description = await descriptions[key];
+    this.initialState = description.initialState || {};
+    return description.board;
+  }
+
+  // Each side's alliance (its own id when the game does not say), as the CLI reads them.
+  alliances() {
+    const found = {};
+    for (const side of this.board.sides || []) if (side.alliance) found[side.id] = side.alliance;
+    const napoleonic = ((this.view && this.view.state) || {}).napoleonic || {};
+    for (const player of napoleonic.players || []) if (player.alliance) found[player.id] = player.alliance;
+    return found;
+  }
+
+  // The position the drawing is oriented by: the game's start (the current one before it).
+  reference() {
+    const state = (this.view && this.view.state) || {};
+    return (this.initialState.pieces || []).length ? this.initialState : state;
+  }
+
+  // The quarter turns that put my army (and my allies') at the bottom, from the start.
+  turns() {
+    return turnsFor(this.board, this.reference(), this.mySide(), this.alliances());
   }
 
   // Follow the game live; reopen the stream from the last version seen when it breaks.
@@ -346,8 +368,11 @@ class Game {
   render() {
     const view = this.view;
     const state = view.state || {};
-    const symbols = draw(this.svg, this.board, state,
-      { last: this.last, selected: this.selected, targets: new Set(this.targets.keys()) },
+    const turns = this.turns();
+    this.svg.dataset.turns = String(turns);
+    const symbols = draw(this.svg, turned(this.board, turns), state,
+      { last: this.last, selected: this.selected, targets: new Set(this.targets.keys()),
+        upper: bottomSide(this.board, this.reference()) },
       (cell) => this.clicked(cell));
     this.svg.dataset.version = String(view.version || 0);
     this.legend.replaceChildren(...symbols.legend(this.board).map((line) => el("li", {}, line)));
