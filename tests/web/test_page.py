@@ -21,7 +21,7 @@ from google.protobuf import duration_pb2
 
 from tests.system.cli_support import BATTLE_CITADEL, NAPOLEONIC_GUARDS, WAR_CITADEL
 from tests.web.conftest import Stack
-from tests.web.connect_client import MATCHMAKER, ConnectClient
+from tests.web.connect_client import ENGINE, MATCHMAKER, ConnectClient
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
@@ -485,10 +485,47 @@ def test_a_secret_deployment_is_shown_to_its_owner_and_never_to_the_others(
     # Both pages reveal by themselves; then every page shows both armies.
     deadline = time.monotonic() + WAIT_MS / 1000
     while pieces_of(spectator, "red") < 15 or pieces_of(spectator, "black") < 15:
-        assert time.monotonic() < deadline, "the arrays were never revealed: " + " | ".join(
-            str(p.page.text_content(f)) for p in (red, black, spectator) for f in ("#status", "#notice", "#moves")
-        )
+        shown = [p.page.text_content("#notice") for p in (red, black, spectator)]
+        assert time.monotonic() < deadline, f"the arrays were never revealed: {shown}"
         time.sleep(0.1)
     moves = spectator.page.locator("#moves li").all_text_contents()
     assert not any("salt" in move or "=" in move for move in moves[:2]), moves
     assert red.page.evaluate("localStorage.getItem('wargame.secret." + game_id + ".red')") is None
+
+
+def test_two_pages_meet_by_quick_match_and_play(people, stack: Stack, screenshots: Path):
+    first, second = people("Early"), people("Late")
+    for person in (first, second):
+        person.page.select_option("#quick-game", "battle")
+        person.page.click("#quick-match button")
+    for person in (first, second):
+        person.page.wait_for_url(re.compile(r".*/g/[^/]+$"))
+        person.page.wait_for_selector("#board [data-cell]")
+    assert first.page.url == second.page.url
+    game_id = first.page.url.rsplit("/", 1)[1]
+    views = {
+        person: person.api()
+        .unary(
+            MATCHMAKER + "GetGame",
+            matchmaker_pb2.GetGameRequest(game_id=game_id),
+            matchmaker_pb2.GetGameResponse(),
+        )
+        .game
+        for person in (first, second)
+    }
+    assert {view.your_side for view in views.values()} == {"attacker", "defender"}
+    # Whoever is to move plays a legal move typed in its page; the other page sees it.
+    mover = next(p for p, view in views.items() if view.your_side in view.state.to_act)
+    other = second if mover is first else first
+    legal = stack.client().unary(
+        ENGINE + "ListLegalActions",
+        engine_pb2.ListLegalActionsRequest(state=views[mover].state),
+        engine_pb2.ListLegalActionsResponse(),
+    )
+    move = next(action.notation for action in legal.actions if action.notation != "end")
+    mover.wait_turn()
+    mover.page.fill("#notation", move)
+    mover.page.press("#notation", "Enter")
+    other.wait_version(views[mover].version + 1)
+    assert other.page.locator("#moves li").all_text_contents() == [move]
+    other.photograph(screenshots, "battle-quick-match")
