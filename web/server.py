@@ -438,12 +438,8 @@ class WebServer(ThreadingHTTPServer):
         self.service = service
         self.health_only = health_only
         if tls is not None:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.minimum_version = ssl.TLSVersion.TLSv1_2
-            context.load_cert_chain(tls.cert_file, tls.key_file)
-            if tls.client_ca_file:
-                context.verify_mode = ssl.CERT_REQUIRED
-                context.load_verify_locations(tls.client_ca_file)
+            # A renewed certificate is served from the next handshake on (tls.py).
+            context = tls.ssl_context()
             # The handshake happens in the connection's thread, on its first read.
             self.socket = context.wrap_socket(
                 self.socket, server_side=True, do_handshake_on_connect=False
