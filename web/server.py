@@ -196,6 +196,10 @@ class Handler(BaseHTTPRequestHandler):
     """One connection's requests."""
 
     protocol_version = "HTTP/1.1"
+    # Each answer (headers, then body; each stream message) goes out as it is written:
+    # without TCP_NODELAY a write behind an unacknowledged one on a kept-alive connection
+    # waits for the browser's delayed ACK (tens of milliseconds).
+    disable_nagle_algorithm = True
     server: WebServer
     server_version = "wargame-web"
     sys_version = ""
