@@ -18,6 +18,7 @@ import mimetypes
 import re
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -453,3 +454,13 @@ class WebServer(ThreadingHTTPServer):
     def port(self) -> int:
         """The bound port."""
         return int(self.server_address[1])
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that failed: a refused handshake (a client that does not trust the
+        certificate, plaintext on the TLS port) or a dropped peer is one debug line, not a
+        traceback; anything else is logged with its traceback."""
+        failure = sys.exc_info()[1]
+        if isinstance(failure, (ssl.SSLError, ConnectionError)):
+            log.debug("connection failed", peer=str(client_address[0]), problem=str(failure))
+            return
+        log.exception("connection failed", peer=str(client_address[0]))
