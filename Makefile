@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@rm -f $(VENV)/.installed-*; touch $@ $(PLAY_STAMP)
 
 # A player's setup: no test or lint tools, no Node client (a developer's setup includes it).
-play-setup: $(PLAY_STAMP) redis-server $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) $(if $(filter run play,$(MAKECMDGOALS)),commands)
+play-setup: $(PLAY_STAMP) redis-server $(if $(filter run play,$(MAKECMDGOALS)),commands)
 
 $(PLAY_STAMP): pyproject.toml constraints.txt
 	@[ -e $(STAMP) ] || $(PYTHON) deploy/local/install.py --venv $(VENV) --for play
@@ -91,7 +91,8 @@ dist: setup ## build the wheel and the sdist into dist/ (installed alone: the cl
 	@rm -rf build
 	@echo "dist: built $$(cd $(DIST) && echo *) in $(DIST)/ (pipx install $(DIST)/$$(cd $(DIST) && echo *.whl))"
 
-play-web: play-setup ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
+# The page needs its packages (web/page, with npm); the terminal's `make play` does not.
+play-web: play-setup $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
 	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)

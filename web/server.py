@@ -49,6 +49,8 @@ CONTENT_SECURITY_POLICY = (
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 IMPORT_MAP = re.compile(rb'<script type="importmap">(.*?)</script>', re.DOTALL)
+# One of the modules web/page's packages put in static/vendor at setup (see vendor.mjs).
+VENDOR_CHECK = "vendor/@connectrpc/connect-web/index.js"
 STREAM_RETRY_AFTER = 1.0  # seconds a page waits before reopening a refused stream
 
 
@@ -103,6 +105,12 @@ class WebService:
         self.backends = Backends(config)
         self.files = _read_files(config.static)
         self.page_headers = page_headers(self.files.get(PAGE, (b"", ""))[0])
+        if PAGE in self.files and VENDOR_CHECK not in self.files:
+            log.warning(
+                "the page's packages are not installed: the page cannot load "
+                "(make setup, or make play-web, with npm)",
+                missing=f"{config.static / VENDOR_CHECK}",
+            )
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._streams: set[Any] = set()
