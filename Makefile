@@ -29,7 +29,12 @@ NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_C
 
 # `make setup`, `make run` and `make play` also put the `wargame` command on your PATH; the
 # developer targets (test, lint, ...) need only the virtual environment and leave ~ alone.
-setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
+# The page's Connect client (web/page, pinned in its package-lock.json): its runtime modules
+# copied to web/static/vendor, and protoc-gen-es for `make proto` (web/static/gen).
+WEB_PAGE := web/page
+WEB_PAGE_STAMP := web/static/vendor/.installed-$(shell cat $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc | sha1sum | cut -c1-12)
+
+setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP) $(WEB_PAGE_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) deploy/local/install.py --venv $(VENV) --for dev
@@ -43,7 +48,12 @@ $(PLAY_STAMP): pyproject.toml constraints.txt
 	@rm -f $(VENV)/.installed-play-*; touch $@
 
 no-node:
-	@echo "setup: npm is not installed: the Node client tests (tests/node) will be skipped"
+	@echo "setup: npm is not installed: the Node client tests (tests/node) and the web page's tests (tests/web) will be skipped, and the page cannot load"
+
+$(WEB_PAGE_STAMP): $(WEB_PAGE)/package.json $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc $(WEB_PAGE)/vendor.mjs
+	@echo "setup: installing the web page's pinned packages (web/page, copied to web/static/vendor)"
+	@cd $(WEB_PAGE) && npm ci --loglevel=error --no-progress --no-audit --no-fund >/dev/null && node vendor.mjs >/dev/null
+	@touch $@
 
 $(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.json $(NODE_CLIENT)/.npmrc
 	@echo "setup: installing the Node client's pinned packages (clients/node, for tests/node)"
@@ -81,7 +91,8 @@ dist: setup ## build the wheel and the sdist into dist/ (installed alone: the cl
 	@rm -rf build
 	@echo "dist: built $$(cd $(DIST) && echo *) in $(DIST)/ (pipx install $(DIST)/$$(cd $(DIST) && echo *.whl))"
 
-play-web: play-setup ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
+# The page needs its packages (web/page, with npm); the terminal's `make play` does not.
+play-web: play-setup $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
 	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
@@ -151,10 +162,12 @@ breaking: setup ## buf breaking: proto/ against the last released contract (BREA
 bench: setup ## benchmarks, as ratios to references measured in the same run
 	$(PY) -m tests.bench --run-dir $(RUN_DIR)
 
-proto: setup ## regenerate wargame/v1 from proto/ (Python, gRPC and mypy stubs)
+proto: setup ## regenerate wargame/v1 (Python, gRPC and mypy stubs) and web/static/gen (the page's) from proto/
 	@PATH=$(abspath $(BIN)):$$PATH $(PY) -m grpc_tools.protoc -Iproto \
 	  --python_out=. --grpc_python_out=. --mypy_out=quiet:. --mypy_grpc_out=quiet:. $(PROTOS)
 	@echo "generated wargame/v1 from $(words $(PROTOS)) proto files"
+	@$(BIN)/buf generate --template $(WEB_PAGE)/buf.gen.yaml
+	@echo "generated web/static/gen (protoc-gen-es) from proto/"
 
 proto-check: setup ## fail if the committed generated code is stale
 	@rm -rf .proto-check && mkdir -p .proto-check

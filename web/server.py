@@ -10,11 +10,15 @@ in front sent) go with a call; the engine is sent no token.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import mimetypes
+import re
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -38,12 +42,15 @@ log = structlog.get_logger(component="web")
 STATIC = Path(__file__).resolve().parent / "static"
 PAGE = "index.html"  # every page route serves it; the page reads the path itself
 HEALTH_PATHS = ("/healthz", "/readyz")
-# The page runs only its own scripts and talks only to this service; no one frames it.
-PAGE_HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'",
-    "Referrer-Policy": "no-referrer",
-}
+# The page runs only its own scripts (and its import map, allowed by its hash: see
+# page_headers) and talks only to this service; no one frames it.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'{import_map}; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
+IMPORT_MAP = re.compile(rb'<script type="importmap">(.*?)</script>', re.DOTALL)
+# One of the modules web/page's packages put in static/vendor at setup (see vendor.mjs).
+VENDOR_CHECK = "vendor/@connectrpc/connect-web/index.js"
 STREAM_RETRY_AFTER = 1.0  # seconds a page waits before reopening a refused stream
 
 
@@ -97,6 +104,13 @@ class WebService:
         self.config = config
         self.backends = Backends(config)
         self.files = _read_files(config.static)
+        self.page_headers = page_headers(self.files.get(PAGE, (b"", ""))[0])
+        if PAGE in self.files and VENDOR_CHECK not in self.files:
+            log.warning(
+                "the page's packages are not installed: the page cannot load "
+                "(make setup, or make play-web, with npm)",
+                missing=f"{config.static / VENDOR_CHECK}",
+            )
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._streams: set[Any] = set()
@@ -151,6 +165,21 @@ class WebService:
         self.backends.close()
 
 
+def page_headers(page: bytes) -> dict[str, str]:
+    """The headers every file of the page goes with: the policy allows the page's inline
+    import map (which maps `@bufbuild/protobuf`, `@connectrpc/...` to /static/vendor/) by
+    the SHA-256 of its text, and no other inline script."""
+    found = IMPORT_MAP.search(page)
+    allowed = ""
+    if found is not None:
+        digest = base64.b64encode(hashlib.sha256(found.group(1)).digest()).decode("ascii")
+        allowed = f" 'sha256-{digest}'"
+    return {
+        "Content-Security-Policy": CONTENT_SECURITY_POLICY.format(import_map=allowed),
+        "Referrer-Policy": "no-referrer",
+    }
+
+
 def _read_files(folder: Path) -> dict[str, tuple[bytes, str]]:
     """The page's files by name, read once (no path from a request reaches the disk)."""
     files: dict[str, tuple[bytes, str]] = {}
@@ -176,6 +205,10 @@ class Handler(BaseHTTPRequestHandler):
     """One connection's requests."""
 
     protocol_version = "HTTP/1.1"
+    # Each answer (headers, then body; each stream message) goes out as it is written:
+    # without TCP_NODELAY a write behind an unacknowledged one on a kept-alive connection
+    # waits for the browser's delayed ACK (tens of milliseconds).
+    disable_nagle_algorithm = True
     server: WebServer
     server_version = "wargame-web"
     sys_version = ""
@@ -239,7 +272,7 @@ class Handler(BaseHTTPRequestHandler):
             self._send(404, b"not found\n", "text/plain; charset=utf-8")
             return
         body, kind = found
-        self._send(200, body, kind, {"Cache-Control": "no-cache", **PAGE_HEADERS})
+        self._send(200, body, kind, {"Cache-Control": "no-cache", **service.page_headers})
 
     # --- POST: Connect calls ------------------------------------------------------------
 
@@ -418,12 +451,8 @@ class WebServer(ThreadingHTTPServer):
         self.service = service
         self.health_only = health_only
         if tls is not None:
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.minimum_version = ssl.TLSVersion.TLSv1_2
-            context.load_cert_chain(tls.cert_file, tls.key_file)
-            if tls.client_ca_file:
-                context.verify_mode = ssl.CERT_REQUIRED
-                context.load_verify_locations(tls.client_ca_file)
+            # A renewed certificate is served from the next handshake on (tls.py).
+            context = tls.ssl_context()
             # The handshake happens in the connection's thread, on its first read.
             self.socket = context.wrap_socket(
                 self.socket, server_side=True, do_handshake_on_connect=False
@@ -433,3 +462,13 @@ class WebServer(ThreadingHTTPServer):
     def port(self) -> int:
         """The bound port."""
         return int(self.server_address[1])
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection that failed: a refused handshake (a client that does not trust the
+        certificate, plaintext on the TLS port) or a dropped peer is one debug line, not a
+        traceback; anything else is logged with its traceback."""
+        failure = sys.exc_info()[1]
+        if isinstance(failure, (ssl.SSLError, ConnectionError)):
+            log.debug("connection failed", peer=str(client_address[0]), problem=str(failure))
+            return
+        log.exception("connection failed", peer=str(client_address[0]))

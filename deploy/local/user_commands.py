@@ -2,13 +2,13 @@
 
     .venv/bin/python deploy/local/user_commands.py [--bin-dir ~/.local/bin]
 
-Links `wargame`, `wargame-engine` and `wargame-matchmaker` from the virtual environment into
-the user's bin folder (~/.local/bin, where pip --user and pipx put commands) and, when new
-shells would not find that folder, adds it to their PATH in the shell's start-up files with
-`userpath`, the library behind `pipx ensurepath`. Prints one line saying what changed, and
-nothing when everything was in place. A link into another checkout's virtual environment is
-moved to this one (the last `make setup` wins); any other file of the same name is left alone
-with a warning.
+Links `wargame`, `wargame-engine`, `wargame-matchmaker` and `wargame-web` from the virtual
+environment into the user's bin folder (~/.local/bin, where pip --user and pipx put commands)
+and, when new shells would not find that folder, adds it to their PATH in the shell's
+start-up files with `userpath`, the library behind `pipx ensurepath`. Prints one line saying
+what changed, and nothing when everything was in place. A link into another checkout's
+virtual environment is moved to this one (the last `make setup` wins); any other file of the
+same name is left alone with a warning.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-COMMANDS = ("wargame", "wargame-engine", "wargame-matchmaker")
+COMMANDS = ("wargame", "wargame-engine", "wargame-matchmaker", "wargame-web")
 
 
 def _home_relative(path: Path) -> str:

@@ -5,7 +5,8 @@ CPU per forwarded SubmitActions beside the matchmaker's own.
 loopback ports, measures, and stops them. Run alone: `python -m tests.bench.bench_web`.
 
 - Rounds alternate between two paths: the web path (moves posted and a spectator stream
-  read as the page does: Connect, JSON, over HTTP/1.1 through `wargame-web`) and the gRPC
+  read as the page does: Connect, binary protobuf, over HTTP/1.1 through `wargame-web`, each
+  player's calls on one kept-alive connection) and the gRPC
   path (as the CLI: SubmitActions and WatchGame straight to the matchmaker). Each round plays
   `PLIES` actions of a fresh Game of War and times each from its submission until the
   spectator holds its update.
@@ -68,15 +69,18 @@ class Route:
         self.web_address = web_address
         self.channel = grpc.insecure_channel(matchmaker)
         self.stub = matchmaker_pb2_grpc.MatchmakerStub(self.channel)
+        self.clients: dict[str, ConnectClient] = {}
 
     def register(self, name: str) -> str:
         return str(self.stub.RegisterPlayer(mm.RegisterPlayerRequest(display_name=name)).token)
 
     def call(self, token: str, method: str, request, answer):
         if self.web:
-            return ConnectClient(self.web_address, token).unary(
-                MATCHMAKER + method, request, answer
-            )
+            if token not in self.clients:
+                self.clients[token] = ConnectClient(
+                    self.web_address, token, binary=True, keep_alive=True
+                )
+            return self.clients[token].unary(MATCHMAKER + method, request, answer)
         metadata = (("authorization", f"Bearer {token}"),)
         return getattr(self.stub, method)(request, metadata=metadata, timeout=30)
 
@@ -84,7 +88,7 @@ class Route:
         """Read the spectator stream in a thread: (version, arrival) for each update."""
         request = mm.WatchGameRequest(game_id=game_id, after_version=after)
         if self.web:
-            updates = ConnectClient(self.web_address).stream(
+            updates = ConnectClient(self.web_address, binary=True).stream(
                 MATCHMAKER + "WatchGame", request, mm.WatchGameResponse, timeout=300
             )
         else:
@@ -97,6 +101,8 @@ class Route:
 
     def close(self) -> None:
         self.channel.close()
+        for client in self.clients.values():
+            client.close()
 
 
 def one_round(path: Route, actions: list[game_pb2.Action], sides: list[str]) -> list[float]:

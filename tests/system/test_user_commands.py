@@ -19,7 +19,7 @@ from tests.servers import ROOT
 
 pytestmark = pytest.mark.system
 BARE_PATH = "/usr/local/bin:/usr/bin:/bin"
-COMMANDS = ("wargame", "wargame-engine", "wargame-matchmaker")
+COMMANDS = ("wargame", "wargame-engine", "wargame-matchmaker", "wargame-web")
 
 
 def _environment(home: Path) -> dict[str, str]:
@@ -65,7 +65,7 @@ def test_new_shells_find_the_readme_commands_after_setup(tmp_path: Path) -> None
     lines = linked.stdout.strip().splitlines()
     assert len(lines) == 1, linked.stdout  # one clear line about what changed
     assert lines[0].startswith(
-        "setup: linked wargame, wargame-engine, wargame-matchmaker into ~/.local/bin; "
+        "setup: linked wargame, wargame-engine, wargame-matchmaker, wargame-web into ~/.local/bin; "
         "put ~/.local/bin on PATH in ~/.bashrc"
     ), lines[0]
     for name in COMMANDS:
@@ -77,12 +77,13 @@ def test_new_shells_find_the_readme_commands_after_setup(tmp_path: Path) -> None
             home,
             flag,
             "wargame --help && wargame rules --help && wargame-matchmaker serve --help "
-            "&& wargame-engine serve --help",
+            "&& wargame-engine serve --help && wargame-web serve --help",
         )
         assert shell.returncode == 0, shell.stdout + shell.stderr
         assert shell.stdout.startswith("usage: wargame [-h]")
         assert "usage: wargame-matchmaker serve" in shell.stdout
         assert "usage: wargame-engine serve" in shell.stdout
+        assert "usage: wargame-web serve" in shell.stdout
 
     again = _make_commands(home)
     assert again.returncode == 0 and again.stdout == "" and again.stderr == ""
@@ -101,7 +102,8 @@ def test_a_link_into_another_checkout_moves_here_and_other_files_stay(tmp_path: 
     assert result.returncode == 0, result.stdout + result.stderr
     assert os.readlink(bin_dir / "wargame") == str(ROOT / ".venv" / "bin" / "wargame")
     assert mine.read_text() == "#!/bin/sh\necho my own engine script\n"
-    assert "setup: linked wargame, wargame-matchmaker into ~/.local/bin" in result.stdout
+    linked = "setup: linked wargame, wargame-matchmaker, wargame-web into ~/.local/bin"
+    assert linked in result.stdout
     assert result.stderr.strip() == (
         "setup: warning: ~/.local/bin/wargame-engine exists and is not a link: left alone; "
         f"run {ROOT / '.venv' / 'bin' / 'wargame-engine'} instead"

@@ -143,6 +143,9 @@ def browser() -> Iterator[Any]:
     the browser tests are skipped, with one line, where there is none."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"browser tests: no Chromium at {CHROMIUM} (apt-get install chromium)")
+    if not (ROOT / "web" / "static" / "vendor").is_dir():
+        assert not os.environ.get("WARGAME_REQUIRE_NODE"), "web/page is not installed (make setup)"
+        pytest.skip("browser tests: the page's packages are not installed (make setup, with npm)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
@@ -156,10 +159,9 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Where boards are photographed: $WARGAME_WEB_SCREENSHOTS, or a folder of the run."""
-    chosen = os.environ.get("WARGAME_WEB_SCREENSHOTS")
-    if chosen:
-        Path(chosen).mkdir(parents=True, exist_ok=True)
-        return Path(chosen)
-    return tmp_path_factory.mktemp("web-screenshots")
+def screenshots() -> Path:
+    """Where boards are photographed, the run's artefacts: $WARGAME_WEB_SCREENSHOTS, else
+    run/web-screenshots in the checkout (kept after the run; each test overwrites its own)."""
+    chosen = Path(os.environ.get("WARGAME_WEB_SCREENSHOTS") or ROOT / "run" / "web-screenshots")
+    chosen.mkdir(parents=True, exist_ok=True)
+    return chosen

@@ -46,11 +46,21 @@ class CallError(Exception):
 class ConnectClient:
     """Calls to a web service at `host:port`, as a player with `token` (or nobody)."""
 
-    def __init__(self, address: str, token: str = "", *, binary: bool = False) -> None:
+    def __init__(
+        self, address: str, token: str = "", *, binary: bool = False, keep_alive: bool = False
+    ) -> None:
         self.host, _, port = address.rpartition(":")
         self.port = int(port)
         self.token = token
         self.binary = binary
+        self.keep_alive = keep_alive  # unary calls share one connection, as a browser's do
+        self._kept: http.client.HTTPConnection | None = None
+
+    def close(self) -> None:
+        """Close the kept-alive connection, if any."""
+        if self._kept is not None:
+            self._kept.close()
+            self._kept = None
 
     def _headers(self, kind: str) -> dict[str, str]:
         headers = {"Content-Type": kind, "Connect-Protocol-Version": "1"}
@@ -73,13 +83,23 @@ class ConnectClient:
     def unary(self, procedure: str, request: Message, answer: M, timeout: float = 60) -> M:
         """Call a unary procedure ("/wargame.v1.Matchmaker/GetGame")."""
         kind = "application/proto" if self.binary else "application/json"
-        connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+        if self.keep_alive and self._kept is not None:
+            connection = self._kept
+        else:
+            connection = http.client.HTTPConnection(self.host, self.port, timeout=timeout)
         try:
             connection.request("POST", procedure, self._body(request), self._headers(kind))
             response = connection.getresponse()
             data = response.read()
-        finally:
+        except BaseException:
             connection.close()
+            self._kept = None
+            raise
+        if self.keep_alive and not response.will_close:
+            self._kept = connection
+        else:
+            connection.close()
+            self._kept = None
         if response.status != 200:
             raise CallError(response.status, json.loads(data))
         assert response.getheader("content-type") == kind

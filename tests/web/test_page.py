@@ -21,7 +21,7 @@ from google.protobuf import duration_pb2
 
 from tests.system.cli_support import BATTLE_CITADEL, NAPOLEONIC_GUARDS, WAR_CITADEL
 from tests.web.conftest import Stack
-from tests.web.connect_client import MATCHMAKER, ConnectClient
+from tests.web.connect_client import ENGINE, MATCHMAKER, ConnectClient
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
@@ -389,3 +389,143 @@ def test_a_whole_game_against_the_bot_at_level_1_typed_in_the_page(
     person.wait_finished()
     person.photograph(screenshots, f"{game}-whole-game-end")
     assert typed > 0
+
+
+def piece_heights(person: Person) -> dict[str, float]:
+    """Each side's mean height on the screen (pixels from the top) of its men on the board."""
+    found: list[list[Any]] = person.page.locator("#board [data-piece]").evaluate_all(
+        "els => els.map(e => [e.dataset.piece.split(':')[0], e.getBoundingClientRect().y])"
+    )
+    heights: dict[str, list[float]] = {}
+    for side, y in found:
+        heights.setdefault(side, []).append(float(y))
+    return {side: sum(ys) / len(ys) for side, ys in heights.items()}
+
+
+def test_a_player_seated_north_sees_their_own_army_at_the_bottom(people, screenshots: Path):
+    # The engine draws south at the bottom; north's page turns the board round, as the CLI
+    # does, and a spectator's keeps the engine's drawing.
+    player = people("Northerner")
+    game_id = bot_game(player, "war", "north", "")
+    player.open(game_id)
+    assert player.page.get_attribute("#board", "data-turns") == "2"
+    heights = piece_heights(player)
+    assert heights["north"] > heights["south"], heights
+    spectator = people()
+    spectator.open(game_id)
+    assert spectator.page.get_attribute("#board", "data-turns") == "0"
+    heights = piece_heights(spectator)
+    assert heights["south"] > heights["north"], heights
+    player.photograph(screenshots, "war-seated-north")
+
+
+# Attack at Dawn arrays (the CLI's test_cli_attack_at_dawn.py): 2xA 4xC 1xG 8xI each.
+RED_ARRAY = "a2=A b2=C c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
+BLACK_ARRAY = "a7=A b7=C c7=C e7=G f7=C g7=C h7=A a6=I b6=I c6=I d6=I e6=I f6=I g6=I h6=I"
+
+
+def pieces_of(person: Person, side: str) -> int:
+    """How many men of `side` the person's board shows."""
+    return person.page.locator(f'#board [data-piece^="{side}:"]').count()
+
+
+def test_a_secret_deployment_is_shown_to_its_owner_and_never_to_the_others(
+    people, screenshots: Path
+):
+    red, black, spectator = people("Red"), people("Black"), people()
+    created = red.api().unary(
+        MATCHMAKER + "CreateGame",
+        matchmaker_pb2.CreateGameRequest(
+            game="napoleonic", side="red", options={"deployment": "attack_at_dawn"}
+        ),
+        matchmaker_pb2.CreateGameResponse(),
+    )
+    black.api().unary(
+        MATCHMAKER + "JoinGame",
+        matchmaker_pb2.JoinGameRequest(invite_code=created.invite_code),
+        matchmaker_pb2.JoinGameResponse(),
+    )
+    game_id = created.game.id
+    for person in (red, black, spectator):
+        person.open(game_id)
+    # Red writes its array (a click on a square of its rows starts an item) and commits.
+    red.wait_turn()
+    red.page.click('#board [data-cell="a2"]')
+    assert red.page.input_value("#array") == "a2="
+    red.page.fill("#array", RED_ARRAY)
+    red.page.locator("#array-note", has_text="all placed").wait_for()
+    assert pieces_of(red, "red") == 15  # drawn for its owner as it is written
+    red.page.click("#commit-array")
+    red.page.locator("#array-note", has_text="only its digest was sent").wait_for()
+    committed = (
+        red.api()
+        .unary(
+            MATCHMAKER + "GetGame",
+            matchmaker_pb2.GetGameRequest(game_id=game_id),
+            matchmaker_pb2.GetGameResponse(),
+        )
+        .game
+    )
+    for person in (red, black, spectator):
+        person.wait_version(committed.version)
+    red.photograph(screenshots, "napoleonic-secret-array-its-owner")
+    black.photograph(screenshots, "napoleonic-secret-array-the-opponent")
+    # Its owner still sees it; the opponent and the spectator see no red man, nor its text.
+    assert pieces_of(red, "red") == 15
+    assert "a2=A" in str(
+        red.page.evaluate("localStorage.getItem('wargame.secret." + game_id + ".red')")
+    )
+    for other in (black, spectator):
+        assert pieces_of(other, "red") == 0
+        assert "h2=A" not in other.page.content()
+    # Black types it as the CLI's `commit <array>`: only the digest leaves the page too.
+    black.wait_turn()
+    black.page.fill("#notation", f"commit {BLACK_ARRAY}")
+    black.page.press("#notation", "Enter")
+    # Both pages reveal by themselves; then every page shows both armies.
+    deadline = time.monotonic() + WAIT_MS / 1000
+    while pieces_of(spectator, "red") < 15 or pieces_of(spectator, "black") < 15:
+        shown = [p.page.text_content("#notice") for p in (red, black, spectator)]
+        assert time.monotonic() < deadline, f"the arrays were never revealed: {shown}"
+        time.sleep(0.1)
+    moves = spectator.page.locator("#moves li").all_text_contents()
+    assert not any("salt" in move or "=" in move for move in moves[:2]), moves
+    assert red.page.evaluate("localStorage.getItem('wargame.secret." + game_id + ".red')") is None
+
+
+def test_two_pages_meet_by_quick_match_and_play(people, stack: Stack, screenshots: Path):
+    first, second = people("Early"), people("Late")
+    for person in (first, second):
+        person.page.select_option("#quick-game", "battle")
+        person.page.click("#quick-match button")
+    for person in (first, second):
+        person.page.wait_for_url(re.compile(r".*/g/[^/]+$"))
+        person.page.wait_for_selector("#board [data-cell]")
+    assert first.page.url == second.page.url
+    game_id = first.page.url.rsplit("/", 1)[1]
+    views = {
+        person: person.api()
+        .unary(
+            MATCHMAKER + "GetGame",
+            matchmaker_pb2.GetGameRequest(game_id=game_id),
+            matchmaker_pb2.GetGameResponse(),
+        )
+        .game
+        for person in (first, second)
+    }
+    assert {view.your_side for view in views.values()} == {"attacker", "defender"}
+    # Whoever is to move plays a legal move typed in its page; the other page sees it.
+    mover = next(p for p, view in views.items() if view.your_side in view.state.to_act)
+    other = second if mover is first else first
+    legal = stack.client().unary(
+        ENGINE + "ListLegalActions",
+        engine_pb2.ListLegalActionsRequest(state=views[mover].state),
+        engine_pb2.ListLegalActionsResponse(),
+    )
+    move = next(action.notation for action in legal.actions if action.notation != "end")
+    mover.wait_turn()
+    mover.page.fill("#notation", move)
+    mover.page.press("#notation", "Enter")
+    other.wait_version(views[mover].version + 1)
+    assert other.page.locator("#moves li").all_text_contents() == [move]
+    other.photograph(screenshots, "battle-quick-match")

@@ -185,7 +185,8 @@ def test_watch_game_streams_and_resumes_by_version(stack: Stack):
         matchmaker_pb2.WatchGameResponse,
     )
     game = play_one(players[game.state.to_act[0]], game)
-    first = next(updates)
+    # A presence notice (a seat's player not watching) may come first on a busy machine.
+    first = next(update for update in updates if not update.HasField("notice"))
     assert first.version == game.version
     assert first.notations and first.game.version == game.version
     updates.close()  # the page goes away

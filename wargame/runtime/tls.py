@@ -2,8 +2,9 @@
 
 - `ServerTLS`: the certificate chain and key a service presents and, with a client CA,
   mutual TLS (only clients holding a certificate that CA signed get in). Its credentials
-  read the files again when they change, so a renewed certificate (cert-manager, a
-  rotated Secret) is served from the next connection on, without a restart.
+  (and its `ssl_context`, the web service's) read the files again when they change, so a
+  renewed certificate (cert-manager, a rotated Secret) is served from the next connection
+  on, without a restart.
 - `ClientTLS`: what a client trusts (a CA file, or the system's roots), the certificate it
   presents for mutual TLS, and the name the server's certificate must carry when it is not
   the target's host (`server_name`, for tests and for targets named by address).
@@ -31,7 +32,7 @@ import os
 import ssl
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -245,13 +246,46 @@ class ServerTLS:
             require_client_authentication=bool(self.client_ca_file),
         )
 
+    def ssl_context(self) -> ssl.SSLContext:
+        """A server `ssl.SSLContext` that follows the files as `credentials` does (for the
+        web service's HTTP server): each handshake after a renewal gets a context with the
+        new certificate (a file that cannot be read then keeps the previous one)."""
+        reloader = _Reloader(self, self._ssl_context)
+        listening = self._ssl_context()
+        current = [listening]
+
+        def follow(connection: Any, _name: str | None, _context: Any) -> None:
+            renewed = reloader()
+            if renewed is not None:
+                current[0] = renewed
+            if current[0] is not listening:
+                connection.context = current[0]
+
+        listening.sni_callback = follow  # called for every client hello, SNI or none
+        return listening
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        _key_pair(self.cert_file, self.key_file, "TLS")  # checked: a problem is one line
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.minimum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.load_cert_chain(self.cert_file, self.key_file)
+            if self.client_ca_file:
+                context.verify_mode = ssl.CERT_REQUIRED
+                context.load_verify_locations(self.client_ca_file)
+        except (OSError, ssl.SSLError) as error:
+            raise ConfigError(f"the TLS files {self.cert_file} cannot be loaded: {error}") from None
+        return context
+
 
 class _Reloader:
-    """grpc's certificate fetcher: called before each handshake; a new configuration when
-    the files changed since the last look (at most one look per RELOAD_INTERVAL)."""
+    """A certificate fetcher: called before each handshake; `build()` (by default grpc's
+    configuration) again when the files changed since the last look (at most one look per
+    RELOAD_INTERVAL), else None."""
 
-    def __init__(self, tls: ServerTLS) -> None:
+    def __init__(self, tls: ServerTLS, build: Callable[[], Any] | None = None) -> None:
         self.tls = tls
+        self.build = build or tls.configuration
         self.signature = _signature(tls.files())
         self.looked = time.monotonic()
         self.lock = threading.Lock()
@@ -267,7 +301,7 @@ class _Reloader:
                 return None
             try:
                 check_expiry(self.tls.cert_file, "TLS")
-                configuration = self.tls.configuration()
+                configuration = self.build()
             except ConfigError as error:  # half-written or stale renewal: keep the old one
                 _log().warning("certificate not reloaded", problem=str(error))
                 return None

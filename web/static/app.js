@@ -3,7 +3,8 @@
 // DescribeGame (board.js). Where things are: lobby() builds the lobby; Game runs a game page.
 
 import { call, RpcError, setToken, stream, token } from "./rpc.js";
-import { cellsIn, draw } from "./board.js";
+import { bottomSide, cellsIn, draw, turned, turnsFor } from "./board.js";
+import { COMMIT, Deployment, REVEAL, SEALED } from "./deployment.js";
 
 const main = document.getElementById("main");
 const GAMES = [["war", "The Game of War"], ["battle", "The Game of Battle"], ["napoleonic", "Napoleonic Chess"]];
@@ -215,6 +216,8 @@ class Game {
     this.stop = new AbortController();
     this.closed = false;
     this.ticker = 0;
+    this.deployment = new Deployment(id);
+    this.revealing = false;
   }
 
   close() {
@@ -237,9 +240,15 @@ class Game {
     this.notation = el("input", { id: "notation", autocomplete: "off", "aria-label": "your move in notation" });
     const form = el("form", { id: "move-form", onsubmit: (event) => { event.preventDefault(); this.typed(); } },
       el("label", { for: "notation" }, "Move "), this.notation, " ", el("button", { type: "submit" }, "Play"));
+    // A secret array (Napoleonic Attack at Dawn or sealed): shown only while deploying.
+    this.array = el("input", { id: "array", autocomplete: "off", "aria-label": "your secret array, placements like a2=A", oninput: () => this.render() });
+    this.commitButton = el("button", { type: "submit", id: "commit-array" }, "Commit in secret");
+    this.arrayNote = el("span", { id: "array-note" });
+    this.deployForm = el("form", { id: "deploy", hidden: true, onsubmit: (event) => { event.preventDefault(); this.commitArray(); } },
+      el("label", { for: "array" }, "Your array "), this.array, " ", this.commitButton, " ", this.arrayNote);
     main.replaceChildren(
       el("div", { class: "game" },
-        el("div", { class: "board-column" }, this.status, this.svg, this.notice, form, this.actions, this.controls),
+        el("div", { class: "board-column" }, this.status, this.svg, this.notice, this.deployForm, form, this.actions, this.controls),
         el("aside", {}, el("h2", {}, "Players ", this.connection), this.seats, el("h2", {}, "Moves"), this.moves,
           el("h2", {}, "Pieces"), this.legend)),
     );
@@ -259,7 +268,29 @@ class Game {
     if (!descriptions[key]) {
       descriptions[key] = call("engine", "DescribeGame", { game: view.game, options: (view.state || {}).options || {} });
     }
-    return (await descriptions[key]).board;
+    const description = await descriptions[key];
+    this.initialState = description.initialState || {};
+    return description.board;
+  }
+
+  // Each side's alliance (its own id when the game does not say), as the CLI reads them.
+  alliances() {
+    const found = {};
+    for (const side of this.board.sides || []) if (side.alliance) found[side.id] = side.alliance;
+    const napoleonic = ((this.view && this.view.state) || {}).napoleonic || {};
+    for (const player of napoleonic.players || []) if (player.alliance) found[player.id] = player.alliance;
+    return found;
+  }
+
+  // The position the drawing is oriented by: the game's start (the current one before it).
+  reference() {
+    const state = (this.view && this.view.state) || {};
+    return (this.initialState.pieces || []).length ? this.initialState : state;
+  }
+
+  // The quarter turns that put my army (and my allies') at the bottom, from the start.
+  turns() {
+    return turnsFor(this.board, this.reference(), this.mySide(), this.alliances());
   }
 
   // Follow the game live; reopen the stream from the last version seen when it breaks.
@@ -332,10 +363,76 @@ class Game {
     this.targets = new Map();
     this.render();
     this.listActions();
+    this.automatic();
   }
 
   mySide() {
     return this.view ? this.view.yourSide || "" : "";
+  }
+
+  phase() {
+    return (((this.view && this.view.state) || {}).napoleonic || {}).phase || "";
+  }
+
+  // Whether I am placing a secret array now.
+  deploying() {
+    return this.myTurn() && [COMMIT, SEALED].includes(this.phase());
+  }
+
+  // The state drawn: with my secret array (being written, or kept until the reveal) on my
+  // rows, for my eyes only.
+  shownState(state) {
+    const mine = this.mySide();
+    if (!mine || ![COMMIT, SEALED, REVEAL].includes(this.phase())) return state;
+    const text = this.deploying() ? this.array.value : (this.deployment.kept(mine) || {}).array || "";
+    const extra = this.deployment.pieces(this.board, text, mine);
+    return extra.length ? { ...state, pieces: [...(state.pieces || []), ...extra] } : state;
+  }
+
+  drawDeployment(state) {
+    const mine = this.mySide();
+    const kept = mine && this.phase() === COMMIT && this.deployment.kept(mine);
+    this.deployForm.hidden = !this.deploying() && !kept;
+    this.array.disabled = this.commitButton.hidden = !this.deploying();
+    if (this.deploying()) {
+      this.arrayNote.textContent = this.deployment.remaining(this.board, state, this.array.value, mine);
+    } else if (kept) {
+      this.array.value = kept.array;
+      this.arrayNote.textContent = "committed: only its digest was sent; your array stays in this browser until the reveal";
+    }
+  }
+
+  async commitArray() {
+    try {
+      const action = await this.deployment.action(this.view.state, this.phase(), this.array.value, this.mySide());
+      if (await this.submit(action)) this.array.value = "";
+    } catch (error) {
+      say(this.notice, explain(error));
+    }
+  }
+
+  // Reveal my kept array when the reveal phase comes, by itself, as the CLI does.
+  async automatic() {
+    const mine = this.mySide();
+    if (!mine || this.revealing || this.phase() !== REVEAL || !this.myTurn()) return;
+    this.revealing = true;
+    try {
+      // Both players reveal at once: a reveal refused because the other's came first
+      // (VERSION_CONFLICT) is sent again on the game as it now is.
+      for (let tries = 0; tries < 3 && this.phase() === REVEAL && this.myTurn(); tries++) {
+        const action = this.deployment.reveal(mine);
+        if (!action) return;
+        if (await this.submit(action)) {
+          this.deployment.forget(mine);
+          return;
+        }
+        await this.show((await call("matchmaker", "GetGame", { gameId: this.id })).game);
+      }
+    } catch (error) {
+      say(this.notice, explain(error));
+    } finally {
+      this.revealing = false;
+    }
   }
 
   myTurn() {
@@ -346,14 +443,18 @@ class Game {
   render() {
     const view = this.view;
     const state = view.state || {};
-    const symbols = draw(this.svg, this.board, state,
-      { last: this.last, selected: this.selected, targets: new Set(this.targets.keys()) },
+    const turns = this.turns();
+    this.svg.dataset.turns = String(turns);
+    const symbols = draw(this.svg, turned(this.board, turns), this.shownState(state),
+      { last: this.last, selected: this.selected, targets: new Set(this.targets.keys()),
+        upper: bottomSide(this.board, this.reference()) },
       (cell) => this.clicked(cell));
     this.svg.dataset.version = String(view.version || 0);
     this.legend.replaceChildren(...symbols.legend(this.board).map((line) => el("li", {}, line)));
     this.moves.replaceChildren(...(view.moves || []).map((move) => el("li", {}, move)));
     this.moves.scrollTop = this.moves.scrollHeight;
     this.drawSeats();
+    this.drawDeployment(state);
     let text;
     if (view.status === "GAME_STATUS_OPEN") {
       text = view.inviteCode ? `Waiting for an opponent — invite code ${view.inviteCode}` : "Waiting for players";
@@ -469,6 +570,14 @@ class Game {
 
   async clicked(cell) {
     if (!this.myTurn()) return;
+    if (this.deploying()) {
+      const row = this.board.cells.find((c) => c.name === cell);
+      if (row && (row.tags || []).includes(`deployment:${this.mySide()}`)) {
+        this.array.value = `${this.array.value.trim()} ${cell}=`.trim();
+        this.array.focus();
+      }
+      return;
+    }
     if (this.selected && this.targets.has(cell)) {
       const choices = this.targets.get(cell);
       this.selected = "";
@@ -509,6 +618,13 @@ class Game {
   async typed() {
     const text = this.notation.value.trim();
     if (!text || !this.view) return;
+    if (this.deploying() && /^commit\s.*=/.test(text)) {
+      // An array typed as the CLI's `commit a2=A ...`: only its digest leaves this page.
+      this.array.value = text.replace(/^commit\s+/, "").replace(/\s+salt\s+\S+$/, "");
+      this.notation.value = "";
+      await this.commitArray();
+      return;
+    }
     const side = (this.mySide() || ((this.view.state || {}).toAct || [])[0] || "");
     if (await this.submit({ side, notation: text })) this.notation.value = "";
   }

@@ -43,11 +43,70 @@ export function bottomSide(board, state) {
   return sides.reduce((best, s) => (mean(s) < mean(best) ? s : best));
 }
 
+// Each side's men on the board ([x, y]), or its deployment cells when it has none.
+function positions(board, state) {
+  const at = Object.fromEntries(board.cells.map((c) => [c.name, [c.x || 0, c.y || 0]]));
+  const found = {};
+  const placed = new Set();
+  for (const piece of state.pieces || []) {
+    placed.add(piece.side);
+    if (piece.cell in at) (found[piece.side] ||= []).push(at[piece.cell]);
+  }
+  for (const cell of board.cells) {
+    for (const tag of cell.tags || []) {
+      const side = tag.startsWith("deployment:") ? tag.split(":")[1] : "";
+      if (side && !placed.has(side)) (found[side] ||= []).push([cell.x || 0, cell.y || 0]);
+    }
+  }
+  return found;
+}
+
+// The quarter turns (anticlockwise) that put `side`'s army, and its allies', at the bottom
+// of the drawing, as the CLI turns it (render/board.py, turns_for): allies share one
+// orientation; an army from the west edge gets a quarter turn; 0 for a spectator.
+export function turnsFor(board, state, side, alliances = {}) {
+  const ours = alliances[side] || side;
+  const mine = [];
+  const theirs = [];
+  for (const [owner, points] of Object.entries(positions(board, state))) {
+    ((alliances[owner] || owner) === ours ? mine : theirs).push(...points);
+  }
+  if (!side || !mine.length || !theirs.length) return 0;
+  const mean = (points, i) => points.reduce((sum, p) => sum + p[i], 0) / points.length;
+  const dx = mean(mine, 0) - mean(theirs, 0);
+  const dy = mean(mine, 1) - mean(theirs, 1);
+  if (Math.abs(dx) > Math.abs(dy)) return dx < 0 ? 1 : 3;
+  return dy <= 0 ? 0 : 2;
+}
+
+// The board turned `turns` quarter turns anticlockwise within its frame (width and height
+// swap on a quarter turn); the cells keep their names.
+export function turned(board, turns) {
+  turns = ((turns % 4) + 4) % 4;
+  if (!turns) return board;
+  const width = board.width || 1;
+  const height = board.height || 1;
+  const turn = (x = 0, y = 0) => {
+    if (turns === 1) return { x: height - y, y: x };
+    if (turns === 2) return { x: width - x, y: height - y };
+    return { x: y, y: width - x };
+  };
+  return {
+    ...board,
+    width: turns === 2 ? width : height,
+    height: turns === 2 ? height : width,
+    cells: board.cells.map((cell) => ({ ...cell, ...turn(cell.x, cell.y) })),
+    features: (board.features || []).map((feature) => ({
+      ...feature,
+      points: (feature.points || []).map((point) => ({ ...point, ...turn(point.x, point.y) })),
+    })),
+  };
+}
+
 // How pieces are written, as the CLI's Symbols: glyphs by side, or letters by case.
 export class Symbols {
-  constructor(board, state) {
+  constructor(board, state, upper = bottomSide(board, state)) {
     this.kinds = Object.fromEntries(board.pieceKinds.map((k) => [k.id, k]));
-    const upper = bottomSide(board, state);
     const alliance = Object.fromEntries(board.sides.map((s) => [s.id, s.alliance || s.id]));
     this.upperSides = new Set(board.sides.filter((s) => alliance[s.id] === alliance[upper]).map((s) => s.id));
     this.upperSides.add(upper);
@@ -106,7 +165,8 @@ function lightText(colour) {
 }
 
 // Draw `state` on `board` into the <svg> `svg`. `marks`: {last: Set of cells, selected:
-// cell, targets: Set of cells}. `onCell(name)` is called for a click or Enter on a cell.
+// cell, targets: Set of cells, upper: the side written as the bottom one (capitals, outlined
+// glyphs), by default the lowest in this drawing}. `onCell(name)` is called for a click or Enter on a cell.
 export function draw(svg, board, state, marks, onCell) {
   const width = board.width || 1;
   const height = board.height || 1;
@@ -117,7 +177,7 @@ export function draw(svg, board, state, marks, onCell) {
   svg.setAttribute("role", "grid");
   svg.setAttribute("aria-label", board.title || board.game);
   const Y = (y) => height - (y || 0);
-  const symbols = new Symbols(board, state);
+  const symbols = new Symbols(board, state, marks.upper || bottomSide(board, state));
   const byCell = {};
   for (const piece of state.pieces || []) (byCell[piece.cell] ||= []).push(piece);
   const cells = element("g", { class: "cells" });

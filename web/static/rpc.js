@@ -1,6 +1,15 @@
-// The Connect protocol over fetch: unary calls and server streams, JSON encoded.
-// The caller's token (localStorage) goes in the Authorization header; errors carry the
-// contract's reason (google.rpc.ErrorInfo), read from the detail's JSON copy.
+// The page's calls: @connectrpc/connect-web clients of the services generated from proto/
+// (gen/, by buf with protoc-gen-es), binary protobuf on the wire. The page works with each
+// message in its proto3 JSON form (toJson/fromJson with the generated schemas), the form
+// the CLI's --json prints. The caller's token (localStorage) goes in the Authorization
+// header; a failure is an RpcError with the contract's reason (google.rpc.ErrorInfo).
+
+import { fromJson, toJson } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { RulesEngine } from "./gen/wargame/v1/engine_pb.js";
+import { Matchmaker } from "./gen/wargame/v1/matchmaker_pb.js";
 
 const TOKEN = "wargame.token";
 
@@ -13,104 +22,78 @@ export function setToken(value) {
   else localStorage.removeItem(TOKEN);
 }
 
+const authorize = (next) => async (request) => {
+  const held = token();
+  if (held) request.header.set("Authorization", `Bearer ${held}`);
+  return next(request);
+};
+
+const transport = createConnectTransport({
+  baseUrl: location.origin,
+  useBinaryFormat: true,
+  interceptors: [authorize],
+});
+
+const SERVICES = { matchmaker: Matchmaker, engine: RulesEngine };
+const clients = Object.fromEntries(
+  Object.entries(SERVICES).map(([name, service]) => [name, createClient(service, transport)]),
+);
+
+// "InvalidArgument" -> "invalid_argument", as the Connect protocol names codes.
+function codeName(code) {
+  return Code[code].replace(/[A-Z]/g, (letter, at) => (at ? "_" : "") + letter.toLowerCase());
+}
+
 export class RpcError extends Error {
-  constructor(code, message, details = []) {
+  constructor(code, message, reason = "", retryAfter = null) {
     super(message || code);
     this.code = code;
-    this.details = details;
-    const info = details.find((d) => d.type === "google.rpc.ErrorInfo");
-    this.reason = (info && info.debug && info.debug.reason) || "";
-    const retry = details.find((d) => d.type === "google.rpc.RetryInfo");
-    this.retryAfter = retry && retry.debug ? parseFloat(retry.debug.retryDelay) : null;
+    this.reason = reason;
+    this.retryAfter = retryAfter;
+  }
+
+  static from(failure) {
+    const error = ConnectError.from(failure);
+    const [info] = error.findDetails(ErrorInfoSchema);
+    const [retry] = error.findDetails(RetryInfoSchema);
+    const delay = retry && retry.retryDelay;
+    const retryAfter = delay ? Number(delay.seconds) + delay.nanos / 1e9 : null;
+    const message =
+      error.code === Code.Unavailable && !error.rawMessage
+        ? "the web service cannot be reached"
+        : error.rawMessage;
+    return new RpcError(codeName(error.code), message, info ? info.reason : "", retryAfter);
   }
 }
 
-function headers(kind) {
-  const result = { "Content-Type": kind, "Connect-Protocol-Version": "1" };
-  const held = token();
-  if (held) result.Authorization = `Bearer ${held}`;
-  return result;
-}
-
-function procedure(service, method) {
-  const full = service === "engine" ? "wargame.v1.RulesEngine" : "wargame.v1.Matchmaker";
-  return `/${full}/${method}`;
+// The generated method `Name` of a service ("matchmaker" or "engine").
+function method(service, name) {
+  const found = SERVICES[service].method[name[0].toLowerCase() + name.slice(1)];
+  if (!found) throw new RpcError("unimplemented", `no method ${name} in ${SERVICES[service].typeName}`);
+  return found;
 }
 
 // One unary call: the answer as a JSON object, or an RpcError.
-export async function call(service, method, request = {}) {
-  let response;
+export async function call(service, name, request = {}) {
+  const rpc = method(service, name);
   try {
-    response = await fetch(procedure(service, method), {
-      method: "POST",
-      headers: headers("application/json"),
-      body: JSON.stringify(request),
-    });
+    const reply = await clients[service][rpc.localName](fromJson(rpc.input, request));
+    return toJson(rpc.output, reply);
   } catch (failure) {
-    throw new RpcError("unavailable", `the web service cannot be reached (${failure.message})`);
+    throw RpcError.from(failure);
   }
-  const text = await response.text();
-  let body = {};
-  try {
-    body = text ? JSON.parse(text) : {};
-  } catch {
-    throw new RpcError("unknown", `HTTP ${response.status}`);
-  }
-  if (!response.ok) throw new RpcError(body.code || "unknown", body.message, body.details || []);
-  return body;
 }
 
 // A server stream: calls onMessage(message) for each message; resolves when the stream
 // ends well, rejects with an RpcError when it fails. `signal` (AbortSignal) closes it.
-export async function stream(service, method, request, onMessage, signal) {
-  const body = new TextEncoder().encode(JSON.stringify(request));
-  const framed = new Uint8Array(5 + body.length);
-  new DataView(framed.buffer).setUint32(1, body.length);
-  framed.set(body, 5);
-  let response;
+export async function stream(service, name, request, onMessage, signal) {
+  const rpc = method(service, name);
   try {
-    response = await fetch(procedure(service, method), {
-      method: "POST",
-      headers: headers("application/connect+json"),
-      body: framed,
-      signal,
-    });
+    for await (const message of clients[service][rpc.localName](fromJson(rpc.input, request), { signal })) {
+      onMessage(toJson(rpc.output, message));
+    }
   } catch (failure) {
     if (signal && signal.aborted) return;
-    throw new RpcError("unavailable", `the web service cannot be reached (${failure.message})`);
-  }
-  if (!response.ok) throw new RpcError("unknown", `HTTP ${response.status}`);
-  const reader = response.body.getReader();
-  let buffer = new Uint8Array(0);
-  const decoder = new TextDecoder();
-  for (;;) {
-    let chunk;
-    try {
-      chunk = await reader.read();
-    } catch (failure) {
-      if (signal && signal.aborted) return;
-      throw new RpcError("unavailable", "the stream broke");
-    }
-    if (chunk.done) throw new RpcError("unavailable", "the stream ended without its end");
-    const joined = new Uint8Array(buffer.length + chunk.value.length);
-    joined.set(buffer);
-    joined.set(chunk.value, buffer.length);
-    buffer = joined;
-    while (buffer.length >= 5) {
-      const view = new DataView(buffer.buffer, buffer.byteOffset);
-      const flags = view.getUint8(0);
-      const length = view.getUint32(1);
-      if (buffer.length < 5 + length) break;
-      const message = JSON.parse(decoder.decode(buffer.subarray(5, 5 + length)) || "{}");
-      buffer = buffer.slice(5 + length);
-      if (flags & 2) {
-        if (message.error) {
-          const e = message.error;
-          throw new RpcError(e.code || "unknown", e.message, e.details || []);
-        }
-        return;
-      }
-      onMessage(message);
-    }
+    throw RpcError.from(failure);
   }
 }
