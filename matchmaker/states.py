@@ -133,7 +133,8 @@ def for_viewer(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
     copy.CopyFrom(state)
     if copy.position:
         copy.position = withheld(copy.position, side)
-        copy.ClearField("position_tag")  # the engine's tag is of the whole text
+        if copy.position != state.position:
+            copy.ClearField("position_tag")  # the engine's tag is of the whole text
     if copy.WhichOneof("detail") == "napoleonic":
         deployment = copy.napoleonic.deployment
         for reveal in deployment.reveals:
