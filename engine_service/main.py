@@ -143,8 +143,9 @@ def build_parser() -> Parser:
         "--seal-key-file",
         env="ENGINE_SEAL_KEY_FILE",
         default="",
-        help="file holding the 32-byte key (hex) for sealed Attack-at-Dawn deployments; "
-        "every replica needs the same key",
+        help="file holding the 32-byte key (hex) for sealed Attack-at-Dawn deployments and "
+        "the integrity tags of the position texts the engine writes; every replica needs "
+        "the same key",
     )
     serve.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
 
@@ -283,9 +284,11 @@ def _preload(seal_key: bytes | None) -> None:
     object, thread or metric is made here, so forking stays safe."""
     import importlib
 
+    from engine_service.convert import tags
     from engine_service.rules import games, rulesets
 
     rulesets(seal_key)
+    tags.tag_key(seal_key)  # without a seal key, the workers share this process's own key
     for entry in games():
         if entry.ai:
             importlib.import_module(entry.ai.partition(":")[0])
@@ -325,6 +328,7 @@ def _serve_one(
     log: Any,
     tls: ServerTLS | None,
 ) -> int:
+    from engine_service.convert.tags import tag_key
     from engine_service.handling import Limits
     from engine_service.pool import Pool
     from engine_service.rules import rulesets
@@ -359,7 +363,9 @@ def _serve_one(
         log_level=args.log_level,
     )
     try:
-        servicer = RulesEngine(rulesets(seal_key), limits, pool, caller_key=caller_key)
+        servicer = RulesEngine(
+            rulesets(seal_key), limits, pool, caller_key=caller_key, tag_key=tag_key(seal_key)
+        )
         serving = create_server(
             args.listen,
             lambda server: register_service(

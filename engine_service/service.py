@@ -32,6 +32,7 @@ from engine_service.ai.levels import LEVELS
 from engine_service.ai.napoleonic.strategic import resolve_battle
 from engine_service.convert import describe
 from engine_service.convert.base import Conversions
+from engine_service.convert.tags import tag_key
 from engine_service.handling import CUT_SHORT, Limits, beyond_limit, log, request_id, rpc
 from engine_service.memo import memo
 from engine_service.pool import Job, Pool, Work, within_deadline
@@ -72,11 +73,14 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         limits: Limits | None = None,
         pool: Pool | None = None,
         caller_key: str = "",
+        tag_key: bytes | None = None,
     ) -> None:
+        """`tag_key` tags the position texts the engine writes (`convert.tags.tag_key`; None:
+        this process's own key)."""
         self.rulesets = dict(rulesets)
         # Only a digest is kept and compared: equal lengths, compared in constant time.
         self._caller_digest = _digest(caller_key) if caller_key else b""
-        self.conversions: Conversions = convert.conversions(self.rulesets)
+        self.conversions: Conversions = convert.conversions(self.rulesets, tag_key)
         self.limits = limits or Limits()
         self.pool = pool
         self._infos = engine_pb2.ListGamesResponse(
@@ -629,7 +633,7 @@ def pool_preload() -> list[str]:
 
 def pool_work(seal_key: bytes | None, limits: Limits) -> Work:
     """The work a pool process runs (`Pool` calls this in each new process)."""
-    engine = RulesEngine(load_rulesets(seal_key), limits)
+    engine = RulesEngine(load_rulesets(seal_key), limits, tag_key=tag_key(seal_key))
 
     def run(job: str, payload: bytes, seconds: float) -> bytes:
         request = _message_class(_METHODS[job].input_type).FromString(payload)

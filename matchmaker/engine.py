@@ -171,12 +171,16 @@ def backoff(attempt: int, jitter: float) -> float:
 
 
 def sent(state: game_pb2.GameState) -> game_pb2.GameState:
-    """A state as the engine reads it: with a position, the game and the position alone (the
-    engine ignores the rest); a state of the structured form as it is."""
+    """A state as the engine reads it: with a position, the game, the position and its tag
+    alone (the engine ignores the rest; the tag spares it re-checking a text it wrote); a
+    state of the structured form as it is."""
     if not state.position:
         return state
     return game_pb2.GameState(
-        game=state.game, format_version=state.format_version, position=state.position
+        game=state.game,
+        format_version=state.format_version,
+        position=state.position,
+        position_tag=state.position_tag,
     )
 
 

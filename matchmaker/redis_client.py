@@ -8,8 +8,9 @@ Both answer the same commands, so the rest of the matchmaker has one code path; 
 differs is kept here:
 
 - **Bounded connections.** Commands beyond `connections` in flight wait (up to
-  `POOL_WAIT`) for a free connection instead of failing (a `BlockingConnectionPool`; for a
-  cluster, a semaphore in front of redis-py's per-node pools, which would raise instead).
+  `POOL_WAIT`) for a free connection instead of failing, first come first served
+  (`FairPool`, a `BlockingConnectionPool` with a FIFO semaphore in front; for a cluster, a
+  semaphore in front of redis-py's per-node pools, which would raise instead).
 - **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
   so the caller learns how many replicas hold the write (`Replication` says how many the
   primary of a key has, read again every few seconds).
@@ -128,6 +129,48 @@ async def _lost_connection() -> AsyncIterator[None]:
         if "NoneType" not in str(error):
             raise
         raise RedisConnectionError(f"connection closed under the command: {error}") from error
+
+
+class FairPool(BlockingConnectionPool):
+    """redis-py's `BlockingConnectionPool`, its waiters served first come, first served.
+
+    redis-py's pool waits on a condition: a released connection goes to whichever task
+    asks next, and a woken waiter that finds it gone goes back to the end of the line. With
+    more commands in flight than connections (64 games' submissions on 16 connections) some
+    wait many turns, which is the tail of their latency, and each wake-up that finds nothing
+    costs the event loop a round. Here a FIFO semaphore of `max_connections` slots comes
+    first: a task holding a slot always finds a connection, and a released one goes to the
+    longest waiter.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._slots = asyncio.Semaphore(self.max_connections)
+        self._held: set[AbstractConnection] = set()
+
+    async def get_connection(self, *args: Any, **kwargs: Any) -> AbstractConnection:
+        if self._slots.locked():
+            try:
+                await asyncio.wait_for(self._slots.acquire(), self.timeout)
+            except TimeoutError:
+                raise RedisConnectionError("No connection available.") from None
+        else:
+            await self._slots.acquire()  # at once: no waiter is passed
+        try:
+            connection: AbstractConnection = await super().get_connection(*args, **kwargs)  # type: ignore[no-untyped-call]
+        except BaseException:
+            self._slots.release()  # (a connection redis-py gave back itself held no slot)
+            raise
+        self._held.add(connection)
+        return connection
+
+    async def release(self, connection: AbstractConnection) -> None:
+        try:
+            await super().release(connection)
+        finally:
+            if connection in self._held:
+                self._held.discard(connection)
+                self._slots.release()
 
 
 class BoundedCluster(RedisCluster):
@@ -325,7 +368,7 @@ async def connect(
             )
             await cluster.initialize()
             return cluster
-        pool = BlockingConnectionPool.from_url(
+        pool = FairPool.from_url(
             url,
             max_connections=connections,
             timeout=POOL_WAIT,

@@ -131,6 +131,8 @@ def for_viewer(state: game_pb2.GameState, side: str) -> game_pb2.GameState:
     copy.CopyFrom(state)
     if copy.position:
         copy.position = withheld(copy.position, side)
+        if copy.position != state.position:
+            copy.ClearField("position_tag")  # the engine's tag is of the whole text
     view = detail(copy)
     if _has(view, "deployment"):
         deployment = view.deployment

@@ -126,12 +126,13 @@ def engine_in_process(seal_key: bytes | None = None) -> Iterator[str]:
 
     `seal_key` None starts it without a seal key, as an engine configured without one.
     """
+    from engine_service.convert.tags import tag_key
     from engine_service.rules import rulesets
     from engine_service.service import SERVICE_NAME, RulesEngine
     from wargame.runtime.serving import create_server, register_service
     from wargame.v1 import engine_pb2
 
-    servicer = RulesEngine(rulesets(seal_key))
+    servicer = RulesEngine(rulesets(seal_key), tag_key=tag_key(seal_key))
     serving = create_server(
         f"127.0.0.1:{free_port()}",
         lambda server: register_service(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Any, ClassVar, Generic
 
+from engine_service.convert.tags import PositionTags, tag_key
 from engine_service.memo import memo
 from engine_service.rules.base import A, Outcome, OutcomeReason, PieceView, Ruleset, S
 from engine_service.rules.errors import Reason, RuleError
@@ -101,8 +102,11 @@ class GameConverter(ABC, Generic[S, A]):
 class Conversions:
     """Whole states and actions of every game, given each game's converter."""
 
-    def __init__(self, converters: dict[str, GameConverter[Any, Any]]) -> None:
+    def __init__(
+        self, converters: dict[str, GameConverter[Any, Any]], tags: PositionTags | None = None
+    ) -> None:
         self.converters = converters
+        self.tags = tags or PositionTags(tag_key(None))
 
     def converter(self, game_id: str) -> GameConverter[Any, Any]:
         """The converter of a game id, or UNKNOWN_GAME."""
@@ -129,7 +133,8 @@ class Conversions:
         ruleset = game.ruleset
         out.game = ruleset.id
         out.format_version = STATE_FORMAT_VERSION
-        out.position = write_position(game)
+        out.position = position = write_position(game)
+        out.position_tag = self.tags.tag(ruleset.id, position)
         out.to_act.extend(game.to_act())
         out.ply = game.ply
         if game.draw_offer:
@@ -159,8 +164,12 @@ class Conversions:
                     f"state format_version {msg.format_version} is not {STATE_FORMAT_VERSION}",
                     f"{field}.format_version",
                 )
+            # A text this engine wrote (its tag vouches for it) is not checked again.
+            checked = not (
+                msg.position_tag and self.tags.vouches(msg.game, msg.position, msg.position_tag)
+            )
             try:
-                return read_position(ruleset, msg.position)
+                return read_position(ruleset, msg.position, checked=checked)
             except RuleError as error:
                 raise invalid_state(error.message, f"{field}.position") from None
         return self._structured(converter, msg, field)

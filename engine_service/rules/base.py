@@ -288,13 +288,14 @@ class Ruleset(ABC, Generic[S, A]):
         return resolve_options(self.option_specs, given, presets=self.presets, preset=preset)
 
     @abstractmethod
-    def new_game(self, options: Options, setup: str | None = None) -> S:
+    def new_game(self, options: Options, setup: str | None = None, *, checked: bool = True) -> S:
         """The initial state, or the state a set-up text describes.
 
         `setup` is None for the options' own initial position, or a set-up text: the game's
         position grammar (docs/positions.md), which writes a whole state (`setup_text`) and
         still reads every set-up text of earlier versions. INVALID_SETUP names what is wrong,
-        including every problem `check_state` finds.
+        including every problem `check_state` finds; with `checked` False (a text the engine
+        wrote itself, its integrity tag verified) `check_state` is not asked.
         """
 
     @abstractmethod

@@ -223,13 +223,14 @@ def split_position(ruleset: AnyRuleset, text: str) -> tuple[str, list[Pair], lis
     return "; ".join(kept), options, meta
 
 
-def read_position(ruleset: AnyRuleset, text: str) -> Game[Any]:
+def read_position(ruleset: AnyRuleset, text: str, *, checked: bool = True) -> Game[Any]:
     """The game a position text describes; INVALID_STATE (field `position`) naming what is
-    wrong, every problem `check_state` finds included."""
+    wrong, every problem `check_state` finds included (`checked` False: a text the engine
+    wrote itself, parsed in full but not checked again; `engine_service.convert.tags`)."""
     try:
         body, option_words, meta = split_position(ruleset, text)
         options = options_from(ruleset, option_words)
-        state = ruleset.new_game(options, body)
+        state = ruleset.new_game(options, body, checked=checked)
         ply, offer, ended = 0, None, None
         accepted: tuple[str, ...] = ()
         seen: set[str] = set()

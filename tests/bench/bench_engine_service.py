@@ -33,12 +33,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from google.protobuf import duration_pb2
 
 from engine_service.convert import conversions
+from engine_service.convert.tags import tag_key
 from engine_service.handling import Limits
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
@@ -59,7 +61,7 @@ GAMES = ("war", "battle", "napoleonic")
 SIZE_GOALS = {"war": 300, "battle": 300, "napoleonic": 600}
 FLOOD_CLIENTS = 12
 SERVICE = "/wargame.v1.RulesEngine/"
-SEAL_KEY = bytes(32)
+SEAL_KEY = bytes(range(32))  # the served engine's too: the requests carry its tags
 
 
 def middlegame(game_id: str, seed: int = 7) -> tuple[Game[Any], Any]:
@@ -102,8 +104,11 @@ def positions(game_id: str, count: int, seed: str) -> list[tuple[Game[Any], Any]
 
 
 def _compact(state: game_pb2.GameState) -> game_pb2.GameState:
-    """A state as a server that keeps only positions sends it."""
-    return game_pb2.GameState(game=state.game, position=state.position)
+    """A state as a server that keeps only positions sends it (with the engine's tag, as
+    the matchmaker does)."""
+    return game_pb2.GameState(
+        game=state.game, position=state.position, position_tag=state.position_tag
+    )
 
 
 def _structured(state: game_pb2.GameState) -> game_pb2.GameState:
@@ -163,18 +168,19 @@ def stateless_cycle(bench: Bench) -> None:
 
     configure_logging("json", "warning")  # as the served engine logs (`--log-level warning`)
     games = rulesets(SEAL_KEY)
-    converted = conversions(games)
-    engine = RulesEngine(games)
+    converted = conversions(games, tag_key(SEAL_KEY))
+    engine = RulesEngine(games, tag_key=tag_key(SEAL_KEY))
     requests = []
+    untagged = []  # the same requests with texts from elsewhere: checked in full
     for game, action in positions("war", CYCLE_POSITIONS, "war stateless cycle"):
-        state = _compact(converted.game_to_proto(game, view=False))
-        requests.append(
-            engine_pb2.ApplyActionsRequest(
-                state=state,
-                actions=[converted.action_to_proto(game, action)],
-                view=engine_pb2.STATE_VIEW_POSITION,
-            ).SerializeToString()
+        request = engine_pb2.ApplyActionsRequest(
+            state=_compact(converted.game_to_proto(game, view=False)),
+            actions=[converted.action_to_proto(game, action)],
+            view=engine_pb2.STATE_VIEW_POSITION,
         )
+        requests.append(request.SerializeToString())
+        request.state.ClearField("position_tag")
+        untagged.append(request.SerializeToString())
     rng = random.Random("chess stateless cycle")
     fens: list[tuple[str, str]] = []
     while len(fens) < CYCLE_POSITIONS:
@@ -188,11 +194,16 @@ def stateless_cycle(bench: Bench) -> None:
     call = engine.ApplyActions
     read = engine_pb2.ApplyActionsRequest.FromString
 
-    def ours() -> int:
-        clear_caches()
-        for data in requests:
-            call(read(data), context).SerializeToString()
-        return len(requests)
+    def cycles(batch: list[bytes]) -> Callable[[], int]:
+        def run() -> int:
+            clear_caches()
+            for data in batch:
+                call(read(data), context).SerializeToString()
+            return len(batch)
+
+        return run
+
+    ours = cycles(requests)
 
     def theirs() -> int:
         for fen, uci in fens:
@@ -212,6 +223,13 @@ def stateless_cycle(bench: Bench) -> None:
         goal="<= 1.0x python-chess",
         cost=True,
     )  # fmt: skip
+    bench.compare(
+        Side(f"war stateless ApplyActions in-process, texts untagged (checked in full), "
+             f"{len(untagged)} positions", timed(cycles(untagged)), "cycle"),
+        Side(f"war stateless ApplyActions in-process, texts tagged by the engine, "
+             f"{len(requests)} positions", timed(ours), "cycle"),
+        cost=True,
+    )  # fmt: skip
 
 
 # --- the engine under load ----------------------------------------------------------------
@@ -220,7 +238,7 @@ def stateless_cycle(bench: Bench) -> None:
 def _requests(folder: Path, games: tuple[str, ...] = GAMES) -> dict[str, dict[str, Path]]:
     """Request files for each game: ApplyActions with and without the view, ListLegalActions
     (position only), and Pings of the same sizes."""
-    converted = conversions(rulesets(SEAL_KEY))
+    converted = conversions(rulesets(SEAL_KEY), tag_key(SEAL_KEY))  # the served engine's tags
     files: dict[str, dict[str, Path]] = {}
     for game_id in games:
         made: dict[str, list[bytes]] = {name: [] for name in ("view", "position", "legal")}
@@ -266,8 +284,17 @@ class _Engine:
     def __init__(self, workers: int, folder: Path) -> None:
         self.address = f"127.0.0.1:{free_port()}"
         log = (folder / f"engine-{workers}.log").open("ab")
+        key_file = folder / "seal.key"
+        key_file.write_text(SEAL_KEY.hex())
         self.process = subprocess.Popen(
-            engine_command(self.address, "--log-level", "warning", workers=workers),
+            engine_command(
+                self.address,
+                "--log-level",
+                "warning",
+                "--seal-key-file",
+                str(key_file),
+                workers=workers,
+            ),
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,

@@ -10,6 +10,7 @@ import pytest
 from google.protobuf import duration_pb2
 
 from engine_service.convert import conversions
+from engine_service.convert.tags import tag_key
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from tests.conftest import TEST_SEAL_KEY
@@ -145,7 +146,7 @@ def test_new_game_refusals_name_what_is_wrong(stub) -> None:
 def test_legal_actions_match_the_rules_core_each_with_its_notation(stub, game: str) -> None:
     state = played(stub, game, 12)
     reply = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state))
-    converted = conversions(rulesets(TEST_SEAL_KEY))
+    converted = conversions(rulesets(TEST_SEAL_KEY), tag_key(TEST_SEAL_KEY))  # the engine's tags
     core = converted.game_from_proto(state)
     expected = sorted(core.format(action) for action in core.legal_actions())
     assert sorted(action.notation for action in reply.actions) == expected
@@ -392,7 +393,7 @@ def test_ping_echoes_and_oversized_requests_are_refused(stub) -> None:
 @pytest.mark.parametrize("game", GAMES)
 def test_a_game_through_the_rpcs_equals_the_game_in_process(stub, game: str) -> None:
     ruleset = rulesets(TEST_SEAL_KEY)[game]
-    converted = conversions(rulesets(TEST_SEAL_KEY))
+    converted = conversions(rulesets(TEST_SEAL_KEY), tag_key(TEST_SEAL_KEY))  # the engine's tags
     local: Game[Any] = Game(ruleset, ruleset.new_game(ruleset.resolve_options({})))
     remote = new_state(stub, game)
     rng = random.Random(f"agree-{game}")

@@ -216,6 +216,7 @@ def test_the_redacted_copies_the_matchmaker_shows_are_accepted(
             if part.strip().startswith(("revealed red:", "sealed red:"))
         ]
         assert withheld == ["withheld"]  # the text the engine reads withholds it too
+        assert not copy.position_tag  # the engine's tag was of the whole text
         assert b"a2" not in copy.napoleonic.SerializeToString() or mode == "sealed"
         moves = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=copy))
         assert list(moves.to_act) == ["black"]  # red has acted: withheld, not forgotten

@@ -61,6 +61,47 @@ def test_a_command_name_of_two_words_goes_as_two_arguments_before_the_rest(
 # -- connecting, and the listeners' dedicated connections ------------------------------------
 
 
+def test_commands_beyond_the_connections_are_served_first_come_first_served(
+    redis_url: str,
+) -> None:
+    """With every connection busy, a released connection goes to the command that has
+    waited longest, not to one that asks just then: the holder of a pool of one that asks
+    again right after its command goes to the back of the line."""
+
+    async def scenario() -> list[str]:
+        client = await connect(redis_url, socket_timeout=5.0, connections=1)
+        other = await connect(redis_url, socket_timeout=5.0, connections=1)
+        served: list[str] = []
+
+        async def holder() -> None:
+            await client.blpop(["fair:go"], timeout=30)  # holds the one connection
+            served.append("holder")
+            await client.get("fair:holder")  # asks again at once
+            served.append("holder")
+
+        async def command(name: str) -> None:
+            await client.get("fair:" + name)
+            served.append(name)
+
+        try:
+            held = asyncio.create_task(holder())
+            while (await other.info("clients"))["blocked_clients"] < 1:
+                await asyncio.sleep(0.01)  # until the BLPOP holds the one connection
+            waiting = [asyncio.create_task(command(name)) for name in ("b", "c", "d")]
+            for _ in range(10):  # each waiter gets in line (no I/O before it waits)
+                await asyncio.sleep(0)
+            assert served == []
+            await other.lpush("fair:go", "1")
+            await asyncio.gather(held, *waiting)
+        finally:
+            await client.aclose()
+            await other.aclose()
+        return served
+
+    # redis-py's own pool handed the connection straight back: holder, holder, b, c, d.
+    assert run(scenario()) == ["holder", "b", "c", "d", "holder"]
+
+
 @pytest.mark.integration
 def test_a_redis_out_of_reach_is_refused_with_the_clients_reason() -> None:
     """The setup error carries what the Redis client said (where it failed to connect and

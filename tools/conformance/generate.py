@@ -92,8 +92,18 @@ class _Context:
 
 def canonical(message: Message) -> dict[str, Any]:
     """proto3 canonical JSON of a message (camelCase names, enum names, 64-bit integers as
-    strings, default values left out)."""
-    return json_format.MessageToDict(message)
+    strings, default values left out), without the states' `positionTag`: the engine's
+    integrity tag, made under its own key, is no part of the rules' answer."""
+    return _untagged(json_format.MessageToDict(message))
+
+
+def _untagged(value: dict[str, Any]) -> dict[str, Any]:
+    def strip(item: Any) -> Any:
+        if isinstance(item, dict):
+            return _untagged(item)
+        return [strip(each) for each in item] if isinstance(item, list) else item
+
+    return {key: strip(item) for key, item in value.items() if key != "positionTag"}
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from wargame.v1 import napoleonic_pb2 as wargame_dot_v1_dot_napoleonic__pb2
 from wargame.v1 import war_pb2 as wargame_dot_v1_dot_war__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15wargame/v1/game.proto\x12\nwargame.v1\x1a\x17wargame/v1/battle.proto\x1a\x1bwargame/v1/napoleonic.proto\x1a\x14wargame/v1/war.proto\"\xc6\x03\n\tGameState\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x02 \x01(\r\x12\x33\n\x07options\x18\x03 \x03(\x0b\x32\".wargame.v1.GameState.OptionsEntry\x12!\n\x06pieces\x18\x04 \x03(\x0b\x32\x11.wargame.v1.Piece\x12\x0e\n\x06to_act\x18\x05 \x03(\t\x12\x0b\n\x03ply\x18\x06 \x01(\r\x12$\n\x07outcome\x18\x07 \x01(\x0b\x32\x13.wargame.v1.Outcome\x12\x12\n\ndraw_offer\x18\x08 \x01(\t\x12#\n\x03war\x18\n \x01(\x0b\x32\x14.wargame.v1.WarStateH\x00\x12)\n\x06\x62\x61ttle\x18\x0b \x01(\x0b\x32\x17.wargame.v1.BattleStateH\x00\x12\x31\n\nnapoleonic\x18\x0c \x01(\x0b\x32\x1b.wargame.v1.NapoleonicStateH\x00\x12\x10\n\x08position\x18\r \x01(\t\x12\x15\n\rdraw_accepted\x18\x0e \x03(\t\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06\x64\x65tail\"Z\n\x05Piece\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\t\x12\n\n\x02id\x18\x04 \x01(\t\x12\r\n\x05moved\x18\x05 \x01(\x08\x12\x0c\n\x04tags\x18\x06 \x03(\t\"\xeb\x02\n\x06\x41\x63tion\x12\x0c\n\x04side\x18\x01 \x01(\t\x12$\n\x03war\x18\n \x01(\x0b\x32\x15.wargame.v1.WarActionH\x00\x12*\n\x06\x62\x61ttle\x18\x0b \x01(\x0b\x32\x18.wargame.v1.BattleActionH\x00\x12\x32\n\nnapoleonic\x18\x0c \x01(\x0b\x32\x1c.wargame.v1.NapoleonicActionH\x00\x12\x12\n\x08notation\x18\x14 \x01(\tH\x00\x12$\n\x06resign\x18\x1e \x01(\x0b\x32\x12.wargame.v1.ResignH\x00\x12+\n\noffer_draw\x18\x1f \x01(\x0b\x32\x15.wargame.v1.OfferDrawH\x00\x12-\n\x0b\x61\x63\x63\x65pt_draw\x18  \x01(\x0b\x32\x16.wargame.v1.AcceptDrawH\x00\x12/\n\x0c\x64\x65\x63line_draw\x18! \x01(\x0b\x32\x17.wargame.v1.DeclineDrawH\x00\x42\x06\n\x04kind\"3\n\x06Resign\x12)\n\x06reason\x18\x01 \x01(\x0e\x32\x19.wargame.v1.OutcomeReason\"\x0b\n\tOfferDraw\"\x0c\n\nAcceptDraw\"\r\n\x0b\x44\x65\x63lineDraw\"f\n\x07Outcome\x12\x0e\n\x06winner\x18\x01 \x01(\t\x12)\n\x06reason\x18\x02 \x01(\x0e\x32\x19.wargame.v1.OutcomeReason\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07winners\x18\x04 \x03(\t\"\xa2\x01\n\x05\x45vent\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.wargame.v1.EventKind\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\x12\r\n\x05\x63\x65lls\x18\x04 \x03(\t\x12\x12\n\npiece_kind\x18\x05 \x01(\t\x12\x0c\n\x04unit\x18\x06 \x01(\t\x12\'\n\x06\x63ombat\x18\x07 \x01(\x0b\x32\x17.wargame.v1.CombatTally\"\x8f\x02\n\x0b\x43ombatTally\x12\x0e\n\x06target\x18\x01 \x01(\t\x12\x13\n\x0btarget_kind\x18\x02 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\t\x12+\n\tattackers\x18\x04 \x03(\x0b\x32\x18.wargame.v1.Contribution\x12\x0f\n\x07\x64\x65\x66\x65nce\x18\x05 \x01(\x05\x12*\n\x08supports\x18\x06 \x03(\x0b\x32\x18.wargame.v1.Contribution\x12\"\n\x07\x62onuses\x18\x07 \x03(\x0b\x32\x11.wargame.v1.Bonus\x12\x14\n\x0c\x61ttack_total\x18\x08 \x01(\x05\x12\x15\n\rdefence_total\x18\t \x01(\x05\x12\x12\n\neliminated\x18\n \x01(\x08\"U\n\x0c\x43ontribution\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\t\x12\r\n\x05value\x18\x04 \x01(\x05\x12\x0c\n\x04note\x18\x05 \x01(\t\"&\n\x05\x42onus\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05*\xe5\x04\n\rOutcomeReason\x12\x1e\n\x1aOUTCOME_REASON_UNSPECIFIED\x10\x00\x12\x1f\n\x1bOUTCOME_REASON_CITADEL_HELD\x10\x01\x12#\n\x1fOUTCOME_REASON_CITADEL_CAPTURED\x10\x02\x12!\n\x1dOUTCOME_REASON_WAGON_CAPTURED\x10\x03\x12&\n\"OUTCOME_REASON_ONLY_ARTILLERY_LEFT\x10\x04\x12$\n OUTCOME_REASON_GUARDS_ELIMINATED\x10\x05\x12 \n\x1cOUTCOME_REASON_NO_LEGAL_MOVE\x10\x06\x12\x1d\n\x19OUTCOME_REASON_REPETITION\x10\x07\x12\x1e\n\x1aOUTCOME_REASON_NO_PROGRESS\x10\x08\x12\x1d\n\x19OUTCOME_REASON_TURN_LIMIT\x10\t\x12%\n!OUTCOME_REASON_INSUFFICIENT_FORCE\x10\n\x12%\n!OUTCOME_REASON_DEPLOYMENT_FORFEIT\x10\x0b\x12\x1c\n\x18OUTCOME_REASON_AGREEMENT\x10\x0c\x12\x1e\n\x1aOUTCOME_REASON_RESIGNATION\x10\r\x12\x17\n\x13OUTCOME_REASON_TIME\x10\x0e\x12\x1c\n\x18OUTCOME_REASON_ABANDONED\x10\x0f\x12\x1e\n\x1aOUTCOME_REASON_ENEMIES_OUT\x10\x10\x12\x1a\n\x16OUTCOME_REASON_ABORTED\x10\x11*\x8d\x06\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x45VENT_KIND_MOVED\x10\x01\x12\x17\n\x13\x45VENT_KIND_CAPTURED\x10\x02\x12\x15\n\x11\x45VENT_KIND_PLACED\x10\x03\x12\x15\n\x11\x45VENT_KIND_HUFFED\x10\x04\x12\x1e\n\x1a\x45VENT_KIND_CITADEL_ENTERED\x10\x05\x12\x16\n\x12\x45VENT_KIND_EXPOSED\x10\x06\x12 \n\x1c\x45VENT_KIND_CITADEL_COMMANDED\x10\x07\x12\x1c\n\x18\x45VENT_KIND_PHASE_CHANGED\x10\x08\x12\x1e\n\x1a\x45VENT_KIND_ATTACK_DECLARED\x10\t\x12 \n\x1c\x45VENT_KIND_SUPPORT_ALLOCATED\x10\n\x12\x1e\n\x1a\x45VENT_KIND_COMBAT_RESOLVED\x10\x0b\x12\x19\n\x15\x45VENT_KIND_ELIMINATED\x10\x0c\x12\x17\n\x13\x45VENT_KIND_ADVANCED\x10\r\x12\x1e\n\x1a\x45VENT_KIND_REDOUBT_STARTED\x10\x0e\x12\x1f\n\x1b\x45VENT_KIND_REDOUBT_PROGRESS\x10\x0f\x12 \n\x1c\x45VENT_KIND_REDOUBT_COMPLETED\x10\x10\x12 \n\x1c\x45VENT_KIND_REDOUBT_ABANDONED\x10\x11\x12#\n\x1f\x45VENT_KIND_DEPLOYMENT_COMMITTED\x10\x12\x12 \n\x1c\x45VENT_KIND_DEPLOYMENT_SEALED\x10\x13\x12\"\n\x1e\x45VENT_KIND_DEPLOYMENT_REVEALED\x10\x14\x12\x19\n\x15\x45VENT_KIND_TURN_ENDED\x10\x15\x12\x1b\n\x17\x45VENT_KIND_DRAW_OFFERED\x10\x16\x12\x1c\n\x18\x45VENT_KIND_DRAW_DECLINED\x10\x17\x12\x18\n\x14\x45VENT_KIND_GAME_OVER\x10\x18\x12\x19\n\x15\x45VENT_KIND_PLAYER_OUT\x10\x19\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15wargame/v1/game.proto\x12\nwargame.v1\x1a\x17wargame/v1/battle.proto\x1a\x1bwargame/v1/napoleonic.proto\x1a\x14wargame/v1/war.proto\"\xdc\x03\n\tGameState\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x16\n\x0e\x66ormat_version\x18\x02 \x01(\r\x12\x33\n\x07options\x18\x03 \x03(\x0b\x32\".wargame.v1.GameState.OptionsEntry\x12!\n\x06pieces\x18\x04 \x03(\x0b\x32\x11.wargame.v1.Piece\x12\x0e\n\x06to_act\x18\x05 \x03(\t\x12\x0b\n\x03ply\x18\x06 \x01(\r\x12$\n\x07outcome\x18\x07 \x01(\x0b\x32\x13.wargame.v1.Outcome\x12\x12\n\ndraw_offer\x18\x08 \x01(\t\x12#\n\x03war\x18\n \x01(\x0b\x32\x14.wargame.v1.WarStateH\x00\x12)\n\x06\x62\x61ttle\x18\x0b \x01(\x0b\x32\x17.wargame.v1.BattleStateH\x00\x12\x31\n\nnapoleonic\x18\x0c \x01(\x0b\x32\x1b.wargame.v1.NapoleonicStateH\x00\x12\x10\n\x08position\x18\r \x01(\t\x12\x15\n\rdraw_accepted\x18\x0e \x03(\t\x12\x14\n\x0cposition_tag\x18\x0f \x01(\x0c\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x08\n\x06\x64\x65tail\"Z\n\x05Piece\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04side\x18\x02 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\t\x12\n\n\x02id\x18\x04 \x01(\t\x12\r\n\x05moved\x18\x05 \x01(\x08\x12\x0c\n\x04tags\x18\x06 \x03(\t\"\xeb\x02\n\x06\x41\x63tion\x12\x0c\n\x04side\x18\x01 \x01(\t\x12$\n\x03war\x18\n \x01(\x0b\x32\x15.wargame.v1.WarActionH\x00\x12*\n\x06\x62\x61ttle\x18\x0b \x01(\x0b\x32\x18.wargame.v1.BattleActionH\x00\x12\x32\n\nnapoleonic\x18\x0c \x01(\x0b\x32\x1c.wargame.v1.NapoleonicActionH\x00\x12\x12\n\x08notation\x18\x14 \x01(\tH\x00\x12$\n\x06resign\x18\x1e \x01(\x0b\x32\x12.wargame.v1.ResignH\x00\x12+\n\noffer_draw\x18\x1f \x01(\x0b\x32\x15.wargame.v1.OfferDrawH\x00\x12-\n\x0b\x61\x63\x63\x65pt_draw\x18  \x01(\x0b\x32\x16.wargame.v1.AcceptDrawH\x00\x12/\n\x0c\x64\x65\x63line_draw\x18! \x01(\x0b\x32\x17.wargame.v1.DeclineDrawH\x00\x42\x06\n\x04kind\"3\n\x06Resign\x12)\n\x06reason\x18\x01 \x01(\x0e\x32\x19.wargame.v1.OutcomeReason\"\x0b\n\tOfferDraw\"\x0c\n\nAcceptDraw\"\r\n\x0b\x44\x65\x63lineDraw\"f\n\x07Outcome\x12\x0e\n\x06winner\x18\x01 \x01(\t\x12)\n\x06reason\x18\x02 \x01(\x0e\x32\x19.wargame.v1.OutcomeReason\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07winners\x18\x04 \x03(\t\"\xa2\x01\n\x05\x45vent\x12#\n\x04kind\x18\x01 \x01(\x0e\x32\x15.wargame.v1.EventKind\x12\x0c\n\x04text\x18\x02 \x01(\t\x12\x0c\n\x04side\x18\x03 \x01(\t\x12\r\n\x05\x63\x65lls\x18\x04 \x03(\t\x12\x12\n\npiece_kind\x18\x05 \x01(\t\x12\x0c\n\x04unit\x18\x06 \x01(\t\x12\'\n\x06\x63ombat\x18\x07 \x01(\x0b\x32\x17.wargame.v1.CombatTally\"\x8f\x02\n\x0b\x43ombatTally\x12\x0e\n\x06target\x18\x01 \x01(\t\x12\x13\n\x0btarget_kind\x18\x02 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\t\x12+\n\tattackers\x18\x04 \x03(\x0b\x32\x18.wargame.v1.Contribution\x12\x0f\n\x07\x64\x65\x66\x65nce\x18\x05 \x01(\x05\x12*\n\x08supports\x18\x06 \x03(\x0b\x32\x18.wargame.v1.Contribution\x12\"\n\x07\x62onuses\x18\x07 \x03(\x0b\x32\x11.wargame.v1.Bonus\x12\x14\n\x0c\x61ttack_total\x18\x08 \x01(\x05\x12\x15\n\rdefence_total\x18\t \x01(\x05\x12\x12\n\neliminated\x18\n \x01(\x08\"U\n\x0c\x43ontribution\x12\x0c\n\x04unit\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04\x63\x65ll\x18\x03 \x01(\t\x12\r\n\x05value\x18\x04 \x01(\x05\x12\x0c\n\x04note\x18\x05 \x01(\t\"&\n\x05\x42onus\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05*\xe5\x04\n\rOutcomeReason\x12\x1e\n\x1aOUTCOME_REASON_UNSPECIFIED\x10\x00\x12\x1f\n\x1bOUTCOME_REASON_CITADEL_HELD\x10\x01\x12#\n\x1fOUTCOME_REASON_CITADEL_CAPTURED\x10\x02\x12!\n\x1dOUTCOME_REASON_WAGON_CAPTURED\x10\x03\x12&\n\"OUTCOME_REASON_ONLY_ARTILLERY_LEFT\x10\x04\x12$\n OUTCOME_REASON_GUARDS_ELIMINATED\x10\x05\x12 \n\x1cOUTCOME_REASON_NO_LEGAL_MOVE\x10\x06\x12\x1d\n\x19OUTCOME_REASON_REPETITION\x10\x07\x12\x1e\n\x1aOUTCOME_REASON_NO_PROGRESS\x10\x08\x12\x1d\n\x19OUTCOME_REASON_TURN_LIMIT\x10\t\x12%\n!OUTCOME_REASON_INSUFFICIENT_FORCE\x10\n\x12%\n!OUTCOME_REASON_DEPLOYMENT_FORFEIT\x10\x0b\x12\x1c\n\x18OUTCOME_REASON_AGREEMENT\x10\x0c\x12\x1e\n\x1aOUTCOME_REASON_RESIGNATION\x10\r\x12\x17\n\x13OUTCOME_REASON_TIME\x10\x0e\x12\x1c\n\x18OUTCOME_REASON_ABANDONED\x10\x0f\x12\x1e\n\x1aOUTCOME_REASON_ENEMIES_OUT\x10\x10\x12\x1a\n\x16OUTCOME_REASON_ABORTED\x10\x11*\x8d\x06\n\tEventKind\x12\x1a\n\x16\x45VENT_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x45VENT_KIND_MOVED\x10\x01\x12\x17\n\x13\x45VENT_KIND_CAPTURED\x10\x02\x12\x15\n\x11\x45VENT_KIND_PLACED\x10\x03\x12\x15\n\x11\x45VENT_KIND_HUFFED\x10\x04\x12\x1e\n\x1a\x45VENT_KIND_CITADEL_ENTERED\x10\x05\x12\x16\n\x12\x45VENT_KIND_EXPOSED\x10\x06\x12 \n\x1c\x45VENT_KIND_CITADEL_COMMANDED\x10\x07\x12\x1c\n\x18\x45VENT_KIND_PHASE_CHANGED\x10\x08\x12\x1e\n\x1a\x45VENT_KIND_ATTACK_DECLARED\x10\t\x12 \n\x1c\x45VENT_KIND_SUPPORT_ALLOCATED\x10\n\x12\x1e\n\x1a\x45VENT_KIND_COMBAT_RESOLVED\x10\x0b\x12\x19\n\x15\x45VENT_KIND_ELIMINATED\x10\x0c\x12\x17\n\x13\x45VENT_KIND_ADVANCED\x10\r\x12\x1e\n\x1a\x45VENT_KIND_REDOUBT_STARTED\x10\x0e\x12\x1f\n\x1b\x45VENT_KIND_REDOUBT_PROGRESS\x10\x0f\x12 \n\x1c\x45VENT_KIND_REDOUBT_COMPLETED\x10\x10\x12 \n\x1c\x45VENT_KIND_REDOUBT_ABANDONED\x10\x11\x12#\n\x1f\x45VENT_KIND_DEPLOYMENT_COMMITTED\x10\x12\x12 \n\x1c\x45VENT_KIND_DEPLOYMENT_SEALED\x10\x13\x12\"\n\x1e\x45VENT_KIND_DEPLOYMENT_REVEALED\x10\x14\x12\x19\n\x15\x45VENT_KIND_TURN_ENDED\x10\x15\x12\x1b\n\x17\x45VENT_KIND_DRAW_OFFERED\x10\x16\x12\x1c\n\x18\x45VENT_KIND_DRAW_DECLINED\x10\x17\x12\x18\n\x14\x45VENT_KIND_GAME_OVER\x10\x18\x12\x19\n\x15\x45VENT_KIND_PLAYER_OUT\x10\x19\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,34 +36,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GAMESTATE_OPTIONSENTRY']._loaded_options = None
   _globals['_GAMESTATE_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_OUTCOMEREASON']._serialized_start=1794
-  _globals['_OUTCOMEREASON']._serialized_end=2407
-  _globals['_EVENTKIND']._serialized_start=2410
-  _globals['_EVENTKIND']._serialized_end=3191
+  _globals['_OUTCOMEREASON']._serialized_start=1816
+  _globals['_OUTCOMEREASON']._serialized_end=2429
+  _globals['_EVENTKIND']._serialized_start=2432
+  _globals['_EVENTKIND']._serialized_end=3213
   _globals['_GAMESTATE']._serialized_start=114
-  _globals['_GAMESTATE']._serialized_end=568
-  _globals['_GAMESTATE_OPTIONSENTRY']._serialized_start=512
-  _globals['_GAMESTATE_OPTIONSENTRY']._serialized_end=558
-  _globals['_PIECE']._serialized_start=570
-  _globals['_PIECE']._serialized_end=660
-  _globals['_ACTION']._serialized_start=663
-  _globals['_ACTION']._serialized_end=1026
-  _globals['_RESIGN']._serialized_start=1028
-  _globals['_RESIGN']._serialized_end=1079
-  _globals['_OFFERDRAW']._serialized_start=1081
-  _globals['_OFFERDRAW']._serialized_end=1092
-  _globals['_ACCEPTDRAW']._serialized_start=1094
-  _globals['_ACCEPTDRAW']._serialized_end=1106
-  _globals['_DECLINEDRAW']._serialized_start=1108
-  _globals['_DECLINEDRAW']._serialized_end=1121
-  _globals['_OUTCOME']._serialized_start=1123
-  _globals['_OUTCOME']._serialized_end=1225
-  _globals['_EVENT']._serialized_start=1228
-  _globals['_EVENT']._serialized_end=1390
-  _globals['_COMBATTALLY']._serialized_start=1393
-  _globals['_COMBATTALLY']._serialized_end=1664
-  _globals['_CONTRIBUTION']._serialized_start=1666
-  _globals['_CONTRIBUTION']._serialized_end=1751
-  _globals['_BONUS']._serialized_start=1753
-  _globals['_BONUS']._serialized_end=1791
+  _globals['_GAMESTATE']._serialized_end=590
+  _globals['_GAMESTATE_OPTIONSENTRY']._serialized_start=534
+  _globals['_GAMESTATE_OPTIONSENTRY']._serialized_end=580
+  _globals['_PIECE']._serialized_start=592
+  _globals['_PIECE']._serialized_end=682
+  _globals['_ACTION']._serialized_start=685
+  _globals['_ACTION']._serialized_end=1048
+  _globals['_RESIGN']._serialized_start=1050
+  _globals['_RESIGN']._serialized_end=1101
+  _globals['_OFFERDRAW']._serialized_start=1103
+  _globals['_OFFERDRAW']._serialized_end=1114
+  _globals['_ACCEPTDRAW']._serialized_start=1116
+  _globals['_ACCEPTDRAW']._serialized_end=1128
+  _globals['_DECLINEDRAW']._serialized_start=1130
+  _globals['_DECLINEDRAW']._serialized_end=1143
+  _globals['_OUTCOME']._serialized_start=1145
+  _globals['_OUTCOME']._serialized_end=1247
+  _globals['_EVENT']._serialized_start=1250
+  _globals['_EVENT']._serialized_end=1412
+  _globals['_COMBATTALLY']._serialized_start=1415
+  _globals['_COMBATTALLY']._serialized_end=1686
+  _globals['_CONTRIBUTION']._serialized_start=1688
+  _globals['_CONTRIBUTION']._serialized_end=1773
+  _globals['_BONUS']._serialized_start=1775
+  _globals['_BONUS']._serialized_end=1813
 # @@protoc_insertion_point(module_scope)

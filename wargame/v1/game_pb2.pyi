@@ -284,6 +284,7 @@ class GameState(_message.Message):
     NAPOLEONIC_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
     DRAW_ACCEPTED_FIELD_NUMBER: _builtins.int
+    POSITION_TAG_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """Ruleset id from ListGames: "war", "battle" or "napoleonic"."""
     format_version: _builtins.int
@@ -296,6 +297,12 @@ class GameState(_message.Message):
     """The whole state as the game's position text (docs/positions.md): options off their
     defaults, the position, the repetition history and the endings by the players' hands.
     When set it is the state, and the fields above are a view derived from it.
+    """
+    position_tag: _builtins.bytes
+    """Filled by the engine beside `position`: a keyed integrity tag (opaque) saying this engine
+    wrote the text, so that reading it back skips re-checking that the position could arise
+    in play. Send it back unchanged with the position; a text without it, or whose tag does
+    not match, is checked in full.
     """
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]:
@@ -349,10 +356,11 @@ class GameState(_message.Message):
         napoleonic: _napoleonic_pb2.NapoleonicState | None = ...,
         position: _builtins.str = ...,
         draw_accepted: _abc.Iterable[_builtins.str] | None = ...,
+        position_tag: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "napoleonic", b"napoleonic", "outcome", b"outcome", "war", b"war"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "draw_accepted", b"draw_accepted", "draw_offer", b"draw_offer", "format_version", b"format_version", "game", b"game", "napoleonic", b"napoleonic", "options", b"options", "outcome", b"outcome", "pieces", b"pieces", "ply", b"ply", "position", b"position", "to_act", b"to_act", "war", b"war"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["battle", b"battle", "detail", b"detail", "draw_accepted", b"draw_accepted", "draw_offer", b"draw_offer", "format_version", b"format_version", "game", b"game", "napoleonic", b"napoleonic", "options", b"options", "outcome", b"outcome", "pieces", b"pieces", "ply", b"ply", "position", b"position", "position_tag", b"position_tag", "to_act", b"to_act", "war", b"war"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_detail: _TypeAlias = _typing.Literal["war", "battle", "napoleonic"]  # noqa: Y015
     _WhichOneofArgType_detail: _TypeAlias = _typing.Literal["detail", b"detail"]  # noqa: Y015

@@ -50,9 +50,11 @@ class BattleRuleset(Ruleset[BattleState, Move]):
 
     # -- options and set-up --------------------------------------------------------------
 
-    def new_game(self, options: Options, setup: str | None = None) -> BattleState:
+    def new_game(
+        self, options: Options, setup: str | None = None, *, checked: bool = True
+    ) -> BattleState:
         """Plate 1's position with `first_player` to move, or the position of a set-up text."""
-        return new_game(options, setup)
+        return new_game(options, setup, checked=checked)
 
     def options_of(self, state: BattleState) -> Options:
         """The options the state carries."""

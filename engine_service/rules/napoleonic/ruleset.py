@@ -165,9 +165,11 @@ class NapoleonicRuleset(Ruleset[NapoleonicState, NapoleonicAction]):
             state = deployment.after_leaving(state, self._sealer)
         return state
 
-    def new_game(self, options: Options, setup: str | None = None) -> NapoleonicState:
+    def new_game(
+        self, options: Options, setup: str | None = None, *, checked: bool = True
+    ) -> NapoleonicState:
         """The initial state of the options' scenario, or of a set-up text."""
-        return new_game(options, setup, self._sealer)
+        return new_game(options, setup, self._sealer, checked=checked)
 
     def options_of(self, state: NapoleonicState) -> Options:
         """The options a state was created with."""

@@ -49,12 +49,15 @@ from engine_service.rules.options import Options
 from wargame.runtime.quoting import quoted
 
 
-def new_game(options: Options, setup: str | None, sealer: Sealer | None) -> NapoleonicState:
-    """The initial state of the options' scenario, or of a set-up text."""
+def new_game(
+    options: Options, setup: str | None, sealer: Sealer | None, *, checked: bool = True
+) -> NapoleonicState:
+    """The initial state of the options' scenario, or of a set-up text (a whole position
+    text is checked by `check_state` unless `checked` is False)."""
     scenario = SCENARIOS[str(options["scenario"])]
     rules = rules_of(options)
     if setup and is_position(setup):
-        state = read_position(options, setup, sealer)
+        state = read_position(options, setup, sealer, checked=checked)
         _check_rows(state, options)
         return state
     players = scenario_players(options)

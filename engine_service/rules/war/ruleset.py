@@ -68,9 +68,11 @@ class WarRuleset(Ruleset[WarState, Action]):
 
     # -- options and set-up ------------------------------------------------------------
 
-    def new_game(self, options: Options, setup: str | None = None) -> WarState:
+    def new_game(
+        self, options: Options, setup: str | None = None, *, checked: bool = True
+    ) -> WarState:
         """The initial position of the options, or the position of a setup string (3.2)."""
-        return new_game(options, setup)
+        return new_game(options, setup, checked=checked)
 
     def options_of(self, state: WarState) -> Options:
         """The options the game was created with."""

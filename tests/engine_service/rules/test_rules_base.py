@@ -54,7 +54,7 @@ class RaceRules(Ruleset[Race, Add]):
     sides = (SideInfo("red", "Red", "red"), SideInfo("blue", "Blue", "blue"))
     option_specs: ClassVar[tuple[OptionSpec, ...]] = ()
 
-    def new_game(self, options: Options, setup: str | None = None) -> Race:
+    def new_game(self, options: Options, setup: str | None = None, *, checked: bool = True) -> Race:
         return Race()
 
     def options_of(self, state: Race) -> Options:
