@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine_service.rules.base import AnyRuleset
-from tools.ladder.__main__ import pairs, table
+from tools.ladder.__main__ import interleaved, pairs, table
 from tools.ladder.elo import Result, expected, ratings
 from tools.ladder.games import MCTS, RANDOM, Pairing, Played, pairings, play, ruleset_of
 from tools.ladder.mcts import mcts_action
@@ -124,3 +124,14 @@ def test_a_game_against_the_mcts_yardstick_is_played_and_tabled() -> None:
     assert played.score in (0.0, 0.5, 1.0) and played.plies > 0
     assert "mcts-random" in table("war", [played])
     assert pairs("5-mcts") == [("5", MCTS)]
+
+
+def test_the_games_go_in_rounds_a_game_of_each_pair_a_round() -> None:
+    todo = pairings("war", [("2", "1"), ("1", RANDOM)], 3, 0.01, seed=1)
+    todo += pairings("battle", [("2", "1")], 2, 0.01, seed=1)
+    ordered = interleaved(todo)
+    assert sorted(ordered, key=lambda p: (p.game, p.seed)) == sorted(
+        todo, key=lambda p: (p.game, p.seed)
+    )
+    first_pairs = [(p.game, frozenset(p.players)) for p in ordered[:3]]
+    assert len(set(first_pairs)) == 3  # one of each pair of each game before any second
