@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import math
+import random
+from typing import Any
 
 import pytest
 
-from tools.ladder.__main__ import pairs, table
+from engine_service.rules.base import AnyRuleset
+from tools.ladder.__main__ import interleaved, pairs, table
 from tools.ladder.elo import Result, expected, ratings
-from tools.ladder.games import RANDOM, Pairing, Played, pairings, play
+from tools.ladder.games import MCTS, RANDOM, Pairing, Played, pairings, play, ruleset_of
+from tools.ladder.mcts import mcts_action
 
 
 def results(first: str, second: str, wins: int, draws: int, losses: int) -> list[Result]:
@@ -76,3 +80,58 @@ def test_a_ladder_without_level_1_is_anchored_at_its_weakest_player() -> None:
     played = [Played(game, 1.0, "played out", 10) for game in games]
     text = table("war", played)
     assert "level 4    1000" in text and "5-4" in text
+
+
+def winning_in_one(game: str, seed: int) -> tuple[Any, list[Any]]:
+    """The first position of a seeded random game where some, not all, of the actions of
+    the side to act win at once; and those actions."""
+    ruleset = ruleset_of(game)
+    rng = random.Random(seed)
+    state = ruleset.new_game(ruleset.resolve_options({}))
+    while ruleset.outcome(state) is None:
+        side = ruleset.to_act(state)[0]
+        own = [a for a in ruleset.legal_actions(state) if ruleset.actor(state, a) == side]
+        wins = [a for a in own if side in _winners(ruleset, ruleset.play(state, a))]
+        if wins and len(wins) < len(own):
+            return state, wins
+        state = ruleset.play(state, rng.choice(own) if own else ruleset.random_action(state, rng))
+    raise AssertionError("the random game ended without a choice of a winning action")
+
+
+def _winners(ruleset: AnyRuleset, state: Any) -> tuple[str, ...]:
+    outcome = ruleset.outcome(state)
+    return () if outcome is None else outcome.winning_sides
+
+
+def test_the_mcts_yardstick_takes_a_win_in_one() -> None:
+    # Seed 13's random game reaches such a choice: 1 winning action of 24 (most random
+    # games of War end by a citadel held, which no single action decides).
+    state, wins = winning_in_one("war", seed=13)
+    action = mcts_action(ruleset_of("war"), state, 0, seed=1, simulations=400)
+    assert action in wins
+
+
+def test_the_mcts_yardstick_with_a_number_of_simulations_is_its_seed_s() -> None:
+    ruleset = ruleset_of("war")
+    state = ruleset.new_game(ruleset.resolve_options({}))
+    first = mcts_action(ruleset, state, 0, seed=4, simulations=30)
+    assert first == mcts_action(ruleset, state, 0, seed=4, simulations=30)
+    assert first in ruleset.legal_actions(state)
+
+
+def test_a_game_against_the_mcts_yardstick_is_played_and_tabled() -> None:
+    played = play(Pairing("war", (MCTS, RANDOM), 1, 0.0005))
+    assert played.score in (0.0, 0.5, 1.0) and played.plies > 0
+    assert "mcts-random" in table("war", [played])
+    assert pairs("5-mcts") == [("5", MCTS)]
+
+
+def test_the_games_go_in_rounds_a_game_of_each_pair_a_round() -> None:
+    todo = pairings("war", [("2", "1"), ("1", RANDOM)], 3, 0.01, seed=1)
+    todo += pairings("battle", [("2", "1")], 2, 0.01, seed=1)
+    ordered = interleaved(todo)
+    assert sorted(ordered, key=lambda p: (p.game, p.seed)) == sorted(
+        todo, key=lambda p: (p.game, p.seed)
+    )
+    first_pairs = [(p.game, frozenset(p.players)) for p in ordered[:3]]
+    assert len(set(first_pairs)) == 3  # one of each pair of each game before any second

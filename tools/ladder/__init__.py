@@ -13,4 +13,5 @@ likelihood's curvature; beside them the score of each adjacent pair. Where thing
 - `__main__.py`  the command line: which games, players, pairs, budgets; the printed table
 - `games.py`     one game between two players, and the pairs to play
 - `elo.py`       maximum-likelihood ratings and their intervals
+- `mcts.py`      the outside yardstick: a plain Monte Carlo tree search with random rollouts
 """

@@ -3,13 +3,17 @@
     python -m tools.ladder --games war,battle,napoleonic --per-pair 40 --budget 0.2 --workers 2
 
 By default every adjacent pair of levels plays (5-4, 4-3, 3-2, 2-1) and level 1 plays the
-random mover; `--pairs all` plays every pair. Results stream to `--out` (one JSON line a
-game) so that a long run can be read while it goes and `--resume`d after it stops.
+random mover; `--pairs all` plays every pair of those. The outside yardstick, a plain Monte
+Carlo tree search with random rollouts at ten times the levels' budget (`mcts.py`), plays
+only when named: `--pairs 5-mcts,3-mcts,1-mcts`. Results stream to `--out` (one JSON line a
+game) so that a long run can be read while it goes and `--resume`d after it stops; the
+games go in rounds, one of each pair a round, so a run cut short has met every pair.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import multiprocessing
 import os
@@ -19,10 +23,12 @@ from pathlib import Path
 from typing import TextIO
 
 from tools.ladder.elo import Rating, Result, ratings
-from tools.ladder.games import RANDOM, Pairing, Played, pairings, play
+from tools.ladder.games import MCTS, RANDOM, Pairing, Played, pairings, play
 
 LEVELS = ("1", "2", "3", "4", "5")
-PLAYERS = (RANDOM, *LEVELS)
+LADDER = (RANDOM, *LEVELS)
+# Every player, weakest first as a pair's tally names them (MCTS: "5-mcts" is level 5's score).
+PLAYERS = (RANDOM, MCTS, *LEVELS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,11 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="keep the games in --out")
     args = parser.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
-    todo = [
-        pairing
-        for game in games
-        for pairing in pairings(game, pairs(args.pairs), args.per_pair, args.budget, args.seed)
-    ]
+    todo = interleaved(
+        [
+            pairing
+            for game in games
+            for pairing in pairings(game, pairs(args.pairs), args.per_pair, args.budget, args.seed)
+        ]
+    )
     done = _read(args.out) if args.resume else []
     seen = {_key(p.pairing) for p in done}
     todo = [p for p in todo if _key(p) not in seen]
@@ -64,12 +72,22 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def interleaved(todo: list[Pairing]) -> list[Pairing]:
+    """The games in rounds, a game of each pair of each game a round, so that a run cut
+    short has played every pair about as often."""
+    groups: dict[tuple[str, frozenset[str]], list[Pairing]] = {}
+    for pairing in todo:
+        groups.setdefault((pairing.game, frozenset(pairing.players)), []).append(pairing)
+    rounds = itertools.zip_longest(*groups.values())
+    return [pairing for round_ in rounds for pairing in round_ if pairing is not None]
+
+
 def pairs(which: str) -> list[tuple[str, str]]:
     """The pairs to play, the stronger player first: "adjacent", "all" or a list "5-4,1-random"."""
     if which == "all":
-        return [(a, b) for i, a in enumerate(PLAYERS) for b in PLAYERS[:i]]
+        return [(a, b) for i, a in enumerate(LADDER) for b in LADDER[:i]]
     if which == "adjacent":
-        return [(PLAYERS[i], PLAYERS[i - 1]) for i in range(len(PLAYERS) - 1, 0, -1)]
+        return [(LADDER[i], LADDER[i - 1]) for i in range(len(LADDER) - 1, 0, -1)]
     chosen = []
     for item in which.split(","):
         a, _, b = item.partition("-")
@@ -92,7 +110,7 @@ def table(game: str, played: list[Played]) -> str:
     rated: list[Rating] = sorted(ratings(results, anchor=anchor), key=lambda r: -r.elo)
     for r in rated:
         interval = "open" if r.interval == float("inf") else f"±{r.interval:.0f}"
-        name = r.player if r.player == RANDOM else f"level {r.player}"
+        name = f"level {r.player}" if r.player in LEVELS else r.player
         lines.append(f"  {name:<8} {r.elo:>6.0f} {interval:>7} {r.games:>6} {r.score:>6.0%}")
     lines.append("  pair      wins draws losses  score  (adjudicated)")
     by_pair: dict[tuple[str, str], Counter[str]] = {}

@@ -1,9 +1,11 @@
 """One ladder game between two players, and the pairs a ladder plays.
 
-A player is a level, "1" to "5", or "random" (a uniformly random legal action of its own).
-The levels search with a budget of CPU time per action and a wall-clock cap far beyond it
-(`engine_service/ai/budget.py`), so the result does not depend on the machine's load. Each
-game has its own seed; the seed also picks the opening randomness of the random mover.
+A player is a level, "1" to "5", "random" (a uniformly random legal action of its own) or
+"mcts" (a plain Monte Carlo tree search with random rollouts, `mcts.py`, given TIME_FACTOR
+times a level's budget). The levels search with a budget of CPU time per action and a
+wall-clock cap far beyond it (`engine_service/ai/budget.py`), so the result does not depend
+on the machine's load. Each game has its own seed; the seed also picks the choices of the
+random mover and of the tree search.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from engine_service.ai import evaluate, suggest
 from engine_service.rules import rulesets
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.game import Game
+from tools.ladder.mcts import TIME_FACTOR, mcts_action
 
 RANDOM = "random"
+MCTS = "mcts"
 # Plies (actions; in Napoleonic Chess player-turns) after which a game is adjudicated.
 MAX_PLIES = {"war": 200, "battle": 200, "napoleonic": 60}
 ADJUDICATION = 1.0  # material units the evaluation must show for an adjudicated win
@@ -82,6 +86,9 @@ def play(pairing: Pairing) -> Played:
         if player == RANDOM:
             own = [a for a in ruleset.legal_actions(state) if ruleset.actor(state, a) == side]
             action = rng.choice(own) if own else ruleset.random_action(state, rng)
+        elif player == MCTS:
+            budget = pairing.budget * TIME_FACTOR
+            action = mcts_action(ruleset, state, budget, pairing.seed + actions)
         else:
             action = suggest(
                 Game(ruleset, state),
