@@ -33,13 +33,15 @@ def position(state: game_pb2.GameState) -> bytes:
     """The state without the draw offer and the count of actions: what a decision rests on.
 
     (Offering or answering a draw counts as an action in `ply` but moves nothing; the
-    position text writes both, so it is left out and the view compared.)
+    position text writes both, so it is left out, with the engine's tag of it, and the view
+    compared.)
     """
     copy = game_pb2.GameState()
     copy.CopyFrom(state)
     copy.ClearField("draw_offer")
     copy.ClearField("ply")
     copy.ClearField("position")
+    copy.ClearField("position_tag")
     return copy.SerializeToString(deterministic=True)
 
 
