@@ -20,17 +20,22 @@ from engine_service.handling import CallerGoneError
 from engine_service.pool import IDLE_POLICY, Job, Pool, Work
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
-from wargame.runtime.refusal import Reason, Refusal
+from wargame.runtime.refusal import Code, Reason, Refusal
 
 
 def stand_in() -> Work:
-    """Work told by its job: sleep (the payload's seconds), refuse, die, or echo."""
+    """Work told by its job: sleep (the payload's seconds), refuse (a rule's refusal, or
+    the service's with a retry hint: "refuse later"), die, or echo."""
 
     def work(job: str, payload: bytes, seconds: float) -> bytes:
         if job == "sleep":
             time.sleep(float(payload))
         elif job == "refuse":
             raise RuleError(Reason.ILLEGAL_ACTION, "not like that", rule="7.1")
+        elif job == "refuse later":
+            raise Refusal(
+                Code.UNAVAILABLE, Reason.ENGINE_BUSY, "later", field="state", retry_after=2.5
+            )
         elif job == "die":
             os._exit(3)
         elif job == "pid":
@@ -134,13 +139,16 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
     with pytest.raises(Refusal) as early:  # asked before any work for the pool is done
         pool.refuse_when_full()
-    assert early.value.reason == Reason.ENGINE_BUSY
+    assert (early.value.code, early.value.reason) == (Code.RESOURCE_EXHAUSTED, Reason.ENGINE_BUSY)
     with pytest.raises(Refusal) as refused:
         pool.run(Job("echo", b"x", 1, 30), Caller())
     # Refused at once: not queued behind the jobs, which all still run (a queued call would
     # have waited for the first to end).
     assert pool._admitted == pool.capacity and all(t.is_alive() for t, _o in running)
-    assert refused.value.reason == Reason.ENGINE_BUSY
+    assert (refused.value.code, refused.value.reason) == (
+        Code.RESOURCE_EXHAUSTED,
+        Reason.ENGINE_BUSY,
+    )
     # The running search ends in up to 30 s, and the queued one takes as long again.
     retry_after = refused.value.retry_after
     assert retry_after is not None and 30 < retry_after <= 60
@@ -169,6 +177,14 @@ def test_refusals_cross_intact_and_a_dead_process_is_replaced(pool: Pool) -> Non
         pool.run(Job("refuse", b"", 1, 30), Caller())
     assert refused.value.reason == Reason.ILLEGAL_ACTION
     assert refused.value.metadata["rule"] == "7.1"
+    with pytest.raises(Refusal) as later:
+        pool.run(Job("refuse later", b"", 1, 30), Caller())
+    assert (later.value.code, later.value.reason, later.value.message) == (
+        Code.UNAVAILABLE,
+        Reason.ENGINE_BUSY,
+        "later",
+    )
+    assert (later.value.fields, later.value.retry_after) == ((("state", "later"),), 2.5)
     with pytest.raises(RuntimeError):
         pool.run(Job("die", b"", 1, 30), Caller())
     assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"
