@@ -15,12 +15,18 @@ from concurrent import futures
 import grpc
 import pytest
 
+from engine_service.handling import Limits
 from engine_service.pool import Job, Pool
 from engine_service.rules import rulesets
-from engine_service.service import RulesEngine
+from engine_service.service import SERVICE_NAME, RulesEngine, pool_work
+from tests.conftest import TEST_SEAL_KEY
 from tests.engine_service.test_pool import Caller, _wait, stand_in
+from tests.security.engine import long_record
+from tests.servers import free_port
 from wargame.runtime.config import CALLER_KEY_HEADER
 from wargame.runtime.refusal import Reason, Refusal
+from wargame.runtime.serving import create_server, register_service
+from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 KEY = "k3y-" + "9f" * 20
 
@@ -134,3 +140,38 @@ def test_only_the_configured_caller_key_gives_priority(
     finally:
         server.stop(None)
     assert seen == [priority]
+
+
+def test_an_engine_with_a_pool_answers_as_one_without_with_the_key_or_without() -> None:
+    """The expensive calls of an engine with a pool run in its processes (the reserved one
+    for the caller key): a replay through it is the replay the engine makes in place. (A
+    record of more than `max_actions` goes to the pool; 4 here, so that 12 do.)"""
+    limits = Limits(max_actions=4)
+    pool = Pool(
+        pool_work,
+        (TEST_SEAL_KEY, limits),
+        processes=1,
+        queue=0,
+        reserved=1,
+        log_format="console",
+        log_level="error",
+    )
+    engine = RulesEngine(rulesets(TEST_SEAL_KEY), limits, pool, caller_key=KEY)
+    request = engine_pb2.ReplayRecordRequest(record=long_record(12), include_states=True)
+    in_place = RulesEngine(rulesets(TEST_SEAL_KEY)).work("ReplayRecord", request, 60)
+    serving = create_server(
+        f"127.0.0.1:{free_port()}",
+        lambda server: register_service(
+            server, engine, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+        ),
+        [SERVICE_NAME],
+    )
+    serving.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{serving.port}") as channel:
+            stub = engine_pb2_grpc.RulesEngineStub(channel)
+            for metadata in [(), ((CALLER_KEY_HEADER, KEY),)]:
+                assert stub.ReplayRecord(request, metadata=metadata, timeout=120) == in_place
+    finally:
+        serving.stop(grace=1)
+        pool.close()
