@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine_service.handling import CallerGoneError
-from engine_service.pool import IDLE_POLICY, Job, Pool, Work
+from engine_service.pool import IDLE_POLICY, Job, Pool, Work, within_deadline
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
 from wargame.runtime.refusal import Code, Reason, Refusal
@@ -62,6 +62,37 @@ class Caller:
 
     def time_remaining(self) -> float | None:
         return None
+
+
+class Hurried(Caller):
+    """A caller with `remaining` seconds left of its deadline."""
+
+    def __init__(self, remaining: float) -> None:
+        super().__init__()
+        self.remaining = remaining
+
+    def time_remaining(self) -> float | None:
+        return self.remaining
+
+
+@pytest.mark.parametrize(
+    ("remaining", "budget"), [(100.0, 30.0), (10.0, 8.0), (0.001, 0.01), (0.0, 0.01)]
+)
+def test_work_is_cut_to_most_of_the_callers_deadline(remaining: float, budget: float) -> None:
+    """Four fifths of the time the caller has left, at least 10 ms, at most the work's own."""
+    assert within_deadline(30.0, Hurried(remaining)) == pytest.approx(budget)
+    assert within_deadline(30.0, Caller()) == 30.0  # no deadline: the work's own
+
+
+@pytest.mark.parametrize(("processes", "queue", "reserved"), [(0, 1, 0), (1, -1, 0), (1, 1, -1)])
+def test_a_pool_without_a_process_or_with_a_negative_count_is_refused(
+    processes: int, queue: int, reserved: int
+) -> None:
+    with pytest.raises(ValueError) as refused:
+        Pool(stand_in, (), processes=processes, queue=queue, reserved=reserved)
+    assert str(refused.value) == (
+        "a pool has at least one process, a queue of 0 or more, and 0 or more reserved processes"
+    )
 
 
 @pytest.fixture
@@ -111,7 +142,7 @@ def test_the_pool_processes_run_at_idle_priority_a_replaced_one_too(pool: Pool) 
     # of the serving process wants (expensive work never delays cheap calls).
     first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert os.sched_getscheduler(first) == IDLE_POLICY
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=r"^a pool process died during a call$"):
         pool.run(Job("die", b"", 1, 30), Caller())
     replaced = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert replaced != first
@@ -185,7 +216,7 @@ def test_refusals_cross_intact_and_a_dead_process_is_replaced(pool: Pool) -> Non
         "later",
     )
     assert (later.value.fields, later.value.retry_after) == ((("state", "later"),), 2.5)
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=r"^a pool process died during a call$"):
         pool.run(Job("die", b"", 1, 30), Caller())
     assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"
 

@@ -69,6 +69,7 @@ def test_a_call_of_priority_runs_at_once_while_the_others_are_refused(pool: Pool
     assert pool.run(Job("echo", b"bot", 1, 30), Caller(), priority=True) == b"bot"
     reserved = int(pool.run(Job("pid", b"", 1, 30), Caller(), priority=True))
     assert reserved == pool._slots[1].process.pid != pool._slots[0].process.pid
+    assert pool._free_reserved == [pool._slots[1]]  # given back to the calls of priority
     for caller in callers:
         caller.there = False
     for thread, _outcome in running:
