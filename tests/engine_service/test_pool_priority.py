@@ -73,6 +73,7 @@ def test_a_call_of_priority_runs_at_once_while_the_others_are_refused(pool: Pool
     reserved = int(pool.run(Job("pid", b"", 1, 30), Caller(), priority=True))
     assert reserved == pool._slots[1].process.pid != pool._slots[0].process.pid
     assert pool._free_reserved == [pool._slots[1]]  # given back to the calls of priority
+    assert pool._admitted_priority == 0  # both ended: their places are free again
     for caller in callers:
         caller.there = False
     for thread, _outcome in running:
