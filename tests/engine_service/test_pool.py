@@ -17,20 +17,25 @@ from pathlib import Path
 import pytest
 
 from engine_service.handling import CallerGoneError
-from engine_service.pool import Job, Pool, Work
+from engine_service.pool import Job, Pool, Work, within_deadline
 from engine_service.rules.errors import RuleError
 from tests.servers import ROOT
-from wargame.runtime.refusal import Reason, Refusal
+from wargame.runtime.refusal import Code, Reason, Refusal
 
 
 def stand_in() -> Work:
-    """Work told by its job: sleep (the payload's seconds), refuse, die, or echo."""
+    """Work told by its job: sleep (the payload's seconds), refuse (a rule's refusal, or
+    the service's with a retry hint: "refuse later"), die, or echo."""
 
     def work(job: str, payload: bytes, seconds: float) -> bytes:
         if job == "sleep":
             time.sleep(float(payload))
         elif job == "refuse":
             raise RuleError(Reason.ILLEGAL_ACTION, "not like that", rule="7.1")
+        elif job == "refuse later":
+            raise Refusal(
+                Code.UNAVAILABLE, Reason.ENGINE_BUSY, "later", field="state", retry_after=2.5
+            )
         elif job == "die":
             os._exit(3)
         elif job == "pid":
@@ -57,6 +62,37 @@ class Caller:
 
     def time_remaining(self) -> float | None:
         return None
+
+
+class Hurried(Caller):
+    """A caller with `remaining` seconds left of its deadline."""
+
+    def __init__(self, remaining: float) -> None:
+        super().__init__()
+        self.remaining = remaining
+
+    def time_remaining(self) -> float | None:
+        return self.remaining
+
+
+@pytest.mark.parametrize(
+    ("remaining", "budget"), [(100.0, 30.0), (10.0, 8.0), (0.001, 0.01), (0.0, 0.01)]
+)
+def test_work_is_cut_to_most_of_the_callers_deadline(remaining: float, budget: float) -> None:
+    """Four fifths of the time the caller has left, at least 10 ms, at most the work's own."""
+    assert within_deadline(30.0, Hurried(remaining)) == pytest.approx(budget)
+    assert within_deadline(30.0, Caller()) == 30.0  # no deadline: the work's own
+
+
+@pytest.mark.parametrize(("processes", "queue", "reserved"), [(0, 1, 0), (1, -1, 0), (1, 1, -1)])
+def test_a_pool_without_a_process_or_with_a_negative_count_is_refused(
+    processes: int, queue: int, reserved: int
+) -> None:
+    with pytest.raises(ValueError) as refused:
+        Pool(stand_in, (), processes=processes, queue=queue, reserved=reserved)
+    assert str(refused.value) == (
+        "a pool has at least one process, a queue of 0 or more, and 0 or more reserved processes"
+    )
 
 
 @pytest.fixture
@@ -106,7 +142,7 @@ def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
     first = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert os.sched_getscheduler(first) == os.sched_getscheduler(0)
     assert os.getpriority(os.PRIO_PROCESS, first) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=r"^a pool process died during a call$"):
         pool.run(Job("die", b"", 1, 30), Caller())
     replaced = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert replaced != first
@@ -134,13 +170,16 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     _wait(lambda: pool._admitted == pool.capacity and pool._slots[0].busy_until > 0)
     with pytest.raises(Refusal) as early:  # asked before any work for the pool is done
         pool.refuse_when_full()
-    assert early.value.reason == Reason.ENGINE_BUSY
+    assert (early.value.code, early.value.reason) == (Code.RESOURCE_EXHAUSTED, Reason.ENGINE_BUSY)
     with pytest.raises(Refusal) as refused:
         pool.run(Job("echo", b"x", 1, 30), Caller())
     # Refused at once: not queued behind the jobs, which all still run (a queued call would
     # have waited for the first to end).
     assert pool._admitted == pool.capacity and all(t.is_alive() for t, _o in running)
-    assert refused.value.reason == Reason.ENGINE_BUSY
+    assert (refused.value.code, refused.value.reason) == (
+        Code.RESOURCE_EXHAUSTED,
+        Reason.ENGINE_BUSY,
+    )
     # The running search ends in up to 30 s, and the queued one takes as long again.
     retry_after = refused.value.retry_after
     assert retry_after is not None and 30 < retry_after <= 60
@@ -169,7 +208,15 @@ def test_refusals_cross_intact_and_a_dead_process_is_replaced(pool: Pool) -> Non
         pool.run(Job("refuse", b"", 1, 30), Caller())
     assert refused.value.reason == Reason.ILLEGAL_ACTION
     assert refused.value.metadata["rule"] == "7.1"
-    with pytest.raises(RuntimeError):
+    with pytest.raises(Refusal) as later:
+        pool.run(Job("refuse later", b"", 1, 30), Caller())
+    assert (later.value.code, later.value.reason, later.value.message) == (
+        Code.UNAVAILABLE,
+        Reason.ENGINE_BUSY,
+        "later",
+    )
+    assert (later.value.fields, later.value.retry_after) == ((("state", "later"),), 2.5)
+    with pytest.raises(RuntimeError, match=r"^a pool process died during a call$"):
         pool.run(Job("die", b"", 1, 30), Caller())
     assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"
 

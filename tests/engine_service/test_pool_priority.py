@@ -8,19 +8,28 @@ from a real call's metadata (a real gRPC server on loopback).
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator
 from concurrent import futures
 
 import grpc
 import pytest
+from google.protobuf import duration_pb2
 
+from engine_service.handling import Limits
 from engine_service.pool import Job, Pool
 from engine_service.rules import rulesets
-from engine_service.service import RulesEngine
+from engine_service.service import SERVICE_NAME, RulesEngine, pool_work
+from tests.conftest import TEST_SEAL_KEY
 from tests.engine_service.test_pool import Caller, _wait, stand_in
+from tests.security.engine import long_record
+from tests.servers import free_port
 from wargame.runtime.config import CALLER_KEY_HEADER
 from wargame.runtime.refusal import Reason, Refusal
+from wargame.runtime.serving import create_server, register_service
+from wargame.runtime.status import error_details
+from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 KEY = "k3y-" + "9f" * 20
 
@@ -63,6 +72,8 @@ def test_a_call_of_priority_runs_at_once_while_the_others_are_refused(pool: Pool
     assert pool.run(Job("echo", b"bot", 1, 30), Caller(), priority=True) == b"bot"
     reserved = int(pool.run(Job("pid", b"", 1, 30), Caller(), priority=True))
     assert reserved == pool._slots[1].process.pid != pool._slots[0].process.pid
+    assert pool._free_reserved == [pool._slots[1]]  # given back to the calls of priority
+    assert pool._admitted_priority == 0  # both ended: their places are free again
     for caller in callers:
         caller.there = False
     for thread, _outcome in running:
@@ -134,3 +145,63 @@ def test_only_the_configured_caller_key_gives_priority(
     finally:
         server.stop(None)
     assert seen == [priority]
+
+
+# A record of more than `max_actions` goes to the pool: 4 here, so that a record of 12 does.
+POOLED = Limits(max_actions=4)
+REPLAY = engine_pb2.ReplayRecordRequest(record=long_record(12), include_states=True)
+
+
+@contextlib.contextmanager
+def _pooled_engine() -> Iterator[tuple[engine_pb2_grpc.RulesEngineStub, Pool]]:
+    """An engine served in this process with a pool of one process and one reserved for
+    the caller key (and no queue): a stub on it, and its pool."""
+    pool = Pool(
+        pool_work,
+        (TEST_SEAL_KEY, POOLED),
+        processes=1,
+        queue=0,
+        reserved=1,
+        log_format="console",
+        log_level="error",
+    )
+    engine = RulesEngine(rulesets(TEST_SEAL_KEY), POOLED, pool, caller_key=KEY)
+    serving = create_server(
+        f"127.0.0.1:{free_port()}",
+        lambda server: register_service(
+            server, engine, engine_pb2.DESCRIPTOR.services_by_name["RulesEngine"]
+        ),
+        [SERVICE_NAME],
+    )
+    serving.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{serving.port}") as channel:
+            yield engine_pb2_grpc.RulesEngineStub(channel), pool
+    finally:
+        serving.stop(grace=1)
+        pool.close()
+
+
+def test_an_engine_with_a_pool_answers_as_one_without_with_the_key_or_without() -> None:
+    """The expensive calls of an engine with a pool run in its processes (the reserved one
+    for the caller key): a replay through it is the replay the engine makes in place."""
+    in_place = RulesEngine(rulesets(TEST_SEAL_KEY), POOLED).work("ReplayRecord", REPLAY, 60)
+    with _pooled_engine() as (stub, _pool):
+        for metadata in [(), ((CALLER_KEY_HEADER, KEY),)]:
+            assert stub.ReplayRecord(REPLAY, metadata=metadata, timeout=120) == in_place
+
+
+def test_the_caller_key_is_served_by_the_reserved_process_while_the_other_is_busy() -> None:
+    with _pooled_engine() as (stub, pool):
+        state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
+        search = engine_pb2.SuggestActionRequest(
+            state=state, level=5, time_budget=duration_pb2.Duration(seconds=5)
+        )
+        busy = stub.SuggestAction.future(search, timeout=300)
+        _wait(lambda: pool._admitted == pool.capacity)
+        with pytest.raises(grpc.RpcError) as refused:
+            stub.ReplayRecord(REPLAY, timeout=120)
+        assert error_details(refused.value).reason == "ENGINE_BUSY"
+        keyed = stub.ReplayRecord(REPLAY, metadata=((CALLER_KEY_HEADER, KEY),), timeout=120)
+        assert len(keyed.actions) == 12
+        busy.cancel()  # the search is not what this is about: its caller leaves

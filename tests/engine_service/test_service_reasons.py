@@ -18,6 +18,7 @@ from google.protobuf import duration_pb2
 from engine_service.rules.errors import Reason
 from tests.conftest import engine_in_process
 from tests.engine_service.conftest import applying, refused
+from wargame.runtime.status import ErrorDetails
 from wargame.v1 import engine_pb2, engine_pb2_grpc, errors_pb2, game_pb2
 
 pytestmark = pytest.mark.integration
@@ -444,3 +445,32 @@ def test_every_rule_reason_is_covered_here() -> None:
         if errors_pb2.ErrorReason.Value(f"ERROR_REASON_{reason.value}") < 100
     }
     assert rules == covered
+
+
+def test_a_searchs_time_budget_and_level_are_refused_naming_the_field(
+    stub: engine_pb2_grpc.RulesEngineStub,
+) -> None:
+    """A time budget that is no duration, not positive, or beyond the limit, and a level
+    beyond the levels, each name their field and say what is wrong; level 0 is the default."""
+    state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
+
+    def suggest(request: engine_pb2.SuggestActionRequest) -> ErrorDetails:
+        request.state.CopyFrom(state)
+        return refused(stub.SuggestAction, request)
+
+    for budget, reason, message in [
+        (duration_pb2.Duration(seconds=1, nanos=-1), "MALFORMED_REQUEST", "is no valid duration"),
+        (duration_pb2.Duration(), "MALFORMED_REQUEST", "time_budget must be positive"),
+        (duration_pb2.Duration(seconds=120), "DEADLINE_TOO_LONG", "time_budget 120 s is beyond"),
+    ]:
+        error = suggest(engine_pb2.SuggestActionRequest(time_budget=budget))
+        assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, reason)
+        assert [name for name, _why in error.fields] == ["time_budget"], error
+        assert message in error.message
+    error = suggest(engine_pb2.SuggestActionRequest(level=9))
+    assert (error.reason, [name for name, _why in error.fields]) == ("MALFORMED_REQUEST", ["level"])
+    assert "level 9 is no playing strength" in error.message
+    quick = duration_pb2.Duration(nanos=50_000_000)
+    assert stub.SuggestAction(
+        engine_pb2.SuggestActionRequest(state=state, level=0, time_budget=quick)
+    ).HasField("action")

@@ -14,12 +14,15 @@ import pytest
 from engine_service.convert.base import Conversions
 from engine_service.convert.napoleonic import NapoleonicConverter
 from engine_service.convert.war import WarConverter
+from engine_service.rules.base import OutcomeReason
+from engine_service.rules.errors import RuleError
 from engine_service.rules.game import AcceptDraw, Game, OfferDraw, Resign
 from engine_service.rules.position import read_position
 from engine_service.rules.war import WarRuleset
 from tests.engine_service.convert.helpers import state_refusal, structured, wire
 from tests.engine_service.rules.napoleonic.helpers import RULESET
 from tests.engine_service.rules.napoleonic.test_multiplayer import fall, scenario
+from wargame.v1 import game_pb2
 
 WAR = WarRuleset()
 CONVERSIONS = Conversions({"napoleonic": NapoleonicConverter(RULESET), "war": WarConverter(WAR)})
@@ -126,3 +129,43 @@ def test_other_impossible_draw_answers_are_refused(change: Any, why: str) -> Non
     change(msg, accepter)
     reason, field, _message = state_refusal(CONVERSIONS, msg)
     assert (reason, field) == ("INVALID_STATE", "state.draw_accepted"), why
+
+
+def test_a_draw_offer_by_no_side_is_refused_naming_the_offer() -> None:
+    game, _offerer, _accepter = _offered("war")
+    msg = structured(CONVERSIONS, game)
+    msg.draw_offer = "purple"
+    assert state_refusal(CONVERSIONS, msg) == (
+        "INVALID_STATE",
+        "state.draw_offer",
+        "draw_offer 'purple' is no side",
+    )
+
+
+@pytest.mark.parametrize("reason", ["RESIGNATION", "TIME", "ABANDONED"])
+def test_a_resignation_from_the_wire_keeps_its_side_and_reason(reason: str) -> None:
+    game: Game[Any] = Game(RULESET, scenario("grand_battle_2v2"))
+    msg = game_pb2.Action(side="blue")
+    msg.resign.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{reason}")
+    assert CONVERSIONS.action_from_proto(game, msg) == Resign("blue", OutcomeReason(reason))
+
+
+def test_an_empty_action_is_refused_naming_the_action() -> None:
+    game: Game[Any] = Game(WAR, WAR.new_game(WAR.resolve_options({})))
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.action_from_proto(game, game_pb2.Action(side="south"))
+    assert (error.value.reason, error.value.field) == ("ILLEGAL_ACTION", "action.kind")
+
+
+def test_the_army_a_player_commands_crosses_the_wire() -> None:
+    """Divided command (10.6): blue commands a wing of red's army, green of black's (red and
+    black command their own: the empty army)."""
+    game: Game[Any] = Game(RULESET, scenario("divided_command"))
+    msg = wire(CONVERSIONS, game)
+    assert {p.id: p.army for p in msg.napoleonic.players} == {
+        "red": "",
+        "black": "",
+        "blue": "red",
+        "green": "black",
+    }
+    assert CONVERSIONS.game_from_proto(msg) == game

@@ -477,6 +477,11 @@ def _reveal_off_the_board(state: game_pb2.GameState) -> None:
     _revealing(state).reveals.add(player="red").placements.add(cell="z9", unit_type="infantry")
 
 
+def _withheld_reveal_with_placements(state: game_pb2.GameState) -> None:
+    reveal = _revealing(state).reveals.add(player="red", withheld=True)
+    reveal.placements.add(cell="a2", unit_type="infantry")
+
+
 def _commitment_by_no_player(state: game_pb2.GameState) -> None:
     state.napoleonic.deployment.commitments.add(player="white", hash=bytes(32))
 
@@ -514,6 +519,12 @@ MORE_DEPLOYMENT_CASES = [
         _reveal_off_the_board,
         f"{DEPLOYMENT}.reveals[0].placements",
         "'z9' is not a square of the 8x8 board",
+    ),
+    (
+        DAWN,
+        _withheld_reveal_with_placements,
+        f"{DEPLOYMENT}.reveals[0].placements",
+        "a withheld revealed array carries its placements",
     ),
     (
         DAWN,
@@ -557,6 +568,14 @@ def test_turn_entries_name_the_entry_at_fault() -> None:
         CONVERSIONS.game_from_proto(state)
     assert (error.value.field, error.value.message) == (
         "state.napoleonic.turn.pending_defenders[0]",
+        "'white' is no player (red, black)",
+    )
+    state = initial("napoleonic")
+    state.napoleonic.turn.pending_players.append("white")
+    with pytest.raises(RuleError) as error:
+        CONVERSIONS.game_from_proto(state)
+    assert (error.value.field, error.value.message) == (
+        "state.napoleonic.turn.pending_players[0]",
         "'white' is no player (red, black)",
     )
 
@@ -609,6 +628,12 @@ def _guards(state: game_pb2.GameState) -> game_pb2.Piece:
 
 
 NAPOLEONIC_DETAIL_CASES: list[tuple[str, Callable[[game_pb2.GameState], None], str, str]] = [
+    (
+        "a player missing",
+        lambda s: s.napoleonic.players.__delitem__(0),
+        "state.napoleonic.players",
+        "players must be red, black",
+    ),
     (
         "a scenario not the option's",
         lambda s: setattr(s.napoleonic, "scenario", "grand_battle"),
