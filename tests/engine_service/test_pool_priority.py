@@ -17,6 +17,7 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
+from engine_service.convert.tags import tag_key
 from engine_service.handling import Limits
 from engine_service.pool import Job, Pool
 from engine_service.rules import rulesets
@@ -165,7 +166,9 @@ def _pooled_engine() -> Iterator[tuple[engine_pb2_grpc.RulesEngineStub, Pool]]:
         log_format="console",
         log_level="error",
     )
-    engine = RulesEngine(rulesets(TEST_SEAL_KEY), POOLED, pool, caller_key=KEY)
+    engine = RulesEngine(
+        rulesets(TEST_SEAL_KEY), POOLED, pool, caller_key=KEY, tag_key=tag_key(TEST_SEAL_KEY)
+    )
     serving = create_server(
         f"127.0.0.1:{free_port()}",
         lambda server: register_service(
@@ -185,10 +188,12 @@ def _pooled_engine() -> Iterator[tuple[engine_pb2_grpc.RulesEngineStub, Pool]]:
 def test_an_engine_with_a_pool_answers_as_one_without_with_the_key_or_without() -> None:
     """The expensive calls of an engine with a pool run in its processes (the reserved one
     for the caller key): a replay through it is the replay the engine makes in place."""
-    in_place = RulesEngine(rulesets(TEST_SEAL_KEY), POOLED).work("ReplayRecord", REPLAY, 60)
+    # Keyed alike, as the pool's processes are (`service.pool_work`): the same tags.
+    in_place = RulesEngine(rulesets(TEST_SEAL_KEY), POOLED, tag_key=tag_key(TEST_SEAL_KEY))
+    in_place_answer = in_place.work("ReplayRecord", REPLAY, 60)
     with _pooled_engine() as (stub, _pool):
         for metadata in [(), ((CALLER_KEY_HEADER, KEY),)]:
-            assert stub.ReplayRecord(REPLAY, metadata=metadata, timeout=120) == in_place
+            assert stub.ReplayRecord(REPLAY, metadata=metadata, timeout=120) == in_place_answer
 
 
 def test_the_caller_key_is_served_by_the_reserved_process_while_the_other_is_busy() -> None:
