@@ -89,12 +89,13 @@ dist: setup ## build the wheel and the sdist into dist/ (installed alone: the cl
 play-web: play-setup ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
 	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
-# Compiled, the engine's tests run a second time against the pure-Python source, its fallback.
+# Compiled, the engine's tests and the conformance vectors run a second time against the
+# pure-Python source, its fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py).
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); the engine's also in pure Python when compiled
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
 	@if [ "$$($(PY) -c 'from engine_service import hotpath; print(hotpath.form())')" = compiled ]; then \
-	  echo "test: the engine's tests again, in pure Python (WARGAME_PURE_PYTHON=1)"; \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
+	  echo "test: the engine's tests and the conformance vectors again, in pure Python"; \
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
