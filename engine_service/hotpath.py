@@ -15,8 +15,8 @@ import os
 import sys
 from collections.abc import Sequence
 from importlib.machinery import (
-    EXTENSION_SUFFIXES,
     SOURCE_SUFFIXES,
+    ExtensionFileLoader,
     FileFinder,
     ModuleSpec,
     SourceFileLoader,
@@ -44,10 +44,15 @@ class SourceFirst:
         return None
 
 
+def compiled(module: ModuleType) -> bool:
+    """Whether `module` was loaded from a C extension (mypyc's modules name a file of their
+    own in `__file__`; the loader is what tells)."""
+    return isinstance(module.__loader__, ExtensionFileLoader)
+
+
 def form() -> str:
     """'compiled' when the rules run from the mypyc extensions, else 'pure Python'."""
-    origin = importlib.import_module(_WITNESS).__file__ or ""
-    return "compiled" if origin.endswith(tuple(EXTENSION_SUFFIXES)) else "pure Python"
+    return "compiled" if compiled(importlib.import_module(_WITNESS)) else "pure Python"
 
 
 if PURE_PYTHON and not any(isinstance(finder, SourceFirst) for finder in sys.meta_path):
