@@ -62,7 +62,10 @@ def extensions() -> list[object]:
     from mypyc.build import mypycify
 
     os.chdir(ROOT)
-    return list(mypycify(compiled_sources(), opt_level="3", group_name=GROUP))
+    # -O1 without debug information: what docs/throughput.md measured, and a build of less
+    # CPU than mypyc's default -O3 on a small machine (gcc takes most of it).
+    sources = compiled_sources()
+    return list(mypycify(sources, opt_level="1", debug_level="0", group_name=GROUP))
 
 
 setup(ext_modules=extensions())
