@@ -1,8 +1,8 @@
 """The compiled hot path: which form of the rules runs, and the switch to the pure one.
 
-`setup.py` can compile the rules cores and the conversion with mypyc into C extensions
-beside their sources (`make setup` and the Docker image do where a C compiler is present),
-and Python imports an extension before a source of the same name. With
+`setup.py` can compile the rules' hot path (War's move generation, for now) with mypyc into
+C extensions beside their sources (`make setup` and the Docker image do where a C compiler
+is present), and Python imports an extension before a source of the same name. With
 `WARGAME_PURE_PYTHON=1` a finder placed first on `sys.meta_path` hands out every module of
 this package from its source instead, so the same tests run against both forms
 (`make test`). Without the switch, or without a build, it changes nothing.
@@ -25,7 +25,7 @@ from types import ModuleType
 
 PURE_PYTHON = os.environ.get("WARGAME_PURE_PYTHON") == "1"
 # A module that is compiled whenever the hot path is (setup.py's COMPILED).
-_WITNESS = "engine_service.rules.position"
+_WITNESS = "engine_service.rules.war.legal"
 
 
 class SourceFirst:

@@ -209,8 +209,8 @@ def compile_bytecode(venv: Path) -> None:
     step.finish("compiled the bytecode of the project and its packages")
 
 
-# What setup.py compiles (its COMPILED).
-HOT_PATH = ("engine_service/rules", "engine_service/convert")
+# Where setup.py's COMPILED modules are (a change there builds them again).
+HOT_PATH = ("engine_service/rules/war",)
 # How long the hot path's build may take (a busy 2-core machine needs minutes); past it the
 # rules run as pure Python.
 HOT_PATH_BUILD_SECONDS = 1200
@@ -227,8 +227,8 @@ def hot_path_is_current() -> bool:
 
 
 def compile_hot_path(venv: Path) -> None:
-    """The compiled hot path (setup.py): mypyc builds the rules cores and the conversion into
-    C extensions beside their sources, where a C compiler and mypyc (the developers' tools)
+    """The compiled hot path (setup.py): mypyc builds the rules' hot path into C extensions
+    beside their sources, where a C compiler and mypyc (the developers' tools)
     are present. One line either way; without it, or if it fails, the rules run as pure
     Python from the same sources, and nothing else changes."""
     python = str(venv / "bin" / "python")
@@ -242,7 +242,7 @@ def compile_hot_path(venv: Path) -> None:
     if probe.returncode != 0:
         print("setup: the rules run as pure Python (mypyc comes with the developers' tools)")
         return
-    step = Step("compiling the rules cores and the conversion with mypyc")
+    step = Step("compiling the rules' hot path with mypyc")
     argv = [python, "setup.py", "--quiet", "build_ext", "--inplace"]
     env = {**os.environ, "WARGAME_COMPILE": "1"}
     try:
@@ -260,7 +260,7 @@ def compile_hot_path(venv: Path) -> None:
         print(f"setup: the rules run as pure Python (compiling them failed: {failure[:200]})")
         return
     modules = sum(1 for _ in (ROOT / "engine_service").rglob("*.so")) - 1  # less the shared lib
-    step.finish(f"compiled {modules} modules of the rules and the conversion with mypyc")
+    step.finish(f"compiled the rules' hot path ({modules} modules) with mypyc")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

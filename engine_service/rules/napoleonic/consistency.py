@@ -295,7 +295,7 @@ def _check_turn(  # noqa: C901 (a flat checklist: one test per fact of the turn)
     turn = state.turn
     units = state.by_id()
     phase = state.phase
-    if phase not in {*ACTIVE_PHASES, Phase.DEFENCE}:
+    if phase not in (*ACTIVE_PHASES, Phase.DEFENCE):
         if (
             turn.moved
             or turn.attacks

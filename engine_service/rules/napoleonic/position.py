@@ -580,7 +580,7 @@ def _outcome(text: str, players: tuple[Player, ...]) -> Outcome:
     reasons = {reason.lower(): reason for reason in RULE_OUTCOMES}
     alliance = len(players) > 2  # the winner of a game of alliances is an alliance (10.6)
     winners = {p.alliance if alliance else p.id for p in players}
-    if len(parts) != 3 or parts[1] not in reasons or parts[0] not in {*winners, "-"}:
+    if len(parts) != 3 or parts[1] not in reasons or parts[0] not in (*winners, "-"):
         raise PositionError(
             f"outcome {quoted(text[:40])} is not '<winner or -> <reason> \"<sentence>\"' "
             f"(reasons: {', '.join(reasons)})"

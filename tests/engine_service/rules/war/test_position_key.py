@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-from engine_service import hotpath
 from engine_service.rules.game import Game
 from engine_service.rules.position import read_position, write_position
 from engine_service.rules.war import consistency, start
@@ -28,11 +27,6 @@ def _counting(calls: list[int]) -> Callable[..., int]:
     return counted
 
 
-@pytest.mark.skipif(
-    hotpath.form() == "compiled",
-    reason="counts calls through module globals, which compiled modules call directly "
-    "(the pure-Python run of make test counts them)",
-)
 def test_reading_a_position_works_out_its_key_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
     monkeypatch.setattr(start, "position_key", _counting(calls))
