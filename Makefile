@@ -17,7 +17,7 @@ LEVEL  ?=
 PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 
-.PHONY: help setup play-setup redis-server commands run stop status play play-web dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup hot-path play-setup redis-server commands run stop status play play-web dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -34,11 +34,16 @@ NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_C
 WEB_PAGE := web/page
 WEB_PAGE_STAMP := web/static/vendor/.installed-$(shell cat $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc | sha1sum | cut -c1-12)
 
-setup: $(STAMP) redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP) $(WEB_PAGE_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
+setup: $(STAMP) hot-path redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP) $(WEB_PAGE_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) deploy/local/install.py --venv $(VENV) --for dev
 	@rm -f $(VENV)/.installed-*; touch $@ $(PLAY_STAMP)
+
+# The compiled hot path (setup.py: the rules cores and the conversion, by mypyc, where a C
+# compiler is present), built again whenever one of its sources is newer than the build.
+hot-path: $(STAMP)
+	@$(PYTHON) deploy/local/install.py --venv $(VENV) --only hot-path
 
 # A player's setup: no test or lint tools, no Node client (a developer's setup includes it).
 play-setup: $(PLAY_STAMP) redis-server $(if $(filter run play,$(MAKECMDGOALS)),commands)
@@ -95,8 +100,13 @@ dist: setup ## build the wheel and the sdist into dist/ (installed alone: the cl
 play-web: play-setup $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
 	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
-test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run)
+# Compiled, the engine's tests and the conformance vectors run a second time against the
+# pure-Python source, its fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py).
+test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); the engine's also in pure Python when compiled
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
+	@if [ "$$($(PY) -c 'from engine_service import hotpath; print(hotpath.form())')" = compiled ]; then \
+	  echo "test: the engine's tests and the conformance vectors again, in pure Python"; \
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup

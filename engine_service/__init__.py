@@ -19,6 +19,7 @@ Where things are:
                    (`napoleonic/`), evaluation helpers (`evaluation.py`), the playing
                    strengths 1-5 (`levels.py`)
 - `memo.py`        the bounded memory every cache in the engine uses
+- `hotpath.py`     which form of the rules runs: compiled (mypyc, setup.py) or pure Python
 - `rules/`         the games behind one `Ruleset` interface (`base.py`), registered once in
                    `rules/__init__.py` (`games()`); shared layer: `board.py` (cell graphs),
                    `options.py` (rulings as options), `draws.py` (repetition, no progress),
@@ -32,5 +33,7 @@ Where things are:
                    `describe`; then the game's own rules by section
 """
 
-# Before any module of this package: structlog loads without rich (see wargame.runtime.logs).
+# Before any other module of this package: structlog loads without rich (see
+# wargame.runtime.logs), and WARGAME_PURE_PYTHON=1 passes over the compiled hot path.
+import engine_service.hotpath  # noqa: F401
 import wargame.runtime.logs  # noqa: F401

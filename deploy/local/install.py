@@ -5,7 +5,8 @@
 Creates the virtual environment if it is missing, then installs the project (editable) with
 its pinned packages (pyproject.toml, constraints.txt): for `play` the client and the servers
 (`make play`, `make run`: the `server` extra), for `dev` the developers' tools as well
-(`make test`, `make lint`: `server` and `dev`); then compiles the bytecode of them all. Each
+(`make test`, `make lint`: `server` and `dev`); then compiles the bytecode of them all, and
+for `dev` the rules' hot path with mypyc where a C compiler is present (setup.py). Each
 step prints one line; on a terminal the long ones show their progress in place. pip's own
 output stays out of sight unless pip fails: then it is shown whole, less the notes about
 package folders that a machine's pip configuration names but that do not exist (they say
@@ -17,10 +18,12 @@ Standard library only: it runs with the system's Python before the environment e
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -206,6 +209,60 @@ def compile_bytecode(venv: Path) -> None:
     step.finish("compiled the bytecode of the project and its packages")
 
 
+# Where setup.py's COMPILED modules are (a change there builds them again).
+HOT_PATH = ("engine_service/rules/war",)
+# How long the hot path's build may take (a busy 2-core machine needs minutes); past it the
+# rules run as pure Python.
+HOT_PATH_BUILD_SECONDS = 1200
+
+
+def hot_path_is_current() -> bool:
+    """Whether the hot path's extensions are built and newer than every source they are
+    built from (an extension older than its source would shadow the new rules)."""
+    built = [path.stat().st_mtime for path in (ROOT / "engine_service").rglob("*.so")]
+    sources = [ROOT / "setup.py"] + [
+        path for folder in HOT_PATH for path in (ROOT / folder).rglob("*.py")
+    ]
+    return bool(built) and min(built) > max(path.stat().st_mtime for path in sources)
+
+
+def compile_hot_path(venv: Path) -> None:
+    """The compiled hot path (setup.py): mypyc builds the rules' hot path into C extensions
+    beside their sources, where a C compiler and mypyc (the developers' tools)
+    are present. One line either way; without it, or if it fails, the rules run as pure
+    Python from the same sources, and nothing else changes."""
+    python = str(venv / "bin" / "python")
+    for stale in (ROOT / "engine_service").rglob("*.so"):
+        stale.unlink()
+    compiler = sysconfig.get_config_var("CC") or "cc"
+    if not shutil.which(compiler.split()[0]):
+        print(f"setup: the rules run as pure Python (no C compiler `{compiler.split()[0]}`)")
+        return
+    probe = subprocess.run([python, "-c", "import mypyc.build"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        print("setup: the rules run as pure Python (mypyc comes with the developers' tools)")
+        return
+    step = Step("compiling the rules' hot path with mypyc")
+    argv = [python, "setup.py", "--quiet", "build_ext", "--inplace"]
+    env = {**os.environ, "WARGAME_COMPILE": "1"}
+    try:
+        built = subprocess.run(
+            argv, cwd=ROOT, env=env, capture_output=True, text=True, errors="replace",
+            timeout=HOT_PATH_BUILD_SECONDS, check=False,
+        )  # fmt: skip
+        failure = "" if built.returncode == 0 else built.stderr.strip().rpartition("\n")[2]
+    except subprocess.TimeoutExpired:
+        failure = f"not done in {HOT_PATH_BUILD_SECONDS} s"
+    if failure:
+        for partial in (ROOT / "engine_service").rglob("*.so"):
+            partial.unlink()
+        step.fail()
+        print(f"setup: the rules run as pure Python (compiling them failed: {failure[:200]})")
+        return
+    modules = sum(1 for _ in (ROOT / "engine_service").rglob("*.so")) - 1  # less the shared lib
+    step.finish(f"compiled the rules' hot path ({modules} modules) with mypyc")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
@@ -217,6 +274,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="dev",
         help="play: the client and the servers; dev: the developers' tools too",
     )
+    parser.add_argument(
+        "--only",
+        choices=["hot-path"],
+        help="hot-path: only compile the rules again, if their sources changed (make test)",
+    )
     args = parser.parse_args(argv)
     if sys.version_info < MINIMUM_PYTHON:
         wanted = ".".join(map(str, MINIMUM_PYTHON))
@@ -227,9 +289,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     venv = args.venv if args.venv.is_absolute() else ROOT / args.venv
-    create_venv(venv)
-    install_packages(venv, args.purpose)
-    compile_bytecode(venv)
+    if args.only != "hot-path":
+        create_venv(venv)
+        install_packages(venv, args.purpose)
+        compile_bytecode(venv)
+    if args.purpose == "dev" and not (args.only == "hot-path" and hot_path_is_current()):
+        compile_hot_path(venv)
     return 0
 
 

@@ -99,6 +99,21 @@ def test_the_bytecode_of_what_is_installed_is_compiled(
     assert last.startswith("setup: compiled the bytecode of the project and its packages (")
 
 
+def test_without_a_c_compiler_the_rules_stay_pure_python_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An extension left by an earlier build would shadow the source it was built from.
+    stale = tmp_path / "engine_service" / "rules" / "war" / "legal.cpython-311-x86_64-linux-gnu.so"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"")
+    monkeypatch.setattr(install, "ROOT", tmp_path)
+    monkeypatch.setattr(install.sysconfig, "get_config_var", lambda name: "no-such-cc -pthread")
+    install.compile_hot_path(tmp_path / "venv")
+    out, err = capsys.readouterr()
+    assert (out, err) == ("setup: the rules run as pure Python (no C compiler `no-such-cc`)\n", "")
+    assert not stale.exists()
+
+
 def _planned(target: str, venv: Path) -> list[str]:
     """The commands `make -n TARGET` would run for a fresh virtual environment."""
     make = shutil.which("make")
@@ -117,7 +132,9 @@ def test_a_players_make_play_installs_no_developer_tools(tmp_path: Path) -> None
         planned = "\n".join(_planned(target, venv))
         assert f"install.py --venv {venv} --for play" in planned
         assert "--for dev" not in planned and "npm" not in planned
-    assert f"install.py --venv {venv} --for dev" in "\n".join(_planned("test", venv))
+    developer = "\n".join(_planned("test", venv))
+    assert f"install.py --venv {venv} --for dev" in developer
+    assert f"install.py --venv {venv} --only hot-path" in developer
     # What a player's setup installs: the servers' extra, none of the developers' tools.
     assert install.EXTRAS["play"] == "server"
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]

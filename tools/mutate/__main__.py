@@ -254,8 +254,14 @@ def run_scope(
         return 0
     prepare(scope, work, resume or survivors, only, tests)
     print(f"== mutate {scope}: tests {' '.join(tests or tests_for(scope, ROOT))}", flush=True)
-    # Temporary folders (and so the tests' redis-servers) live inside the scope's folder.
-    env = {**os.environ, "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
+    # Temporary folders (and so the tests' redis-servers) live inside the scope's folder; the
+    # mutants are edits of the source, so the rules run from it, not from a compiled build.
+    env = {
+        **os.environ,
+        "TMPDIR": str(work / "tmp"),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "WARGAME_PURE_PYTHON": "1",
+    }
     mutmut = Path(sys.executable).with_name("mutmut")
     if sample_size or functions:
         generate(work, env, workers)
