@@ -142,14 +142,18 @@ class Batch:
 
 
 BEHIND_BATCH = Batch((), None, 0, behind=True)
+STOP_BATCH = Batch((), None, 0)  # the server shuts down (`Watcher.next`)
 
 
 class Watcher:
-    """One stream's batches, at most `BUFFER` of them unread."""
+    """One stream's batches, at most `BUFFER` of them unread. Waiting for the next costs a
+    stream one future per batch (`Queue.get`): its shutdown is watched by one task for the
+    stream's whole life, which hands it `STOP_BATCH`."""
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue[Batch] = asyncio.Queue()
         self.behind = False  # batches were dropped: the stream reads its way back
+        self._stopper: asyncio.Task[Any] | None = None
 
     def hand(self, batch: Batch) -> None:
         """Queue a batch; a watcher that left `BUFFER` unread gets word it is behind
@@ -165,23 +169,35 @@ class Watcher:
         self.queue.put_nowait(batch)
 
     async def next(self, shutdown: asyncio.Event, timeout: float | None = None) -> Batch | None:
-        """The next batch; None on shutdown or after `timeout` seconds. A watcher handed
-        `BEHIND_BATCH` takes batches again from then on."""
-        getter = asyncio.ensure_future(self.queue.get())
-        stopper = asyncio.ensure_future(shutdown.wait())
+        """The next batch; None on shutdown (`shutdown` is the same event on every call) or
+        after `timeout` seconds. A watcher handed `BEHIND_BATCH` takes batches again from
+        then on."""
+        if self._stopper is None:
+            self._stopper = asyncio.ensure_future(shutdown.wait())
+            self._stopper.add_done_callback(self._stop)
+        if shutdown.is_set() and self.queue.empty():
+            return None
         try:
-            done, _ = await asyncio.wait(
-                {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            getter.cancel()
-            stopper.cancel()
-        if getter in done and not getter.cancelled():
-            batch = getter.result()
-            if batch.behind:
-                self.behind = False
-            return batch
-        return None
+            if timeout is None:
+                batch = await self.queue.get()
+            else:
+                batch = await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return None
+        if batch is STOP_BATCH:
+            return None
+        if batch.behind:
+            self.behind = False
+        return batch
+
+    def _stop(self, stopper: asyncio.Task[Any]) -> None:
+        if not stopper.cancelled():
+            self.queue.put_nowait(STOP_BATCH)
+
+    def close(self) -> None:
+        """Stop watching for shutdown."""
+        if self._stopper is not None:
+            self._stopper.cancel()
 
 
 @dataclass(frozen=True)
@@ -522,6 +538,7 @@ class Hub:
             feed.watchers.add(watcher)
             yield watcher
         finally:
+            watcher.close()
             self._count(caller, -1)
             if feed is not None:
                 feed.watchers.discard(watcher)
