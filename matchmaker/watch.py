@@ -9,15 +9,18 @@ primary (the one server of a standalone Redis): a dedicated connection subscribe
 (SSUBSCRIBE) to the channels of the watched games that primary serves. An announcement
 wakes the game's feed, which reads the new entries (XRANGE after its last id, sealed
 notations opened) and the game as it stands, once, and hands that batch to every watcher.
-The messages of a batch are built once per side that watches (`Batch.messages`: the
-spectators share one set), so an update costs one read and one build per side, whatever
-the number of watchers. A watcher holds at most `BUFFER` batches: one that does not read
-its stream (a stalled client) is marked behind instead of buffering more (`Watcher.hand`,
-constant work per update), and reads its way back from the game's stream by version once
-it reads again. Until then a stream its client does not read costs what a reader costs:
-gRPC completes its writes as long as the client's transport takes them (its flow-control
-window, which gRPC's bandwidth probing widens on a fast link), and only a write that does
-not complete leaves its batches to pile up (measured: `tests/bench/bench_strangers.py`).
+The messages of a batch are built and serialized once per side that watches
+(`Batch.messages`: the spectators share one set), so an update costs one read, one build
+and one serialization per side, whatever the number of watchers; what is left to each
+stream is writing those bytes (`Service.WatchGame`), and waiting for the next batch costs
+it one future, no task (`Watcher.next`). A watcher holds at most `BUFFER` batches: one
+that does not read its stream (a stalled client) is marked behind instead of buffering
+more (`Watcher.hand`, constant work per update), and reads its way back from the game's
+stream by version once it reads again. Until then a stream its client does not read
+costs what a reader costs: gRPC completes its writes as long as the client's transport
+takes them (its flow-control window, which gRPC's bandwidth probing widens on a fast
+link), and only a write that does not complete leaves its batches to pile up (measured:
+`tests/bench/bench_strangers.py`).
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
