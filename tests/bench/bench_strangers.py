@@ -15,9 +15,9 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strange
   matchmaker counts every stream open (`wargame_matchmaker_watchers`). Figures: GetGame
   p50 and p99 of each kind (median of the rounds); the read beside none, the unread beside
   the read (goal: an unread stream costs no more than a reader, <= 1x); and the
-  matchmaker process's CPU time per stream and update (its CPU time a second while GetGame
-  is timed, less that of the round without streams, over the `UNREAD` x
-  `MOVES_PER_SECOND` stream updates a second).
+  matchmaker process's CPU time per stream and update: its CPU time a second over
+  `CPU_SECONDS` of moves alone (before GetGame is timed), less that of the round without
+  streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second.
 - Bot under a flood (item 6): a timed Game of War against the bot (`BOT_TIME` per move),
   the engine with one worker and its default pool, the matchmaker proving its calls with
   the caller key. Rounds alternate: calm, and under `FLOODERS` anonymous SuggestAction
@@ -72,6 +72,7 @@ KINDS = ("none", "read", "unread")  # the rounds: no watchers, streams read, str
 UNREAD_PLIES = 200  # the line each watched game plays (longer than a round lasts)
 CHANNELS = 10
 ROUND_SECONDS = 4.0  # each round's GetGame timing
+CPU_SECONDS = 4.0  # each round's moves alone, the matchmaker's CPU time read around them
 MOVES_PER_SECOND = 1.0  # in each watched game
 FILL_BOUND_S = 30.0  # the longest wait for the unread streams to fill their buffers
 FLOODERS = 24
@@ -194,7 +195,7 @@ async def unread_round(
 ) -> tuple[list[float], float]:
     """Moves in the watched games, `MOVES_PER_SECOND` each, while GetGame of `timed` is
     called one after another for `ROUND_SECONDS`: the GetGame latencies (ms) and the
-    matchmaker's CPU seconds a second meanwhile. With
+    matchmaker's CPU seconds a second over `CPU_SECONDS` of moves alone before. With
     `behind_from`, the timing starts once every unread stream has filled its buffers and
     been left behind (the matchmaker's count of watchers left behind has grown by `UNREAD`
     from that value), or after `FILL_BOUND_S`."""
@@ -225,15 +226,16 @@ async def unread_round(
                     await asyncio.sleep(0.5)
                 else:
                     print(f"  (after {FILL_BOUND_S:g} s, {behind - behind_from:g} streams behind)")
-            latencies: list[float] = []
             cpu = cpu_seconds([setup.matchmaker_pid])
             started = time.perf_counter()
-            stop_at = started + ROUND_SECONDS
+            await asyncio.sleep(CPU_SECONDS)
+            cpu = (cpu_seconds([setup.matchmaker_pid]) - cpu) / (time.perf_counter() - started)
+            latencies: list[float] = []
+            stop_at = time.perf_counter() + ROUND_SECONDS
             while time.perf_counter() < stop_at:
                 sent = time.perf_counter()
                 await stub.GetGame(mm.GetGameRequest(game_id=timed))
                 latencies.append((time.perf_counter() - sent) * 1000)
-            cpu = (cpu_seconds([setup.matchmaker_pid]) - cpu) / (time.perf_counter() - started)
             done.set()
             return latencies, cpu
 
