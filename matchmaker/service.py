@@ -518,14 +518,16 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
     # -- live updates ------------------------------------------------------------------------
 
     @stream("WatchGame")
-    async def WatchGame(
+    async def WatchGame(  # type: ignore[override]  # live updates go as bytes (see below)
         self, request: matchmaker_pb2.WatchGameRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
+    ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse | bytes]:
         """Every update of a game after a version, and the notices between them, then live
         until it ends (following a rematch: until one is offered). A seated player's stream
         keeps it present while it lasts. The hub admits streams and serves their reads
         over its own Redis connections (`watch.py`); a seated player refused a stream is
-        present all the same (`Presence.knock`): being refused never costs it its game."""
+        present all the same (`Presence.knock`): being refused never costs it its game.
+        A live update is built and serialized once per side that watches, and its bytes
+        are written to each stream (`register_service` passes bytes through)."""
         token = bearer_token(context)
         address = self._address(context)
         game_id = request.game_id
@@ -570,7 +572,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
 
     async def _watch(
         self, request: matchmaker_pb2.WatchGameRequest, caller: Caller, side: str
-    ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse]:
+    ) -> AsyncIterator[matchmaker_pb2.WatchGameResponse | bytes]:
         game_id = request.game_id
         viewer = caller.player
         store = self.hub.store
@@ -617,11 +619,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     if batch.game is None:
                         return  # the game expired
                     game, now = batch.game, batch.now_ms
+                    if batch.entries and batch.entries[-1].position <= sent:
+                        continue  # sent already (caught up): nothing to build
                     shared = await batch.messages(side, self._messages(batch, viewer, side))
-                    for entry, message in shared:
+                    for entry, serialized in shared:
                         if entry.position <= sent:
                             continue
-                        yield message
+                        yield serialized
                         sent = entry.position
                         delivery = batch.delivery(entry)
                         if delivery is not None:
@@ -697,13 +701,20 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
 
     def _messages(
         self, batch: Batch, viewer: str, side: str
-    ) -> Callable[[], Awaitable[list[tuple[StreamEntry, matchmaker_pb2.WatchGameResponse]]]]:
-        """What builds a batch's messages for the watchers on `side` (`viewer` is one)."""
+    ) -> Callable[[], Awaitable[list[tuple[StreamEntry, bytes]]]]:
+        """What builds a batch's messages for the watchers on `side` (`viewer` is one),
+        serialized: the bytes every stream of the side is sent."""
 
-        async def build() -> list[tuple[StreamEntry, matchmaker_pb2.WatchGameResponse]]:
-            assert batch.game is not None
+        async def build() -> list[tuple[StreamEntry, bytes]]:
+            game = batch.game
+            assert game is not None
             return [
-                (entry, await self._message(entry, batch.game, viewer, side, batch.now_ms))
+                (
+                    entry,
+                    (
+                        await self._message(entry, game, viewer, side, batch.now_ms)
+                    ).SerializeToString(),
+                )
                 for entry in batch.entries
             ]
 

@@ -9,15 +9,18 @@ primary (the one server of a standalone Redis): a dedicated connection subscribe
 (SSUBSCRIBE) to the channels of the watched games that primary serves. An announcement
 wakes the game's feed, which reads the new entries (XRANGE after its last id, sealed
 notations opened) and the game as it stands, once, and hands that batch to every watcher.
-The messages of a batch are built once per side that watches (`Batch.messages`: the
-spectators share one set), so an update costs one read and one build per side, whatever
-the number of watchers. A watcher holds at most `BUFFER` batches: one that does not read
-its stream (a stalled client) is marked behind instead of buffering more (`Watcher.hand`,
-constant work per update), and reads its way back from the game's stream by version once
-it reads again. Until then a stream its client does not read costs what a reader costs:
-gRPC completes its writes as long as the client's transport takes them (its flow-control
-window, which gRPC's bandwidth probing widens on a fast link), and only a write that does
-not complete leaves its batches to pile up (measured: `tests/bench/bench_strangers.py`).
+The messages of a batch are built and serialized once per side that watches
+(`Batch.messages`: the spectators share one set), so an update costs one read, one build
+and one serialization per side, whatever the number of watchers; what is left to each
+stream is writing those bytes (`Service.WatchGame`), and waiting for the next batch costs
+it one future, no task (`Watcher.next`). A watcher holds at most `BUFFER` batches: one
+that does not read its stream (a stalled client) is marked behind instead of buffering
+more (`Watcher.hand`, constant work per update), and reads its way back from the game's
+stream by version once it reads again. Until then a stream its client does not read
+costs what a reader costs: gRPC completes its writes as long as the client's transport
+takes them (its flow-control window, which gRPC's bandwidth probing widens on a fast
+link), and only a write that does not complete leaves its batches to pile up (measured:
+`tests/bench/bench_strangers.py`).
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
@@ -142,14 +145,18 @@ class Batch:
 
 
 BEHIND_BATCH = Batch((), None, 0, behind=True)
+STOP_BATCH = Batch((), None, 0)  # the server shuts down (`Watcher.next`)
 
 
 class Watcher:
-    """One stream's batches, at most `BUFFER` of them unread."""
+    """One stream's batches, at most `BUFFER` of them unread. Waiting for the next costs a
+    stream one future per batch (`Queue.get`): its shutdown is watched by one task for the
+    stream's whole life, which hands it `STOP_BATCH`."""
 
     def __init__(self) -> None:
         self.queue: asyncio.Queue[Batch] = asyncio.Queue()
         self.behind = False  # batches were dropped: the stream reads its way back
+        self._stopper: asyncio.Task[Any] | None = None
 
     def hand(self, batch: Batch) -> None:
         """Queue a batch; a watcher that left `BUFFER` unread gets word it is behind
@@ -165,23 +172,35 @@ class Watcher:
         self.queue.put_nowait(batch)
 
     async def next(self, shutdown: asyncio.Event, timeout: float | None = None) -> Batch | None:
-        """The next batch; None on shutdown or after `timeout` seconds. A watcher handed
-        `BEHIND_BATCH` takes batches again from then on."""
-        getter = asyncio.ensure_future(self.queue.get())
-        stopper = asyncio.ensure_future(shutdown.wait())
+        """The next batch; None on shutdown (`shutdown` is the same event on every call) or
+        after `timeout` seconds. A watcher handed `BEHIND_BATCH` takes batches again from
+        then on."""
+        if self._stopper is None:
+            self._stopper = asyncio.ensure_future(shutdown.wait())
+            self._stopper.add_done_callback(self._stop)
+        if shutdown.is_set() and self.queue.empty():
+            return None
         try:
-            done, _ = await asyncio.wait(
-                {getter, stopper}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            getter.cancel()
-            stopper.cancel()
-        if getter in done and not getter.cancelled():
-            batch = getter.result()
-            if batch.behind:
-                self.behind = False
-            return batch
-        return None
+            if timeout is None:
+                batch = await self.queue.get()
+            else:
+                batch = await asyncio.wait_for(self.queue.get(), timeout)
+        except TimeoutError:
+            return None
+        if batch is STOP_BATCH:
+            return None
+        if batch.behind:
+            self.behind = False
+        return batch
+
+    def _stop(self, stopper: asyncio.Task[Any]) -> None:
+        if not stopper.cancelled():
+            self.queue.put_nowait(STOP_BATCH)
+
+    def close(self) -> None:
+        """Stop watching for shutdown."""
+        if self._stopper is not None:
+            self._stopper.cancel()
 
 
 @dataclass(frozen=True)
@@ -522,6 +541,7 @@ class Hub:
             feed.watchers.add(watcher)
             yield watcher
         finally:
+            watcher.close()
             self._count(caller, -1)
             if feed is not None:
                 feed.watchers.discard(watcher)

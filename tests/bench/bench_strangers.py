@@ -14,7 +14,10 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strange
   watchers left behind), or after `FILL_BOUND_S` of moves. Each kind is held until the
   matchmaker counts every stream open (`wargame_matchmaker_watchers`). Figures: GetGame
   p50 and p99 of each kind (median of the rounds); the read beside none, the unread beside
-  the read (goal: an unread stream costs no more than a reader, <= 1x).
+  the read (goal: an unread stream costs no more than a reader, <= 1x); and the
+  matchmaker process's CPU time per stream and update: its CPU time a second over
+  `CPU_SECONDS` of moves alone (before GetGame is timed), less that of the round without
+  streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second.
 - Bot under a flood (item 6): a timed Game of War against the bot (`BOT_TIME` per move),
   the engine with one worker and its default pool, the matchmaker proving its calls with
   the caller key. Rounds alternate: calm, and under `FLOODERS` anonymous SuggestAction
@@ -55,7 +58,7 @@ from tests.bench.bench_matchmaker import (
     percentile,
     submit,
 )
-from tests.bench.harness import Bench
+from tests.bench.harness import Bench, cpu_seconds
 from tests.matchmaker.helpers import seconds
 from tests.servers import ENGINE_SERVICE, free_port, start_redis, start_service
 from wargame.runtime.status import error_details
@@ -69,6 +72,7 @@ KINDS = ("none", "read", "unread")  # the rounds: no watchers, streams read, str
 UNREAD_PLIES = 200  # the line each watched game plays (longer than a round lasts)
 CHANNELS = 10
 ROUND_SECONDS = 4.0  # each round's GetGame timing
+CPU_SECONDS = 4.0  # each round's moves alone, the matchmaker's CPU time read around them
 MOVES_PER_SECOND = 1.0  # in each watched game
 FILL_BOUND_S = 30.0  # the longest wait for the unread streams to fill their buffers
 FLOODERS = 24
@@ -86,6 +90,7 @@ class Stack:
     engine: str
     matchmaker: str
     metrics: str
+    matchmaker_pid: int
 
 
 @contextmanager
@@ -120,7 +125,7 @@ def stack(directory: Path) -> Iterator[Stack]:
             env={"WARGAME_MATCHMAKER_ENGINE_CALLER_KEY_FILE": str(caller)},
         )  # fmt: skip
         processes.append(matchmaker)
-        yield Stack(engine.address, matchmaker.address, metrics)
+        yield Stack(engine.address, matchmaker.address, metrics, matchmaker.process.pid)
     finally:
         for process in reversed(processes):
             process.stop()
@@ -187,9 +192,10 @@ async def unread_round(
     sides: list[str],
     *,
     behind_from: float | None,
-) -> list[float]:
+) -> tuple[list[float], float]:
     """Moves in the watched games, `MOVES_PER_SECOND` each, while GetGame of `timed` is
-    called one after another for `ROUND_SECONDS`: the GetGame latencies (ms). With
+    called one after another for `ROUND_SECONDS`: the GetGame latencies (ms) and the
+    matchmaker's CPU seconds a second over `CPU_SECONDS` of moves alone before. With
     `behind_from`, the timing starts once every unread stream has filled its buffers and
     been left behind (the matchmaker's count of watchers left behind has grown by `UNREAD`
     from that value), or after `FILL_BOUND_S`."""
@@ -208,7 +214,7 @@ async def unread_round(
                 await paced
             raise RuntimeError("a watched game's line was played out before the round ended")
 
-        async def time_gets() -> list[float]:
+        async def time_gets() -> tuple[list[float], float]:
             if behind_from is not None:
                 deadline = time.monotonic() + FILL_BOUND_S
                 while time.monotonic() < deadline:
@@ -220,6 +226,10 @@ async def unread_round(
                     await asyncio.sleep(0.5)
                 else:
                     print(f"  (after {FILL_BOUND_S:g} s, {behind - behind_from:g} streams behind)")
+            cpu = cpu_seconds([setup.matchmaker_pid])
+            started = time.perf_counter()
+            await asyncio.sleep(CPU_SECONDS)
+            cpu = (cpu_seconds([setup.matchmaker_pid]) - cpu) / (time.perf_counter() - started)
             latencies: list[float] = []
             stop_at = time.perf_counter() + ROUND_SECONDS
             while time.perf_counter() < stop_at:
@@ -227,12 +237,12 @@ async def unread_round(
                 await stub.GetGame(mm.GetGameRequest(game_id=timed))
                 latencies.append((time.perf_counter() - sent) * 1000)
             done.set()
-            return latencies
+            return latencies, cpu
 
         players = [asyncio.ensure_future(play(g, p)) for g, p in games]
-        latencies = await time_gets()
+        timing = await time_gets()
         await asyncio.gather(*players)
-    return latencies
+    return timing
 
 
 def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
@@ -246,6 +256,7 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
         return made[:MOVING_GAMES], made[-1][0]
 
     figures: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
+    cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}  # seconds a second
     for index in range(rounds + 1):  # the first round warms up
         for kind in KINDS:
             games, timed = asyncio.run(fresh_games())
@@ -265,7 +276,7 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
                         raise RuntimeError("the streams did not all open")
                     time.sleep(0.2)
             try:
-                latencies = asyncio.run(
+                latencies, busy = asyncio.run(
                     unread_round(setup, games, timed, actions, sides, behind_from=behind_from)
                 )
             finally:
@@ -277,6 +288,7 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
                         time.sleep(0.2)
             if index:
                 figures[kind].append((percentile(latencies, 0.5), percentile(latencies, 0.99)))
+                cpu[kind].append(busy)
     for share, column in (("p50", 0), ("p99", 1)):
         reference = bench.report(
             figure(
@@ -303,6 +315,18 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
             reading,
             goal="<= 1x (unread / read: an unread stream costs no more than a reader)",
             paired=True,
+        )
+    updates = UNREAD * MOVES_PER_SECOND  # stream updates a second
+    for kind, what in (("read", "that read"), ("unread", "that read nothing")):
+        bench.report(
+            figure(
+                f"matchmaker CPU per stream and update, {UNREAD:,} streams {what}",
+                "ms",
+                [
+                    (busy - calm) / updates * 1000
+                    for busy, calm in zip(cpu[kind], cpu["none"], strict=True)
+                ],
+            )
         )
 
 

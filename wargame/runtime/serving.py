@@ -95,6 +95,15 @@ def _tolerant(message_class: Any, max_request_bytes: int) -> Callable[[bytes], A
     return deserialize
 
 
+def _serialized(response: Any) -> bytes:
+    """A response's bytes; a servicer may yield bytes it serialized once for many calls
+    (the matchmaker's live updates, one per side watching: `WatchGame`)."""
+    if isinstance(response, bytes):
+        return response
+    data: bytes = response.SerializeToString()
+    return data
+
+
 def register_service(
     server: Any,
     servicer: Any,
@@ -102,7 +111,8 @@ def register_service(
     *,
     max_request_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> None:
-    """Register `servicer`'s methods for a service descriptor, with tolerant deserializers.
+    """Register `servicer`'s methods for a service descriptor, with tolerant deserializers
+    (and serializers that pass a response's bytes through, `_serialized`).
 
     A request larger than `max_request_bytes` reaches the servicer as an `OversizedRequest`
     (refused by `check_decoded` with REQUEST_TOO_LARGE): the transport takes up to twice
@@ -114,7 +124,6 @@ def register_service(
     handlers = {}
     for method in service.methods:
         request_class = message_factory.GetMessageClass(method.input_type)
-        response_class = message_factory.GetMessageClass(method.output_type)
         make = {
             (False, False): grpc.unary_unary_rpc_method_handler,
             (False, True): grpc.unary_stream_rpc_method_handler,
@@ -124,7 +133,7 @@ def register_service(
         handlers[method.name] = make(
             getattr(servicer, method.name),
             request_deserializer=_tolerant(request_class, max_request_bytes),
-            response_serializer=response_class.SerializeToString,
+            response_serializer=_serialized,
         )
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(service.full_name, handlers),)
