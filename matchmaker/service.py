@@ -541,12 +541,6 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     first, _ = await self.hub.store.get(game_id)
                 bind_player(identity.player_id)
                 viewer = identity.player_id
-        if request.after_version > first.version:
-            raise malformed(
-                "after_version",
-                f"after_version {request.after_version} is beyond the game's version "
-                f"{first.version}",
-            )
         seat = first.seat_of(viewer)
         side = seat.side if seat else ""
         seated = (
@@ -682,8 +676,13 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
             ):
                 continue  # committed between the two reads: read both again
             break
-        if (entries and entries[0].version > sent[0] + 1) or (
-            not entries and game.version > sent[0]
+        # A resync, the game as it stands, when the updates since `sent` are trimmed, and
+        # when the watcher is ahead of the store: it saw changes a failover then lost
+        # (their commits were refused, no replica having confirmed them).
+        if (
+            (entries and entries[0].version > sent[0] + 1)
+            or (not entries and game.version > sent[0])
+            or game.version < sent[0]
         ):
             resync = matchmaker_pb2.WatchGameResponse(
                 version=game.version,

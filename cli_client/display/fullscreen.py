@@ -76,6 +76,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.key_binding.key_bindings import NotImplementedOrNone
 
 REFRESH_SECONDS = 0.5  # clocks and the spinner move this often
+BUSY_DRAWN_SECONDS = 2.0  # the longest a piece of work waits for its status line to be drawn
 GAP = 3  # columns between the board and the side panel
 SIDE_MIN = 30  # narrowest side panel beside the board; narrower terminals stack them
 LOG_KEPT = 5000  # messages kept for the log (the pager reads them all)
@@ -197,6 +198,7 @@ class FullScreen:
         self._waiting = ""
         self._waiting_since = time.monotonic()
         self._busy = ""
+        self._busy_shown = threading.Event()  # the status line was drawn saying `_busy`
         self._eof = False
         self._interrupted = False
         self._words: Callable[[], Sequence[str]] = lambda: []
@@ -517,9 +519,13 @@ class FullScreen:
 
     @contextlib.contextmanager
     def busy(self, what: str) -> Iterator[None]:
-        """Show `what` in the status line meanwhile."""
+        """Show `what` in the status line meanwhile: drawn before the work starts (a quick
+        answer would otherwise come before the next frame, and the player saw nothing
+        working), or after `BUSY_DRAWN_SECONDS` on a terminal too slow to draw it."""
+        self._busy_shown.clear()
         self._busy = what
         self._changed()
+        self._busy_shown.wait(BUSY_DRAWN_SECONDS)
         try:
             yield
         finally:
@@ -707,6 +713,8 @@ class FullScreen:
         if self._busy or self._waiting:
             frame = SPINNER_UNICODE[int(time.monotonic() / REFRESH_SECONDS) % len(SPINNER_UNICODE)]
             what = self._busy or self._waiting
+            if self._busy:
+                self._busy_shown.set()
             text = Text(f"{frame} {what}", style=theme.style("cyan"))
             if not self._busy:
                 text.append(f" {elapsed(time.monotonic() - self._waiting_since)}")

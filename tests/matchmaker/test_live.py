@@ -78,6 +78,26 @@ def test_watchers_get_every_update_live_and_resume_where_they_left_off(
     assert again.ended.wait(10)
 
 
+def test_a_watcher_ahead_of_the_store_gets_the_game_as_it_is_then_every_update(
+    war_players: dict[str, Client], engine_stub: Any
+) -> None:
+    """A watcher that saw versions a Redis failover then lost (commits no replica had
+    confirmed, refused to their sender) resumes after a version the store no longer has:
+    a resync, the game as it stands, then every update from there (it was refused, and the
+    multi-host run's watchers could not come back)."""
+    game = start_game(war_players, "war")
+    game = play_moves(engine_stub, war_players, game.id, 2, random.Random(3))
+    ahead = Watcher(war_players["south"], game.id, after=game.version + 2)
+    (resync,) = ahead.until(game.version)
+    assert resync.resync and resync.version == resync.game.version == game.version
+    assert not resync.notations
+    game = play_moves(engine_stub, war_players, game.id, 2, random.Random(4))
+    got = ahead.until(game.version)
+    assert [m.version for m in got] == [game.version - 1, game.version]
+    assert [n for m in got for n in m.notations] == list(game.moves[-2:])
+    ahead.close()
+
+
 def test_an_update_committed_while_a_watch_catches_up_is_sent_as_an_update(
     war_players: dict[str, Client],
     engine_stub: Any,

@@ -273,8 +273,8 @@ def test_browsing_and_leaderboard_refusals_say_the_limits(ada: Client) -> None:
 def test_refusals_of_game_calls_say_what_is_wrong(
     ada: Client, matchmaker: InProcessMatchmaker
 ) -> None:
-    """Unknown players, an unplayed game's record, a watch beyond the game's version, a
-    join naming no game and a call without a token: each refusal says why."""
+    """Unknown players, an unplayed game's record, a join naming no game and a call without
+    a token: each refusal says why."""
     game = ada.CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     nobody = expect_error(
         lambda: ada.GetPlayer(mm.GetPlayerRequest(player_id="nobody")),
@@ -291,13 +291,6 @@ def test_refusals_of_game_calls_say_what_is_wrong(
         "GAME_NOT_STARTED",
     )
     assert unplayed.message == f"game {game.id} was never played"
-    beyond = expect_error(
-        lambda: list(ada.WatchGame(mm.WatchGameRequest(game_id=game.id, after_version=5))),
-        grpc.StatusCode.INVALID_ARGUMENT,
-        "MALFORMED_REQUEST",
-    )
-    message = "after_version 5 is beyond the game's version 1"
-    assert (beyond.fields, beyond.message) == ((("after_version", message),), message)
     nowhere = expect_error(
         lambda: ada.JoinGame(mm.JoinGameRequest()),
         grpc.StatusCode.INVALID_ARGUMENT,

@@ -1592,7 +1592,8 @@ class WatchGameRequest(_message.Message):
     """The game id."""
     after_version: _builtins.int
     """Send every update after this version (0 = from the start), then live updates. A
-    version beyond the game's current one is refused (INVALID_ARGUMENT).
+    version beyond the game's current one (changes the watcher saw that a Redis failover
+    lost before any replica confirmed them) is answered with a resync: the game as it is.
     """
     follow_rematch: _builtins.bool
     """Keep the stream open after the game ends until a rematch is offered (a REMATCH_OFFERED
