@@ -9,7 +9,8 @@ comes when asked (`moves`, `help`). Events still cite where the specification ru
 developers. The engine names sides by their ids ("south resigns; north wins"); players read
 them as the client writes them everywhere else, capitalised ("South resigns; North wins"),
 and an identifier left in a sentence ("attack_declaration") as words ("attack declaration").
-A notation is shown as played without the Game of War's `#C` (`as_played`). Nothing here
+A notation is shown as played without the Game of War's `#C`, and the surrenders the server
+writes in words (`as_played`). Nothing here
 decides a rule; it only trims text.
 """
 
@@ -21,6 +22,9 @@ from collections.abc import Iterable
 # Game of War notation (section 2): `#C` ends the move after which a Citadel occupation
 # held, the losing side's reply; the result line says who won and how.
 CITADEL_HELD = "#C"
+# The surrenders no player types: the server writes them when a clock runs out or a player
+# stays away (`resign` is the player's own word, and stays).
+SERVER_SURRENDERS = {"timeout": "out of time", "abandon": "abandoned the game"}
 _REF = r"(?:[A-Z]\.?\d+(?:\.\d+)*|\d+(?:\.\d+)*)"
 _SECTIONS = re.compile(rf"\s*\((?:rules?\s+)?{_REF}(?:\s*,\s*{_REF})*\)")
 _IDENTIFIER = re.compile(r"(?<![\w`'=])[a-z]+(?:_[a-z]+)+(?![\w`'=])")  # attack_declaration
@@ -68,5 +72,6 @@ def refusal(
 def as_played(notation: str) -> str:
     """A notation as the log and the move list show it: without the Game of War's `#C`,
     which the engine writes on the losing side's move (the one after which the Citadel
-    held), where it would read as that side's win; the result line says who won."""
-    return notation.removesuffix(CITADEL_HELD)
+    held), where it would read as that side's win (the result line says who won); and the
+    surrenders the server writes for a player (`timeout`, `abandon`) in words."""
+    return SERVER_SURRENDERS.get(notation, notation.removesuffix(CITADEL_HELD))

@@ -102,3 +102,10 @@ def test_a_move_is_shown_without_the_citadel_mark_the_engine_writes_on_the_loser
     assert as_played("a7-a6#C") == "a7-a6"
     assert as_played("Ch1xa8") == "Ch1xa8"
     assert as_played("move c3-c4") == "move c3-c4"
+
+
+def test_the_surrenders_the_server_writes_are_shown_in_words_the_players_own_as_typed() -> None:
+    # "You: abandon" and "1. abandon" read as a command, not as what happened.
+    assert as_played("abandon") == "abandoned the game"
+    assert as_played("timeout") == "out of time"
+    assert as_played("resign") == "resign"
