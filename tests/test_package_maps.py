@@ -38,6 +38,8 @@ def _entries(package: Path) -> list[str]:
     for entry in sorted(package.iterdir()):
         if entry.name in NOT_MAPPED or entry.name.startswith(".") or entry.suffix == ".pyc":
             continue
+        if entry.suffix == ".so":  # built here from a module the map names (setup.py: mypyc)
+            continue
         names.append(entry.name + "/" if entry.is_dir() else entry.name)
     return names
 
