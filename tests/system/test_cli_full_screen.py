@@ -446,20 +446,3 @@ def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
     assert bells == (0 if mode == "no-bell" else 1), bells
     cli.send("quit")
     assert cli.wait() == 0
-
-
-def test_the_napoleonic_board_shows_before_the_bot_s_first_turn_ends(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
-    # Black, the bot at its strongest, opens: its turn is many actions, each thought over.
-    # The player sees the board, and whose turn it is, while that turn goes on.
-    args = ["play", "napoleonic", "--side", "red", "-o", "first_player=black"]
-    cli = run(
-        clients, [*args, "--level", "5", "--bot-time", "10"], tmp_path, stack,
-        ascii_only=False, size=(45, 120),
-    )  # fmt: skip
-    cli.wait_screen(lambda c: c.text().count("a  b  c  d  e  f  g  h") == 2)
-    screen = cli.text()
-    assert "Turn 1 · Black · movement phase" in screen, screen
-    assert re.search(r"Black\s+bot, level 5\s+◀", screen), screen  # its turn, in the panel
-    cli.close()
