@@ -644,5 +644,8 @@ def test_a_game_added_by_following_the_guide_passes_the_conformance_suite(
     tree = tmp_path / "wargame"
     shutil.copytree(ROOT, tree, ignore=LEFT_OUT, symlinks=True)
     (tree / ".venv").symlink_to(Path(sys.prefix))  # the pinned tools, used as they are
+    page_tools = ROOT / "web" / "page" / "node_modules"  # protoc-gen-es, for `make proto`
+    if page_tools.is_dir():
+        (tree / "web" / "page" / "node_modules").symlink_to(page_tools)
     for step in STEPS:
         step(tree)

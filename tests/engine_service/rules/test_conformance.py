@@ -344,7 +344,10 @@ def _perft_cases(game_id: str) -> list[Any]:
             game_id,
             entry,
             depth,
-            marks=[pytest.mark.slow] if depth > entry["fast_depth"] else [],
+            # A deep count is minutes of CPU: its bound is for a hang, not for a busy machine.
+            marks=[pytest.mark.slow, pytest.mark.timeout(3600)]
+            if depth > entry["fast_depth"]
+            else [],
             id=f"{game_id}-{entry['name'][:40]}-d{depth}",
         )
         for entry in data
