@@ -17,7 +17,9 @@ checked for NAME (the engine target lists addresses, which name no certificate).
 
 Writes DIR/events.jsonl as it plays (one line per new version a client saw: time, game,
 version), DIR/refusals.jsonl (one line per call refused for a reason that passes: time,
-method, status code, message) and DIR/result.json at the end: every acknowledged commit
+method, status code, message), DIR/status.txt every few seconds (what each game and watcher
+is waiting for now: a stalled run says where it stalls) and DIR/result.json at the end: every
+acknowledged commit
 checked against the game's final record (its moves must be a prefix of the final moves),
 every watcher's versions, the games' final states. `--wait-healthy` only waits until
 every matchmaker and every engine answers health checks.
@@ -27,12 +29,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import random
 import sys
 import time
 import uuid
-from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +49,7 @@ from wargame.v1 import matchmaker_pb2 as mm
 CALL_TIMEOUT = 3.0  # a call that takes longer is sent again, to the other matchmaker
 GIVE_UP = 120.0  # a call that fails for this long fails the game
 STALL = 6.0  # a watcher that hears nothing this long while its game goes on resumes
+STATUS_EVERY = 2.0  # seconds between two writes of DIR/status.txt
 RETRYABLE = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -295,7 +298,7 @@ class Watch:
         self.versions: list[int] = []
         self.resumed = 0
         self.resyncs: list[int] = []
-        self.task = asyncio.create_task(self.run())
+        self.task = asyncio.create_task(self.run(), name=f"watcher of {game_id}")
 
     async def run(self) -> None:
         started = time.monotonic()
@@ -330,14 +333,22 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     )
     events = Events(args.out / "events.jsonl")
     session = Play(fleet, events, args.plies, random.Random(args.seed), args.watched)
-    jobs: list[Awaitable[None]] = [session.people_game(i) for i in range(args.games)]
-    jobs += [session.bot_game(args.games + i) for i in range(args.bot_games)]
+    jobs = [
+        asyncio.create_task(session.people_game(i), name=f"people game {i}")
+        for i in range(args.games)
+    ]
+    jobs += [
+        asyncio.create_task(session.bot_game(args.games + i), name=f"bot game {args.games + i}")
+        for i in range(args.bot_games)
+    ]
+    status = asyncio.create_task(write_status(args.out / "status.txt"), name="status")
     outcomes = await asyncio.gather(*jobs, return_exceptions=True)
     failures = [repr(outcome) for outcome in outcomes if isinstance(outcome, BaseException)]
     watch_outcomes = await asyncio.gather(
         *(watch.task for watch in session.watched.values()), return_exceptions=True
     )
     failures += [repr(o) for o in watch_outcomes if isinstance(o, BaseException)]
+    status.cancel()
     reader = Player(0)
     finals: dict[str, Any] = {}
     for game_id in session.games:
@@ -370,6 +381,26 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
         "watchers": watchers,
         "failures": failures,
     }
+
+
+async def write_status(path: Path) -> None:
+    """Every `STATUS_EVERY` seconds, where each task of the run is waiting now (its name and
+    the innermost lines of its stack), written whole to `path`."""
+    while True:
+        text = io.StringIO()
+        text.write(f"at {time.time():.1f}\n")
+        for task in asyncio.all_tasks():
+            if task is asyncio.current_task() or task.done():
+                continue
+            frames = task.get_stack(limit=None)[-3:]
+            where = " < ".join(
+                f"{frame.f_code.co_name}:{frame.f_lineno}" for frame in reversed(frames)
+            )
+            text.write(f"{task.get_name()}: {where}\n")
+        partial = path.with_suffix(".partial")
+        partial.write_text(text.getvalue())
+        partial.replace(path)
+        await asyncio.sleep(STATUS_EVERY)
 
 
 async def wait_healthy(args: argparse.Namespace, timeout: float = 60) -> None:

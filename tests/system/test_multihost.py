@@ -20,6 +20,7 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -33,7 +34,13 @@ from tests.servers import matchmaker_key_env
 from tests.system.hosts import Host, Network, require, wait_until
 from tests.tls_support import Authority, Issued
 
-pytestmark = [pytest.mark.system, pytest.mark.xdist_group("multihost")]
+# A run plays a few hundred moves through failovers on 12 hosts: tens of seconds alone,
+# minutes on a busy machine; the players' own stall report (`Players.result`) comes first.
+pytestmark = [
+    pytest.mark.system,
+    pytest.mark.xdist_group("multihost"),
+    pytest.mark.timeout(900),
+]
 
 REDIS_PORT = 7000
 BUS_PORT = 17000
@@ -286,8 +293,22 @@ class Players:
         assert took is not None
         return took
 
-    def result(self, timeout: float = 300) -> dict[str, Any]:
-        self.process.wait(timeout)
+    def result(self, timeout: float = 600) -> dict[str, Any]:
+        """The players' result, once they are done; a stall fails with where they wait."""
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            status = self.folder / "status.txt"
+            waiting = status.read_text() if status.exists() else "(no status written)"
+            recent = "\n".join(
+                json.dumps(refusal) for refusal in refusals(self, time.time() - 60)[-20:]
+            )
+            raise AssertionError(
+                f"the players did not finish within {timeout:g} s "
+                f"({len(self.events())} of ~{self.expected} commits seen); "
+                f"waiting now:\n{waiting}\nrefusals of the last minute:\n{recent}\n" + self.log()
+            ) from None
         path = self.folder / "result.json"
         assert path.exists(), "the players wrote no result: " + self.log()
         result: dict[str, Any] = json.loads(path.read_text())
