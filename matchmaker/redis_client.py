@@ -39,7 +39,7 @@ import contextvars
 import math
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import hiredis
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -427,7 +427,9 @@ class Replication:
     read again every `FRESH` seconds, after a write was not confirmed in time, and on a
     cluster whenever it says none (at most every `RETRY_NONE` seconds): a primary promoted
     in a failover has none until its old primary rejoins as its replica, and commits must
-    be confirmed again from then on.
+    be confirmed again from then on. A write sent while the count says none asks its
+    primary for its replicas in the same round trip (`run_and_wait`): one that joined
+    since the count was read is known at once (`joined`), never a second later.
     """
 
     FRESH = 5.0
@@ -436,7 +438,7 @@ class Replication:
     def __init__(self, client: Client) -> None:
         self.client = client
         self._standalone: int | None = None
-        self._by_slot: bytes = b""  # replicas of each slot's primary (a cluster)
+        self._by_slot = bytearray()  # replicas of each slot's primary (a cluster)
         self._read_at = -math.inf
         self._reading = asyncio.Lock()
 
@@ -451,6 +453,13 @@ class Replication:
             return self._by_slot[slot]
         return self._standalone or 0
 
+    def joined(self, key: str, replicas: int) -> None:
+        """The primary that serves `key` said it has `replicas` (more than counted)."""
+        if isinstance(self.client, RedisCluster):
+            self._by_slot[self.client.keyslot(key)] = min(255, replicas)
+        else:
+            self._standalone = replicas
+
     async def _fresh(self, age: float) -> None:
         """Read the replicas again if the count is older than `age` seconds."""
         if time.monotonic() - self._read_at >= age:
@@ -463,7 +472,7 @@ class Replication:
             if self._read_at >= asked:  # read while this caller waited its turn
                 return
             if isinstance(self.client, RedisCluster):
-                self._by_slot = replicas_by_slot(await self.client.cluster_nodes())
+                self._by_slot = bytearray(replicas_by_slot(await self.client.cluster_nodes()))
             else:
                 self._standalone = standalone_replicas(await self.client.info("replication"))
             self._read_at = time.monotonic()
@@ -499,28 +508,50 @@ def replicas_by_slot(nodes: dict[str, Any]) -> bytes:
     return bytes(counts)
 
 
+class Sent(NamedTuple):
+    """What `run_and_wait` learnt of a write: the command's reply (or the error it met),
+    how many replicas confirmed it, and how many its primary has (those asked to confirm
+    it; when none were asked, those the primary said it has online)."""
+
+    reply: Any
+    confirmed: int
+    replicas: int
+
+
 async def run_and_wait(
     client: Client, key: str, command: Sequence[Any], replicas: int, timeout_ms: int
-) -> tuple[Any, int]:
-    """Send `command` (about `key`) and, on the same connection, `WAIT replicas timeout_ms`:
-    (the command's reply, or the error it met; how many replicas acknowledged it).
+) -> Sent:
+    """Send `command` (about `key`) and, on the same connection, `WAIT replicas timeout_ms`;
+    with `replicas` 0, `ROLE` instead: a replica that joined since the caller counted them
+    is then known (its write was not confirmed: `Sent.confirmed` 0 of `Sent.replicas`).
 
     WAIT counts the replicas that hold every write this connection made, so it must follow
     the write on its connection: one pipeline to the primary of `key`. If the slot moved
     meanwhile (redis-py then sent the command again, to the new primary) the count said
     nothing about it and is returned as 0.
     """
+    after = ("WAIT", replicas, timeout_ms) if replicas else ("ROLE",)
     if isinstance(client, RedisCluster):
         node = client.get_node_from_key(key)
         cluster_pipe = client.pipeline()
         cluster_pipe.execute_command(*command)
-        cluster_pipe.execute_command("WAIT", replicas, timeout_ms, target_nodes=node)
-        reply, acked = await cluster_pipe.execute(raise_on_error=False)
+        cluster_pipe.execute_command(*after, target_nodes=node)
+        reply, answer = await cluster_pipe.execute(raise_on_error=False)
         if client.get_node_from_key(key) != node:
-            acked = 0
+            answer = 0
     else:
         pipe = client.pipeline(transaction=False)
         pipe.execute_command(*command)
-        pipe.execute_command("WAIT", replicas, timeout_ms)
-        reply, acked = await pipe.execute(raise_on_error=False)
-    return reply, acked if isinstance(acked, int) else 0
+        pipe.execute_command(*after)
+        reply, answer = await pipe.execute(raise_on_error=False)
+    if replicas:
+        return Sent(reply, answer if isinstance(answer, int) else 0, replicas)
+    return Sent(reply, 0, online_replicas(answer))
+
+
+def online_replicas(role: Any) -> int:
+    """A primary's replicas online, from its ROLE reply (0 for anything else): those that
+    said where they listen, as `standalone_replicas` counts them."""
+    if not isinstance(role, list | tuple) or len(role) < 3 or role[0] not in (b"master", "master"):
+        return 0
+    return sum(1 for replica in role[2] if len(replica) >= 2 and int(replica[1] or 0) > 0)

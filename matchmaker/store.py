@@ -448,27 +448,35 @@ class Store:
         apart = change.due_ms is not None and not beside
         if apart:
             await self.schedule(change.game_id, change.due_ms)
-        if replicas:
-            reply, acked = await self.scripts.run_and_wait("commit", script_keys, args, wait_ms)
+        if wait_ms > 0:
+            sent = await self.scripts.run_and_wait("commit", script_keys, args, replicas, wait_ms)
+            reply, confirmed, holders = sent
         else:
-            reply, acked = await self.scripts.run("commit", script_keys, args), 0
+            reply, confirmed, holders = await self.scripts.run("commit", script_keys, args), 0, 0
         if apart and text(reply[0]) == CommitOutcome.OK and change.due_ms is not None:
             await self._schedule_confirmed(change.game_id, change.due_ms, wait_ms)
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
-        if outcome == CommitOutcome.OK and replicas and not acked:
-            await self._unconfirmed(change.game_id, keyed=bool(change.idempotency_key))
+        # A retried commit (DUPLICATE) is confirmed as the first one: the script wrote on
+        # this connection, so its WAIT covers the first commit too.
+        if outcome != CommitOutcome.CONFLICT and holders and not confirmed:
+            if not replicas:  # a replica joined since they were counted: none was asked
+                self.replication.joined(game_key, holders)
+            await self._unconfirmed(
+                change.game_id, keyed=bool(change.idempotency_key), recount=bool(replicas)
+            )
         if outcome == CommitOutcome.DUPLICATE:
             fingerprint, _, version = value.rpartition("|")
             return CommitResult(outcome, int(version), fingerprint)
         return CommitResult(outcome, int(value))
 
-    async def _unconfirmed(self, game_id: str, *, keyed: bool) -> None:
+    async def _unconfirmed(self, game_id: str, *, keyed: bool, recount: bool = True) -> None:
         """A commit no replica confirmed in time: UNAVAILABLE, unless the primary turns out
-        to have no replica left (then it stands as Redis keeps it). The advice fits the
-        call: one with an idempotency key is retried with it, any other (a new game, a
-        seat taken) is asked again as it was."""
-        await self.replication.refresh()
-        if await self.replication.of(keys.game(game_id)):
+        to have no replica left when counted again (`recount`: then it stands as Redis
+        keeps it). The advice fits the call: one with an idempotency key is retried with
+        it, any other (a new game, a seat taken) is asked again as it was."""
+        if recount:
+            await self.replication.refresh()
+        if not recount or await self.replication.of(keys.game(game_id)):
             UNCONFIRMED.labels("refused").inc()
             again = "retry with the same idempotency key" if keyed else "try again"
             raise unavailable(
@@ -547,7 +555,7 @@ class Store:
             await self.schedule(game_id, when_ms)
             return
         command = ("ZADD", key, "LT", when_ms, game_id)
-        reply, acked = await run_and_wait(self.redis, key, command, 1, wait_ms)
+        reply, acked, _ = await run_and_wait(self.redis, key, command, 1, wait_ms)
         if isinstance(reply, Exception):
             raise reply
         if not acked:

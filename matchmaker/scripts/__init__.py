@@ -30,7 +30,7 @@ from typing import Any
 from redis.commands.core import AsyncScript
 from redis.exceptions import NoScriptError
 
-from matchmaker.redis_client import Client, run_and_wait
+from matchmaker.redis_client import Client, Sent, run_and_wait
 
 NAMES = (
     "load",
@@ -85,23 +85,24 @@ class Scripts:
         return await self._scripts[name](keys=list(keys), args=list(args))
 
     async def run_and_wait(
-        self, name: str, keys: Sequence[str], args: Sequence[Any], timeout_ms: int
-    ) -> tuple[Any, int]:
+        self, name: str, keys: Sequence[str], args: Sequence[Any], replicas: int, timeout_ms: int
+    ) -> Sent:
         """Run script `name`, then wait up to `timeout_ms` for one replica of its primary to
-        hold what it wrote: (its reply, how many replicas confirmed)."""
+        hold what it wrote (with `replicas` 0, ask the primary for its replicas instead:
+        `redis_client.run_and_wait`)."""
         script = self._scripts[name]
 
-        async def send() -> tuple[Any, int]:
+        async def send() -> Sent:
             command = ("EVALSHA", script.sha, len(keys), *keys, *args)
-            return await run_and_wait(self.redis, keys[0], command, 1, timeout_ms)
+            return await run_and_wait(self.redis, keys[0], command, min(1, replicas), timeout_ms)
 
-        reply, acked = await send()
-        if isinstance(reply, NoScriptError):  # the script did not run: load it, send again
+        sent = await send()
+        if isinstance(sent.reply, NoScriptError):  # the script did not run: load it, again
             await self.load()
-            reply, acked = await send()
-        if isinstance(reply, Exception):
-            raise reply
-        return reply, acked
+            sent = await send()
+        if isinstance(sent.reply, Exception):
+            raise sent.reply
+        return sent
 
     async def run_in_order(self, commands: Sequence[Command]) -> list[Any]:
         """Send commands and script calls in one round trip on one connection, run in this

@@ -44,6 +44,9 @@ local fingerprint = ARGV[2]
 if fingerprint ~= "" then
   local prior = redis.call("GET", KEYS[4])
   if prior then
+    -- A write, so that a WAIT after this script on its connection also covers the first
+    -- commit: a retry that follows an unconfirmed commit is confirmed like it.
+    redis.call("EXPIRE", KEYS[4], ARGV[3])
     return {"duplicate", prior}
   end
 end

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import math
 import os
 import signal
 import socket
@@ -149,6 +150,85 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
 
     run(scenario())
     on_replica.close()
+
+
+def test_a_retried_commit_is_confirmed_like_the_first(
+    pair: tuple[RedisServer, RedisServer],
+) -> None:
+    """A retry that finds its commit made (DUPLICATE) is answered only once a replica holds
+    that commit: answered at once, a failover could still lose the move it acknowledges."""
+    primary, replica = pair
+    on_replica = redis.Redis(port=replica.port)
+
+    async def scenario() -> None:
+        client = await store_client(primary.url)
+        store, patient = hasty_and_patient(client, primary.url, 0.5)
+        assert (await patient.commit(change(0))).version == 1
+        idem = keys.game_idempotency("g1", "p1", "k1")
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        for _ in range(2):  # the commit, then its retry: the replica holds neither
+            with pytest.raises(Refusal) as unconfirmed:
+                await store.commit(change(1, idem))
+            assert unconfirmed.value.code == Code.UNAVAILABLE
+        os.kill(replica.process.pid, signal.SIGCONT)
+        again = await patient.commit(change(1, idem))
+        assert (again.outcome, again.version) == (CommitOutcome.DUPLICATE, 2)
+        assert on_replica.hget(keys.game("g1"), "version") == b"2"
+        await client.aclose()
+
+    run(scenario())
+    on_replica.close()
+
+
+def test_a_replica_that_joined_since_they_were_counted_confirms_the_next_commit(
+    tmp_path: Path,
+) -> None:
+    """The replicas are counted every few seconds; one that joins between two counts (an
+    old primary back as the replica of the one promoted in its place) must not let a
+    commit stand unconfirmed: it could be promoted in turn without the commit."""
+    primary = start_redis(tmp_path / "primary")
+    replica: RedisServer | None = None
+    try:
+
+        async def scenario() -> None:
+            nonlocal replica
+            client = await store_client(primary.url)
+            store, patient = hasty_and_patient(client, primary.url, 0.5)
+            patient.replication = store.replication  # one matchmaker's count
+            store.replication.FRESH = math.inf  # counted once, just before the replica joins
+            assert await store.replication.of(keys.game("g1")) == 0
+            assert (await store.commit(change(0))).version == 1  # none to confirm it
+            replica = start_redis(
+                tmp_path / "replica", extra=("--replicaof", "127.0.0.1", str(primary.port))
+            )
+            check = redis.Redis(port=replica.port)
+            wait_for(
+                lambda: check.info("replication").get("master_link_status") == "up",
+                "the replica did not connect",
+            )
+            check.close()
+            os.kill(replica.process.pid, signal.SIGSTOP)
+            idem = keys.game_idempotency("g1", "p1", "k1")
+            with pytest.raises(Refusal) as unconfirmed:
+                await store.commit(change(1, idem))
+            assert (unconfirmed.value.code, unconfirmed.value.reason) == (
+                Code.UNAVAILABLE,
+                Reason.STORE_UNAVAILABLE,
+            )
+            os.kill(replica.process.pid, signal.SIGCONT)
+            again = await patient.commit(change(1, idem))
+            assert (again.outcome, again.version) == (CommitOutcome.DUPLICATE, 2)
+            on_replica = redis.Redis(port=replica.port)
+            assert on_replica.hget(keys.game("g1"), "version") == b"2"
+            on_replica.close()
+            await client.aclose()
+
+        run(scenario())
+    finally:
+        if replica is not None:
+            os.kill(replica.process.pid, signal.SIGCONT)
+            replica.stop()
+        primary.stop()
 
 
 def test_a_backup_taking_a_snapshot_is_no_replica(tmp_path: Path) -> None:

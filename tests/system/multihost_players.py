@@ -7,8 +7,10 @@
 People (two per game, scripted: random legal actions from the engine) and people against
 the bot play N + M Game of War games at once through whichever matchmaker answers: a call
 that meets UNAVAILABLE, a deadline or a refusal to connect is sent again, with the same
-idempotency key, to the other matchmaker. After K actions (bot games: K of the person's)
-one side resigns. W games are watched; a watcher whose stream breaks, or stays silent while
+idempotency key, to the other matchmaker. A person's move refused because the bot's move
+it answered was lost in a failover (a read shows what no replica confirmed yet) is made
+again on the game as it now stands. After K actions (bot games: K of the person's) one
+side resigns. W games are watched; a watcher whose stream breaks, or stays silent while
 its game goes on, resumes from the last version it saw, on the other matchmaker.
 
 Every connection is TLS, as in production: the matchmakers' certificates are checked
@@ -190,6 +192,7 @@ class Play:
     games: list[str] = field(default_factory=list)
     watched: dict[str, Watch] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
+    lost_views: int = 0  # moves refused as made on a read that a failover then lost
 
     async def register(self, name: str, home: int) -> Player:
         player = Player(home)
@@ -278,9 +281,21 @@ class Play:
                 await asyncio.sleep(0.05)
             if view.status != mm.GAME_STATUS_RUNNING:
                 return
-            view = await self.move(person, view)
+            try:
+                view = await self.move(person, view)
+            except grpc.aio.AioRpcError:
+                if not await self.lost_since(person, view):
+                    raise
+                self.lost_views += 1  # read before a failover lost it: read the game again
         if view.status == mm.GAME_STATUS_RUNNING:  # not ended by the rules: the person resigns
             await self.resign(person, game_id)
+
+    async def lost_since(self, player: Player, view: Any) -> bool:
+        """Whether the game no longer holds what `view` showed: a read shows changes no
+        replica has confirmed yet (here, the bot's move), which a failover can lose; a
+        move made on them is refused, and the client reads the game again."""
+        now = (await self.fleet.call(player, "GetGame", mm.GetGameRequest(game_id=view.id))).game
+        return now.version < view.version or list(now.moves)[: len(view.moves)] != list(view.moves)
 
     def watch(self, game_id: str, index: int) -> None:
         if len(self.watched) < self.watch_limit:
@@ -378,6 +393,7 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
         "acknowledged": len(session.acks),
         "lost": lost,
         "retries": fleet.retries,
+        "lost_views": session.lost_views,
         "watchers": watchers,
         "failures": failures,
     }

@@ -389,7 +389,8 @@ def report(
         f"{len(result['lost'])} lost; failovers: {', '.join(fleet.failovers) or 'none'}; "
         f"{len(list(watchers))} watchers, "
         f"{sum(w['resumed'] for w in result['watchers'].values())} resumes; "
-        f"{result['retries']} client retries"
+        f"{result['retries']} client retries, "
+        f"{result['lost_views']} moves made on a read a failover lost, read again"
     ]
     lines += [
         f"  {failure}: recovered in {seconds:.1f} s" for failure, seconds in recoveries.items()
