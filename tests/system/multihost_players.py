@@ -52,6 +52,7 @@ CALL_TIMEOUT = 3.0  # a call that takes longer is sent again, to the other match
 GIVE_UP = 120.0  # a call that fails for this long fails the game
 STALL = 6.0  # a watcher that hears nothing this long while its game goes on resumes
 STATUS_EVERY = 2.0  # seconds between two writes of DIR/status.txt
+WATCH_END = 60.0  # once the games are over, a watcher that hears no end in this long fails
 RETRYABLE = {
     grpc.StatusCode.UNAVAILABLE,
     grpc.StatusCode.DEADLINE_EXCEEDED,
@@ -359,10 +360,19 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     status = asyncio.create_task(write_status(args.out / "status.txt"), name="status")
     outcomes = await asyncio.gather(*jobs, return_exceptions=True)
     failures = [repr(outcome) for outcome in outcomes if isinstance(outcome, BaseException)]
-    watch_outcomes = await asyncio.gather(
-        *(watch.task for watch in session.watched.values()), return_exceptions=True
-    )
-    failures += [repr(o) for o in watch_outcomes if isinstance(o, BaseException)]
+    # Every game is over (or failed): its watcher hears the end soon, or it never will.
+    watches = {watch.task: game_id for game_id, watch in session.watched.items()}
+    if watches:
+        _, pending = await asyncio.wait(watches, timeout=WATCH_END)
+        for task in pending:
+            task.cancel()
+            failures.append(f"the watcher of {watches[task]} heard no end in {WATCH_END:g} s")
+    watch_outcomes = await asyncio.gather(*watches, return_exceptions=True)
+    failures += [
+        repr(o)
+        for o in watch_outcomes
+        if isinstance(o, BaseException) and not isinstance(o, asyncio.CancelledError)
+    ]
     status.cancel()
     reader = Player(0)
     finals: dict[str, Any] = {}
