@@ -2,8 +2,10 @@
 connection lost and back, the opponent's answer to a draw offer.
 
 `live.Watcher` follows the game in its own thread; `Updates` drains what it collected, on
-the loop's thread, between typed lines. A player's disconnection is said only when it is
-not back within NOTICE_GRACE_SECONDS (a stream reopened, a matchmaker restarted). A
+the loop's thread, between typed lines. A player's disconnection (and the abandonment
+warning that follows it) is said only when it is not back within NOTICE_GRACE_SECONDS (a
+stream reopened, a matchmaker restarted, a player paired from the queue whose stream opens
+after the matchmaker first looked). A
 version announced without its view (the matchmaker sends only the actions when a view is
 large) is fetched once the drain is over.
 """
@@ -91,9 +93,10 @@ class Updates:
         self._pending_version = 0
         self._notices: set[tuple[object, ...]] = set()
         self._chat_seen: set[tuple[object, ...]] = set()  # chat lines shown (a stream resumed)
-        # Disconnections not said yet: a player back within NOTICE_GRACE_SECONDS (a client
-        # restarting its stream, the matchmaker restarting) never left for the others.
-        self._held: dict[str, tuple[notices.Said, float]] = {}
+        # Disconnections not said yet, with the warnings that followed them, by side: a
+        # player back within NOTICE_GRACE_SECONDS (a client restarting its stream, the
+        # matchmaker restarting, a stream opening after the pairing) never left for the others.
+        self._held: dict[str, tuple[list[notices.Said], float]] = {}
 
     @property
     def session(self) -> GameSession:
@@ -119,10 +122,11 @@ class Updates:
                 play.error(item.error.message)
                 return True
         now = time.monotonic()
-        for side, (said, since) in list(self._held.items()):
+        for side, (held, since) in list(self._held.items()):
             if now - since >= NOTICE_GRACE_SECONDS:
                 del self._held[side]
-                play.warn(said.text)
+                for said in held:
+                    play.warn(said.text)
         if self._pending_version > self.session.version:
             self._refresh()
             changed = True
@@ -190,14 +194,19 @@ class Updates:
         if said is None:
             return False
         if notice.kind == matchmaker_pb2.NOTICE_KIND_DISCONNECTED:
-            self._held[notice.side] = (said, time.monotonic())
+            self._held[notice.side] = ([said], time.monotonic())
             return False
-        if notice.kind == matchmaker_pb2.NOTICE_KIND_RECONNECTED and notice.side in self._held:
+        held = self._held.get(notice.side)
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_RECONNECTED and held is not None:
             del self._held[notice.side]
-            return False  # back at once: neither is news
-        held = self._held.pop(notice.side, None)
-        if held is not None:  # (an abandonment warning: the disconnection first)
-            self.play.warn(held[0].text)
+            return False  # back at once: none of it is news
+        if notice.kind == matchmaker_pb2.NOTICE_KIND_ABANDON_WARNING and held is not None:
+            held[0].append(said)  # said after the disconnection, if the player stays away
+            return False
+        if held is not None:  # another notice of that side: what was held comes first
+            del self._held[notice.side]
+            for line in held[0]:
+                self.play.warn(line.text)
         (self.play.warn if said.warning else self.play.note)(said.text)
         return False
 

@@ -12,11 +12,19 @@ import math
 import os
 import re
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
+import grpc
 import pytest
 
+from engine_service.convert.tags import tag_key
+from engine_service.rules import rulesets
+from engine_service.service import RulesEngine
+from tests.conftest import TEST_SEAL_KEY
+from tests.matchmaker.helpers import serving_engine
 from tests.system.cli_support import (
     WARGAME,
     Cli,
@@ -27,6 +35,7 @@ from tests.system.cli_support import (
     run,
     stack,
 )
+from wargame.v1 import engine_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-full-screen")]
 __all__ = ["clients", "stack"]
@@ -446,3 +455,97 @@ def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
     assert bells == (0 if mode == "no-bell" else 1), bells
     cli.send("quit")
     assert cli.wait() == 0
+
+
+@pytest.fixture
+def held_bot(tmp_path: Path) -> Iterator[tuple[Stack, HeldSearches]]:
+    """A stack whose engine is a real one that holds every search until the test releases
+    it: a bot's turn cannot end before that (a budget of 600 s keeps the matchmaker waiting
+    for the answer; once released, the engine searches for a moment only)."""
+    held = HeldSearches()
+    with serving_engine(held.servicer()) as address:
+        made = Stack(tmp_path / "held", address, ["--bot-max-time", "600"])
+        try:
+            yield made, held
+        finally:
+            held.release()
+            made.stop()
+
+
+class HeldSearches:
+    """The searches a held engine was asked for, and the event that lets them go on."""
+
+    def __init__(self) -> None:
+        self.sides: list[str] = []  # the side of each search asked for
+        self.released = threading.Event()
+
+    def release(self) -> None:
+        """Let every search (held or to come) go on."""
+        self.released.set()
+
+    def servicer(self) -> RulesEngine:
+        """The real engine, its SuggestAction held until `release`."""
+        held = self
+
+        class Held(RulesEngine):
+            def SuggestAction(
+                self, request: engine_pb2.SuggestActionRequest, context: grpc.ServicerContext
+            ) -> engine_pb2.SuggestActionResponse:
+                held.sides.append(request.side)
+                while not held.released.wait(0.1):
+                    if not context.is_active():
+                        return engine_pb2.SuggestActionResponse()  # nobody waits for it
+                request.time_budget.FromMilliseconds(50)
+                return super().SuggestAction(request, context)
+
+        return Held(rulesets(TEST_SEAL_KEY), tag_key=tag_key(TEST_SEAL_KEY))
+
+
+NAPOLEONIC_FILES = "a  b  c  d  e  f  g  h"
+
+
+def napoleonic_board_in_black_s_turn(cli: Cli) -> bool:
+    """Whether the screen shows the whole Napoleonic board, Black's first turn beside it (the
+    bot's seat marked as the one to act) and on the status line above the input line."""
+    text, rows = cli.text(), cli.rows()
+    return (
+        text.count(NAPOLEONIC_FILES) == 2
+        and "Turn 1 · Black · movement phase" in text
+        and re.search(r"Black\s+bot, level 1\s+◀", text) is not None
+        and "waiting for Black (bot)" in rows[-2]
+        and rows[-1].startswith("›")
+    )
+
+
+def test_the_napoleonic_board_shows_while_the_bot_s_first_turn_goes_on(
+    held_bot: tuple[Stack, HeldSearches], clients: list[Cli], tmp_path: Path
+) -> None:
+    # Black, the bot, opens; its first search is held, so its turn cannot end before the
+    # screens are read: the player sees the board, and whose turn it is, while it goes on.
+    stack, held = held_bot
+    args = ["play", "napoleonic", "--side", "red", "-o", "first_player=black", "--level", "1"]
+    args += ["--bot-time", "600"]
+    sizes = {"colour": (45, 120), "NO_COLOR": (24, 80)}
+    players = {}
+    for mode, size in sizes.items():
+        env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
+        players[mode] = run(
+            clients, args, tmp_path / mode, stack, ascii_only=False, size=size, env=env
+        )
+    for mode, cli in players.items():
+        cli.wait_screen(napoleonic_board_in_black_s_turn)
+        colours = {char.fg for row in cli.view.buffer.values() for char in row.values()}
+        assert (colours == {"default"}) == (mode == "NO_COLOR"), colours
+    for (rows, columns), cli in zip(reversed(sizes.values()), players.values(), strict=True):
+        cli.resize(rows, columns)  # each at the other size: drawn again, still Black's turn
+        cli.view.erase_in_display(2)  # (what the screen shows now, the client drew)
+        cli.wait_screen(napoleonic_board_in_black_s_turn)
+        assert all(len(row) <= columns for row in cli.rows())
+    assert held.sides.count("black") >= len(players) and not held.released.is_set()
+    assert all("none yet" in cli.text() for cli in players.values())  # no move played yet
+
+    held.release()  # the bot's turn goes on to its end: Red's turn
+    for cli in players.values():
+        cli.wait_screen(r"Turn \d+ · Red · movement phase")
+        cli.send("quit")
+        assert cli.wait() == 0

@@ -128,14 +128,37 @@ def rank_labels(cli: Cli) -> list[str]:
     return [match.group(1) for row in cli.rows() if (match := re.match(r"\s?(\d{1,2}) ", row))]
 
 
+NO_COLOUR_SEATS = ("blue", "green")
+# Each alliance's men on the board: Red and Blue outlined (capitals without colours),
+# Black and Green filled (small letters), whoever looks.
+MEN = {
+    (True, True): "[♔♕♖♗♘♙]", (True, False): "[♚♛♜♝♞♟]",
+    (False, True): "[ICAG]", (False, False): "[icag]",
+}  # fmt: skip
+
+
+def own_army_at_the_bottom(cli: Cli, seat: str, ranks: list[str]) -> None:
+    """Wait for the board with `ranks` down the screen, and check that the two rows above
+    the bottom one hold the seat's own men (on the board, not beside it)."""
+    cli.wait_screen(lambda c: rank_labels(c) == ranks)
+    board = cli.rows()
+    bottom = next(i for i, row in enumerate(board) if re.match(r"\s?(\d{1,2}) ", row))
+    width = len(board[bottom - 1].rstrip())  # the file labels' row: the board's columns
+    rows = [row[:width] for row in board[bottom + 7 : bottom + 9]]  # above the bottom rank
+    own = MEN[seat not in NO_COLOUR_SEATS, seat in ("red", "blue")]
+    assert all(len(re.findall(own, row)) >= 14 for row in rows), (seat, cli.text())
+
+
 def test_every_player_of_four_sees_its_own_army_at_the_bottom_and_allies_the_same_board(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
-    # Full screen, 120x45, one person in each seat of grand_battle_2v2: Red and its ally
-    # Blue see ranks 10 to 1 down the screen (their armies on rows 2-3 at the bottom),
-    # Black and Green ranks 1 to 10 (their own rows 8-9 at the bottom).
+    # Full screen, 120x45, then 80x24, one person in each seat of grand_battle_2v2 (Blue
+    # and Green without colours): Red and its ally Blue see ranks 10 to 1 down the screen
+    # (their armies on rows 2-3 at the bottom), Black and Green ranks 1 to 10 (their own
+    # rows 8-9 at the bottom).
     seats = ["red", "blue", "black", "green"]
-    wide = {"ascii_only": False, "size": (45, 120)}
+    wide: dict[str, object] = {"ascii_only": False, "size": (45, 120)}
+    plain = {"env": {"NO_COLOR": "1"}}  # (NO_COLOUR_SEATS)
     red = run(
         clients, ["play", "napoleonic", "--scenario", "grand_battle_2v2", "--seat", "red",
                   "--invite", "--name", "red"],
@@ -148,17 +171,12 @@ def test_every_player_of_four_sees_its_own_army_at_the_bottom_and_allies_the_sam
     for seat in seats[1:]:
         players[seat] = run(
             clients, ["play", "--join", code.group(1), "--seat", seat, "--name", seat],
-            tmp_path / seat, stack, **wide,
+            tmp_path / seat, stack, **wide, **(plain if seat in NO_COLOUR_SEATS else {}),
         )  # fmt: skip
     down = [str(rank) for rank in range(10, 0, -1)]
     for seat, cli in players.items():
-        expected = down if seat in ("red", "blue") else down[::-1]
-        cli.wait_screen(lambda c, want=expected: rank_labels(c) == want)  # type: ignore[misc]
         cli.wait_screen(r"Green\s+green")  # every seat taken
-        board = cli.rows()
-        bottom = next(i for i, row in enumerate(board) if re.match(r"\s?(\d{1,2}) ", row))
-        own_rows = board[bottom + 7 : bottom + 9]  # the two ranks above the bottom one
-        assert all(re.search(r"[♔♕♖♗♘♙]", row) for row in own_rows), cli.text()
+        own_army_at_the_bottom(cli, seat, down if seat in ("red", "blue") else down[::-1])
         (tmp_path / f"screen-{seat}.txt").write_text(cli.text())
     # Joining reopens a player's stream: no "disconnected" (then "reconnected") for that,
     # however long the others look (their wait for Red's move, timed on the status line).
@@ -166,5 +184,10 @@ def test_every_player_of_four_sees_its_own_army_at_the_bottom_and_allies_the_sam
         players[seat].wait_screen(r"waiting for Red \(red\) 0:(0[7-9]|[1-9]\d)")
     for seat, cli in players.items():
         assert "disconnected" not in cli.text(), (seat, cli.text())
+    for seat, cli in players.items():  # a terminal of 80x24: the same boards, drawn again
+        cli.resize(24, 80)
+        cli.view.erase_in_display(2)  # (what the screen shows now, the client drew)
+        own_army_at_the_bottom(cli, seat, down if seat in ("red", "blue") else down[::-1])
+        assert all(len(row) <= 80 for row in cli.rows())
     for cli in players.values():
         cli.interrupt()

@@ -7,15 +7,28 @@ both rating changes, a rematch offered and accepted, and the leaderboard with it
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WAR_CITADEL, Cli, Stack, clients, game_id_of, run, stack
+from cli_client.updates import NOTICE_GRACE_SECONDS
+from tests.system.cli_support import (
+    WAR_CITADEL,
+    Cli,
+    Stack,
+    clients,
+    echoed,
+    game_id_of,
+    run,
+    stack,
+)
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-two-players")]
 __all__ = ["clients", "stack"]
+
+HELP_LINE = "board            draw"  # a line of `help`
 
 
 def test_an_invited_game_between_two_clients_to_the_end(
@@ -145,6 +158,38 @@ def test_quick_match_rated_resigned_rating_changes_leaderboard_and_rematch(
     board.expect(r"games\s+rated games finished")
     board.expect(r"\?\s+provisional: RD above 110")
     assert board.wait() == 0
+
+
+def test_a_quick_match_pairing_is_no_disconnection_of_either_player(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    # Paired players leave the queue's stream for the game's: neither is told that the
+    # other disconnected, left on its turn or reconnected (the matchmaker may look before
+    # a stream opens), however long the one to wait looks (its wait, timed on the status
+    # line, past the grace a disconnection is held for).
+    players = [
+        run(clients, ["play", "war", "--queue", "--name", name], tmp_path / name, stack)
+        for name in ("fay", "gus")
+    ]
+    for cli in players:
+        cli.expect(r"Game (\S+): you play (South|North)", timeout=30)
+    waiting = next(cli for cli in players if cli.child.match.group(2) == "North")
+    past_grace = math.ceil(NOTICE_GRACE_SECONDS) + 2
+    waiting.wait_screen(
+        lambda c: any(
+            int(found.group(1)) >= past_grace
+            for found in re.finditer(r"waiting for South \(\w+\) 0:(\d\d)", c.text())
+        )
+    )
+    for cli in players:
+        before = cli.screen().count(HELP_LINE)
+        cli.send("help")  # all the loop had to say before it is on the screen
+        echoed(cli, HELP_LINE, before)
+        seen = cli.screen()
+        assert "disconnected" not in seen and "reconnected" not in seen, seen[-3000:]
+    for cli in players:
+        cli.send("quit")
+        assert cli.wait() == 0
 
 
 def test_leaving_the_queue_with_ctrl_c(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:
