@@ -15,6 +15,8 @@ differs is kept here:
   so the caller learns how many replicas hold the write (`Replication` says how many the
   primary of a key has, read again every few seconds).
 - **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`.
+- **Script calls** on a cluster go to the primary of their first key, found by one slot
+  computation (`BoundedCluster._script_node`), not through redis-py's general command path.
 - **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
   slot's primary (`_SlotTransaction`), never through redis-py's own, which leaves the
   event loop.
@@ -54,6 +56,7 @@ from redis.exceptions import (
     RedisClusterException,
     RedisError,
     ResponseError,
+    SlotNotCoveredError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -198,7 +201,37 @@ class BoundedCluster(RedisCluster):
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         async with self.slot(), _lost_connection():
+            node = self._script_node(args, kwargs)
+            if node is not None:
+                try:  # redirections (MOVED, ASK) followed there, as redis-py does
+                    return await self._execute_command(node, *args, **kwargs)
+                except Exception as error:
+                    if type(error) not in self.ERRORS_ALLOW_RETRY:
+                        raise
+                    # A failover: redis-py's own path reads the slot map and retries.
             return await super().execute_command(*args, **kwargs)
+
+    def _script_node(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The primary serving a script call's first key (None: not a script call with
+        keys, a node named by the caller, or a slot map to read first).
+
+        Every script's keys share one slot (`scripts`), so a call goes where its first key
+        is served, found by one slot computation and one look-up: redis-py's general path
+        (command policies, every key's slot, node flags) cost a cluster's submission a
+        fifth more CPU than a standalone Redis's.
+        """
+        if (
+            kwargs
+            or self._initialize
+            or args[0] not in _SCRIPT_CALLS
+            or len(args) < 4
+            or not int(args[2])
+        ):
+            return None
+        try:
+            return self.nodes_manager.get_node_from_slot(self.keyslot(args[3]))
+        except SlotNotCoveredError:  # the cluster heals: redis-py's path waits for it
+            return None
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
         if shard_hint:
@@ -207,6 +240,8 @@ class BoundedCluster(RedisCluster):
             return _SlotTransaction(self)  # type: ignore[abstract]
         return _BoundedPipeline(self)  # type: ignore[abstract]
 
+
+_SCRIPT_CALLS = frozenset({"EVALSHA", "EVAL", "evalsha", "eval"})
 
 # Runs the commands in ARGV (each: its word count, then its words) in order, atomically.
 _TRANSACTION = """
