@@ -271,10 +271,13 @@ class Store:
                 [ScriptCall("authenticate", auth[0], auth[1]), ScriptCall("load", load_keys, names)]
             )
         else:  # the player's slot and the game's: two nodes, at the same time
-            auth_reply, reply = await asyncio.gather(
-                self.scripts.run("authenticate", auth[0], auth[1]),
-                self.scripts.run("load", load_keys, names),
-            )
+            checking = asyncio.ensure_future(self.scripts.run("authenticate", auth[0], auth[1]))
+            try:
+                reply = await self.scripts.run("load", load_keys, names)
+            except BaseException:
+                checking.cancel()
+                raise
+            auth_reply = await checking
         seconds, micros, prior, values = reply
         return (
             self._opened(_record(game_id, names, values)),
