@@ -216,9 +216,9 @@ class BoundedCluster(RedisCluster):
         keys, a node named by the caller, or a slot map to read first).
 
         Every script's keys share one slot (`scripts`), so a call goes where its first key
-        is served, found by one slot computation and one look-up: redis-py's general path
-        (command policies, every key's slot, node flags) cost a cluster's submission a
-        fifth more CPU than a standalone Redis's.
+        is served, found by one slot computation and one look-up, where redis-py's general
+        path resolves the command's policies and node flags and hashes every key (five for
+        a commit) on every call.
         """
         if (
             kwargs

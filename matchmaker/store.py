@@ -187,6 +187,12 @@ def _record(game_id: str, names: Sequence[str], values: Sequence[Any]) -> GameRe
     return GameRecord.from_hash(game_id, raw)
 
 
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A task left behind by a call that failed: its own outcome is dropped, not logged."""
+    if not task.cancelled():
+        task.exception()
+
+
 class Store:
     """Redis access for game sessions and the indexes over them."""
 
@@ -276,6 +282,7 @@ class Store:
                 reply = await self.scripts.run("load", load_keys, names)
             except BaseException:
                 checking.cancel()
+                checking.add_done_callback(_retrieved)  # its own failure is not logged
                 raise
             auth_reply = await checking
         seconds, micros, prior, values = reply
