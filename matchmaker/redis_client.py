@@ -16,7 +16,7 @@ differs is kept here:
   primary of a key has, read again every few seconds).
 - **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`.
 - **Script calls** on a cluster go to the primary of their first key, found by one slot
-  computation (`BoundedCluster._script_node`), not through redis-py's general command path.
+  computation (`BoundedCluster._run_script`), not through redis-py's general command path.
 - **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
   slot's primary (`_SlotTransaction`), never through redis-py's own, which leaves the
   event loop.
@@ -56,7 +56,6 @@ from redis.exceptions import (
     RedisClusterException,
     RedisError,
     ResponseError,
-    SlotNotCoveredError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -201,37 +200,34 @@ class BoundedCluster(RedisCluster):
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         async with self.slot(), _lost_connection():
-            node = self._script_node(args, kwargs)
-            if node is not None:
-                try:  # redirections (MOVED, ASK) followed there, as redis-py does
-                    return await self._execute_command(node, *args, **kwargs)
-                except Exception as error:
-                    if type(error) not in self.ERRORS_ALLOW_RETRY:
-                        raise
-                    # A failover: redis-py's own path reads the slot map and retries.
-            return await super().execute_command(*args, **kwargs)
+            if kwargs or not _names_keys(args):
+                return await super().execute_command(*args, **kwargs)
+            return await self._run_script(args)
 
-    def _script_node(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """The primary serving a script call's first key (None: not a script call with
-        keys, a node named by the caller, or a slot map to read first).
+    async def _run_script(self, args: tuple[Any, ...]) -> Any:
+        """Run a script call on the primary serving its first key.
 
         Every script's keys share one slot (`scripts`), so a call goes where its first key
         is served, found by one slot computation and one look-up, where redis-py's general
         path resolves the command's policies and node flags and hashes every key (five for
-        a commit) on every call.
+        a commit) on every call. Failures are met as there: redirections (MOVED, ASK)
+        followed on the way, a failover's errors retried as often, the slot map read
+        again before each retry.
         """
-        if (
-            kwargs
-            or self._initialize
-            or args[0] not in _SCRIPT_CALLS
-            or len(args) < 4
-            or not int(args[2])
-        ):
-            return None
-        try:
-            return self.nodes_manager.get_node_from_slot(self.keyslot(args[3]))
-        except SlotNotCoveredError:  # the cluster heals: redis-py's path waits for it
-            return None
+        retries = self.retry.get_retries()
+        failed_node = None
+        while True:
+            if self._initialize:
+                await self.initialize(last_failed_node_name=failed_node)
+                failed_node = None
+            try:
+                node = self.nodes_manager.get_node_from_slot(self.keyslot(args[3]))
+                return await self._execute_command(node, *args)
+            except Exception as error:
+                if not retries or type(error) not in self.ERRORS_ALLOW_RETRY:
+                    raise
+                retries -= 1
+                failed_node = getattr(error, "last_failed_node_name", None)
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
         if shard_hint:
@@ -242,6 +238,12 @@ class BoundedCluster(RedisCluster):
 
 
 _SCRIPT_CALLS = frozenset({"EVALSHA", "EVAL", "evalsha", "eval"})
+
+
+def _names_keys(args: tuple[Any, ...]) -> bool:
+    """True for a script call (EVALSHA, EVAL) naming at least one key."""
+    return args[0] in _SCRIPT_CALLS and len(args) >= 4 and int(args[2]) > 0
+
 
 # Runs the commands in ARGV (each: its word count, then its words) in order, atomically.
 _TRANSACTION = """
