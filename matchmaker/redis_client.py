@@ -15,6 +15,8 @@ differs is kept here:
   so the caller learns how many replicas hold the write (`Replication` says how many the
   primary of a key has, read again every few seconds).
 - **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`.
+- **Script calls** on a cluster go to the primary of their first key, found by one slot
+  computation (`BoundedCluster._run_script`), not through redis-py's general command path.
 - **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
   slot's primary (`_SlotTransaction`), never through redis-py's own, which leaves the
   event loop.
@@ -198,7 +200,34 @@ class BoundedCluster(RedisCluster):
 
     async def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         async with self.slot(), _lost_connection():
-            return await super().execute_command(*args, **kwargs)
+            if kwargs or not _names_keys(args):
+                return await super().execute_command(*args, **kwargs)
+            return await self._run_script(args)
+
+    async def _run_script(self, args: tuple[Any, ...]) -> Any:
+        """Run a script call on the primary serving its first key.
+
+        Every script's keys share one slot (`scripts`), so a call goes where its first key
+        is served, found by one slot computation and one look-up, where redis-py's general
+        path resolves the command's policies and node flags and hashes every key (five for
+        a commit) on every call. Failures are met as there: redirections (MOVED, ASK)
+        followed on the way, a failover's errors retried as often, the slot map read
+        again before each retry.
+        """
+        retries = self.retry.get_retries()
+        failed_node = None
+        while True:
+            if self._initialize:
+                await self.initialize(last_failed_node_name=failed_node)
+                failed_node = None
+            try:
+                node = self.nodes_manager.get_node_from_slot(self.keyslot(args[3]))
+                return await self._execute_command(node, *args)
+            except Exception as error:
+                if not retries or type(error) not in self.ERRORS_ALLOW_RETRY:
+                    raise
+                retries -= 1
+                failed_node = getattr(error, "last_failed_node_name", None)
 
     def pipeline(self, transaction: Any | None = None, shard_hint: Any | None = None) -> Any:
         if shard_hint:
@@ -206,6 +235,14 @@ class BoundedCluster(RedisCluster):
         if transaction:
             return _SlotTransaction(self)  # type: ignore[abstract]
         return _BoundedPipeline(self)  # type: ignore[abstract]
+
+
+_SCRIPT_CALLS = frozenset({"EVALSHA", "EVAL", "evalsha", "eval"})
+
+
+def _names_keys(args: tuple[Any, ...]) -> bool:
+    """True for a script call (EVALSHA, EVAL) naming at least one key."""
+    return args[0] in _SCRIPT_CALLS and len(args) >= 4 and int(args[2]) > 0
 
 
 # Runs the commands in ARGV (each: its word count, then its words) in order, atomically.

@@ -187,6 +187,12 @@ def _record(game_id: str, names: Sequence[str], values: Sequence[Any]) -> GameRe
     return GameRecord.from_hash(game_id, raw)
 
 
+def _retrieved(task: asyncio.Future[Any]) -> None:
+    """A task left behind by a call that failed: its own outcome is dropped, not logged."""
+    if not task.cancelled():
+        task.exception()
+
+
 class Store:
     """Redis access for game sessions and the indexes over them."""
 
@@ -271,10 +277,14 @@ class Store:
                 [ScriptCall("authenticate", auth[0], auth[1]), ScriptCall("load", load_keys, names)]
             )
         else:  # the player's slot and the game's: two nodes, at the same time
-            auth_reply, reply = await asyncio.gather(
-                self.scripts.run("authenticate", auth[0], auth[1]),
-                self.scripts.run("load", load_keys, names),
-            )
+            checking = asyncio.ensure_future(self.scripts.run("authenticate", auth[0], auth[1]))
+            try:
+                reply = await self.scripts.run("load", load_keys, names)
+            except BaseException:
+                checking.cancel()
+                checking.add_done_callback(_retrieved)  # its own failure is not logged
+                raise
+            auth_reply = await checking
         seconds, micros, prior, values = reply
         return (
             self._opened(_record(game_id, names, values)),

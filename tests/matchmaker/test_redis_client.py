@@ -20,6 +20,7 @@ from matchmaker import keys
 from matchmaker.record import GameStatus
 from matchmaker.redis_client import (
     TRANSIENT_ERRORS,
+    BoundedCluster,
     RedisSetupError,
     connect,
     listener_connection,
@@ -282,6 +283,38 @@ def test_a_transaction_on_a_cluster_runs_its_commands_in_order_on_one_slot(
         with pytest.raises(RedisClusterException, match="one slot"):
             await across.execute()
         assert await client.exists("a{one}", "a{two}") == 0
+        await client.aclose()
+
+    run(scenario())
+
+
+@pytest.mark.integration
+def test_a_script_call_on_a_cluster_finds_its_primary_by_its_first_key_alone(
+    redis_cluster: RedisClusterServers,
+) -> None:
+    """A commit names five keys of one slot: the client works out one slot per call (redis-py's
+    own path hashed every key, and more, per call), and the script runs on that slot's
+    primary with every key it was given."""
+
+    async def scenario() -> None:
+        flush_cluster(redis_cluster)
+        client = await store_client(redis_cluster.url)
+        assert isinstance(client, BoundedCluster)
+        hashed: list[Any] = []
+        keyslot = client.keyslot
+
+        def counted(key: Any) -> int:
+            hashed.append(key)
+            return keyslot(key)
+
+        client.keyslot = counted  # type: ignore[method-assign]
+        names = [f"{{g}}:{part}" for part in ("game", "actions", "stream", "idem", "due")]
+        script = "return {#KEYS, redis.call('SET', KEYS[5], ARGV[1])}"
+        for round_ in range(3):
+            assert await client.eval(script, len(names), *names, round_) == [5, b"OK"]
+        assert hashed == [names[0]] * 3
+        client.keyslot = keyslot  # type: ignore[method-assign]
+        assert await client.get(names[4]) == b"2"
         await client.aclose()
 
     run(scenario())
