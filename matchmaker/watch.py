@@ -13,14 +13,16 @@ The messages of a batch are built and serialized once per side that watches
 (`Batch.messages`: the spectators share one set), so an update costs one read, one build
 and one serialization per side, whatever the number of watchers; what is left to each
 stream is writing those bytes (`Service.WatchGame`), and waiting for the next batch costs
-it one future, no task (`Watcher.next`). A watcher holds at most `BUFFER` batches: one
-that does not read its stream (a stalled client) is marked behind instead of buffering
-more (`Watcher.hand`, constant work per update), and reads its way back from the game's
-stream by version once it reads again. Until then a stream its client does not read
-costs what a reader costs: gRPC completes its writes as long as the client's transport
-takes them (its flow-control window, which gRPC's bandwidth probing widens on a fast
-link), and only a write that does not complete leaves its batches to pile up (measured:
-`tests/bench/bench_strangers.py`).
+it one future, no task (`Watcher.next`). A feed keeps its last `BUFFER` batches and each
+watcher only how many of them it took; handing a batch out wakes the watchers waiting for
+one, `WAKE_SLICE` per turn of the event loop (`Feed.hand`), and no other: a stream still
+writing its last message (gRPC asks for the next only once a write completed, and a
+write waits while the client's transport takes no more) costs nothing per update. Asking
+again, it takes the batches it missed from the feed or, having missed more, reads its
+way back from the game's stream by version. A stream whose client does not read still
+costs what a reader costs as long as the client's transport takes its writes (its
+flow-control window, which gRPC's bandwidth probing widens on a fast link): the server
+cannot tell it from a reader (measured: `tests/bench/bench_strangers.py`).
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
