@@ -17,7 +17,15 @@ from matchmaker import keys
 from matchmaker.record import GameStatus
 from matchmaker.server import Replica
 from matchmaker.store import Commit, Update
-from matchmaker.watch import BUFFER, READ_COUNT, Batch, Feed, Watcher, finished_at
+from matchmaker.watch import (
+    BUFFER,
+    READ_COUNT,
+    WAKE_SLICE,
+    Batch,
+    Feed,
+    Watcher,
+    finished_at,
+)
 from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs, store_client
 from tests.matchmaker.test_views import war_record
@@ -286,6 +294,44 @@ def test_a_stream_not_asking_for_an_update_costs_nothing_per_update(redis_url: s
                 [version - 1],
                 [version],
             ]
+
+    asyncio.run(scenario())
+
+
+def test_a_call_ready_meanwhile_waits_behind_one_slice_of_the_streams_an_update_wakes(
+    redis_url: str,
+) -> None:
+    """An update wakes the streams waiting for it `WAKE_SLICE` per turn of the event loop:
+    a call that became ready once the first of them went on (a move's Redis reply) goes on
+    behind at most that slice of them, not behind all two hundred."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica, contextlib.AsyncExitStack() as streams:
+            hub = replica.hub
+            watchers = [
+                await streams.enter_async_context(hub.subscribe("g-woken")) for _ in range(200)
+            ]
+            update = Update(b"update 1", side="south")
+            first = asyncio.ensure_future(taken(watchers[0]))
+            await asyncio.sleep(0)
+            await replica.store.commit(Commit("g-woken", 0, {"status": "running"}, update=update))
+            assert [entry.version for entry in (await first).entries] == [1]  # listening
+            order: list[str] = []
+
+            async def woken(watcher: Watcher) -> None:
+                while (await taken(watcher)).entries[-1].version < 2:
+                    pass  # update 1, taken at once
+                order.append("stream")
+                if len(order) == 1:  # the move's reply arrives as the first goes on
+                    asyncio.get_running_loop().call_soon(order.append, "move")
+
+            waiting = [asyncio.ensure_future(woken(watcher)) for watcher in watchers]
+            await asyncio.sleep(0)  # each waits for update 2
+            update = Update(b"update 2", side="south")
+            await replica.store.commit(Commit("g-woken", 1, {"status": "running"}, update=update))
+            await asyncio.gather(*waiting)
+            assert order.count("stream") == len(watchers)
+            assert order.index("move") <= WAKE_SLICE, order.index("move")
 
     asyncio.run(scenario())
 
