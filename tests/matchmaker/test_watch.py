@@ -1,5 +1,6 @@
-"""The hub of live updates on a real Redis: the watcher limit's retry hint, and a listener
-that loses its connection says why."""
+"""The hub of live updates on a real Redis: the watcher limit's retry hint, a listener that
+loses its connection says why, an update wakes only the streams waiting for one and those a
+slice at a time."""
 
 from __future__ import annotations
 
