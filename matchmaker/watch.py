@@ -13,14 +13,16 @@ The messages of a batch are built and serialized once per side that watches
 (`Batch.messages`: the spectators share one set), so an update costs one read, one build
 and one serialization per side, whatever the number of watchers; what is left to each
 stream is writing those bytes (`Service.WatchGame`), and waiting for the next batch costs
-it one future, no task (`Watcher.next`). A watcher holds at most `BUFFER` batches: one
-that does not read its stream (a stalled client) is marked behind instead of buffering
-more (`Watcher.hand`, constant work per update), and reads its way back from the game's
-stream by version once it reads again. Until then a stream its client does not read
-costs what a reader costs: gRPC completes its writes as long as the client's transport
-takes them (its flow-control window, which gRPC's bandwidth probing widens on a fast
-link), and only a write that does not complete leaves its batches to pile up (measured:
-`tests/bench/bench_strangers.py`).
+it one future, no task (`Watcher.next`). A feed keeps its last `BUFFER` batches and each
+watcher only how many of them it took; handing a batch out wakes the watchers waiting for
+one, `WAKE_SLICE` per turn of the event loop (`Feed.hand`), and no other: a stream still
+writing its last message (gRPC asks for the next only once a write completed, and a
+write waits while the client's transport takes no more) costs nothing per update. Asking
+again, it takes the batches it missed from the feed or, having missed more, reads its
+way back from the game's stream by version. A stream whose client does not read still
+costs what a reader costs as long as the client's transport takes its writes (its
+flow-control window, which gRPC's bandwidth probing widens on a fast link): the server
+cannot tell it from a reader (measured: `tests/bench/bench_strangers.py`).
 
 Nothing is lost between announcement and stream: a feed reads the stream itself, the
 announcement only wakes it; every (re)subscription wakes the feed too, so it catches up on
@@ -98,6 +100,10 @@ REFUSED = Counter(
 BUILT = Counter(
     "wargame_matchmaker_watch_builds", "Sets of live-update messages built (once per side)"
 )
+WOKEN = Counter(
+    "wargame_matchmaker_watchers_woken",
+    "Streams woken with a live update (only those waiting for one: one busy writing is not)",
+)
 BEHIND = Counter(
     "wargame_matchmaker_watchers_behind",
     "Times a watcher that did not read its stream was left to read its way back",
@@ -107,7 +113,8 @@ BEHIND = Counter(
 FAILURES: tuple[type[Exception], ...] = (*REDIS_ERRORS, OSError)
 READ_COUNT = 200  # stream entries read at once by a feed
 SUBSCRIBE_BATCH = 500  # channels per SSUBSCRIBE (of one slot)
-BUFFER = 16  # batches a watcher holds unread; past them it is behind (reads the stream)
+BUFFER = 16  # batches a feed holds; a watcher that missed more is behind (reads the stream)
+WAKE_SLICE = 32  # watchers woken per turn of the event loop when a batch is handed out
 
 T = TypeVar("T")
 
@@ -145,57 +152,65 @@ class Batch:
 
 
 BEHIND_BATCH = Batch((), None, 0, behind=True)
-STOP_BATCH = Batch((), None, 0)  # the server shuts down (`Watcher.next`)
 
 
 class Watcher:
-    """One stream's batches, at most `BUFFER` of them unread. Waiting for the next costs a
-    stream one future per batch (`Queue.get`): its shutdown is watched by one task for the
-    stream's whole life, which hands it `STOP_BATCH`."""
+    """One stream's place in its game's feed: the batches of the feed it has taken (or
+    skipped). The batches themselves are the feed's (its last `BUFFER`), and handing one
+    out wakes only the watchers waiting for one (`Feed.hand`): a stream busy elsewhere (one
+    whose client has not taken its last message: gRPC pulls the next only once a write
+    completed) costs nothing per update, and takes what it missed when it asks again (from
+    the feed's last batches or, fallen out of them, word that it is behind). Its shutdown is
+    watched by one task for the stream's whole life."""
 
-    def __init__(self) -> None:
-        self.queue: asyncio.Queue[Batch] = asyncio.Queue()
-        self.behind = False  # batches were dropped: the stream reads its way back
+    def __init__(self, feed: Feed) -> None:
+        self.feed = feed
+        self.taken = feed.handed  # the feed's batches handed out before this one's turn
+        self.waiting: asyncio.Future[None] | None = None  # while it waits in `next`
+        self.stopped = False
         self._stopper: asyncio.Task[Any] | None = None
 
-    def hand(self, batch: Batch) -> None:
-        """Queue a batch; a watcher that left `BUFFER` unread gets word it is behind
-        instead (and nothing more until it has read that word)."""
-        if self.behind:
-            return
-        if self.queue.qsize() >= BUFFER:
-            self.behind = True
-            BEHIND.inc()
-            while not self.queue.empty():
-                self.queue.get_nowait()
-            batch = BEHIND_BATCH
-        self.queue.put_nowait(batch)
-
     async def next(self, shutdown: asyncio.Event, timeout: float | None = None) -> Batch | None:
-        """The next batch; None on shutdown (`shutdown` is the same event on every call) or
-        after `timeout` seconds. A watcher handed `BEHIND_BATCH` takes batches again from
-        then on."""
+        """The next batch (`BEHIND_BATCH` when the ones it missed are no longer held: it
+        reads its way back, then takes batches again); None on shutdown (`shutdown` is the
+        same event on every call) or after `timeout` seconds."""
         if self._stopper is None:
             self._stopper = asyncio.ensure_future(shutdown.wait())
             self._stopper.add_done_callback(self._stop)
-        if shutdown.is_set() and self.queue.empty():
-            return None
-        try:
-            if timeout is None:
-                batch = await self.queue.get()
-            else:
-                batch = await asyncio.wait_for(self.queue.get(), timeout)
-        except TimeoutError:
-            return None
-        if batch is STOP_BATCH:
-            return None
-        if batch.behind:
-            self.behind = False
-        return batch
+        feed = self.feed
+        while True:
+            missed = feed.handed - self.taken
+            if missed > len(feed.log):
+                self.taken = feed.handed
+                BEHIND.inc()
+                return BEHIND_BATCH
+            if missed:
+                self.taken += 1
+                return feed.log[-missed]
+            if self.stopped or shutdown.is_set():
+                return None
+            self.waiting = asyncio.get_running_loop().create_future()
+            feed.waiting.add(self)
+            try:
+                if timeout is None:
+                    await self.waiting
+                else:
+                    await asyncio.wait_for(self.waiting, timeout)
+            except TimeoutError:
+                return None
+            finally:
+                self.waiting = None
+                feed.waiting.discard(self)
+
+    def wake(self) -> None:
+        """Let `next` look again (a batch was handed out, or the server shuts down)."""
+        if self.waiting is not None and not self.waiting.done():
+            self.waiting.set_result(None)
 
     def _stop(self, stopper: asyncio.Task[Any]) -> None:
         if not stopper.cancelled():
-            self.queue.put_nowait(STOP_BATCH)
+            self.stopped = True
+            self.wake()
 
     def close(self) -> None:
         """Stop watching for shutdown."""
@@ -225,6 +240,9 @@ class Feed:
         self.channel = keys.game_channel(game_id).encode()
         self.last_id = last_id  # the newest stream entry handed to the watchers
         self.watchers: set[Watcher] = set()
+        self.log: deque[Batch] = deque(maxlen=BUFFER)  # the last batches handed out
+        self.handed = 0  # batches handed out
+        self.waiting: set[Watcher] = set()  # the watchers waiting for the next one
         self.listener: Listener | None = None
         self._stale = False  # woken since the last read began
         self._reading: asyncio.Task[None] | None = None
@@ -245,8 +263,20 @@ class Feed:
             except FAILURES as error:
                 batch = Batch((), None, 0, error)
             if batch is not None:
-                for watcher in list(self.watchers):
-                    watcher.hand(batch)
+                await self.hand(batch)
+
+    async def hand(self, batch: Batch) -> None:
+        """Hand out a batch: kept among the last `BUFFER`, and the watchers waiting for one
+        woken, `WAKE_SLICE` per turn of the event loop (a call ready meanwhile waits behind
+        one slice of them, not all); a watcher not waiting is not touched."""
+        self.log.append(batch)
+        self.handed += 1
+        waiting, self.waiting = self.waiting, set()
+        WOKEN.inc(len(waiting))
+        for index, watcher in enumerate(waiting):
+            if index and not index % WAKE_SLICE:
+                await asyncio.sleep(0)
+            watcher.wake()
 
     async def _next(self) -> Batch | None:
         """The entries after the last one handed out, with the game (None: nothing new)."""
@@ -526,7 +556,7 @@ class Hub:
         when the caller may not open one stream more (`admit`)."""
         self.admit(caller)
         self._count(caller, 1)
-        watcher = Watcher()
+        watcher: Watcher | None = None
         feed: Feed | None = None
         try:
             feed = self.feeds.get(game_id)
@@ -538,12 +568,14 @@ class Hub:
                     self.feeds[game_id] = feed
                     FEEDS.inc()
                     self._place(feed)
+            watcher = Watcher(feed)
             feed.watchers.add(watcher)
             yield watcher
         finally:
-            watcher.close()
+            if watcher is not None:
+                watcher.close()
             self._count(caller, -1)
-            if feed is not None:
+            if feed is not None and watcher is not None:
                 feed.watchers.discard(watcher)
                 if not feed.watchers and self.feeds.get(game_id) is feed:
                     del self.feeds[game_id]

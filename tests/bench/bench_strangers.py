@@ -9,15 +9,18 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strange
   client process over `MOVING_GAMES` games, while this process plays `MOVES_PER_SECOND`
   moves a second in each (so every stream gets updates) and times GetGame of another game,
   one call after another. Rounds in turns: no streams; streams whose client reads every
-  message; streams whose client reads none. With streams, the timing starts once every
-  one has been left behind (its client's transport took no more: the matchmaker's count of
-  watchers left behind), or after `FILL_BOUND_S` of moves. Each kind is held until the
-  matchmaker counts every stream open (`wargame_matchmaker_watchers`). Figures: GetGame
+  message; streams whose client reads none. With streams, the timing starts once two
+  updates' time went by without a stream woken (their clients' transports took no more:
+  the matchmaker's count of streams woken, `wargame_matchmaker_watchers_woken`), or after
+  `FILL_BOUND_S` of moves. Each kind is held until the matchmaker counts every stream open
+  (`wargame_matchmaker_watchers`). Figures: GetGame
   p50 and p99 of each kind (median of the rounds); the read beside none, the unread beside
   the read (goal: an unread stream costs no more than a reader, <= 1x); and the
   matchmaker process's CPU time per stream and update: its CPU time a second over
   `CPU_SECONDS` of moves alone (before GetGame is timed), less that of the round without
-  streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second.
+  streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second; and the streams
+  woken over those seconds, per stream and update (1: every stream is handed every update,
+  0: none is).
 - Bot under a flood (item 6): a timed Game of War against the bot (`BOT_TIME` per move),
   the engine with one worker and its default pool, the matchmaker proving its calls with
   the caller key. Rounds alternate: calm, and under `FLOODERS` anonymous SuggestAction
@@ -191,14 +194,14 @@ async def unread_round(
     actions: list[game_pb2.Action],
     sides: list[str],
     *,
-    behind_from: float | None,
-) -> tuple[list[float], float]:
+    fill: bool,
+) -> tuple[list[float], float, float]:
     """Moves in the watched games, `MOVES_PER_SECOND` each, while GetGame of `timed` is
-    called one after another for `ROUND_SECONDS`: the GetGame latencies (ms) and the
-    matchmaker's CPU seconds a second over `CPU_SECONDS` of moves alone before. With
-    `behind_from`, the timing starts once every unread stream has filled its buffers and
-    been left behind (the matchmaker's count of watchers left behind has grown by `UNREAD`
-    from that value), or after `FILL_BOUND_S`."""
+    called one after another for `ROUND_SECONDS`: the GetGame latencies (ms), the
+    matchmaker's CPU seconds a second over `CPU_SECONDS` of moves alone before, and the
+    streams woken a second over them. With `fill`, the timing starts once two updates' time
+    went by without a stream woken (each was left with a write its client's transport did
+    not take), or after `FILL_BOUND_S`."""
     async with grpc.aio.insecure_channel(setup.matchmaker) as channel:
         stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
         done = asyncio.Event()
@@ -214,22 +217,28 @@ async def unread_round(
                 await paced
             raise RuntimeError("a watched game's line was played out before the round ended")
 
-        async def time_gets() -> tuple[list[float], float]:
-            if behind_from is not None:
+        def woken() -> float:
+            return gauge(setup.metrics, "wargame_matchmaker_watchers_woken_total")
+
+        async def time_gets() -> tuple[list[float], float, float]:
+            if fill:
                 deadline = time.monotonic() + FILL_BOUND_S
+                before = await asyncio.to_thread(woken)
                 while time.monotonic() < deadline:
-                    behind = await asyncio.to_thread(
-                        gauge, setup.metrics, "wargame_matchmaker_watchers_behind_total"
-                    )
-                    if behind - behind_from >= UNREAD:
+                    await asyncio.sleep(2 / MOVES_PER_SECOND)
+                    now = await asyncio.to_thread(woken)
+                    if now == before:
                         break
-                    await asyncio.sleep(0.5)
+                    before = now
                 else:
-                    print(f"  (after {FILL_BOUND_S:g} s, {behind - behind_from:g} streams behind)")
+                    print(f"  (after {FILL_BOUND_S:g} s, streams are still woken per update)")
             cpu = cpu_seconds([setup.matchmaker_pid])
+            woke = await asyncio.to_thread(woken)
             started = time.perf_counter()
             await asyncio.sleep(CPU_SECONDS)
-            cpu = (cpu_seconds([setup.matchmaker_pid]) - cpu) / (time.perf_counter() - started)
+            elapsed = time.perf_counter() - started
+            cpu = (cpu_seconds([setup.matchmaker_pid]) - cpu) / elapsed
+            woke = (await asyncio.to_thread(woken) - woke) / elapsed
             latencies: list[float] = []
             stop_at = time.perf_counter() + ROUND_SECONDS
             while time.perf_counter() < stop_at:
@@ -237,7 +246,7 @@ async def unread_round(
                 await stub.GetGame(mm.GetGameRequest(game_id=timed))
                 latencies.append((time.perf_counter() - sent) * 1000)
             done.set()
-            return latencies, cpu
+            return latencies, cpu, woke
 
         players = [asyncio.ensure_future(play(g, p)) for g, p in games]
         timing = await time_gets()
@@ -257,14 +266,12 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
 
     figures: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
     cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}  # seconds a second
+    woken: dict[str, list[float]] = {kind: [] for kind in KINDS}  # streams a second
     for index in range(rounds + 1):  # the first round warms up
         for kind in KINDS:
             games, timed = asyncio.run(fresh_games())
             holder = None
-            behind_from = None
             if kind != "none":
-                # Both kinds play the same while before the timing (a reader is never behind).
-                behind_from = gauge(setup.metrics, "wargame_matchmaker_watchers_behind_total")
                 holder = subprocess.Popen(
                     [sys.executable, "-m", "tests.bench.bench_strangers", "--hold", kind,
                      setup.matchmaker, ",".join(game_id for game_id, _ in games)],
@@ -276,8 +283,9 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
                         raise RuntimeError("the streams did not all open")
                     time.sleep(0.2)
             try:
-                latencies, busy = asyncio.run(
-                    unread_round(setup, games, timed, actions, sides, behind_from=behind_from)
+                # Both kinds play the same while before the timing (a reader is always woken).
+                latencies, busy, woke = asyncio.run(
+                    unread_round(setup, games, timed, actions, sides, fill=kind != "none")
                 )
             finally:
                 if holder is not None:
@@ -289,6 +297,7 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
             if index:
                 figures[kind].append((percentile(latencies, 0.5), percentile(latencies, 0.99)))
                 cpu[kind].append(busy)
+                woken[kind].append(woke)
     for share, column in (("p50", 0), ("p99", 1)):
         reference = bench.report(
             figure(
@@ -326,6 +335,13 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
                     (busy - calm) / updates * 1000
                     for busy, calm in zip(cpu[kind], cpu["none"], strict=True)
                 ],
+            )
+        )
+        bench.report(
+            figure(
+                f"streams woken per stream and update, {UNREAD:,} streams {what}",
+                "wake-ups",
+                [woke / updates for woke in woken[kind]],
             )
         )
 

@@ -1,5 +1,6 @@
-"""The hub of live updates on a real Redis: the watcher limit's retry hint, and a listener
-that loses its connection says why."""
+"""The hub of live updates on a real Redis: the watcher limit's retry hint, a listener that
+loses its connection says why, an update wakes only the streams waiting for one and those a
+slice at a time."""
 
 from __future__ import annotations
 
@@ -10,13 +11,22 @@ from typing import Any
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 from redis.asyncio.cluster import RedisCluster
 
 from matchmaker import keys
 from matchmaker.record import GameStatus
 from matchmaker.server import Replica
 from matchmaker.store import Commit, Update
-from matchmaker.watch import READ_COUNT, Feed, Watcher, finished_at
+from matchmaker.watch import (
+    BUFFER,
+    READ_COUNT,
+    WAKE_SLICE,
+    Batch,
+    Feed,
+    Watcher,
+    finished_at,
+)
 from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs, store_client
 from tests.matchmaker.test_views import war_record
@@ -33,6 +43,13 @@ async def parts(redis_url: str, **changes: Any) -> AsyncIterator[Replica]:
         yield replica
     finally:
         await replica.close()
+
+
+async def taken(updates: Watcher) -> Batch:
+    """The watcher's next batch (at most 15 s away)."""
+    batch = await updates.next(asyncio.Event(), 15)
+    assert batch is not None, "no batch for 15 s"
+    return batch
 
 
 def test_one_watcher_too_many_is_told_when_to_retry(redis_url: str) -> None:
@@ -151,7 +168,7 @@ def test_a_listener_pings_through_silences_and_keeps_its_connection(redis_url: s
                     store = replica.store
                     update = Update(b"update 1", side="south")
                     await store.commit(Commit("g-watched", 0, {"status": "running"}, update=update))
-                    batch = await asyncio.wait_for(updates.queue.get(), 15)
+                    batch = await taken(updates)
                     assert [entry.version for entry in batch.entries] == [1]
             finally:
                 await checker.aclose()
@@ -219,15 +236,103 @@ def test_a_watched_game_at_rest_costs_redis_no_reads(redis_url: str) -> None:
                     await replica.store.commit(
                         Commit("g-at-rest", 0, {"status": "running"}, update=update)
                     )
-                    batch = await asyncio.wait_for(updates.queue.get(), 15)
+                    batch = await taken(updates)
                     assert [entry.version for entry in batch.entries] == [1]
                     assert await reads() == base + 2
                     for _ in range(20):  # the replica's tasks run while these are answered
                         await replica.redis.ping()
                     assert await reads() == base + 2
-                    assert updates.queue.empty()
+                    assert updates.taken == updates.feed.handed
             finally:
                 await checker.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_stream_not_asking_for_an_update_costs_nothing_per_update(redis_url: str) -> None:
+    """A stream busy elsewhere (its last message not yet taken by its client: gRPC asks it
+    for the next one only once the write completed) is not woken, nor handed anything, per
+    update: an update wakes only the streams waiting for one (counted by
+    wargame_matchmaker_watchers_woken), one per update here however many streams are busy.
+    A busy stream asking at last takes what it missed, in order, or, having missed more
+    than the feed holds (`BUFFER`), word that it is behind (it reads its way back)."""
+
+    def woken() -> float | None:
+        return REGISTRY.get_sample_value("wargame_matchmaker_watchers_woken_total")
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica, contextlib.AsyncExitStack() as streams:
+            hub = replica.hub
+            reader = await streams.enter_async_context(hub.subscribe("g-busy"))
+            busy = [await streams.enter_async_context(hub.subscribe("g-busy")) for _ in range(50)]
+            version = 0
+
+            async def move() -> list[int]:
+                """One update, the reader waiting for it: the versions handed to it."""
+                nonlocal version
+                waiting = asyncio.ensure_future(taken(reader))
+                await asyncio.sleep(0)  # the reader waits for its next batch
+                update = Update(f"update {version + 1}".encode(), side="south")
+                await replica.store.commit(
+                    Commit("g-busy", version, {"status": "running"}, update=update)
+                )
+                version += 1
+                return [entry.version for entry in (await waiting).entries]
+
+            assert await move() == [1]  # the feed listens: every update from now on
+            before = woken()
+            missed = BUFFER + 2
+            assert [await move() for _ in range(missed)] == [[v] for v in range(2, missed + 2)]
+            after = woken()
+            assert before is not None and after is not None, "no count of streams woken"
+            assert after - before == missed, (after - before, missed)  # the reader alone
+            # Asking at last: more missed than the feed holds, then the next ones in order.
+            assert (await taken(busy[0])).behind
+            for _ in range(3):
+                await move()
+            assert [[e.version for e in (await taken(busy[0])).entries] for _ in range(3)] == [
+                [version - 2],
+                [version - 1],
+                [version],
+            ]
+
+    asyncio.run(scenario())
+
+
+def test_a_call_ready_meanwhile_waits_behind_one_slice_of_the_streams_an_update_wakes(
+    redis_url: str,
+) -> None:
+    """An update wakes the streams waiting for it `WAKE_SLICE` per turn of the event loop:
+    a call that became ready once the first of them went on (a move's Redis reply) goes on
+    behind at most that slice of them, not behind all two hundred."""
+
+    async def scenario() -> None:
+        async with parts(redis_url) as replica, contextlib.AsyncExitStack() as streams:
+            hub = replica.hub
+            watchers = [
+                await streams.enter_async_context(hub.subscribe("g-woken")) for _ in range(200)
+            ]
+            update = Update(b"update 1", side="south")
+            first = asyncio.ensure_future(taken(watchers[0]))
+            await asyncio.sleep(0)
+            await replica.store.commit(Commit("g-woken", 0, {"status": "running"}, update=update))
+            assert [entry.version for entry in (await first).entries] == [1]  # listening
+            order: list[str] = []
+
+            async def woken(watcher: Watcher) -> None:
+                while (await taken(watcher)).entries[-1].version < 2:
+                    pass  # update 1, taken at once
+                order.append("stream")
+                if len(order) == 1:  # the move's reply arrives as the first goes on
+                    asyncio.get_running_loop().call_soon(order.append, "move")
+
+            waiting = [asyncio.ensure_future(woken(watcher)) for watcher in watchers]
+            await asyncio.sleep(0)  # each waits for update 2
+            update = Update(b"update 2", side="south")
+            await replica.store.commit(Commit("g-woken", 1, {"status": "running"}, update=update))
+            await asyncio.gather(*waiting)
+            assert order.count("stream") == len(watchers)
+            assert order.index("move") <= WAKE_SLICE, order.index("move")
 
     asyncio.run(scenario())
 
@@ -248,7 +353,7 @@ def test_a_feed_that_fell_behind_hands_out_every_entry_once_in_bounded_reads(
                     Commit("g-behind", version, {"status": "running"}, update=update)
                 )
             feed = Feed(replica.hub, "g-behind", "0-0")  # not listening: woken here, once
-            watcher = Watcher()
+            watcher = Watcher(feed)
             feed.watchers.add(watcher)
             try:
                 feed.wake()
@@ -257,7 +362,7 @@ def test_a_feed_that_fell_behind_hands_out_every_entry_once_in_bounded_reads(
                 await asyncio.wait_for(reading, 15)
             finally:
                 feed.close()
-            batches = [watcher.queue.get_nowait() for _ in range(watcher.queue.qsize())]
+            batches = [await taken(watcher) for _ in range(feed.handed - watcher.taken)]
             assert [len(batch.entries) for batch in batches] == [READ_COUNT, READ_COUNT, 7]
             entries = [entry for batch in batches for entry in batch.entries]
             assert [entry.position for entry in entries] == [(v, 0) for v in range(1, total + 1)]
@@ -324,10 +429,10 @@ def test_a_listener_left_without_games_and_cut_off_is_forgotten(redis_url: str) 
                         await replica.store.commit(
                             Commit("g-later", 0, {"status": "running"}, update=update)
                         )
-                    return not updates.queue.empty()
+                    return updates.feed.handed > updates.taken
 
                 await until(delivered, "an update delivered through the new listener")
-                batch = updates.queue.get_nowait()
+                batch = await taken(updates)
                 assert [entry.version for entry in batch.entries] == [1]
 
     asyncio.run(scenario())

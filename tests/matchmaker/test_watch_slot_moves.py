@@ -133,10 +133,9 @@ async def versions(updates: Watcher, last: int) -> list[int]:
     15 s for each batch)."""
     seen: list[int] = []
     while not seen or seen[-1] < last:
-        try:
-            batch = await asyncio.wait_for(updates.queue.get(), 15)
-        except TimeoutError:
-            raise AssertionError(f"handed {seen}, then nothing for 15 s (up to {last})") from None
+        batch = await updates.next(asyncio.Event(), 15)
+        if batch is None:
+            raise AssertionError(f"handed {seen}, then nothing for 15 s (up to {last})")
         assert batch.error is None, batch.error
         seen += [entry.version for entry in batch.entries]
     return seen
