@@ -626,7 +626,8 @@ class Game {
       return;
     }
     const side = (this.mySide() || ((this.view.state || {}).toAct || [])[0] || "");
-    if (await this.submit({ side, notation: text })) this.notation.value = "";
+    // Cleared once played, unless the next move is being typed already (a late reply).
+    if (await this.submit({ side, notation: text }) && this.notation.value.trim() === text) this.notation.value = "";
   }
 
   async submit(action) {
