@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,39 @@ def bot_game(person: Person, game: str, side: str, setup: str, **options: str) -
     return reply.game.id
 
 
+def assert_drawn_as_described(person: Person) -> None:
+    """The page's board has each cell, cell tag (stations, Citadels, river banks, fords, the
+    bridge, terrain) and feature (the river) that DescribeGame gives for the game."""
+    view = (
+        person.api()
+        .unary(
+            MATCHMAKER + "GetGame",
+            matchmaker_pb2.GetGameRequest(game_id=person.page.url.rsplit("/", 1)[1]),
+            matchmaker_pb2.GetGameResponse(),
+        )
+        .game
+    )
+    board = (
+        person.api()
+        .unary(
+            ENGINE + "DescribeGame",
+            engine_pb2.DescribeGameRequest(game=view.game, options=view.state.options),
+            engine_pb2.DescribeGameResponse(),
+        )
+        .board
+    )
+    drawn = person.page.locator("#board")
+    assert drawn.locator("[data-cell]").count() == len(board.cells)
+    tags = Counter(tag for cell in board.cells for tag in cell.tags)
+    for tag, count in tags.items():
+        css = re.sub(r"[^a-z0-9]+", "-", tag, flags=re.IGNORECASE)
+        assert drawn.locator(f".cell.tag-{css}").count() == count, tag
+    assert drawn.locator(".station").count() == tags["station"]
+    assert drawn.locator(".citadel").count() == tags["citadel"]
+    features = [feature for feature in board.features if feature.points]
+    assert drawn.locator(".features .feature").count() == len(features)
+
+
 def test_the_lobby_plays_the_bot_and_shows_the_board(people, screenshots: Path):
     person = people("Lobbyist", width=360)  # a phone's width
     person.page.select_option("#bot-game", "war")
@@ -142,6 +176,7 @@ def test_the_lobby_plays_the_bot_and_shows_the_board(people, screenshots: Path):
     person.page.wait_for_url("**/g/*")
     person.page.wait_for_selector("#board [data-cell]")
     assert person.page.locator("#board [data-cell]").count() == 100
+    assert_drawn_as_described(person)
     assert person.page.locator("#seats li").filter(has_text="bot level 2").count() == 1
     person.wait_turn()
     width = person.page.evaluate("document.documentElement.scrollWidth")
@@ -166,6 +201,7 @@ def test_a_game_of_battle_against_the_bot_to_the_end_by_clicks(people, screensho
     person.open(bot_game(person, "battle", "attacker", BATTLE_CITADEL))
     person.wait_turn()  # after the bot's (the defender's) move
     assert person.page.locator("#board polyline.river").count() == 1
+    assert_drawn_as_described(person)
     person.photograph(screenshots, "battle")
     person.click_move("34", "19")
     status = person.wait_finished()
@@ -175,6 +211,7 @@ def test_a_game_of_battle_against_the_bot_to_the_end_by_clicks(people, screensho
 def test_napoleonic_against_the_bot_to_the_end_through_its_phases(people, screenshots: Path):
     person = people("Napoleon")
     person.open(bot_game(person, "napoleonic", "red", NAPOLEONIC_GUARDS, first_player="black"))
+    assert_drawn_as_described(person)
     declared: list[str] = []
     deadline = time.monotonic() + WAIT_MS / 1000
     while time.monotonic() < deadline:
