@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
+from cli_client.details import state_tags, terrain_tags
 from tests.system.cli_support import (
     BATTLE_CITADEL,
     NAPOLEONIC_GUARDS,
@@ -137,7 +137,9 @@ def bot_game(person: Person, game: str, side: str, setup: str, **options: str) -
 
 def assert_drawn_as_described(person: Person) -> None:
     """The page's board has each cell, cell tag (stations, Citadels, river banks, fords, the
-    bridge, terrain) and feature (the river) that DescribeGame gives for the game."""
+    bridge, terrain) and feature (the river) that DescribeGame gives for the game, with the
+    tags the game's state decides in place of the board's (a set-up's Citadels, Napoleonic
+    hills and redoubts), as the CLI draws them."""
     view = (
         person.api()
         .unary(
@@ -156,16 +158,25 @@ def assert_drawn_as_described(person: Person) -> None:
         )
         .board
     )
-    drawn = person.page.locator("#board")
-    assert drawn.locator("[data-cell]").count() == len(board.cells)
-    tags = Counter(tag for cell in board.cells for tag in cell.tags)
-    for tag, count in tags.items():
-        css = re.sub(r"[^a-z0-9]+", "-", tag, flags=re.IGNORECASE)
-        assert drawn.locator(f".cell.tag-{css}").count() == count, tag
-    assert drawn.locator(".station").count() == tags["station"]
-    assert drawn.locator(".citadel").count() == tags["citadel"]
+    decided, from_state = state_tags(view.state), terrain_tags(view.state)
+    expected = {
+        cell.name: [tag for tag in cell.tags if tag not in decided]
+        + list(from_state.get(cell.name, ()))
+        for cell in board.cells
+    }
+    drawn: list[list[str]] = person.page.locator("#board [data-cell]").evaluate_all(
+        "els => els.map(e => [e.dataset.cell, e.getAttribute('class'),"
+        " e.querySelector('.citadel') ? 'citadel' : '',"
+        " e.querySelector('.station') ? 'station' : ''])"
+    )
+    assert sorted(name for name, *_ in drawn) == sorted(expected)
+    for name, classes, *marks in drawn:
+        tags = expected[name]
+        css = {"tag-" + re.sub(r"[^a-z0-9]+", "-", tag, flags=re.IGNORECASE) for tag in tags}
+        assert {c for c in classes.split() if c.startswith("tag-")} == css, (name, classes)
+        assert {mark for mark in marks if mark} == {"citadel", "station"} & set(tags), name
     features = [feature for feature in board.features if feature.points]
-    assert drawn.locator(".features .feature").count() == len(features)
+    assert person.page.locator("#board .features .feature").count() == len(features)
 
 
 def test_the_lobby_plays_the_bot_and_shows_the_board(people, screenshots: Path):
@@ -188,6 +199,7 @@ def test_a_game_of_war_against_the_bot_to_the_end_by_clicks(people, screenshots:
     person = people("Wanda")
     person.open(bot_game(person, "war", "south", WAR_CITADEL))
     person.wait_turn()
+    assert_drawn_as_described(person)  # the set-up's Citadels, a1 and j10
     person.click_move("j1", "j10")
     person.page.wait_for_selector('#moves li:has-text("Mj1xj10")')
     person.photograph(screenshots, "war")
