@@ -48,9 +48,15 @@ def healthy(address: str) -> bool:
 
 
 def start_web(
-    directory: Path, matchmaker: str, engine: str, *flags: str, port: int | None = None
+    directory: Path,
+    matchmaker: str,
+    engine: str,
+    *flags: str,
+    port: int | None = None,
+    health: str = "",
 ) -> ServiceProcess:
-    """A real `wargame-web` process, once it serves on its own port."""
+    """A real `wargame-web` process, once it serves on its own port (asked whether it is
+    healthy there, or on its plaintext `health` port: one of `flags` then names it)."""
     chosen = port or free_port()
     address = f"127.0.0.1:{chosen}"
     log_path = directory / "web.log"
@@ -66,7 +72,7 @@ def start_web(
     handle = ServiceProcess(address, process, log_path, argv)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and process.poll() is None:
-        if healthy(address) and listens(process.pid, chosen):
+        if healthy(health or address) and listens(process.pid, chosen):
             return handle
         time.sleep(0.05)
     handle.kill()

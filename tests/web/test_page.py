@@ -2,10 +2,12 @@
 
 A person registers as a guest in the lobby and plays the bot in each game to the end by
 clicking a man and then its target (legal targets from ListLegalActions) and the phase
-buttons; a player over the API plays a person in the page while a second page watches; a
-page follows its game across a restart of the web service; a refused move shows its reason.
-Each board is photographed (`screenshots`). The whole games from the standard start, moves
-typed as the engine suggests them, are in the slow suite, as the CLI's are.
+buttons; a player in the terminal client plays a person in the page while a second page
+watches; a game is joined from the lobby's list and its clocks tick, a draw is declined, the
+game resigned and a rematch opened from the page; a page follows its game across a restart
+of the web service; a refused move shows its reason. Each board is photographed
+(`screenshots`). The whole games from the standard start, moves typed as the engine
+suggests them, are in the slow suite, as the CLI's are.
 """
 
 from __future__ import annotations
@@ -19,12 +21,23 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from tests.system.cli_support import BATTLE_CITADEL, NAPOLEONIC_GUARDS, WAR_CITADEL
+from cli_client.details import state_tags, terrain_tags
+from tests.system.cli_support import (
+    BATTLE_CITADEL,
+    NAPOLEONIC_GUARDS,
+    WAR_CITADEL,
+    Cli,
+    clients,
+    game_id_of,
+    run,
+)
 from tests.web.conftest import Stack
 from tests.web.connect_client import ENGINE, MATCHMAKER, ConnectClient
+from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
+__all__ = ["clients"]  # a fixture used by name
 WAIT_MS = 120_000  # a busy machine may take long; every wait is for a condition
 
 
@@ -122,6 +135,50 @@ def bot_game(person: Person, game: str, side: str, setup: str, **options: str) -
     return reply.game.id
 
 
+def assert_drawn_as_described(person: Person) -> None:
+    """The page's board has each cell, cell tag (stations, Citadels, river banks, fords, the
+    bridge, terrain) and feature (the river) that DescribeGame gives for the game, with the
+    tags the game's state decides in place of the board's (a set-up's Citadels, Napoleonic
+    hills and redoubts), as the CLI draws them."""
+    view = (
+        person.api()
+        .unary(
+            MATCHMAKER + "GetGame",
+            matchmaker_pb2.GetGameRequest(game_id=person.page.url.rsplit("/", 1)[1]),
+            matchmaker_pb2.GetGameResponse(),
+        )
+        .game
+    )
+    board = (
+        person.api()
+        .unary(
+            ENGINE + "DescribeGame",
+            engine_pb2.DescribeGameRequest(game=view.game, options=view.state.options),
+            engine_pb2.DescribeGameResponse(),
+        )
+        .board
+    )
+    decided, from_state = state_tags(view.state), terrain_tags(view.state)
+    expected = {
+        cell.name: [tag for tag in cell.tags if tag not in decided]
+        + list(from_state.get(cell.name, ()))
+        for cell in board.cells
+    }
+    drawn: list[list[str]] = person.page.locator("#board [data-cell]").evaluate_all(
+        "els => els.map(e => [e.dataset.cell, e.getAttribute('class'),"
+        " e.querySelector('.citadel') ? 'citadel' : '',"
+        " e.querySelector('.station') ? 'station' : ''])"
+    )
+    assert sorted(name for name, *_ in drawn) == sorted(expected)
+    for name, classes, *marks in drawn:
+        tags = expected[name]
+        css = {"tag-" + re.sub(r"[^a-z0-9]+", "-", tag, flags=re.IGNORECASE) for tag in tags}
+        assert {c for c in classes.split() if c.startswith("tag-")} == css, (name, classes)
+        assert {mark for mark in marks if mark} == {"citadel", "station"} & set(tags), name
+    features = [feature for feature in board.features if feature.points]
+    assert person.page.locator("#board .features .feature").count() == len(features)
+
+
 def test_the_lobby_plays_the_bot_and_shows_the_board(people, screenshots: Path):
     person = people("Lobbyist", width=360)  # a phone's width
     person.page.select_option("#bot-game", "war")
@@ -130,6 +187,7 @@ def test_the_lobby_plays_the_bot_and_shows_the_board(people, screenshots: Path):
     person.page.wait_for_url("**/g/*")
     person.page.wait_for_selector("#board [data-cell]")
     assert person.page.locator("#board [data-cell]").count() == 100
+    assert_drawn_as_described(person)
     assert person.page.locator("#seats li").filter(has_text="bot level 2").count() == 1
     person.wait_turn()
     width = person.page.evaluate("document.documentElement.scrollWidth")
@@ -141,6 +199,7 @@ def test_a_game_of_war_against_the_bot_to_the_end_by_clicks(people, screenshots:
     person = people("Wanda")
     person.open(bot_game(person, "war", "south", WAR_CITADEL))
     person.wait_turn()
+    assert_drawn_as_described(person)  # the set-up's Citadels, a1 and j10
     person.click_move("j1", "j10")
     person.page.wait_for_selector('#moves li:has-text("Mj1xj10")')
     person.photograph(screenshots, "war")
@@ -154,6 +213,7 @@ def test_a_game_of_battle_against_the_bot_to_the_end_by_clicks(people, screensho
     person.open(bot_game(person, "battle", "attacker", BATTLE_CITADEL))
     person.wait_turn()  # after the bot's (the defender's) move
     assert person.page.locator("#board polyline.river").count() == 1
+    assert_drawn_as_described(person)
     person.photograph(screenshots, "battle")
     person.click_move("34", "19")
     status = person.wait_finished()
@@ -163,6 +223,7 @@ def test_a_game_of_battle_against_the_bot_to_the_end_by_clicks(people, screensho
 def test_napoleonic_against_the_bot_to_the_end_through_its_phases(people, screenshots: Path):
     person = people("Napoleon")
     person.open(bot_game(person, "napoleonic", "red", NAPOLEONIC_GUARDS, first_player="black"))
+    assert_drawn_as_described(person)
     declared: list[str] = []
     deadline = time.monotonic() + WAIT_MS / 1000
     while time.monotonic() < deadline:
@@ -206,49 +267,91 @@ def test_napoleonic_against_the_bot_to_the_end_through_its_phases(people, screen
     assert declared == ["attack h7>h8", "attack g8>h8"]
 
 
-def test_an_api_player_and_a_browser_player_with_a_spectator_page(people, stack: Stack):
+def test_a_cli_player_and_a_browser_player_with_a_spectator_page(
+    people, stack: Stack, clients: list[Cli], tmp_path: Path
+):
+    # The terminal client (`wargame`, in a pseudo-terminal) talks gRPC to the matchmaker and
+    # the engine; the pages talk Connect to the web service in front of them.
+    backends = {
+        "WARGAME_ENGINE": stack.engine.address,
+        "WARGAME_MATCHMAKER": stack.matchmaker.address,
+    }
+    args = ["play", "war", "--invite", "--side", "south", "--name", "Terminal"]
+    cli = run(clients, args, tmp_path / "terminal", None, env=backends)
+    cli.expect(r"Invite code: (\S+) ")
+    code, game_id = cli.child.match.group(1), game_id_of(cli)
     browser_player = people("Browser")
     spectator = people()
-    api_player = stack.player("Api")
-    created = api_player.unary(
+    browser_player.page.fill("#invite-code", code)
+    browser_player.page.click("#join-code button")
+    browser_player.page.wait_for_url(f"**/g/{game_id}")
+    browser_player.page.wait_for_selector("#board [data-cell]")
+    spectator.open(game_id)
+    moves = spectator.page.locator("#moves li")
+    for cli_move, (origin, target) in (("a3-a4", ("a8", "a7")), ("c3-c4", ("e8", "e7"))):
+        cli.expect(r"South > ")
+        cli.send(cli_move)
+        cli.expect_text(f"You: {cli_move}")
+        spectator.page.locator("#moves li", has_text=cli_move).wait_for()
+        browser_player.wait_turn()
+        browser_player.click_move(origin, target)
+        cli.expect_text(f"North: {origin}-{target}")  # the terminal shows the page's move
+        spectator.page.locator(f'#board .last[data-cell="{target}"]').wait_for()
+    assert moves.all_text_contents() == ["a3-a4", "a8-a7", "c3-c4", "e8-e7"]
+    # Presence: both players watch the game (here); once the terminal is closed, its
+    # player is shown away.
+    presence = {
+        side: spectator.page.locator(f'#seats li[data-side="{side}"] .presence')
+        for side in ("north", "south")
+    }
+    assert [presence[side].text_content() for side in ("north", "south")] == [" ●", " ●"]
+    cli.close()
+    spectator.page.locator('#seats li[data-side="south"] .presence', has_text="○").wait_for()
+    assert presence["north"].text_content() == " ●"
+
+
+def test_a_game_found_in_the_lobby_with_ticking_clocks_a_draw_declined_resigned_and_rematched(
+    people, stack: Stack
+):
+    host = stack.player("Lobby host")
+    created = host.unary(
         MATCHMAKER + "CreateGame",
-        matchmaker_pb2.CreateGameRequest(game="war", side="south"),
+        matchmaker_pb2.CreateGameRequest(
+            game="war",
+            side="south",
+            visibility=matchmaker_pb2.VISIBILITY_PUBLIC,
+            time_control=matchmaker_pb2.TimeControl(base=duration_pb2.Duration(seconds=600)),
+        ),
         matchmaker_pb2.CreateGameResponse(),
     )
-    browser_player.page.fill("#invite-code", created.invite_code)
-    browser_player.page.click("#join-code button")
-    browser_player.page.wait_for_url(f"**/g/{created.game.id}")
-    browser_player.page.wait_for_selector("#board [data-cell]")
-    spectator.open(created.game.id)
-    game = created.game
-    for _ in range(2):  # south (the API) moves, then north (the page), twice
-        game = api_player.unary(
-            MATCHMAKER + "GetGame",
-            matchmaker_pb2.GetGameRequest(game_id=game.id),
-            matchmaker_pb2.GetGameResponse(),
-        ).game
-        moved = api_player.unary(
-            MATCHMAKER + "SubmitActions",
-            matchmaker_pb2.SubmitActionsRequest(
-                game_id=game.id,
-                expected_version=game.version,
-                actions=[game_pb2.Action(side="south", notation="a3-a4" if _ == 0 else "c3-c4")],
-            ),
-            matchmaker_pb2.SubmitActionsResponse(),
-        )
-        spectator.wait_version(moved.game.version)
-        browser_player.wait_turn()
-        origin, target = ("a8", "a7") if _ == 0 else ("e8", "e7")
-        browser_player.click_move(origin, target)
-        browser_player.wait_version(moved.game.version + 1)
-        spectator.wait_version(moved.game.version + 1)
-        assert spectator.page.locator(f'#board .last[data-cell="{target}"]').count() == 1
-    moves = spectator.page.locator("#moves li").all_text_contents()
-    assert moves == ["a3-a4", "a8-a7", "c3-c4", "e8-e7"]
-    # Presence: the page's player watches the game (here), the API player does not (away).
-    here = spectator.page.locator('#seats li[data-side="north"] .presence')
-    away = spectator.page.locator('#seats li[data-side="south"] .presence')
-    assert (here.text_content(), away.text_content()) == (" ●", " ○")
+    person = people("Guest")  # registered: the lobby lists the open games with their seats
+    entry = person.page.locator("#games li", has_text="Lobby host")
+    entry.get_by_role("button", name="join as north").click()
+    person.page.wait_for_url(f"**/g/{created.game.id}")
+    person.page.wait_for_selector("#board [data-cell]")
+    # South's clock runs and the page counts it down by itself, between updates.
+    clock = person.page.locator('#seats .clock.running[data-side="south"]')
+    shown = str(clock.text_content())
+    person.page.locator(
+        '#seats .clock.running[data-side="south"]',
+        has_text=re.compile("^(?!" + re.escape(shown) + "$)"),
+    ).wait_for()
+    assert person.page.locator('#seats .clock[data-side="north"]').text_content() == "10:00"
+    # The host offers a draw; the page answers it with its buttons.
+    host.unary(
+        MATCHMAKER + "OfferDraw",
+        matchmaker_pb2.OfferDrawRequest(game_id=created.game.id),
+        matchmaker_pb2.OfferDrawResponse(),
+    )
+    person.page.click("#decline-draw")
+    person.page.wait_for_selector("#offer-draw")
+    # Resigning asks first; then the result, and a rematch opens a new game.
+    person.page.once("dialog", lambda dialog: dialog.accept())
+    person.page.click("#resign")
+    assert "south wins" in person.wait_finished().lower()
+    person.page.click("#rematch")
+    person.page.wait_for_url(re.compile(r".*/g/(?!" + created.game.id + r"$)[^/]+$"))
+    person.page.wait_for_selector("#board [data-cell]")
 
 
 def test_a_page_follows_its_game_across_a_restart_of_the_web_service(people, stack: Stack):
@@ -374,21 +477,30 @@ def test_a_whole_game_against_the_bot_at_level_1_typed_in_the_page(
                     time.sleep(0.05)
                     continue
                 person.wait_version(view.version)
-                suggestion = engine.SuggestAction(
-                    engine_pb2.SuggestActionRequest(
-                        state=view.state,
-                        side=side,
-                        time_budget=duration_pb2.Duration(nanos=100_000_000),
-                    ),
-                    timeout=60,
-                )
-                person.page.fill("#notation", suggestion.notation)
+                person.page.fill("#notation", suggested(engine, view.state, side))
                 person.page.press("#notation", "Enter")
                 person.wait_version(view.version + 1)
                 typed += 1
     person.wait_finished()
     person.photograph(screenshots, f"{game}-whole-game-end")
     assert typed > 0
+
+
+def suggested(engine: Any, state: game_pb2.GameState, side: str) -> str:
+    """The engine's suggestion for `side` (a search of 0.1 s), asked again after the time it
+    names while it is refused as busy: its searches run niced, and one that a busy machine
+    keeps from finishing in time is stopped and refused (ENGINE_BUSY, with a RetryInfo)."""
+    request = engine_pb2.SuggestActionRequest(
+        state=state, side=side, time_budget=duration_pb2.Duration(nanos=100_000_000)
+    )
+    while True:
+        try:
+            return str(engine.SuggestAction(request, timeout=60).notation)
+        except grpc.RpcError as error:
+            details = error_details(error)
+            if details.reason != "ENGINE_BUSY":
+                raise
+            time.sleep(details.retry_after or 0.1)
 
 
 def piece_heights(person: Person) -> dict[str, float]:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import http.client
 import threading
+import time
+from collections.abc import Generator
+from pathlib import Path
 
 import grpc
 import pytest
 
-from tests.web.conftest import Stack
+from tests.web.conftest import Stack, start_web
 from tests.web.connect_client import ENGINE, MATCHMAKER, CallError, ConnectClient
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
@@ -173,6 +176,41 @@ def test_a_request_beyond_the_limit_is_refused_unread(stack: Stack):
             matchmaker_pb2.RegisterPlayerResponse(),
         )
     assert (refused.value.code, refused.value.reason) == ("resource_exhausted", "REQUEST_TOO_LARGE")
+
+
+def test_a_replica_holding_its_most_streams_refuses_one_more_until_one_ends(
+    stack: Stack, tmp_path: Path
+):
+    web = start_web(tmp_path, stack.matchmaker.address, stack.engine.address, "--max-streams", "1")
+    try:
+        _, _, game = new_war_game(stack)
+        request = matchmaker_pb2.WatchGameRequest(game_id=game.id, after_version=game.version - 1)
+
+        def watch() -> Generator[matchmaker_pb2.WatchGameResponse, None, None]:
+            return ConnectClient(web.address).stream(
+                MATCHMAKER + "WatchGame", request, matchmaker_pb2.WatchGameResponse
+            )
+
+        held = watch()
+        assert next(held).version == game.version
+        with pytest.raises(CallError) as refused:
+            next(watch())
+        assert (refused.value.code, refused.value.reason) == (
+            "resource_exhausted",
+            "TOO_MANY_WATCHERS",
+        )
+        assert "google.rpc.RetryInfo" in [detail["type"] for detail in refused.value.details]
+        held.close()  # the page goes away: its place is free again
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                assert next(watch()).version == game.version
+                break
+            except CallError as error:
+                assert error.reason == "TOO_MANY_WATCHERS" and time.monotonic() < deadline
+                time.sleep(0.05)
+    finally:
+        web.stop()
 
 
 def test_watch_game_streams_and_resumes_by_version(stack: Stack):

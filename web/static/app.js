@@ -3,7 +3,7 @@
 // DescribeGame (board.js). Where things are: lobby() builds the lobby; Game runs a game page.
 
 import { call, RpcError, setToken, stream, token } from "./rpc.js";
-import { bottomSide, cellsIn, draw, turned, turnsFor } from "./board.js";
+import { bottomSide, cellsIn, draw, turned, turnsFor, withState } from "./board.js";
 import { COMMIT, Deployment, REVEAL, SEALED } from "./deployment.js";
 
 const main = document.getElementById("main");
@@ -445,7 +445,7 @@ class Game {
     const state = view.state || {};
     const turns = this.turns();
     this.svg.dataset.turns = String(turns);
-    const symbols = draw(this.svg, turned(this.board, turns), this.shownState(state),
+    const symbols = draw(this.svg, turned(withState(this.board, state), turns), this.shownState(state),
       { last: this.last, selected: this.selected, targets: new Set(this.targets.keys()),
         upper: bottomSide(this.board, this.reference()) },
       (cell) => this.clicked(cell));
@@ -626,7 +626,8 @@ class Game {
       return;
     }
     const side = (this.mySide() || ((this.view.state || {}).toAct || [])[0] || "");
-    if (await this.submit({ side, notation: text })) this.notation.value = "";
+    // Cleared once played, unless the next move is being typed already (a late reply).
+    if (await this.submit({ side, notation: text }) && this.notation.value.trim() === text) this.notation.value = "";
   }
 
   async submit(action) {

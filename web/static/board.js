@@ -79,6 +79,37 @@ export function turnsFor(board, state, side, alliances = {}) {
   return dy <= 0 ? 0 : 2;
 }
 
+// The cell tags a state decides, as the CLI reads them: DescribeGame draws the board of the
+// options, while a game started from a set-up text has its Citadels (Game of War) in its
+// state, and Napoleonic terrain (hills, redoubts, redoubts being built) is the state's.
+function stateTags(state) {
+  const war = state.war || {};
+  if (war.southCitadel && war.northCitadel) {
+    return { kinds: ["citadel"], cells: { [war.southCitadel]: ["citadel"], [war.northCitadel]: ["citadel"] } };
+  }
+  if (!state.napoleonic) return null;
+  const terrain = state.napoleonic.terrain || {};
+  const cells = {};
+  const add = (cell, tag) => { if (cell) cells[cell] = [...(cells[cell] || []), tag]; };
+  for (const hill of terrain.hills || []) add(hill, "hill");
+  for (const redoubt of terrain.redoubts || []) add(redoubt.cell, "redoubt");
+  for (const site of terrain.constructions || []) add(site.cell, "redoubt_site");
+  return { kinds: ["hill", "redoubt", "redoubt_site"], cells };
+}
+
+// The board with the tags `state` decides in place of its own tags of those kinds.
+export function withState(board, state) {
+  const decided = stateTags(state || {});
+  if (!decided) return board;
+  return {
+    ...board,
+    cells: board.cells.map((cell) => ({
+      ...cell,
+      tags: [...(cell.tags || []).filter((tag) => !decided.kinds.includes(tag)), ...(decided.cells[cell.name] || [])],
+    })),
+  };
+}
+
 // The board turned `turns` quarter turns anticlockwise within its frame (width and height
 // swap on a quarter turn); the cells keep their names.
 export function turned(board, turns) {
