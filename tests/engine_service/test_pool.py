@@ -1,6 +1,6 @@
 """The pool for expensive calls: admission, the retry hint, callers that leave, failures.
 
-The work here is a stand-in run in real pool processes (forked by the forkserver): it
+The work here is a stand-in run in real pool processes (forked by the pool's spawner): it
 sleeps, refuses, or dies, as told by the job's name.
 """
 
@@ -228,8 +228,7 @@ def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
     assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
 
 
-# A pool started in its own interpreter (the forkserver and multiprocessing's folder are
-# per process), with the TMPDIR given.
+# A pool started in its own interpreter, with the TMPDIR given.
 _POOL_IN_A_PROCESS = """
 import sys
 from engine_service.pool import Job, Pool
@@ -245,7 +244,7 @@ finally:
 
 
 def test_a_long_tmpdir_still_gives_a_working_pool(tmp_path: Path) -> None:
-    # The forkserver's socket path (at most 107 bytes) would not fit under this TMPDIR.
+    # A forkserver's socket path (at most 107 bytes) would not fit under this TMPDIR.
     long = tmp_path / ("t" * 60) / ("m" * 60)
     long.mkdir(parents=True)
     done = subprocess.run(
@@ -257,13 +256,20 @@ def test_a_long_tmpdir_still_gives_a_working_pool(tmp_path: Path) -> None:
 
 
 def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
-    # Processes that cannot start (here: no folder for multiprocessing's socket at all) are
-    # reported, and a call fails at once instead of waiting for a process that never comes.
+    # Processes that cannot start (here: the spawner's forks fail, as at the system's limit
+    # of processes) are reported, and a call fails at once instead of waiting for a process
+    # that never comes.
     script = _POOL_IN_A_PROCESS.replace(
         "from engine_service.pool import Job, Pool",
-        "import tempfile, multiprocessing.util\n"
+        "import os\n"
         "from engine_service.pool import Job, Pool\n"
-        "multiprocessing.util.get_temp_dir = lambda: '/nonexistent/' + 'x' * 200",
+        "forks, fork = [], os.fork\n"
+        "def failing_fork():\n"
+        "    forks.append(1)\n"
+        "    if len(forks) > 1:  # the spawner's own fork, then none\n"
+        "        raise BlockingIOError(11, 'Resource temporarily unavailable')\n"
+        "    return fork()\n"
+        "os.fork = failing_fork",
     )
     # Before, the call waited for as long as its caller did (here: for ever, so the
     # subprocess's timeout would fail the test).
@@ -273,4 +279,6 @@ def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
     )  # fmt: skip
     logged, answer = done.stdout.strip().splitlines()[-2:]
     assert "the pool's processes could not start" in logged  # for the operator
-    assert answer == "failed: the pool's processes could not start: AF_UNIX path too long"
+    assert answer == (
+        "failed: the pool's processes could not start: Resource temporarily unavailable"
+    )
