@@ -279,17 +279,15 @@ def serve_command(args: argparse.Namespace) -> int:
 
 
 def _preload(seal_key: bytes | None) -> None:
-    """Load every game's rules and AI, build the rulesets, and import the serving modules:
-    in the supervisor, for the workers forked from it, and in a worker, for its pool's
-    processes (`rulesets` keeps what it built). Imports and pure Python only: no gRPC
-    object, thread or metric is made here, so forking stays safe."""
+    """Load every game's rules and AI and build the rulesets: in the supervisor, for the
+    workers forked from it, and in a worker, for its pool's processes (`rulesets` keeps
+    what it built). Pure Python: no gRPC object, thread or metric is made here (nor the
+    metrics' module imported: it reads its folder at import), so forking stays safe."""
     import importlib
 
     from engine_service.convert import tags
     from engine_service.rules import games, rulesets
 
-    for module in ("engine_service.service", "wargame.runtime.serving"):
-        importlib.import_module(module)  # for the forks to come
     rulesets(seal_key)
     tags.tag_key(seal_key)  # without a seal key, the workers share this process's own key
     for entry in games():

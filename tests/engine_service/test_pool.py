@@ -45,6 +45,15 @@ def stand_in() -> Work:
     return work
 
 
+BUILT_HERE: list[str] = []  # what the test's process built before its pool (none at import)
+
+
+def built_here() -> Work:
+    """Work that answers what its process found built when it made the work."""
+    found = ",".join(BUILT_HERE).encode()
+    return lambda job, payload, seconds: found
+
+
 def priority_at_build() -> Work:
     """Work that answers the scheduling policy and niceness its process had as it was built."""
     built = f"{os.sched_getscheduler(0)} {os.getpriority(os.PRIO_PROCESS, 0)}".encode()
@@ -150,6 +159,19 @@ def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
     assert os.getpriority(os.PRIO_PROCESS, replaced) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
+def test_a_pool_process_starts_with_what_the_serving_process_built() -> None:
+    """Issue 34.4: a pool process is a fork of the serving process as it was when it made the
+    pool (the rules built), not of a forkserver that imports the engine again and builds
+    the rules anew in each process: seconds of CPU before a fresh engine's first search."""
+    BUILT_HERE.append("rules")
+    made = Pool(built_here, (), processes=1, queue=0, log_format="console", log_level="error")
+    try:
+        assert made.run(Job("built", b"", 1, 30), Caller()) == b"rules"
+    finally:
+        made.close()
+        BUILT_HERE.clear()
+
+
 def test_a_pool_process_builds_its_work_at_the_serving_priority_then_is_niced() -> None:
     """Issue 34.4: built at low priority, the work waited for a free core, and on a busy
     machine the first search of a fresh engine waited many seconds for it."""
@@ -158,7 +180,9 @@ def test_a_pool_process_builds_its_work_at_the_serving_priority_then_is_niced() 
     try:
         policy, niceness = map(int, built.run(Job("built", b"", 1, 30), Caller()).split())
         assert (policy, niceness) == (os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0))
-        niceness_after = os.getpriority(os.PRIO_PROCESS, built._slots[0].process.pid)
+        process = built._slots[0].process
+        assert process is not None
+        niceness_after = os.getpriority(os.PRIO_PROCESS, process.pid)
         assert niceness_after >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
     finally:
         built.close()
