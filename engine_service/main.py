@@ -279,9 +279,10 @@ def serve_command(args: argparse.Namespace) -> int:
 
 
 def _preload(seal_key: bytes | None) -> None:
-    """Load every game's rules and AI and build the rulesets, in the supervisor: the workers
-    forked from it start with them (`rulesets` keeps what it built). Pure Python: no gRPC
-    object, thread or metric is made here, so forking stays safe."""
+    """Load every game's rules and AI and build the rulesets: in the supervisor, for the
+    workers forked from it, and in a worker, for its pool's processes (`rulesets` keeps
+    what it built). Pure Python: no gRPC object, thread or metric is made here (nor the
+    metrics' module imported: it reads its folder at import), so forking stays safe."""
     import importlib
 
     from engine_service.convert import tags
@@ -342,6 +343,7 @@ def _serve_one(
     )
     from wargame.v1 import engine_pb2
 
+    _preload(seal_key)  # before the pool: its processes are forks of this one (see `Pool`)
     limits = Limits(
         max_message_bytes=args.max_message_bytes,
         max_actions=args.max_actions,
@@ -349,8 +351,8 @@ def _serve_one(
         max_suggest_seconds=args.max_suggest_seconds,
         max_work_seconds=max(300.0, 2 * args.max_suggest_seconds),
     )
-    # The pool's processes are forked by a forkserver (a fresh process with the engine
-    # imported), never from this process once gRPC runs its threads.
+    # The pool's processes are forked by its spawner, a fork of this process made now, while
+    # it runs one thread with the rules built: never from this process once gRPC runs threads.
     caller_key = read_caller_key(args.caller_key_file, "--caller-key-file")
     pool = Pool(
         pool_work,

@@ -3,11 +3,12 @@
 Rules calls are cheap and are answered in the serving process's threads. A search or the
 replay of a long record takes seconds of CPU: run in a thread of the serving process it
 would hold the GIL against every cheap call. So each worker keeps a few processes of its
-own for that work, forked from a forkserver that has the engine imported, and running at
-low priority (nice `NICENESS`) so that the cheap calls keep their latency when the machine
-is busy: a waking rules call preempts a niced search. Not Linux's SCHED_IDLE, which would
-yield every core: on a machine saturated by other processes an idle search gets no CPU at
-all, and a bot whose search never runs loses its game on time. The pool admits
+own for that work, forked by its spawner (`_Spawner`: a fork of the worker made while it
+runs one thread, with the engine loaded and the rules built), and running at low priority
+(nice `NICENESS`) so that the cheap calls keep their latency when the machine is busy: a
+waking rules call preempts a niced search. Not Linux's SCHED_IDLE, which would yield every
+core: on a machine saturated by other processes an idle search gets no CPU at all, and a
+bot whose search never runs loses its game on time. The pool admits
 at most `processes + queue` calls at once; any call beyond that is refused at once with
 RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo saying when a process should be free. A
 call whose caller goes away (cancelled, deadline passed) or that overruns its time limit
@@ -26,10 +27,11 @@ The pool moves bytes: the servicer serializes a request, a process runs the work
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
-import multiprocessing.util
+import importlib
 import os
-import tempfile
+import signal
+import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -47,9 +49,6 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 log = structlog.get_logger(component="engine-pool")
 
 NICENESS = 10  # the pool's processes yield the CPU to the serving process (nice 0)
-# The forkserver listens on a Unix socket in multiprocessing's folder under TMPDIR, and a
-# socket's path has at most 107 bytes: with a longer TMPDIR the folder goes to a short one.
-SOCKET_FOLDER_ROOM = 64
 POLL_SECONDS = 0.05  # how often a waiting call looks whether its caller is still there
 MIN_RETRY_SECONDS = 0.1
 
@@ -80,32 +79,26 @@ class _Slot:
     def __init__(self, pool: Pool, number: int) -> None:
         self.pool = pool
         self.number = number
-        self.process: Any = None
+        self.process: _Process | None = None
         self.conn: Connection | None = None
         self.busy_until = 0.0  # monotonic time the current job should end (retry hints)
         self.job_seconds = 0.0  # how long the current job should take
 
     def start(self) -> None:
         """Fork a fresh process for this slot."""
-        ours, theirs = self.pool.context.Pipe()
-        process = self.pool.context.Process(
-            target=_serve,
-            args=(theirs, self.pool.factory, self.pool.factory_args, self.pool.logging),
-            name=f"wargame-engine-pool-{self.number}",
-            daemon=True,
-        )
-        process.start()
-        theirs.close()
-        self.process, self.conn = process, ours
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = self.pool.spawner.start(theirs)
+        finally:
+            theirs.close()
+        self.conn = Connection(ours.detach())
 
     def stop(self) -> None:
         """Kill the process at once (SIGKILL: a search holds nothing worth saving)."""
         if self.conn is not None:
             self.conn.close()
-        if self.process is not None and self.process.is_alive():
-            self.process.kill()
         if self.process is not None:
-            self.process.join(5)
+            self.pool.spawner.end(self.process)
 
     def restart(self) -> None:
         """Replace the process by a fresh fork."""
@@ -150,7 +143,8 @@ class Pool:
     """A bounded pool of low-priority processes for expensive calls, with admission control.
 
     Each process calls `factory(*factory_args)` once for its `Work`; `preload` names the
-    modules worth importing before forking (the games and their AI).
+    modules worth importing before forking (the games and their AI). Made while this process
+    runs one thread (its spawner is forked then): a worker makes it before it serves.
     """
 
     def __init__(
@@ -176,10 +170,10 @@ class Pool:
         self.queue = queue
         self.reserved = reserved
         self.logging = (log_format, log_level)
-        self.context: Any = multiprocessing.get_context("forkserver")
-        _short_socket_folder()
-        # Modules the forkserver imports once, so that each fork starts with them loaded.
-        self.context.set_forkserver_preload([factory.__module__, *preload])
+        # Imported once here, so that the spawner and each fork of it start with them loaded.
+        for module in (factory.__module__, *preload):
+            importlib.import_module(module)
+        self.spawner = _Spawner(self)
         self._lock = threading.Condition()
         self._admitted = 0
         self._admitted_priority = 0
@@ -322,22 +316,133 @@ class Pool:
         self._starting.join()
         for slot in self._slots:
             slot.stop()
+        self.spawner.close()
 
 
-def _short_socket_folder() -> None:
-    """Make multiprocessing keep its sockets in a folder with a short path (see
-    `SOCKET_FOLDER_ROOM`): under TMPDIR when it is short, else under the system's own."""
-    if len(tempfile.gettempdir()) <= SOCKET_FOLDER_ROOM:
-        return
-    chosen = tempfile.tempdir
+@dataclass(frozen=True)
+class _Process:
+    """A pool process, a child of the spawner."""
+
+    pid: int
+
+
+class _Spawner:
+    """Forks the pool's processes: a fork of the serving process made with the pool, while
+    that still runs one thread, so a fork of it starts with the engine loaded and the rules
+    built (a forkserver is a fresh interpreter that imports it all again, and each of its
+    forks built the rules again: seconds of CPU before a fresh engine's first search).
+
+    The serving process asks it over a socket pair: "start" with the socket of the new
+    process's pipe (the answer: its pid), "end" with a pid (killed and reaped: a pid is never
+    reused while the pool may still signal it). The spawner ends with the serving process:
+    its socket's other end closes, and it kills its processes and exits.
+    """
+
+    def __init__(self, pool: Pool) -> None:
+        self._lock = threading.Lock()
+        ours, theirs = socket.socketpair()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if not pid:
+            ours.close()
+            code = 1
+            try:
+                _spawn(theirs, pool.factory, pool.factory_args, pool.logging)
+                code = 0
+            finally:
+                os._exit(code)
+        theirs.close()
+        self.pid, self._socket = pid, ours
+
+    def start(self, pipe: socket.socket) -> _Process:
+        """A fresh process serving `pipe` (`_serve`)."""
+        with self._lock:
+            socket.send_fds(self._socket, [b"s"], [pipe.fileno()])
+            pid = int.from_bytes(_receive(self._socket, 8), "big")
+            if not pid:  # the fork failed: why follows
+                size = _receive(self._socket, 1)[0]
+                raise OSError(_receive(self._socket, size).decode())
+            return _Process(pid)
+
+    def end(self, process: _Process) -> None:
+        """Kill `process` and wait for it to end."""
+        with self._lock, contextlib.suppress(OSError, EOFError):  # a spawner gone took it
+            self._socket.sendall(b"e" + process.pid.to_bytes(8, "big"))
+            _receive(self._socket, 1)
+
+    def close(self) -> None:
+        """Stop the spawner (and any process it still has)."""
+        self._socket.close()
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+
+
+def _receive(sock: socket.socket, size: int) -> bytes:
+    """Exactly `size` bytes from `sock` (EOFError when it closes first)."""
+    data = b""
+    while len(data) < size:
+        more = sock.recv(size - len(data))
+        if not more:
+            raise EOFError("the pool's spawner closed its socket")
+        data += more
+    return data
+
+
+def _spawn(
+    control: socket.socket,
+    factory: WorkFactory,
+    factory_args: Sequence[Any],
+    logging: tuple[str, str],
+) -> None:
+    """The spawner (`_Spawner`): fork a process per "start", kill and reap one per "end",
+    until the serving process closes its end of `control`."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the serving process decides when to stop
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    children: set[int] = set()
     try:
-        tempfile.tempdir = next(
-            (folder for folder in ("/tmp", "/var/tmp") if os.access(folder, os.W_OK | os.X_OK)),
-            None,
-        )
-        multiprocessing.util.get_temp_dir()  # created now, and kept for the process's life
+        while True:
+            request, fds, _flags, _address = socket.recv_fds(control, 1, 1)
+            if request == b"s" and fds:
+                try:
+                    pid = os.fork()
+                except OSError as error:
+                    os.close(fds[0])
+                    why = (error.strerror or str(error)).encode()[:255]
+                    control.sendall(bytes(8) + bytes([len(why)]) + why)
+                    continue
+                if not pid:
+                    control.close()
+                    code = 1
+                    try:
+                        _serve(Connection(fds[0]), factory, factory_args, logging)
+                        code = 0
+                    finally:
+                        os._exit(code)
+                os.close(fds[0])
+                children.add(pid)
+                control.sendall(pid.to_bytes(8, "big"))
+            elif request == b"e":
+                pid = int.from_bytes(_receive(control, 8), "big")
+                if pid in children:
+                    _kill(pid)
+                    children.discard(pid)
+                control.sendall(b"e")
+            else:
+                return
+    except (EOFError, OSError):
+        return
     finally:
-        tempfile.tempdir = chosen
+        for pid in children:
+            _kill(pid)
+
+
+def _kill(pid: int) -> None:
+    """Kill a child of this process and reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
 
 
 def within_deadline(seconds: float, context: grpc.ServicerContext) -> float:

@@ -92,7 +92,7 @@ LOADS = (1_000, 10_000, 100_000)  # concurrent games of the table
 
 def cpu_of(pid: int) -> float:
     """User + system CPU seconds so far of a process and its descendants (the engine's
-    search processes are its grandchildren, forked by its forkserver), with their children
+    search processes are its grandchildren, forked by its pool's spawner), with their children
     that ended."""
     return cpu_seconds(process_tree(pid), reaped=True)
 

@@ -33,6 +33,14 @@ from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
 
 START_REPEATS = 3  # an engine start takes seconds (tens, cold, on a busy machine)
 START_TIMEOUT = 180.0
+# The channel tries the port again every 50 ms until the engine listens: with gRPC's own
+# backoff (1 s, then 1.6 times longer each time) the figure counted up to seconds of
+# waiting for the client's next try after the engine was ready.
+QUICK_RECONNECT = [
+    ("grpc.initial_reconnect_backoff_ms", 50),
+    ("grpc.min_reconnect_backoff_ms", 50),
+    ("grpc.max_reconnect_backoff_ms", 50),
+]
 
 
 def _children_cpu() -> float:
@@ -79,7 +87,7 @@ def _first_answer(cold: bool) -> Sample:
             stderr=subprocess.DEVNULL,
         )
         try:
-            with grpc.insecure_channel(address) as channel:
+            with grpc.insecure_channel(address, options=QUICK_RECONNECT) as channel:
                 stub = engine_pb2_grpc.RulesEngineStub(channel)
                 while True:
                     if process.poll() is not None:

@@ -38,7 +38,7 @@ def test_a_comparison_takes_its_samples_in_turns_and_pairs_the_ratios() -> None:
 
 @pytest.mark.integration
 def test_memory_per_worker_reads_the_serving_process_not_the_pools_helpers() -> None:
-    """One engine worker serves in its own process; its search pool's forkserver and
+    """One engine worker serves in its own process; its search pool's spawner and
     processes are its children, and are not what `worker_rss_mb` reports."""
     with tempfile.TemporaryDirectory(prefix="wargame-bench-test-") as scratch:
         engine = _Engine(1, Path(scratch))

@@ -1,6 +1,6 @@
 """The pool for expensive calls: admission, the retry hint, callers that leave, failures.
 
-The work here is a stand-in run in real pool processes (forked by the forkserver): it
+The work here is a stand-in run in real pool processes (forked by the pool's spawner): it
 sleeps, refuses, or dies, as told by the job's name.
 """
 
@@ -43,6 +43,15 @@ def stand_in() -> Work:
         return payload
 
     return work
+
+
+BUILT_HERE: list[str] = []  # what the test's process built before its pool (none at import)
+
+
+def built_here() -> Work:
+    """Work that answers what its process found built when it made the work."""
+    found = ",".join(BUILT_HERE).encode()
+    return lambda job, payload, seconds: found
 
 
 def priority_at_build() -> Work:
@@ -150,6 +159,19 @@ def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
     assert os.getpriority(os.PRIO_PROCESS, replaced) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
+def test_a_pool_process_starts_with_what_the_serving_process_built() -> None:
+    """Issue 34.4: a pool process is a fork of the serving process as it was when it made the
+    pool (the rules built), not of a forkserver that imports the engine again and builds
+    the rules anew in each process: seconds of CPU before a fresh engine's first search."""
+    BUILT_HERE.append("rules")
+    made = Pool(built_here, (), processes=1, queue=0, log_format="console", log_level="error")
+    try:
+        assert made.run(Job("built", b"", 1, 30), Caller()) == b"rules"
+    finally:
+        made.close()
+        BUILT_HERE.clear()
+
+
 def test_a_pool_process_builds_its_work_at_the_serving_priority_then_is_niced() -> None:
     """Issue 34.4: built at low priority, the work waited for a free core, and on a busy
     machine the first search of a fresh engine waited many seconds for it."""
@@ -158,7 +180,9 @@ def test_a_pool_process_builds_its_work_at_the_serving_priority_then_is_niced() 
     try:
         policy, niceness = map(int, built.run(Job("built", b"", 1, 30), Caller()).split())
         assert (policy, niceness) == (os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0))
-        niceness_after = os.getpriority(os.PRIO_PROCESS, built._slots[0].process.pid)
+        process = built._slots[0].process
+        assert process is not None
+        niceness_after = os.getpriority(os.PRIO_PROCESS, process.pid)
         assert niceness_after >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
     finally:
         built.close()
@@ -228,8 +252,7 @@ def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
     assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
 
 
-# A pool started in its own interpreter (the forkserver and multiprocessing's folder are
-# per process), with the TMPDIR given.
+# A pool started in its own interpreter, with the TMPDIR given.
 _POOL_IN_A_PROCESS = """
 import sys
 from engine_service.pool import Job, Pool
@@ -245,7 +268,7 @@ finally:
 
 
 def test_a_long_tmpdir_still_gives_a_working_pool(tmp_path: Path) -> None:
-    # The forkserver's socket path (at most 107 bytes) would not fit under this TMPDIR.
+    # A forkserver's socket path (at most 107 bytes) would not fit under this TMPDIR.
     long = tmp_path / ("t" * 60) / ("m" * 60)
     long.mkdir(parents=True)
     done = subprocess.run(
@@ -257,13 +280,20 @@ def test_a_long_tmpdir_still_gives_a_working_pool(tmp_path: Path) -> None:
 
 
 def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
-    # Processes that cannot start (here: no folder for multiprocessing's socket at all) are
-    # reported, and a call fails at once instead of waiting for a process that never comes.
+    # Processes that cannot start (here: the spawner's forks fail, as at the system's limit
+    # of processes) are reported, and a call fails at once instead of waiting for a process
+    # that never comes.
     script = _POOL_IN_A_PROCESS.replace(
         "from engine_service.pool import Job, Pool",
-        "import tempfile, multiprocessing.util\n"
+        "import os\n"
         "from engine_service.pool import Job, Pool\n"
-        "multiprocessing.util.get_temp_dir = lambda: '/nonexistent/' + 'x' * 200",
+        "forks, fork = [], os.fork\n"
+        "def failing_fork():\n"
+        "    forks.append(1)\n"
+        "    if len(forks) > 1:  # the spawner's own fork, then none\n"
+        "        raise BlockingIOError(11, 'Resource temporarily unavailable')\n"
+        "    return fork()\n"
+        "os.fork = failing_fork",
     )
     # Before, the call waited for as long as its caller did (here: for ever, so the
     # subprocess's timeout would fail the test).
@@ -273,4 +303,6 @@ def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
     )  # fmt: skip
     logged, answer = done.stdout.strip().splitlines()[-2:]
     assert "the pool's processes could not start" in logged  # for the operator
-    assert answer == "failed: the pool's processes could not start: AF_UNIX path too long"
+    assert answer == (
+        "failed: the pool's processes could not start: Resource temporarily unavailable"
+    )

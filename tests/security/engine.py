@@ -21,7 +21,7 @@ def start_engine(directory: Path, *flags: str, name: str = "engine") -> ServiceP
 
 
 def process_tree(pid: int) -> list[int]:
-    """`pid` and every process below it (a worker's pool processes hang off its forkserver)."""
+    """`pid` and every process below it (a worker's pool processes hang off its spawner)."""
     found = [pid]
     for current in found:
         children = Path(f"/proc/{current}/task/{current}/children")
@@ -36,13 +36,12 @@ def pool_started(pid: int, processes: int = 2) -> bool:
     """Whether the worker `pid` has its pool's `processes` forked (they start in the
     background after the engine serves; a memory figure taken before would count them as
     growth)."""
-    for member in process_tree(pid):
+    for member in process_tree(pid)[1:]:  # the spawner: a child of the worker
         try:
-            command = Path(f"/proc/{member}/cmdline").read_bytes()
             forked = Path(f"/proc/{member}/task/{member}/children").read_text().split()
         except OSError:
             continue
-        if b"multiprocessing.forkserver" in command and len(forked) >= processes:
+        if len(forked) >= processes:
             return True
     return False
 

@@ -116,8 +116,8 @@ FORWARD_DIAGONAL_STEPS: Final = (
 FORWARD_JUMPS: Final = (_jumps(SOUTH, FORWARD_DIAGONALS), _jumps(NORTH, FORWARD_DIAGONALS))
 # Forward and backward jumps together (backward_jumps = true, A15).
 BOTH_WAY_JUMPS: Final = tuple(
-    tuple(FORWARD_JUMPS[side][c] + _jumps(side, BACKWARD_DIAGONALS)[c] for c in range(CELLS))
-    for side in (SOUTH, NORTH)
+    tuple(forward + backward for forward, backward in zip(FORWARD_JUMPS[side], back, strict=True))
+    for side, back in ((s, _jumps(s, BACKWARD_DIAGONALS)) for s in (SOUTH, NORTH))
 )
 
 # The cell jumped when a Troop goes from `a` to `b` two diagonal steps away, else -1;
