@@ -69,6 +69,29 @@ def own_unit(state: NapoleonicState, unit_id: str, side: str, verb: str) -> Unit
     return unit
 
 
+def check_not_leaving_height(state: NapoleonicState, unit: Unit, title: str) -> None:
+    """HILL_ON_AND_OFF when `unit` (`title` at the start of the sentence) entered a hill or
+    redoubt this turn: it may not leave it the same turn, by a move or an advance (10.4)."""
+    if unit.id in state.turn.entered_elevation:
+        raise RuleError(
+            Reason.HILL_ON_AND_OFF,
+            f"{title} entered that hill or redoubt this turn and may not leave it the same turn",
+            rule="10.4",
+        )
+
+
+def check_hill_to_hill(state: NapoleonicState, unit: Unit, start: int, dest: int) -> None:
+    """HILL_ON_AND_OFF when `unit` would go from a hill or redoubt (`start`) straight onto
+    another (`dest`), by a move or an advance, unless `hill_to_hill_moves` (10.4)."""
+    elevated = state.terrain.elevated
+    if not state.rules.hill_to_hill and start in elevated and dest in elevated:
+        raise RuleError(
+            Reason.HILL_ON_AND_OFF,
+            f"{kind_title(unit.kind)} on {state.geo.names[unit.cell]} may not move from one "
+            "hill or redoubt onto another (hill_to_hill_moves is off)",
+        )
+
+
 def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
     """The unit and destination cell of a legal move; RuleError naming the rule otherwise."""
     unit = own_unit(state, action.unit, action.side, "move")
@@ -84,13 +107,7 @@ def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
                 f"{unit_title(state, unit)} has already moved this turn: one move per unit",
                 rule="4.3",
             )
-    if unit.id in state.turn.entered_elevation:
-        raise RuleError(
-            Reason.HILL_ON_AND_OFF,
-            f"{unit_title(state, unit)} entered a hill or redoubt this turn and may not leave "
-            "it again this turn",
-            rule="10.4",
-        )
+    check_not_leaving_height(state, unit, unit_title(state, unit))
     dest = geo.index.get(action.to)
     if dest is None:
         raise RuleError(
@@ -159,16 +176,7 @@ def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
                 Reason.PATH_BLOCKED,
                 f"{name} on {here} cannot reach {action.to}: " + "; ".join(reasons),
             )
-    if (
-        not rules.hill_to_hill
-        and (origin if origin is not None else unit.cell) in state.terrain.elevated
-        and dest in state.terrain.elevated
-    ):
-        raise RuleError(
-            Reason.HILL_ON_AND_OFF,
-            f"{name} on {here} may not move from one hill or redoubt onto another "
-            "(hill_to_hill_moves is off)",
-        )
+    check_hill_to_hill(state, unit, unit.cell if origin is None else origin, dest)
     return unit, dest
 
 
