@@ -20,6 +20,7 @@ from engine_service.rules.napoleonic.movement import (
     check_hill_to_hill,
     check_not_leaving_height,
     own_unit,
+    step_onto,
 )
 from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
@@ -495,21 +496,10 @@ def apply_advance(
     turn = state.turn
     vacancies = list(turn.vacancies)
     vacancies[index] = replace(vacancies[index], filled_by=unit.id)
-    entered = turn.entered_elevation
-    if dest in state.terrain.elevated:
-        entered = entered | {unit.id}
-    new_turn = replace(turn, vacancies=tuple(vacancies), entered_elevation=entered)
-    if events is not None:
-        names = state.geo.names
-        events.append(
-            unit_event(
-                EventKind.ADVANCED,
-                f"{unit_title(state, unit)} advances into {names[dest]}.",
-                unit,
-                (names[unit.cell], names[dest]),
-            )
-        )
-    return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=new_turn)
+    new_turn = replace(turn, vacancies=tuple(vacancies))
+    return step_onto(
+        state, unit, dest, new_turn, events, kind=EventKind.ADVANCED, words="advances into"
+    )
 
 
 def legal_advances(state: NapoleonicState, side: str) -> list[Advance]:

@@ -18,7 +18,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Move
 from engine_service.rules.napoleonic.events import unit_event
 from engine_service.rules.napoleonic.pieces import UnitStats
-from engine_service.rules.napoleonic.state import NapoleonicState, Unit
+from engine_service.rules.napoleonic.state import NapoleonicState, Turn, Unit
 from engine_service.rules.napoleonic.terrain import step_blocked
 from engine_service.rules.napoleonic.words import dirs_words, kind_title, unit_title
 
@@ -265,21 +265,33 @@ def apply_move(
             and state.geo.distance(unit.cell, dest) == 1
         ):
             origins = (*origins, (unit.id, unit.cell))
-    entered = turn.entered_elevation
+    new_turn = replace(turn, moved=turn.moved | {unit.id}, origins=origins)
+    return step_onto(state, unit, dest, new_turn, events, kind=EventKind.MOVED, words="moves to")
+
+
+def step_onto(
+    state: NapoleonicState,
+    unit: Unit,
+    dest: int,
+    turn: Turn,
+    events: list[Event] | None,
+    *,
+    kind: EventKind,
+    words: str,
+) -> NapoleonicState:
+    """The state with `unit` on `dest` by a move or an advance, under `turn` (the turn's
+    other changes made) with the unit among those that entered a hill or redoubt if `dest`
+    is one (10.4); a `kind` event "<unit> <words> <square>." when `events` is given."""
     if dest in state.terrain.elevated:
-        entered = entered | {unit.id}
-    new_turn = replace(
-        turn, moved=turn.moved | {unit.id}, origins=origins, entered_elevation=entered
-    )
-    moved = Unit(unit.id, unit.side, unit.kind, dest)
+        turn = replace(turn, entered_elevation=turn.entered_elevation | {unit.id})
     if events is not None:
         names = state.geo.names
         events.append(
             unit_event(
-                EventKind.MOVED,
-                f"{unit_title(state, unit)} moves to {names[dest]}.",
+                kind,
+                f"{unit_title(state, unit)} {words} {names[dest]}.",
                 unit,
                 (names[unit.cell], names[dest]),
             )
         )
-    return state.with_moved_unit(unit, moved, turn=new_turn)
+    return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=turn)
