@@ -366,6 +366,22 @@ def _serving_itself(handle: ServiceProcess, port: int, service: str, timeout: fl
     return False
 
 
+def spawn(
+    argv: list[str], address: str, log_path: Path, env: dict[str, str] | None = None
+) -> ServiceProcess:
+    """A service's process started from the repository's root (`argv`, to listen on
+    `address`), its JSON logs appended to `log_path`; not yet waited for."""
+    with log_path.open("ab") as out:
+        process = subprocess.Popen(
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
+        )
+    return ServiceProcess(address, process, log_path, argv)
+
+
 def start_service(
     module: str,
     args: Sequence[str],
@@ -389,15 +405,7 @@ def start_service(
         chosen = port or free_port()
         address = f"127.0.0.1:{chosen}"
         argv = [sys.executable, "-m", module, "serve", "--listen", address, *args]
-        with log_path.open("ab") as out:
-            process = subprocess.Popen(
-                argv,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                cwd=ROOT,
-                env={**os.environ, "WARGAME_LOG_FORMAT": "json", **(env or {})},
-            )
-        handle = ServiceProcess(address, process, log_path, argv)
+        handle = spawn(argv, address, log_path, env)
         if _serving_itself(handle, chosen, service, timeout):
             return handle
         handle.kill()

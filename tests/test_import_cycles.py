@@ -1,7 +1,7 @@
 """No product module imports itself back, at module level or inside a function.
 
 The imports of every product module (`cli_client`, `engine_service`, `matchmaker`, `tools`,
-`wargame`; generated `wargame/v1` aside) are read from its syntax tree: those at module
+`wargame`, `web`; generated `wargame/v1` aside) are read from its syntax tree: those at module
 level and those inside functions both count, since a function-level import only hides a
 cycle until the function runs. Imports under `if TYPE_CHECKING:` do not count: they never
 run, and the one kind of type cycle left is a value naming the cache it carries (the Game
@@ -16,7 +16,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = ("cli_client", "engine_service", "matchmaker", "tools", "wargame")
+PRODUCT = ("cli_client", "engine_service", "matchmaker", "tools", "wargame", "web")
 GENERATED = "wargame/v1/"
 
 

@@ -1,4 +1,4 @@
-"""Starts load only what they need (issue 34.4): asserted on the modules a fresh process
+"""Starts load only what they need: asserted on the modules a fresh process
 holds, never on a timing.
 
 - `wargame --help`, `--version` and an argument error load no gRPC, protobuf, structlog or

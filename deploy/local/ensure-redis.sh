@@ -2,6 +2,7 @@
 # Make sure redis-server is installed; install it from the system's packages if we can.
 # Silent when it is there; one line per step when it installs; one clear line when it cannot.
 set -euo pipefail
+. "$(dirname "$0")/../tools/as-root.sh"
 if command -v redis-server >/dev/null 2>&1; then
   exit 0
 fi
@@ -11,15 +12,7 @@ installed() {
   echo "setup: installed $(redis-server --version | cut -d' ' -f1-3)"
 }
 if command -v apt-get >/dev/null 2>&1; then
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-      sudo="sudo"
-    else
-      echo "setup: redis-server is missing and installing it needs root: run 'sudo $install_cmd', then make again" >&2
-      exit 1
-    fi
-  fi
+  as_root "setup: redis-server is missing and installing it needs root: run 'sudo $install_cmd', then make again"
   echo "setup: installing redis-server with ${sudo:+sudo }apt-get (the package lists first; this can take a minute) ..."
   $sudo apt-get update -qq
   $sudo env DEBIAN_FRONTEND=noninteractive $install_cmd -qq >/dev/null

@@ -5,6 +5,7 @@
 # when it cannot.
 #   deploy/tools/install-promtool.sh .venv/tools
 set -euo pipefail
+. "$(dirname "$0")/as-root.sh"
 mkdir -p "$1/bin"
 tools="$(cd "$1" && pwd)"
 target="$tools/bin/promtool"
@@ -21,15 +22,7 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 # The package lists may be missing on a fresh machine: read them first then (needs root).
 if ! apt-get download prometheus >/dev/null 2>&1; then
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-      sudo="sudo"
-    else
-      echo "lint: promtool comes from Debian's package lists, which need reading first: run 'sudo apt-get update', then make lint again" >&2
-      exit 1
-    fi
-  fi
+  as_root "lint: promtool comes from Debian's package lists, which need reading first: run 'sudo apt-get update', then make lint again"
   echo "lint: reading the package lists for promtool (apt-get update) ..."
   $sudo apt-get update -qq
   apt-get download prometheus >/dev/null 2>&1 || { echo "lint: apt-get could not download the 'prometheus' package (for promtool)" >&2; exit 1; }

@@ -14,7 +14,7 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_matchma
 - Cluster: SubmitActions at 16 concurrent games, rounds alternating between a matchmaker on
   a local 3-primary Redis Cluster and one on the standalone Redis (same engine, same
   clients, same run); the standalone figure is the reference, the ratio the median of the
-  rounds' pairs (goal: >= 0.9x, issue 30 item 3). Beside it each matchmaker's CPU time
+  rounds' pairs (goal: >= 0.9x, docs/throughput.md). Beside it each matchmaker's CPU time
   per submission (its process tree, the same rounds), steadier than the rates on a busy
   machine.
 - Watchers: 5,000 WatchGame streams (250 games x 20) held by one matchmaker process with

@@ -1,11 +1,11 @@
-"""What strangers cost players (issue 29, items 4 and 6), measured beside the calm of the
+"""What strangers cost players (their searches, their streams), measured beside the calm of the
 same run.
 
 `run(bench)` starts its own redis-server, engine and matchmaker processes on free loopback
 ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strangers
 [--part unread] [--part bot] [--rounds N]`.
 
-- Unread streams (item 4): `UNREAD` spectator WatchGame streams opened by a separate
+- Unread streams: `UNREAD` spectator WatchGame streams opened by a separate
   client process over `MOVING_GAMES` games, while this process plays `MOVES_PER_SECOND`
   moves a second in each (so every stream gets updates) and times GetGame of another game,
   one call after another. Rounds in turns: no streams; streams whose client reads every
@@ -18,10 +18,15 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strange
   the read (goal: an unread stream costs no more than a reader, <= 1x); and the
   matchmaker process's CPU time per stream and update: its CPU time a second over
   `CPU_SECONDS` of moves alone (before GetGame is timed), less that of the round without
+<<<<<<< HEAD
   streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second; and the streams
   woken over those seconds, per stream and update (1: every stream is handed every update,
   0: none is).
 - Bot under a flood (item 6): a timed Game of War against the bot (`BOT_TIME` per move),
+=======
+  streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second.
+- Bot under a flood: a timed Game of War against the bot (`BOT_TIME` per move),
+>>>>>>> house
   the engine with one worker and its default pool, the matchmaker proving its calls with
   the caller key. Rounds alternate: calm, and under `FLOODERS` anonymous SuggestAction
   callers (a separate process, maximum-budget searches, retried at once when refused).
@@ -143,7 +148,7 @@ def gauge(metrics: str, name: str) -> float:
     return float(found.group(1)) if found else 0.0
 
 
-# -- item 4: unread streams ---------------------------------------------------------------
+# -- unread streams ----------------------------------------------------------------------
 
 
 async def hold_streams(address: str, game_ids: list[str], count: int, *, read: bool) -> None:
@@ -346,7 +351,7 @@ def bench_unread(bench: Bench, setup: Stack, rounds: int) -> None:
         )
 
 
-# -- item 6: the bot under a flood of anonymous searches ----------------------------------
+# -- the bot under a flood of anonymous searches -----------------------------------------
 
 
 def flood(address: str, state_file: Path, flooders: int) -> dict[str, int]:

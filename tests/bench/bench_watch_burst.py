@@ -255,6 +255,11 @@ async def burst_round(
     return latencies, json.loads(out.decode().strip().splitlines()[-1])
 
 
+def samples(outcomes: list[dict[str, Any]], key: str) -> list[float]:
+    """One figure's samples: `key` of every burst's outcome (as the burst process wrote it)."""
+    return [float(outcome[key]) for outcome in outcomes]
+
+
 def run(bench: Bench) -> None:
     """The burst figures, on a stack of their own."""
     with (
@@ -284,8 +289,7 @@ def run(bench: Bench) -> None:
             inside["burst"].append(handled_p99(middle, handled(metrics)))
             burst.append(percentile(latencies, 0.99))
             bursts.append(outcome)
-        served = [float(outcome["served"]) for outcome in bursts]
-        refused = [float(outcome["refused"]) for outcome in bursts]
+        served, refused = samples(bursts, "served"), samples(bursts, "refused")
         errors: dict[str, int] = {}
         for outcome in bursts:
             for key, value in outcome["errors"].items():
@@ -301,11 +305,7 @@ def run(bench: Bench) -> None:
         )
         bench.report(figure("of them told to retry first (RESOURCE_EXHAUSTED)", "streams", refused))
         bench.report(
-            figure(
-                "the burst until every watcher was in",
-                "s",
-                [float(outcome["seconds"]) for outcome in bursts],
-            )
+            figure("the burst until every watcher was in", "s", samples(bursts, "seconds"))
         )
         reference = bench.report(
             figure(f"move acknowledgement p99, {MOVING_GAMES} games, calm", "ms", calm)
@@ -336,7 +336,7 @@ def run(bench: Bench) -> None:
             figure(
                 "the burst's client process's own CPU use (on the same machine)",
                 "cores",
-                [float(outcome["cores"]) for outcome in bursts],
+                samples(bursts, "cores"),
             )
         )
         handled_calm = bench.report(

@@ -173,7 +173,7 @@ def test_a_pool_process_starts_with_what_the_serving_process_built() -> None:
 
 
 def test_a_pool_process_builds_its_work_at_the_serving_priority_then_is_niced() -> None:
-    """Issue 34.4: built at low priority, the work waited for a free core, and on a busy
+    """Built at low priority, the work waited for a free core, and on a busy
     machine the first search of a fresh engine waited many seconds for it."""
     built = Pool(priority_at_build, (), processes=1, queue=1, log_format="console",
                  log_level="error")  # fmt: skip

@@ -1,4 +1,4 @@
-"""Issue 30, item 8: the objectives' own measures move when their events happen.
+"""The objectives' own measures (docs/operations.md) move when their events happen.
 
 Real Redis servers, the real engine and a real matchmaker replica (in this process, so its
 metrics are read from the registry it publishes): a move reaching each watcher's stream is

@@ -30,6 +30,17 @@ def set_war_rating(redis_url: str, player_id: str, rating: float) -> None:
         client.close()
 
 
+def far_apart(
+    server: InProcessMatchmaker, clients: Callable[..., Client], redis_url: str
+) -> tuple[Client, Client]:
+    """Ada (War rating 1000) and Bob (2000), players of `server`: too far apart to be paired
+    until their rating windows have grown."""
+    ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
+    set_war_rating(redis_url, ada.player_id, 1000.0)
+    set_war_rating(redis_url, bob.player_id, 2000.0)
+    return ada, bob
+
+
 def next_message(stream: QueueStream, timeout: float) -> mm.JoinQueueResponse:
     try:
         message: mm.JoinQueueResponse = stream.messages.get(timeout=timeout)
@@ -87,9 +98,7 @@ def test_a_change_in_the_queue_is_reported_at_once_not_at_the_heartbeat(
     # a report within 20 s can only be the one a change sends at once.
     monkeypatch.setattr(matchmaker.service, "HEARTBEAT", 60.0)
     server = replica(window_growth=0.0)  # the rating window stays 100: nobody is paired
-    ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
-    set_war_rating(redis_url, ada.player_id, 1000.0)
-    set_war_rating(redis_url, bob.player_id, 2000.0)
+    ada, bob = far_apart(server, clients, redis_url)
     request = mm.JoinQueueRequest(game="war")
     first = QueueStream(ada, request)
     second: QueueStream | None = None
@@ -116,9 +125,7 @@ def test_a_ticket_that_joined_ahead_of_the_redis_clock_has_waited_no_time(
     Its stream then says it has waited no time at all, and offers the base rating window
     (not a negative wait, nor a window narrower than the base)."""
     server = replica(window_growth=10.0)  # 90 s before 1000 and 2000 could be paired
-    ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
-    set_war_rating(redis_url, ada.player_id, 1000.0)
-    set_war_rating(redis_url, bob.player_id, 2000.0)
+    ada, bob = far_apart(server, clients, redis_url)
     request = mm.JoinQueueRequest(game="war")
     first = QueueStream(ada, request)
     second: QueueStream | None = None

@@ -74,19 +74,26 @@ def full_screen(clients: list[Cli], args: list[str], home: Path, stack: Stack) -
     return run(clients, args, home, stack, ascii_only=False, size=(40, 130))
 
 
-def test_a_long_think_with_the_client_open_is_not_abandonment(
-    stack: Stack, clients: list[Cli], tmp_path: Path
-) -> None:
+def invited_war(clients: list[Cli], home: Path, stack: Stack) -> tuple[Cli, Cli, str]:
+    """Alice's friendly game of War (she is South, to act), Bob seated by her invite code:
+    both clients full-screen, and the game's id."""
     args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
-    alice = full_screen(clients, args, tmp_path / "alice", stack)
+    alice = full_screen(clients, args, home / "alice", stack)
     code = alice.wait_screen(r"Invite code: (\S+) ")
     assert code is not None
     game_id = game_id_of(alice)
     bob = full_screen(
-        clients, ["play", "--join", code.group(1), "--name", "bob"], tmp_path / "bob", stack
+        clients, ["play", "--join", code.group(1), "--name", "bob"], home / "bob", stack
     )
     bob.wait_screen(r"waiting for South \(alice\)")
     alice.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    return alice, bob, game_id
+
+
+def test_a_long_think_with_the_client_open_is_not_abandonment(
+    stack: Stack, clients: list[Cli], tmp_path: Path
+) -> None:
+    alice, bob, game_id = invited_war(clients, tmp_path, stack)
 
     # Alice thinks, the client open, for twelve times the abandonment delay: the sweeper
     # looks at who is present many times meanwhile, and she is still there.
@@ -156,16 +163,7 @@ def test_a_matchmaker_restart_is_not_the_players_leaving(
     # when it is back, both clients reconnect, and nobody is announced as gone, warned or
     # abandoned; the game goes on.
     stack = restarting
-    args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
-    alice = full_screen(clients, args, tmp_path / "alice", stack)
-    code = alice.wait_screen(r"Invite code: (\S+) ")
-    assert code is not None
-    game_id = game_id_of(alice)
-    bob = full_screen(
-        clients, ["play", "--join", code.group(1), "--name", "bob"], tmp_path / "bob", stack
-    )
-    bob.wait_screen(r"waiting for South \(alice\)")
-    alice.wait_screen(lambda c: c.rows()[-1].startswith("South ›"))
+    alice, bob, game_id = invited_war(clients, tmp_path, stack)
     assert stack.matchmaker is not None
     stack.matchmaker.kill()
     alice.wait_screen(r"lost connection to the matchmaker")

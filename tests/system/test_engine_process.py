@@ -130,7 +130,7 @@ def _ask_rules(address: str) -> None:
 def test_workers_are_forked_with_the_rules_loaded_and_a_dead_one_is_started_afresh(
     tmp_path: Path,
 ) -> None:
-    """Issue 34.4: the supervisor loads the rules once and forks its first workers (they
+    """The supervisor loads the rules once and forks its first workers (they
     run its command line, not a worker's); a worker killed is replaced by a new process."""
     engine = start_engine(tmp_path, workers=2)
     assert wait_until(lambda: len(_children(engine.process.pid)) == 2, 60)

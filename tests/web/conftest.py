@@ -10,7 +10,6 @@ import contextlib
 import http.client
 import os
 import shutil
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -21,7 +20,7 @@ from typing import Any
 import pytest
 
 from tests.matchmaker.conftest import start_matchmaker_process
-from tests.servers import ROOT, RedisServer, ServiceProcess, free_port, listens
+from tests.servers import ROOT, RedisServer, ServiceProcess, free_port, listens, spawn
 from tests.web.connect_client import MATCHMAKER, ConnectClient
 from wargame.v1 import matchmaker_pb2
 
@@ -60,19 +59,10 @@ def start_web(
     chosen = port or free_port()
     address = f"127.0.0.1:{chosen}"
     log_path = directory / "web.log"
-    argv = web_command(address, matchmaker, engine, *flags)
-    with log_path.open("ab") as out:
-        process = subprocess.Popen(
-            argv,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-            env={**os.environ, "WARGAME_LOG_FORMAT": "json"},
-        )
-    handle = ServiceProcess(address, process, log_path, argv)
+    handle = spawn(web_command(address, matchmaker, engine, *flags), address, log_path)
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and process.poll() is None:
-        if healthy(health or address) and listens(process.pid, chosen):
+    while time.monotonic() < deadline and handle.process.poll() is None:
+        if healthy(health or address) and listens(handle.process.pid, chosen):
             return handle
         time.sleep(0.05)
     handle.kill()

@@ -16,7 +16,12 @@ from engine_service.rules.base import CombatTally, Contribution, Event, EventKin
 from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Advance, Attack, Support
 from engine_service.rules.napoleonic.events import unit_event
-from engine_service.rules.napoleonic.movement import own_unit
+from engine_service.rules.napoleonic.movement import (
+    check_hill_to_hill,
+    check_not_leaving_height,
+    own_unit,
+    step_onto,
+)
 from engine_service.rules.napoleonic.pieces import UnitStats
 from engine_service.rules.napoleonic.state import NapoleonicState, Unit, Vacancy
 from engine_service.rules.napoleonic.terrain import across_obstacle, step_blocked
@@ -466,13 +471,7 @@ def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, i
             f"{name} on {here} moved this turn and may not advance (advance_requires_unmoved)",
         )
     terrain = state.terrain
-    if unit.id in state.turn.entered_elevation:
-        raise RuleError(
-            Reason.HILL_ON_AND_OFF,
-            f"{name} on {here} entered that hill or redoubt this turn and may not leave it "
-            "the same turn",
-            rule="10.4",
-        )
+    check_not_leaving_height(state, unit, f"{name} on {here}")
     owner = terrain.redoubt_owner.get(dest)
     if state.stats(unit).is_artillery and owner is not None and owner in state.enemies(unit.side):
         raise RuleError(
@@ -486,12 +485,7 @@ def check_advance(state: NapoleonicState, action: Advance) -> tuple[Unit, int, i
             f"{name} on {here} cannot advance across the obstacle to {action.to} "
             "(obstacles_block_movement)",
         )
-    if not rules.hill_to_hill and unit.cell in terrain.elevated and dest in terrain.elevated:
-        raise RuleError(
-            Reason.HILL_ON_AND_OFF,
-            f"{name} on {here} may not move from one hill or redoubt onto another "
-            "(hill_to_hill_moves is off)",
-        )
+    check_hill_to_hill(state, unit, unit.cell, dest)
     return unit, dest, index
 
 
@@ -502,21 +496,10 @@ def apply_advance(
     turn = state.turn
     vacancies = list(turn.vacancies)
     vacancies[index] = replace(vacancies[index], filled_by=unit.id)
-    entered = turn.entered_elevation
-    if dest in state.terrain.elevated:
-        entered = entered | {unit.id}
-    new_turn = replace(turn, vacancies=tuple(vacancies), entered_elevation=entered)
-    if events is not None:
-        names = state.geo.names
-        events.append(
-            unit_event(
-                EventKind.ADVANCED,
-                f"{unit_title(state, unit)} advances into {names[dest]}.",
-                unit,
-                (names[unit.cell], names[dest]),
-            )
-        )
-    return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=new_turn)
+    new_turn = replace(turn, vacancies=tuple(vacancies))
+    return step_onto(
+        state, unit, dest, new_turn, events, kind=EventKind.ADVANCED, words="advances into"
+    )
 
 
 def legal_advances(state: NapoleonicState, side: str) -> list[Advance]:

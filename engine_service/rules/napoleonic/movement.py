@@ -18,7 +18,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.actions import Move
 from engine_service.rules.napoleonic.events import unit_event
 from engine_service.rules.napoleonic.pieces import UnitStats
-from engine_service.rules.napoleonic.state import NapoleonicState, Unit
+from engine_service.rules.napoleonic.state import NapoleonicState, Turn, Unit
 from engine_service.rules.napoleonic.terrain import step_blocked
 from engine_service.rules.napoleonic.words import dirs_words, kind_title, unit_title
 
@@ -69,6 +69,29 @@ def own_unit(state: NapoleonicState, unit_id: str, side: str, verb: str) -> Unit
     return unit
 
 
+def check_not_leaving_height(state: NapoleonicState, unit: Unit, title: str) -> None:
+    """HILL_ON_AND_OFF when `unit` (`title` at the start of the sentence) entered a hill or
+    redoubt this turn: it may not leave it the same turn, by a move or an advance (10.4)."""
+    if unit.id in state.turn.entered_elevation:
+        raise RuleError(
+            Reason.HILL_ON_AND_OFF,
+            f"{title} entered that hill or redoubt this turn and may not leave it the same turn",
+            rule="10.4",
+        )
+
+
+def check_hill_to_hill(state: NapoleonicState, unit: Unit, start: int, dest: int) -> None:
+    """HILL_ON_AND_OFF when `unit` would go from a hill or redoubt (`start`) straight onto
+    another (`dest`), by a move or an advance, unless `hill_to_hill_moves` (10.4)."""
+    elevated = state.terrain.elevated
+    if not state.rules.hill_to_hill and start in elevated and dest in elevated:
+        raise RuleError(
+            Reason.HILL_ON_AND_OFF,
+            f"{kind_title(unit.kind)} on {state.geo.names[unit.cell]} may not move from one "
+            "hill or redoubt onto another (hill_to_hill_moves is off)",
+        )
+
+
 def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
     """The unit and destination cell of a legal move; RuleError naming the rule otherwise."""
     unit = own_unit(state, action.unit, action.side, "move")
@@ -84,13 +107,7 @@ def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
                 f"{unit_title(state, unit)} has already moved this turn: one move per unit",
                 rule="4.3",
             )
-    if unit.id in state.turn.entered_elevation:
-        raise RuleError(
-            Reason.HILL_ON_AND_OFF,
-            f"{unit_title(state, unit)} entered a hill or redoubt this turn and may not leave "
-            "it again this turn",
-            rule="10.4",
-        )
+    check_not_leaving_height(state, unit, unit_title(state, unit))
     dest = geo.index.get(action.to)
     if dest is None:
         raise RuleError(
@@ -159,16 +176,7 @@ def check_move(state: NapoleonicState, action: Move) -> tuple[Unit, int]:
                 Reason.PATH_BLOCKED,
                 f"{name} on {here} cannot reach {action.to}: " + "; ".join(reasons),
             )
-    if (
-        not rules.hill_to_hill
-        and (origin if origin is not None else unit.cell) in state.terrain.elevated
-        and dest in state.terrain.elevated
-    ):
-        raise RuleError(
-            Reason.HILL_ON_AND_OFF,
-            f"{name} on {here} may not move from one hill or redoubt onto another "
-            "(hill_to_hill_moves is off)",
-        )
+    check_hill_to_hill(state, unit, unit.cell if origin is None else origin, dest)
     return unit, dest
 
 
@@ -257,21 +265,33 @@ def apply_move(
             and state.geo.distance(unit.cell, dest) == 1
         ):
             origins = (*origins, (unit.id, unit.cell))
-    entered = turn.entered_elevation
+    new_turn = replace(turn, moved=turn.moved | {unit.id}, origins=origins)
+    return step_onto(state, unit, dest, new_turn, events, kind=EventKind.MOVED, words="moves to")
+
+
+def step_onto(
+    state: NapoleonicState,
+    unit: Unit,
+    dest: int,
+    turn: Turn,
+    events: list[Event] | None,
+    *,
+    kind: EventKind,
+    words: str,
+) -> NapoleonicState:
+    """The state with `unit` on `dest` by a move or an advance, under `turn` (the turn's
+    other changes made) with the unit among those that entered a hill or redoubt if `dest`
+    is one (10.4); a `kind` event "<unit> <words> <square>." when `events` is given."""
     if dest in state.terrain.elevated:
-        entered = entered | {unit.id}
-    new_turn = replace(
-        turn, moved=turn.moved | {unit.id}, origins=origins, entered_elevation=entered
-    )
-    moved = Unit(unit.id, unit.side, unit.kind, dest)
+        turn = replace(turn, entered_elevation=turn.entered_elevation | {unit.id})
     if events is not None:
         names = state.geo.names
         events.append(
             unit_event(
-                EventKind.MOVED,
-                f"{unit_title(state, unit)} moves to {names[dest]}.",
+                kind,
+                f"{unit_title(state, unit)} {words} {names[dest]}.",
                 unit,
                 (names[unit.cell], names[dest]),
             )
         )
-    return state.with_moved_unit(unit, moved, turn=new_turn)
+    return state.with_moved_unit(unit, Unit(unit.id, unit.side, unit.kind, dest), turn=turn)

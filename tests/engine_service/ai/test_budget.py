@@ -17,7 +17,7 @@ from engine_service.ai.budget import Budget
 from engine_service.ai.levels import LEVELS, STRONGEST
 from engine_service.ai.napoleonic import clear_plans, plan_suggestion
 from engine_service.ai.napoleonic.plan_cache import recall
-from engine_service.ai.search import search
+from engine_service.ai.search import Suggestion, search
 from engine_service.ai.war import WarPolicy
 from engine_service.rules.game import Game
 from tests.engine_service.ai.helpers import GAMES, RULES, new_state, random_position
@@ -64,25 +64,27 @@ def test_a_search_on_a_starved_machine_is_cut_short_by_the_cap_and_says_so() -> 
     ruleset.validate(state, starved.action)  # still a considered, legal action
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_a_search_that_spends_its_budget_is_not_cut_short(game: str) -> None:
+def suggested(game: str, *, seconds: float, wall: float) -> tuple[Any, Suggestion]:
+    """A position of `game` (plans forgotten) and the suggestion for the side to act in it
+    within `seconds` of CPU time and `wall` seconds on the clock."""
     ruleset = RULES[game]
     state = random_position(game, 8, 5)
     side = ruleset.to_act(state)[0]
     clear_plans()
-    found = suggest(Game(ruleset, state), side=side, seconds=0.05, seed=1, wall=3600.0)
+    return state, suggest(Game(ruleset, state), side=side, seconds=seconds, seed=1, wall=wall)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_search_that_spends_its_budget_is_not_cut_short(game: str) -> None:
+    _state, found = suggested(game, seconds=0.05, wall=3600.0)
     assert not found.cut_short
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_same_search_on_a_starved_machine_is_cut_short(game: str) -> None:
     # A cap shorter than any search: the answer comes, and says it was cut short.
-    ruleset = RULES[game]
-    state = random_position(game, 8, 5)
-    side = ruleset.to_act(state)[0]
-    clear_plans()
-    found = suggest(Game(ruleset, state), side=side, seconds=3600.0, seed=1, wall=1e-9)
-    ruleset.validate(state, found.action)
+    state, found = suggested(game, seconds=3600.0, wall=1e-9)
+    RULES[game].validate(state, found.action)
     assert found.cut_short
 
 
