@@ -161,6 +161,7 @@ def _sides(game_id: str) -> tuple[str, ...]:
     ),
 )
 @pytest.mark.usefixtures("playout_seed")
+@pytest.mark.timeout(900)  # up to 15 s of CPU (a Napoleonic set); the rest is a busy machine
 def test_every_state_any_rpc_returns_is_accepted_back(
     stub: engine_pb2_grpc.RulesEngineStub, game_id: str, options: dict[str, str], in_depth: bool
 ) -> None:
