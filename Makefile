@@ -100,16 +100,30 @@ dist: setup ## build the wheel and the sdist into dist/ (installed alone: the cl
 play-web: play-setup $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) ## start the stack if needed, then open the page (http://127.0.0.1:8151/) in a browser
 	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
-# Compiled, the engine's tests and the conformance vectors run a second time against the
-# pure-Python source, its fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py).
-test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); the engine's also in pure Python when compiled
+# Compiled, the tests of what is compiled run a second time against its pure-Python source,
+# the fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py). Only War's move generation
+# and play are compiled (setup.py's COMPILED); every other module loads the same source in
+# both runs, so running its tests again checks nothing new. What reaches the two forms
+# differently: War's own tests (tests/engine_service/rules/war: moves, compulsion, check,
+# perft, playouts, the reference generator), War's shared-contract tests and shallow perft
+# (test_conformance.py -k war), War's conformance vectors regenerated in-process
+# (tests/conformance -k war), and test_hotpath.py (the switch loads the sources). The rest of
+# the engine's tests (gRPC, conversion, AI over War) reach War's modules only through these
+# same functions; `make test-slow` runs all of them in pure Python too.
+COMPILED_FORM = $$($(PY) -c 'from engine_service import hotpath; print(hotpath.form())')
+PURE_PYTHON_TESTS := tests/engine_service/rules/war tests/engine_service/test_hotpath.py \
+  tests/engine_service/rules/test_conformance.py tests/conformance -k "war or hotpath"
+test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); War's compiled rules also in pure Python
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
-	@if [ "$$($(PY) -c 'from engine_service import hotpath; print(hotpath.form())')" = compiled ]; then \
-	  echo "test: the engine's tests and the conformance vectors again, in pure Python"; \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
+	@if [ "$(COMPILED_FORM)" = compiled ]; then \
+	  echo "test: the tests of War's compiled rules again, in pure Python"; \
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest $(PURE_PYTHON_TESTS) -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
-test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak
+test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak; the engine's whole default suite in pure Python
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
+	@if [ "$(COMPILED_FORM)" = compiled ]; then \
+	  echo "test-slow: the engine's tests and the conformance vectors, in pure Python"; \
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 # Two clones of main running `make test` at once beside a CPU hog: the suite holds on a
 # busy machine (PAIRED_FLAGS="--runs 3 --hogs 2 --ref <branch> --keep"). Takes the machine

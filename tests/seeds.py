@@ -4,16 +4,20 @@
 seeds drawn from one base seed that changes every day (the UTC date), so that day after day
 the default suite covers many more games than one run does; `make test-slow` plays the
 fixed, deeper sets. The base seed is in pytest's header and in the report of every failed
-test that drew from it, and `WARGAME_TEST_SEED=<n>` plays the same games again.
+test that drew from it, and `WARGAME_TEST_SEED=<n>` plays the same games again. Where each
+option set of a test is a long game, `make test` plays a share of the sets too, a different
+share from day to day (`in_turn`).
 
 Where things are: `base_seed` (the run's seed, set once for the run and its workers),
-`sampled` (the seeds of a sample), `DEPTHS` (a test's sample and in-depth forms), and in
+`sampled` (the seeds of a sample), `DEPTHS` (a test's sample and in-depth forms), `in_turn`
+(the sets whose sample plays this run, every set in depth), and in
 `tests/conftest.py` the fixture `playout_seed` a sampled test takes and the report hooks.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import pytest
@@ -45,6 +49,25 @@ def sampled(count: int) -> list[str]:
     so a failure's rng is named by it)."""
     base = base_seed()
     return [f"{base}-{number}" for number in range(count)]
+
+
+def in_turn(sets: Sequence[pytest.ParameterSet], every: int) -> list[pytest.ParameterSet]:
+    """A test's parameter sets, each with `in_depth` appended, as `DEPTHS` gives them: the
+    sample form of one set in `every` (which ones turns with the base seed, so `every` runs
+    on `every` days play each once), the in-depth form of every set under -m slow. The
+    test's argument names end with "in_depth"; the ids are the sets' own with -sample or
+    -depth, as with `DEPTHS`."""
+    turn = base_seed() % every
+    return [
+        pytest.param(*given.values, False, id=f"{given.id}-sample", marks=given.marks)
+        for number, given in enumerate(sets)
+        if number % every == turn
+    ] + [
+        pytest.param(
+            *given.values, True, id=f"{given.id}-depth", marks=[*given.marks, pytest.mark.slow]
+        )
+        for given in sets
+    ]
 
 
 def reproduce_line() -> str:

@@ -9,6 +9,10 @@ alone (what a server that keeps only positions sends), and as the structured vie
 and reads the same game from each. The copies of a secret deployment that the matchmaker
 shows other players and spectators (`matchmaker.states.for_viewer`) are accepted too, so
 `moves` and `hint` work while the arrays are hidden.
+
+`make test` plays half of the option sets, a different half from day to day, with seeds
+drawn from the run's rotating seed (`tests/seeds.py`); `-m slow` plays every set's fixed
+games.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.rules.napoleonic.deployment import random_deployment, random_player_array
 from matchmaker.states import for_viewer, hidden_pending
+from tests import seeds
 from tests.conftest import TEST_SEAL_KEY
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -93,7 +98,7 @@ def play(
     game_id: str,
     options: dict[str, str],
     ending: str,
-    seed: int,
+    seed: int | str,
 ) -> list[game_pb2.GameState]:
     """Every state the RPCs return along one random game, ended as `ending` says."""
     rng = random.Random(f"{game_id}-{options}-{ending}-{seed}")
@@ -149,15 +154,20 @@ def _sides(game_id: str) -> tuple[str, ...]:
 
 
 @pytest.mark.parametrize(
-    ("game_id", "options"),
-    PLAYS,
-    ids=[f"{g}-{','.join(o.values()) or 'defaults'}" for g, o in PLAYS],
+    ("game_id", "options", "in_depth"),
+    seeds.in_turn(
+        [pytest.param(g, o, id=f"{g}-{','.join(o.values()) or 'defaults'}") for g, o in PLAYS],
+        every=2,
+    ),
 )
+@pytest.mark.usefixtures("playout_seed")
+@pytest.mark.timeout(900)  # up to 15 s of CPU (a Napoleonic set); the rest is a busy machine
 def test_every_state_any_rpc_returns_is_accepted_back(
-    stub: engine_pb2_grpc.RulesEngineStub, game_id: str, options: dict[str, str]
+    stub: engine_pb2_grpc.RulesEngineStub, game_id: str, options: dict[str, str], in_depth: bool
 ) -> None:
     checked = 0
-    for seed, ending in enumerate(ENDINGS):
+    games: list[int | str] = [*range(len(ENDINGS))] if in_depth else [*seeds.sampled(len(ENDINGS))]
+    for seed, ending in zip(games, ENDINGS, strict=True):
         for state in play(stub, game_id, options, ending, seed):
             accepted(stub, state)
             checked += 1

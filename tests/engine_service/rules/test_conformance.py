@@ -130,14 +130,25 @@ def _check_position(
 
 
 # Each game's option sets one test each: they spread over the test workers, and each stays
-# well within the timeout on a busy machine. `make test` plays a sample of each (SAMPLED
-# games, their seeds rotating from run to run: `tests/seeds.py`); `-m slow` plays the fixed
-# games in depth (the counts of `_option_sets` and MORE_PLAYOUTS).
-OPTION_SETS = [
-    pytest.param(game_id, index, id=f"{game_id}-" + re.sub(r"[^\w=]+", "-", label).strip("-"))
-    for game_id in GAMES
-    for index, (label, _options, _playouts) in enumerate(_option_sets(rulesets(SEAL_KEY)[game_id]))
-]
+# well within the timeout on a busy machine. `make test` plays a sample of half of them
+# (SAMPLED games each, their seeds rotating from run to run, and the half from day to day:
+# `tests/seeds.py`; a Napoleonic game is long); `-m slow` plays the fixed games of every set
+# in depth (the counts of `_option_sets` and MORE_PLAYOUTS).
+OPTION_SETS = seeds.in_turn(
+    [
+        pytest.param(game_id, index, id=f"{game_id}-" + re.sub(r"[^\w=]+", "-", label).strip("-"))
+        for game_id in GAMES
+        for index, (label, _options, _playouts) in enumerate(
+            _option_sets(rulesets(SEAL_KEY)[game_id])
+        )
+    ],
+    every=2,
+)
+# Each of the multiplayer sets is a game of three or four players on a larger board: the
+# sample plays a third of them, each in turn.
+MULTIPLAYER_SETS = seeds.in_turn(
+    [pytest.param(given, id="-".join(given.values())) for given in MULTIPLAYER_OPTIONS], every=3
+)
 SAMPLED = 1
 
 
@@ -146,8 +157,7 @@ def _seeds(in_depth: bool, playouts: int) -> list[str]:
     return [str(seed) for seed in range(playouts)] if in_depth else seeds.sampled(SAMPLED)
 
 
-@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
-@pytest.mark.parametrize(("game_id", "index"), OPTION_SETS)
+@pytest.mark.parametrize(("game_id", "index", "in_depth"), OPTION_SETS)
 @pytest.mark.usefixtures("playout_seed")
 def test_random_playouts_keep_every_invariant(game_id: str, index: int, in_depth: bool) -> None:
     ruleset = rulesets(SEAL_KEY)[game_id]
@@ -155,8 +165,7 @@ def test_random_playouts_keep_every_invariant(game_id: str, index: int, in_depth
     _play_out(ruleset, label, options, _seeds(in_depth, playouts), _checked(in_depth))
 
 
-@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
-@pytest.mark.parametrize("given", MULTIPLAYER_OPTIONS, ids=lambda o: "-".join(o.values()))
+@pytest.mark.parametrize(("given", "in_depth"), MULTIPLAYER_SETS)
 @pytest.mark.usefixtures("playout_seed")
 def test_random_playouts_keep_every_invariant_with_more_players(
     given: dict[str, str], in_depth: bool
