@@ -176,6 +176,10 @@ def wagon_covered(state: BattleState, wagon: int) -> bool:
 class BattlePolicy:
     """The Game of Battle for `engine_service.ai.search`."""
 
+    # A level's noise is in Infantry of the Line, as War's is in Troops: counted in War's
+    # units, Battle's noise was a third as strong and levels 3 to 5 differed too little.
+    unit = MATERIAL["infantry_of_the_line"]
+
     def __init__(self, ruleset: AnyRuleset) -> None:
         self.ruleset = ruleset
 

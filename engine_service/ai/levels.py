@@ -9,9 +9,10 @@ bot's game can be replayed:
 - **blunders**: a share of their actions is a random legal action of their side;
 - **sight**: the search is capped in depth and uses only part of the time budget (the
   Napoleonic planner: that share of its work limits, for kills and candidate plans);
-- **judgement**: Gaussian noise (in material units, where a Troop or an Infantry unit is
-  about 1) is added to the value of each candidate, so a close alternative, or at level 1
-  a clearly worse one, is picked instead of the best.
+- **judgement**: Gaussian noise (in the game's units of material: a Troop of War, an
+  Infantry of the Line of Battle, an Infantry unit of Napoleonic Chess is 1) is added to
+  the value of each candidate, so a close alternative, or at level 1 a clearly worse
+  one, is picked instead of the best.
 
 The Napoleonic planner plans whole turns without a depth: it takes the blunders, and the
 noise spoils its choice among candidate plans and of the squares its units move to.

@@ -97,6 +97,9 @@ class Policy(Protocol):
     """What the search needs to know about a game (see `RulesetPolicy` for the generic one)."""
 
     ruleset: AnyRuleset
+    # The game's unit of material, the worth of its infantry (War's Troop, Battle's
+    # Infantry of the Line): a level's noise (`levels.py`) is in these units.
+    unit: float
 
     def key(self, state: Any) -> Hashable:
         """A hashable key of the position for the transposition table."""
@@ -128,6 +131,8 @@ class Policy(Protocol):
 
 class RulesetPolicy:
     """The generic policy: the public `Ruleset` interface and the material evaluation."""
+
+    unit = 1.0  # every piece is worth 1
 
     def __init__(self, ruleset: AnyRuleset) -> None:
         self.ruleset = ruleset
@@ -538,7 +543,7 @@ class SearchStrategy:
 
     def suggest(self, state: Any, side: str, terms: Terms) -> Suggestion:
         """The best action the search finds for `side` within the terms (with the level's
-        noise on the root values)."""
+        noise, in the game's units of material, on the root values)."""
         return search(
             self.policy,
             state,
@@ -546,7 +551,7 @@ class SearchStrategy:
             seconds=terms.seconds,
             max_depth=terms.max_depth,
             seed=terms.seed,
-            noise=terms.level.noise,
+            noise=terms.level.noise * self.policy.unit,
             wall=terms.wall,
         )
 

@@ -287,6 +287,8 @@ def _victims(board: bytes, action: Action) -> float:
 class WarPolicy:
     """The Game of War for `engine_service.ai.search`."""
 
+    unit = MATERIAL["troop"]  # a level's noise is in Troops
+
     def __init__(self, ruleset: AnyRuleset) -> None:
         self.ruleset = ruleset
 
