@@ -159,7 +159,8 @@ class Play:
             game_id, idempotency_key=key, auth=(auth.keys, auth.args)
         )
         identity = Tokens.identity(auth, reply)
-        if prior is not None:
+        if prior is not None:  # a retry: answered as the first, once a replica holds it
+            await self.store.confirm_replay(game_id, key)
             return identity, await self._replay(game_id, prior.decode(), print_)
         if game is None:
             raise game_not_found(game_id)

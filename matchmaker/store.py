@@ -468,16 +468,42 @@ class Store:
         outcome, value = CommitOutcome(text(reply[0])), text(reply[1])
         # A retried commit (DUPLICATE) is confirmed as the first one: the script wrote on
         # this connection, so its WAIT covers the first commit too.
-        if outcome != CommitOutcome.CONFLICT and holders and not confirmed:
-            if not replicas:  # a replica joined since they were counted: none was asked
-                self.replication.joined(game_key, holders)
-            await self._unconfirmed(
-                change.game_id, keyed=bool(change.idempotency_key), recount=bool(replicas)
+        if outcome != CommitOutcome.CONFLICT:
+            await self._confirmed(
+                change.game_id, replicas, confirmed, holders, keyed=bool(change.idempotency_key)
             )
         if outcome == CommitOutcome.DUPLICATE:
             fingerprint, _, version = value.rpartition("|")
             return CommitResult(outcome, int(version), fingerprint)
         return CommitResult(outcome, int(value))
+
+    async def confirm_replay(self, game_id: str, idempotency_key: str) -> None:
+        """A retried submission answered from its first commit's idempotency record: only
+        once a replica holds that commit (UNAVAILABLE as `commit` otherwise). The record's
+        time to live is set again, a write on the game's primary, and WAIT after it on its
+        connection covers every earlier write, the first commit's too."""
+        wait_ms = int(self.settings.replica_wait * 1000)
+        if wait_ms <= 0:
+            return
+        replicas = await self.replication.of(keys.game(game_id))
+        command = ("EXPIRE", idempotency_key, max(1, int(self.settings.idempotency_ttl)))
+        sent = await run_and_wait(self.redis, idempotency_key, command, min(1, replicas), wait_ms)
+        if isinstance(sent.reply, Exception):
+            raise sent.reply
+        await self._confirmed(game_id, replicas, sent.confirmed, sent.replicas, keyed=True)
+
+    async def _confirmed(
+        self, game_id: str, replicas: int, confirmed: int, holders: int, *, keyed: bool
+    ) -> None:
+        """Nothing if a write was confirmed or its primary has no replica (`holders`, told
+        by `run_and_wait`); `_unconfirmed` otherwise. `replicas`: those counted before it
+        was sent (none: a replica that joined since then was not asked, and is counted
+        now)."""
+        if not holders or confirmed:
+            return
+        if not replicas:
+            self.replication.joined(keys.game(game_id), holders)
+        await self._unconfirmed(game_id, keyed=keyed, recount=bool(replicas))
 
     async def _unconfirmed(self, game_id: str, *, keyed: bool, recount: bool = True) -> None:
         """A commit no replica confirmed in time: UNAVAILABLE, unless the primary turns out

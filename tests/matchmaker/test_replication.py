@@ -12,10 +12,11 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 import redis
 from redis.crc import key_slot
@@ -25,10 +26,25 @@ from matchmaker.redis_client import TRANSIENT_ERRORS, standalone_replicas
 from matchmaker.scripts import Scripts
 from matchmaker.settings import Settings
 from matchmaker.store import Commit, CommitOutcome, Store, Update
-from tests.matchmaker.conftest import run
-from tests.matchmaker.helpers import captured_logs, store_client
+from tests.matchmaker.conftest import (
+    Client,
+    InProcessMatchmaker,
+    fast_settings,
+    players_of,
+    run,
+)
+from tests.matchmaker.helpers import (
+    as_advised,
+    captured_logs,
+    legal_actions,
+    start_game,
+    store_client,
+)
 from tests.servers import RedisClusterServers, RedisServer, start_redis, start_redis_cluster
 from wargame.runtime.refusal import Code, Reason, Refusal
+from wargame.runtime.status import error_details
+from wargame.v1 import engine_pb2_grpc
+from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
 
@@ -178,6 +194,50 @@ def test_a_retried_commit_is_confirmed_like_the_first(
 
     run(scenario())
     on_replica.close()
+
+
+def test_a_submission_sent_again_is_answered_once_a_replica_holds_it(
+    pair: tuple[RedisServer, RedisServer],
+    engine_address: str,
+    engine_channel: grpc.Channel,
+    clients: Callable[..., Client],
+) -> None:
+    """A player whose move was refused as unconfirmed sends it again with the same
+    idempotency key: the answer is the first commit's, but only once a replica holds it.
+    Answered from the idempotency record alone, a failover then could lose a move the
+    player was told was made."""
+    primary, replica = pair
+    server = InProcessMatchmaker(fast_settings(primary.url, engine_address, replica_wait=0.5))
+    server.start()
+    try:
+        players = players_of(server.address, clients, "south", "north")
+        game = start_game(players, "war")
+        engine = engine_pb2_grpc.RulesEngineStub(engine_channel)
+        mover = players[game.state.to_act[0]]
+        request = mm.SubmitActionsRequest(
+            game_id=game.id,
+            expected_version=game.version,
+            idempotency_key="k1",
+            actions=[legal_actions(engine, game.state)[0].action],
+        )
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        for _ in range(2):  # the move, then the same again: the replica holds neither
+            with pytest.raises(grpc.RpcError) as unconfirmed:
+                mover.SubmitActions(request)
+            details = error_details(unconfirmed.value)
+            assert (details.code, details.reason) == (
+                grpc.StatusCode.UNAVAILABLE,
+                "STORE_UNAVAILABLE",
+            )
+            assert "no Redis replica has confirmed it yet" in details.message
+        os.kill(replica.process.pid, signal.SIGCONT)
+        made = as_advised(mover.SubmitActions, request).game
+        assert made.version == game.version + 1
+        on_replica = redis.Redis(port=replica.port)
+        assert on_replica.hget(keys.game(game.id), "version") == str(made.version).encode()
+        on_replica.close()
+    finally:
+        server.stop()
 
 
 def test_a_replica_that_joined_since_they_were_counted_confirms_the_next_commit(
