@@ -516,10 +516,10 @@ class Replication:
 
 
 def standalone_replicas(info: dict[str, Any]) -> int:
-    """A standalone primary's replicas, from redis-py's parsed INFO replication: those that
-    said where they listen. A snapshot taker (`redis-cli --rdb`, a backup) connects as a
-    replica too, but announces no port and never acknowledges a write, so counting it would
-    refuse every move while the backup runs."""
+    """A primary's replicas, from redis-py's parsed INFO replication: those that said where
+    they listen, loading their first copy or online. A snapshot taker (`redis-cli --rdb`,
+    a backup) connects as a replica too, but announces no port and never acknowledges a
+    write, so counting it would refuse every move while the backup runs."""
     return sum(
         1
         for name, replica in info.items()
@@ -559,15 +559,16 @@ async def run_and_wait(
     client: Client, key: str, command: Sequence[Any], replicas: int, timeout_ms: int
 ) -> Sent:
     """Send `command` (about `key`) and, on the same connection, `WAIT replicas timeout_ms`;
-    with `replicas` 0, `ROLE` instead: a replica that joined since the caller counted them
-    is then known (its write was not confirmed: `Sent.confirmed` 0 of `Sent.replicas`).
+    with `replicas` 0, `INFO replication` instead: a replica that joined since the caller
+    counted them, even one still loading its first copy, is then known (the write was not
+    confirmed: `Sent.confirmed` 0 of `Sent.replicas`).
 
     WAIT counts the replicas that hold every write this connection made, so it must follow
     the write on its connection: one pipeline to the primary of `key`. If the slot moved
     meanwhile (redis-py then sent the command again, to the new primary) the count said
     nothing about it and is returned as 0.
     """
-    after = ("WAIT", replicas, timeout_ms) if replicas else ("ROLE",)
+    after = ("WAIT", replicas, timeout_ms) if replicas else ("INFO", "replication")
     if isinstance(client, RedisCluster):
         node = client.get_node_from_key(key)
         cluster_pipe = client.pipeline()
@@ -583,12 +584,4 @@ async def run_and_wait(
         reply, answer = await pipe.execute(raise_on_error=False)
     if replicas:
         return Sent(reply, answer if isinstance(answer, int) else 0, replicas)
-    return Sent(reply, 0, online_replicas(answer))
-
-
-def online_replicas(role: Any) -> int:
-    """A primary's replicas online, from its ROLE reply (0 for anything else): those that
-    said where they listen, as `standalone_replicas` counts them."""
-    if not isinstance(role, list | tuple) or len(role) < 3 or role[0] not in (b"master", "master"):
-        return 0
-    return sum(1 for replica in role[2] if len(replica) >= 2 and int(replica[1] or 0) > 0)
+    return Sent(reply, 0, standalone_replicas(answer) if isinstance(answer, dict) else 0)

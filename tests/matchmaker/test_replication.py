@@ -291,6 +291,44 @@ def test_a_replica_that_joined_since_they_were_counted_confirms_the_next_commit(
         primary.stop()
 
 
+def test_a_replica_still_loading_its_first_copy_is_counted(tmp_path: Path) -> None:
+    """A replica that has just joined and waits for its first copy (here the primary holds
+    the copy back 60 s) will hold every write made meanwhile once it has loaded, and may
+    then be promoted: a commit made meanwhile is refused as unconfirmed, not answered."""
+    primary = start_redis(
+        tmp_path / "primary",
+        extra=("--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "60"),
+    )
+    check = redis.Redis(port=primary.port)
+    replica: RedisServer | None = None
+    try:
+
+        async def scenario() -> None:
+            nonlocal replica
+            client = await store_client(primary.url)
+            store = Store(client, Scripts(client), Settings(redis_url=primary.url))
+            store.replication.FRESH = math.inf  # counted once, just before the replica joins
+            assert await store.replication.of(keys.game("g1")) == 0
+            replica = start_redis(
+                tmp_path / "replica", extra=("--replicaof", "127.0.0.1", str(primary.port))
+            )
+            wait_for(
+                lambda: check.info("replication").get("slave0", {}).get("state") == "wait_bgsave",
+                "the replica did not ask for its copy",
+            )
+            with pytest.raises(Refusal) as unconfirmed:
+                await store.commit(change(0))
+            assert unconfirmed.value.code == Code.UNAVAILABLE
+            await client.aclose()
+
+        run(scenario())
+    finally:
+        check.close()
+        if replica is not None:
+            replica.stop()
+        primary.stop()
+
+
 def test_a_backup_taking_a_snapshot_is_no_replica(tmp_path: Path) -> None:
     # `redis-cli --rdb` (any backup that reads a snapshot over the replication protocol)
     # connects as a replica that announces no port and acknowledges nothing: counting it
