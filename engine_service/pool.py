@@ -127,6 +127,8 @@ class _Slot:
                     )
             answer = self.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
+            if self.pool.closed:  # stopped under the call, as the engine stops
+                raise self.pool.stopping() from None
             self.restart()  # the process died (killed by the system, out of memory, a bug)
             raise RuntimeError("a pool process died during a call") from None
         finally:
@@ -181,6 +183,7 @@ class Pool:
         self._free: list[_Slot] = []  # free processes anyone may take
         self._free_reserved: list[_Slot] = []  # free processes kept for calls of priority
         self._failure = ""  # why the processes could not start, if they could not
+        self.closed = False  # `close`d: a call still running is told to go elsewhere
         # The processes start in the background: the worker serves rules calls meanwhile,
         # and expensive calls wait for them in the queue.
         self._starting = threading.Thread(target=self._start, name="pool-start", daemon=True)
@@ -304,6 +307,8 @@ class Pool:
         lists = (self._free_reserved, self._free) if priority else (self._free,)
         with self._lock:
             while not any(lists):
+                if self.closed:
+                    raise self.stopping()
                 if self._failure:  # no process will come: fail at once, not at the deadline
                     raise RuntimeError(f"the pool's processes could not start: {self._failure}")
                 self._lock.wait(POLL_SECONDS)
@@ -311,8 +316,19 @@ class Pool:
                     raise CallerGoneError
             return next(free for free in lists if free).pop()
 
+    def stopping(self) -> Refusal:
+        """What a call meets once the pool is closed: the engine is stopping, another will
+        answer (UNAVAILABLE, with a retry hint)."""
+        return Refusal(
+            Code.UNAVAILABLE,
+            Reason.ENGINE_UNAVAILABLE,
+            "the engine is stopping; retry",
+            retry_after=MIN_RETRY_SECONDS,
+        )
+
     def close(self) -> None:
-        """Stop every process."""
+        """Stop every process (a call still running is refused: `stopping`)."""
+        self.closed = True
         self._starting.join()
         for slot in self._slots:
             slot.stop()

@@ -245,6 +245,23 @@ def test_refusals_cross_intact_and_a_dead_process_is_replaced(pool: Pool) -> Non
     assert pool.run(Job("echo", b"alive", 1, 30), Caller()) == b"alive"
 
 
+def test_a_call_running_as_the_pool_closes_is_told_to_go_elsewhere() -> None:
+    """The engine stops (its pool closes) while a search runs: the call is refused as
+    UNAVAILABLE with a retry hint, never an internal error from a pool half gone; a call
+    that comes after is refused the same way."""
+    pool = Pool(stand_in, (), processes=1, queue=1, log_format="console", log_level="error")
+    thread, outcome = _in_thread(pool, Job("sleep", b"30", 30, 60), Caller())
+    _wait(lambda: all(slot.busy_until for slot in pool._slots))
+    pool.close()
+    thread.join(30)
+    with pytest.raises(Refusal) as after:
+        pool.run(Job("echo", b"", 1, 30), Caller())
+    for refused in (outcome[0], after.value):
+        assert isinstance(refused, Refusal), refused
+        assert (refused.code, refused.reason) == (Code.UNAVAILABLE, Reason.ENGINE_UNAVAILABLE)
+        assert refused.retry_after
+
+
 def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
     with pytest.raises(Refusal) as refused:
         pool.run(Job("sleep", b"30", 0.2, 0.5), Caller())
