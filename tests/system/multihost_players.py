@@ -314,6 +314,7 @@ class Watch:
         self.versions: list[int] = []
         self.resumed = 0
         self.resyncs: list[int] = []
+        self.kept: list[int] = []  # the versions a client keeps: a resync replaces later ones
         self.task = asyncio.create_task(self.run(), name=f"watcher of {game_id}")
 
     async def run(self) -> None:
@@ -331,7 +332,10 @@ class Watch:
                         continue  # a player left or came back: no version of its own
                     if message.resync:
                         self.resyncs.append(message.version)
+                        # The game as it stands: what was seen past it, a failover lost.
+                        self.kept = [v for v in self.kept if v < message.version]
                     self.versions.append(message.version)
+                    self.kept.append(message.version)
                     self.play.events.saw(self.game_id, message.version)
             except (grpc.aio.AioRpcError, TimeoutError) as error:
                 call.cancel()
@@ -392,7 +396,7 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
             "resumed": watch.resumed,
             "resyncs": watch.resyncs,
             "final": finals[game_id].version,
-            "complete": watch.versions == list(range(1, finals[game_id].version + 1)),
+            "complete": watch.kept == list(range(1, finals[game_id].version + 1)),
         }
         for game_id, watch in session.watched.items()
     }

@@ -15,6 +15,7 @@ from typing import Any
 
 import grpc
 import pytest
+import redis
 
 from tests.matchmaker.conftest import Client, start_engine_process, start_matchmaker_process
 from tests.matchmaker.helpers import legal_actions, play_moves, seconds
@@ -36,6 +37,24 @@ def engine(
 
 
 @pytest.fixture(scope="module")
+def installation_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """The module's own Redis: its replicas share it, and only they (a matchmaker of
+    another module, with its own key, never writes a game they cannot open)."""
+    server = start_redis(tmp_path_factory.mktemp("installation-redis"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(installation_redis: RedisServer) -> str:
+    """The module's Redis, flushed before the test."""
+    client = redis.Redis.from_url(installation_redis.url)
+    client.flushall()
+    client.close()
+    return installation_redis.url
+
+
+@pytest.fixture(scope="module")
 def installation(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The environment naming one secret key for every matchmaker of the module: they share
     one Redis, as the replicas of one installation do, so each can open what another sealed."""
@@ -44,7 +63,7 @@ def installation(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def shared_replicas(
-    redis_server: RedisServer,
+    installation_redis: RedisServer,
     engine: ServiceProcess,
     installation: dict[str, str],
     tmp_path_factory: pytest.TempPathFactory,
@@ -54,7 +73,7 @@ def shared_replicas(
     started = [
         start_matchmaker_process(
             logs,
-            redis_server.url,
+            installation_redis.url,
             engine.address,
             "--sweep-lease",
             "2",
@@ -193,10 +212,10 @@ def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_when_its_lease_runs_o
     # soon play recovers from a lost matchmaker): here the other replica takes the turn
     # over once the dead one's lease runs out, and the bot moves once.
     # A Redis of its own: no other replica (this module's shared ones) may take the turn.
-    redis = start_redis(tmp_path / "redis")
+    own = start_redis(tmp_path / "redis")
     replicas = [
         start_matchmaker_process(
-            tmp_path, redis.url, engine.address, "--log-level", "debug", name=f"takeover-{i}"
+            tmp_path, own.url, engine.address, "--log-level", "debug", name=f"takeover-{i}"
         )
         for i in range(2)
     ]
@@ -233,7 +252,7 @@ def test_a_bot_turn_left_by_a_killed_replica_is_taken_over_when_its_lease_runs_o
     finally:
         for replica in replicas:
             replica.stop()
-        redis.stop()
+        own.stop()
 
 
 def test_sigterm_ends_streams_cleanly_and_finishes_calls(
