@@ -504,12 +504,18 @@ def suggested(engine: Any, state: game_pb2.GameState, side: str) -> str:
 
 
 def piece_heights(person: Person) -> dict[str, float]:
-    """Each side's mean height on the screen (pixels from the top) of its men on the board."""
-    found: list[list[Any]] = person.page.locator("#board [data-piece]").evaluate_all(
-        "els => els.map(e => [e.dataset.piece.split(':')[0], e.getBoundingClientRect().y])"
-    )
+    """Each side's mean height on the screen (pixels from the top) of its men on the board,
+    read once every man is laid out (a board being drawn again has men of no size yet)."""
+    found: list[list[Any]] = []
+    deadline = time.monotonic() + 30
+    while not found or not all(height > 0 for _, _, height in found):
+        assert time.monotonic() < deadline, "the board's men were never laid out"
+        found = person.page.locator("#board [data-piece]").evaluate_all(
+            "els => els.map(e => [e.dataset.piece.split(':')[0],"
+            " e.getBoundingClientRect().y, e.getBoundingClientRect().height])"
+        )
     heights: dict[str, list[float]] = {}
-    for side, y in found:
+    for side, y, _ in found:
         heights.setdefault(side, []).append(float(y))
     return {side: sum(ys) / len(ys) for side, ys in heights.items()}
 
