@@ -114,10 +114,15 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
 @pytest.fixture
 def redis_url(redis_server: RedisServer) -> str:
     """The session's Redis, flushed before the test."""
-    client = redis.Redis.from_url(redis_server.url)
+    return flushed(redis_server)
+
+
+def flushed(server: RedisServer) -> str:
+    """`server` emptied (FLUSHALL): its URL."""
+    client = redis.Redis.from_url(server.url)
     client.flushall()
     client.close()
-    return redis_server.url
+    return server.url
 
 
 @contextmanager

@@ -70,19 +70,23 @@ def waits_on(server: RedisServer) -> int:
         client.close()
 
 
-@pytest.fixture
-def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
-    """A primary and its replica, in sync."""
-    primary = start_redis(tmp_path / "primary")
-    replica = start_redis(
-        tmp_path / "replica", extra=("--replicaof", "127.0.0.1", str(primary.port))
-    )
+def replica_of(primary: RedisServer, directory: Path) -> RedisServer:
+    """A replica of `primary`, started and in sync."""
+    replica = start_redis(directory, extra=("--replicaof", "127.0.0.1", str(primary.port)))
     check = redis.Redis(port=replica.port)
     wait_for(
         lambda: check.info("replication").get("master_link_status") == "up",
         "the replica did not connect",
     )
     check.close()
+    return replica
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
+    """A primary and its replica, in sync."""
+    primary = start_redis(tmp_path / "primary")
+    replica = replica_of(primary, tmp_path / "replica")
     yield primary, replica
     if replica.process.poll() is None:
         os.kill(replica.process.pid, signal.SIGCONT)
@@ -258,15 +262,7 @@ def test_a_replica_that_joined_since_they_were_counted_confirms_the_next_commit(
             store.replication.FRESH = math.inf  # counted once, just before the replica joins
             assert await store.replication.of(keys.game("g1")) == 0
             assert (await store.commit(change(0))).version == 1  # none to confirm it
-            replica = start_redis(
-                tmp_path / "replica", extra=("--replicaof", "127.0.0.1", str(primary.port))
-            )
-            check = redis.Redis(port=replica.port)
-            wait_for(
-                lambda: check.info("replication").get("master_link_status") == "up",
-                "the replica did not connect",
-            )
-            check.close()
+            replica = replica_of(primary, tmp_path / "replica")
             os.kill(replica.process.pid, signal.SIGSTOP)
             idem = keys.game_idempotency("g1", "p1", "k1")
             with pytest.raises(Refusal) as unconfirmed:

@@ -15,8 +15,8 @@ from typing import Any
 
 import grpc
 import pytest
-import redis
 
+from tests.conftest import flushed
 from tests.matchmaker.conftest import Client, start_engine_process, start_matchmaker_process
 from tests.matchmaker.helpers import legal_actions, play_moves, seconds
 from tests.matchmaker.test_live import QueueStream, Watcher
@@ -48,10 +48,7 @@ def installation_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Red
 @pytest.fixture
 def redis_url(installation_redis: RedisServer) -> str:
     """The module's Redis, flushed before the test."""
-    client = redis.Redis.from_url(installation_redis.url)
-    client.flushall()
-    client.close()
-    return installation_redis.url
+    return flushed(installation_redis)
 
 
 @pytest.fixture(scope="module")
