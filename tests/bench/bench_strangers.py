@@ -18,15 +18,10 @@ ports, measures, and stops them. Run alone: `python -m tests.bench.bench_strange
   the read (goal: an unread stream costs no more than a reader, <= 1x); and the
   matchmaker process's CPU time per stream and update: its CPU time a second over
   `CPU_SECONDS` of moves alone (before GetGame is timed), less that of the round without
-<<<<<<< HEAD
   streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second; and the streams
   woken over those seconds, per stream and update (1: every stream is handed every update,
   0: none is).
-- Bot under a flood (item 6): a timed Game of War against the bot (`BOT_TIME` per move),
-=======
-  streams, over the `UNREAD` x `MOVES_PER_SECOND` stream updates a second.
 - Bot under a flood: a timed Game of War against the bot (`BOT_TIME` per move),
->>>>>>> house
   the engine with one worker and its default pool, the matchmaker proving its calls with
   the caller key. Rounds alternate: calm, and under `FLOODERS` anonymous SuggestAction
   callers (a separate process, maximum-budget searches, retried at once when refused).
