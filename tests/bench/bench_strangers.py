@@ -66,6 +66,9 @@ from tests.bench.bench_matchmaker import (
     percentile,
     submit,
 )
+from tests.bench.bench_matchmaker import (
+    matchmaker as start_matchmaker,
+)
 from tests.bench.harness import Bench, cpu_seconds
 from tests.matchmaker.helpers import seconds
 from tests.servers import ENGINE_SERVICE, free_port, start_redis, start_service
@@ -122,14 +125,10 @@ def stack(directory: Path) -> Iterator[Stack]:
         )  # fmt: skip
         processes.append(engine)
         metrics = f"127.0.0.1:{free_port()}"
-        matchmaker = start_service(
-            "matchmaker.main",
-            ["--redis-url", redis_server.url, "--engine", engine.address,
-             "--metrics-listen", metrics, "--rate-limit", "0", "--register-peer-rate", "0",
-             "--register-rate", "0", "--log-level", "warning",
-             "--max-watchers-per-address", str(2 * UNREAD)],  # every stream from loopback
-            log_path=directory / "matchmaker.log",
-            service="wargame.v1.Matchmaker",
+        matchmaker = start_matchmaker(
+            directory, "matchmaker", redis_server.url, engine.address,
+            "--metrics-listen", metrics,
+            "--max-watchers-per-address", str(2 * UNREAD),  # every stream from loopback
             env={"WARGAME_MATCHMAKER_ENGINE_CALLER_KEY_FILE": str(caller)},
         )  # fmt: skip
         processes.append(matchmaker)
