@@ -70,7 +70,7 @@ from tests.bench.bench_matchmaker import (
     matchmaker as start_matchmaker,
 )
 from tests.bench.harness import Bench, cpu_seconds
-from tests.matchmaker.helpers import seconds
+from tests.matchmaker.helpers import seconds, timed_bot_game
 from tests.servers import ENGINE_SERVICE, free_port, start_redis, start_service
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2_grpc
@@ -399,18 +399,7 @@ async def bot_round(setup: Stack, moves: int) -> tuple[list[float], int]:
         player = await stub.RegisterPlayer(mm.RegisterPlayerRequest(display_name="timed"))
         metadata = (("authorization", f"Bearer {player.token}"),)
         while len(replies) < moves:
-            game = (
-                await stub.CreateGame(
-                    mm.CreateGameRequest(
-                        game="war",
-                        side="south",
-                        opponent=mm.SEAT_KIND_BOT,
-                        time_control=mm.TimeControl(base=seconds(BASE)),
-                        bot_time=seconds(BOT_TIME),
-                    ),
-                    metadata=metadata,
-                )
-            ).game
+            game = (await stub.CreateGame(timed_bot_game(BASE, BOT_TIME), metadata=metadata)).game
             stream = stub.WatchGame(
                 mm.WatchGameRequest(game_id=game.id, after_version=game.version),
                 metadata=metadata,

@@ -121,6 +121,18 @@ def play_moves(
 SEALED_DAWN = {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
 
 
+def timed_bot_game(base: float, bot_time: float) -> mm.CreateGameRequest:
+    """A Game of War as South against the bot, each side's clock `base` seconds, the bot
+    thinking `bot_time` seconds a move."""
+    return mm.CreateGameRequest(
+        game="war",
+        side="south",
+        opponent=mm.SEAT_KIND_BOT,
+        time_control=mm.TimeControl(base=seconds(base)),
+        bot_time=seconds(bot_time),
+    )
+
+
 def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.GameView:
     """Create a game by the first side's client and join it by the second's (each asked
     again while no Redis replica has confirmed it, as the store advises)."""
