@@ -12,7 +12,8 @@ matchmaker reads texts with it too); what else the three grammars share is writt
   it so far) and `end=<how>` (an ending by the players' hands: `resign:<side>`,
   `timeout:<side>`, `abandon:<side>` for the side that gave up, or `agreed`); each is
   written only when it is not 0 or empty;
-- position keys (64-bit) and counts, in base64url and decimal.
+- position keys (64-bit) and counts, in base64url and decimal;
+- each key (of a `key=value` word, of a section) given once at the most (`once_each`).
 
 A game's `position_style` says where its options and the `Game` part go: appended as words
 after its own text (War, Battle), or as the sections `options: ...` and `game: ...`
@@ -21,9 +22,9 @@ after its own text (War, Battle), or as the sections `options: ...` and `game: .
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from engine_service.memo import memo
 from engine_service.rules.base import AnyRuleset, Outcome, OutcomeReason, PositionStyle
@@ -105,6 +106,22 @@ def count_of(text: str, what: str, most: int = MAX_PLY) -> int:
     if not text.isdigit() or len(text) > 10 or int(text) > most:
         raise PositionError(f"{what}: {quoted(text[:24])} is not a whole number 0..{most}")
     return int(text)
+
+
+Value = TypeVar("Value")
+
+
+def once_each(
+    pairs: Iterable[tuple[str, Value]], twice: Callable[[str], Exception]
+) -> Iterator[tuple[str, Value]]:
+    """The (key, value) pairs of a text in their order (`key=value` words, a setup's
+    sections); `twice(key)` is raised at a key given again."""
+    seen: set[str] = set()
+    for key, value in pairs:
+        if key in seen:
+            raise twice(key)
+        seen.add(key)
+        yield key, value
 
 
 # --- options ----------------------------------------------------------------------------------
@@ -233,11 +250,7 @@ def read_position(ruleset: AnyRuleset, text: str, *, checked: bool = True) -> Ga
         state = ruleset.new_game(options, body, checked=checked)
         ply, offer, ended = 0, None, None
         accepted: tuple[str, ...] = ()
-        seen: set[str] = set()
-        for key, value in meta:
-            if key in seen:
-                raise PositionError(f"{key}= is given twice")
-            seen.add(key)
+        for key, value in once_each(meta, lambda key: PositionError(f"{key}= is given twice")):
             if key == "ply":
                 ply = count_of(value, "ply")
             elif key == "offer":

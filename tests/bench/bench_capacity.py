@@ -48,7 +48,14 @@ import redis
 
 from matchmaker import keys
 from matchmaker.settings import Settings
-from tests.bench.bench_matchmaker import Player, legal_sequence, matchmaker, register, submit
+from tests.bench.bench_matchmaker import (
+    SERVING,
+    Player,
+    legal_sequence,
+    matchmaker,
+    register,
+    submit,
+)
 from tests.bench.harness import REPEATS, Bench, Figure, cpu_seconds, process_tree, rss_mb
 from tests.conftest import TEST_SEAL_KEY, engine_in_process
 from tests.servers import RedisServer, ServiceProcess, start_engine, start_redis
@@ -156,7 +163,7 @@ def stack(directory: Path) -> Iterator[Stack]:
     try:
         engine = start_engine(directory, "--seal-key-file", str(key_file), "--log-level", "warning")
         processes.append(engine)
-        replica = matchmaker(directory, "matchmaker", store.url, engine.address)
+        replica = matchmaker(directory, "matchmaker", store.url, engine.address, *SERVING)
         processes.append(replica)
         yield Stack(store, engine, replica)
     finally:

@@ -100,16 +100,27 @@ class Stack:
     cluster_matchmaker_pid: int = 0  # the process of `cluster_matchmaker` (0: unknown)
 
 
-def matchmaker(directory: Path, name: str, redis_url: str, engine: str) -> ServiceProcess:
-    """A matchmaker process for the benchmarks (no rate limit, quiet logs)."""
+# This file's matchmakers: no metrics, a pool for many callers, every watcher from loopback.
+SERVING = ("--metrics-listen", "off", "--redis-connections", "16",
+           "--max-watchers-per-address", "10000")  # fmt: skip
+
+
+def matchmaker(
+    directory: Path,
+    name: str,
+    redis_url: str,
+    engine: str,
+    *flags: str,
+    env: dict[str, str] | None = None,
+) -> ServiceProcess:
+    """A matchmaker process for the benchmarks (no rate limit, quiet logs), with `flags`."""
     return start_service(
         "matchmaker.main",
-        ["--redis-url", redis_url, "--engine", engine, "--metrics-listen", "off",
-         "--rate-limit", "0", "--register-peer-rate", "0", "--register-rate", "0",
-         "--log-level", "warning", "--redis-connections", "16",
-         "--max-watchers-per-address", "10000"],  # every watcher calls from loopback
+        ["--redis-url", redis_url, "--engine", engine, "--rate-limit", "0",
+         "--register-peer-rate", "0", "--register-rate", "0", "--log-level", "warning", *flags],
         log_path=directory / f"{name}.log",
         service="wargame.v1.Matchmaker",
+        env=env,
     )  # fmt: skip
 
 
@@ -125,9 +136,11 @@ def stack(directory: Path) -> Iterator[Stack]:
     try:
         engine = start_engine(directory, "--seal-key-file", str(key_file), "--log-level", "warning")
         processes.append(engine)
-        standalone = matchmaker(directory, "matchmaker", redis_server.url, engine.address)
+        standalone = matchmaker(directory, "matchmaker", redis_server.url, engine.address, *SERVING)
         processes.append(standalone)
-        clustered = matchmaker(directory, "matchmaker-cluster", cluster.url, engine.address)
+        clustered = matchmaker(
+            directory, "matchmaker-cluster", cluster.url, engine.address, *SERVING
+        )
         processes.append(clustered)
         yield Stack(
             redis_server.url,

@@ -61,8 +61,11 @@ from tests.bench.bench_matchmaker import (
     percentile,
     submit,
 )
+from tests.bench.bench_matchmaker import (
+    matchmaker as start_matchmaker,
+)
 from tests.bench.harness import Bench, cpu_seconds
-from tests.matchmaker.helpers import seconds
+from tests.matchmaker.helpers import seconds, timed_bot_game
 from tests.servers import ENGINE_SERVICE, free_port, start_redis, start_service
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2_grpc
@@ -117,14 +120,10 @@ def stack(directory: Path) -> Iterator[Stack]:
         )  # fmt: skip
         processes.append(engine)
         metrics = f"127.0.0.1:{free_port()}"
-        matchmaker = start_service(
-            "matchmaker.main",
-            ["--redis-url", redis_server.url, "--engine", engine.address,
-             "--metrics-listen", metrics, "--rate-limit", "0", "--register-peer-rate", "0",
-             "--register-rate", "0", "--log-level", "warning",
-             "--max-watchers-per-address", str(2 * UNREAD)],  # every stream from loopback
-            log_path=directory / "matchmaker.log",
-            service="wargame.v1.Matchmaker",
+        matchmaker = start_matchmaker(
+            directory, "matchmaker", redis_server.url, engine.address,
+            "--metrics-listen", metrics,
+            "--max-watchers-per-address", str(2 * UNREAD),  # every stream from loopback
             env={"WARGAME_MATCHMAKER_ENGINE_CALLER_KEY_FILE": str(caller)},
         )  # fmt: skip
         processes.append(matchmaker)
@@ -395,18 +394,7 @@ async def bot_round(setup: Stack, moves: int) -> tuple[list[float], int]:
         player = await stub.RegisterPlayer(mm.RegisterPlayerRequest(display_name="timed"))
         metadata = (("authorization", f"Bearer {player.token}"),)
         while len(replies) < moves:
-            game = (
-                await stub.CreateGame(
-                    mm.CreateGameRequest(
-                        game="war",
-                        side="south",
-                        opponent=mm.SEAT_KIND_BOT,
-                        time_control=mm.TimeControl(base=seconds(BASE)),
-                        bot_time=seconds(BOT_TIME),
-                    ),
-                    metadata=metadata,
-                )
-            ).game
+            game = (await stub.CreateGame(timed_bot_game(BASE, BOT_TIME), metadata=metadata)).game
             stream = stub.WatchGame(
                 mm.WatchGameRequest(game_id=game.id, after_version=game.version),
                 metadata=metadata,

@@ -51,8 +51,11 @@ from tests.bench.bench_matchmaker import (
     new_games,
     percentile,
 )
+from tests.bench.bench_matchmaker import (
+    matchmaker as start_matchmaker,
+)
 from tests.bench.harness import REPEATS, Bench, cpu_seconds, process_tree
-from tests.servers import free_port, start_engine, start_redis, start_service
+from tests.servers import free_port, start_engine, start_redis
 from wargame.runtime.status import error_details
 from wargame.v1 import game_pb2, matchmaker_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
@@ -78,14 +81,9 @@ def stack(directory: Path) -> Iterator[tuple[str, str, str, int]]:
         engine = start_engine(directory, "--seal-key-file", str(key_file), "--log-level", "warning")
         processes.append(engine)
         metrics = f"127.0.0.1:{free_port()}"
-        matchmaker = start_service(
-            "matchmaker.main",
-            ["--redis-url", redis_server.url, "--engine", engine.address,
-             "--metrics-listen", metrics, "--rate-limit", "0", "--register-peer-rate", "0",
-             "--register-rate", "0", "--log-level", "warning",
-             "--max-watchers-per-address", str(2 * WATCHERS)],
-            log_path=directory / "matchmaker.log",
-            service="wargame.v1.Matchmaker",
+        matchmaker = start_matchmaker(
+            directory, "matchmaker", redis_server.url, engine.address,
+            "--metrics-listen", metrics, "--max-watchers-per-address", str(2 * WATCHERS),
         )  # fmt: skip
         processes.append(matchmaker)
         metrics_url = f"http://{metrics}/metrics"

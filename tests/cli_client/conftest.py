@@ -1,4 +1,5 @@
-"""Fixtures for the client's unit tests: a stub of the real in-process engine, described games."""
+"""Fixtures for the client's unit tests: a stub of the real in-process engine, described games,
+and the view of a game running from a described game's start (`at_the_start`)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,21 @@ def play(engine: engine_pb2_grpc.RulesEngineStub) -> Callable[..., engine_pb2.Ap
 def connection(engine_address: str) -> Connection:
     """A client connection to the in-process engine (no matchmaker behind it)."""
     return Connection(Addresses(engine=engine_address, matchmaker="127.0.0.1:1"))
+
+
+def at_the_start(
+    reply: engine_pb2.DescribeGameResponse, your_side: str, version: int = 1
+) -> matchmaker_pb2.GameView:
+    """The view of game g1, running from the described game's start, as `your_side` sees it
+    (no seats: a test adds the ones it needs)."""
+    return matchmaker_pb2.GameView(
+        id="g1",
+        game=reply.board.game,
+        status=matchmaker_pb2.GAME_STATUS_RUNNING,
+        version=version,
+        your_side=your_side,
+        state=reply.initial_state,
+    )
 
 
 def napoleonic_session(

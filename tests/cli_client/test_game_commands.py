@@ -8,6 +8,7 @@ from collections.abc import Callable
 from cli_client.game_commands import coach_level, hint_line, in_columns, not_yours, spoken
 from cli_client.render import Theme
 from cli_client.session import GameSession
+from tests.cli_client.conftest import at_the_start
 from wargame.v1 import engine_pb2, matchmaker_pb2
 
 Describe = Callable[..., engine_pb2.DescribeGameResponse]
@@ -56,10 +57,8 @@ def test_the_coach_plays_one_level_above_the_bot_faced(describe: Describe) -> No
                     side="north", kind=matchmaker_pb2.SEAT_KIND_BOT, bot_level=level
                 )
             )
-        view = matchmaker_pb2.GameView(
-            id="g1", game="war", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=1,
-            your_side="south", state=reply.initial_state, seats=seats,
-        )  # fmt: skip
+        view = at_the_start(reply, "south")
+        view.seats.extend(seats)
         return GameSession(view, reply, "south")
 
     assert [coach_level(session(level)) for level in (1, 2, 3, 4, 5)] == [2, 3, 4, 5, 5]
@@ -81,11 +80,7 @@ def test_moves_are_listed_in_as_many_columns_as_fit() -> None:
 
 def test_the_opponents_man_is_named_with_which_are_yours(describe: Describe) -> None:
     reply = describe("war")
-    view = matchmaker_pb2.GameView(
-        id="g1", game="war", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=1,
-        your_side="south", state=reply.initial_state,
-    )  # fmt: skip
-    session = GameSession(view, reply, "south")
+    session = GameSession(at_the_start(reply, "south"), reply, "south")
     north = next(piece for piece in reply.initial_state.pieces if piece.side == "north")
     kind = next(kind.name for kind in reply.board.piece_kinds if kind.id == north.kind)
     plain, coloured = Theme(unicode=True), Theme(unicode=True, colour=True)
@@ -100,11 +95,7 @@ def test_the_opponents_man_is_named_with_which_are_yours(describe: Describe) -> 
 
 def test_an_ally_s_man_is_not_the_opponent_s(describe: Describe) -> None:
     reply = describe("napoleonic", scenario="grand_battle_2v2")
-    view = matchmaker_pb2.GameView(
-        id="g1", game="napoleonic", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=1,
-        your_side="red", state=reply.initial_state,
-    )  # fmt: skip
-    session = GameSession(view, reply, "red")
+    session = GameSession(at_the_start(reply, "red"), reply, "red")
     theme = Theme(unicode=True)
     assert not_yours(session, "i3", theme) == ""  # Blue's, Red's ally
     assert not_yours(session, "i8", theme).startswith("i8 is Green's Infantry, not yours")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from cli_client.notices import clock_time, words
 from cli_client.session import GameSession
+from tests.cli_client.conftest import at_the_start
 from wargame.v1 import engine_pb2, matchmaker_pb2
 
 Describe = Callable[..., engine_pb2.DescribeGameResponse]
@@ -14,10 +15,7 @@ NOW = 1_800_000_000.0
 
 def session_of(describe: Describe, your_side: str) -> GameSession:
     reply = describe("war")
-    view = matchmaker_pb2.GameView(
-        id="g1", game="war", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=4,
-        your_side=your_side, state=reply.initial_state,
-    )  # fmt: skip
+    view = at_the_start(reply, your_side, version=4)
     for side, name in (("south", "alice"), ("north", "bob")):
         view.seats.add(side=side, kind=matchmaker_pb2.SEAT_KIND_HUMAN).player.display_name = name
     return GameSession(view, reply, your_side)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from cli_client.session import GameSession
 from cli_client.updates import draw_answer, lost_line
+from tests.cli_client.conftest import at_the_start
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2
 
 Describe = Callable[..., engine_pb2.DescribeGameResponse]
@@ -15,10 +16,7 @@ Describe = Callable[..., engine_pb2.DescribeGameResponse]
 def south(describe: Describe) -> GameSession:
     """A Game of War at its start, played as South against the bot."""
     reply = describe("war")
-    view = matchmaker_pb2.GameView(
-        id="g1", game="war", status=matchmaker_pb2.GAME_STATUS_RUNNING, version=3,
-        your_side="south", state=reply.initial_state,
-    )  # fmt: skip
+    view = at_the_start(reply, "south", version=3)
     view.seats.add(side="south", kind=matchmaker_pb2.SEAT_KIND_HUMAN).player.display_name = "alice"
     view.seats.add(side="north", kind=matchmaker_pb2.SEAT_KIND_BOT).player.bot = True
     return GameSession(view, reply)

@@ -110,12 +110,7 @@ def play_moves(
         choice = rng.choice(actions)
         if stop_when is not None and stop_when(choice):
             break
-        request = mm.SubmitActionsRequest(
-            game_id=game_id,
-            expected_version=game.version,
-            idempotency_key=uuid.uuid4().hex,
-            actions=[choice.action],
-        )
+        request = submission(game, choice.action)
         reply = as_advised(player.SubmitActions, request)
         assert list(reply.notations) == [choice.notation]
         game = reply.game
@@ -124,6 +119,18 @@ def play_moves(
 
 # Napoleonic Chess with its secret deployment sealed by the engine (Attack at Dawn, 10.1).
 SEALED_DAWN = {"scenario": "attack_at_dawn", "attack_at_dawn_mode": "sealed"}
+
+
+def timed_bot_game(base: float, bot_time: float) -> mm.CreateGameRequest:
+    """A Game of War as South against the bot, each side's clock `base` seconds, the bot
+    thinking `bot_time` seconds a move."""
+    return mm.CreateGameRequest(
+        game="war",
+        side="south",
+        opponent=mm.SEAT_KIND_BOT,
+        time_control=mm.TimeControl(base=seconds(base)),
+        bot_time=seconds(bot_time),
+    )
 
 
 def start_game(clients: Mapping[str, Any], ruleset: str, **request: Any) -> mm.GameView:
@@ -188,6 +195,19 @@ def sealed_array(side: str) -> str:
     return " ".join(items)
 
 
+def submission(
+    game: mm.GameView, *actions: game_pb2.Action, key: str = ""
+) -> mm.SubmitActionsRequest:
+    """SubmitActions of `actions` at the game's version, under the idempotency `key` (a
+    fresh one when empty)."""
+    return mm.SubmitActionsRequest(
+        game_id=game.id,
+        expected_version=game.version,
+        idempotency_key=key or uuid.uuid4().hex,
+        actions=actions,
+    )
+
+
 def submit_text(client: Any, game_id: str, text: str, side: str = "") -> mm.SubmitActionsResponse:
     """Submit one action in notation, at whatever version the game is (retried when someone
     else acted first)."""
@@ -195,12 +215,7 @@ def submit_text(client: Any, game_id: str, text: str, side: str = "") -> mm.Subm
         game = client.GetGame(mm.GetGameRequest(game_id=game_id)).game
         try:
             reply: mm.SubmitActionsResponse = client.SubmitActions(
-                mm.SubmitActionsRequest(
-                    game_id=game_id,
-                    expected_version=game.version,
-                    idempotency_key=uuid.uuid4().hex,
-                    actions=[game_pb2.Action(side=side, notation=text)],
-                )
+                submission(game, game_pb2.Action(side=side, notation=text))
             )
             return reply
         except grpc.RpcError as error:

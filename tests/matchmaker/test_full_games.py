@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import random
 import secrets
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, both_stores, players_of
-from tests.matchmaker.helpers import play_moves, sealed_array
-from wargame.v1 import engine_pb2, game_pb2
+from tests.matchmaker.helpers import play_moves, sealed_array, start_game, submit_text
+from wargame.v1 import engine_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -68,33 +67,11 @@ def test_attack_at_dawn_commit_and_reveal_through_the_matchmaker(
     matchmaker: InProcessMatchmaker, clients: Callable[..., Client], engine_stub: Any
 ) -> None:
     players = players_of(matchmaker.address, clients, "red", "black")
-    created = (
-        players["red"]
-        .CreateGame(
-            mm.CreateGameRequest(
-                game="napoleonic", side="red", options={"scenario": "attack_at_dawn"}
-            )
-        )
-        .game
-    )
-    game = players["black"].JoinGame(mm.JoinGameRequest(game_id=created.id)).game
+    game = start_game(players, "napoleonic", options={"scenario": "attack_at_dawn"})
     salts = {side: secrets.token_hex(32) for side in players}
 
     def act(side: str, text: str) -> mm.GameView:
-        current = players[side].GetGame(mm.GetGameRequest(game_id=game.id)).game
-        reply: mm.GameView = (
-            players[side]
-            .SubmitActions(
-                mm.SubmitActionsRequest(
-                    game_id=game.id,
-                    expected_version=current.version,
-                    idempotency_key=uuid.uuid4().hex,
-                    actions=[game_pb2.Action(notation=text)],
-                )
-            )
-            .game
-        )
-        return reply
+        return submit_text(players[side], game.id, text).game
 
     for side in ("red", "black"):
         act(side, f"commit {sealed_array(side)} salt {salts[side]}")

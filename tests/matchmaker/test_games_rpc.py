@@ -21,6 +21,7 @@ from tests.matchmaker.helpers import (
     play_moves,
     seconds,
     start_game,
+    submission,
 )
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2
@@ -258,12 +259,7 @@ def test_a_retried_submission_is_applied_once(
     south, north = war_players["south"], war_players["north"]
     game = start_game(war_players, "war")
     action = legal_actions(engine_stub, game.state)[0]
-    request = mm.SubmitActionsRequest(
-        game_id=game.id,
-        expected_version=game.version,
-        idempotency_key="my-key-1",
-        actions=[action.action],
-    )
+    request = submission(game, action.action, key="my-key-1")
     first = south.SubmitActions(request)
     again = south.SubmitActions(request)
     assert not first.replayed and again.replayed
@@ -281,12 +277,7 @@ def test_a_retried_submission_is_applied_once(
     )
     # The key belongs to the player: the other player's same key is another submission.
     reply = north.SubmitActions(
-        mm.SubmitActionsRequest(
-            game_id=game.id,
-            expected_version=stored.version,
-            idempotency_key="my-key-1",
-            actions=[legal_actions(engine_stub, stored.state)[0].action],
-        )
+        submission(stored, legal_actions(engine_stub, stored.state)[0].action, key="my-key-1")
     )
     assert not reply.replayed and reply.game.version == stored.version + 1
 
@@ -308,14 +299,7 @@ def test_simultaneous_submissions_commit_exactly_one(
     def send(index: int) -> None:
         barrier.wait()
         try:
-            reply = devices[index].SubmitActions(
-                mm.SubmitActionsRequest(
-                    game_id=game.id,
-                    expected_version=game.version,
-                    idempotency_key=uuid.uuid4().hex,
-                    actions=[actions[index].action],
-                )
-            )
+            reply = devices[index].SubmitActions(submission(game, actions[index].action))
             outcome: Any = reply
         except grpc.RpcError as error:
             outcome = error_details(error)

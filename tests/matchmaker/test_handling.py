@@ -38,23 +38,31 @@ def retry_hint() -> Iterator[None]:
     handling.set_retry_hint(saved)
 
 
-def test_a_store_still_loading_is_unavailable_with_the_retry_hint() -> None:
-    refusal = _refusal_of(RedisError("LOADING Redis is loading the dataset in memory"), "r1")
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        pytest.param(
+            RedisError("LOADING Redis is loading the dataset in memory"),
+            "the session store is starting; retry in 2.5 s",
+            id="still-loading",
+        ),
+        pytest.param(
+            RedisConnectionError("Connection refused"),
+            "the session store cannot be reached; retry in 2.5 s",
+            id="out-of-reach",
+        ),
+    ],
+)
+def test_a_store_still_loading_or_out_of_reach_is_unavailable_with_the_retry_hint(
+    error: RedisError, message: str
+) -> None:
+    refusal = _refusal_of(error, "r1")
     assert (refusal.code, refusal.reason) == (
         grpc.StatusCode.UNAVAILABLE,
         Reason.STORE_UNAVAILABLE,
     )
-    assert refusal.message == "the session store is starting; retry in 2.5 s"
+    assert refusal.message == message
     assert (refusal.retry_after, refusal.metadata) == (2.5, {"retry_after_ms": "2500"})
-
-
-def test_a_store_out_of_reach_is_unavailable_with_the_retry_hint() -> None:
-    refusal = _refusal_of(RedisConnectionError("Connection refused"), "r1")
-    assert (refusal.code, refusal.reason) == (
-        grpc.StatusCode.UNAVAILABLE,
-        Reason.STORE_UNAVAILABLE,
-    )
-    assert refusal.message == "the session store cannot be reached; retry in 2.5 s"
 
 
 def test_any_other_failure_is_internal_naming_the_request_id_only() -> None:

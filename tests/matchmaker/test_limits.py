@@ -163,6 +163,15 @@ async def tokens(limits: Limits, key: str) -> float | None:
     return None if value is None else float(value)
 
 
+async def last_changed(limits: Limits, bucket: Bucket, tokens: float, shift_ms: int) -> None:
+    """Write `bucket` as limit.lua writes it: holding `tokens`, last changed `shift_ms` from
+    now by the Redis server's clock (negative: in the past)."""
+    redis = limits.scripts.redis
+    seconds, micros = await redis.time()
+    now_ms = seconds * 1000 + micros // 1000
+    await redis.hset(bucket.key, mapping={"tokens": tokens, "at": now_ms + shift_ms})
+
+
 async def held(limits: Limits, key: str) -> float:
     """The tokens a bucket held at its last change (it must exist)."""
     value = await tokens(limits, key)
@@ -296,11 +305,8 @@ def test_a_bucket_refills_at_its_rate_to_the_token(redis_url: str) -> None:
     # 1,000 s idle at 1 token a second is 1,000 tokens (and the few ms since), not 999.
     async def scenario() -> None:
         async with made(redis_url) as limits:
-            redis = limits.scripts.redis
             bucket = Bucket(keys.limit("rate"), 1.0, 10_000.0, "too many rate tests")
-            seconds, micros = await redis.time()
-            idle_since = seconds * 1000 + micros // 1000 - 1_000_000
-            await redis.hset(bucket.key, mapping={"tokens": 0.0, "at": idle_since})
+            await last_changed(limits, bucket, 0.0, -1_000_000)
             await limits.take([bucket], need=1000, cost=1000)
             assert 0 <= await held(limits, bucket.key) < 1
 
@@ -316,11 +322,8 @@ def test_a_bucket_changed_ahead_of_the_clock_refills_nothing_until_the_clock_pas
     # minimum nor a negative amount, so the request waits for one token's refill, no more.
     async def scenario() -> None:
         async with made(redis_url) as limits:
-            redis = limits.scripts.redis
             bucket = Bucket(keys.limit("ahead"), 1_000_000.0, 5.0, "too many tests ahead")
-            seconds, micros = await redis.time()
-            hour_ahead = seconds * 1000 + micros // 1000 + 3_600_000
-            await redis.hset(bucket.key, mapping={"tokens": 0.0, "at": hour_ahead})
+            await last_changed(limits, bucket, 0.0, 3_600_000)  # an hour ahead
             refused = await refusal(limits, [bucket], need=1, cost=1)
             assert int(refused.metadata["retry_after_ms"]) == 1  # 1 token at 1,000 per ms
             assert await held(limits, bucket.key) == 0
@@ -334,12 +337,9 @@ def test_a_bucket_idle_for_long_holds_its_burst_and_no_more(redis_url: str) -> N
     # script writes it, its `at` an hour back by the server's clock) is full, not fuller.
     async def scenario() -> None:
         async with made(redis_url) as limits:
-            redis = limits.scripts.redis
             bucket = Bucket(keys.limit("idle"), 1.0, 3.0, "too many idle tests")
-            seconds, micros = await redis.time()
-            hour_ago = seconds * 1000 + micros // 1000 - 3_600_000
             for start in (0.0, -3.0):  # empty, and as deep in debt as a bucket goes
-                await redis.hset(bucket.key, mapping={"tokens": start, "at": hour_ago})
+                await last_changed(limits, bucket, start, -3_600_000)  # an hour ago
                 # 3,600 tokens' worth of refill, kept to the burst of 3: 4 never pass.
                 refused = await refusal(limits, [bucket], need=4, cost=1)
                 assert int(refused.metadata["retry_after_ms"]) == 1000  # the 4th token in 1 s

@@ -5,7 +5,6 @@ from __future__ import annotations
 import queue
 import random
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -31,6 +30,7 @@ from tests.matchmaker.helpers import (
     sealed_array,
     seconds,
     start_game,
+    submission,
     sync_client,
     war_game_played,
 )
@@ -237,14 +237,7 @@ def test_hidden_deployment_is_never_shown_to_the_other_side(
     watcher = Watcher(black, game.id)
     spectator = Watcher(clients(matchmaker.address), game.id)
     red_array = sealed_array("red")
-    reply = red.SubmitActions(
-        mm.SubmitActionsRequest(
-            game_id=game.id,
-            expected_version=game.version,
-            idempotency_key=uuid.uuid4().hex,
-            actions=[game_pb2.Action(notation=f"seal {red_array}")],
-        )
-    )
+    reply = red.SubmitActions(submission(game, game_pb2.Action(notation=f"seal {red_array}")))
     assert red_array.split()[0] in reply.notations[0]  # the author sees its own array
     version = reply.game.version
     secrets = [item.encode() for item in red_array.split()[:3]]
@@ -264,12 +257,7 @@ def test_hidden_deployment_is_never_shown_to_the_other_side(
     # Black seals too: the arrays are laid out together and everything is open.
     black_array = sealed_array("black")
     done = black.SubmitActions(
-        mm.SubmitActionsRequest(
-            game_id=game.id,
-            expected_version=version,
-            idempotency_key=uuid.uuid4().hex,
-            actions=[game_pb2.Action(notation=f"seal {black_array}")],
-        )
+        submission(reply.game, game_pb2.Action(notation=f"seal {black_array}"))
     ).game
     assert done.state.napoleonic.phase == 5  # MOVEMENT
     assert any(red_array.split()[0] in move for move in done.moves)

@@ -5,7 +5,6 @@ agreed by every remaining player, openskill ratings, and records that replay."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
@@ -15,7 +14,14 @@ import pytest
 
 from matchmaker.bot import secret_array
 from tests.matchmaker.conftest import Client, InProcessMatchmaker
-from tests.matchmaker.helpers import Watcher, expect_error, seconds, submit_text, wait_for
+from tests.matchmaker.helpers import (
+    Watcher,
+    expect_error,
+    seconds,
+    submission,
+    submit_text,
+    wait_for,
+)
 from tests.matchmaker.test_full_games import check_record
 from wargame.v1 import engine_pb2, game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
@@ -59,14 +65,7 @@ def play_turns(
             return game
         side = next(side for side in game.state.to_act if side in people)
         try:
-            people[side].SubmitActions(
-                mm.SubmitActionsRequest(
-                    game_id=game_id,
-                    expected_version=game.version,
-                    idempotency_key=uuid.uuid4().hex,
-                    actions=[suggested(engine, game.state, side)],
-                )
-            )
+            people[side].SubmitActions(submission(game, suggested(engine, game.state, side)))
         except grpc.RpcError as error:  # a bot acted meanwhile: look again
             if error.code() != grpc.StatusCode.ABORTED:
                 raise

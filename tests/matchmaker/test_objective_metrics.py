@@ -30,6 +30,7 @@ from tests.matchmaker.helpers import (
     play_moves,
     start_game,
     store_client,
+    submission,
     wait_for,
 )
 from tests.matchmaker.test_replication import change
@@ -77,12 +78,7 @@ def test_the_bots_move_is_timed_from_the_commit_that_made_it_its_turn(
     ).game
     count, total = value(f"{BOT_REPLY}_count"), value(f"{BOT_REPLY}_sum")
     reply = ada.SubmitActions(
-        mm.SubmitActionsRequest(
-            game_id=game.id,
-            expected_version=game.version,
-            idempotency_key="first",
-            actions=[legal_actions(engine_stub, game.state)[0].action],
-        )
+        submission(game, legal_actions(engine_stub, game.state)[0].action, key="first")
     )
     wait_for(
         lambda: ada.GetGame(mm.GetGameRequest(game_id=game.id)).game.version > reply.game.version

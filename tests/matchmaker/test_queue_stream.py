@@ -4,9 +4,10 @@ the next heartbeat)."""
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -41,6 +42,24 @@ def far_apart(
     return ada, bob
 
 
+@contextlib.contextmanager
+def war_queue() -> Iterator[Callable[[Client], QueueStream]]:
+    """`join(player)` opens the player's JoinQueue stream for War; every stream opened is
+    cancelled on the way out."""
+    opened: list[QueueStream] = []
+
+    def join(player: Client) -> QueueStream:
+        stream = QueueStream(player, mm.JoinQueueRequest(game="war"))
+        opened.append(stream)
+        return stream
+
+    try:
+        yield join
+    finally:
+        for stream in opened:
+            stream.call.cancel()
+
+
 def next_message(stream: QueueStream, timeout: float) -> mm.JoinQueueResponse:
     try:
         message: mm.JoinQueueResponse = stream.messages.get(timeout=timeout)
@@ -68,12 +87,11 @@ def test_a_waiting_player_learns_of_its_match_at_once_with_its_ticket(
     # (the pairer's signal), not the next look.
     server = replica(queue_status_interval=30.0)
     ada, bob = clients(server.address, "Ada"), clients(server.address, "Bob")
-    request = mm.JoinQueueRequest(game="war")
-    first = QueueStream(ada, request)
-    waiting = next_message(first, 10)
-    assert waiting.ticket and not waiting.HasField("game") and waiting.waiting == 1
-    second = QueueStream(bob, request)
-    try:
+    with war_queue() as join:
+        first = join(ada)
+        waiting = next_message(first, 10)
+        assert waiting.ticket and not waiting.HasField("game") and waiting.waiting == 1
+        second = join(bob)
         ada_matched = message_with_game(first, 15)
         # The message with the game still names the ticket the player waited under.
         assert ada_matched.ticket == waiting.ticket
@@ -83,9 +101,6 @@ def test_a_waiting_player_learns_of_its_match_at_once_with_its_ticket(
         bob_matched = message_with_game(second, 45)
         assert bob_matched.ticket and bob_matched.ticket != ada_matched.ticket
         assert bob_matched.game.id == ada_matched.game.id
-    finally:
-        first.call.cancel()
-        second.call.cancel()
 
 
 def test_a_change_in_the_queue_is_reported_at_once_not_at_the_heartbeat(
@@ -99,20 +114,14 @@ def test_a_change_in_the_queue_is_reported_at_once_not_at_the_heartbeat(
     monkeypatch.setattr(matchmaker.service, "HEARTBEAT", 60.0)
     server = replica(window_growth=0.0)  # the rating window stays 100: nobody is paired
     ada, bob = far_apart(server, clients, redis_url)
-    request = mm.JoinQueueRequest(game="war")
-    first = QueueStream(ada, request)
-    second: QueueStream | None = None
-    try:
+    with war_queue() as join:
+        first = join(ada)
         waiting = next_message(first, 10)
         assert (waiting.position, waiting.waiting) == (1, 1)
-        second = QueueStream(bob, request)
+        join(bob)
         changed = next_message(first, 20)
         assert (changed.position, changed.waiting) == (1, 2)
         assert changed.ticket == waiting.ticket and not changed.HasField("game")
-    finally:
-        first.call.cancel()
-        if second is not None:
-            second.call.cancel()
 
 
 def test_a_ticket_that_joined_ahead_of_the_redis_clock_has_waited_no_time(
@@ -126,10 +135,8 @@ def test_a_ticket_that_joined_ahead_of_the_redis_clock_has_waited_no_time(
     (not a negative wait, nor a window narrower than the base)."""
     server = replica(window_growth=10.0)  # 90 s before 1000 and 2000 could be paired
     ada, bob = far_apart(server, clients, redis_url)
-    request = mm.JoinQueueRequest(game="war")
-    first = QueueStream(ada, request)
-    second: QueueStream | None = None
-    try:
+    with war_queue() as join:
+        first = join(ada)
         waiting = next_message(first, 10)
         ticket = Ticket.parse(waiting.ticket)
         client = sync_client(redis_url)
@@ -138,7 +145,7 @@ def test_a_ticket_that_joined_ahead_of_the_redis_clock_has_waited_no_time(
         finally:
             client.close()
         # Bob joins after that: Ada's first report that counts him is one of the shift.
-        second = QueueStream(bob, request)
+        join(bob)
         deadline = time.monotonic() + 20
         report = next_message(first, 20)
         while report.waiting != 2:
@@ -146,7 +153,3 @@ def test_a_ticket_that_joined_ahead_of_the_redis_clock_has_waited_no_time(
         assert (report.position, report.ticket) == (1, waiting.ticket)
         assert (report.waited.seconds, report.waited.nanos) == (0, 0)
         assert report.rating_window == 100.0
-    finally:
-        first.call.cancel()
-        if second is not None:
-            second.call.cancel()

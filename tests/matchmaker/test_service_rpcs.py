@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import random
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,7 @@ from tests.matchmaker.helpers import (
     sealed_array,
     seconds,
     start_game,
+    submission,
     submit_text,
     sync_client,
     wait_for,
@@ -371,12 +371,7 @@ def test_submitted_actions_answer_with_their_notations_and_a_retry_is_replayed(
     south = war_players["south"]
     game = start_game(war_players, "war")
     (action, *_) = legal_actions(engine_stub, game.state)
-    request = mm.SubmitActionsRequest(
-        game_id=game.id,
-        expected_version=game.version,
-        idempotency_key=uuid.uuid4().hex,
-        actions=[action.action],
-    )
+    request = submission(game, action.action)
     reply = south.SubmitActions(request)
     assert list(reply.notations) == [action.notation] and not reply.replayed
     assert reply.game.version == game.version + 1 and reply.game.your_side == "south"

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import random
 import time
-import uuid
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +25,7 @@ from tests.matchmaker.helpers import (
     play_moves,
     seconds,
     start_game,
+    submission,
     wait_for,
     war_game_played,
 )
@@ -77,14 +77,7 @@ def test_a_late_move_is_refused_and_ends_the_game(
     time.sleep(0.5)
     action = legal_actions(engine_stub, game.state)[0].action
     details = expect_error(
-        lambda: two["south"].SubmitActions(
-            mm.SubmitActionsRequest(
-                game_id=game.id,
-                expected_version=game.version,
-                idempotency_key=uuid.uuid4().hex,
-                actions=[action],
-            )
-        ),
+        lambda: two["south"].SubmitActions(submission(game, action)),
         Code.FAILED_PRECONDITION,
         "GAME_OVER",
     )
@@ -162,14 +155,7 @@ def test_the_bot_plays_its_seat(engine_stub: Any, side: str, ada: Client) -> Non
         if game.status != mm.GAME_STATUS_RUNNING:
             break
         action = rng.choice(legal_actions(engine_stub, game.state)).action
-        ada.SubmitActions(
-            mm.SubmitActionsRequest(
-                game_id=game.id,
-                expected_version=game.version,
-                idempotency_key=uuid.uuid4().hex,
-                actions=[action],
-            )
-        )
+        ada.SubmitActions(submission(game, action))
     game = wait_for(functools.partial(_my_turn, ada, game.id, side))
     bot_side = bot_seat.side
     assert sum(1 for move in game.moves) >= 6 or game.status == mm.GAME_STATUS_FINISHED

@@ -12,7 +12,6 @@ import re
 import subprocess
 import sys
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ import pytest
 
 from matchmaker import keys
 from tests.matchmaker.conftest import Client, flush_cluster, start_matchmaker_process
-from tests.matchmaker.helpers import legal_actions, sync_client
+from tests.matchmaker.helpers import legal_actions, submission, sync_client
 from tests.servers import ROOT, RedisClusterServers, ServiceProcess, free_port, matchmaker_key_env
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -115,14 +114,7 @@ class Table:
                     break
                 side = game.state.to_act[0]
                 choice = self.rng.choice(legal_actions(self.engine, game.state))
-                reply = players[side].SubmitActions(
-                    mm.SubmitActionsRequest(
-                        game_id=game_id,
-                        expected_version=game.version,
-                        idempotency_key=uuid.uuid4().hex,
-                        actions=[choice.action],
-                    )
-                )
+                reply = players[side].SubmitActions(submission(game, choice.action))
                 self.acked(reply.game)
 
     def turn(self, game_id: str, players: dict[str, Client]) -> mm.GameView | None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,7 @@ import grpc
 import pytest
 
 from tests.matchmaker.conftest import Client, start_matchmaker_process
-from tests.matchmaker.helpers import legal_actions, seconds
+from tests.matchmaker.helpers import legal_actions, seconds, submission, timed_bot_game
 from tests.servers import ENGINE_SERVICE, ServiceProcess, start_service
 from wargame.runtime.config import CALLER_KEY_HEADER
 from wargame.runtime.status import error_details
@@ -107,15 +106,7 @@ def test_a_timed_bot_game_under_a_flood_of_anonymous_searches_never_loses_on_tim
     guess = ((CALLER_KEY_HEADER, secrets.token_hex(32)),)
     flooders: list[threading.Thread] = []
     try:
-        game = player.CreateGame(
-            mm.CreateGameRequest(
-                game="war",
-                side="south",
-                opponent=mm.SEAT_KIND_BOT,
-                time_control=mm.TimeControl(base=seconds(BASE)),
-                bot_time=seconds(BOT_TIME),
-            )
-        ).game
+        game = player.CreateGame(timed_bot_game(BASE, BOT_TIME)).game
         with grpc.insecure_channel(engine.address) as channel:
             rules = engine_pb2_grpc.RulesEngineStub(channel)
             flooders = [
@@ -143,14 +134,7 @@ def test_a_timed_bot_game_under_a_flood_of_anonymous_searches_never_loses_on_tim
                 bot_moves = len(game.moves) // 2
                 action = legal_actions(rules, game.state)[0].action
                 try:
-                    player.SubmitActions(
-                        mm.SubmitActionsRequest(
-                            game_id=game.id,
-                            expected_version=game.version,
-                            idempotency_key=uuid.uuid4().hex,
-                            actions=[action],
-                        )
-                    )
+                    player.SubmitActions(submission(game, action))
                 except grpc.RpcError as error:  # the game changed meanwhile (presence)
                     assert error.code() == grpc.StatusCode.ABORTED, error
         assert seen["ENGINE_BUSY"] > FLOODERS, seen  # strangers were refused all along,

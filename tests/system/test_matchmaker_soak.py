@@ -7,7 +7,6 @@ from __future__ import annotations
 import random
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import grpc
 import pytest
 
 from tests.matchmaker.conftest import Client, start_engine_process, start_matchmaker_process
-from tests.matchmaker.helpers import assert_everything_expires, legal_actions, seconds
+from tests.matchmaker.helpers import assert_everything_expires, legal_actions, seconds, submission
 from tests.matchmaker.test_live import Watcher
 from tests.servers import ServiceProcess
 from wargame.v1 import engine_pb2, engine_pb2_grpc
@@ -54,14 +53,7 @@ def race(
             continue
         actions = legal_actions(engine, game.state)
         try:
-            client.SubmitActions(
-                mm.SubmitActionsRequest(
-                    game_id=game_id,
-                    expected_version=game.version,
-                    idempotency_key=uuid.uuid4().hex,
-                    actions=[rng.choice(actions).action],
-                )
-            )
+            client.SubmitActions(submission(game, rng.choice(actions).action))
         except grpc.RpcError as error:
             if error.code() != grpc.StatusCode.ABORTED:
                 raise

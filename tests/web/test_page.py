@@ -118,8 +118,9 @@ def people(browser: Any, stack: Stack):
         person.close()
 
 
-def bot_game(person: Person, game: str, side: str, setup: str, **options: str) -> str:
-    """A game against the bot at level 1 from `setup`, created with the person's token."""
+def bot_game(person: Person, game: str, side: str, setup: str = "", **options: str) -> str:
+    """A game against the bot at level 1 from `setup` (the game's own start when empty),
+    created with the person's token."""
     reply = person.api().unary(
         MATCHMAKER + "CreateGame",
         matchmaker_pb2.CreateGameRequest(
@@ -135,20 +136,22 @@ def bot_game(person: Person, game: str, side: str, setup: str, **options: str) -
     return reply.game.id
 
 
+def shown_game(person: Person) -> matchmaker_pb2.GameView:
+    """The game the person's page shows, as the matchmaker has it now."""
+    reply = person.api().unary(
+        MATCHMAKER + "GetGame",
+        matchmaker_pb2.GetGameRequest(game_id=person.page.url.rsplit("/", 1)[1]),
+        matchmaker_pb2.GetGameResponse(),
+    )
+    return reply.game
+
+
 def assert_drawn_as_described(person: Person) -> None:
     """The page's board has each cell, cell tag (stations, Citadels, river banks, fords, the
     bridge, terrain) and feature (the river) that DescribeGame gives for the game, with the
     tags the game's state decides in place of the board's (a set-up's Citadels, Napoleonic
     hills and redoubts), as the CLI draws them."""
-    view = (
-        person.api()
-        .unary(
-            MATCHMAKER + "GetGame",
-            matchmaker_pb2.GetGameRequest(game_id=person.page.url.rsplit("/", 1)[1]),
-            matchmaker_pb2.GetGameResponse(),
-        )
-        .game
-    )
+    view = shown_game(person)
     board = (
         person.api()
         .unary(
@@ -231,15 +234,7 @@ def test_napoleonic_against_the_bot_to_the_end_through_its_phases(people, screen
         if person.page.get_attribute("#status", "data-status") == "GAME_STATUS_FINISHED":
             break
         version = int(person.page.get_attribute("#board", "data-version") or 0)
-        view = (
-            person.api()
-            .unary(
-                MATCHMAKER + "GetGame",
-                matchmaker_pb2.GetGameRequest(game_id=person.page.url.rsplit("/", 1)[1]),
-                matchmaker_pb2.GetGameResponse(),
-            )
-            .game
-        )
+        view = shown_game(person)
         legal = {
             action.notation
             for action in person.api()
@@ -447,18 +442,8 @@ def test_a_whole_game_against_the_bot_at_level_1_typed_in_the_page(
 ):
     side, options = GAMES[game]
     person = people(f"Whole {game}")
-    reply = person.api().unary(
-        MATCHMAKER + "CreateGame",
-        matchmaker_pb2.CreateGameRequest(
-            game=game,
-            side=side,
-            options=options,
-            opponent=matchmaker_pb2.SEAT_KIND_BOT,
-            bot_level=1,
-        ),
-        matchmaker_pb2.CreateGameResponse(),
-    )
-    person.open(reply.game.id)
+    game_id = bot_game(person, game, side, **options)
+    person.open(game_id)
     with grpc.insecure_channel(stack.engine.address) as channel:
         engine = engine_pb2_grpc.RulesEngineStub(channel)
         with grpc.insecure_channel(stack.matchmaker.address) as mm:
@@ -467,7 +452,7 @@ def test_a_whole_game_against_the_bot_at_level_1_typed_in_the_page(
             typed = 0
             while True:
                 view = matchmaker.GetGame(
-                    matchmaker_pb2.GetGameRequest(game_id=reply.game.id),
+                    matchmaker_pb2.GetGameRequest(game_id=game_id),
                     metadata=metadata,
                     timeout=30,
                 ).game
@@ -524,7 +509,7 @@ def test_a_player_seated_north_sees_their_own_army_at_the_bottom(people, screens
     # The engine draws south at the bottom; north's page turns the board round, as the CLI
     # does, and a spectator's keeps the engine's drawing.
     player = people("Northerner")
-    game_id = bot_game(player, "war", "north", "")
+    game_id = bot_game(player, "war", "north")
     player.open(game_id)
     assert player.page.get_attribute("#board", "data-turns") == "2"
     heights = piece_heights(player)

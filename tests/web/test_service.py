@@ -12,6 +12,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 
 from tests.web.conftest import Stack, start_web
 from tests.web.connect_client import ENGINE, MATCHMAKER, CallError, ConnectClient
@@ -19,6 +20,13 @@ from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
+
+
+def refusal(client: ConnectClient, procedure: str, request: Message, answer: Message) -> CallError:
+    """The error the web service answers a unary call with (the test fails if it answers)."""
+    with pytest.raises(CallError) as refused:
+        client.unary(procedure, request, answer)
+    return refused.value
 
 
 def new_war_game(stack: Stack) -> tuple[ConnectClient, ConnectClient, matchmaker_pb2.GameView]:
@@ -92,13 +100,13 @@ def test_the_engines_read_only_calls_are_served(stack: Stack):
 
 
 def test_engine_calls_that_change_or_search_are_not_served(stack: Stack):
-    with pytest.raises(CallError) as refused:
-        stack.client().unary(
-            ENGINE + "SuggestAction",
-            engine_pb2.SuggestActionRequest(),
-            engine_pb2.SuggestActionResponse(),
-        )
-    assert (refused.value.status, refused.value.code) == (501, "unimplemented")
+    refused = refusal(
+        stack.client(),
+        ENGINE + "SuggestAction",
+        engine_pb2.SuggestActionRequest(),
+        engine_pb2.SuggestActionResponse(),
+    )
+    assert (refused.status, refused.code) == (501, "unimplemented")
 
 
 def test_an_error_keeps_its_code_and_reason(stack: Stack):
@@ -109,12 +117,13 @@ def test_an_error_keeps_its_code_and_reason(stack: Stack):
     ):
         matchmaker_pb2_grpc.MatchmakerStub(channel).GetGame(request, timeout=30)
     expected = error_details(direct.value)
-    with pytest.raises(CallError) as refused:
-        stack.client().unary(MATCHMAKER + "GetGame", request, matchmaker_pb2.GetGameResponse())
-    assert refused.value.code == expected.code.name.lower()
-    assert refused.value.reason == expected.reason != ""
-    assert refused.value.message == expected.message
-    assert refused.value.status == 404
+    refused = refusal(
+        stack.client(), MATCHMAKER + "GetGame", request, matchmaker_pb2.GetGameResponse()
+    )
+    assert refused.code == expected.code.name.lower()
+    assert refused.reason == expected.reason != ""
+    assert refused.message == expected.message
+    assert refused.status == 404
 
 
 def test_a_refused_move_says_why_as_the_matchmaker_does(stack: Stack):
@@ -134,21 +143,22 @@ def test_a_refused_move_says_why_as_the_matchmaker_does(stack: Stack):
             request, metadata=(("authorization", f"Bearer {player.token}"),), timeout=30
         )
     expected = error_details(direct.value)
-    with pytest.raises(CallError) as refused:
-        player.unary(MATCHMAKER + "SubmitActions", request, matchmaker_pb2.SubmitActionsResponse())
-    assert refused.value.code == expected.code.name.lower()
-    assert refused.value.reason == expected.reason != ""
-    assert refused.value.message == expected.message
+    refused = refusal(
+        player, MATCHMAKER + "SubmitActions", request, matchmaker_pb2.SubmitActionsResponse()
+    )
+    assert refused.code == expected.code.name.lower()
+    assert refused.reason == expected.reason != ""
+    assert refused.message == expected.message
 
 
 def test_a_call_without_a_token_is_refused_with_its_reason(stack: Stack):
-    with pytest.raises(CallError) as refused:
-        stack.client().unary(
-            MATCHMAKER + "GetPlayer",
-            matchmaker_pb2.GetPlayerRequest(),
-            matchmaker_pb2.GetPlayerResponse(),
-        )
-    assert (refused.value.status, refused.value.reason) == (401, "TOKEN_MISSING")
+    refused = refusal(
+        stack.client(),
+        MATCHMAKER + "GetPlayer",
+        matchmaker_pb2.GetPlayerRequest(),
+        matchmaker_pb2.GetPlayerResponse(),
+    )
+    assert (refused.status, refused.reason) == (401, "TOKEN_MISSING")
 
 
 def test_a_request_that_is_no_message_is_refused_as_malformed(stack: Stack):
@@ -169,13 +179,13 @@ def test_a_request_that_is_no_message_is_refused_as_malformed(stack: Stack):
 
 def test_a_request_beyond_the_limit_is_refused_unread(stack: Stack):
     name = "x" * (64 * 1024 + 1)
-    with pytest.raises(CallError) as refused:
-        stack.client().unary(
-            MATCHMAKER + "RegisterPlayer",
-            matchmaker_pb2.RegisterPlayerRequest(display_name=name),
-            matchmaker_pb2.RegisterPlayerResponse(),
-        )
-    assert (refused.value.code, refused.value.reason) == ("resource_exhausted", "REQUEST_TOO_LARGE")
+    refused = refusal(
+        stack.client(),
+        MATCHMAKER + "RegisterPlayer",
+        matchmaker_pb2.RegisterPlayerRequest(display_name=name),
+        matchmaker_pb2.RegisterPlayerResponse(),
+    )
+    assert (refused.code, refused.reason) == ("resource_exhausted", "REQUEST_TOO_LARGE")
 
 
 def test_a_replica_holding_its_most_streams_refuses_one_more_until_one_ends(

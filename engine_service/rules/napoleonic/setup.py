@@ -39,6 +39,7 @@ from engine_service.rules.errors import Reason, RuleError
 from engine_service.rules.napoleonic.board import MAX_SIDE, Geometry
 from engine_service.rules.napoleonic.pieces import BY_LETTER, UNIT_TYPES, type_of_word, type_rank
 from engine_service.rules.napoleonic.scenarios import PALETTE
+from engine_service.rules.position import once_each
 from wargame.runtime.quoting import quoted
 
 _ITEM = re.compile(r"^([a-z]{1,2}[0-9]{1,3})=([A-Za-z_]+?)([0-9]{1,3})?(?:#([A-Za-z0-9_]{1,32}))?$")
@@ -233,20 +234,24 @@ def parse_setup_text(text: str) -> Position:
     if not (2 <= width <= MAX_SIDE and 2 <= height <= 99):
         raise _setup_error(f"board {width}x{height} is outside 2..{MAX_SIDE} x 2..99")
     position = Position(width, height)
-    seen: set[str] = set()
-    for section in sections[1:]:
-        head, sep, body = section.partition(":")
-        head = head.strip()
-        if not sep:
-            raise _setup_error(f"section {quoted(section)} has no ':'")
-        if head in seen:
-            raise _setup_error(f"section {quoted(head)} appears twice")
-        seen.add(head)
+    heads_and_bodies = once_each(
+        map(_head_and_body, sections[1:]),
+        lambda head: _setup_error(f"section {quoted(head)} appears twice"),
+    )
+    for head, body in heads_and_bodies:
         try:
-            _read_section(position, head, body.strip())
+            _read_section(position, head, body)
         except ArrayError as error:
             raise _setup_error(f"{head}: {error}") from None
     return position
+
+
+def _head_and_body(section: str) -> tuple[str, str]:
+    """A section's head and body, each stripped."""
+    head, sep, body = section.partition(":")
+    if not sep:
+        raise _setup_error(f"section {quoted(section)} has no ':'")
+    return head.strip(), body.strip()
 
 
 def _read_section(position: Position, head: str, body: str) -> None:

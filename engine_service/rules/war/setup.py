@@ -54,6 +54,7 @@ from engine_service.rules.position import (
     PositionError,
     keys_of,
     keys_text,
+    once_each,
     steps_of,
     steps_text,
 )
@@ -259,6 +260,18 @@ def _read_reserves(text: str) -> tuple[int, int]:
     return counts[0], counts[1]
 
 
+def _token(token: str) -> tuple[str, str]:
+    """An optional token's key (lower case) and value."""
+    key, sep, value = token.partition("=")
+    key = key.lower()
+    if not sep or key not in _TOKEN_KEYS:
+        raise SetupError(
+            f"{quoted(token)} is not one of the optional tokens "
+            + ", ".join(f"{k}=..." for k in _TOKEN_KEYS)
+        )
+    return key, value
+
+
 def parse_setup(  # noqa: C901 (a flat checklist: each part of the 3.2 string in turn)
     text: str, *, initial: bool = False
 ) -> Setup:
@@ -280,18 +293,10 @@ def parse_setup(  # noqa: C901 (a flat checklist: each part of the 3.2 string in
     setup = Setup(board, SIDE_LETTERS.index(side_text), _read_reserves(fields[2]))
     moved: tuple[int, ...] = ()
     unmoved: tuple[int, ...] = ()
-    seen: set[str] = set()
-    for token in fields[3:]:
-        key, sep, value = token.partition("=")
-        key = key.lower()
-        if not sep or key not in _TOKEN_KEYS:
-            raise SetupError(
-                f"{quoted(token)} is not one of the optional tokens "
-                + ", ".join(f"{k}=..." for k in _TOKEN_KEYS)
-            )
-        if key in seen:
-            raise SetupError(f"token {key}= appears twice")
-        seen.add(key)
+    tokens = once_each(
+        map(_token, fields[3:]), lambda key: SetupError(f"token {key}= appears twice")
+    )
+    for key, value in tokens:
         if key == "moved":
             moved = _cells(value, "moved")
         elif key == "unmoved":

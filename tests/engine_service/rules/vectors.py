@@ -1,17 +1,24 @@
 """The positions of a game's conformance vectors (`tests/conformance/<game>/*.json`), for the
-rules tests that check every one of them (each game's `test_check.py`)."""
+rules tests that check every one of them (each game's `test_check.py`, through
+`compared_over`)."""
 
 from __future__ import annotations
 
 import json
+import random
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.errors import RuleError
 from engine_service.rules.position import read_position
+from tests import seeds
 
 CONFORMANCE = Path(__file__).parents[2] / "conformance"
+SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
+
+Position = TypeVar("Position")
 
 
 def _positions_in(value: Any, game: str, found: set[str]) -> None:
@@ -40,3 +47,16 @@ def readable_positions(rules: AnyRuleset) -> list[str]:
             continue  # the vectors of refused positions
         readable.append(text)
     return readable
+
+
+def compared_over(
+    positions: list[Position], check: Callable[[Position, random.Random], int], in_depth: bool
+) -> int:
+    """How many actions `check` compared over the vectors' positions: every position in
+    depth, one in `SAMPLED` (drawn from the run's seed) in the sample; the rng the checks
+    draw from is the same run after run."""
+    if not in_depth:
+        (seed,) = seeds.sampled(1)
+        positions = random.Random(seed).sample(positions, len(positions) // SAMPLED)
+    rng = random.Random("check-vectors")
+    return sum(check(position, rng) for position in positions)

@@ -7,6 +7,7 @@ tested on the position itself with `legal.analyse`, which is what `legal_actions
 
 from __future__ import annotations
 
+from engine_service.rules.base import Event, EventKind
 from engine_service.rules.battle import BattleRuleset, BattleState, Move
 from engine_service.rules.battle.actions import move_of
 from engine_service.rules.battle.artillery import exposed
@@ -22,6 +23,12 @@ RULES = BattleRuleset()
 def position(text: str, **options: str) -> BattleState:
     """A state from set-up text, with options given as keyword strings."""
     return RULES.new_game(RULES.resolve_options(options), text)
+
+
+def captured(side: str, move: str, taken: str, text: str) -> Event:
+    """The CAPTURED event `side`'s capture `move` ("45x52") reports: its sentence `text`,
+    the move's two squares and the kind of piece `taken`."""
+    return Event(EventKind.CAPTURED, text, side=side, cells=tuple(move.split("x")), piece=taken)
 
 
 def sq(number: int) -> int:

@@ -26,12 +26,11 @@ from engine_service.rules.game import Game
 from engine_service.rules.position import read_position, write_position
 from tests import seeds
 
-from ..vectors import readable_positions
+from ..vectors import SAMPLED, compared_over, readable_positions
 from .helpers import RULES
 from .test_reference import NON_DEFAULT, random_setup
 
 REFUSALS_PER_POSITION = 12
-SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
 
 
 def vector_texts() -> list[str]:
@@ -84,11 +83,7 @@ def test_the_check_agrees_with_the_analysis_on_every_position_of_the_vectors(
 ) -> None:
     texts = vector_texts()
     assert len(texts) >= 300
-    if not in_depth:
-        (seed,) = seeds.sampled(1)
-        texts = random.Random(seed).sample(texts, len(texts) // SAMPLED)
-    rng = random.Random("check-vectors")
-    compared = sum(check_position(text, rng) for text in texts)
+    compared = compared_over(texts, check_position, in_depth)
     assert compared >= (500_000 if in_depth else 500_000 // (2 * SAMPLED))
 
 

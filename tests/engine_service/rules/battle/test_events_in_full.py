@@ -5,7 +5,7 @@ the end of the game (9), each event with its sentence, side, squares and piece k
 from __future__ import annotations
 
 from engine_service.rules.base import Event, EventKind, OutcomeReason
-from tests.engine_service.rules.battle.helpers import RULES, mv, position
+from tests.engine_service.rules.battle.helpers import RULES, captured, mv, position
 
 
 def _events(text: str, move: str) -> list[Event]:
@@ -16,28 +16,16 @@ def test_5_a_capture_names_the_taker_and_the_taken() -> None:
     events = _events(
         "defender to move; attacker: C52 W134 A120 I127; defender: T19 L45 A11", "45x52"
     )
-    assert events == [
-        Event(
-            EventKind.CAPTURED,
-            "Defending Light Infantry 45x52 takes the attacking Cavalry on 52.",
-            side="defender",
-            cells=("45", "52"),
-            piece="cavalry",
-        )
-    ]
+    taken = "Defending Light Infantry 45x52 takes the attacking Cavalry on 52."
+    assert events == [captured("defender", "45x52", "cavalry", taken)]
 
 
 def test_9_1_taking_the_wagon_wins_for_the_defender() -> None:
     events = _events("defender to move; attacker: W127 I101; defender: I119 A135 T19 L1", "119x127")
     message = "The defender has taken the Wagon and wins."
+    taken = "Defending Infantry of the Line 119x127 takes the Wagon on 127."
     assert events == [
-        Event(
-            EventKind.CAPTURED,
-            "Defending Infantry of the Line 119x127 takes the Wagon on 127.",
-            side="defender",
-            cells=("119", "127"),
-            piece="wagon",
-        ),
+        captured("defender", "119x127", "wagon", taken),
         Event(EventKind.GAME_OVER, message, side="defender"),
     ]
 

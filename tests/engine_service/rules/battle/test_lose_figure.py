@@ -9,6 +9,7 @@ from engine_service.rules.battle.legal import Duty
 from tests.engine_service.rules.battle.helpers import (
     RULES,
     analysis,
+    captured,
     exposed_squares,
     mv,
     position,
@@ -25,15 +26,8 @@ def test_ruling_3_taking_the_battery_saves_the_exposed_figure() -> None:
     assert exposed_squares(state, "defender") == {8}
     after, events = RULES.apply(state, mv("18x33"))
     assert {p.cell for p in RULES.pieces(after) if p.side == "defender"} == {"22", "33", "8", "45"}
-    assert events == [
-        Event(
-            EventKind.CAPTURED,
-            "Defending Infantry of the Line 18x33 takes the attacking Artillery on 33.",
-            side="defender",
-            cells=("18", "33"),
-            piece="artillery",
-        )
-    ]
+    taken = "Defending Infantry of the Line 18x33 takes the attacking Artillery on 33."
+    assert events == [captured("defender", "18x33", "artillery", taken)]
 
 
 def test_ruling_3_a_move_that_leaves_it_exposed_loses_it() -> None:

@@ -28,12 +28,11 @@ from engine_service.rules.war.ruleset import clear_caches
 from engine_service.rules.war.state import Turn
 from tests import seeds
 
-from ..vectors import readable_positions
+from ..vectors import SAMPLED, compared_over, readable_positions
 from .helpers import RULES, options
 from .test_reference import OPTION_SETS
 
 REFUSALS_PER_POSITION = 12  # illegal actions taken through `apply` (each explained twice)
-SAMPLED = 5  # `make test` checks one vector position in this many, drawn from the run's seed
 
 
 def vector_states() -> list[WarState]:
@@ -116,11 +115,7 @@ def check_position(state: WarState, rng: random.Random) -> int:
 def test_the_check_agrees_with_the_list_on_every_position_of_the_vectors(in_depth: bool) -> None:
     states = vector_states()
     assert len(states) >= 500
-    if not in_depth:
-        (seed,) = seeds.sampled(1)
-        states = random.Random(seed).sample(states, len(states) // SAMPLED)
-    rng = random.Random("check-vectors")
-    compared = sum(check_position(state, rng) for state in states)
+    compared = compared_over(states, check_position, in_depth)
     assert compared >= (100_000 if in_depth else 100_000 // (2 * SAMPLED))
 
 
