@@ -44,7 +44,11 @@ A burst of openings never holds moves back (issue 30.2). gRPC queues each method
 calls apart (`register_service`), so a SubmitActions is taken up at once, however many
 WatchGame calls wait; all calls then share one event loop, so the openings' work is kept
 small and gives way: the streams that open on one game at one position while a read
-waits share that read and what is built of it (`Hub.shared`: the game, the catch-up),
+waits share that read and what is built of it (`Hub.shared`: the game, the catch-up);
+gRPC takes a burst's calls up a few at a time, so the spectators of one game mostly open
+one after another, not while a read waits: the game's feed keeps their last read
+(`Feed.kept`) for those opening after it until it hands out the next batch, and a burst
+costs one read and one build per game and position, not one per stream;
 `watch_openings` reads go at a time, and only one while other (unary) calls are being
 handled (`Hub.reading`, `handling.Traffic`); the streams a shared read wakes at once then
 go on one per turn of the event loop (`Hub.turn`), not all in the turn that woke them: a
@@ -115,7 +119,7 @@ READ_COUNT = 200  # stream entries read at once by a feed
 SUBSCRIBE_BATCH = 500  # channels per SSUBSCRIBE (of one slot)
 BUFFER = 16  # batches a feed holds; a watcher that missed more is behind (reads the stream)
 WAKE_SLICE = 32  # watchers woken per turn of the event loop when a batch is handed out
-KEEP_SECONDS = 5.0  # how long a feed keeps a spectators' read for the streams opening after it
+KEEP_SECONDS = 60.0  # how long a feed keeps a spectators' read for the streams opening after it
 KEPT = 8  # spectators' reads a feed keeps at most (by position: resumed streams ask from theirs)
 
 T = TypeVar("T")

@@ -327,6 +327,12 @@ def test_spectators_opening_one_after_another_on_a_game_read_it_once(
 
     try:
         open_stream(game.version)  # the first: its game has a feed from now on
+
+        async def listening(replica: Any) -> bool:  # the feed's read on its subscription done
+            reading = replica.hub.feeds[game.id]._reading
+            return reading is not None and reading.done()
+
+        wait_for(lambda: server.call(listening))
         before = reads()
         for _ in range(20):
             open_stream(game.version)
