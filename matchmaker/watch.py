@@ -47,8 +47,9 @@ small and gives way: the streams that open on one game at one position while a r
 waits share that read and what is built of it (`Hub.shared`: the game, the catch-up);
 gRPC takes a burst's calls up a few at a time, so the spectators of one game mostly open
 one after another, not while a read waits: the game's feed keeps their last read
-(`Feed.kept`) for those opening after it until it hands out the next batch, and a burst
-costs one read and one build per game and position, not one per stream;
+(`Feed.kept`) for those opening after it until it hands out the next batch
+(`KEEP_SECONDS` at most), and a burst costs one read and one build per game and
+position, not one per stream;
 `watch_openings` reads go at a time, and only one while other (unary) calls are being
 handled (`Hub.reading`, `handling.Traffic`); the streams a shared read wakes at once then
 go on one per turn of the event loop (`Hub.turn`), not all in the turn that woke them: a
