@@ -577,9 +577,11 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     # Read and built under a read permit, once for the streams of this game
                     # and viewer at this position, sent after it: a burst of openings works a
                     # few reads at a time, and a client that does not read holds no permit.
+                    # A spectators' one is kept by the feed for those opening after it.
                     caught = await self.hub.shared(
                         ("catch-up", game_id, sent, viewer, side),
                         functools.partial(self._catch_up, game_id, sent, viewer, side),
+                        game_id if not viewer else "",
                     )
                     if caught is None:
                         return
@@ -643,13 +645,14 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
 
     async def _opened_on(self, game_id: str) -> GameRecord:
         """The game a spectator's stream opens on, read once for the streams opening on it
-        at once (`Hub.shared`); MISSING_FIELD without an id, SESSION_NOT_FOUND if unknown."""
+        at once, and kept by its feed for those opening after them (`Hub.shared`);
+        MISSING_FIELD without an id, SESSION_NOT_FOUND if unknown."""
         if not game_id:
             raise missing("game_id")
         if not plausible_id(game_id):
             raise game_not_found(game_id)
         store = self.hub.store
-        game, _, _ = await self.hub.shared(("game", game_id), lambda: store.load(game_id))
+        game, _, _ = await self.hub.shared(("game", game_id), lambda: store.load(game_id), game_id)
         if game is None:
             raise game_not_found(game_id)
         return game

@@ -44,7 +44,12 @@ A burst of openings never holds moves back (issue 30.2). gRPC queues each method
 calls apart (`register_service`), so a SubmitActions is taken up at once, however many
 WatchGame calls wait; all calls then share one event loop, so the openings' work is kept
 small and gives way: the streams that open on one game at one position while a read
-waits share that read and what is built of it (`Hub.shared`: the game, the catch-up),
+waits share that read and what is built of it (`Hub.shared`: the game, the catch-up);
+gRPC takes a burst's calls up a few at a time, so the spectators of one game mostly open
+one after another, not while a read waits: the game's feed keeps their last read
+(`Feed.kept`) for those opening after it until it hands out the next batch
+(`KEEP_SECONDS` at most), and a burst costs one read and one build per game and
+position, not one per stream;
 `watch_openings` reads go at a time, and only one while other (unary) calls are being
 handled (`Hub.reading`, `handling.Traffic`); the streams a shared read wakes at once then
 go on one per turn of the event loop (`Hub.turn`), not all in the turn that woke them: a
@@ -115,6 +120,8 @@ READ_COUNT = 200  # stream entries read at once by a feed
 SUBSCRIBE_BATCH = 500  # channels per SSUBSCRIBE (of one slot)
 BUFFER = 16  # batches a feed holds; a watcher that missed more is behind (reads the stream)
 WAKE_SLICE = 32  # watchers woken per turn of the event loop when a batch is handed out
+KEEP_SECONDS = 60.0  # how long a feed keeps a spectators' read for the streams opening after it
+KEPT = 8  # spectators' reads a feed keeps at most (by position: resumed streams ask from theirs)
 
 T = TypeVar("T")
 
@@ -244,6 +251,9 @@ class Feed:
         self.handed = 0  # batches handed out
         self.waiting: set[Watcher] = set()  # the watchers waiting for the next one
         self.listener: Listener | None = None
+        # Spectators' reads (the game, a catch-up) by their `Hub.shared` key, kept for the
+        # streams opening after them until the next batch is handed out (`Hub.shared`).
+        self.kept: dict[Hashable, Kept] = {}
         self._stale = False  # woken since the last read began
         self._reading: asyncio.Task[None] | None = None
 
@@ -271,6 +281,7 @@ class Feed:
         one slice of them, not all); a watcher not waiting is not touched."""
         self.log.append(batch)
         self.handed += 1
+        self.kept.clear()  # read before this batch: a stream opening now would miss it
         waiting, self.waiting = self.waiting, set()
         WOKEN.inc(len(waiting))
         for index, watcher in enumerate(waiting):
@@ -295,6 +306,16 @@ class Feed:
         """Stop reading."""
         if self._reading is not None:
             self._reading.cancel()
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A read kept by a feed: begun when the feed had handed out `handed` batches, at
+    `at` (this process's clock)."""
+
+    handed: int
+    at: float
+    result: Any
 
 
 class Listener:
@@ -501,16 +522,29 @@ class Hub:
             else:
                 yield
 
-    async def shared(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
+    async def shared(self, key: Hashable, make: Callable[[], Awaitable[T]], game_id: str = "") -> T:
         """What `make` returns, worked out under a read permit (`reading`) once for all the
         streams asking for the same `key` while it waits for one (the watchers of one game
         at one position share one catch-up, built once). A stream asking once the read has
-        begun waits for the next one: a read always begins after its streams subscribed."""
+        begun waits for the next one: a read always begins after its streams subscribed.
+
+        With the `game_id` of a watched game (spectators' reads), the read is kept by the
+        game's feed, and a stream asking later takes it without a read, as long as the feed
+        has handed out no batch since the read began (a stream that subscribed meanwhile
+        takes every batch after it, so it misses nothing) and for `KEEP_SECONDS` at most:
+        a burst of spectators opening on one game one after another costs one read and
+        one build, not one each."""
+        feed = self.feeds.get(game_id) if game_id else None
+        kept = feed.kept.get(key) if feed is not None else None
+        if kept is not None and time.monotonic() - kept.at <= KEEP_SECONDS:
+            await self.turn()
+            result: T = kept.result
+            return result
         task = self._shared.get(key)
         if task is None:
-            task = self._shared[key] = asyncio.create_task(self._share(key, make))
+            task = self._shared[key] = asyncio.create_task(self._share(key, make, game_id))
             task.add_done_callback(_retrieved)
-        result: T = await asyncio.shield(task)
+        result = await asyncio.shield(task)
         await self.turn()  # the streams it wakes at once go on one at a time
         return result
 
@@ -539,13 +573,20 @@ class Hub:
         if self._line:
             self._line[0].set_result(None)
 
-    async def _share(self, key: Hashable, make: Callable[[], Awaitable[T]]) -> T:
+    async def _share(self, key: Hashable, make: Callable[[], Awaitable[T]], game_id: str) -> T:
         this = asyncio.current_task()
         try:
             async with self.reading():
                 if self._shared.get(key) is this:
                     del self._shared[key]  # from now on, streams asking wait for another read
-                return await make()
+                feed = self.feeds.get(game_id) if game_id else None
+                handed, began = (feed.handed if feed else 0), time.monotonic()
+                result = await make()
+                if feed is not None and self.feeds.get(game_id) is feed and feed.handed == handed:
+                    if len(feed.kept) >= KEPT:
+                        feed.kept.clear()
+                    feed.kept[key] = Kept(handed, began, result)
+                return result
         finally:
             if self._shared.get(key) is this:
                 del self._shared[key]

@@ -18,6 +18,7 @@ from typing import Any
 import grpc
 import pytest
 
+from matchmaker import watch
 from matchmaker.redis_client import CLIENT_NAME
 from tests.matchmaker.conftest import Client, WarReplica, both_stores
 from tests.matchmaker.helpers import legal_actions, seconds, start_game, sync_client, wait_for
@@ -296,3 +297,66 @@ def test_moves_sent_behind_five_thousand_watchers_are_taken_up_before_them(
     war_replica: WarReplica, engine_stub: Any
 ) -> None:
     moves_behind_a_burst(5000, war_replica, engine_stub)
+
+
+def test_spectators_opening_one_after_another_on_a_game_read_it_once(
+    war_replica: WarReplica, redis_url: str, engine_stub: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst arrives spread out (gRPC takes its calls up a few at a time), so streams
+    opening on one game one after another share no read in flight: the game's feed keeps
+    its spectators' read, and each stream opening after it takes it without a read of its
+    own, until a move is handed out; a stream opening after the move reads again and is
+    sent the move, and the streams already open are sent it too (none missed it)."""
+    monkeypatch.setattr(watch, "KEEP_SECONDS", 3600.0)  # not timed: dropped by a move only
+    server, two = war_replica()
+    game = start_game(two, "war")
+    redis = sync_client(redis_url)
+    channel = grpc.insecure_channel(server.address)
+    stub = matchmaker_pb2_grpc.MatchmakerStub(channel)
+    streams: list[Any] = []
+
+    def open_stream(version: int) -> None:
+        """One spectator stream more, read until it caught up with `version`."""
+        stream = stub.WatchGame(mm.WatchGameRequest(game_id=game.id))
+        streams.append(stream)
+        while next(stream).version < version:
+            pass
+
+    def reads() -> int:  # XRANGE calls so far: a catch-up's read of the game's stream
+        return int(redis.info("commandstats").get("cmdstat_xrange", {}).get("calls", 0))
+
+    try:
+        open_stream(game.version)  # the first: its game has a feed from now on
+
+        async def listening(replica: Any) -> bool:  # the feed's read on its subscription done
+            reading = replica.hub.feeds[game.id]._reading
+            return reading is not None and reading.done()
+
+        wait_for(lambda: server.call(listening))
+        before = reads()
+        for _ in range(20):
+            open_stream(game.version)
+        kept_reads = reads() - before
+        side = game.state.to_act[0]
+        moved = (
+            two[side]
+            .SubmitActions(
+                mm.SubmitActionsRequest(
+                    game_id=game.id,
+                    expected_version=game.version,
+                    idempotency_key=uuid.uuid4().hex,
+                    actions=[legal_actions(engine_stub, game.state)[0].action],
+                )
+            )
+            .game
+        )
+        for stream in streams:  # every open stream is sent the move
+            while next(stream).version < moved.version:
+                pass
+        open_stream(moved.version)  # one opening after the move catches up with it
+    finally:
+        for stream in streams:
+            stream.cancel()
+        channel.close()
+        redis.close()
+    assert kept_reads == 0, kept_reads
