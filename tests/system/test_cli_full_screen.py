@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -549,3 +550,239 @@ def test_the_napoleonic_board_shows_while_the_bot_s_first_turn_goes_on(
         cli.wait_screen(r"Turn \d+ · Red · movement phase")
         cli.send("quit")
         assert cli.wait() == 0
+
+
+CHESS_PIECES = set("♔♕♖♗♘♙♚♛♜♝♞♟")
+BATTLE_LAST_LINE_INFANTRY = "attacker to move; attacker: W129 C34; defender: T19 I42 L7"
+
+
+@dataclass(frozen=True)
+class Played:
+    """A game from a set-up text, for reading what one player sees of it from start to end."""
+
+    args: tuple[str, ...]  # `wargame play GAME ...`
+    title: str  # the side panel's title
+    prompt: str  # the input line's prompt, as it begins
+    # At each size: a chess habit naming the wrong piece (what can go there instead), the
+    # man who stands there named (the legal action), and the opponent's man touched.
+    habits: dict[str, tuple[tuple[str, str], ...]]
+    yours: dict[str, str]  # mode -> how the player's men are written
+    # What takes the last man of a kind, one that neither army has any more: drawn from the
+    # kinds on the board now, its symbol (and those sharing its glyph) would change.
+    capture: tuple[str, ...]
+    lost: dict[str, str]  # mode -> that kind's symbol (as the board showed it at the start)
+
+
+PLAYED = {
+    "war": Played(
+        ("--side", "south", "--setup", "9k/10/10/9g/10/10/10/10/10/K8M S -:- citadels=a1,j10"),
+        "The Game of War", "South ›",
+        {
+            "80x24": (
+                ("Nj1-j5", "no Horse of yours can go to j5; what can: Mj1-j5"),
+                ("Rj1-j5", "did you mean Mj1-j5? (M is the Mortar here)"),
+                ("j7-j6", "j7 is North's General, not yours; yours are {yours}"),
+            ),
+            "120x45": (
+                ("Nj1-j4", "no Horse of yours can go to j4; what can: Mj1-j4"),
+                ("Rj1-j4", "did you mean Mj1-j4? (M is the Mortar here)"),
+                ("j10-i10", "j10 is North's King, not yours; yours are {yours}"),
+            ),
+        },
+        {"colour": "South's: outlined ♔, capitals K", "NO_COLOR": "South's: capitals K"},
+        ("Mj1xj7",), {"colour": "♛", "NO_COLOR": "g"},
+    ),
+    "battle": Played(
+        ("--side", "attacker", "--setup", BATTLE_LAST_LINE_INFANTRY),
+        "War-Chess", "Attacker ›",
+        {
+            "80x24": (
+                ("I34-35", "no Infantry of the Line of yours can go to 35; what can: 34-35"),
+                ("C34-35", "did you mean 34-35?"),
+                ("42-41", "42 is Defender's Infantry of the Line, not yours; yours are {yours}"),
+            ),
+            "120x45": (
+                ("I34-33", "no Infantry of the Line of yours can go to 33; what can: 34-33"),
+                ("C34-33", "did you mean 34-33?"),
+                ("7-8", "7 is Defender's Light Infantry, not yours; yours are {yours}"),
+            ),
+        },
+        {"colour": "Attacker's: filled ♟, small letters l", "NO_COLOR": "Attacker's: small letters l"},  # noqa: E501
+        # The Citadel is drawn with the Infantry of the Line's glyph (the rook): both letters
+        # all game, the Citadel too once the last Infantry of the Line is gone.
+        ("34x42",), {"colour": "I", "NO_COLOR": "I"},
+    ),
+    "napoleonic": Played(
+        ("--side", "red", "--setup", "board 8x8; red: d4=I c5=I a1=G h1=I; black: d5=C h8=G"),
+        "Napoleonic Chess", "Red · ",
+        {
+            "80x24": (
+                ("Gc5-c6", "no Guards of yours can go to c6; what can: move c5-c6"),
+                ("Ga1-a2", "did you mean move a1-a2?"),
+                ("move d5-d6", "d5 is Black's Cavalry, not yours; yours are {yours}"),
+            ),
+            "120x45": (
+                ("Gd4-e4", "no Guards of yours can go to e4; what can: move d4-e4"),
+                ("Ga1-b1", "did you mean move a1-b1?"),
+                ("move h8-g8", "h8 is Black's Guards, not yours; yours are {yours}"),
+            ),
+        },
+        {"colour": "Red's: outlined ♙, capitals I", "NO_COLOR": "Red's: capitals I"},
+        ("end", "attack d4>d5", "attack c5>d5"), {"colour": "♞", "NO_COLOR": "c"},
+    ),
+}  # fmt: skip
+SIZES = {"80x24": (24, 80), "120x45": (45, 120)}
+MOVES_HEAD = "legal action(s) for"
+
+
+def said(cli: Cli, text: str) -> None:
+    """Wait until the screen shows `text`, whatever rows it was word-wrapped into."""
+    cli.wait_screen(lambda c: text in " ".join(c.text().split()))
+
+
+def whole_view(cli: Cli, game: Played, columns: int) -> bool:
+    """Whether the screen shows the whole view (panel title, input line), no pager over it,
+    and nothing wider than the terminal."""
+    rows = cli.rows()
+    return (
+        any(game.title in row for row in rows)
+        and rows[-1].startswith((game.prompt, "rematch or quit ›"))
+        and PAGER not in cli.text()
+        and all(len(row) <= columns for row in rows)
+    )
+
+
+def board_symbols(cli: Cli, game: Played) -> set[str]:
+    """The symbols of the men on the board: letters and chess glyphs left of the side panel,
+    above the log (the grids' file labels left out)."""
+    rows = cli.rows()
+    column = next(row.index(game.title) for row in rows if game.title in row)
+    rule = next(index for index, row in enumerate(rows) if row and set(row) <= {"─"})
+    found: set[str] = set()
+    for row in rows[:rule]:
+        left = row[:column]
+        if all(len(word) == 1 and word.islower() for word in left.split()):
+            continue  # a grid's file labels (or an empty row)
+        found |= {char for char in left if char.isalpha() or char in CHESS_PIECES}
+    return found
+
+
+def lost_symbol(cli: Cli) -> str | None:
+    """The one lost man's symbol in the side panel (None: none shown)."""
+    found = re.search(r"lost: (\S)(?!\S)", cli.text())
+    return found.group(1) if found else None
+
+
+def panel_text(cli: Cli, game: Played) -> str:
+    """The side panel's words, rows joined (from its title to the log's rule)."""
+    rows = cli.rows()
+    title = next(index for index, row in enumerate(rows) if game.title in row)
+    column = rows[title].index(game.title)
+    rule = next(index for index, row in enumerate(rows) if row and set(row) <= {"─"})
+    return " ".join(" ".join(row[column:].split()) for row in rows[title:rule])
+
+
+def resize(cli: Cli, game: Played, size: str) -> None:
+    """Resize the terminal and wait for the whole view drawn again at that size."""
+    rows, columns = SIZES[size]
+    cli.resize(rows, columns)
+    cli.view.erase_in_display(2)  # (what the screen shows now, the client drew)
+    cli.wait_screen(lambda c: whole_view(c, game, columns))
+
+
+@pytest.mark.parametrize("game", list(PLAYED))
+@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
+    stack: Stack, clients: list[Cli], tmp_path: Path, game: str, colour: str
+) -> None:
+    # One player of each game, from a set-up text, at both sizes in one process (resized):
+    # chess habits keep the piece and the opponent's man is named (items 4, 5); the help
+    # reads whole and PageUp reads the log from its first line (item 1); a kind whose last
+    # man is taken keeps its symbol on the board and in the lost list (item 6); the result
+    # stays in the side panel (item 1).
+    played = PLAYED[game]
+    env = {"NO_COLOR": "1"} if colour == "NO_COLOR" else {}
+    cli = run(
+        clients, ["play", game, "--level", "1", *played.args], tmp_path, stack,
+        ascii_only=False, size=SIZES["80x24"], env=env,
+    )  # fmt: skip
+    cli.wait_screen(lambda c: whole_view(c, played, 80))
+    game_id = game_id_of(cli)
+    at_start = board_symbols(cli, played)
+    assert bool(at_start & CHESS_PIECES) == (colour == "colour"), at_start
+    assert played.lost[colour] in at_start, at_start
+    for size in SIZES:
+        if size != "80x24":
+            resize(cli, played, size)
+            assert board_symbols(cli, played) == at_start, cli.text()
+        for typed, answer in played.habits[size]:
+            cli.send(typed)
+            said(cli, answer.format(yours=played.yours[colour]))
+        assert "did you mean F@" not in cli.text() and "has no legal move" not in cli.text()
+        before = cli.text().count(HELP_WORDS[-2])  # (the last size's help may be in the log)
+        cli.send("help")  # whole: in the log, or in the pager when the log cannot hold it
+        columns = SIZES[size][1]
+        cli.wait_screen(
+            lambda c, columns=columns, before=before: (  # type: ignore[misc]
+                ("help: lines" in c.text() or c.text().count(HELP_WORDS[-2]) > before)
+                and all(word in c.text() for word in HELP_WORDS)
+                and (PAGER in c.text() or whole_view(c, played, columns))
+            )
+        )
+        if PAGER in cli.text():
+            cli.child.send(ESCAPE)
+        cli.wait_screen(lambda c, columns=columns: whole_view(c, played, columns))  # type: ignore[misc]
+        before = cli.text().count(MOVES_HEAD)  # (the last size's answer may be in the log)
+        cli.send("moves")  # whole too: PageDown to its last line when longer than a page
+        cli.wait_screen(
+            lambda c, columns=columns, before=before: (  # type: ignore[misc]
+                ("moves: lines" in c.text() or c.text().count(MOVES_HEAD) > before)
+                and (PAGER in c.text() or whole_view(c, played, columns))
+            )
+        )
+        found = re.search(r"moves: lines 1-(\d+) of (\d+)", cli.text())
+        if found is not None and int(found.group(1)) < int(found.group(2)):
+            cli.child.send("\x1b[6~")  # PageDown
+            cli.wait_screen(rf"moves: lines \d+-{found.group(2)} of {found.group(2)}")
+        if PAGER in cli.text():
+            cli.child.send(ESCAPE)
+        cli.wait_screen(lambda c, columns=columns: whole_view(c, played, columns))  # type: ignore[misc]
+
+    for typed in played.capture:
+        cli.send(typed)
+    cli.wait_screen(
+        lambda c: lost_symbol(c) is not None and (PAGER in c.text() or whole_view(c, played, 120))
+    )
+    if PAGER in cli.text():  # (a combat report too long for the log)
+        cli.child.send(ESCAPE)
+    for size in ("120x45", "80x24"):
+        if size == "80x24":
+            resize(cli, played, size)
+        columns = SIZES[size][1]
+        cli.wait_screen(
+            lambda c, columns=columns: whole_view(c, played, columns) and bool(lost_symbol(c))  # type: ignore[misc]
+        )
+        assert lost_symbol(cli) == played.lost[colour], cli.text()
+        assert board_symbols(cli, played) <= at_start, cli.text()
+
+    first = f"Game {game_id}: you play"  # the log's first line, long out of the log pane
+    for _ in range(60):  # PageUp, until the log's first page is on the screen
+        cli.child.send("\x1b[5~")
+        found = cli.wait_screen(r"the game's log: lines (\d+)-")
+        if found is not None and found.group(1) == "1":
+            break
+    cli.wait_screen(lambda c: first in c.text())
+    cli.child.send(ESCAPE)
+    cli.wait_screen(lambda c: whole_view(c, played, 80))
+
+    cli.send("resign!")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
+    result = "Game over: you lose"
+    for size in ("80x24", "120x45"):
+        if size == "120x45":
+            resize(cli, played, size)
+        cli.wait_screen(lambda c: result in panel_text(c, played))
+        if size == "80x24" and game == "battle" and colour == "colour":
+            (tmp_path / "help-80x24.txt").write_text(cli.text())
+    cli.send("quit")
+    assert cli.wait() == 0
