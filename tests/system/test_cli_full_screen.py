@@ -313,8 +313,22 @@ def battle(
     return cli
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
-@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+# Each game at both sizes, in colour and NO_COLOR, is read by
+# `test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45` (one process each);
+# the Battle tests below read the rest (Enter closes the pager, the wheel, lines after the
+# result) at one combination, the others with `make test-slow`.
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("size", "colour"),
+    [
+        pytest.param((24, 80), "colour", id="80x24-colour"),
+        pytest.param((45, 120), "colour", id="120x45-colour", marks=SLOW),
+        pytest.param((24, 80), "NO_COLOR", id="80x24-NO_COLOR", marks=SLOW),
+        pytest.param((45, 120), "NO_COLOR", id="120x45-NO_COLOR", marks=SLOW),
+    ],
+)
 def test_help_and_moves_open_whole_in_a_pager_the_player_closes(
     stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int], colour: str
 ) -> None:
@@ -350,7 +364,10 @@ def test_help_and_moves_open_whole_in_a_pager_the_player_closes(
     assert cli.wait() == 0
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((24, 80), id="80x24"), pytest.param((45, 120), id="120x45", marks=SLOW)],
+)
 def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int]
 ) -> None:
@@ -378,7 +395,10 @@ def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     assert cli.wait() == 0
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((24, 80), id="80x24", marks=SLOW), pytest.param((45, 120), id="120x45")],
+)
 def test_the_result_stays_in_the_side_panel(
     stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int]
 ) -> None:
@@ -652,6 +672,20 @@ def whole_view(cli: Cli, game: Played, columns: int) -> bool:
     )
 
 
+def answered_last(cli: Cli, head: str, columns: int) -> bool:
+    """Whether the whole view shows the answer that has a row with `head` as the log's last:
+    no refusal, moves or help below it (an answer of the other size may be in the log too)."""
+    rows = cli.rows()
+    if not any(head in row for row in rows) or not rows[-1].strip():
+        return False
+    last = max(index for index, row in enumerate(rows) if head in row)
+    later = ("not understood", "illegal", MOVES_HEAD, HELP_WORDS[-1])
+    below = [row for row in rows[last + 1 :] if head not in row]
+    return all(len(row) <= columns for row in rows) and not any(
+        word in row for row in below for word in later if word != head
+    )
+
+
 def board_symbols(cli: Cli, game: Played) -> set[str]:
     """The symbols of the men on the board: letters and chess glyphs left of the side panel,
     above the log (the grids' file labels left out)."""
@@ -719,25 +753,22 @@ def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
             cli.send(typed)
             said(cli, answer.format(yours=played.yours[colour]))
         assert "did you mean F@" not in cli.text() and "has no legal move" not in cli.text()
-        before = cli.text().count(HELP_WORDS[-2])  # (the last size's help may be in the log)
         cli.send("help")  # whole: in the log, or in the pager when the log cannot hold it
         columns = SIZES[size][1]
         cli.wait_screen(
-            lambda c, columns=columns, before=before: (  # type: ignore[misc]
-                ("help: lines" in c.text() or c.text().count(HELP_WORDS[-2]) > before)
-                and all(word in c.text() for word in HELP_WORDS)
-                and (PAGER in c.text() or whole_view(c, played, columns))
+            lambda c, columns=columns: (  # type: ignore[misc]
+                all(word in c.text() for word in HELP_WORDS)
+                and ("help: lines" in c.text() or answered_last(c, HELP_WORDS[-1], columns))
             )
         )
+        (tmp_path / f"help-{size}-{colour}.txt").write_text(cli.text())  # (as the player saw it)
         if PAGER in cli.text():
             cli.child.send(ESCAPE)
         cli.wait_screen(lambda c, columns=columns: whole_view(c, played, columns))  # type: ignore[misc]
-        before = cli.text().count(MOVES_HEAD)  # (the last size's answer may be in the log)
         cli.send("moves")  # whole too: PageDown to its last line when longer than a page
         cli.wait_screen(
-            lambda c, columns=columns, before=before: (  # type: ignore[misc]
-                ("moves: lines" in c.text() or c.text().count(MOVES_HEAD) > before)
-                and (PAGER in c.text() or whole_view(c, played, columns))
+            lambda c, columns=columns: (  # type: ignore[misc]
+                "moves: lines" in c.text() or answered_last(c, MOVES_HEAD, columns)
             )
         )
         found = re.search(r"moves: lines 1-(\d+) of (\d+)", cli.text())
@@ -782,7 +813,5 @@ def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
         if size == "120x45":
             resize(cli, played, size)
         cli.wait_screen(lambda c: result in panel_text(c, played))
-        if size == "80x24" and game == "battle" and colour == "colour":
-            (tmp_path / "help-80x24.txt").write_text(cli.text())
     cli.send("quit")
     assert cli.wait() == 0
