@@ -674,11 +674,11 @@ def whole_view(cli: Cli, game: Played, columns: int) -> bool:
     )
 
 
-def answered_last(cli: Cli, head: str, columns: int) -> bool:
+def answered_last(cli: Cli, game: Played, head: str, columns: int) -> bool:
     """Whether the whole view shows the answer that has a row with `head` as the log's last:
     no refusal, moves or help below it (an answer of the other size may be in the log too)."""
     rows = cli.rows()
-    if not any(head in row for row in rows) or not rows[-1].strip():
+    if not any(head in row for row in rows) or not whole_view(cli, game, columns):
         return False
     last = max(index for index, row in enumerate(rows) if head in row)
     later = ("not understood", "illegal", MOVES_HEAD, HELP_WORDS[-1])
@@ -767,7 +767,7 @@ def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
         cli.wait_screen(
             lambda c, columns=columns: (  # type: ignore[misc]
                 all(word in c.text() for word in HELP_WORDS)
-                and ("help: lines" in c.text() or answered_last(c, HELP_WORDS[-1], columns))
+                and (PAGER in c.text() or answered_last(c, played, HELP_WORDS[-1], columns))
             )
         )
         (tmp_path / f"help-{size}-{colour}.txt").write_text(cli.text())  # (as the player saw it)
@@ -777,7 +777,7 @@ def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
         cli.send("moves")  # whole too: PageDown to its last line when longer than a page
         cli.wait_screen(
             lambda c, columns=columns: (  # type: ignore[misc]
-                "moves: lines" in c.text() or answered_last(c, MOVES_HEAD, columns)
+                PAGER in c.text() or answered_last(c, played, MOVES_HEAD, columns)
             )
         )
         found = re.search(r"moves: lines 1-(\d+) of (\d+)", cli.text())
