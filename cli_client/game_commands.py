@@ -295,7 +295,9 @@ class GameCommands:
                 raise
             refused = error
         words = commands.words(deploying=play.hooks.deploying)
-        reading = notation.read(text, self.legal_notations(), play.cells, words)
+        letters = {kind.id: kind.letter.upper() for kind in self.session.board.piece_kinds}
+        standing = {p.cell.lower(): letters.get(p.kind, "") for p in self.session.state.pieces}
+        reading = notation.read(text, self.legal_notations(), play.cells, words, standing)
         if reading.play:
             arrow = "→" if play.theme.unicode else "->"
             play.note(f"{text.strip()} {arrow} {reading.play} (the only legal action there)")

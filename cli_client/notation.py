@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wargame.v1 import board_pb2
@@ -107,14 +107,26 @@ def named_piece(typed: str, route: Sequence[str], cells: Cells) -> str:
     return game_letter or letter
 
 
-def piece_of(notation: str, cells: Cells) -> str:
-    """The piece letter an action's notation begins with ("" when it names none)."""
+def piece_of(notation: str, cells: Cells, standing: Mapping[str, str] | None = None) -> str:
+    """The piece letter an action's notation begins with; in a notation that names no
+    piece (Battle's `34-35`, Napoleonic's `move a1-a2`), the letter of the piece `standing`
+    on its first cell (cell -> letter); "" when neither says."""
     letter = notation[:1]
-    return letter if letter.isupper() and letter in cells.letters else ""
+    if letter.isupper() and letter in cells.letters:
+        return letter
+    route = cells.of(notation)
+    return (standing or {}).get(route[0], "") if route else ""
 
 
-def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) -> Reading:
-    """What a refused `text` may have meant, given the legal actions and the client's words."""
+def read(
+    text: str,
+    legal: Sequence[str],
+    cells: Cells,
+    words: Sequence[str],
+    standing: Mapping[str, str] | None = None,
+) -> Reading:
+    """What a refused `text` may have meant, given the legal actions and the client's words
+    (and the letter of the piece standing on each cell, for a notation that names none)."""
     typed = " ".join(text.split())
     if typed.lower() in cells.names:
         going = [notation for notation in legal if cells.of(notation)[-1:] == [typed.lower()]]
@@ -130,7 +142,7 @@ def read(text: str, legal: Sequence[str], cells: Cells, words: Sequence[str]) ->
         same = [notation for notation in legal if cells.of(notation) == route]
         piece = named_piece(typed, route, cells)
         if piece:  # only that piece's actions: a suggestion never changes the piece
-            same = [notation for notation in same if piece_of(notation, cells) == piece]
+            same = [n for n in same if piece_of(n, cells, standing) == piece]
             if not same:  # the engine judges it in the game's letter; and what can go
                 hint = _what_goes(route[-1], legal, cells, piece)
                 return Reading(hint=hint, instead=chess_letter(typed, cells))

@@ -150,3 +150,29 @@ def test_a_suggestion_never_changes_the_piece_the_player_named(
     assert cells.of("e2e4") == ["e2", "e4"]
     assert cells.of("e3e4") == ["e3", "e4"]
     assert war_reading(describe, legal, "e3e4", opening) == Reading(hint="did you mean e3-e4?")
+
+
+def test_a_piece_named_before_a_notation_without_letters_is_the_one_standing_there(
+    describe: Describe, legal: Callable[..., list[str]], position: Callable[..., game_pb2.GameState]
+) -> None:
+    # Battle's `34-35` and Napoleonic's `move a1-a2` name no piece: the man on the first
+    # cell is the one they move. Naming him is no mistake to refute ("no Cavalry of yours
+    # can go to 35" was said of the Cavalry that can); naming another man keeps that man.
+    for game, setup, right, wrong, legal_one in (
+        ("battle", "attacker to move; attacker: W129 C34; defender: T19 I42 L7",
+         "C34-35", "I34-35", "34-35"),
+        ("napoleonic", NAPOLEONIC_ENDGAME, "Ga1-a2", "Ia1-a2", "move a1-a2"),
+    ):  # fmt: skip
+        reply = describe(game)
+        state = position(game, setup)
+        letters = {kind.id: kind.letter.upper() for kind in reply.board.piece_kinds}
+        standing = {piece.cell.lower(): letters[piece.kind] for piece in state.pieces}
+        cells, actions = Cells(reply.board), legal(state)
+        assert read(right, actions, cells, words(), standing) == Reading(
+            hint=f"did you mean {legal_one}?"
+        )
+        named = cells.letters[wrong[0]]
+        where = cells.of(legal_one)[-1]
+        assert read(wrong, actions, cells, words(), standing).hint == (
+            f"no {named} of yours can go to {where}; what can: {legal_one}"
+        )

@@ -15,6 +15,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import grpc
@@ -312,8 +313,22 @@ def battle(
     return cli
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
-@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+# Each game at both sizes, in colour and NO_COLOR, is read by
+# `test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45` (one process each);
+# the Battle tests below read the rest (Enter closes the pager, the wheel, lines after the
+# result) at one combination, the others with `make test-slow`.
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("size", "colour"),
+    [
+        pytest.param((24, 80), "colour", id="80x24-colour"),
+        pytest.param((45, 120), "colour", id="120x45-colour", marks=SLOW),
+        pytest.param((24, 80), "NO_COLOR", id="80x24-NO_COLOR", marks=SLOW),
+        pytest.param((45, 120), "NO_COLOR", id="120x45-NO_COLOR", marks=SLOW),
+    ],
+)
 def test_help_and_moves_open_whole_in_a_pager_the_player_closes(
     stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int], colour: str
 ) -> None:
@@ -349,7 +364,10 @@ def test_help_and_moves_open_whole_in_a_pager_the_player_closes(
     assert cli.wait() == 0
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((24, 80), id="80x24"), pytest.param((45, 120), id="120x45", marks=SLOW)],
+)
 def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int]
 ) -> None:
@@ -377,7 +395,10 @@ def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     assert cli.wait() == 0
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
+@pytest.mark.parametrize(
+    "size",
+    [pytest.param((24, 80), id="80x24", marks=SLOW), pytest.param((45, 120), id="120x45")],
+)
 def test_the_result_stays_in_the_side_panel(
     stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int]
 ) -> None:
@@ -549,3 +570,259 @@ def test_the_napoleonic_board_shows_while_the_bot_s_first_turn_goes_on(
         cli.wait_screen(r"Turn \d+ · Red · movement phase")
         cli.send("quit")
         assert cli.wait() == 0
+
+
+CHESS_PIECES = set("♔♕♖♗♘♙♚♛♜♝♞♟")
+BATTLE_LAST_LINE_INFANTRY = "attacker to move; attacker: W129 C34; defender: T19 I42 L7"
+
+
+@dataclass(frozen=True)
+class Played:
+    """A game from a set-up text, for reading what one player sees of it from start to end."""
+
+    args: tuple[str, ...]  # `wargame play GAME ...`
+    title: str  # the side panel's title
+    prompt: str  # the input line's prompt, as it begins
+    # At each size: a chess habit naming the wrong piece (what can go there instead), the
+    # man who stands there named (the legal action), and the opponent's man touched.
+    habits: dict[str, tuple[tuple[str, str], ...]]
+    yours: dict[str, str]  # mode -> how the player's men are written
+    # What takes the last man of a kind, one that neither army has any more: drawn from the
+    # kinds on the board now, its symbol (and those sharing its glyph) would change.
+    capture: tuple[str, ...]
+    lost: dict[str, str]  # mode -> that kind's symbol (as the board showed it at the start)
+    symbols: int  # how many symbols the set-up shows (one per kind and side)
+
+
+PLAYED = {
+    "war": Played(
+        ("--side", "south", "--setup", "9k/10/10/9g/10/10/10/10/10/K8M S -:- citadels=a1,j10"),
+        "The Game of War", "South ›",
+        {
+            "80x24": (
+                ("Nj1-j5", "no Horse of yours can go to j5; what can: Mj1-j5"),
+                ("Rj1-j5", "did you mean Mj1-j5? (M is the Mortar here)"),
+                ("j7-j6", "j7 is North's General, not yours; yours are {yours}"),
+            ),
+            "120x45": (
+                ("Nj1-j4", "no Horse of yours can go to j4; what can: Mj1-j4"),
+                ("Rj1-j4", "did you mean Mj1-j4? (M is the Mortar here)"),
+                ("j10-i10", "j10 is North's King, not yours; yours are {yours}"),
+            ),
+        },
+        {"colour": "South's: outlined ♔, capitals K", "NO_COLOR": "South's: capitals K"},
+        ("Mj1xj7",), {"colour": "♛", "NO_COLOR": "g"}, 4,
+    ),
+    "battle": Played(
+        ("--side", "attacker", "--setup", BATTLE_LAST_LINE_INFANTRY),
+        "War-Chess", "Attacker ›",
+        {
+            "80x24": (
+                ("I34-35", "no Infantry of the Line of yours can go to 35; what can: 34-35"),
+                ("C34-35", "did you mean 34-35?"),
+                ("42-41", "42 is Defender's Infantry of the Line, not yours; yours are {yours}"),
+            ),
+            "120x45": (
+                ("I34-33", "no Infantry of the Line of yours can go to 33; what can: 34-33"),
+                ("C34-33", "did you mean 34-33?"),
+                ("7-8", "7 is Defender's Light Infantry, not yours; yours are {yours}"),
+            ),
+        },
+        {"colour": "Attacker's: filled ♟, small letters l", "NO_COLOR": "Attacker's: small letters l"},  # noqa: E501
+        # The Citadel is drawn with the Infantry of the Line's glyph (the rook): both letters
+        # all game, the Citadel too once the last Infantry of the Line is gone.
+        ("34x42",), {"colour": "I", "NO_COLOR": "I"}, 5,
+    ),
+    "napoleonic": Played(
+        ("--side", "red", "--setup", "board 8x8; red: d4=I c5=I a1=G h1=I; black: d5=C h8=G"),
+        "Napoleonic Chess", "Red · ",
+        {
+            "80x24": (
+                ("Gc5-c6", "no Guards of yours can go to c6; what can: move c5-c6"),
+                ("Ga1-a2", "did you mean move a1-a2?"),
+                ("move d5-d6", "d5 is Black's Cavalry, not yours; yours are {yours}"),
+            ),
+            "120x45": (
+                ("Gd4-e4", "no Guards of yours can go to e4; what can: move d4-e4"),
+                ("Ga1-b1", "did you mean move a1-b1?"),
+                ("move h8-g8", "h8 is Black's Guards, not yours; yours are {yours}"),
+            ),
+        },
+        {"colour": "Red's: outlined ♙, capitals I", "NO_COLOR": "Red's: capitals I"},
+        ("end", "attack d4>d5", "attack c5>d5"), {"colour": "♞", "NO_COLOR": "c"}, 4,
+    ),
+}  # fmt: skip
+SIZES = {"80x24": (24, 80), "120x45": (45, 120)}
+MOVES_HEAD = "legal action(s) for"
+
+
+def said(cli: Cli, text: str) -> None:
+    """Wait until the screen shows `text`, whatever rows it was word-wrapped into."""
+    cli.wait_screen(lambda c: text in " ".join(c.text().split()))
+
+
+def whole_view(cli: Cli, game: Played, columns: int) -> bool:
+    """Whether the screen shows the whole view (panel title, input line), no pager over it,
+    and nothing wider than the terminal."""
+    rows = cli.rows()
+    return (
+        any(game.title in row for row in rows)
+        and rows[-1].startswith((game.prompt, "rematch or quit ›"))
+        and PAGER not in cli.text()
+        and all(len(row) <= columns for row in rows)
+        and any(row and set(row) <= {"─"} for row in rows)  # the rule above the log
+    )
+
+
+def answered_last(cli: Cli, game: Played, head: str, columns: int) -> bool:
+    """Whether the whole view shows the answer that has a row with `head` as the log's last:
+    no refusal, moves or help below it (an answer of the other size may be in the log too)."""
+    rows = cli.rows()
+    if not any(head in row for row in rows) or not whole_view(cli, game, columns):
+        return False
+    last = max(index for index, row in enumerate(rows) if head in row)
+    later = ("not understood", "illegal", MOVES_HEAD, HELP_WORDS[-1])
+    below = [row for row in rows[last + 1 :] if head not in row]
+    return all(len(row) <= columns for row in rows) and not any(
+        word in row for row in below for word in later if word != head
+    )
+
+
+def board_symbols(cli: Cli, game: Played) -> set[str]:
+    """The symbols of the men on the board: letters and chess glyphs left of the side panel,
+    above the log (the grids' file labels left out)."""
+    rows = cli.rows()
+    column = next((row.index(game.title) for row in rows if game.title in row), None)
+    rule = next((index for index, row in enumerate(rows) if row and set(row) <= {"─"}), None)
+    found: set[str] = set()
+    if column is None or rule is None:
+        return found  # (no whole view yet)
+    for row in rows[:rule]:
+        left = row[:column]
+        if all(len(word) == 1 and word.islower() for word in left.split()):
+            continue  # a grid's file labels (or an empty row)
+        found |= {char for char in left if char.isalpha() or char in CHESS_PIECES}
+    return found
+
+
+def lost_symbols(cli: Cli) -> list[str]:
+    """The symbols of the lost men in the side panel, every side's."""
+    found = re.findall(r"lost: (\S(?: \S)*)(?!\S)", cli.text())
+    return [symbol for listed in found for symbol in listed.split()]
+
+
+def panel_text(cli: Cli, game: Played) -> str:
+    """The side panel's words, rows joined (from its title to the log's rule)."""
+    rows = cli.rows()
+    title = next((index for index, row in enumerate(rows) if game.title in row), None)
+    rule = next((index for index, row in enumerate(rows) if row and set(row) <= {"─"}), None)
+    if title is None or rule is None:
+        return ""  # (no whole view yet)
+    column = rows[title].index(game.title)
+    return " ".join(" ".join(row[column:].split()) for row in rows[title:rule])
+
+
+def resize(cli: Cli, game: Played, size: str) -> None:
+    """Resize the terminal and wait for the whole view drawn again at that size."""
+    rows, columns = SIZES[size]
+    cli.resize(rows, columns)
+    cli.view.erase_in_display(2)  # (what the screen shows now, the client drew)
+    cli.wait_screen(lambda c: whole_view(c, game, columns))
+
+
+@pytest.mark.parametrize("game", list(PLAYED))
+@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
+    stack: Stack, clients: list[Cli], tmp_path: Path, game: str, colour: str
+) -> None:
+    # One player of each game, from a set-up text, at both sizes in one process (resized):
+    # chess habits keep the piece and the opponent's man is named (items 4, 5); the help
+    # reads whole and PageUp reads the log from its first line (item 1); a kind whose last
+    # man is taken keeps its symbol on the board and in the lost list (item 6); the result
+    # stays in the side panel (item 1).
+    played = PLAYED[game]
+    env = {"NO_COLOR": "1"} if colour == "NO_COLOR" else {}
+    cli = run(
+        clients, ["play", game, "--level", "1", *played.args], tmp_path, stack,
+        ascii_only=False, size=SIZES["80x24"], env=env,
+    )  # fmt: skip
+    # (the whole board: a frame may reach the terminal in parts)
+    cli.wait_screen(
+        lambda c: whole_view(c, played, 80) and len(board_symbols(c, played)) == played.symbols
+    )
+    game_id = game_id_of(cli)
+    at_start = board_symbols(cli, played)
+    assert bool(at_start & CHESS_PIECES) == (colour == "colour"), at_start
+    assert played.lost[colour] in at_start, at_start
+    for size in SIZES:
+        if size != "80x24":
+            resize(cli, played, size)
+            cli.wait_screen(lambda c: board_symbols(c, played) == at_start)
+        for typed, answer in played.habits[size]:
+            cli.send(typed)
+            said(cli, answer.format(yours=played.yours[colour]))
+        assert "did you mean F@" not in cli.text() and "has no legal move" not in cli.text()
+        cli.send("help")  # whole: in the log, or in the pager when the log cannot hold it
+        columns = SIZES[size][1]
+        cli.wait_screen(
+            lambda c, columns=columns: (  # type: ignore[misc]
+                all(word in c.text() for word in HELP_WORDS)
+                and (PAGER in c.text() or answered_last(c, played, HELP_WORDS[-1], columns))
+            )
+        )
+        (tmp_path / f"help-{size}-{colour}.txt").write_text(cli.text())  # (as the player saw it)
+        if PAGER in cli.text():
+            cli.child.send(ESCAPE)
+        cli.wait_screen(lambda c, columns=columns: whole_view(c, played, columns))  # type: ignore[misc]
+        cli.send("moves")  # whole too: PageDown to its last line when longer than a page
+        cli.wait_screen(
+            lambda c, columns=columns: (  # type: ignore[misc]
+                PAGER in c.text() or answered_last(c, played, MOVES_HEAD, columns)
+            )
+        )
+        found = re.search(r"moves: lines 1-(\d+) of (\d+)", cli.text())
+        if found is not None and int(found.group(1)) < int(found.group(2)):
+            cli.child.send("\x1b[6~")  # PageDown
+            cli.wait_screen(rf"moves: lines \d+-{found.group(2)} of {found.group(2)}")
+        if PAGER in cli.text():
+            cli.child.send(ESCAPE)
+        cli.wait_screen(lambda c, columns=columns: whole_view(c, played, columns))  # type: ignore[misc]
+
+    for typed in played.capture:
+        cli.send(typed)
+    cli.wait_screen(
+        lambda c: bool(lost_symbols(c)) and (PAGER in c.text() or whole_view(c, played, 120))
+    )
+    if PAGER in cli.text():  # (a combat report too long for the log)
+        cli.child.send(ESCAPE)
+    for size in ("120x45", "80x24"):
+        if size == "80x24":
+            resize(cli, played, size)
+        columns = SIZES[size][1]
+        cli.wait_screen(
+            lambda c, columns=columns: whole_view(c, played, columns) and bool(lost_symbols(c))  # type: ignore[misc]
+        )
+        # (the bot may have taken a man of the player's since: drawn as at the start too)
+        assert played.lost[colour] in lost_symbols(cli), cli.text()
+        assert set(lost_symbols(cli)) <= at_start, cli.text()
+        assert board_symbols(cli, played) <= at_start, cli.text()
+
+    first = f"Game {game_id}: you play"  # the log's first line, long out of the log pane
+    for _ in range(60):  # PageUp, until the log's first page is on the screen
+        cli.child.send("\x1b[5~")
+        found = cli.wait_screen(r"the game's log: lines (\d+)-")
+        if found is not None and found.group(1) == "1":
+            break
+    cli.wait_screen(lambda c: first in c.text())
+    cli.child.send(ESCAPE)
+    cli.wait_screen(lambda c: whole_view(c, played, 80))
+
+    cli.send("resign!")
+    cli.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
+    result = "Game over: you lose"
+    for size in ("80x24", "120x45"):
+        if size == "120x45":
+            resize(cli, played, size)
+        cli.wait_screen(lambda c: result in panel_text(c, played))
+    cli.send("quit")
+    assert cli.wait() == 0

@@ -180,8 +180,18 @@ def said(cli: Cli, text: str) -> None:
     cli.wait_screen(lambda c: text in " ".join(c.text().split()))
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
-@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+# The three games at both sizes, in colour and NO_COLOR, from set-up positions:
+# tests/system/test_cli_full_screen.py (`test_what_each_game_says_...`); the War opening
+# (its Flying Machines in reserve) at one combination here, the others with `make test-slow`.
+@pytest.mark.parametrize(
+    ("size", "colour"),
+    [
+        pytest.param((24, 80), "colour", id="80x24-colour"),
+        pytest.param((45, 120), "colour", id="120x45-colour", marks=pytest.mark.slow),
+        pytest.param((24, 80), "NO_COLOR", id="80x24-NO_COLOR", marks=pytest.mark.slow),
+        pytest.param((45, 120), "NO_COLOR", id="120x45-NO_COLOR", marks=pytest.mark.slow),
+    ],
+)
 def test_chess_habits_keep_the_piece_and_the_opponents_man_is_named(
     launch: Launch, size: tuple[int, int], colour: str
 ) -> None:
