@@ -106,6 +106,92 @@ def test_undo_takes_back_the_players_move_and_the_bots_answer(
         assert line.count(",") == 1  # the player's move and the bot's answer
 
 
+# Each game with the side that acts first, as shown, and its options: Napoleonic Chess
+# with Marching Orders (rules 10.2), a deployment placed openly, one placement a turn.
+GAMES = {
+    "war": ("South", []),
+    "battle": ("Defender", []),
+    "napoleonic": ("Red", ["-o", "deployment=marching_orders"]),
+}
+
+
+def _on_screen(cli: Cli, text: str) -> None:
+    """Wait until the screen (not only the output) shows `text`."""
+    cli.wait_screen(lambda c: text in " ".join(c.text().split()))
+
+
+def _at_prompt(cli: Cli, side: str) -> bool:
+    """Whether the cursor is on the input line of `side` (a screen just made smaller may
+    still have it below its last row)."""
+    rows = cli.rows()
+    return cli.view.cursor.y < len(rows) and prompt_row(cli).startswith(side)
+
+
+def _act(cli: Cli, player: Player, game_id: str, side: str) -> None:
+    """Wait for the player's turn (its prompt on the input line), type the engine's
+    suggestion and wait for the bot's answer: the player's turn again."""
+    mine = lambda c: (  # noqa: E731
+        (now := player.game(game_id)).your_side in now.state.to_act and _at_prompt(c, side)
+    )
+    cli.wait_screen(mine)
+    played = len(player.game(game_id).moves)
+    action = player.suggest(player.game(game_id))
+    cli.send(action)
+    cli.wait_screen(
+        lambda c: (
+            len(player.game(game_id).moves) > played + 1
+            and f"You: {action}" in c.text()
+            and mine(c)
+        )
+    )
+
+
+@pytest.mark.parametrize("mode", ["colour", "NO_COLOR"])
+@pytest.mark.parametrize("game", list(GAMES))
+def test_undo_and_abort_read_on_the_screen_in_every_game(
+    launch: Launch, stack: Stack, tmp_path: Path, game: str, mode: str
+) -> None:
+    # Against the bot, the player acting first: nothing to take back yet; two turns each
+    # (a Marching Orders placement is a turn) and abort is refused; `undo` takes back the
+    # player's second turn and the bot's answer, and abort then ends the game with no
+    # result. Read at 120x45, then at 80x24 after a live resize.
+    side, options = GAMES[game]
+    env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
+    args = ["play", game, "--vs", "bot", "--side", side.lower(), "--level", "1", *options]
+    cli = launch(args, size=(45, 120), env=env, ascii_only=False)
+    cli.wait_screen(lambda c: _at_prompt(c, side))
+    game_id = game_id_of(cli)
+    player = Player(stack, tmp_path)
+    try:
+        cli.send("undo")
+        _on_screen(cli, "you have no action to take back yet")
+        _act(cli, player, game_id, side)
+        _act(cli, player, game_id, side)
+        cli.send("abort")
+        _on_screen(cli, "before any side's second turn")
+        assert player.game(game_id).status == matchmaker_pb2.GAME_STATUS_RUNNING
+        kept = list(player.game(game_id).moves)
+        cli.resize(24, 80)
+        cli.wait_screen(lambda c: _at_prompt(c, side))
+        cli.send("undo")
+        _on_screen(cli, "You take back: ")
+        cli.wait_screen(lambda _: len(player.game(game_id).moves) == 2)
+        assert list(player.game(game_id).moves) == kept[:2]
+        cli.send("abort")
+        _on_screen(cli, "Game over: aborted")
+        _on_screen(cli, "no result")
+        view = player.game(game_id)
+        assert view.status == matchmaker_pb2.GAME_STATUS_FINISHED
+        assert view.outcome.reason == game_pb2.OUTCOME_REASON_ABORTED
+        assert all(len(row) <= 80 for row in cli.rows())
+        colours = {char.fg for row in cli.view.buffer.values() for char in row.values()}
+        assert (colours == {"default"}) == (mode == "NO_COLOR"), colours
+    finally:
+        player.close()
+    cli.send("quit")
+    assert cli.wait() == 0
+
+
 def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
     stack: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
