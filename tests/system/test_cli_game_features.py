@@ -106,12 +106,14 @@ def test_undo_takes_back_the_players_move_and_the_bots_answer(
         assert line.count(",") == 1  # the player's move and the bot's answer
 
 
-# Each game with the side that acts first, as shown, and its options: Napoleonic Chess
-# with Marching Orders (rules 10.2), a deployment placed openly, one placement a turn.
-GAMES = {
-    "war": ("South", []),
-    "battle": ("Defender", []),
-    "napoleonic": ("Red", ["-o", "deployment=marching_orders"]),
+# Each game with the player's side as shown, its options, and how many of its turns it
+# plays before abort is refused (a side has begun its second turn): in the Game of Battle
+# the bot opens, so its answer to the player's first move is its second turn. Napoleonic
+# Chess with Marching Orders (rules 10.2): a deployment placed openly, a placement a turn.
+GAMES: dict[str, tuple[str, list[str], int]] = {
+    "war": ("South", [], 2),
+    "battle": ("Defender", [], 1),
+    "napoleonic": ("Red", ["-o", "deployment=marching_orders"], 2),
 }
 
 
@@ -130,20 +132,15 @@ def _at_prompt(cli: Cli, side: str) -> bool:
 def _act(cli: Cli, player: Player, game_id: str, side: str) -> None:
     """Wait for the player's turn (its prompt on the input line), type the engine's
     suggestion and wait for the bot's answer: the player's turn again."""
-    mine = lambda c: (  # noqa: E731
-        (now := player.game(game_id)).your_side in now.state.to_act and _at_prompt(c, side)
-    )
+
+    def mine(c: Cli) -> bool:
+        now = player.game(game_id)
+        return now.your_side in now.state.to_act and _at_prompt(c, side)
+
     cli.wait_screen(mine)
     played = len(player.game(game_id).moves)
-    action = player.suggest(player.game(game_id))
-    cli.send(action)
-    cli.wait_screen(
-        lambda c: (
-            len(player.game(game_id).moves) > played + 1
-            and f"You: {action}" in c.text()
-            and mine(c)
-        )
-    )
+    cli.send(player.suggest(player.game(game_id)))
+    cli.wait_screen(lambda c: len(player.game(game_id).moves) > played + 1 and mine(c))
 
 
 @pytest.mark.parametrize("mode", ["colour", "NO_COLOR"])
@@ -151,11 +148,11 @@ def _act(cli: Cli, player: Player, game_id: str, side: str) -> None:
 def test_undo_and_abort_read_on_the_screen_in_every_game(
     launch: Launch, stack: Stack, tmp_path: Path, game: str, mode: str
 ) -> None:
-    # Against the bot, the player acting first: nothing to take back yet; two turns each
-    # (a Marching Orders placement is a turn) and abort is refused; `undo` takes back the
-    # player's second turn and the bot's answer, and abort then ends the game with no
-    # result. Read at 120x45, then at 80x24 after a live resize.
-    side, options = GAMES[game]
+    # Against the bot: nothing to take back yet; once a side has begun its second turn
+    # abort is refused; `undo` takes back the player's last turn and the bot's answer, and
+    # abort then ends the game with no result. Read at 120x45, then at 80x24 after a live
+    # resize.
+    side, options, turns = GAMES[game]
     env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
     args = ["play", game, "--vs", "bot", "--side", side.lower(), "--level", "1", *options]
     cli = launch(args, size=(45, 120), env=env, ascii_only=False)
@@ -165,18 +162,19 @@ def test_undo_and_abort_read_on_the_screen_in_every_game(
     try:
         cli.send("undo")
         _on_screen(cli, "you have no action to take back yet")
-        _act(cli, player, game_id, side)
-        _act(cli, player, game_id, side)
+        before_last: list[str] = []
+        for _ in range(turns):
+            before_last = list(player.game(game_id).moves)
+            _act(cli, player, game_id, side)
         cli.send("abort")
         _on_screen(cli, "before any side's second turn")
         assert player.game(game_id).status == matchmaker_pb2.GAME_STATUS_RUNNING
-        kept = list(player.game(game_id).moves)
         cli.resize(24, 80)
         cli.wait_screen(lambda c: _at_prompt(c, side))
         cli.send("undo")
         _on_screen(cli, "You take back: ")
-        cli.wait_screen(lambda _: len(player.game(game_id).moves) == 2)
-        assert list(player.game(game_id).moves) == kept[:2]
+        cli.wait_screen(lambda _: len(player.game(game_id).moves) == len(before_last))
+        assert list(player.game(game_id).moves) == before_last
         cli.send("abort")
         _on_screen(cli, "Game over: aborted")
         _on_screen(cli, "no result")
