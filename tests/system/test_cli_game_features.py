@@ -1,6 +1,8 @@
 """What a terminal-chess player reaches for, typed into a real `wargame` in a pty against a
 real engine, matchmaker and Redis: `abort` before the second turns (and refused after),
-`undo` against the bot, and the chat (`say`, `mute`) between players that a spectator reads."""
+`undo` against the bot, and the chat (`say`, `mute`) between players that a spectator reads,
+in each game (the chat of the Game of Battle and Napoleonic Chess in `make test-slow`), read
+on screens of 120x45 and 80x24, in colour and NO_COLOR."""
 
 from __future__ import annotations
 
@@ -190,46 +192,63 @@ def test_undo_and_abort_read_on_the_screen_in_every_game(
     assert cli.wait() == 0
 
 
+# Each game's two sides as shown: the one that invites (and acts first) and the other.
+CHAT_SIDES = {"war": ("South", "North"), "battle": ("Attacker", "Defender"),
+              "napoleonic": ("Red", "Black")}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "game", ["war", pytest.param("battle", marks=pytest.mark.slow),
+             pytest.param("napoleonic", marks=pytest.mark.slow)],
+)  # fmt: skip
 def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
-    stack: Stack, clients: list[Cli], tmp_path: Path
+    stack: Stack, clients: list[Cli], tmp_path: Path, game: str
 ) -> None:
-    args = ["play", "war", "--invite", "--side", "south", "--name", "alice"]
+    # The inviter at the default size in colour, the joiner at 80x24 in NO_COLOR, the
+    # spectator at 120x45: each reads the chat on its screen.
+    first, second = CHAT_SIDES[game]
+    args = ["play", game, "--invite", "--side", first.lower(), "--name", "alice"]
     south = run(clients, args, tmp_path / "alice", stack)
     south.expect(r"Invite code: (\S+) ")
     code = south.child.match.group(1)
     game_id = game_id_of(south)
-    north = run(clients, ["play", "--join", code, "--name", "bob"], tmp_path / "bob", stack)
-    north.expect_text(f"Game {game_id}: you play North")
-    watcher = run(clients, ["watch", game_id], tmp_path / "carol", stack)
+    north = run(
+        clients, ["play", "--join", code, "--name", "bob"], tmp_path / "bob", stack,
+        size=(24, 80), env={"NO_COLOR": "1"},
+    )  # fmt: skip
+    north.expect_text(f"Game {game_id}: you play {second}")
+    watcher = run(clients, ["watch", game_id], tmp_path / "carol", stack, size=(45, 120))
     watcher.expect(r"watching")
-    south.expect(r"South > ")
+    south.expect(rf"{first}[^>\n]*> ")
     south.send("say good luck, have fun")
     south.expect_text("[chat] You: good luck, have fun")
-    north.expect_text("[chat] South (alice): good luck, have fun")
-    watcher.expect_text("[chat] South (alice): good luck, have fun")
+    north.expect_text(f"[chat] {first} (alice): good luck, have fun")
+    watcher.expect_text(f"[chat] {first} (alice): good luck, have fun")
+    for client in (north, watcher):
+        client.wait_screen(lambda c: f"[chat] {first} (alice): good luck" in c.text())
     alice = Player(stack, tmp_path / "alice")  # a line with escapes, as any client may send
     try:
         alice.connection.send_chat(game_id, "clear\x1b[2J\x1b]0;pwned\x07 me")
     finally:
         alice.close()
-    north.expect_text("[chat] South (alice): clear[2J]0;pwned me")
-    watcher.expect_text("[chat] South (alice): clear[2J]0;pwned me")
+    north.expect_text(f"[chat] {first} (alice): clear[2J]0;pwned me")
+    watcher.expect_text(f"[chat] {first} (alice): clear[2J]0;pwned me")
     north.send("mute")
     north.expect_text("chat muted")
     south.send("say can you hear me")
-    watcher.expect_text("[chat] South (alice): can you hear me")
+    watcher.expect_text(f"[chat] {first} (alice): can you hear me")
     north.send("unmute")
     north.expect_text("chat shown again")
     assert "can you hear me" not in north.screen()
     south.send("say now?")
-    north.expect_text("[chat] South (alice): now?")
+    north.expect_text(f"[chat] {first} (alice): now?")
     watcher.send("say hello")
     watcher.expect_text("you are watching this game")
     south.send("resign!")
     south.expect_text("Game over")
     south.send("say gg")  # after the game too
     south.expect_text("[chat] You: gg")
-    north.expect_text("[chat] South (alice): gg")
+    north.expect_text(f"[chat] {first} (alice): gg")
     for client in (south, north, watcher):
         client.send("quit")
         assert client.wait() == 0
