@@ -11,6 +11,9 @@ notices, and a side to act that has left is warned that it loses as abandoned
 against the bot alone waits for its player instead (nobody else is kept waiting). A
 player thinking with its client open is never abandoned, however long it thinks, nor is
 one whose client is refused a stream (`knock`: a field of its own, renewed by each try).
+Nor has a player just seated (quick-match pairing, an invite taken, a game against the bot)
+left before its client opens its first stream: a side with no watcher field counts as there
+for a presence lifetime from the game's start (`started_ms`), unless it has come and gone.
 Nor is a restart a player leaving: a replica younger than a presence lifetime counts lapsed
 fields as there (their clients reconnect meanwhile), so a matchmaker that was down longer
 than that announces nobody as gone when it is back, unless they stay away.
@@ -89,7 +92,10 @@ class Presence:
             if game is None:
                 return
             reply = await self._run(game, add, remove)
-            add = remove = ""  # done by the first call, whatever it answered
+            # The field is added by the first call, whatever it answered; a removal is
+            # named again (a field removed twice is removed once), so that its side gets
+            # no start's grace in the call that counts it.
+            add = ""
             kind = text(reply[0])
             if kind == "conflict":
                 continue
@@ -104,6 +110,7 @@ class Presence:
         # Only a side that keeps another person waiting is warned (and then abandoned).
         waiting = game.keeps_others_waiting()
         to_act = [side for side in humans if waiting and side in game.to_act()]
+        lifetime = int(self.settings.presence_ttl * 1000)
         return await self.scripts.run(
             "presence",
             [keys.game(game.id), keys.game_presence(game.id), keys.game_stream(game.id)],
@@ -112,11 +119,12 @@ class Presence:
                 int(self.settings.abandon_after * 1000),
                 add,
                 remove,
-                int(self.settings.presence_ttl * 1000),
+                lifetime,
                 self.settings.stream_maxlen,
                 ",".join(humans),
                 ",".join(to_act) if game.status == GameStatus.RUNNING else "",
                 "1" if time.monotonic() - self.born < self.settings.presence_ttl else "",
+                str(game.started_ms + lifetime) if game.started_ms else "",
             ],
         )
 

@@ -229,6 +229,7 @@ FIELDS: tuple[Field, ...] = (
     Field("created_ms", "created_ms", NUMBER, 0),
     Field("updated_ms", "updated_ms", NUMBER, 0),
     Field("acted_ms", "acted_ms", NUMBER, 0),
+    Field("started_ms", "started_ms", NUMBER, 0),
     Field("ended_ms", "ended_ms", NUMBER, 0, on_every_load=False),
     Field("seats", "seats", SEATS, []),
     Field("state_bytes", "state", STATE, b""),
@@ -285,6 +286,9 @@ class GameRecord:
     preset: str = ""
     setup: str = ""
     bot_level: int = 0  # the bot's level (1-5; 0: the matchmaker's default)
+    # When the game started (its last seat taken; 0 while open): a player seated then
+    # counts as present for a presence lifetime before its first stream (presence.py).
+    started_ms: int = 0
     # Presence (presence.py): sides known to have left (side -> since, ms), and sides to
     # act warned that they lose as abandoned unless they come back (side -> when, ms).
     away: dict[str, int] = field(default_factory=dict)

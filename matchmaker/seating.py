@@ -279,6 +279,7 @@ class Seating:
             created_ms=now,
             updated_ms=now,
             acted_ms=now,
+            started_ms=now if full else 0,
             seats=seats,
             state_bytes=state.SerializeToString(),
             initial_bytes=state.SerializeToString(),
@@ -369,6 +370,7 @@ class Seating:
             seats=seats,
             status=GameStatus.RUNNING if full else GameStatus.OPEN,
             acted_ms=now,
+            started_ms=now if full else 0,
             version=game.version + 1,
             updated_ms=now,
         )

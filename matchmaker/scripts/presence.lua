@@ -25,6 +25,9 @@
 --          field that lapsed is kept and still counts, unless its side is there by another
 --          (its stream may have been served by a replica that stopped, and its client has
 --          not yet had a lifetime to come back: a restart is not a player leaving)
+-- ARGV[10] until when (ms) the players seated as the game started count as there without
+--          a stream ("" never): their clients are still opening their first ones. Not a
+--          side whose stream ends in this call, nor one already known to have left.
 --
 -- The watcher field changes whatever the game's state. Returns {"closed"} when the game
 -- is not running, {"conflict"} when it is no longer at ARGV[1] (read it and call again),
@@ -82,6 +85,17 @@ for side in string.gmatch(ARGV[8], "[^,]+") do to_act[side] = true end
 
 local away = decode("away")
 local warned = decode("warned")
+if ARGV[10] ~= "" and now < tonumber(ARGV[10]) then
+  local leaving = string.match(ARGV[4], "^(.*)|")
+  local seen = {}
+  for i = 1, #watchers, 2 do
+    local side = string.match(watchers[i], "^(.*)|")
+    if side then seen[side] = true end
+  end
+  for side in string.gmatch(ARGV[7], "[^,]+") do
+    if not seen[side] and not away[side] and side ~= leaving then here[side] = true end
+  end
+end
 local version = ARGV[1]
 local noticed = false
 local function notice(kind, side, deadline)

@@ -30,6 +30,7 @@ from tests.matchmaker.conftest import (
     fast_settings,
 )
 from tests.matchmaker.helpers import (
+    StreamReader,
     Watcher,
     captured_logs,
     expect_error,
@@ -113,8 +114,7 @@ def watching(redis_url: str, game_id: str) -> set[str]:
 
 def settle(redis_url: str, game_id: str, *watchers: Watcher) -> None:
     """Wait until both players watch and the sweeper has looked at the game since, then
-    forget the notices of the moments before (a player is announced as gone until its
-    first stream opens)."""
+    forget the notices of the moments before."""
     wait_for(lambda: watching(redis_url, game_id) == {"south", "north"})
     since = redis_ms(redis_url)
     wait_for(lambda: swept_after(redis_url, game_id, since))
@@ -204,6 +204,77 @@ def test_a_game_against_the_bot_waits_for_its_player_who_leaves_on_its_turn(
     view = player.GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert view.status == mm.GAME_STATUS_RUNNING and view.version == game.version
     back.close()
+
+
+def game_field(redis_url: str, game_id: str, name: str) -> bytes | None:
+    """One field of the game's hash as stored."""
+    client: Any = sync_client(redis_url)
+    try:
+        raw: bytes | None = client.hget(keys.game(game_id), name)
+    finally:
+        client.close()
+    return raw
+
+
+def paired(two: dict[str, Client]) -> mm.GameView:
+    """The game quick-match pairs `two` into (both queue, the pairer seats them)."""
+    streams = [
+        StreamReader(
+            client.stub.JoinQueue(
+                mm.JoinQueueRequest(game="war"), metadata=client.metadata, timeout=60
+            )
+        )
+        for client in two.values()
+    ]
+    games = []
+    for stream in streams:
+        message = stream.messages.get(timeout=60)
+        while not message.game.id:
+            message = stream.messages.get(timeout=60)
+        games.append(message.game)
+    assert games[0].id == games[1].id
+    return games[0]
+
+
+@both_stores
+@pytest.mark.parametrize("seating", ["join", "pairing"])
+def test_a_player_just_seated_is_present_before_its_first_stream_opens(
+    war_replica: WarReplica, redis_url: str, seating: str
+) -> None:
+    # The side to act is seated but its client has not opened its stream yet; the other's
+    # has. For a presence lifetime from the start the first counts as there: the other is
+    # not told it disconnected, and no abandonment warning (nor deadline) is given, however
+    # often the sweeper looks meanwhile.
+    _server, two = war_replica(**{**FAST, "presence_ttl": 600.0})
+    game = start_game(two, "war") if seating == "join" else paired(two)
+    (later,) = game.state.to_act
+    seated = {seat.player.id: seat.side for seat in game.seats}
+    waiting = next(client for client in two.values() if seated[client.player_id] != later)
+    watcher = Watcher(waiting, game.id)
+    wait_for(lambda: watching(redis_url, game.id) == {seated[waiting.player_id]})
+    since = redis_ms(redis_url)
+    wait_for(lambda: swept_after(redis_url, game.id, since))
+    assert game_field(redis_url, game.id, "away") is None
+    assert warned(redis_url, game.id) == {}
+    assert stream_notices(redis_url, game.id) == []
+    view = waiting.GetGame(mm.GetGameRequest(game_id=game.id)).game
+    assert all(connected(view).values())
+    assert notices(watcher) == []
+    watcher.close()
+
+
+@both_stores
+def test_a_player_seated_who_never_opens_a_stream_is_gone_once_a_presence_lifetime_has_passed(
+    two: dict[str, Client], redis_url: str
+) -> None:
+    game = start_game(two, "war")  # South, to act, never watches; North does
+    north = Watcher(two["north"], game.id)
+    left, _ = north.notice(mm.NOTICE_KIND_DISCONNECTED, "south")
+    started = int(game_field(redis_url, game.id, "started_ms") or 0)
+    assert started and left.at.ToMilliseconds() >= started + FAST["presence_ttl"] * 1000
+    warning, _ = north.notice(mm.NOTICE_KIND_ABANDON_WARNING, "south")
+    assert warning.notice.deadline.ToMilliseconds() >= started + FAST["presence_ttl"] * 1000
+    north.close()
 
 
 def warned(redis_url: str, game_id: str) -> dict[str, int]:

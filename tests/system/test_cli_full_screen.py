@@ -442,38 +442,76 @@ def test_the_invite_command_to_paste_is_never_broken(
 BELL = "\x07"
 
 
-def south_clock_cell(cli: Cli) -> tuple[int, str]:
-    """South's clock on the screen: its seconds and the colour it is drawn in."""
-    for y, row in enumerate(cli.rows()):
-        found = re.search(r"South\s+\S.*?\s(\d+):(\d\d)", row)
-        if found:
-            return int(found.group(1)) * 60 + int(found.group(2)), cli.view.buffer[y][
-                found.start(1)
-            ].fg
-    raise AssertionError(cli.text())
+def clock_cell(cli: Cli, side: str) -> tuple[int, str, str] | None:
+    """A side's clock on the screen (its label as shown; the time beside it or, in a narrow
+    panel, below it): its seconds, the colour it is drawn in and what follows it on its
+    row (None: not on the screen now)."""
+    rows = cli.rows()
+    for y, row in enumerate(rows):
+        label = re.search(rf"\b{side}\s+\S", row)
+        if not label:
+            continue
+        for at, start in ((y, label.end()), (y + 1, max(0, label.start() - 4))):
+            found = re.search(
+                r"(?<![\d:])(\d+):(\d\d)\b", rows[at][start:] if at < len(rows) else ""
+            )
+            if found:
+                x = start + found.start(1)
+                rest = rows[at][start + found.end() :]
+                seconds = int(found.group(1)) * 60 + int(found.group(2))
+                return seconds, cli.view.buffer[at][x].fg, rest
+    return None
 
 
-@pytest.mark.parametrize("size", [(24, 80), (45, 120)], ids=["80x24", "120x45"])
-@pytest.mark.parametrize("mode", ["colour", "NO_COLOR", "no-bell"])
+# Each game with the side that acts first (its clock runs from the start) as shown.
+FIRST = {"war": "South", "battle": "Defender", "napoleonic": "Red"}
+SLOW = pytest.mark.slow
+
+
+@pytest.mark.parametrize(
+    ("game", "mode"),
+    [
+        ("war", "colour"),
+        ("war", "NO_COLOR"),
+        ("war", "no-bell"),
+        ("battle", "colour"),
+        ("battle", "NO_COLOR"),
+        pytest.param("battle", "no-bell", marks=SLOW),
+        ("napoleonic", "colour"),
+        ("napoleonic", "NO_COLOR"),
+        pytest.param("napoleonic", "no-bell", marks=SLOW),
+    ],
+)
 def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
-    stack: Stack, clients: list[Cli], tmp_path: Path, size: tuple[int, int], mode: str
+    stack: Stack, clients: list[Cli], tmp_path: Path, game: str, mode: str
 ) -> None:
-    # 30 seconds each: under 20 s South's running clock is low.
+    # 30 seconds each: under 20 s the player's running clock is low. Read at 120x45, then
+    # at 80x24 after a live resize: still low, and the bell never rings again.
+    side = FIRST[game]
     env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
     extra = ["--no-bell"] if mode == "no-bell" else []
-    cli = full_screen(clients, tmp_path, stack, "--clock", "0.5+0", *extra, size=size, env=env)
-    left, colour = south_clock_cell(cli)
+    args = ["play", game, "--side", side.lower(), "--clock", "0.5+0", *extra]
+    cli = run(clients, args, tmp_path, stack, ascii_only=False, size=(45, 120), env=env)
+    cli.wait_screen(lambda c: clock_cell(c, side) is not None)
+    left, colour, _ = clock_cell(cli, side) or (0, "", "")
     if left > 20:  # (the screen came before the time ran low, as it does but when very busy)
         assert colour != "red" and " low" not in cli.text(), cli.text()
-    cli.wait_screen(lambda c: south_clock_cell(c)[0] < 20)
-    cli.wait_screen(lambda c: south_clock_cell(c)[0] < 16)  # a few seconds low
-    if mode == "NO_COLOR":
-        assert south_clock_cell(cli)[1] == "default"
-        assert re.search(r"South\s+\S.*?\s0:\d\d low", cli.text()), cli.text()
-    else:
-        assert south_clock_cell(cli)[1] == "red", cli.text()
-    bells = "".join(cli._seen).count(BELL)
-    assert bells == (0 if mode == "no-bell" else 1), bells
+    cli.wait_screen(lambda c: (clock_cell(c, side) or (99,))[0] < 18)  # a few seconds low
+    for rows, columns in ((45, 120), (24, 80)):
+        if columns == 80:
+            cli.resize(rows, columns)
+            cli.view.erase_in_display(2)  # (what the screen shows now, the client drew)
+            cli.wait_screen(lambda c: clock_cell(c, side) is not None)
+        assert all(len(row) <= columns for row in cli.rows())
+        cell = clock_cell(cli, side)
+        assert cell is not None, cli.text()
+        assert cell[0] > 0, cli.text()  # (still running: read before the flag fell)
+        if mode == "NO_COLOR":
+            assert cell[1] == "default" and cell[2].startswith(" low"), cli.text()
+        else:
+            assert cell[1] == "red", cli.text()
+        bells = "".join(cli._seen).count(BELL)
+        assert bells == (0 if mode == "no-bell" else 1), bells
     cli.send("quit")
     assert cli.wait() == 0
 
