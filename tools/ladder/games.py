@@ -66,7 +66,7 @@ def ruleset_of(game: str) -> AnyRuleset:
     return _RULESETS["napoleonic" if game in SCENARIOS else game]
 
 
-def options_of(game: str) -> dict[str, object]:
+def options_of(game: str) -> dict[str, str]:
     """The options the ladder plays a game or a scenario under (else the defaults)."""
     return {"scenario": game} if game in SCENARIOS else {}
 
@@ -76,8 +76,8 @@ def seats(game: str) -> list[tuple[str, int]]:
     the first alliance's seats (a side without an alliance is its own), 1 for the rest."""
     ruleset = ruleset_of(game)
     sides = ruleset.sides_of(ruleset.resolve_options(options_of(game)))
-    alliances = [side.alliance or side.id for side in sides]
-    return [(side.id, 0 if a == alliances[0] else 1) for side, a in zip(sides, alliances)]
+    first = sides[0].alliance or sides[0].id
+    return [(side.id, 0 if (side.alliance or side.id) == first else 1) for side in sides]
 
 
 def pairings(
