@@ -11,7 +11,16 @@ import pytest
 from engine_service.rules.base import AnyRuleset
 from tools.ladder.__main__ import interleaved, pairs, table
 from tools.ladder.elo import Result, expected, ratings
-from tools.ladder.games import MCTS, RANDOM, Pairing, Played, pairings, play, ruleset_of
+from tools.ladder.games import (
+    MCTS,
+    RANDOM,
+    Pairing,
+    Played,
+    pairings,
+    play,
+    ruleset_of,
+    seats,
+)
 from tools.ladder.mcts import mcts_action
 
 
@@ -65,6 +74,19 @@ def test_each_pair_takes_the_first_side_in_turn_with_seeds_of_their_own() -> Non
     games = pairings("war", [("2", "1")], 4, 0.01, seed=3)
     assert [g.players for g in games] == [("2", "1"), ("1", "2")] * 2
     assert len({g.seed for g in games}) == 4
+
+
+def test_in_a_game_of_alliances_each_player_of_a_pair_takes_every_seat_of_one() -> None:
+    # grand_battle_2v2's turn order is red, black, blue, green: south, north, south, north.
+    assert seats("grand_battle_2v2") == [("red", 0), ("black", 1), ("blue", 0), ("green", 1)]
+    war = [side.id for side in ruleset_of("war").sides]
+    assert seats("war") == [(war[0], 0), (war[1], 1)]
+
+
+def test_a_game_of_alliances_is_played_and_tabled() -> None:
+    played = play(Pairing("grand_battle_2v2", (RANDOM, "1"), 2, 0.005))
+    assert played.score in (0.0, 0.5, 1.0) and played.plies > 0
+    assert "1-random" in table("grand_battle_2v2", [played])
 
 
 def test_a_ladder_game_is_played_to_its_end_and_tabled() -> None:

@@ -8,6 +8,8 @@ Carlo tree search with random rollouts at ten times the levels' budget (`mcts.py
 only when named: `--pairs 5-mcts,3-mcts,1-mcts`. Results stream to `--out` (one JSON line a
 game) so that a long run can be read while it goes and `--resume`d after it stops; the
 games go in rounds, one of each pair a round, so a run cut short has met every pair.
+`--games grand_battle_2v2` plays Napoleonic Chess's battle of two alliances, each player of
+a pair taking both seats of one alliance (`games.py`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ PLAYERS = (RANDOM, MCTS, *LEVELS)
 def main(argv: list[str] | None = None) -> int:
     """Play the ladder; print the tables."""
     parser = argparse.ArgumentParser(prog="python -m tools.ladder", description=__doc__)
-    parser.add_argument("--games", default="war,battle,napoleonic", help="comma-separated")
+    parser.add_argument(
+        "--games", default="war,battle,napoleonic", help="comma-separated; or grand_battle_2v2"
+    )
     parser.add_argument("--per-pair", type=int, default=40, help="games per pair per game")
     parser.add_argument("--budget", type=float, default=0.2, help="CPU seconds per action")
     parser.add_argument(

@@ -1,5 +1,9 @@
 """One ladder game between two players, and the pairs a ladder plays.
 
+A game is one of the rules' games ("war", "battle", "napoleonic") or a Napoleonic Chess
+scenario of alliances ("grand_battle_2v2"): there the pair's first player takes every seat
+of the first alliance in turn order (red and blue), the second every seat of the other.
+
 A player is a level, "1" to "5", "random" (a uniformly random legal action of its own) or
 "mcts" (a plain Monte Carlo tree search with random rollouts, `mcts.py`, given TIME_FACTOR
 times a level's budget). The levels search with a budget of CPU time per action and a
@@ -22,8 +26,11 @@ from tools.ladder.mcts import TIME_FACTOR, mcts_action
 
 RANDOM = "random"
 MCTS = "mcts"
-# Plies (actions; in Napoleonic Chess player-turns) after which a game is adjudicated.
-MAX_PLIES = {"war": 200, "battle": 200, "napoleonic": 60}
+# Plies (actions; in Napoleonic Chess player-turns) after which a game is adjudicated; a
+# game of four players takes some 60-360 player-turns to end by the rules.
+MAX_PLIES = {"war": 200, "battle": 200, "napoleonic": 60, "grand_battle_2v2": 600}
+# The Napoleonic Chess scenarios the ladder plays, beside the games' default starts.
+SCENARIOS = ("grand_battle_2v2",)
 ADJUDICATION = 1.0  # material units the evaluation must show for an adjudicated win
 WALL_CAP = 3600.0  # seconds: never the limit, so a busy machine does not change the play
 LADDER_SEAL_KEY = bytes(range(1, 33))  # any key: the ladder's sealed arrays stay in-process
@@ -53,10 +60,24 @@ _RULESETS: dict[str, AnyRuleset] = {}
 
 
 def ruleset_of(game: str) -> AnyRuleset:
-    """The game's ruleset under its default options (built once per process)."""
+    """The ruleset of a game or of a scenario's game (built once per process)."""
     if not _RULESETS:
         _RULESETS.update(rulesets(LADDER_SEAL_KEY))
-    return _RULESETS[game]
+    return _RULESETS["napoleonic" if game in SCENARIOS else game]
+
+
+def options_of(game: str) -> dict[str, str]:
+    """The options the ladder plays a game or a scenario under (else the defaults)."""
+    return {"scenario": game} if game in SCENARIOS else {}
+
+
+def seats(game: str) -> list[tuple[str, int]]:
+    """Every side of the game in turn order, with the pair's player it is played by: 0 for
+    the first alliance's seats (a side without an alliance is its own), 1 for the rest."""
+    ruleset = ruleset_of(game)
+    sides = ruleset.sides_of(ruleset.resolve_options(options_of(game)))
+    first = sides[0].alliance or sides[0].id
+    return [(side.id, 0 if (side.alliance or side.id) == first else 1) for side in sides]
 
 
 def pairings(
@@ -74,13 +95,13 @@ def pairings(
 def play(pairing: Pairing) -> Played:
     """Play one game to its end or its cap of plies."""
     ruleset = ruleset_of(pairing.game)
-    state: Any = ruleset.new_game(ruleset.resolve_options({}))
-    sides = [side.id for side in ruleset.sides]
-    player_of = dict(zip(sides, pairing.players, strict=True))
+    state: Any = ruleset.new_game(ruleset.resolve_options(options_of(pairing.game)))
+    sides = seats(pairing.game)
+    player_of = {side: pairing.players[index] for side, index in sides}
     rng = random.Random(pairing.seed)
     actions = 0
     cap = MAX_PLIES[pairing.game]
-    while ruleset.outcome(state) is None and _plies(pairing.game, state, actions) < cap:
+    while ruleset.outcome(state) is None and _plies(ruleset.id, state, actions) < cap:
         side = ruleset.to_act(state)[0]
         player = player_of[side]
         if player == RANDOM:
@@ -100,9 +121,9 @@ def play(pairing: Pairing) -> Played:
             ).action
         state = ruleset.play(state, action)
         actions += 1
-    plies = _plies(pairing.game, state, actions)
+    plies = _plies(ruleset.id, state, actions)
     outcome = ruleset.outcome(state)
-    first = sides[0]
+    first = sides[0][0]
     if outcome is not None:
         if outcome.winner is None:
             return Played(pairing, 0.5, "played out", plies)

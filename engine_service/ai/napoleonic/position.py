@@ -179,10 +179,12 @@ def unit_score(state: NapoleonicState, view: Outlook, unit: Unit, cell: int) -> 
             if (other := at[n]) is not None and other.side in enemies
         )
         return score - 0.2 * near + 0.3 * supports_at(state, side, cell, unit.id)
+    # A standoff wears the caution down: the longer nothing has fallen, the more risk the
+    # army takes to come to grips, and the less it keeps by its own Guards (the Guards' own
+    # safety never wears down). Else an army of an alliance whose enemy is down to its
+    # Guards could stand by its own Guards for good, its ally too weak to finish alone.
+    patience = max(0.2, 1.0 - state.turns_since_elimination / STANDOFF_TURNS)
     if excess > 0:
-        # A standoff wears the caution down: the longer nothing has fallen, the more risk
-        # the army takes to come to grips (the Guards' own safety never wears down).
-        patience = max(0.2, 1.0 - state.turns_since_elimination / STANDOFF_TURNS)
         score -= DANGER * patience * unit_value(state, unit) * min(1.0, excess / 2)
     if view.target >= 0:
         score -= APPROACH.get(unit.kind, APPROACH_DEFAULT) * slot_distance(
@@ -202,7 +204,7 @@ def unit_score(state: NapoleonicState, view: Outlook, unit: Unit, cell: int) -> 
     if view.home >= 0 and view.home != cell:
         direction = state.geo.direction_to[cell].get(view.home)
         if direction is not None and direction in stats.support_dirs:
-            score += GUARD_SUPPORT
+            score += GUARD_SUPPORT * patience
     if supports_at(state, side, cell, unit.id):
         score += COHESION
     return score

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -138,6 +139,31 @@ def test_allies_count_as_one_side_in_the_evaluation(scenario: str) -> None:
         black, green = (evaluate(RULESET, state, side, None) for side in ("black", "green"))
         assert red == pytest.approx(blue) and black == pytest.approx(green)
         assert red == pytest.approx(-black)
+
+
+# Every enemy of the south is down to its Guards, far off; red's army stands by its own.
+STANDOFF = "board 16x10; red: e1=G d1=I f1=I e2=I d2=C; black: h10=G; blue: p1=G; green: a10=G"
+
+
+def test_a_long_standoff_draws_the_army_away_from_its_own_guards() -> None:
+    # Where nothing has fallen for long, an army goes for the enemy Guards instead of
+    # standing by its own for good (a four-player game ran to its cap that way).
+    state = new_state("napoleonic", STANDOFF, scenario="grand_battle_2v2")
+    state = dataclasses.replace(state, turns_since_elimination=40)
+
+    def spread(state: Any) -> int:
+        targets = [u.cell for u in state.units if u.side != "red"]
+        return sum(
+            min(state.geo.distance(u.cell, t) for t in targets)
+            for u in state.units
+            if u.side == "red" and not state.stats(u).is_commander
+        )
+
+    before = spread(state)
+    while RULESET.to_act(state) == ("red",) and state.phase is Phase.MOVEMENT:
+        action = suggest(Game(RULESET, state), side="red", seconds=1.0, seed=1).action
+        state = RULESET.play(state, action)
+    assert spread(state) < before
 
 
 # Red's Heavy Infantry on d4 attacks Black's Foot Guards (defence 2) across the obstacle
