@@ -142,10 +142,15 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
     run(scenario())
 
 
-def test_nearest_rating_is_preferred(redis_url: str) -> None:
+@pytest.mark.parametrize(
+    ("far", "near"), [(1900, 1520), (1530, 1490), (1470, 1510)], ids=["above", "below", "either"]
+)
+def test_nearest_rating_is_preferred(redis_url: str, far: int, near: int) -> None:
+    """The oldest ticket takes the nearest rating, whether above or below its own."""
+
     async def scenario() -> None:
         queues = await make_queues(redis_url, window_base=500.0)
-        for player_id, rating in (("a", 1500), ("far", 1900), ("near", 1520)):
+        for player_id, rating in (("a", 1500), ("far", far), ("near", near)):
             await set_rating(queues.redis, player_id, rating)
             await queues.join(player_id, player_id, SPEC)
         matches = await queues.pair(SPEC.queue_id)
