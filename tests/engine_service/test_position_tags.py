@@ -81,6 +81,7 @@ def test_a_forged_or_foreign_tag_gets_the_full_check(
     assert details.code == grpc.StatusCode.INVALID_ARGUMENT
     assert details.reason == "INVALID_STATE"
     assert "South has 2 kings" in details.message
+    assert [name for name, _why in details.fields] == ["state.position"]
     untagged = refused(stub.ListLegalActions, legal(war_state(TWO_KINGS)))
     assert untagged.message == details.message
 

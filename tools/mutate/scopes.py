@@ -20,6 +20,7 @@ ALSO: dict[str, tuple[str, ...]] = {
         "tests/engine_service/test_service.py",
         "tests/engine_service/test_service_reasons.py",
         "tests/engine_service/test_service_properties.py",
+        "tests/engine_service/test_position_tags.py",
     ),
 }
 
