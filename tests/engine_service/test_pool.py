@@ -27,7 +27,8 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 
 def stand_in() -> Work:
     """Work told by its job: sleep (the payload's seconds), refuse (a rule's refusal, or
-    the service's with a retry hint: "refuse later"), die, or echo."""
+    the service's with a retry hint: "refuse later"), die, tell its pid or its budget, or
+    echo."""
 
     def work(job: str, payload: bytes, seconds: float) -> bytes:
         if job == "sleep":
@@ -42,6 +43,8 @@ def stand_in() -> Work:
             os._exit(3)
         elif job == "pid":
             return str(os.getpid()).encode()
+        elif job == "budget":
+            return repr(seconds).encode()
         return payload
 
     return work
@@ -145,6 +148,12 @@ def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
     pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
     assert pid != os.getpid()
     assert os.getpriority(os.PRIO_PROCESS, pid) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
+
+
+def test_the_work_is_given_its_budget_cut_to_the_callers_deadline(pool: Pool) -> None:
+    assert pool.run(Job("budget", b"", 2.5, 30), Caller()) == b"2.5"
+    # Four fifths of the 10 s the caller has left.
+    assert pool.run(Job("budget", b"", 30, 60), Hurried(10.0)) == b"8.0"
 
 
 def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
