@@ -283,6 +283,27 @@ def test_beyond_the_rate_limit_the_caller_is_told_when_to_retry(redis_url: str) 
     run(scenario())
 
 
+def test_a_bucket_changed_ahead_of_the_clock_refills_no_request_until_the_clock_passes_it(
+    redis_url: str,
+) -> None:
+    # As in limit.lua (test_limits.py): a bucket whose `at` is ahead of this server's clock
+    # (a failover to a primary whose clock is behind) refills nothing, not even a minimum.
+    async def scenario() -> None:
+        tokens = await make(redis_url, rate_limit=1000.0, rate_burst=5.0)
+        player_id, _, token, _ = await tokens.register("Hal", 1)
+        seconds, micros = await tokens.redis.time()
+        hour_ahead = seconds * 1000 + micros // 1000 + 3_600_000
+        await tokens.redis.hset(
+            keys.player_bucket(player_id), mapping={"tokens": 0.0, "at": hour_ahead}
+        )
+        with pytest.raises(Refusal) as caught:
+            await tokens.authenticate(token)
+        assert caught.value.metadata["retry_after_ms"] == "1"  # 1 request at 1 per ms
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
 @pytest.mark.parametrize(
     ("name", "reason", "message"),
     [
