@@ -270,8 +270,10 @@ def test_a_bad_token_is_told_malformed_or_unknown(redis_url: str, token: str, me
 def test_beyond_the_rate_limit_the_caller_is_told_when_to_retry(redis_url: str) -> None:
     async def scenario() -> None:
         tokens = await make(redis_url, rate_limit=0.01, rate_burst=1.0)
-        _, _, token, _ = await tokens.register("Hal", 1)
+        player_id, _, token, _ = await tokens.register("Hal", 1)
         await tokens.authenticate(token)
+        # The bucket lives for its refill from empty (100 s) and a second more.
+        assert 100_000 < await tokens.redis.pttl(keys.player_bucket(player_id)) <= 101_000
         with pytest.raises(Refusal) as caught:
             await tokens.authenticate(token)
         retry_ms = int(caught.value.metadata["retry_after_ms"])
