@@ -7,6 +7,7 @@ sleeps, refuses, or dies, as told by the job's name.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 
 from engine_service.handling import CallerGoneError
 from engine_service.pool import Job, Pool, Work, within_deadline
@@ -25,7 +27,8 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 
 def stand_in() -> Work:
     """Work told by its job: sleep (the payload's seconds), refuse (a rule's refusal, or
-    the service's with a retry hint: "refuse later"), die, or echo."""
+    the service's with a retry hint: "refuse later"), die, tell its pid or its budget, or
+    echo."""
 
     def work(job: str, payload: bytes, seconds: float) -> bytes:
         if job == "sleep":
@@ -40,6 +43,8 @@ def stand_in() -> Work:
             os._exit(3)
         elif job == "pid":
             return str(os.getpid()).encode()
+        elif job == "budget":
+            return repr(seconds).encode()
         return payload
 
     return work
@@ -145,6 +150,12 @@ def test_the_work_runs_in_a_process_of_the_pool(pool: Pool) -> None:
     assert os.getpriority(os.PRIO_PROCESS, pid) >= _niced(os.getpriority(os.PRIO_PROCESS, 0))
 
 
+def test_the_work_is_given_its_budget_cut_to_the_callers_deadline(pool: Pool) -> None:
+    assert pool.run(Job("budget", b"", 2.5, 30), Caller()) == b"2.5"
+    # Four fifths of the 10 s the caller has left.
+    assert pool.run(Job("budget", b"", 30, 60), Hurried(10.0)) == b"8.0"
+
+
 def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
     # Niced below the serving process, in its scheduling policy: not SCHED_IDLE, under which
     # a search got no CPU at all on a machine saturated by other processes.
@@ -195,8 +206,10 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
     with pytest.raises(Refusal) as early:  # asked before any work for the pool is done
         pool.refuse_when_full()
     assert (early.value.code, early.value.reason) == (Code.RESOURCE_EXHAUSTED, Reason.ENGINE_BUSY)
+    before = time.monotonic()
     with pytest.raises(Refusal) as refused:
         pool.run(Job("echo", b"x", 1, 30), Caller())
+    after = time.monotonic()
     # Refused at once: not queued behind the jobs, which all still run (a queued call would
     # have waited for the first to end).
     assert pool._admitted == pool.capacity and all(t.is_alive() for t, _o in running)
@@ -204,9 +217,12 @@ def test_a_full_pool_refuses_at_once_with_a_retry_hint(pool: Pool) -> None:
         Code.RESOURCE_EXHAUSTED,
         Reason.ENGINE_BUSY,
     )
-    # The running search ends in up to 30 s, and the queued one takes as long again.
+    # The running search ends in up to 30 s, and the queued one takes as long again: the
+    # hint is the running job's end (as seen between `before` and `after`) plus 30 s.
     retry_after = refused.value.retry_after
     assert retry_after is not None and 30 < retry_after <= 60
+    ends = pool._slots[0].busy_until
+    assert ends - after + 30 - 0.001 <= retry_after <= ends - before + 30 + 0.001
     # The metadata says the same in milliseconds (RetryInfo carries it as a duration).
     assert refused.value.metadata == {"retry_after_ms": str(round(retry_after * 1000))}
     for caller in callers:
@@ -265,7 +281,11 @@ def test_a_call_running_as_the_pool_closes_is_told_to_go_elsewhere() -> None:
 def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
     with pytest.raises(Refusal) as refused:
         pool.run(Job("sleep", b"30", 0.2, 0.5), Caller())
-    assert refused.value.reason == Reason.ENGINE_BUSY
+    assert (refused.value.code, refused.value.reason, refused.value.message) == (
+        Code.RESOURCE_EXHAUSTED,
+        Reason.ENGINE_BUSY,
+        "the work took longer than its limit of 0.5 s and was stopped; retry later",
+    )
     assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
 
 
@@ -323,3 +343,41 @@ def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
     assert answer == (
         "failed: the pool's processes could not start: Resource temporarily unavailable"
     )
+
+
+def test_a_pool_whose_forks_fail_says_why_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As above, in the test's own process (so that mutation runs see the serving side):
+    the spawner's forks fail as at the system's limit of processes; the operator is told
+    and a call fails at once with the system's reason."""
+    forks: list[int] = []
+    fork = os.fork
+
+    def failing_fork() -> int:
+        forks.append(1)
+        if len(forks) > 1:  # the spawner's own fork, then none (in the spawner)
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return fork()
+
+    monkeypatch.setattr(os, "fork", failing_fork)
+    with structlog.testing.capture_logs() as logs:
+        pool = Pool(stand_in, (), processes=1, queue=0, log_format="console", log_level="error")
+        monkeypatch.undo()
+        try:
+            with pytest.raises(RuntimeError) as failed:
+                pool.run(Job("echo", b"never", 5.0, 10.0), Caller())
+        finally:
+            pool.close()
+    assert str(failed.value) == (
+        "the pool's processes could not start: Resource temporarily unavailable"
+    )
+    assert {"event": "the pool's processes could not start", "log_level": "error",
+            "error": "Resource temporarily unavailable"}.items() <= logs[0].items()  # fmt: skip
+
+
+def test_a_pool_whose_spawner_is_gone_still_closes(pool: Pool) -> None:
+    """The spawner killed (by the system, out of memory): closing the pool asks it to end
+    each process and finds it gone, which is no error."""
+    assert pool.run(Job("echo", b"up", 1, 30), Caller()) == b"up"
+    os.kill(pool.spawner.pid, signal.SIGKILL)
+    os.waitpid(pool.spawner.pid, 0)
+    pool.close()

@@ -12,7 +12,10 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from engine_service.convert import conversions
 from engine_service.convert.tags import TAG_BYTES, PositionTags, tag_key
+from engine_service.rules import rulesets
+from engine_service.rules.game import Game
 from tests.conftest import TEST_SEAL_KEY
 from tests.servers import ServiceProcess
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2
@@ -41,6 +44,16 @@ def test_every_state_the_engine_writes_carries_its_tag(
     assert len(state.position_tag) == TAG_BYTES
     assert ENGINE_TAGS.vouches(game, state.position, state.position_tag)
     assert stub.ListLegalActions(legal(state)).actions
+
+
+def test_the_conversions_tag_with_the_key_they_are_given() -> None:
+    games = rulesets(TEST_SEAL_KEY)
+    war = games["war"]
+    game = Game(war, war.new_game(war.resolve_options({})))
+    keyed = conversions(games, tag_key(TEST_SEAL_KEY)).game_to_proto(game)
+    assert ENGINE_TAGS.vouches("war", keyed.position, keyed.position_tag)
+    unkeyed = conversions(games).game_to_proto(game)  # this process's own key
+    assert not ENGINE_TAGS.vouches("war", unkeyed.position, unkeyed.position_tag)
 
 
 def test_a_tag_vouches_for_its_own_game_and_text_only() -> None:
@@ -81,6 +94,7 @@ def test_a_forged_or_foreign_tag_gets_the_full_check(
     assert details.code == grpc.StatusCode.INVALID_ARGUMENT
     assert details.reason == "INVALID_STATE"
     assert "South has 2 kings" in details.message
+    assert [name for name, _why in details.fields] == ["state.position"]
     untagged = refused(stub.ListLegalActions, legal(war_state(TWO_KINGS)))
     assert untagged.message == details.message
 

@@ -450,23 +450,42 @@ def test_every_rule_reason_is_covered_here() -> None:
 def test_a_searchs_time_budget_and_level_are_refused_naming_the_field(
     stub: engine_pb2_grpc.RulesEngineStub,
 ) -> None:
-    """A time budget that is no duration, not positive, or beyond the limit, and a level
-    beyond the levels, each name their field and say what is wrong; level 0 is the default."""
+    """A time budget that is no duration (the Duration's own rules: nanos within a second,
+    of the seconds' sign), not positive (zero, or a valid negative duration), or beyond the
+    limit, and a level beyond the levels, each name their field and say what is wrong;
+    level 0 is the default."""
     state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
 
     def suggest(request: engine_pb2.SuggestActionRequest) -> ErrorDetails:
         request.state.CopyFrom(state)
         return refused(stub.SuggestAction, request)
 
-    for budget, reason, message in [
-        (duration_pb2.Duration(seconds=1, nanos=-1), "MALFORMED_REQUEST", "is no valid duration"),
-        (duration_pb2.Duration(), "MALFORMED_REQUEST", "time_budget must be positive"),
-        (duration_pb2.Duration(seconds=120), "DEADLINE_TOO_LONG", "time_budget 120 s is beyond"),
+    invalid = (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+        "time_budget is no valid duration",
+    )
+    not_positive = (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MALFORMED_REQUEST",
+        "time_budget must be positive",
+    )
+    for budget, expected in [
+        (duration_pb2.Duration(seconds=1, nanos=-1), invalid),
+        (duration_pb2.Duration(seconds=-1, nanos=1), invalid),
+        (duration_pb2.Duration(nanos=1_000_000_000), invalid),
+        (duration_pb2.Duration(nanos=-1_000_000_000), invalid),
+        (duration_pb2.Duration(), not_positive),
+        (duration_pb2.Duration(nanos=-1), not_positive),  # -1 ns: seconds 0, nanos negative
+        (duration_pb2.Duration(seconds=-1), not_positive),
     ]:
         error = suggest(engine_pb2.SuggestActionRequest(time_budget=budget))
-        assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, reason)
+        assert (error.code, error.reason, error.message) == expected, budget
         assert [name for name, _why in error.fields] == ["time_budget"], error
-        assert message in error.message
+    error = suggest(engine_pb2.SuggestActionRequest(time_budget=duration_pb2.Duration(seconds=120)))
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "DEADLINE_TOO_LONG")
+    assert [name for name, _why in error.fields] == ["time_budget"], error
+    assert error.message.startswith("time_budget 120 s is beyond the limit of ")
     error = suggest(engine_pb2.SuggestActionRequest(level=9))
     assert (error.reason, [name for name, _why in error.fields]) == ("MALFORMED_REQUEST", ["level"])
     assert "level 9 is no playing strength" in error.message

@@ -4,15 +4,19 @@ are cleaned of control characters, bounded in length and rate, and only the seat
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
 import grpc
 import pytest
 
+from matchmaker import keys
 from matchmaker.chat import clean
-from tests.matchmaker.conftest import Client, InProcessMatchmaker
+from matchmaker.store import millis
+from tests.matchmaker.conftest import Client, InProcessMatchmaker, run
 from tests.matchmaker.helpers import Watcher, expect_error, start_game
+from tests.matchmaker.test_store import change, make_store
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -106,3 +110,30 @@ def test_a_line_too_long_or_empty_is_refused_and_a_flood_is_rate_limited(
     players["north"].SendChat(mm.SendChatRequest(game_id=game.id, text="hello"))
     record = south.GetRecord(mm.GetRecordRequest(game_id=game.id))
     assert [line.text for line in record.chat] == ["line 0", "line 1", "line 2", "hello"]
+
+
+def test_a_game_keeps_its_newest_chat_lines_each_stamped_with_the_servers_time(
+    redis_url: str,
+) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        script_keys = [keys.game("g1"), keys.game_stream("g1")]
+        before = millis(await store.redis.time())
+        stamps = []
+        for n in range(5):
+            _id, at = await store.scripts.run(
+                "chat", script_keys, ["south", "S", f"line {n}", 3, 100]
+            )
+            stamps.append(int(at))
+        after = millis(await store.redis.time())
+        assert before <= stamps[0] <= stamps[-1] <= after
+        kept = json.loads(await store.redis.hget(keys.game("g1"), "chat") or "")
+        assert [(line[2], int(line[3])) for line in kept] == [
+            ("line 2", stamps[2]),
+            ("line 3", stamps[3]),
+            ("line 4", stamps[4]),
+        ]
+        await store.redis.aclose()
+
+    run(scenario())

@@ -270,6 +270,8 @@ def test_check_takes_nothing_charge_takes_even_from_an_empty_bucket(redis_url: s
             # A failure already made is paid for, whatever the bucket holds: it goes into debt.
             await limits.charge(bucket)
             assert -1.0 <= (await tokens(limits, key) or 0.0) < -0.99
+            # The bucket lives until it is full again (3 tokens at 1 per 1000 s) and 1 s more.
+            assert 2_999_000 < await limits.scripts.redis.pttl(key) <= 3_001_000
 
     run(scenario())
 

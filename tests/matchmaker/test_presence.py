@@ -28,6 +28,7 @@ from tests.matchmaker.conftest import (
     WarReplica,
     both_stores,
     fast_settings,
+    run,
 )
 from tests.matchmaker.helpers import (
     StreamReader,
@@ -40,6 +41,7 @@ from tests.matchmaker.helpers import (
     sync_client,
     wait_for,
 )
+from tests.matchmaker.test_store import change, make_store
 from wargame.v1 import game_pb2
 from wargame.v1 import matchmaker_pb2 as mm
 
@@ -544,3 +546,30 @@ def test_a_watcher_stream_that_ends_takes_its_field_out_of_the_presence_hash_at_
             await replica.close()
 
     asyncio.run(scenario())
+
+
+def test_a_lapsed_watcher_is_kept_by_a_young_replica_and_taken_out_by_an_old_one(
+    redis_url: str,
+) -> None:
+    """A watcher field past its lifetime may be a client on its way back from a replica
+    that stopped: a replica younger than a lifetime keeps it, an older one takes it out."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        presence = keys.game_presence("g1")
+        script_keys = [keys.game("g1"), presence, keys.game_stream("g1")]
+        for young, kept in (("1", True), ("", False)):
+            await store.redis.hset(presence, "south|w1", 1)  # lapsed long ago
+            await store.scripts.run(
+                "presence", script_keys, ["1", 60_000, "", "", 10_000, 100, "south", "", young]
+            )
+            assert await store.redis.hexists(presence, "south|w1") == kept, young
+        # A watcher added lives its lifetime; the hash twice that, unless renewed.
+        await store.scripts.run(
+            "presence", script_keys, ["1", 60_000, "north|w2", "", 10_000, 100, "south", "", ""]
+        )
+        assert 10_000 < await store.redis.pttl(presence) <= 20_000
+        await store.redis.aclose()
+
+    run(scenario())

@@ -142,10 +142,34 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
     run(scenario())
 
 
-def test_nearest_rating_is_preferred(redis_url: str) -> None:
+def test_the_rating_window_stops_at_its_maximum(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(
+            redis_url, window_base=100.0, window_growth=25.0, window_max=1000.0
+        )
+        await set_rating(queues.redis, "low", 1200)
+        await set_rating(queues.redis, "far", 2300)  # 1100 away: beyond the widest window
+        await queues.join("low", "low", SPEC)
+        await queues.join("far", "far", SPEC)
+        # As if both had waited for days: their windows are the maximum, 1000, no more.
+        tickets: list[Any] = await queues.redis.zrange(keys.queue_joined(SPEC.queue_id), 0, -1)
+        for ticket in tickets:
+            await queues.redis.zincrby(keys.queue_joined(SPEC.queue_id), -(10**9), ticket)
+        assert await queues.pair(SPEC.queue_id) == []
+        await close(queues)
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("far", "near"), [(1900, 1520), (1530, 1490), (1470, 1510)], ids=["above", "below", "either"]
+)
+def test_nearest_rating_is_preferred(redis_url: str, far: int, near: int) -> None:
+    """The oldest ticket takes the nearest rating, whether above or below its own."""
+
     async def scenario() -> None:
         queues = await make_queues(redis_url, window_base=500.0)
-        for player_id, rating in (("a", 1500), ("far", 1900), ("near", 1520)):
+        for player_id, rating in (("a", 1500), ("far", far), ("near", near)):
             await set_rating(queues.redis, player_id, rating)
             await queues.join(player_id, player_id, SPEC)
         matches = await queues.pair(SPEC.queue_id)

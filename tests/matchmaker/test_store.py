@@ -784,6 +784,18 @@ def test_an_invite_code_opens_one_game_for_a_while(redis_url: str) -> None:
 
 
 @both_stores
+def test_a_commit_with_a_ttl_of_one_second_sets_it(redis_url: str) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        commit = dataclasses.replace(change(0, status="running"), ttl=1)
+        await store.commit(commit)
+        assert await store.redis.ttl(keys.game("g1")) == 1
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@both_stores
 def test_a_finished_game_records_its_first_rematch_only(redis_url: str) -> None:
     async def scenario() -> None:
         store = await make_store(redis_url)

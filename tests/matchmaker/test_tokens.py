@@ -270,14 +270,37 @@ def test_a_bad_token_is_told_malformed_or_unknown(redis_url: str, token: str, me
 def test_beyond_the_rate_limit_the_caller_is_told_when_to_retry(redis_url: str) -> None:
     async def scenario() -> None:
         tokens = await make(redis_url, rate_limit=0.01, rate_burst=1.0)
-        _, _, token, _ = await tokens.register("Hal", 1)
+        player_id, _, token, _ = await tokens.register("Hal", 1)
         await tokens.authenticate(token)
+        # The bucket lives for its refill from empty (100 s) and a second more.
+        assert 100_000 < await tokens.redis.pttl(keys.player_bucket(player_id)) <= 101_000
         with pytest.raises(Refusal) as caught:
             await tokens.authenticate(token)
         retry_ms = int(caught.value.metadata["retry_after_ms"])
         assert 90_000 < retry_ms <= 100_000
         assert caught.value.message == f"too many requests; retry in {retry_ms / 1000:g} s"
         assert caught.value.retry_after == retry_ms / 1000
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_bucket_changed_ahead_of_the_clock_refills_no_request_until_the_clock_passes_it(
+    redis_url: str,
+) -> None:
+    # As in limit.lua (test_limits.py): a bucket whose `at` is ahead of this server's clock
+    # (a failover to a primary whose clock is behind) refills nothing, not even a minimum.
+    async def scenario() -> None:
+        tokens = await make(redis_url, rate_limit=1000.0, rate_burst=5.0)
+        player_id, _, token, _ = await tokens.register("Hal", 1)
+        seconds, micros = await tokens.redis.time()
+        hour_ahead = seconds * 1000 + micros // 1000 + 3_600_000
+        await tokens.redis.hset(
+            keys.player_bucket(player_id), mapping={"tokens": 0.0, "at": hour_ahead}
+        )
+        with pytest.raises(Refusal) as caught:
+            await tokens.authenticate(token)
+        assert caught.value.metadata["retry_after_ms"] == "1"  # 1 request at 1 per ms
         await tokens.redis.aclose()
 
     run(scenario())

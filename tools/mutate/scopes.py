@@ -20,6 +20,7 @@ ALSO: dict[str, tuple[str, ...]] = {
         "tests/engine_service/test_service.py",
         "tests/engine_service/test_service_reasons.py",
         "tests/engine_service/test_service_properties.py",
+        "tests/engine_service/test_position_tags.py",
     ),
 }
 
@@ -75,7 +76,7 @@ LUA_TESTS: dict[str, tuple[str, ...]] = {
     "authenticate": ("tests/matchmaker/test_tokens.py",),
     "claim_due": _DUE,
     "chat": ("tests/matchmaker/test_chat.py",),
-    "claim_rematch": ("tests/matchmaker/test_rematch.py",),
+    "claim_rematch": ("tests/matchmaker/test_store.py", "tests/matchmaker/test_rematch.py"),
     "commit": ("tests/matchmaker/test_store.py", "tests/matchmaker/test_play.py"),
     "limit": ("tests/matchmaker/test_limits.py", "tests/matchmaker/test_invite_guesses.py"),
     "load": ("tests/matchmaker/test_store.py",),

@@ -647,6 +647,18 @@ NAPOLEONIC_DETAIL_CASES: list[tuple[str, Callable[[game_pb2.GameState], None], s
         "phase deploy_sealed does not exist in a game with deployment fixed",
     ),
     (
+        "a player surrendered without being out",
+        lambda s: setattr(s.napoleonic.players[1], "surrendered", True),
+        "state.napoleonic.players[1]",
+        "player black: army '' is no player, or it surrendered without being out",
+    ),
+    (
+        "a player's army no player",
+        lambda s: setattr(s.napoleonic.players[0], "army", "white"),
+        "state.napoleonic.players[0]",
+        "player red: army 'white' is no player, or it surrendered without being out",
+    ),
+    (
         "a unit of no player",
         lambda s: setattr(_guards(s), "side", "white"),
         "state.pieces[{i}].side",

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 import pytest
+from google.protobuf import unknown_fields
 
 from engine_service.convert import conversions
 from engine_service.rules import rulesets
@@ -32,6 +33,7 @@ def test_the_view_holds_the_rulesets_pieces_in_order(game_id: str) -> None:
         ]
         state = converted.game_to_proto(game)
         assert list(state.pieces) == expected
+        assert len(unknown_fields.UnknownFieldSet(state)) == 0  # only the pieces were merged
         assert state.position and state.options == ruleset.options_of(game.state).as_text()
         seen += len(expected)
         action = ruleset.random_action(game.state, rng)

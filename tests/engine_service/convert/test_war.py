@@ -95,6 +95,23 @@ def test_rule_level_problems_come_from_check_state() -> None:
     assert error.field == "state" and "e5" in error.message and "not moved" in error.message
 
 
+def test_every_rule_level_problem_is_told_in_one_message() -> None:
+    msg = _wire(_game())
+    for cell in ("e3", "c3"):
+        troop = next(p for p in msg.pieces if p.cell == cell)
+        troop.cell = cell[0] + "5"  # still marked as not moved
+    msg.war.ClearField("position_history")
+    error = _refused(msg)
+    problem = (
+        "the South Troop on {} is marked as not moved but stands where no Troop of its side "
+        "starts (its ranks 2 and 3, or the squares of initial_position)"
+    )
+    assert (error.field, error.message) == (
+        "state",
+        f"{problem.format('c5')}; {problem.format('e5')}",
+    )
+
+
 def test_three_flying_machines_for_a_side_are_refused() -> None:
     msg = _wire(_game())
     msg.pieces.add(kind="flying_machine", side="south", cell="e5")
