@@ -562,12 +562,12 @@ def test_a_lapsed_watcher_is_kept_by_a_young_replica_and_taken_out_by_an_old_one
         for young, kept in (("1", True), ("", False)):
             await store.redis.hset(presence, "south|w1", 1)  # lapsed long ago
             await store.scripts.run(
-                "presence", script_keys, ["1", 60_000, "", "", 10_000, 100, "south", "", young]
+                "presence", script_keys, ["1", 60_000, "", "", 10_000, 100, "south", "", young, ""]
             )
             assert await store.redis.hexists(presence, "south|w1") == kept, young
         # A watcher added lives its lifetime; the hash twice that, unless renewed.
         await store.scripts.run(
-            "presence", script_keys, ["1", 60_000, "north|w2", "", 10_000, 100, "south", "", ""]
+            "presence", script_keys, ["1", 60_000, "north|w2", "", 10_000, 100, "south", "", "", ""]
         )
         assert 10_000 < await store.redis.pttl(presence) <= 20_000
         await store.redis.aclose()

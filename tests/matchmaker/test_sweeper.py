@@ -57,12 +57,18 @@ async def loaded(replica: Replica, game_id: str) -> GameRecord:
 def test_after_the_bots_move_a_game_against_a_person_alone_is_due_at_no_time(
     redis_url: str, engine_address: str
 ) -> None:
-    """Ada never came (North is away): once the bot has moved, nobody else waits for her,
+    """Ada never came (North is away once a presence lifetime from the start has passed,
+    the grace of a player just seated): once the bot has moved, nobody else waits for her,
     so she is never warned and the untimed game is never due again (`work_on` says None)
     until she acts."""
 
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
+            grace_ends = (await loaded(replica, game_id)).started_ms + int(
+                replica.settings.presence_ttl * 1000
+            )
+            while await replica.store.time_ms() <= grace_ends:  # by the Redis clock
+                await asyncio.sleep(0.1)
             before = await replica.store.time_ms()
             when = await replica.sweeper.work_on(game_id)
             game = await loaded(replica, game_id)
