@@ -21,7 +21,14 @@ import pytest
 from matchmaker import watch
 from matchmaker.redis_client import CLIENT_NAME
 from tests.matchmaker.conftest import Client, WarReplica, both_stores
-from tests.matchmaker.helpers import legal_actions, seconds, start_game, sync_client, wait_for
+from tests.matchmaker.helpers import (
+    legal_actions,
+    seconds,
+    start_game,
+    submission,
+    sync_client,
+    wait_for,
+)
 from wargame.runtime.status import error_details
 from wargame.v1 import game_pb2, matchmaker_pb2_grpc
 from wargame.v1 import matchmaker_pb2 as mm
@@ -262,18 +269,8 @@ def moves_behind_a_burst(count: int, war_replica: WarReplica, engine_stub: Any) 
         taken_then, served_then = [], []
         for _ in range(moves):
             side = game.state.to_act[0]
-            game = (
-                two[side]
-                .SubmitActions(
-                    mm.SubmitActionsRequest(
-                        game_id=game.id,
-                        expected_version=game.version,
-                        idempotency_key=uuid.uuid4().hex,
-                        actions=[legal_actions(engine_stub, game.state)[0].action],
-                    )
-                )
-                .game
-            )
+            first = legal_actions(engine_stub, game.state)[0].action
+            game = two[side].SubmitActions(submission(game, first)).game
             taken_then.append(server.call(taken))
             served_then.append(burst.served)
     finally:
@@ -338,18 +335,8 @@ def test_spectators_opening_one_after_another_on_a_game_read_it_once(
             open_stream(game.version)
         kept_reads = reads() - before
         side = game.state.to_act[0]
-        moved = (
-            two[side]
-            .SubmitActions(
-                mm.SubmitActionsRequest(
-                    game_id=game.id,
-                    expected_version=game.version,
-                    idempotency_key=uuid.uuid4().hex,
-                    actions=[legal_actions(engine_stub, game.state)[0].action],
-                )
-            )
-            .game
-        )
+        first = legal_actions(engine_stub, game.state)[0].action
+        moved = two[side].SubmitActions(submission(game, first)).game
         for stream in streams:  # every open stream is sent the move
             while next(stream).version < moved.version:
                 pass

@@ -301,6 +301,17 @@ PAGER = r"PgUp/PgDn ↑↓ wheel scroll · Esc closes"
 ESCAPE = "\x1b"
 
 
+def page_up_to_the_log_s_first_line(cli: Cli, first: str, presses: int) -> None:
+    """PageUp (at most `presses` times) until the log's first page is on the screen, then
+    wait until its `first` line shows."""
+    for _ in range(presses):
+        cli.child.send("\x1b[5~")
+        found = cli.wait_screen(r"the game's log: lines (\d+)-")
+        if found is not None and found.group(1) == "1":
+            break
+    cli.wait_screen(lambda c: first in c.text())
+
+
 def battle(
     clients: list[Cli], tmp_path: Path, stack: Stack, size: tuple[int, int], **kw: object
 ) -> Cli:
@@ -379,12 +390,7 @@ def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     cli.send("hint")
     cli.wait_screen(r"Hint \(level 2\): \S+")  # the coach: one level above the bot's 1
     cli.wait_screen(lambda c: first not in c.text())  # out of the two-line log pane
-    for _ in range(40):  # PageUp, until the log's first page is on the screen
-        cli.child.send("\x1b[5~")
-        found = cli.wait_screen(r"the game's log: lines (\d+)-")
-        if found is not None and found.group(1) == "1":
-            break
-    cli.wait_screen(lambda c: first in c.text())
+    page_up_to_the_log_s_first_line(cli, first, presses=40)
     cli.wait_screen(r"Hint \(level 2\): \S+")  # the whole log, its first and its last lines
     cli.child.send(ESCAPE)
     cli.wait_screen(lambda c: PAGER not in c.text())
@@ -846,12 +852,7 @@ def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
         assert board_symbols(cli, played) <= at_start, cli.text()
 
     first = f"Game {game_id}: you play"  # the log's first line, long out of the log pane
-    for _ in range(60):  # PageUp, until the log's first page is on the screen
-        cli.child.send("\x1b[5~")
-        found = cli.wait_screen(r"the game's log: lines (\d+)-")
-        if found is not None and found.group(1) == "1":
-            break
-    cli.wait_screen(lambda c: first in c.text())
+    page_up_to_the_log_s_first_line(cli, first, presses=60)
     cli.child.send(ESCAPE)
     cli.wait_screen(lambda c: whole_view(c, played, 80))
 
