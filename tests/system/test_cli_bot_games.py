@@ -21,16 +21,12 @@ from tests.system.cli_support import (
     Launch,
     Player,
     Stack,
-    clients,
     game_id_of,
-    launch,
     run,
-    stack,
 )
 from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-bot-games")]
-__all__ = ["clients", "launch", "stack"]  # fixtures used by name
 
 
 def test_game_of_war_citadel_taken_and_held(launch: Launch) -> None:

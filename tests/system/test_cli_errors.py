@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WARGAME, Cli, Stack, clients, run, stack
+from tests.system.cli_support import WARGAME, Cli, Stack, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-errors")]
-__all__ = ["clients", "stack"]
 COMMANDS = ("games", "rules", "play", "watch", "resume", "record", "replay", "leaderboard")
 
 

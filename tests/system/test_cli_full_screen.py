@@ -26,20 +26,10 @@ from engine_service.rules import rulesets
 from engine_service.service import RulesEngine
 from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.helpers import serving_engine
-from tests.system.cli_support import (
-    WARGAME,
-    Cli,
-    Stack,
-    clients,
-    game_id_of,
-    prompt_row,
-    run,
-    stack,
-)
+from tests.system.cli_support import WARGAME, Cli, Stack, game_id_of, prompt_row, run
 from wargame.v1 import engine_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-full-screen")]
-__all__ = ["clients", "stack"]
 
 FILES = "a  b  c  d  e  f  g  h  i  j"
 ALTERNATE_SCREEN = "\x1b[?1049h"

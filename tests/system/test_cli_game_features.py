@@ -12,23 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import (
-    Cli,
-    Launch,
-    Player,
-    Stack,
-    clients,
-    echoed,
-    game_id_of,
-    launch,
-    prompt_row,
-    run,
-    stack,
-)
+from tests.system.cli_support import Cli, Launch, Player, Stack, echoed, game_id_of, prompt_row, run
 from wargame.v1 import game_pb2, matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-game-features")]
-__all__ = ["clients", "launch", "stack"]  # fixtures used by name
 
 
 def _type_a_move(cli: Cli, player: Player, game_id: str) -> None:

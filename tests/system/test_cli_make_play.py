@@ -19,10 +19,9 @@ import redis
 
 from matchmaker import keys
 from tests.servers import ROOT, local_stack_variables, user_environment
-from tests.system.cli_support import Cli, clients, game_id_of, run
+from tests.system.cli_support import Cli, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-make-play")]
-__all__ = ["clients"]
 
 
 @pytest.fixture

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import Cli, Player, Stack, clients, game_id_of, run, stack
+from tests.system.cli_support import Cli, Player, Stack, game_id_of, run
 from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-multiplayer")]
-__all__ = ["clients", "stack"]
 
 BATTLE = ["napoleonic", "--scenario", "grand_battle_2v2", "--plain"]
 

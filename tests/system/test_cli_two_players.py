@@ -14,19 +14,9 @@ from pathlib import Path
 import pytest
 
 from cli_client.updates import NOTICE_GRACE_SECONDS
-from tests.system.cli_support import (
-    WAR_CITADEL,
-    Cli,
-    Stack,
-    clients,
-    echoed,
-    game_id_of,
-    run,
-    stack,
-)
+from tests.system.cli_support import WAR_CITADEL, Cli, Stack, echoed, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-two-players")]
-__all__ = ["clients", "stack"]
 
 HELP_LINE = "board            draw"  # a line of `help`
 

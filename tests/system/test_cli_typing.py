@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WAR_CITADEL, Cli, Launch, Stack, clients, launch, run, stack
+from tests.system.cli_support import WAR_CITADEL, Cli, Launch, Stack, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-typing")]
-__all__ = ["clients", "launch", "stack"]
 
 NAPOLEONIC_ADVANCE = "board 8x8; red: d4=I c5=I a1=G h1=I; black: d5=I h8=G"
 
