@@ -53,5 +53,4 @@ def test_a_whole_game_against_the_bot_at_level_1(
     cli.wait_screen(r"Game over: (you win|you lose|draw)")
     cli.wait_screen(r"Play again: `rematch`")
     cli.wait_screen(r"rematch or quit >\s*$")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()

@@ -48,8 +48,7 @@ def _against_the_bot(
         yield cli, player, game_id
     finally:
         player.close()
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_abort_ends_a_bot_game_before_the_second_turn_with_no_result(
@@ -175,8 +174,7 @@ def test_undo_and_abort_read_on_the_screen_in_every_game(
         assert (colours == {"default"}) == (mode == "NO_COLOR"), colours
     finally:
         player.close()
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 # Each game's two sides as shown: the one that invites (and acts first) and the other.
@@ -237,5 +235,4 @@ def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
     south.expect_text("[chat] You: gg")
     north.expect_text(f"[chat] {first} (alice): gg")
     for client in (south, north, watcher):
-        client.send("quit")
-        assert client.wait() == 0
+        client.quit()

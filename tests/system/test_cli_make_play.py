@@ -134,8 +134,7 @@ def test_make_play_takes_the_bots_level_and_its_welcome_says_how_to_ask_for_anot
         side = your_turn(cli, sides)
         welcome = welcome_of(cli)
         cli.wait_screen(rf"({sides})\s+bot, level {level}\b")  # the bot's seat, in the panel
-        cli.send("quit")
-        assert cli.wait(60) == 0
+        cli.quit(60)
         return side, welcome
 
     # Without LEVEL, the README's default for a first game: level 1; the welcome says how

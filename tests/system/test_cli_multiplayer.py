@@ -76,8 +76,7 @@ def test_two_people_and_two_bots_by_scenario_and_seat(
         player.close()
     for client in (blue, red):
         client.expect(r"quit > ")
-        client.send("quit")
-        assert client.wait() == 0
+        client.quit()
 
 
 def test_the_lobby_shows_free_seats(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:

@@ -130,8 +130,7 @@ def test_a_long_think_with_the_client_open_is_not_abandonment(
     )
     bob.wait_screen(r"Game over: you win — \S.*abandon")
     bob.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
-    bob.send("quit")
-    assert bob.wait() == 0
+    bob.quit()
 
 
 def presence_lapsed(url: str, game_id: str) -> bool:
