@@ -100,6 +100,16 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             raise malformed(f"{field}.ply", f"ply {state.ply} is beyond {self.limits.max_ply}")
         return self.conversions.game_from_proto(state, field)
 
+    def _action(
+        self,
+        game: Game[Any],
+        request: engine_pb2.ValidateActionRequest | engine_pb2.FormatActionRequest,
+    ) -> Any:
+        """The one action a request names, in `game`'s terms (MISSING_FIELD when it names none)."""
+        if not request.HasField("action"):
+            raise missing("action")
+        return self.conversions.action_from_proto(game, request.action)
+
     def _state(self, game: Game[Any], view: engine_pb2.StateView.ValueType) -> game_pb2.GameState:
         return self.conversions.game_to_proto(game, view=view != engine_pb2.STATE_VIEW_POSITION)
 
@@ -256,10 +266,8 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         self, request: engine_pb2.ValidateActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.ValidateActionResponse:
         game = self._game(request.state)
-        if not request.HasField("action"):
-            raise missing("action")
         try:
-            action = self.conversions.action_from_proto(game, request.action)
+            action = self._action(game, request)
             notation = game.format(action)
             game.apply(request.action.side or game.actor(action), action)
         except RuleError as error:
@@ -310,9 +318,7 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         self, request: engine_pb2.FormatActionRequest, context: grpc.ServicerContext
     ) -> engine_pb2.FormatActionResponse:
         game = self._game(request.state)
-        if not request.HasField("action"):
-            raise missing("action")
-        action = self.conversions.action_from_proto(game, request.action)
+        action = self._action(game, request)
         return engine_pb2.FormatActionResponse(notation=game.format(action))
 
     @rpc("WriteRecord")

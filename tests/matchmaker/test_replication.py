@@ -94,6 +94,14 @@ def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
     primary.stop()
 
 
+@pytest.fixture
+def on_replica(pair: tuple[RedisServer, RedisServer]) -> Iterator[Any]:
+    """A client of the pair's replica (what it holds), closed after the test."""
+    client = redis.Redis(port=pair[1].port)
+    yield client
+    client.close()
+
+
 def hasty_and_patient(client: Any, url: str, replica_wait: float) -> tuple[Store, Store]:
     """Two stores on one client: one that waits `replica_wait` for a replica to confirm a
     commit, and one that waits `LONG_WAIT` (its commits are meant to be confirmed)."""
@@ -115,10 +123,9 @@ def change(version: int, key: str = "") -> Commit:
 
 
 def test_a_commit_is_answered_once_a_replica_holds_it(
-    pair: tuple[RedisServer, RedisServer],
+    pair: tuple[RedisServer, RedisServer], on_replica: Any
 ) -> None:
     primary, replica = pair
-    on_replica = redis.Redis(port=replica.port)
 
     async def scenario() -> None:
         client = await store_client(primary.url)
@@ -169,16 +176,14 @@ def test_a_commit_is_answered_once_a_replica_holds_it(
         await client.aclose()
 
     run(scenario())
-    on_replica.close()
 
 
 def test_a_retried_commit_is_confirmed_like_the_first(
-    pair: tuple[RedisServer, RedisServer],
+    pair: tuple[RedisServer, RedisServer], on_replica: Any
 ) -> None:
     """A retry that finds its commit made (DUPLICATE) is answered only once a replica holds
     that commit: answered at once, a failover could still lose the move it acknowledges."""
     primary, replica = pair
-    on_replica = redis.Redis(port=replica.port)
 
     async def scenario() -> None:
         client = await store_client(primary.url)
@@ -197,7 +202,6 @@ def test_a_retried_commit_is_confirmed_like_the_first(
         await client.aclose()
 
     run(scenario())
-    on_replica.close()
 
 
 def test_a_submission_sent_again_is_answered_once_a_replica_holds_it(
@@ -205,6 +209,7 @@ def test_a_submission_sent_again_is_answered_once_a_replica_holds_it(
     engine_address: str,
     engine_channel: grpc.Channel,
     clients: Callable[..., Client],
+    on_replica: Any,
 ) -> None:
     """A player whose move was refused as unconfirmed sends it again with the same
     idempotency key: the answer is the first commit's, but only once a replica holds it.
@@ -237,9 +242,7 @@ def test_a_submission_sent_again_is_answered_once_a_replica_holds_it(
         os.kill(replica.process.pid, signal.SIGCONT)
         made = as_advised(mover.SubmitActions, request).game
         assert made.version == game.version + 1
-        on_replica = redis.Redis(port=replica.port)
         assert on_replica.hget(keys.game(game.id), "version") == str(made.version).encode()
-        on_replica.close()
     finally:
         server.stop()
 
@@ -380,13 +383,12 @@ def test_without_waiting_a_commit_is_answered_at_once(
 
 
 def test_a_due_time_rides_with_its_commit_and_its_confirmation(
-    pair: tuple[RedisServer, RedisServer],
+    pair: tuple[RedisServer, RedisServer], on_replica: Any
 ) -> None:
     """A bot's turn hangs on its game's due time: on one Redis it is lowered in the commit's
     own script, so the replica that confirms the commit holds it too; a commit the replica
     does not confirm is refused, its due time saved on the primary all the same."""
     primary, replica = pair
-    on_replica = redis.Redis(port=replica.port)
 
     async def scenario() -> None:
         client = await store_client(primary.url)
@@ -407,14 +409,12 @@ def test_a_due_time_rides_with_its_commit_and_its_confirmation(
         await client.aclose()
 
     run(scenario())
-    on_replica.close()
 
 
 def test_a_commit_waits_for_one_replica_not_the_whole_wait(
-    pair: tuple[RedisServer, RedisServer],
+    pair: tuple[RedisServer, RedisServer], on_replica: Any
 ) -> None:
-    primary, replica = pair
-    on_replica = redis.Redis(port=replica.port)
+    primary, _ = pair
 
     async def scenario() -> None:
         client = await store_client(primary.url)
@@ -427,7 +427,6 @@ def test_a_commit_waits_for_one_replica_not_the_whole_wait(
         await client.aclose()
 
     run(scenario())
-    on_replica.close()
 
 
 def holders(cluster: RedisClusterServers, key: str) -> int:

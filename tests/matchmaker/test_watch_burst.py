@@ -20,7 +20,7 @@ import pytest
 
 from matchmaker import watch
 from matchmaker.redis_client import CLIENT_NAME
-from tests.matchmaker.conftest import Client, WarReplica, both_stores
+from tests.matchmaker.conftest import Client, WarReplica
 from tests.matchmaker.helpers import (
     legal_actions,
     seconds,
@@ -205,34 +205,31 @@ def burst_while_playing(
     print(f"{count} watchers at once: all served, {burst.refusals} told to retry first")
 
 
-@both_stores
-def test_a_thousand_watchers_at_once_are_served_or_told_to_retry_while_play_goes_on(
+# The bursts of five thousand are slow: run with the slow tests only.
+SLOW = (pytest.mark.slow, pytest.mark.timeout(1200))
+
+
+@pytest.mark.parametrize(
+    ("redis_url", "count", "queue"),
+    [
+        ("standalone", 1000, 50),
+        ("cluster", 1000, 50),
+        pytest.param("standalone", 5000, 1000, marks=SLOW),
+    ],
+    indirect=["redis_url"],
+)
+def test_watchers_at_once_are_served_or_told_to_retry_while_play_goes_on(
     clients: Callable[..., Client],
     redis_url: str,
     war_replica: WarReplica,
     engine_stub: Any,
+    *,
+    count: int,
+    queue: int,
 ) -> None:
     burst_while_playing(
-        1000,
-        queue=50,
-        clients=clients,
-        redis_url=redis_url,
-        war_replica=war_replica,
-        engine_stub=engine_stub,
-    )
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1200)
-def test_five_thousand_watchers_at_once_are_served_or_told_to_retry_while_play_goes_on(
-    clients: Callable[..., Client],
-    redis_url: str,
-    war_replica: WarReplica,
-    engine_stub: Any,
-) -> None:
-    burst_while_playing(
-        5000,
-        queue=1000,
+        count,
+        queue=queue,
         clients=clients,
         redis_url=redis_url,
         war_replica=war_replica,
@@ -282,18 +279,11 @@ def moves_behind_a_burst(count: int, war_replica: WarReplica, engine_stub: Any) 
     assert burst.served == count
 
 
-def test_moves_sent_behind_a_thousand_watchers_are_taken_up_before_them(
-    war_replica: WarReplica, engine_stub: Any
+@pytest.mark.parametrize("count", [1000, pytest.param(5000, marks=SLOW)])
+def test_moves_sent_behind_a_burst_of_watchers_are_taken_up_before_them(
+    war_replica: WarReplica, engine_stub: Any, count: int
 ) -> None:
-    moves_behind_a_burst(1000, war_replica, engine_stub)
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(1200)
-def test_moves_sent_behind_five_thousand_watchers_are_taken_up_before_them(
-    war_replica: WarReplica, engine_stub: Any
-) -> None:
-    moves_behind_a_burst(5000, war_replica, engine_stub)
+    moves_behind_a_burst(count, war_replica, engine_stub)
 
 
 def test_spectators_opening_one_after_another_on_a_game_read_it_once(

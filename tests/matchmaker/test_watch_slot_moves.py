@@ -12,7 +12,8 @@ its layout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -112,6 +113,26 @@ def lost_connections(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [entry for entry in logs if entry["event"] == "update listener lost"]
 
 
+def two_games(cluster: RedisClusterServers) -> tuple[str, str, int, int]:
+    """Game "g-moving" and a game staying beside it (one primary, other slots), the port of
+    their primary and of another primary to move "g-moving"'s slot to."""
+    moving = "g-moving"
+    source = owner(cluster, keys.game_channel(moving))
+    target = next(node.port for node in cluster.nodes if node.port != source)
+    return moving, staying_game(cluster, moving), source, target
+
+
+@contextlib.asynccontextmanager
+async def replica_losing_no_connection(cluster_url: str) -> AsyncIterator[Replica]:
+    """A replica's parts on the cluster, whose listeners have lost no connection when it
+    closes. PINGs after 5 s of silence only: no loaded machine's slow answer taken for a
+    loss."""
+    with captured_logs() as logs:
+        async with parts(cluster_url, watch_block=5.0) as replica:
+            yield replica
+    assert lost_connections(logs) == []
+
+
 async def subscribers(port: int, channel: str) -> int:
     """How many connections the primary on `port` has subscribed to `channel`."""
     client: Any = redis.asyncio.Redis(port=port)
@@ -151,50 +172,45 @@ def test_the_watchers_of_a_moved_slot_follow_it_to_its_new_primary_and_lose_noth
     and its watcher too receives every update."""
 
     async def scenario() -> None:
-        moving, staying = "g-moving", staying_game(cluster, "g-moving")
+        moving, staying, source, target = two_games(cluster)
         moving_channel, staying_channel = keys.game_channel(moving), keys.game_channel(staying)
-        source = owner(cluster, moving_channel)
-        target = next(node.port for node in cluster.nodes if node.port != source)
-        # PINGs after 5 s of silence only: no loaded machine's slow answer taken for a loss.
-        with captured_logs() as logs:
-            async with parts(cluster_url, watch_block=5.0) as replica:
-                hub = replica.hub
-                async with (
-                    hub.subscribe(moving) as moving_updates,
-                    hub.subscribe(staying) as updates,
-                ):
+        async with replica_losing_no_connection(cluster_url) as replica:
+            hub = replica.hub
+            async with (
+                hub.subscribe(moving) as moving_updates,
+                hub.subscribe(staying) as updates,
+            ):
 
-                    async def both_subscribed() -> bool:
-                        counts = [
-                            await subscribers(source, c) for c in (moving_channel, staying_channel)
-                        ]
-                        return counts == [1, 1]
+                async def both_subscribed() -> bool:
+                    counts = [
+                        await subscribers(source, c) for c in (moving_channel, staying_channel)
+                    ]
+                    return counts == [1, 1]
 
-                    await until(both_subscribed, "both games listened for on their primary")
-                    listener = hub.listeners[node_name(source)]
-                    await commit(replica, moving, 0)
-                    await commit(replica, staying, 0)
-                    assert await versions(moving_updates, 1) == [1]
-                    assert await versions(updates, 1) == [1]
+                await until(both_subscribed, "both games listened for on their primary")
+                listener = hub.listeners[node_name(source)]
+                await commit(replica, moving, 0)
+                await commit(replica, staying, 0)
+                assert await versions(moving_updates, 1) == [1]
+                assert await versions(updates, 1) == [1]
 
-                    await asyncio.to_thread(move_slot, cluster, moving_channel, target)
-                    await commit(replica, moving, 1)  # the replica may not have caught up yet
+                await asyncio.to_thread(move_slot, cluster, moving_channel, target)
+                await commit(replica, moving, 1)  # the replica may not have caught up yet
 
-                    async def followed() -> bool:
-                        return await subscribers(target, moving_channel) == 1
+                async def followed() -> bool:
+                    return await subscribers(target, moving_channel) == 1
 
-                    await until(followed, "the moved game listened for on its new primary")
-                    await commit(replica, moving, 2)
-                    await commit(replica, staying, 1)
-                    assert await versions(moving_updates, 3) == [2, 3]
-                    assert await versions(updates, 2) == [2]
-                    moved_to = hub.listeners[node_name(target)]
-                    assert list(moved_to.feeds) == [moving_channel.encode()]
-                    assert hub.listeners[node_name(source)] is listener
-                    assert list(listener.feeds) == [staying_channel.encode()]
-                    assert not listener.task.done()
-                    assert await subscribers(source, staying_channel) == 1
-        assert lost_connections(logs) == []
+                await until(followed, "the moved game listened for on its new primary")
+                await commit(replica, moving, 2)
+                await commit(replica, staying, 1)
+                assert await versions(moving_updates, 3) == [2, 3]
+                assert await versions(updates, 2) == [2]
+                moved_to = hub.listeners[node_name(target)]
+                assert list(moved_to.feeds) == [moving_channel.encode()]
+                assert hub.listeners[node_name(source)] is listener
+                assert list(listener.feeds) == [staying_channel.encode()]
+                assert not listener.task.done()
+                assert await subscribers(source, staying_channel) == 1
 
     asyncio.run(scenario())
 
@@ -208,41 +224,36 @@ def test_a_game_placed_on_its_primary_as_its_slot_moves_away_is_listened_for_on_
     keeps its connection and its other games. Every watcher receives the next update."""
 
     async def scenario() -> None:
-        moving, staying = "g-moving", staying_game(cluster, "g-moving")
+        moving, staying, source, target = two_games(cluster)
         moving_channel, staying_channel = keys.game_channel(moving), keys.game_channel(staying)
-        source = owner(cluster, moving_channel)
-        target = next(node.port for node in cluster.nodes if node.port != source)
-        # PINGs after 5 s of silence only: no loaded machine's slow answer taken for a loss.
-        with captured_logs() as logs:
-            async with parts(cluster_url, watch_block=5.0) as replica:
-                hub = replica.hub
-                await commit(replica, moving, 0)
-                await commit(replica, staying, 0)
-                async with hub.subscribe(staying) as updates:
+        async with replica_losing_no_connection(cluster_url) as replica:
+            hub = replica.hub
+            await commit(replica, moving, 0)
+            await commit(replica, staying, 0)
+            async with hub.subscribe(staying) as updates:
 
-                    async def subscribed() -> bool:
-                        return await subscribers(source, staying_channel) == 1
+                async def subscribed() -> bool:
+                    return await subscribers(source, staying_channel) == 1
 
-                    await until(subscribed, "the staying game listened for")
-                    listener = hub.listeners[node_name(source)]
-                    async with hub.subscribe(moving) as moving_updates:
-                        assert hub.feeds[moving].listener is listener
-                        # The listener has not sent its SSUBSCRIBE yet: the slot moves now, the
-                        # replica's loop held meanwhile (called here, not in a thread).
-                        move_slot(cluster, moving_channel, target)
+                await until(subscribed, "the staying game listened for")
+                listener = hub.listeners[node_name(source)]
+                async with hub.subscribe(moving) as moving_updates:
+                    assert hub.feeds[moving].listener is listener
+                    # The listener has not sent its SSUBSCRIBE yet: the slot moves now, the
+                    # replica's loop held meanwhile (called here, not in a thread).
+                    move_slot(cluster, moving_channel, target)
 
-                        async def followed() -> bool:
-                            return await subscribers(target, moving_channel) == 1
+                    async def followed() -> bool:
+                        return await subscribers(target, moving_channel) == 1
 
-                        await until(followed, "the moved game listened for on its new primary")
-                        await commit(replica, moving, 1)
-                        await commit(replica, staying, 1)
-                        assert await versions(moving_updates, 2) == [2]
-                        assert await versions(updates, 2) == [2]
-                        assert hub.feeds[moving].listener is hub.listeners[node_name(target)]
-                        assert hub.listeners[node_name(source)] is listener
-                        assert list(listener.feeds) == [staying_channel.encode()]
-                        assert not listener.task.done()
-        assert lost_connections(logs) == []
+                    await until(followed, "the moved game listened for on its new primary")
+                    await commit(replica, moving, 1)
+                    await commit(replica, staying, 1)
+                    assert await versions(moving_updates, 2) == [2]
+                    assert await versions(updates, 2) == [2]
+                    assert hub.feeds[moving].listener is hub.listeners[node_name(target)]
+                    assert hub.listeners[node_name(source)] is listener
+                    assert list(listener.feeds) == [staying_channel.encode()]
+                    assert not listener.task.done()
 
     asyncio.run(scenario())

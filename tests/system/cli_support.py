@@ -251,11 +251,16 @@ class Cli:
         """Type a line and Enter."""
         self.child.send(line + "\r")
 
+    def quit(self, timeout: float = WAIT_S) -> None:
+        """Type `quit`: the client exits with status 0."""
+        self.send("quit")
+        status = self.wait(timeout)
+        assert status == 0, f"the client exited with status {status}"
+
     def quit_after_the_game(self) -> None:
         """At the prompt after a game's end, quit: the client exits with status 0."""
         self.expect(r"rematch or quit > ")
-        self.send("quit")
-        assert self.wait() == 0
+        self.quit()
 
     def interrupt(self) -> None:
         """Ctrl-C (the terminal sends SIGINT)."""

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 import redis
 
-from tests.system.cli_support import Cli, Stack, clients, game_id_of, run, stack
+from tests.system.cli_support import Cli, Stack, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-attack-at-dawn")]
-__all__ = ["clients", "stack"]
 
 RED = "a2=A b2=C c2=C e2=G f2=C g2=C h2=A a3=I b3=I c3=I d3=I e3=I f3=I g3=I h3=I"
 BLACK = "a7=A b7=C c7=C e7=G f7=C g7=C h7=A a6=I b6=I c6=I d6=I e6=I f6=I g6=I h6=I"
@@ -109,5 +108,4 @@ def test_secret_deployments_are_committed_by_digest_and_revealed(
     for client in (red, black):
         client.expect(r"Game over: ")
         client.expect(r"rematch or quit > ")
-        client.send("quit")
-        assert client.wait() == 0
+        client.quit()

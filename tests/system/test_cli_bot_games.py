@@ -21,16 +21,12 @@ from tests.system.cli_support import (
     Launch,
     Player,
     Stack,
-    clients,
     game_id_of,
-    launch,
     run,
-    stack,
 )
 from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-bot-games")]
-__all__ = ["clients", "launch", "stack"]  # fixtures used by name
 
 
 def test_game_of_war_citadel_taken_and_held(launch: Launch) -> None:
@@ -53,8 +49,7 @@ def test_game_of_war_citadel_taken_and_held(launch: Launch) -> None:
     assert re.search(r"North: a7-a[56]\s", cli.screen()) and "#C" not in cli.screen()
     cli.expect_text("wargame record")
     cli.expect_text("Play again: `rematch` starts a new game with the sides swapped")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_game_of_battle_citadel_taken_after_the_bots_move(launch: Launch) -> None:
@@ -216,5 +211,4 @@ def test_the_bot_answers_a_draw_offer(launch: Launch) -> None:
         cli.expect(r"rematch or quit > ")
     else:
         cli.expect(r"Attacker > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WARGAME, Cli, Stack, clients, run, stack
+from tests.system.cli_support import WARGAME, Cli, Stack, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-errors")]
-__all__ = ["clients", "stack"]
 COMMANDS = ("games", "rules", "play", "watch", "resume", "record", "replay", "leaderboard")
 
 
@@ -121,8 +120,7 @@ def test_a_terminal_gets_colours_and_unicode(
     cli.wait_screen(lambda c: all(mark in c.text() for mark in ("♚", "⌂ Citadel", "◀")))
     raw = "".join(cli._seen)
     assert "\x1b[" in raw and "38;2;" in raw  # truecolour styles
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_the_version_and_a_mistyped_command(clients: list[Cli], tmp_path: Path) -> None:

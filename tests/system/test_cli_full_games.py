@@ -14,11 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import Cli, Player, Stack, clients, game_id_of, play_out, run, stack
+from tests.system.cli_support import Cli, Player, Stack, game_id_of, play_out, run
 from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.slow, pytest.mark.xdist_group("cli-full-games")]
-__all__ = ["clients", "stack"]
 
 # Each game with its default options, but Napoleonic Chess, whose default ends only with
 # the Guards: its own turn limit (adjudicated by material) bounds it, as a ranked game is.
@@ -54,5 +53,4 @@ def test_a_whole_game_against_the_bot_at_level_1(
     cli.wait_screen(r"Game over: (you win|you lose|draw)")
     cli.wait_screen(r"Play again: `rematch`")
     cli.wait_screen(r"rematch or quit >\s*$")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()

@@ -26,20 +26,10 @@ from engine_service.rules import rulesets
 from engine_service.service import RulesEngine
 from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.helpers import serving_engine
-from tests.system.cli_support import (
-    WARGAME,
-    Cli,
-    Stack,
-    clients,
-    game_id_of,
-    prompt_row,
-    run,
-    stack,
-)
+from tests.system.cli_support import WARGAME, Cli, Stack, game_id_of, prompt_row, run
 from wargame.v1 import engine_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-full-screen")]
-__all__ = ["clients", "stack"]
 
 FILES = "a  b  c  d  e  f  g  h  i  j"
 ALTERNATE_SCREEN = "\x1b[?1049h"
@@ -112,8 +102,7 @@ def test_board_ticking_clocks_moves_events_and_input_on_one_screen(
     # would show at most 600 - used.
     assert 605 - math.ceil(answered) - 1 <= clock(cli, "North") <= 605
 
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
     assert "you left game" in cli.text()
 
 
@@ -126,8 +115,7 @@ def test_a_resize_redraws_the_view(stack: Stack, clients: list[Cli], tmp_path: P
     assert all(len(row) <= 60 for row in cli.rows())
     cli.resize(40, 120)
     cli.wait_screen(lambda c: panel_beside_board(c) is True)
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_the_side_panel_keeps_whole_words_in_a_terminal_of_80_columns(
@@ -145,8 +133,7 @@ def test_the_side_panel_keeps_whole_words_in_a_terminal_of_80_columns(
     assert f"The Game of War (Hudson Maxim, 1910) game {game_id}" in panel, cli.text()
     assert "Flying Machines in reserve: South 2 · North 2" in panel, cli.text()
     assert "South: outlined ♔, capitals K · North: filled ♚, small letters k" in panel
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_a_hint_answers_in_the_view_while_the_input_line_stays(
@@ -173,8 +160,7 @@ def test_plain_keeps_the_scrolling_log_in_a_terminal(
     cli.send("e3-e4")
     cli.expect(r"North: \S+")
     cli.expect("South › ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
     assert ALTERNATE_SCREEN not in "".join(cli._seen)
     assert cli.screen().count(FILES) >= 4  # a board for each change, one below the other
 
@@ -215,8 +201,7 @@ def test_resigning_asks_first_and_the_view_goes_on_to_a_rematch(
     cli.wait_screen(lambda c: sum(flipped in row for row in c.rows()) == 2)
     cli.wait_screen(r"South\s+bot, level 1")
     assert "Game over" not in cli.text()  # the log is the new game's
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 BATTLE_CELLS = set(range(1, 140))  # Richardson's board: squares numbered 1 to 139
@@ -272,8 +257,7 @@ def test_the_whole_battle_board_shows_at_80_by_24_and_the_normal_one_when_taller
     assert (battle_board(cli) or {}).keys() >= BATTLE_CELLS
     cli.resize(24, 80)
     cli.wait_screen(lambda c: rows_apart(c, 134, 125) == 1)
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_tab_completes_the_input_line_whatever_the_case(
@@ -288,8 +272,7 @@ def test_tab_completes_the_input_line_whatever_the_case(
     cli.wait_screen(lambda c: prompt_row(c).rstrip().endswith("› e3-e4"))
     cli.child.send("\r")
     cli.wait_screen(r"You: e3-e4")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 HELP_WORDS = [  # each command of `help`, as its line begins
@@ -371,8 +354,7 @@ def test_help_and_moves_open_whole_in_a_pager_the_player_closes(
         cli.wait_screen(rf"moves: lines \d+-{found.group(2)} of {found.group(2)}")
     cli.send("")  # Enter on an empty line closes it too
     cli.wait_screen(lambda c: PAGER not in c.text() and battle_board(c) is not None)
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 @pytest.mark.parametrize(
@@ -397,8 +379,7 @@ def test_page_up_and_the_mouse_wheel_read_every_line_of_the_log(
     # The wheel over the log (an SGR mouse report, row 2 from the bottom): the log again.
     cli.child.send(f"\x1b[<64;5;{size[0] - 2}M")
     cli.wait_screen(r"the game's log: lines \d+-\d+ of \d+")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 @pytest.mark.parametrize(
@@ -422,8 +403,7 @@ def test_the_result_stays_in_the_side_panel(
     column = rows[title].index("War-Chess")  # the side panel's column
     panel = " ".join(" ".join(row[column:].split()) for row in rows[title : len(rows) - 3])
     assert "Game over: you lose — Defender resigns" in panel, cli.text()
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 @pytest.mark.parametrize("plain", [False, True], ids=["full-screen", "plain"])
@@ -441,8 +421,7 @@ def test_the_invite_command_to_paste_is_never_broken(
     command = f"`wargame play --join {code.group(1)} --seat SIDE`"
     cli.wait_screen(lambda c: command in " ".join(c.text().split()))
     assert any(command in row for row in cli.rows()), cli.text()  # on one row
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 BELL = "\x07"
@@ -518,8 +497,7 @@ def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
             assert cell[1] == "red", cli.text()
         bells = "".join(cli._seen).count(BELL)
         assert bells == (0 if mode == "no-bell" else 1), bells
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 @pytest.fixture
@@ -612,8 +590,7 @@ def test_the_napoleonic_board_shows_while_the_bot_s_first_turn_goes_on(
     held.release()  # the bot's turn goes on to its end: Red's turn
     for cli in players.values():
         cli.wait_screen(r"Turn \d+ · Red · movement phase")
-        cli.send("quit")
-        assert cli.wait() == 0
+        cli.quit()
 
 
 CHESS_PIECES = set("♔♕♖♗♘♙♚♛♜♝♞♟")
@@ -863,5 +840,4 @@ def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
         if size == "120x45":
             resize(cli, played, size)
         cli.wait_screen(lambda c: result in panel_text(c, played))
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()

@@ -12,23 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import (
-    Cli,
-    Launch,
-    Player,
-    Stack,
-    clients,
-    echoed,
-    game_id_of,
-    launch,
-    prompt_row,
-    run,
-    stack,
-)
+from tests.system.cli_support import Cli, Launch, Player, Stack, echoed, game_id_of, prompt_row, run
 from wargame.v1 import game_pb2, matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-game-features")]
-__all__ = ["clients", "launch", "stack"]  # fixtures used by name
 
 
 def _type_a_move(cli: Cli, player: Player, game_id: str) -> None:
@@ -61,8 +48,7 @@ def _against_the_bot(
         yield cli, player, game_id
     finally:
         player.close()
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_abort_ends_a_bot_game_before_the_second_turn_with_no_result(
@@ -188,8 +174,7 @@ def test_undo_and_abort_read_on_the_screen_in_every_game(
         assert (colours == {"default"}) == (mode == "NO_COLOR"), colours
     finally:
         player.close()
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 # Each game's two sides as shown: the one that invites (and acts first) and the other.
@@ -250,5 +235,4 @@ def test_players_chat_a_spectator_reads_it_safely_and_mute_hides_it(
     south.expect_text("[chat] You: gg")
     north.expect_text(f"[chat] {first} (alice): gg")
     for client in (south, north, watcher):
-        client.send("quit")
-        assert client.wait() == 0
+        client.quit()

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import Cli, Stack, clients, run, stack
+from tests.system.cli_support import Cli, Stack, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-info")]
-__all__ = ["clients", "stack"]
 
 
 def test_games_is_a_short_overview(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:

@@ -19,10 +19,9 @@ import redis
 
 from matchmaker import keys
 from tests.servers import ROOT, local_stack_variables, user_environment
-from tests.system.cli_support import Cli, clients, game_id_of, run
+from tests.system.cli_support import Cli, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-make-play")]
-__all__ = ["clients"]
 
 
 @pytest.fixture
@@ -122,40 +121,34 @@ def test_make_play_takes_the_bots_level_and_its_welcome_says_how_to_ask_for_anot
         refused.stderr
     )
     assert not Path(run_dir, "stack.json").exists()
+    home = tmp_path / "player"
+
+    def make_play(*variables: str, sides: str, level: int) -> tuple[str, str]:
+        """`make play` with these variables, quit once the panel shows the bot's seat at
+        `level`: the side the player was given (of `sides`) and the welcome."""
+        cli = run(
+            clients, ["-s", "play", f"RUN_DIR={run_dir}", *variables], home, None,
+            ascii_only=False, env=local_stack, program="make", cwd=ROOT, timeout=120,
+            size=(40, 300),  # the welcome on one line, a long run folder and all
+        )  # fmt: skip
+        side = your_turn(cli, sides)
+        welcome = welcome_of(cli)
+        cli.wait_screen(rf"({sides})\s+bot, level {level}\b")  # the bot's seat, in the panel
+        cli.quit(60)
+        return side, welcome
+
     # Without LEVEL, the README's default for a first game: level 1; the welcome says how
     # to get the strongest with the command that started it.
-    home = tmp_path / "player"
-    size = (40, 300)  # the welcome on one line, a long run folder and all
-    first = run(
-        clients, ["-s", "play", f"RUN_DIR={run_dir}"], home, None, ascii_only=False,
-        env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
-    )  # fmt: skip
-    side = your_turn(first, "South|North")
-    assert welcome_of(first).endswith(
+    side, welcome = make_play(sides="South|North", level=1)
+    assert welcome.endswith(
         f"you play {side} against the bot at level 1 of 5, the easiest "
         f"(`make play RUN_DIR={run_dir} LEVEL=5` is the strongest)."
-    ), first.screen()[-2000:]
-    first.wait_screen(r"(South|North)\s+bot, level 1\b")  # the matchmaker's seat, in the panel
-    first.send("quit")
-    assert first.wait(60) == 0
+    ), welcome
     # LEVEL and GAME together; the way back to the easiest keeps the game.
-    second = run(
-        clients, ["-s", "play", f"RUN_DIR={run_dir}", "GAME=battle", "LEVEL=3"], home, None,
-        ascii_only=False, env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
-    )  # fmt: skip
-    side = your_turn(second, "Attacker|Defender")
-    assert welcome_of(second).endswith(
+    side, welcome = make_play("GAME=battle", "LEVEL=3", sides="Attacker|Defender", level=3)
+    assert welcome.endswith(
         f"you play {side} against the bot at level 3 of 5 "
         f"(`make play RUN_DIR={run_dir} GAME=battle LEVEL=1` is the easiest)."
-    ), second.screen()[-2000:]
-    second.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
-    second.send("quit")
-    assert second.wait(60) == 0
+    ), welcome
     # Without LEVEL again: the level last asked for, kept in the player's config file.
-    third = run(
-        clients, ["-s", "play", f"RUN_DIR={run_dir}", "GAME=battle"], home, None,
-        ascii_only=False, env=local_stack, program="make", cwd=ROOT, timeout=120, size=size,
-    )  # fmt: skip
-    third.wait_screen(r"(Attacker|Defender)\s+bot, level 3\b")
-    third.send("quit")
-    assert third.wait(60) == 0
+    make_play("GAME=battle", sides="Attacker|Defender", level=3)

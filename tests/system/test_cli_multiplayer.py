@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import Cli, Player, Stack, clients, game_id_of, run, stack
+from tests.system.cli_support import Cli, Player, Stack, game_id_of, run
 from wargame.v1 import matchmaker_pb2
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-multiplayer")]
-__all__ = ["clients", "stack"]
 
 BATTLE = ["napoleonic", "--scenario", "grand_battle_2v2", "--plain"]
 
@@ -77,8 +76,7 @@ def test_two_people_and_two_bots_by_scenario_and_seat(
         player.close()
     for client in (blue, red):
         client.expect(r"quit > ")
-        client.send("quit")
-        assert client.wait() == 0
+        client.quit()
 
 
 def test_the_lobby_shows_free_seats(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:

@@ -11,10 +11,9 @@ import pytest
 from engine_service.rules import rulesets
 from engine_service.rules.game import Game
 from engine_service.rules.position import read_position, write_position
-from tests.system.cli_support import WAR_CITADEL, Cli, Stack, clients, game_id_of, run, stack
+from tests.system.cli_support import WAR_CITADEL, Cli, Stack, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-positions")]
-__all__ = ["clients", "stack"]
 
 WAR = rulesets()["war"]
 

@@ -22,10 +22,9 @@ import redis
 from matchmaker import keys
 from matchmaker.settings import Settings
 from tests.servers import ServiceProcess
-from tests.system.cli_support import Cli, Stack, clients, game_id_of, run
+from tests.system.cli_support import Cli, Stack, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-presence")]
-__all__ = ["clients"]
 
 ABANDON_AFTER = 1.0
 # A presence lives 3 s (renewed every 0.2 s): a busy machine may hold a renewal up for more
@@ -131,8 +130,7 @@ def test_a_long_think_with_the_client_open_is_not_abandonment(
     )
     bob.wait_screen(r"Game over: you win — \S.*abandon")
     bob.wait_screen(lambda c: c.rows()[-1].startswith("rematch or quit ›"))
-    bob.send("quit")
-    assert bob.wait() == 0
+    bob.quit()
 
 
 def presence_lapsed(url: str, game_id: str) -> bool:

@@ -15,11 +15,10 @@ from pathlib import Path
 import grpc
 import pytest
 
-from tests.system.cli_support import Cli, Stack, clients, game_id_of, run, stack
+from tests.system.cli_support import Cli, Stack, game_id_of, run
 from wargame.v1 import game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-reconnect")]
-__all__ = ["clients", "stack"]
 
 
 class Opponent:

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import Cli, clients, run
+from tests.system.cli_support import Cli, run
 
 pytestmark = [pytest.mark.system]
-__all__ = ["clients"]
 
 # Writes its output in three parts, each when a line is typed (echo off): the first ends
 # inside a cursor sequence, which the second completes before it begins a colour that the

@@ -14,19 +14,9 @@ from pathlib import Path
 import pytest
 
 from cli_client.updates import NOTICE_GRACE_SECONDS
-from tests.system.cli_support import (
-    WAR_CITADEL,
-    Cli,
-    Stack,
-    clients,
-    echoed,
-    game_id_of,
-    run,
-    stack,
-)
+from tests.system.cli_support import WAR_CITADEL, Cli, Stack, echoed, game_id_of, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-two-players")]
-__all__ = ["clients", "stack"]
 
 HELP_LINE = "board            draw"  # a line of `help`
 
@@ -82,8 +72,7 @@ def test_an_invited_game_between_two_clients_to_the_end(
     assert watcher.wait() == 0  # a spectator's client ends with the game
     for client in (south, north):
         client.expect(r"rematch or quit > ")
-        client.send("quit")
-        assert client.wait() == 0
+        client.quit()
     assert "Rating" not in south.screen()  # a friendly game: no rating changes
 
 
@@ -188,8 +177,7 @@ def test_a_quick_match_pairing_is_no_disconnection_of_either_player(
         seen = cli.screen()
         assert "disconnected" not in seen and "reconnected" not in seen, seen[-3000:]
     for cli in players:
-        cli.send("quit")
-        assert cli.wait() == 0
+        cli.quit()
 
 
 def test_leaving_the_queue_with_ctrl_c(stack: Stack, clients: list[Cli], tmp_path: Path) -> None:

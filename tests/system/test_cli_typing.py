@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import WAR_CITADEL, Cli, Launch, Stack, clients, launch, run, stack
+from tests.system.cli_support import WAR_CITADEL, Cli, Launch, Stack, run
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("cli-typing")]
-__all__ = ["clients", "launch", "stack"]
 
 NAPOLEONIC_ADVANCE = "board 8x8; red: d4=I c5=I a1=G h1=I; black: d5=I h8=G"
 
@@ -42,8 +41,7 @@ def test_chess_habits_read_against_the_legal_actions(launch: Launch) -> None:
     cli.expect(r"South > ")
     cli.send("board flip")
     cli.expect(r"\n\s+j  i  h  g  f  e  d  c  b  a\s*\r\n")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
     assert "accepted:" not in cli.screen()  # the notation's forms stay in `help`
 
 
@@ -58,8 +56,7 @@ def test_a_knights_move_from_the_opening_is_judged_as_the_horses(launch: Launch)
         "error: illegal: Nb1-c3 is Hb1-c3 here (H is the Horse): c3 is occupied by South's own"
     )
     cli.expect(r"Troop; the South Horse on b1 has no legal move - `moves b1`\s+lists what is legal")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
     assert "is no move" not in cli.screen()
 
 
@@ -89,8 +86,7 @@ def test_a_mistake_is_one_line_in_words_wrapped_to_the_terminal(
     cli.send("moves e3")  # the alternatives, when asked
     cli.expect_text("2 legal action(s) from e3 for South:")
     cli.expect_text("e3-e4  e3-e5")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_a_new_player_at_a_terminal_is_asked_for_a_name(
@@ -102,8 +98,7 @@ def test_a_new_player_at_a_terminal_is_asked_for_a_name(
     cli.send("Ada Lovelace")
     cli.expect_text("Registered as Ada Lovelace (a guest)")
     cli.expect(r"South > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
     # Known from then on: not asked again.
     again = run(clients, args, tmp_path, stack, env={"WARGAME_NAME": ""})
     again.expect(r"South > ")
@@ -133,8 +128,7 @@ def test_the_first_lines_of_a_new_player_are_wrapped_by_words(
         joined("Game "),
     ), cli.text()
     assert all(len(row) <= 60 for row in rows)
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_the_battle_welcome_names_a_square_of_the_battle(launch: Launch) -> None:
@@ -143,8 +137,7 @@ def test_the_battle_welcome_names_a_square_of_the_battle(launch: Launch) -> None
     square = cli.child.match.group(1)
     assert square.isdigit() and 1 <= int(square) <= 139, square
     cli.expect(r"Attacker > |waiting for Defender")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
 
 
 def test_napoleonic_marks_moves_sums_attacks_and_ends_what_has_no_choice(launch: Launch) -> None:
@@ -170,8 +163,7 @@ def test_napoleonic_marks_moves_sums_attacks_and_ends_what_has_no_choice(launch:
     cli.expect_text("Nothing else is legal in the advance phase: `end` sent.")
     cli.expect(r"Black: ")  # the bot's turn came without another `end`
     cli.expect(r"Red - movement > ")
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()
     assert "auto_skip_defence" not in cli.screen()  # option names stay out of the game
 
 
@@ -209,5 +201,4 @@ def test_chess_habits_keep_the_piece_and_the_opponents_man_is_named(
     said(cli, f"a8 is North's Troop, not yours; yours are South's: {how}")
     seen = cli.screen()
     assert "did you mean F@" not in seen and "has no legal move" not in seen, seen[-2000:]
-    cli.send("quit")
-    assert cli.wait() == 0
+    cli.quit()

@@ -14,10 +14,9 @@ from pathlib import Path
 import pytest
 
 from tests.servers import ROOT
-from tests.system.cli_support import WAR_CITADEL, Cli, Stack, clients, run, stack
+from tests.system.cli_support import WAR_CITADEL, Cli, Stack, run
 
 pytestmark = [pytest.mark.system, pytest.mark.slow, pytest.mark.xdist_group("client-dist")]
-__all__ = ["clients", "stack"]  # fixtures used by name
 
 # What the client imports (pyproject.toml's dependencies) and what those bring.
 CLIENT_PACKAGES = {

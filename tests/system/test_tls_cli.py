@@ -15,13 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.servers import RedisServer, ServiceProcess, free_port
-from tests.system.cli_support import FAST_MATCHMAKER, WAR_CITADEL, WARGAME, Cli, clients, run
+from tests.system.cli_support import FAST_MATCHMAKER, WAR_CITADEL, WARGAME, Cli, run
 from tests.tls_support import Authority, TlsService, tls_services
 from wargame.runtime.serving import create_server
 from wargame.runtime.tls import ServerTLS
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("tls-cli")]
-__all__ = ["clients"]  # fixtures used by name
 
 
 @dataclass

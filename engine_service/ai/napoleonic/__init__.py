@@ -50,7 +50,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from engine_service.ai.budget import Budget
-from engine_service.ai.levels import LEVELS, STRONGEST, Level
 from engine_service.ai.napoleonic.allocation import Fight, Verdict, best_allocation, judge
 from engine_service.ai.napoleonic.deployment import deployment_action
 from engine_service.ai.napoleonic.plan_cache import clear_plans, recall, remember
@@ -88,18 +87,13 @@ def _line(
 
 
 def plan_suggestion(
-    ruleset: AnyRuleset,
-    state: NapoleonicState,
-    side: str,
-    *,
-    seconds: float,
-    seed: int,
-    level: Level = LEVELS[STRONGEST],
-    wall: float = 0.0,
+    ruleset: AnyRuleset, state: NapoleonicState, side: str, terms: Terms
 ) -> Suggestion:
-    """The next action of the plan for `side` in `state` (planning it if needed, within
-    `seconds` of CPU time capped at `wall` seconds of the clock: `ai/budget.py`); a weaker
-    level (`ai/levels.py`) plans with noise and less work."""
+    """The next action of the plan for `side` in `state` (planning it if needed, within the
+    terms' `seconds` of CPU time capped at `wall` seconds of the clock: `ai/budget.py`); a
+    weaker level (`ai/levels.py`) plans with noise and less work. Plans are whole phases:
+    the terms' depth cap does not apply."""
+    seconds, seed, level = terms.seconds, terms.seed, terms.level
     cached = recall(state, side, seed, level, seconds)
     if cached is not None:
         value, actions, wins_in = cached
@@ -109,7 +103,7 @@ def plan_suggestion(
         ruleset,
         state,
         side,
-        Budget(seconds * 0.8, wall),
+        Budget(seconds * 0.8, terms.wall),
         noise=level.noise,
         effort=level.time_share,
         seed=seed,
@@ -150,15 +144,7 @@ class TurnPlanner:
 
     def suggest(self, state: NapoleonicState, side: str, terms: Terms) -> Suggestion:
         """The next action of the plan for `side` (plans are whole phases: no depth cap)."""
-        return plan_suggestion(
-            self.ruleset,
-            state,
-            side,
-            seconds=terms.seconds,
-            seed=terms.seed,
-            level=terms.level,
-            wall=terms.wall,
-        )
+        return plan_suggestion(self.ruleset, state, side, terms)
 
     def evaluate(self, state: NapoleonicState, side: str) -> float:
         """Material and the planner's positional worth, own minus the enemy's."""

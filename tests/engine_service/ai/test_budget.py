@@ -17,7 +17,7 @@ from engine_service.ai.budget import Budget
 from engine_service.ai.levels import LEVELS, STRONGEST
 from engine_service.ai.napoleonic import clear_plans, plan_suggestion
 from engine_service.ai.napoleonic.plan_cache import recall
-from engine_service.ai.search import Suggestion, search
+from engine_service.ai.search import Suggestion, Terms, search
 from engine_service.ai.war import WarPolicy
 from engine_service.rules.game import Game
 from tests.engine_service.ai.helpers import GAMES, RULES, new_state, random_position
@@ -94,6 +94,6 @@ def test_a_napoleonic_plan_is_remembered_for_its_own_budget_only() -> None:
     state = new_state("napoleonic")
     level = LEVELS[STRONGEST]
     clear_plans()
-    plan_suggestion(ruleset, state, "red", seconds=0.5, seed=2, level=level)
+    plan_suggestion(ruleset, state, "red", Terms(seconds=0.5, seed=2, level=level))
     assert recall(state, "red", 2, level, 0.5) is not None
     assert recall(state, "red", 2, level, 2.0) is None
