@@ -6,11 +6,13 @@ the default suite covers many more games than one run does; `make test-slow` pla
 fixed, deeper sets. The base seed is in pytest's header and in the report of every failed
 test that drew from it, and `WARGAME_TEST_SEED=<n>` plays the same games again. Where each
 option set of a test is a long game, `make test` plays a share of the sets too, a different
-share from day to day (`in_turn`).
+share from day to day (`in_turn`); where each set is a whole client session, each set runs
+once, in `make test` on its days and in `make test-slow` on the others (`by_turns`).
 
 Where things are: `base_seed` (the run's seed, set once for the run and its workers),
 `sampled` (the seeds of a sample), `DEPTHS` (a test's sample and in-depth forms), `in_turn`
-(the sets whose sample plays this run, every set in depth), and in
+(the sets whose sample plays this run, every set in depth), `by_turns` (a share of a
+test's sets in `make test`, the rest in `make test-slow`), and in
 `tests/conftest.py` the fixture `playout_seed` a sampled test takes and the report hooks.
 """
 
@@ -67,6 +69,21 @@ def in_turn(sets: Sequence[pytest.ParameterSet], every: int) -> list[pytest.Para
             *given.values, True, id=f"{given.id}-depth", marks=[*given.marks, pytest.mark.slow]
         )
         for given in sets
+    ]
+
+
+def by_turns(sets: Sequence[pytest.ParameterSet], every: int) -> list[pytest.ParameterSet]:
+    """A test's parameter sets, one in `every` of them run by `make test` (which ones turns
+    with the base seed, as `in_turn`), the others marked slow: `make test` and
+    `make test-slow` together run each set once. For a test whose sets are each a whole
+    client session, not a random game (list the sets so that every share covers what
+    matters, e.g. every game)."""
+    turn = base_seed() % every
+    return [
+        given
+        if number % every == turn
+        else pytest.param(*given.values, id=given.id, marks=[*given.marks, pytest.mark.slow])
+        for number, given in enumerate(sets)
     ]
 
 

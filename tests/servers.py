@@ -245,6 +245,10 @@ def start_redis(
                 "yes",
                 "--loglevel",
                 "warning",
+                # A replica's first sync starts at once, not after diskless replication's
+                # default 5 s wait for more replicas to share it.
+                "--repl-diskless-sync-delay",
+                "0",
                 *(["--requirepass", password] if password else []),
                 *extra,
             ],

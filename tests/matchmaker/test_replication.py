@@ -560,13 +560,17 @@ def test_a_shard_confirms_its_commits_again_once_its_old_primary_rejoins_as_its_
             acknowledged = saved = 0
 
             async def commit() -> None:
-                """Commit the game's next version, retrying what a failover refuses."""
+                """Commit the game's next version, retrying what a failover refuses (and a
+                commit sent before a replica that had just joined was counted: saved, not
+                confirmed, to be asked again as its refusal says)."""
                 nonlocal acknowledged, saved
                 until = time.monotonic() + 60
                 while True:
                     try:
                         result = await patient.commit(change_of(saved))
-                    except TRANSIENT_ERRORS:
+                    except (*TRANSIENT_ERRORS, Refusal) as error:
+                        if isinstance(error, Refusal):
+                            assert (error.code, error.retry_after) == (Code.UNAVAILABLE, 0.5)
                         assert time.monotonic() < until, "the failover did not end"
                         await asyncio.sleep(0.1)
                         continue

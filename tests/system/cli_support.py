@@ -30,6 +30,7 @@ import pexpect
 import pyte
 import pytest
 from pexpect import fdpexpect
+from wcwidth import wcwidth
 
 from cli_client.connection import Addresses, Connection
 from cli_client.identity import Store
@@ -118,6 +119,22 @@ def stack(
     made.stop()
 
 
+def _rendered(view: pyte.Screen, y: int) -> str:
+    """Row `y` of `view` as `Screen.display` shows it (a wide character's second cell, a
+    stub, is skipped), without its trailing blanks."""
+    line = view.buffer[y]
+    cells = []
+    wide = False
+    for x in range(view.columns):
+        if wide:
+            wide = False
+            continue
+        data = line[x].data
+        wide = wcwidth(data[0]) == 2
+        cells.append(data)
+    return "".join(cells).rstrip()
+
+
 class Cli:
     """One `wargame` process in a pseudo-terminal."""
 
@@ -166,6 +183,7 @@ class Cli:
         self.timeout = timeout
         self._seen: list[str] = []
         self.view = pyte.Screen(size[1], size[0])
+        self._rows: list[str] = []  # the rows as last rendered (`rows`)
         self._stream = pyte.Stream(self.view)
 
     def _keep(self) -> None:
@@ -180,8 +198,19 @@ class Cli:
     # -- the screen as a person sees it ------------------------------------------------
 
     def rows(self) -> list[str]:
-        """The emulated terminal's rows, as shown now."""
-        return [row.rstrip() for row in self.view.display]
+        """The emulated terminal's rows, as shown now. A row is rendered again only once
+        pyte marks it changed (`Screen.dirty`): a wait reads the screen after every read
+        of the client's output, and rendering all of it each time was most of a test's
+        own work."""
+        view = self.view
+        if len(self._rows) != view.lines:
+            self._rows = [""] * view.lines
+            view.dirty.update(range(view.lines))
+        for y in view.dirty:
+            if y < view.lines:
+                self._rows[y] = _rendered(view, y)
+        view.dirty.clear()
+        return list(self._rows)
 
     def text(self) -> str:
         """The emulated terminal's screen as one text."""

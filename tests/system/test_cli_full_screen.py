@@ -24,6 +24,7 @@ import pytest
 from engine_service.convert.tags import tag_key
 from engine_service.rules import rulesets
 from engine_service.service import RulesEngine
+from tests import seeds
 from tests.conftest import TEST_SEAL_KEY
 from tests.matchmaker.helpers import serving_engine
 from tests.system.cli_support import WARGAME, Cli, Stack, game_id_of, prompt_row, run
@@ -450,32 +451,30 @@ def clock_cell(cli: Cli, side: str) -> tuple[int, str, str] | None:
 
 # Each game with the side that acts first (its clock runs from the start) as shown.
 FIRST = {"war": "South", "battle": "Defender", "napoleonic": "Red"}
-SLOW = pytest.mark.slow
 
 
+# Each set is a clock run low in real time: `make test` runs three of the nine a day (each
+# game once, each mode once), `make test-slow` the other six.
 @pytest.mark.parametrize(
     ("game", "mode"),
-    [
-        ("war", "colour"),
-        ("war", "NO_COLOR"),
-        ("war", "no-bell"),
-        ("battle", "colour"),
-        ("battle", "NO_COLOR"),
-        pytest.param("battle", "no-bell", marks=SLOW),
-        ("napoleonic", "colour"),
-        ("napoleonic", "NO_COLOR"),
-        pytest.param("napoleonic", "no-bell", marks=SLOW),
-    ],
+    seeds.by_turns(
+        [
+            pytest.param(game, mode, id=f"{game}-{mode}")
+            for block, mode in enumerate(("colour", "NO_COLOR", "no-bell"))
+            for game in [*FIRST][block:] + [*FIRST][:block]
+        ],
+        every=3,
+    ),
 )
 def test_low_time_turns_the_clock_red_and_rings_the_bell_once(
     stack: Stack, clients: list[Cli], tmp_path: Path, game: str, mode: str
 ) -> None:
-    # 30 seconds each: under 20 s the player's running clock is low. Read at 120x45, then
+    # 24 seconds each: under 20 s the player's running clock is low. Read at 120x45, then
     # at 80x24 after a live resize: still low, and the bell never rings again.
     side = FIRST[game]
     env = {"NO_COLOR": "1"} if mode == "NO_COLOR" else {}
     extra = ["--no-bell"] if mode == "no-bell" else []
-    args = ["play", game, "--side", side.lower(), "--clock", "0.5+0", *extra]
+    args = ["play", game, "--side", side.lower(), "--clock", "0.4+0", *extra]
     cli = run(clients, args, tmp_path, stack, ascii_only=False, size=(45, 120), env=env)
     cli.wait_screen(lambda c: clock_cell(c, side) is not None)
     left, colour, _ = clock_cell(cli, side) or (0, "", "")
@@ -751,8 +750,22 @@ def resize(cli: Cli, game: Played, size: str) -> None:
     cli.wait_screen(lambda c: whole_view(c, game, columns))
 
 
-@pytest.mark.parametrize("game", list(PLAYED))
-@pytest.mark.parametrize("colour", ["colour", "NO_COLOR"])
+# Each set is a whole game's session at two sizes: `make test` reads two of the six a day
+# (two games, one in colour and one without), `make test-slow` the other four.
+@pytest.mark.parametrize(
+    ("game", "colour"),
+    seeds.by_turns(
+        [
+            pytest.param(game, colour, id=f"{colour}-{game}")
+            for colour, games in (
+                ("colour", ("war", "battle", "napoleonic")),
+                ("NO_COLOR", ("battle", "napoleonic", "war")),
+            )
+            for game in games
+        ],
+        every=3,
+    ),
+)
 def test_what_each_game_says_and_draws_reads_whole_at_80x24_and_120x45(
     stack: Stack, clients: list[Cli], tmp_path: Path, game: str, colour: str
 ) -> None:

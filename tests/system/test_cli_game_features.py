@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import seeds
 from tests.system.cli_support import Cli, Launch, Player, Stack, echoed, game_id_of, prompt_row, run
 from wargame.v1 import game_pb2, matchmaker_pb2
 
@@ -131,8 +132,23 @@ def _act(cli: Cli, player: Player, game_id: str, side: str) -> None:
     cli.wait_screen(lambda c: len(player.game(game_id).moves) > played + 1 and mine(c))
 
 
-@pytest.mark.parametrize("mode", ["colour", "NO_COLOR"])
-@pytest.mark.parametrize("game", list(GAMES))
+# Each set is a game against the bot: `make test` plays three of the six a day (each game
+# once, in colour or not by turns), `make test-slow` the other three.
+@pytest.mark.parametrize(
+    ("game", "mode"),
+    seeds.by_turns(
+        [
+            pytest.param(game, mode, id=f"{game}-{mode}")
+            for game, modes in zip(
+                GAMES,
+                (("colour", "NO_COLOR"), ("NO_COLOR", "colour"), ("colour", "NO_COLOR")),
+                strict=True,
+            )
+            for mode in modes
+        ],
+        every=2,
+    ),
+)
 def test_undo_and_abort_read_on_the_screen_in_every_game(
     launch: Launch, stack: Stack, tmp_path: Path, game: str, mode: str
 ) -> None:

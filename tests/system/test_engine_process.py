@@ -57,11 +57,11 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
             state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
             answer: dict[str, object] = {}
 
-            # A search of 15 s: on a busy machine it still uses enough CPU to be seen
+            # A search of 8 s: on a busy machine it still uses enough CPU to be seen
             # working (`wait_working`) long before its budget ends.
             def long_call() -> None:
                 request = engine_pb2.SuggestActionRequest(
-                    state=state, time_budget=duration_pb2.Duration(seconds=15), max_depth=50
+                    state=state, time_budget=duration_pb2.Duration(seconds=8), max_depth=50
                 )
                 try:
                     answer["reply"] = stub.SuggestAction(request, timeout=90)
