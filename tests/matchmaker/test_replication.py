@@ -568,16 +568,18 @@ def test_a_shard_confirms_its_commits_again_once_its_old_primary_rejoins_as_its_
                 while True:
                     try:
                         result = await patient.commit(change_of(saved))
-                    except (*TRANSIENT_ERRORS, Refusal) as error:
-                        if isinstance(error, Refusal):
-                            assert (error.code, error.retry_after) == (Code.UNAVAILABLE, 0.5)
-                        assert time.monotonic() < until, "the failover did not end"
-                        await asyncio.sleep(0.1)
+                    except TRANSIENT_ERRORS:
+                        pass
+                    except Refusal as refused:
+                        assert (refused.code, refused.retry_after) == (Code.UNAVAILABLE, 0.5)
+                    else:
+                        saved = result.version  # a conflict: a refused try was saved after all
+                        if result.outcome == CommitOutcome.OK:
+                            acknowledged = saved
+                            return
                         continue
-                    saved = result.version  # a conflict: a refused try was saved after all
-                    if result.outcome == CommitOutcome.OK:
-                        acknowledged = saved
-                        return
+                    assert time.monotonic() < until, "the failover did not end"
+                    await asyncio.sleep(0.1)
 
             await commit()
             old = primary_of(cluster, slot, watcher)
