@@ -1,8 +1,9 @@
 """The `wargame` command line: its subcommands, their arguments and flags, with `--help`.
 
-`build_parser` is the whole of it; `main.py` carries out what was asked. Flags that also
-come from the environment (`WARGAME_ENGINE`, `WARGAME_TLS`, ...) are declared with
-`Parser.flag`.
+`COMMANDS` lists the subcommands (their help and positional argument), `build_parser` adds
+each one's own options and the shared ones (`_common`); `main.py` carries out what was asked.
+Flags that also come from the environment (`WARGAME_ENGINE`, `WARGAME_TLS`, ...) are declared
+with `Parser.flag`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from typing import NoReturn
+from dataclasses import dataclass
+from typing import NamedTuple, NoReturn
 
 from cli_client.defaults import (
     BOT_LEVELS,
@@ -197,6 +199,106 @@ def _common(
         )
 
 
+class Subject(NamedTuple):
+    """A subcommand's positional argument: its name, its help, whether it may be left out."""
+
+    name: str
+    help: str
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand as `wargame --help` lists it: its word, a line of help, its description,
+    its positional argument and what `_common` gives it (the services it reaches; `game`:
+    the flags of a game on screen)."""
+
+    name: str
+    help: str
+    description: str
+    subject: Subject
+    engine: bool = True
+    matchmaker: bool = True
+    game: bool = False
+
+
+_GAME = Subject("game", "war, battle or napoleonic")
+_ONE_GAME = Subject("game", "only this game", optional=True)
+_GAME_ID = Subject("game_id", "the game's id")
+
+# In the order `wargame --help` lists them.
+COMMANDS = (
+    Command(
+        "games",
+        "the rulesets and their options",
+        "List the rulesets the engine serves, with their options.",
+        _ONE_GAME,
+        matchmaker=False,
+    ),
+    Command(
+        "rules",
+        "the board and a rules summary of a game",
+        "Draw a game's board and print its pieces, rules and notation.",
+        _GAME,
+        matchmaker=False,
+    ),
+    Command(
+        "play",
+        "play a game (against the bot by default)",
+        "Start a game and play it: against the bot, an open game for anyone, a private game by "
+        "invite code, a game joined by its code, or a quick match from the queue.",
+        Subject("game", "war, battle or napoleonic (not needed with --join)", optional=True),
+        game=True,
+    ),
+    Command(
+        "watch", "follow a game live", "Follow a game live as a spectator.", _GAME_ID, game=True
+    ),
+    Command(
+        "resume",
+        "come back to a game",
+        "Come back to a game you play in (by default the last one).",
+        Subject("game_id", "the game's id (default: your last game)", optional=True),
+        game=True,
+    ),
+    Command(
+        "position",
+        "print a game's position text",
+        "Print the current position of a game as its position text (the whole state in one "
+        "line; docs/positions.md). `wargame rules GAME --position TEXT` draws it and "
+        "`wargame play GAME --position TEXT` starts a game from it.",
+        _GAME_ID,
+    ),
+    Command(
+        "record",
+        "print a game's replayable record",
+        "Print the record of a game (replay it with `wargame replay FILE`).",
+        _GAME_ID,
+        engine=False,
+    ),
+    Command(
+        "replay",
+        "step through a game record",
+        "Step through a record position by position.",
+        Subject("file", "a record file (from `wargame record ID -o FILE`)"),
+        matchmaker=False,
+    ),
+    Command(
+        "lobby",
+        "public games waiting for players, with their free seats",
+        "List the public games waiting for players: each seat, who holds it, and how to take "
+        "a free one.",
+        _ONE_GAME,
+    ),
+    Command(
+        "leaderboard",
+        "the best-rated players of a game",
+        "The best-rated players of a game.",
+        _GAME,
+        engine=False,
+    ),
+)
+
+
 def build_parser() -> Parser:
     """The command-line parser."""
     parser = CommandParser(
@@ -207,21 +309,22 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
+    parsers = {
+        command.name: commands.add_parser(
+            command.name, help=command.help, description=command.description
+        )
+        for command in COMMANDS
+    }
+    for command in COMMANDS:
+        subject = command.subject
+        if subject.optional:
+            parsers[command.name].add_argument(
+                subject.name, nargs="?", default="", help=subject.help
+            )
+        else:
+            parsers[command.name].add_argument(subject.name, help=subject.help)
 
-    games = commands.add_parser(
-        "games",
-        help="the rulesets and their options",
-        description="List the rulesets the engine serves, with their options.",
-    )
-    games.add_argument("game", nargs="?", default="", help="only this game")
-    _common(games, matchmaker=False)
-
-    rules = commands.add_parser(
-        "rules",
-        help="the board and a rules summary of a game",
-        description="Draw a game's board and print its pieces, rules and notation.",
-    )
-    rules.add_argument("game", help="war, battle or napoleonic")
+    rules = parsers["rules"]
     _game_options(rules, "an option that changes the board (Napoleonic scenario, size)")
     rules.add_argument(
         "--position",
@@ -230,17 +333,8 @@ def build_parser() -> Parser:
         help="draw this position (a position text, as `wargame position` prints) instead of "
         "the initial one",
     )
-    _common(rules, matchmaker=False)
 
-    play = commands.add_parser(
-        "play",
-        help="play a game (against the bot by default)",
-        description="Start a game and play it: against the bot, an open game for anyone, a private "
-        "game by invite code, a game joined by its code, or a quick match from the queue.",
-    )
-    play.add_argument(
-        "game", nargs="?", default="", help="war, battle or napoleonic (not needed with --join)"
-    )
+    play = parsers["play"]
     how = play.add_mutually_exclusive_group()
     how.add_argument(
         "--vs",
@@ -318,71 +412,22 @@ def build_parser() -> Parser:
         metavar="SECONDS",
         help="the bot's thinking time per action (default: the matchmaker's, 1 s)",
     )
-    _common(play, game=True)
 
-    watch = commands.add_parser(
-        "watch", help="follow a game live", description="Follow a game live as a spectator."
+    parsers["record"].add_argument(
+        "--output", "-o", default="", metavar="FILE", help="write it to FILE"
     )
-    watch.add_argument("game_id", help="the game's id")
-    _common(watch, game=True)
-
-    resume = commands.add_parser(
-        "resume",
-        help="come back to a game",
-        description="Come back to a game you play in (by default the last one).",
-    )
-    resume.add_argument(
-        "game_id", nargs="?", default="", help="the game's id (default: your last game)"
-    )
-    _common(resume, game=True)
-
-    position = commands.add_parser(
-        "position",
-        help="print a game's position text",
-        description="Print the current position of a game as its position text (the whole "
-        "state in one line; docs/positions.md). `wargame rules GAME --position TEXT` draws it "
-        "and `wargame play GAME --position TEXT` starts a game from it.",
-    )
-    position.add_argument("game_id", help="the game's id")
-    _common(position)
-
-    record = commands.add_parser(
-        "record",
-        help="print a game's replayable record",
-        description="Print the record of a game (replay it with `wargame replay FILE`).",
-    )
-    record.add_argument("game_id", help="the game's id")
-    record.add_argument("--output", "-o", default="", metavar="FILE", help="write it to FILE")
-    _common(record, engine=False)
-
-    replay_parser = commands.add_parser(
-        "replay",
-        help="step through a game record",
-        description="Step through a record position by position.",
-    )
-    replay_parser.add_argument("file", help="a record file (from `wargame record ID -o FILE`)")
-    shown = replay_parser.add_mutually_exclusive_group()
+    shown = parsers["replay"].add_mutually_exclusive_group()
     shown.add_argument(
         "--all", dest="everything", action="store_true", help="print every position, no stepping"
     )
     shown.add_argument("--final", action="store_true", help="print only the final position")
-    _common(replay_parser, matchmaker=False)
+    parsers["leaderboard"].add_argument("--limit", type=int, default=20, help="how many players")
 
-    lobby_parser = commands.add_parser(
-        "lobby",
-        help="public games waiting for players, with their free seats",
-        description="List the public games waiting for players: each seat, who holds it, and "
-        "how to take a free one.",
-    )
-    lobby_parser.add_argument("game", nargs="?", default="", help="only this game")
-    _common(lobby_parser)
-
-    leaders = commands.add_parser(
-        "leaderboard",
-        help="the best-rated players of a game",
-        description="The best-rated players of a game.",
-    )
-    leaders.add_argument("game", help="war, battle or napoleonic")
-    leaders.add_argument("--limit", type=int, default=20, help="how many players")
-    _common(leaders, engine=False)
+    for command in COMMANDS:
+        _common(
+            parsers[command.name],
+            engine=command.engine,
+            matchmaker=command.matchmaker,
+            game=command.game,
+        )
     return parser

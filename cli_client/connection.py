@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import duration_pb2
+from google.protobuf.message import Message
 
 from cli_client.defaults import DEFAULT_ENGINE, DEFAULT_MATCHMAKER, split_target
 from cli_client.errors import ClientError, UnreachableError, explain
@@ -39,6 +40,17 @@ MATCHMAKER = "matchmaker"
 TIMEOUT = 10.0
 RETRY_PAUSES = (0.25, 0.5)  # before declaring a service unreachable (reads only)
 S = TypeVar("S")  # a service's stub
+R = TypeVar("R", bound=Message)  # a call's reply
+GameReply = (
+    matchmaker_pb2.JoinGameResponse
+    | matchmaker_pb2.GetGameResponse
+    | matchmaker_pb2.ResignResponse
+    | matchmaker_pb2.AbortResponse
+    | matchmaker_pb2.OfferDrawResponse
+    | matchmaker_pb2.AnswerDrawResponse
+    | matchmaker_pb2.RematchResponse
+)
+G = TypeVar("G", bound=GameReply)  # a matchmaker reply that carries the game
 
 # A lost connection is tried again soon (200 ms, then at most every 1.5 s). Not
 # `grpc.min_reconnect_backoff_ms`: gRPC takes it for the shortest time a connection attempt
@@ -158,14 +170,17 @@ class Connection:
         self.close()
 
     def _call(
-        self, method: Any, request: Any, *, service: str, address: str, timeout: float,
-        metadata: tuple[tuple[str, str], ...] = (), retry: bool = False,
-    ) -> Any:  # fmt: skip
-        """One call; a read that found nobody listening is tried again briefly first."""
+        self, stub: Any, request: Message, reply: type[R], *, service: str, address: str,
+        timeout: float, metadata: tuple[tuple[str, str], ...] = (), retry: bool = False,
+    ) -> R:  # fmt: skip
+        """One call of the RPC that takes `request` (`<Method>Request`, as buf lint holds the
+        contract to), its reply checked to be a `reply` (the gRPC stubs are untyped); a read
+        that found nobody listening is tried again briefly first."""
+        method = getattr(stub, type(request).__name__.removesuffix("Request"))
         pauses = list(RETRY_PAUSES) if retry else []
         while True:
             try:
-                return method(request, timeout=timeout, metadata=metadata)
+                answer = method(request, timeout=timeout, metadata=metadata)
             except grpc.RpcError as error:
                 failure = explain(error, service, address)
                 if isinstance(failure, UnreachableError) and pauses:
@@ -175,33 +190,32 @@ class Connection:
                     detail = f"{failure.message} [{error.code().name}: {error.details()}]"
                     failure = type(failure)(detail, reason=failure.reason, code=failure.code)
                 raise failure from None
+            if not isinstance(answer, reply):
+                raise TypeError(
+                    f"{service} answered a {type(answer).__name__}, not a {reply.__name__}"
+                )
+            return answer
 
-    def _engine_call(self, method: Any, request: Any, timeout: float = TIMEOUT) -> Any:
+    def _engine_call(self, request: Message, reply: type[R], timeout: float = TIMEOUT) -> R:
         # Every engine call is a pure function of its request: always safe to try again.
         return self._call(
-            method,
-            request,
-            service=ENGINE,
-            address=self.addresses.engine,
-            timeout=timeout,
-            retry=True,
-        )
+            self.engine, request, reply, service=ENGINE, address=self.addresses.engine,
+            timeout=timeout, retry=True,
+        )  # fmt: skip
 
     def _matchmaker_call(
-        self, method: Any, request: Any, timeout: float = TIMEOUT, *, retry: bool = False
-    ) -> Any:
+        self, request: Message, reply: type[R], timeout: float = TIMEOUT, *, retry: bool = False
+    ) -> R:
         return self._call(
-            method, request, service=MATCHMAKER, address=self.addresses.matchmaker,
+            self.matchmaker, request, reply, service=MATCHMAKER, address=self.addresses.matchmaker,
             timeout=timeout, metadata=self.metadata, retry=retry,
         )  # fmt: skip
 
     def _game_after(
-        self, method: Any, request: Any, timeout: float = TIMEOUT, *, retry: bool = False
+        self, request: Message, reply: type[G], timeout: float = TIMEOUT, *, retry: bool = False
     ) -> matchmaker_pb2.GameView:
         """The game as a matchmaker call leaves it (its reply's `game`)."""
-        reply = self._matchmaker_call(method, request, timeout, retry=retry)
-        game: matchmaker_pb2.GameView = reply.game
-        return game
+        return self._matchmaker_call(request, reply, timeout, retry=retry).game
 
     def matchmaker_error(self, error: grpc.RpcError) -> ClientError:
         """The one-line error of a failed matchmaker stream."""
@@ -211,10 +225,7 @@ class Connection:
 
     def list_games(self) -> engine_pb2.ListGamesResponse:
         """Every ruleset with its options and presets."""
-        reply: engine_pb2.ListGamesResponse = self._engine_call(
-            self.engine.ListGames, engine_pb2.ListGamesRequest()
-        )
-        return reply
+        return self._engine_call(engine_pb2.ListGamesRequest(), engine_pb2.ListGamesResponse)
 
     def describe_game(
         self, game: str, options: Mapping[str, str] | None = None, preset: str = ""
@@ -223,17 +234,12 @@ class Connection:
         request = engine_pb2.DescribeGameRequest(
             game=game, options=dict(options or {}), preset=preset
         )
-        reply: engine_pb2.DescribeGameResponse = self._engine_call(
-            self.engine.DescribeGame, request
-        )
-        return reply
+        return self._engine_call(request, engine_pb2.DescribeGameResponse)
 
     def new_game_from(self, game: str, position: str) -> engine_pb2.NewGameResponse:
         """A game from a whole position text, with its view (for drawing) and set-up."""
-        reply: engine_pb2.NewGameResponse = self._engine_call(
-            self.engine.NewGame, engine_pb2.NewGameRequest(game=game, position=position)
-        )
-        return reply
+        request = engine_pb2.NewGameRequest(game=game, position=position)
+        return self._engine_call(request, engine_pb2.NewGameResponse)
 
     def position_of(self, state: game_pb2.GameState) -> str:
         """A state's position text; the engine writes it for a state that came without one
@@ -243,7 +249,7 @@ class Connection:
         request = engine_pb2.WriteRecordRequest(
             initial_state=state, view=engine_pb2.STATE_VIEW_POSITION
         )
-        reply: engine_pb2.WriteRecordResponse = self._engine_call(self.engine.WriteRecord, request)
+        reply = self._engine_call(request, engine_pb2.WriteRecordResponse)
         return reply.final_state.position
 
     def legal_actions(
@@ -251,28 +257,21 @@ class Connection:
     ) -> engine_pb2.ListLegalActionsResponse:
         """The legal actions in a state, optionally only those from one cell."""
         request = engine_pb2.ListLegalActionsRequest(state=state, cell=cell)
-        reply: engine_pb2.ListLegalActionsResponse = self._engine_call(
-            self.engine.ListLegalActions, request
-        )
-        return reply
+        return self._engine_call(request, engine_pb2.ListLegalActionsResponse)
 
     def apply_actions(
         self, state: game_pb2.GameState, actions: list[game_pb2.Action]
     ) -> engine_pb2.ApplyActionsResponse:
         """What actions would do to a state (the engine applies them; nothing is stored)."""
         request = engine_pb2.ApplyActionsRequest(state=state, actions=actions)
-        reply: engine_pb2.ApplyActionsResponse = self._engine_call(
-            self.engine.ApplyActions, request
-        )
-        return reply
+        return self._engine_call(request, engine_pb2.ApplyActionsResponse)
 
     def parse_action(
         self, state: game_pb2.GameState, text: str, side: str = ""
     ) -> engine_pb2.ParseActionResponse:
         """The engine's reading of an action text."""
         request = engine_pb2.ParseActionRequest(state=state, text=text, side=side)
-        reply: engine_pb2.ParseActionResponse = self._engine_call(self.engine.ParseAction, request)
-        return reply
+        return self._engine_call(request, engine_pb2.ParseActionResponse)
 
     def suggest(
         self, state: game_pb2.GameState, side: str, seconds: float = 1.0, *, level: int = 0
@@ -282,45 +281,32 @@ class Connection:
         request = engine_pb2.SuggestActionRequest(
             state=state, side=side, time_budget=duration(seconds), level=level
         )
-        reply: engine_pb2.SuggestActionResponse = self._engine_call(
-            self.engine.SuggestAction, request, timeout=seconds + TIMEOUT
+        return self._engine_call(
+            request, engine_pb2.SuggestActionResponse, timeout=seconds + TIMEOUT
         )
-        return reply
 
     def replay_record(self, record: str) -> engine_pb2.ReplayRecordResponse:
         """A record replayed, with the state after every action."""
         request = engine_pb2.ReplayRecordRequest(record=record, include_states=True)
-        reply: engine_pb2.ReplayRecordResponse = self._engine_call(
-            self.engine.ReplayRecord, request, timeout=60.0
-        )
-        return reply
+        return self._engine_call(request, engine_pb2.ReplayRecordResponse, timeout=60.0)
 
     # -- the matchmaker ---------------------------------------------------------------
 
     def register(self, display_name: str) -> matchmaker_pb2.RegisterPlayerResponse:
         """Register a guest player."""
         request = matchmaker_pb2.RegisterPlayerRequest(display_name=display_name)
-        reply: matchmaker_pb2.RegisterPlayerResponse = self._matchmaker_call(
-            self.matchmaker.RegisterPlayer, request
-        )
-        return reply
+        return self._matchmaker_call(request, matchmaker_pb2.RegisterPlayerResponse)
 
     def get_player(self, player_id: str = "") -> matchmaker_pb2.Player:
         """A player's profile (the caller's when no id is given)."""
         request = matchmaker_pb2.GetPlayerRequest(player_id=player_id)
-        reply: matchmaker_pb2.GetPlayerResponse = self._matchmaker_call(
-            self.matchmaker.GetPlayer, request, retry=True
-        )
-        return reply.player
+        return self._matchmaker_call(request, matchmaker_pb2.GetPlayerResponse, retry=True).player
 
     def create_game(
         self, request: matchmaker_pb2.CreateGameRequest
     ) -> matchmaker_pb2.CreateGameResponse:
         """Create a game and take a seat in it."""
-        reply: matchmaker_pb2.CreateGameResponse = self._matchmaker_call(
-            self.matchmaker.CreateGame, request, timeout=30.0
-        )
-        return reply
+        return self._matchmaker_call(request, matchmaker_pb2.CreateGameResponse, timeout=30.0)
 
     def join_game(
         self, *, game_id: str = "", invite_code: str = "", side: str = ""
@@ -330,12 +316,12 @@ class Connection:
             request = matchmaker_pb2.JoinGameRequest(invite_code=invite_code, side=side)
         else:
             request = matchmaker_pb2.JoinGameRequest(game_id=game_id, side=side)
-        return self._game_after(self.matchmaker.JoinGame, request, timeout=30.0)
+        return self._game_after(request, matchmaker_pb2.JoinGameResponse, 30.0)
 
     def get_game(self, game_id: str, timeout: float = TIMEOUT) -> matchmaker_pb2.GameView:
         """A game as the caller may see it."""
         request = matchmaker_pb2.GetGameRequest(game_id=game_id)
-        return self._game_after(self.matchmaker.GetGame, request, timeout=timeout, retry=True)
+        return self._game_after(request, matchmaker_pb2.GetGameResponse, timeout, retry=True)
 
     def submit(
         self, game_id: str, expected_version: int, key: str, actions: list[game_pb2.Action]
@@ -344,85 +330,64 @@ class Connection:
         request = matchmaker_pb2.SubmitActionsRequest(
             game_id=game_id, expected_version=expected_version, idempotency_key=key, actions=actions
         )
-        reply: matchmaker_pb2.SubmitActionsResponse = self._matchmaker_call(
-            self.matchmaker.SubmitActions, request, timeout=30.0
-        )
-        return reply
+        return self._matchmaker_call(request, matchmaker_pb2.SubmitActionsResponse, timeout=30.0)
 
     def resign(self, game_id: str) -> matchmaker_pb2.GameView:
         """Resign a game."""
-        return self._game_after(
-            self.matchmaker.Resign, matchmaker_pb2.ResignRequest(game_id=game_id)
-        )
+        request = matchmaker_pb2.ResignRequest(game_id=game_id)
+        return self._game_after(request, matchmaker_pb2.ResignResponse)
 
     def abort(self, game_id: str) -> matchmaker_pb2.GameView:
         """Abort a game before any side's second turn (no result, no rating)."""
-        return self._game_after(self.matchmaker.Abort, matchmaker_pb2.AbortRequest(game_id=game_id))
+        request = matchmaker_pb2.AbortRequest(game_id=game_id)
+        return self._game_after(request, matchmaker_pb2.AbortResponse)
 
     def take_back(self, game_id: str, version: int) -> matchmaker_pb2.TakeBackResponse:
         """Take back the player's last action and the bot's answers (unrated, vs the bot)."""
         request = matchmaker_pb2.TakeBackRequest(game_id=game_id, expected_version=version)
-        reply: matchmaker_pb2.TakeBackResponse = self._matchmaker_call(
-            self.matchmaker.TakeBack, request
-        )
-        return reply
+        return self._matchmaker_call(request, matchmaker_pb2.TakeBackResponse)
 
     def send_chat(self, game_id: str, text: str) -> matchmaker_pb2.ChatLine:
         """Say a line to a game's chat."""
         request = matchmaker_pb2.SendChatRequest(game_id=game_id, text=text)
-        reply: matchmaker_pb2.SendChatResponse = self._matchmaker_call(
-            self.matchmaker.SendChat, request
-        )
-        return reply.line
+        return self._matchmaker_call(request, matchmaker_pb2.SendChatResponse).line
 
     def offer_draw(self, game_id: str) -> matchmaker_pb2.GameView:
         """Offer a draw."""
-        return self._game_after(
-            self.matchmaker.OfferDraw, matchmaker_pb2.OfferDrawRequest(game_id=game_id)
-        )
+        request = matchmaker_pb2.OfferDrawRequest(game_id=game_id)
+        return self._game_after(request, matchmaker_pb2.OfferDrawResponse)
 
     def answer_draw(self, game_id: str, accept: bool) -> matchmaker_pb2.GameView:
         """Accept or decline the opponent's draw offer."""
         request = matchmaker_pb2.AnswerDrawRequest(game_id=game_id, accept=accept)
-        return self._game_after(self.matchmaker.AnswerDraw, request)
+        return self._game_after(request, matchmaker_pb2.AnswerDrawResponse)
 
     def rematch(self, game_id: str) -> matchmaker_pb2.GameView:
         """Play a finished game again, sides swapped (or accept the opponent's offer)."""
-        return self._game_after(
-            self.matchmaker.Rematch, matchmaker_pb2.RematchRequest(game_id=game_id), 30.0
-        )
+        request = matchmaker_pb2.RematchRequest(game_id=game_id)
+        return self._game_after(request, matchmaker_pb2.RematchResponse, 30.0)
 
     def get_record(self, game_id: str) -> str:
         """The replayable record of a game."""
         request = matchmaker_pb2.GetRecordRequest(game_id=game_id)
-        reply: matchmaker_pb2.GetRecordResponse = self._matchmaker_call(
-            self.matchmaker.GetRecord, request, retry=True
-        )
-        return reply.record
+        return self._matchmaker_call(request, matchmaker_pb2.GetRecordResponse, retry=True).record
 
     def browse_open(self, game: str = "") -> matchmaker_pb2.BrowseGamesResponse:
         """Public games waiting for players (one page, newest first)."""
         request = matchmaker_pb2.BrowseGamesRequest(
             game=game, status=matchmaker_pb2.GAME_STATUS_OPEN, page_size=50
         )
-        reply: matchmaker_pb2.BrowseGamesResponse = self._matchmaker_call(
-            self.matchmaker.BrowseGames, request, retry=True
-        )
-        return reply
+        return self._matchmaker_call(request, matchmaker_pb2.BrowseGamesResponse, retry=True)
 
     def leaderboard(self, game: str, limit: int) -> matchmaker_pb2.GetLeaderboardResponse:
         """The best-rated players of a game."""
         request = matchmaker_pb2.GetLeaderboardRequest(game=game, limit=limit)
-        reply: matchmaker_pb2.GetLeaderboardResponse = self._matchmaker_call(
-            self.matchmaker.GetLeaderboard, request, retry=True
-        )
-        return reply
+        return self._matchmaker_call(request, matchmaker_pb2.GetLeaderboardResponse, retry=True)
 
     def leave_queue(self, ticket: str) -> None:
         """Leave the quick-match queue."""
-        self._matchmaker_call(
-            self.matchmaker.LeaveQueue, matchmaker_pb2.LeaveQueueRequest(ticket=ticket), 5.0
-        )
+        request = matchmaker_pb2.LeaveQueueRequest(ticket=ticket)
+        self._matchmaker_call(request, matchmaker_pb2.LeaveQueueResponse, 5.0)
 
     # -- streams (the caller iterates, and may cancel) ------------------------------------
 
