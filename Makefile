@@ -119,11 +119,13 @@ test: setup proto-check ## the default test suite (all but the slow tests; rando
 	  echo "test: the tests of War's compiled rules again, in pure Python"; \
 	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest $(PURE_PYTHON_TESTS) -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
+# (War's vectors in pure Python whole, perft to depth 3: the default form samples perft.)
 test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak; the engine's whole default suite in pure Python
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \
 	  echo "test-slow: the engine's tests and the conformance vectors, in pure Python"; \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup && \
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/conformance -m slow -k war -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 # Two clones of main running `make test` at once beside a CPU hog: the suite holds on a
 # busy machine (PAIRED_FLAGS="--runs 3 --hogs 2 --ref <branch> --keep"). Takes the machine

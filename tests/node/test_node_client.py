@@ -1,9 +1,11 @@
 """The Node client (clients/node) against a real engine and matchmaker process.
 
 It is built only from proto/ (@grpc/grpc-js and @grpc/proto-loader, pinned in its
-package-lock.json): it runs every conformance vector of tests/conformance, plays a whole
+package-lock.json): it runs the conformance vectors of tests/conformance, plays a whole
 game of each kind through the engine and one through the matchmaker (register, create,
-join, watch, play to the end), decoding the google.rpc error details of refusals. Skipped,
+join, watch, play to the end), decoding the google.rpc error details of refusals. In
+`make test` it runs a sample of the vectors (`VECTORS_EVERY`), under -m slow every vector.
+Skipped,
 with a line saying so, where `node` is not installed (a failure instead when
 WARGAME_REQUIRE_NODE is set, as .ci/run does).
 """
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests import seeds
 from tests.matchmaker.conftest import start_matchmaker_process
 from tests.servers import RedisServer, ServiceProcess
 
@@ -25,6 +28,12 @@ pytestmark = [pytest.mark.system, pytest.mark.xdist_group("node")]
 ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "clients" / "node"
 NODE = shutil.which("node")
+# The sample form runs one vector in this many of each game's vectors of each rpc, at least
+# one of each rpc (perft, every RPC's answers and refusals: what the Node client decodes),
+# which ones turning with the run's seed so that this many days' runs check them all; the
+# in-depth form (-m slow) runs every vector. The client's own decoding is the same code for
+# every vector of an rpc: a sample finds a defect of it as the whole set does.
+VECTORS_EVERY = 8
 
 
 @pytest.fixture
@@ -37,8 +46,9 @@ def matchmaker_address(
 
 
 @pytest.mark.timeout(900)
+@pytest.mark.parametrize("in_depth", seeds.DEPTHS)
 def test_the_node_client_passes_its_suite(
-    engine_process: ServiceProcess, matchmaker_address: str
+    engine_process: ServiceProcess, matchmaker_address: str, in_depth: bool, playout_seed: int
 ) -> None:
     if NODE is None:
         assert not os.environ.get("WARGAME_REQUIRE_NODE"), "node is not installed (CI needs it)"
@@ -52,6 +62,11 @@ def test_the_node_client_passes_its_suite(
         "WARGAME_MATCHMAKER": matchmaker_address,
         "WARGAME_VECTORS": str(ROOT / "tests" / "conformance"),
     }
+    if in_depth:
+        env.pop("WARGAME_VECTORS_SAMPLE", None)
+    else:
+        env["WARGAME_VECTORS_SAMPLE"] = f"{playout_seed}/{VECTORS_EVERY}"
+        print(f"the vectors' sample: WARGAME_VECTORS_SAMPLE={env['WARGAME_VECTORS_SAMPLE']}")
     run = subprocess.run(
         [str(NODE), "--test", "--test-force-exit", "--test-reporter=spec", "test/"],
         cwd=CLIENT,

@@ -42,6 +42,8 @@ OUT = ROOT / "tests" / "conformance"
 SEAL_KEY = bytes(range(32))
 POSITION = engine_pb2.STATE_VIEW_POSITION
 PERFT_DEPTH = 3
+# A sample's perft (`Vectors.perft_turn`): every position to this depth, one to PERFT_DEPTH.
+SAMPLED_PERFT_DEPTH = 2
 # Random games: seeds per game under the defaults, how long they may run, how often the
 # read-only RPCs are asked along the way, and how far each option's alternative is played.
 DEFAULT_SEEDS = (1, 2)
@@ -142,10 +144,13 @@ class Engine:
 
 @dataclass
 class Vectors:
-    """The vectors of every game, in the order they were made."""
+    """The vectors of every game, in the order they were made. With a `perft_turn`, a
+    sample's perft: one position of each game's (number `perft_turn` modulo their count) to
+    PERFT_DEPTH, the others to SAMPLED_PERFT_DEPTH (their vectors say so in "depth")."""
 
     engine: Engine
     cases: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    perft_turn: int | None = None
 
     def add(
         self, game: str, name: str, rpc: str, request: Message, answer: Answer | None = None
@@ -755,22 +760,21 @@ def perft(vectors: Vectors, info: board_pb2.GameInfo) -> None:
                 )
             )
     conversions = engine.servicer.conversions
-    seen: set[str] = set()
+    positions: dict[str, str] = {}  # position: its name, each position once
     for name, request in starts:
-        started = engine.call("NewGame", request)
-        position = started.response.state.position
-        if position in seen:
-            continue
-        seen.add(position)
+        positions.setdefault(engine.call("NewGame", request).response.state.position, name)
+    turn = None if vectors.perft_turn is None else vectors.perft_turn % len(positions)
+    for number, (position, name) in enumerate(positions.items()):
+        depth = PERFT_DEPTH if turn in (None, number) else SAMPLED_PERFT_DEPTH
         state = state_of(game, position)
         played = conversions.game_from_proto(state)
-        counts = perft_counts(played.ruleset, played.state, PERFT_DEPTH)
+        counts = perft_counts(played.ruleset, played.state, depth)
         vectors.keep(
             game,
             {
                 "name": f"perft/{name}",
                 "rpc": "perft",
-                "request": {"state": canonical(state), "depth": PERFT_DEPTH},
+                "request": {"state": canonical(state), "depth": depth},
                 "response": {"counts": [str(count) for count in counts]},
             },
         )
@@ -835,9 +839,11 @@ SECTIONS = (
 )
 
 
-def generate(only: Sequence[str] = ()) -> Mapping[str, dict[str, dict[str, Any]]]:
-    """Every game's vectors by name."""
-    vectors = Vectors(Engine())
+def generate(
+    only: Sequence[str] = (), perft_turn: int | None = None
+) -> Mapping[str, dict[str, dict[str, Any]]]:
+    """Every game's vectors by name (with a `perft_turn`, perft sampled: `Vectors`)."""
+    vectors = Vectors(Engine(), perft_turn=perft_turn)
     listed = vectors.engine.call("ListGames", engine_pb2.ListGamesRequest()).response
     for info in listed.games:
         if only and info.id not in only:

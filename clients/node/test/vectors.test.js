@@ -3,6 +3,12 @@
 // the request sent as it is, the answer compared as proto3 canonical JSON, a refusal by its
 // code and ErrorInfo reason. perft vectors are counted through ListLegalActions and
 // ApplyActions to depth 2, and to depth 3 where that tree is small.
+// WARGAME_VECTORS_SAMPLE=<seed>/<every> runs a sample instead: of each game's vectors of one
+// rpc (sorted by file name), one in <every>, which ones turning with <seed>, and at least one
+// of each rpc, so every kind of call is still checked every run (`make test` passes it from
+// the run's seed, tests/seeds.py; without it, as under -m slow, every vector runs). A sample's
+// perft is counted to depth 2 only: depth 3 is thousands of the same two calls, a deeper
+// check of the engine's move generation (its own perft tests) rather than of this client.
 
 const { test } = require('node:test');
 const assert = require('node:assert/strict');
@@ -14,6 +20,7 @@ const VECTORS = process.env.WARGAME_VECTORS || path.join(ROOT, 'tests', 'conform
 const ADDRESS = process.env.WARGAME_ENGINE;
 const PARALLEL = 8;
 const PERFT_NODES_THROUGH_THE_ENGINE = 3000; // depth 3 only when perft(2) is at most this
+const SAMPLE = process.env.WARGAME_VECTORS_SAMPLE || '';
 
 function gamesIn(folder) {
   return fs
@@ -82,10 +89,30 @@ async function perft(client, state, depth) {
   return counts;
 }
 
+// The sample of a game's vectors [file, vector] to run (all of them without SAMPLE).
+function sampleOf(vectors) {
+  if (!SAMPLE) return vectors;
+  const [seed, every] = SAMPLE.split('/').map(Number);
+  assert.ok(Number.isInteger(seed) && every >= 1, `WARGAME_VECTORS_SAMPLE=${SAMPLE}: <seed>/<every>`);
+  const byRpc = new Map();
+  for (const entry of vectors) {
+    const rpc = entry[1].rpc;
+    if (!byRpc.has(rpc)) byRpc.set(rpc, []);
+    byRpc.get(rpc).push(entry);
+  }
+  const chosen = [];
+  for (const group of byRpc.values()) {
+    const picked = group.filter((_, index) => (index + seed) % every === 0);
+    chosen.push(...(picked.length ? picked : [group[seed % group.length]]));
+  }
+  return chosen.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+}
+
 async function check(client, vector) {
   if (vector.rpc === 'perft') {
     const expected = vector.response.counts;
-    const depth = Number(expected[1]) <= PERFT_NODES_THROUGH_THE_ENGINE ? 3 : 2;
+    const deep = !SAMPLE && Number(expected[1]) <= PERFT_NODES_THROUGH_THE_ENGINE;
+    const depth = deep ? 3 : 2;
     assert.deepEqual(await perft(client, vector.request.state, depth), expected.slice(0, depth));
     return;
   }
@@ -97,15 +124,16 @@ async function check(client, vector) {
 for (const game of ADDRESS ? gamesIn(VECTORS) : []) {
   test(`conformance vectors of ${game}`, async (t) => {
     const folder = path.join(VECTORS, game);
-    const files = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
+    const every = fs.readdirSync(folder).filter((f) => f.endsWith('.json')).sort();
+    const read = (file) => JSON.parse(fs.readFileSync(path.join(folder, file), 'utf8'));
+    const vectors = sampleOf(every.map((file) => [file, read(file)]));
     const client = engine(ADDRESS);
     t.after(() => client.close());
     const failures = [];
     let next = 0;
     async function worker() {
-      while (next < files.length) {
-        const file = files[next++];
-        const vector = JSON.parse(fs.readFileSync(path.join(folder, file), 'utf8'));
+      while (next < vectors.length) {
+        const [file, vector] = vectors[next++];
         try {
           await check(client, vector);
         } catch (error) {
@@ -114,7 +142,10 @@ for (const game of ADDRESS ? gamesIn(VECTORS) : []) {
       }
     }
     await Promise.all(Array.from({ length: PARALLEL }, worker));
-    console.log(`vectors ${game}: ${files.length - failures.length} of ${files.length} passed`);
+    const of = SAMPLE
+      ? `${vectors.length} of ${every.length} (the sample WARGAME_VECTORS_SAMPLE=${SAMPLE})`
+      : `${vectors.length} (every vector)`;
+    console.log(`vectors ${game}: ${vectors.length - failures.length} of ${of} passed`);
     assert.equal(failures.length, 0, failures.slice(0, 5).join('\n\n'));
   });
 }
