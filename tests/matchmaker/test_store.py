@@ -511,10 +511,13 @@ def test_a_commit_of_a_change_writes_the_update_actions_and_what_changed(redis_u
     run(scenario())
 
 
-def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(redis_url: str) -> None:
+@pytest.mark.parametrize(("keep", "kept"), [(2, [5, 6]), (1, [6])])
+def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(
+    redis_url: str, keep: int, kept: list[int]
+) -> None:
     async def scenario() -> None:
         store = await make_store(
-            redis_url, finished_stream_keep=2, idempotency_ttl=300.0, finished_game_ttl=5000.0
+            redis_url, finished_stream_keep=keep, idempotency_ttl=300.0, finished_game_ttl=5000.0
         )
         now = await store.time_ms()
         war = game_pb2.GameState(game="war", position="p", to_act=["south"])
@@ -527,7 +530,7 @@ def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(redis_url: 
         assert [u.version for u in await store.updates_after("g1", 0)] == [1, 2, 3, 4, 5]
         ended = follow(game, status=GameStatus.FINISHED)
         await store.commit_change(game, ended, now, WatchGameResponse())
-        assert [u.version for u in await store.updates_after("g1", 0)] == [5, 6]
+        assert [u.version for u in await store.updates_after("g1", 0)] == kept
         assert 0 < await store.redis.ttl(keys.game_stream("g1")) <= 300
         assert 300 < await store.redis.ttl(keys.game("g1")) <= 5000
         await store.redis.aclose()
