@@ -487,6 +487,9 @@ def test_pairing_runs_batch_after_batch_until_nobody_is_left(
         matches = await queues.pair(SPEC.queue_id)
         assert len(matches) == 3
         assert len({seat["p"] for m in matches for seat in m["seats"]}) == 6
+        # At most a batch's pairs a call: each match has a fresh game id of its call's.
+        assert len({m["g"] for m in matches}) == 3
+        assert all(re.fullmatch(r"g[a-z2-7]{14}", m["g"]) for m in matches)
         assert await queues.redis.zcard(keys.queue_arrivals(SPEC.queue_id)) == 1
         await close(queues)
 
