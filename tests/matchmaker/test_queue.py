@@ -287,6 +287,27 @@ def test_pairing_serves_arrivals_in_order_within_one_millisecond(redis_url: str)
 
 
 @both_stores
+def test_a_ticket_without_an_arrival_number_queues_from_its_first_status(redis_url: str) -> None:
+    # A ticket that joined through a replica older than arrival numbers has none: its
+    # first status gives it the next one, behind every ticket that has one.
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        for player_id, rating in (("old", 1000), ("new", 2000)):
+            await set_rating(queues.redis, player_id, rating)
+        old = await queues.join("old", "old", SPEC)
+        new = await queues.join("new", "new", SPEC)
+        arrivals = keys.queue_arrivals(SPEC.queue_id)
+        await queues.redis.zrem(arrivals, old.ticket)
+        status = await queues.status("old", old)
+        assert (status.kind, status.position, status.waiting) == ("waiting", 2, 2)
+        assert (await queues.status("new", new)).position == 1
+        assert await queues.redis.zscore(arrivals, old.ticket) == 3
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
 def test_status_position_leave_and_already_queued(redis_url: str) -> None:
     async def scenario() -> None:
         queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
