@@ -308,6 +308,24 @@ def test_a_ticket_without_an_arrival_number_queues_from_its_first_status(redis_u
 
 
 @both_stores
+def test_leaving_takes_the_ticket_out_of_every_key_of_the_queue(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        for player_id, rating in (("stays", 1000), ("goes", 2000)):
+            await set_rating(queues.redis, player_id, rating)
+        await queues.join("stays", "stays", SPEC)
+        ticket = await queues.join("goes", "goes", SPEC)
+        assert (await queues.leave("goes", ticket)).kind == "left"
+        ratings, joined, alive, tickets, _, _, _, arrivals, _ = keys.queue_keys(SPEC.queue_id)
+        for name in (ratings, joined, alive, arrivals):
+            assert await queues.redis.zcard(name) == 1, name
+        assert await queues.redis.hlen(tickets) == 1
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
 def test_status_position_leave_and_already_queued(redis_url: str) -> None:
     async def scenario() -> None:
         queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
