@@ -103,6 +103,21 @@ def test_commit_is_a_compare_and_set_on_the_version(redis_url: str) -> None:
     run(scenario())
 
 
+@pytest.mark.parametrize(("keep", "left"), [(2, [b"a1", b"a2"]), (1, [b"a1"]), (0, [])])
+def test_a_takeback_keeps_the_first_actions_it_names(
+    redis_url: str, keep: int, left: list[bytes]
+) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0))
+        await store.redis.rpush(keys.game_actions("g1"), b"a1", b"a2", b"a3")
+        await store.commit(dataclasses.replace(change(1), keep_actions=keep))
+        assert await store.redis.lrange(keys.game_actions("g1"), 0, -1) == left
+        await store.redis.aclose()
+
+    run(scenario())
+
+
 def test_a_key_seen_before_returns_the_first_commit(redis_url: str) -> None:
     async def scenario() -> None:
         store = await make_store(redis_url)
