@@ -103,6 +103,19 @@ def test_commit_is_a_compare_and_set_on_the_version(redis_url: str) -> None:
     run(scenario())
 
 
+def test_a_commit_without_an_update_writes_the_game_and_nothing_to_its_stream(
+    redis_url: str,
+) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(dataclasses.replace(change(0, status="open"), update=None))
+        assert await store.redis.hmget(keys.game("g1"), ["version", "status"]) == [b"1", b"open"]
+        assert await store.redis.exists(keys.game_stream("g1")) == 0
+        await store.redis.aclose()
+
+    run(scenario())
+
+
 @pytest.mark.parametrize(("keep", "left"), [(2, [b"a1", b"a2"]), (1, [b"a1"]), (0, [])])
 def test_a_takeback_keeps_the_first_actions_it_names(
     redis_url: str, keep: int, left: list[bytes]
