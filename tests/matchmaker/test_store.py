@@ -380,6 +380,8 @@ def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: s
         assert await store.last_update_id("g1") == "2-0"
         await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
         assert await store.last_update_id("g1") == "2-1"
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "north"})
+        assert await store.last_update_id("g1") == "2-2"  # the next notice of the version
         assert await store.last_update_id("g2") == "1-0"
         await store.redis.aclose()
 
