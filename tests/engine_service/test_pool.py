@@ -381,3 +381,30 @@ def test_a_pool_whose_spawner_is_gone_still_closes(pool: Pool) -> None:
     os.kill(pool.spawner.pid, signal.SIGKILL)
     os.waitpid(pool.spawner.pid, 0)
     pool.close()
+
+
+def _ended(pid: int) -> bool:
+    """Whether a process (not ours: a child of the spawner) has exited, reaped or not."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
+
+def test_a_pool_process_whose_pipe_closes_ends_alone() -> None:
+    """A pool process ends by itself when the serving process closes its pipe (the first
+    half of a slot's stop, or the serving process gone), and only itself: it never runs on
+    into the spawner's code it was forked from, which ends the spawner's other processes."""
+    pool = Pool(stand_in, (), processes=1, queue=0, reserved=1, log_level="error")
+    try:
+        _wait(lambda: len(pool._free) + len(pool._free_reserved) == 2)
+        first = int(pool.run(Job("pid", b"", 1, 30), Caller()))  # the older, unreserved one
+        reserved = pool._slots[1]
+        assert reserved.conn is not None and reserved.process is not None
+        reserved.conn.close()
+        _wait(lambda: _ended(reserved.process.pid))
+        assert not _ended(first)
+        assert int(pool.run(Job("pid", b"", 1, 30), Caller())) == first
+    finally:
+        pool.close()

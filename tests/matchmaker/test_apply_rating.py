@@ -99,6 +99,21 @@ def test_only_the_last_counted_games_are_remembered(redis_url: str) -> None:
 
 
 @both_stores
+def test_a_counted_game_is_remembered_with_the_second_it_was_counted(redis_url: str) -> None:
+    """The rated set's score is when the game was counted, in the server's whole seconds:
+    what orders the games it forgets first (the oldest)."""
+    player(redis_url)
+    client = sync_client(redis_url)
+    try:
+        before = int(client.time()[0])
+        assert run(apply(redis_url, "g1", "", BEFORE))[0] == STORED
+        after = int(client.time()[0])
+        assert before <= client.zscore(keys.player_rated(PLAYER), "g1") <= after
+    finally:
+        client.close()
+
+
+@both_stores
 def test_a_rating_changed_once_meanwhile_is_recomputed_from_the_new_value(
     redis_url: str,
 ) -> None:

@@ -129,10 +129,10 @@ def test_a_game_keeps_its_newest_chat_lines_each_stamped_with_the_servers_time(
         after = millis(await store.redis.time())
         assert before <= stamps[0] <= stamps[-1] <= after
         kept = json.loads(await store.redis.hget(keys.game("g1"), "chat") or "")
-        assert [(line[2], int(line[3])) for line in kept] == [
-            ("line 2", stamps[2]),
-            ("line 3", stamps[3]),
-            ("line 4", stamps[4]),
+        assert [(*line[:3], int(line[3])) for line in kept] == [
+            ("south", "S", "line 2", stamps[2]),
+            ("south", "S", "line 3", stamps[3]),
+            ("south", "S", "line 4", stamps[4]),
         ]
         await store.redis.aclose()
 

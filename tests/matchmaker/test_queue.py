@@ -179,6 +179,69 @@ def test_nearest_rating_is_preferred(redis_url: str, far: int, near: int) -> Non
     run(scenario())
 
 
+@both_stores
+def test_equally_near_above_and_below_the_one_below_is_taken(redis_url: str) -> None:
+    """A tie in rating distance is broken one way, the same on every replica and in every
+    round whatever the (random) ticket ids: the oldest ticket takes the one below."""
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=500.0, window_growth=0.0)
+        for round_ in range(3):
+            players = [(f"a{round_}", 1500), (f"below{round_}", 1480), (f"above{round_}", 1520)]
+            for player_id, rating in players:
+                await set_rating(queues.redis, player_id, rating)
+                await queues.join(player_id, player_id, SPEC)
+            [match] = await queues.pair(SPEC.queue_id)
+            assert sorted(seat["p"] for seat in match["seats"]) == [f"a{round_}", f"below{round_}"]
+            assert (await queues.leave(f"above{round_}", None)).kind == "left"
+        await close(queues)
+
+    run(scenario())
+
+
+def test_an_unclaimed_match_is_dropped_once_older_than_the_match_ttl(redis_url: str) -> None:
+    """A match nobody claimed is dropped by the first pairing after its match TTL, and
+    kept before (the queue's key TTL, in seconds, is no match TTL)."""
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, match_ttl=60.0, queue_ttl=3600.0)
+        tickets = [await queues.join(p, p, SPEC) for p in ("x", "y")]
+        [match] = await queues.pair(SPEC.queue_id)
+        matched = keys.queue_matched(SPEC.queue_id)
+
+        async def age(ms: int) -> None:  # as if the match had been made `ms` earlier
+            for ticket in tickets:
+                await queues.redis.zincrby(matched, -ms, ticket.ticket)
+
+        await age(30_000)
+        assert await queues.pair(SPEC.queue_id) == []
+        assert (await queues.status("x", tickets[0])).match == match
+        await age(40_000)
+        assert await queues.pair(SPEC.queue_id) == []
+        for player_id, ticket in zip("xy", tickets, strict=True):
+            assert (await queues.status(player_id, ticket)).kind == "gone"
+        assert await queues.redis.exists(matched, keys.queue_matches(SPEC.queue_id)) == 0
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
+def test_a_pairing_leaves_every_key_of_the_queue_with_its_ttl(redis_url: str) -> None:
+    # The matches a pairing makes are the first entries of their keys: they expire with
+    # the queue like the keys joining made.
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, queue_ttl=600.0)
+        for player_id in ("x", "y", "z"):
+            await queues.join(player_id, player_id, SPEC)
+        [_match] = await queues.pair(SPEC.queue_id)
+        ttls = {name: await queues.redis.ttl(name) for name in keys.queue_keys(SPEC.queue_id)}
+        assert all(0 < ttl <= 600 for ttl in ttls.values()), ttls
+        await close(queues)
+
+    run(scenario())
+
+
 async def same_millisecond(queues: Queues) -> None:
     """Give every waiting ticket one join time, as if all had joined in one millisecond."""
     joined = keys.queue_joined(SPEC.queue_id)
@@ -218,6 +281,45 @@ def test_pairing_serves_arrivals_in_order_within_one_millisecond(redis_url: str)
             [match] = await queues.pair(SPEC.queue_id)
             assert sorted(seat["p"] for seat in match["seats"]) == [f"a{round_}", f"near{round_}"]
             assert (await queues.leave(f"far{round_}", None)).kind == "left"
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
+def test_a_ticket_without_an_arrival_number_queues_from_its_first_status(redis_url: str) -> None:
+    # A ticket that joined through a replica older than arrival numbers has none: its
+    # first status gives it the next one, behind every ticket that has one.
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        for player_id, rating in (("old", 1000), ("new", 2000)):
+            await set_rating(queues.redis, player_id, rating)
+        old = await queues.join("old", "old", SPEC)
+        new = await queues.join("new", "new", SPEC)
+        arrivals = keys.queue_arrivals(SPEC.queue_id)
+        await queues.redis.zrem(arrivals, old.ticket)
+        status = await queues.status("old", old)
+        assert (status.kind, status.position, status.waiting) == ("waiting", 2, 2)
+        assert (await queues.status("new", new)).position == 1
+        assert await queues.redis.zscore(arrivals, old.ticket) == 3
+        await close(queues)
+
+    run(scenario())
+
+
+@both_stores
+def test_leaving_takes_the_ticket_out_of_every_key_of_the_queue(redis_url: str) -> None:
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        for player_id, rating in (("stays", 1000), ("goes", 2000)):
+            await set_rating(queues.redis, player_id, rating)
+        await queues.join("stays", "stays", SPEC)
+        ticket = await queues.join("goes", "goes", SPEC)
+        assert (await queues.leave("goes", ticket)).kind == "left"
+        ratings, joined, alive, tickets, _, _, _, arrivals, _ = keys.queue_keys(SPEC.queue_id)
+        for name in (ratings, joined, alive, arrivals):
+            assert await queues.redis.zcard(name) == 1, name
+        assert await queues.redis.hlen(tickets) == 1
         await close(queues)
 
     run(scenario())
@@ -424,6 +526,9 @@ def test_pairing_runs_batch_after_batch_until_nobody_is_left(
         matches = await queues.pair(SPEC.queue_id)
         assert len(matches) == 3
         assert len({seat["p"] for m in matches for seat in m["seats"]}) == 6
+        # At most a batch's pairs a call: each match has a fresh game id of its call's.
+        assert len({m["g"] for m in matches}) == 3
+        assert all(re.fullmatch(r"g[a-z2-7]{14}", m["g"]) for m in matches)
         assert await queues.redis.zcard(keys.queue_arrivals(SPEC.queue_id)) == 1
         await close(queues)
 

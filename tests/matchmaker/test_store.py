@@ -103,6 +103,34 @@ def test_commit_is_a_compare_and_set_on_the_version(redis_url: str) -> None:
     run(scenario())
 
 
+def test_a_commit_without_an_update_writes_the_game_and_nothing_to_its_stream(
+    redis_url: str,
+) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(dataclasses.replace(change(0, status="open"), update=None))
+        assert await store.redis.hmget(keys.game("g1"), ["version", "status"]) == [b"1", b"open"]
+        assert await store.redis.exists(keys.game_stream("g1")) == 0
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+@pytest.mark.parametrize(("keep", "left"), [(2, [b"a1", b"a2"]), (1, [b"a1"]), (0, [])])
+def test_a_takeback_keeps_the_first_actions_it_names(
+    redis_url: str, keep: int, left: list[bytes]
+) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0))
+        await store.redis.rpush(keys.game_actions("g1"), b"a1", b"a2", b"a3")
+        await store.commit(dataclasses.replace(change(1), keep_actions=keep))
+        assert await store.redis.lrange(keys.game_actions("g1"), 0, -1) == left
+        await store.redis.aclose()
+
+    run(scenario())
+
+
 def test_a_key_seen_before_returns_the_first_commit(redis_url: str) -> None:
     async def scenario() -> None:
         store = await make_store(redis_url)
@@ -352,6 +380,8 @@ def test_the_last_update_id_is_the_newest_entry_of_the_games_stream(redis_url: s
         assert await store.last_update_id("g1") == "2-0"
         await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "south"})
         assert await store.last_update_id("g1") == "2-1"
+        await store.add_notice("g1", 2, {"n": "REMATCH_OFFERED", "s": "north"})
+        assert await store.last_update_id("g1") == "2-2"  # the next notice of the version
         assert await store.last_update_id("g2") == "1-0"
         await store.redis.aclose()
 
@@ -511,10 +541,13 @@ def test_a_commit_of_a_change_writes_the_update_actions_and_what_changed(redis_u
     run(scenario())
 
 
-def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(redis_url: str) -> None:
+@pytest.mark.parametrize(("keep", "kept"), [(2, [5, 6]), (1, [6])])
+def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(
+    redis_url: str, keep: int, kept: list[int]
+) -> None:
     async def scenario() -> None:
         store = await make_store(
-            redis_url, finished_stream_keep=2, idempotency_ttl=300.0, finished_game_ttl=5000.0
+            redis_url, finished_stream_keep=keep, idempotency_ttl=300.0, finished_game_ttl=5000.0
         )
         now = await store.time_ms()
         war = game_pb2.GameState(game="war", position="p", to_act=["south"])
@@ -527,7 +560,7 @@ def test_a_finished_game_keeps_its_last_updates_for_the_retries_only(redis_url: 
         assert [u.version for u in await store.updates_after("g1", 0)] == [1, 2, 3, 4, 5]
         ended = follow(game, status=GameStatus.FINISHED)
         await store.commit_change(game, ended, now, WatchGameResponse())
-        assert [u.version for u in await store.updates_after("g1", 0)] == [5, 6]
+        assert [u.version for u in await store.updates_after("g1", 0)] == kept
         assert 0 < await store.redis.ttl(keys.game_stream("g1")) <= 300
         assert 300 < await store.redis.ttl(keys.game("g1")) <= 5000
         await store.redis.aclose()

@@ -306,6 +306,26 @@ def test_a_bucket_changed_ahead_of_the_clock_refills_no_request_until_the_clock_
     run(scenario())
 
 
+def test_a_retry_hint_is_rounded_up_to_the_millisecond(redis_url: str) -> None:
+    # At 3 requests a second the request lacking comes back in 333.3 ms: a hint of 333 ms
+    # would send the caller back too early, to be refused again. The bucket's `at` lies
+    # ahead of the clock, so nothing refills before the call however slow the machine.
+    async def scenario() -> None:
+        tokens = await make(redis_url, rate_limit=3.0, rate_burst=5.0)
+        player_id, _, token, _ = await tokens.register("Ivo", 1)
+        seconds, micros = await tokens.redis.time()
+        hour_ahead = seconds * 1000 + micros // 1000 + 3_600_000
+        await tokens.redis.hset(
+            keys.player_bucket(player_id), mapping={"tokens": 0.0, "at": hour_ahead}
+        )
+        with pytest.raises(Refusal) as caught:
+            await tokens.authenticate(token)
+        assert caught.value.metadata["retry_after_ms"] == "334"
+        await tokens.redis.aclose()
+
+    run(scenario())
+
+
 @pytest.mark.parametrize(
     ("name", "reason", "message"),
     [

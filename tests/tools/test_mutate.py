@@ -324,3 +324,54 @@ def test_a_lua_kill_rate_has_its_wilson_interval() -> None:
     low, high = lua.wilson(90, 100)
     assert (round(100 * low), round(100 * high)) == (83, 94)
     assert lua.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_what_a_forked_process_runs_counts_for_each_test_it_runs_in(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While mutmut gathers stats, the functions a fork runs (its trampolines' records) come
+    back to the test's process at each test's teardown: once per test, however often run."""
+    from mutmut.state import state
+
+    from tools.mutate import forked
+
+    monkeypatch.setenv("MUTANT_UNDER_TEST", forked.STATS)
+    monkeypatch.setattr(state(), "_stats", set())
+    forked.pytest_configure(None)  # type: ignore[arg-type]
+    orders, order = os.pipe()
+    done, answer = os.pipe()
+    pid = os.fork()
+    if not pid:  # a fork that lives across tests, as a pool process does
+        code = 1
+        try:
+            os.close(order)
+            with os.fdopen(orders) as names:
+                for name in names:
+                    state()._stats.add(name.strip())
+                    os.write(answer, b".")
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(orders)
+
+    def run_in_fork(*names: str) -> None:
+        for name in names:
+            os.write(order, f"{name}\n".encode())
+            assert os.read(done, 1) == b"."
+
+    try:
+        run_in_fork("m.x_a", "m.x_b", "m.x_a")
+        forked.pytest_runtest_teardown(None)  # type: ignore[arg-type]
+        assert state()._stats == {"m.x_a", "m.x_b"}
+        state()._stats.clear()  # filed under the test by mutmut
+        run_in_fork("m.x_a")  # the next test runs it again: it counts for that one too
+        forked.pytest_runtest_teardown(None)  # type: ignore[arg-type]
+        assert state()._stats == {"m.x_a"}
+    finally:
+        os.close(order)
+        assert os.waitpid(pid, 0)[1] == 0
+        forked.pytest_unconfigure(None)  # type: ignore[arg-type]
+    # Outside mutmut's stats (or after them) a fork records in itself alone, as mutmut does.
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "")
+    forked.pytest_configure(None)  # type: ignore[arg-type]
+    assert forked._channel is None
