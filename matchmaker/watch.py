@@ -40,23 +40,21 @@ of moves, clocks, bots and pairing: `server.py`). Stream openings without a toke
 queue of at most `watch_queue`, one address's at most `max_watchers_per_address`
 (`Hub.arriving`). Every refusal is RESOURCE_EXHAUSTED (TOO_MANY_WATCHERS) with a retry hint.
 
-A burst of openings never holds moves back (issue 30.2). gRPC queues each method's new
-calls apart (`register_service`), so a SubmitActions is taken up at once, however many
-WatchGame calls wait; all calls then share one event loop, so the openings' work is kept
-small and gives way: the streams that open on one game at one position while a read
-waits share that read and what is built of it (`Hub.shared`: the game, the catch-up);
+A burst of openings never holds moves back (README, "A cluster: Kubernetes"). gRPC queues
+each method's new calls apart (`register_service`), so a SubmitActions is taken up at once,
+however many WatchGame calls wait; all calls then share one event loop, so the openings'
+work is kept small and gives way: the streams that open on one game at one position while a
+read waits share that read and what is built of it (`Hub.shared`: the game, the catch-up);
 gRPC takes a burst's calls up a few at a time, so the spectators of one game mostly open
 one after another, not while a read waits: the game's feed keeps their last read
-(`Feed.kept`) for those opening after it until it hands out the next batch
-(`KEEP_SECONDS` at most), and a burst costs one read and one build per game and
-position, not one per stream;
-`watch_openings` reads go at a time, and only one while other (unary) calls are being
-handled (`Hub.reading`, `handling.Traffic`); the streams a shared read wakes at once then
-go on one per turn of the event loop (`Hub.turn`), not all in the turn that woke them: a
-move's reply that arrives meanwhile waits behind one opening's step, never behind the
+(`Feed.kept`) for those opening after it until it hands out the next batch (`KEEP_SECONDS`
+at most), and a burst costs one read and one build per game and position, not one per
+stream; `watch_openings` reads go at a time, and only one while other (unary) calls are
+being handled (`Hub.reading`, `handling.Traffic`); the streams a shared read wakes at once
+then go on one per turn of the event loop (`Hub.turn`), not all in the turn that woke them:
+a move's reply that arrives meanwhile waits behind one opening's step, never behind the
 burst (measured: `tests/bench/bench_watch_burst.py`, which also prints how long the
-matchmaker itself took to handle the moves).
-"""
+matchmaker itself took to handle the moves)."""
 
 from __future__ import annotations
 

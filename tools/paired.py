@@ -9,7 +9,7 @@ exit status, wall time and pytest's last line are reported, and its whole output
 under `<run-dir>/paired/<time>/<n>.log`. The exit status is 0 only when every run passed.
 
 The suite promises to pass on a busy machine (tests assert what the code promises and wait
-for conditions, not durations): this is how that promise is checked (issue 31). It takes
+for conditions, not durations): this is how that promise is checked (docs/developing.md). It takes
 the machine for the length of a few suites: run it on a machine of its own, not a shared
 one. The clones are removed afterwards unless `--keep`.
 

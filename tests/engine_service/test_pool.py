@@ -171,9 +171,10 @@ def test_the_pool_processes_run_niced_a_replaced_one_too(pool: Pool) -> None:
 
 
 def test_a_pool_process_starts_with_what_the_serving_process_built() -> None:
-    """Issue 34.4: a pool process is a fork of the serving process as it was when it made the
-    pool (the rules built), not of a forkserver that imports the engine again and builds
-    the rules anew in each process: seconds of CPU before a fresh engine's first search."""
+    """A fresh engine starts in a blink: a pool process is a fork of the serving process as it was
+    when it made the pool (the rules built), not of a forkserver that imports the engine again
+    and builds the rules anew in each process: seconds of CPU before a fresh engine's first
+    search."""
     BUILT_HERE.append("rules")
     made = Pool(built_here, (), processes=1, queue=0, log_format="console", log_level="error")
     try:
