@@ -20,9 +20,6 @@ import pytest
 import redis
 from prometheus_client import REGISTRY
 
-from matchmaker.scripts import Scripts
-from matchmaker.settings import Settings
-from matchmaker.store import Store
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, WarReplica, run
 from tests.matchmaker.helpers import (
     Watcher,
@@ -33,7 +30,7 @@ from tests.matchmaker.helpers import (
     submission,
     wait_for,
 )
-from tests.matchmaker.test_replication import change
+from tests.matchmaker.test_replication import change, hasty_and_patient
 from tests.servers import start_redis
 from wargame.runtime.refusal import Code, Refusal
 from wargame.v1 import matchmaker_pb2 as mm
@@ -102,8 +99,10 @@ def test_a_commit_no_replica_confirmed_is_counted_by_what_became_of_it(tmp_path:
 
     async def scenario() -> None:
         client = await store_client(primary.url)
-        store = Store(client, Scripts(client), Settings(redis_url=primary.url, replica_wait=0.5))
-        assert (await store.commit(change(0))).version == 1  # confirmed: nothing counted
+        # A commit meant to be confirmed may wait long (on a busy machine the replica's
+        # answer can take seconds); one meant to be refused waits 0.5 s.
+        store, patient = hasty_and_patient(client, primary.url, replica_wait=0.5)
+        assert (await patient.commit(change(0))).version == 1  # confirmed: nothing counted
         assert value(UNCONFIRMED, outcome="refused") == refused
         os.kill(replica.process.pid, signal.SIGSTOP)  # the replica stops answering
         with pytest.raises(Refusal) as unconfirmed:
