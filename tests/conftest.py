@@ -90,11 +90,35 @@ def keep_off_default_addresses() -> None:
     )
 
 
+# The folders whose modules run longest (whole stacks, browsers, clusters), taken first: the
+# test workers take modules (and `xdist_group`s) in the order collected, so the longest
+# start early and the many short ones fill in at the end, instead of one worker running a
+# long module alone while the other has nothing left.
+TESTS = Path(__file__).resolve().parent
+LONGEST_FIRST = (
+    "system",
+    "web",
+    "node",
+    "matchmaker",
+    "security",
+    "conformance",
+    "wargame",
+    "engine_service",
+)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark tests that name no kind as unit tests; group server-heavy suites per worker."""
+    """Mark tests that name no kind as unit tests; the longest folders first (a stable
+    sort: each module's tests stay together, in their order)."""
     for item in items:
         if not any(item.get_closest_marker(kind) for kind in KINDS):
             item.add_marker(pytest.mark.unit)
+
+    def rank(item: pytest.Item) -> int:
+        folder = item.path.relative_to(TESTS).parts[0] if item.path.is_relative_to(TESTS) else ""
+        return LONGEST_FIRST.index(folder) if folder in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)
 
 
 @pytest.fixture(scope="session")
