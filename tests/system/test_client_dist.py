@@ -5,6 +5,7 @@ the developers' tools, and plays a game against a local stack.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import subprocess
 import sys
@@ -40,10 +41,17 @@ def _normal(name: str) -> str:
 def client_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment holding the built wheel alone (with its dependencies)."""
     folder = tmp_path_factory.mktemp("client-dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "--wheel", "--outdir", str(folder / "dist"), str(ROOT)],
-        check=True, capture_output=True, cwd=ROOT,
-    )  # fmt: skip
+    # One build at a time in the source tree (its build/ and egg-info are shared): the test
+    # workers may each start this fixture, since pytest 9.2 keeps pytest-xdist 3.8 from
+    # holding an `xdist_group` to one worker (pytest-dev/pytest-xdist#1386). The lock lives
+    # in the run's temporary folder, which every worker of the run shares.
+    with (tmp_path_factory.getbasetemp().parent / "client-dist.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(
+            [sys.executable, "-m", "build", "--wheel", "--outdir", str(folder / "dist"),
+             str(ROOT)],
+            check=True, capture_output=True, cwd=ROOT,
+        )  # fmt: skip
     (wheel,) = (folder / "dist").glob("wargame-*.whl")
     venv.create(folder / "venv", with_pip=True)
     python = folder / "venv" / "bin" / "python"
