@@ -522,7 +522,8 @@ def step_9_conformance_vectors(tree: Path) -> None:
         "quiet(); write(OUT, generate(only=['toy']))",
     )
     assert len(list((tree / "tests/conformance/toy").glob("*.json"))) > 50
-    pytest_in(tree, "tests/conformance/test_vectors.py::test_the_vectors_are_current[toy]")
+    vectors = "tests/conformance/test_vectors.py::test_the_vectors_are_current"
+    pytest_in(tree, f"{vectors}[toy-sample]", f"{vectors}[toy-depth]")
 
 
 def step_10_the_cli_and_the_matchmaker(tree: Path) -> None:
