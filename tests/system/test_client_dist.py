@@ -41,10 +41,10 @@ def _normal(name: str) -> str:
 def client_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtual environment holding the built wheel alone (with its dependencies)."""
     folder = tmp_path_factory.mktemp("client-dist")
-    # One build at a time in the source tree (its build/ and egg-info are shared): the test
-    # workers may each start this fixture, since pytest 9.2 keeps pytest-xdist 3.8 from
-    # holding an `xdist_group` to one worker (pytest-dev/pytest-xdist#1386). The lock lives
-    # in the run's temporary folder, which every worker of the run shares.
+    # One build at a time in the source tree (its build/ and egg-info are shared): the
+    # `xdist_group` holds this module to one worker only while pytest-xdist can mark groups
+    # (under pytest 9.2 xdist 3.8 cannot: pytest-dev/pytest-xdist#1386, hence the pin to
+    # 9.1). The lock lives in the run's temporary folder, which every worker shares.
     with (tmp_path_factory.getbasetemp().parent / "client-dist.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         subprocess.run(
