@@ -99,8 +99,8 @@ def suggest(
         raise RuleError(
             Reason.NOT_YOUR_TURN, f"{side} cannot act now: {' and '.join(to_act)} to act"
         )
-    plays = level(strength)
     ruleset = game.ruleset
+    plays = level(strength, ruleset.id)
     rng = random.Random(f"{seed} {strength} {ruleset.setup_text(game.state)}")
     if plays.blunders and rng.random() < plays.blunders:
         state = game.state

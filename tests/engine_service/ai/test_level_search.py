@@ -3,7 +3,8 @@
 A noisy level searches as deeply as the strongest: its noise on the root's actions is
 taken into the root's window (`search.search`), so level 4's depth cap of 3, not a full
 window, sets how far it sees, and level 4 looks deeper than level 3 (cap 2). The strongest
-level varies its choice among near-equal actions by the seed.
+level varies its choice among near-equal actions by the seed. A game plays a level as its
+own table says (`levels.GAME_LEVELS`).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from engine_service.ai import suggest
-from engine_service.ai.levels import LEVELS
+from engine_service.ai.levels import GAME_LEVELS, LEVELS
 from engine_service.ai.napoleonic import clear_plans
 from engine_service.rules.game import Game
 from tests.engine_service.ai.helpers import GAMES, RULES, new_state, random_position
@@ -57,3 +58,20 @@ def test_the_strongest_level_varies_its_play_with_the_seed(game: str) -> None:
     clear_plans()
     again = suggest(Game(ruleset, state), side=side, seconds=600, max_depth=depth, seed=3)
     assert again.line == lines[3]
+
+
+@pytest.mark.parametrize(("game", "share"), [("war", 0.4), ("battle", 0.4), ("napoleonic", 0.5)])
+def test_level_1_takes_its_games_share_of_actions_at_random(game: str, share: float) -> None:
+    # Napoleonic Chess's level 1 takes half its actions at random, the other games' 40 %:
+    # a random action is one looked at to no depth. The seeds fix the draws (400 of them:
+    # a share's standard deviation is 0.025).
+    ruleset = RULES[game]
+    state = random_position(game, 20, 1)
+    side = ruleset.to_act(state)[0]
+    picks = [
+        suggest(Game(ruleset, state), side=side, seconds=600, max_depth=1, seed=seed, strength=1)
+        for seed in range(400)
+    ]
+    at_random = sum(pick.depth == 0 for pick in picks) / len(picks)
+    assert abs(at_random - share) < 0.05, at_random
+    assert GAME_LEVELS.get(game, LEVELS)[1].blunders == share
