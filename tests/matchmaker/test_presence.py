@@ -619,3 +619,27 @@ def test_a_watcher_field_that_lapses_in_the_very_millisecond_of_the_script_is_go
         await store.redis.aclose()
 
     run(scenario())
+
+
+def test_a_side_with_a_lapsed_stream_has_no_grace_as_the_game_starts(redis_url: str) -> None:
+    # Within the start's grace (ARGV[10]) a side without any stream counts as there; one
+    # whose stream is in the hash, lapsed, has opened its first stream and left: it is gone.
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        presence = keys.game_presence("g1")
+        script_keys = [keys.game("g1"), presence, keys.game_stream("g1")]
+        seconds, micros = await store.redis.time()
+        now = seconds * 1000 + micros // 1000
+        await store.redis.hset(presence, "north|w1", now + 600_000)  # there
+        await store.redis.hset(presence, "south|w1", 1)  # lapsed long ago
+        grace = str(now + 600_000)
+        reply = await store.scripts.run(
+            "presence",
+            script_keys,
+            ["1", 60_000, "", "", 10_000, 100, "south,north", "", "", grace],
+        )
+        assert reply[0] == b"ok" and set(json.loads(reply[1])) == {"south"}
+        await store.redis.aclose()
+
+    run(scenario())
