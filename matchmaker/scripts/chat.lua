@@ -41,7 +41,7 @@ local id = redis.call(
   "XADD", KEYS[2], "MAXLEN", "~", ARGV[5], after,
   "n", "CHAT", "s", ARGV[1], "m", ARGV[2], "t", ARGV[3], "a", tostring(now)
 )
-if lifetime > 0 then
+if lifetime >= 0 then  -- -1: the game has no TTL; 0: it expires in this very millisecond
   redis.call("PEXPIRE", KEYS[2], lifetime)
 end
 redis.call("SPUBLISH", KEYS[2], version)

@@ -26,7 +26,7 @@ if #last == 0 or tonumber(string.match(last[1][1], "^(%d+)")) < tonumber(ARGV[1]
   after = ARGV[1] .. "-1"
 end
 local id = redis.call("XADD", KEYS[2], "MAXLEN", "~", ARGV[2], after, unpack(ARGV, 3, #ARGV))
-if lifetime > 0 then
+if lifetime >= 0 then  -- -1: the game has no TTL; 0: it expires in this very millisecond
   redis.call("PEXPIRE", KEYS[2], lifetime)
 end
 redis.call("SPUBLISH", KEYS[2], ARGV[1])

@@ -16,7 +16,7 @@ from matchmaker.chat import clean
 from matchmaker.store import millis
 from tests.matchmaker.conftest import Client, InProcessMatchmaker, run
 from tests.matchmaker.helpers import Watcher, expect_error, start_game
-from tests.matchmaker.test_store import change, make_store
+from tests.matchmaker.test_store import change, make_store, streams_left_by_a_last_millisecond
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -134,6 +134,19 @@ def test_a_game_keeps_its_newest_chat_lines_each_stamped_with_the_servers_time(
             ("south", "S", "line 3", stamps[3]),
             ("south", "S", "line 4", stamps[4]),
         ]
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_chat_line_on_a_game_in_its_last_millisecond_leaves_no_stream_behind(
+    redis_url: str,
+) -> None:
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        said = ("south", "Sue", "hello", "10", "100")
+        left = await streams_left_by_a_last_millisecond(store, "chat", *said)
+        assert -1 not in left
         await store.redis.aclose()
 
     run(scenario())

@@ -573,3 +573,73 @@ def test_a_lapsed_watcher_is_kept_by_a_young_replica_and_taken_out_by_an_old_one
         await store.redis.aclose()
 
     run(scenario())
+
+
+# Lua run in one transaction around the presence script: a watcher field stamped with the
+# Redis time in ms (returned), and the Redis time in ms read after the script.
+STAMP_NOW = """
+local t = redis.call("TIME")
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call("HSET", KEYS[1], ARGV[1], now)
+return now
+"""
+READ_NOW = """
+local t = redis.call("TIME")
+return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+"""
+
+
+def test_a_watcher_field_that_lapses_in_the_very_millisecond_of_the_script_is_gone(
+    redis_url: str,
+) -> None:
+    """A watcher field lives until its time, not one millisecond more: the presence script
+    run in the millisecond its field's time names takes it out. The field is stamped with
+    Redis's time in one transaction with the script and a read of the time after it; when
+    both reads name the same millisecond, so did the script (else it is tried again)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        await store.scripts.load()
+        presence = keys.game_presence("g1")
+        script_keys = [keys.game("g1"), presence, keys.game_stream("g1")]
+        args = ["1", "60000", "", "", "10000", "100", "south", "", "", ""]
+        for _ in range(200):
+            pipe = store.redis.pipeline(transaction=True)
+            pipe.eval(STAMP_NOW, 1, presence, "south|w1")
+            pipe.evalsha(store.scripts.sha("presence"), 3, *script_keys, *args)
+            pipe.eval(READ_NOW, 0)
+            stamped, answer, after = await pipe.execute()
+            assert answer[0] == b"ok"
+            if stamped == after:
+                break
+        else:
+            pytest.fail("no try ran in one millisecond")
+        assert not await store.redis.hexists(presence, "south|w1")
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_side_with_a_lapsed_stream_has_no_grace_as_the_game_starts(redis_url: str) -> None:
+    # Within the start's grace (ARGV[10]) a side without any stream counts as there; one
+    # whose stream is in the hash, lapsed, has opened its first stream and left: it is gone.
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        presence = keys.game_presence("g1")
+        script_keys = [keys.game("g1"), presence, keys.game_stream("g1")]
+        seconds, micros = await store.redis.time()
+        now = seconds * 1000 + micros // 1000
+        await store.redis.hset(presence, "north|w1", now + 600_000)  # there
+        await store.redis.hset(presence, "south|w1", 1)  # lapsed long ago
+        grace = str(now + 600_000)
+        reply = await store.scripts.run(
+            "presence",
+            script_keys,
+            ["1", 60_000, "", "", 10_000, 100, "south,north", "", "", grace],
+        )
+        assert reply[0] == b"ok" and set(json.loads(reply[1])) == {"south"}
+        await store.redis.aclose()
+
+    run(scenario())

@@ -681,3 +681,36 @@ def test_the_pairer_pairs_every_interval_without_being_poked(redis_url: str) -> 
         await close(queues)
 
     run(scenario())
+
+
+def test_a_pair_with_a_ticket_left_unpaired_keeps_the_next_chunk_whole(redis_url: str) -> None:
+    # A ticket that joined through a replica older than arrival numbers (its join time long
+    # ago, its arrival number new) has a wide window: it pairs with a newer ticket tried
+    # before it and left unpaired. Pairing takes `arrivals` 256 tickets at a time, skipping
+    # those left unpaired at the front: that one no longer is, so the next chunk starts one
+    # earlier, and its first ticket is tried too.
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=1.0)
+        ratings, joined, alive, tickets, *_, arrivals, _ = keys.queue_keys(SPEC.queue_id)
+        seconds, micros = await queues.redis.time()
+        now = seconds * 1000 + micros // 1000
+        waiting = [("new", 0, now), ("old", 500, now - 1_000_000)]  # windows 10 and 1000
+        waiting += [(f"alone{n}", 10_000 + 100 * n, now) for n in range(254)]  # none near
+        # In the second chunk: one whose window reaches the other (not the other way round).
+        waiting += [("next1", 100_000, now - 1_000_000), ("next2", 100_500, now)]
+        pipe = queues.redis.pipeline(transaction=False)
+        for arrival, (ticket, rating, since) in enumerate(waiting, 1):
+            pipe.zadd(ratings, {ticket: rating})
+            pipe.zadd(joined, {ticket: since})
+            pipe.zadd(alive, {ticket: now + 600_000})
+            pipe.zadd(arrivals, {ticket: arrival})
+            pipe.hset(tickets, ticket, json.dumps({"p": ticket}))
+        await pipe.execute()
+        made = await queues.pair(SPEC.queue_id)
+        assert sorted(sorted(match["tickets"]) for match in made) == [
+            ["new", "old"],
+            ["next1", "next2"],
+        ]
+        await close(queues)
+
+    run(scenario())

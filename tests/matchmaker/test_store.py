@@ -7,9 +7,11 @@ import asyncio
 import dataclasses
 import itertools
 import json
+import time
 from typing import Any
 
 import pytest
+import redis
 
 from matchmaker import keys
 from matchmaker.record import (
@@ -133,13 +135,15 @@ def test_a_takeback_keeps_the_first_actions_it_names(
 
 def test_a_key_seen_before_returns_the_first_commit(redis_url: str) -> None:
     async def scenario() -> None:
-        store = await make_store(redis_url)
+        store = await make_store(redis_url, idempotency_ttl=300.0)
         await store.commit(change(0))
         idem = keys.game_idempotency("g1", "p1", "key-1")
         commit = dataclasses.replace(
             change(1, status="running"), idempotency_key=idem, fingerprint="abc"
         )
         assert (await store.commit(commit)).outcome == "ok"
+        # Kept for the idempotency TTL (not the stream's length, 2000) from the first commit.
+        assert 0 < await store.redis.ttl(idem) <= 300
         retry = await store.commit(commit)
         assert (retry.outcome, retry.version, retry.fingerprint) == ("duplicate", 2, "abc")
         record, _, prior = await store.load("g1", idempotency_key=idem)
@@ -894,6 +898,81 @@ def test_a_load_with_a_token_check_answers_both(redis_url: str) -> None:
         assert [int(item) for item in reply] == [0]  # an unknown token
         record, _, _, reply = await store.load_with_auth("g2", auth=auth("ab" * 32))
         assert record is None and int(reply[0]) == 1
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_a_commit_announces_its_version_on_the_games_channel(redis_url: str) -> None:
+    """The update a commit appends is announced on the game's shard channel, named like its
+    stream (what wakes the replicas whose watchers follow the game), with its version."""
+    client: Any = redis.Redis.from_url(redis_url)
+    listener = client.pubsub()
+    channel = keys.game_stream("g1").encode()
+    listener.ssubscribe(channel)
+    deadline = time.monotonic() + 30
+    while (message := listener.get_sharded_message(timeout=1.0)) is None:
+        assert time.monotonic() < deadline, "not subscribed"
+    assert message["type"] == "ssubscribe"
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        await store.redis.aclose()
+
+    run(scenario())
+    deadline = time.monotonic() + 30
+    while (message := listener.get_sharded_message(timeout=1.0)) is None:
+        assert time.monotonic() < deadline, "no announcement"
+    assert (message["type"], message["channel"], message["data"]) == ("smessage", channel, b"1")
+    listener.close()
+    client.close()
+
+
+def test_a_commit_writes_to_the_game_hash_its_fields_and_the_version_only(redis_url: str) -> None:
+    # The stream entry's fields ("u", "s") go to the stream, not to the game hash too.
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        assert set(await store.redis.hkeys(keys.game("g1"))) == {b"version", b"status"}
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+async def streams_left_by_a_last_millisecond(store: Store, script: str, *args: str) -> list[int]:
+    """The PTTL of game g1's stream after each of 200 tries of `script` (KEYS: the game
+    hash and its stream, ARGV `args`) run in one transaction right after the game is given
+    1 ms to live, for the tries that added an entry: in the game's last millisecond (its
+    PTTL 1 or 0 as the script reads it)."""
+    await store.scripts.load()
+    game, stream = keys.game("g1"), keys.game_stream("g1")
+    left = []
+    for _ in range(200):
+        await store.redis.delete(stream)
+        await store.redis.hset(game, "version", 1)
+        pipe = store.redis.pipeline(transaction=True)
+        pipe.pexpire(game, 1)
+        pipe.evalsha(store.scripts.sha(script), 2, game, stream, *args)
+        pipe.pttl(stream)
+        _, reply, stream_ttl = await pipe.execute()
+        entry = reply[0] if isinstance(reply, list) else reply
+        if entry:
+            left.append(stream_ttl)
+    assert left, "the game expired before every try"
+    return left
+
+
+def test_a_notice_on_a_game_in_its_last_millisecond_leaves_no_stream_behind(
+    redis_url: str,
+) -> None:
+    """A notice added as the game expires goes with it: its stream, new, gets the game's
+    lifetime, not none (-1)."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        left = await streams_left_by_a_last_millisecond(store, "notice", "1", "100", "n", "X")
+        assert -1 not in left
         await store.redis.aclose()
 
     run(scenario())

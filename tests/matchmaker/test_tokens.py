@@ -401,3 +401,19 @@ def test_a_token_is_issued_and_revoked_in_one_transaction(redis_url: str) -> Non
         *("HGET", "MULTI", "DEL", "HDEL", "EXEC"),  # revoke
         "ECHO",
     ]
+
+
+def test_a_players_bucket_refills_at_its_rate_to_the_request(redis_url: str) -> None:
+    # As limit.lua (test_limits.py): 10,000 s idle at 1 request a second is 10,000 requests
+    # (and the few ms since), not 9,990.
+    async def scenario() -> None:
+        tokens = await make(redis_url, rate_limit=1.0, rate_burst=100_000.0)
+        player_id, _, token, _ = await tokens.register("Ida", 1)
+        bucket = keys.player_bucket(player_id)
+        seconds, micros = await tokens.redis.time()
+        long_ago = seconds * 1000 + micros // 1000 - 10_000_000
+        await tokens.redis.hset(bucket, mapping={"tokens": 0.0, "at": long_ago})
+        assert (await tokens.authenticate(token, cost=10_000)).player_id == player_id
+        await tokens.redis.aclose()
+
+    run(scenario())
