@@ -166,13 +166,14 @@ async def tokens(limits: Limits, key: str) -> float | None:
     return None if value is None else float(value)
 
 
-async def last_changed(limits: Limits, bucket: Bucket, tokens: float, shift_ms: int) -> None:
+async def last_changed(limits: Limits, bucket: Bucket, tokens: float, shift_ms: int) -> int:
     """Write `bucket` as limit.lua writes it: holding `tokens`, last changed `shift_ms` from
-    now by the Redis server's clock (negative: in the past)."""
+    now by the Redis server's clock (negative: in the past). Returns that now, in ms."""
     redis = limits.scripts.redis
     seconds, micros = await redis.time()
     now_ms = seconds * 1000 + micros // 1000
     await redis.hset(bucket.key, mapping={"tokens": tokens, "at": now_ms + shift_ms})
+    return int(now_ms)
 
 
 async def held(limits: Limits, key: str) -> float:
@@ -307,13 +308,17 @@ def test_a_bucket_without_a_rate_is_no_limit_and_the_first_refusal_stops_the_res
 
 @both_stores
 def test_a_bucket_refills_at_its_rate_to_the_token(redis_url: str) -> None:
-    # 1,000 s idle at 1 token a second is 1,000 tokens (and the few ms since), not 999.
+    # 1,000 s idle at 1 token a second is 1,000 tokens, and the time since, not 999: what is
+    # left after taking 1,000 is the refill of the ms between the write and the take, by the
+    # server's clock (however long a busy machine made them).
     async def scenario() -> None:
         async with made(redis_url) as limits:
             bucket = Bucket(keys.limit("rate"), 1.0, 10_000.0, "too many rate tests")
-            await last_changed(limits, bucket, 0.0, -1_000_000)
+            written = await last_changed(limits, bucket, 0.0, -1_000_000)
             await limits.take([bucket], need=1000, cost=1000)
-            assert 0 <= await held(limits, bucket.key) < 1
+            taken = await limits.scripts.redis.hget(bucket.key, "at")
+            assert taken is not None
+            assert await held(limits, bucket.key) == pytest.approx((int(taken) - written) / 1000)
 
     run(scenario())
 
