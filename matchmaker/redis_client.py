@@ -344,12 +344,12 @@ def packed(connection_class: type[AbstractConnection]) -> type[AbstractConnectio
     return Packed
 
 
-def _options(socket_timeout: float | None, name: str) -> dict[str, Any]:
+def _options(socket_timeout: float | None, connect_timeout: float, name: str) -> dict[str, Any]:
     """Connection options of every client: fail fast when Redis is away (a short retry,
     then an error the caller answers UNAVAILABLE), keep idle connections checked."""
     return {
         "socket_timeout": socket_timeout,
-        "socket_connect_timeout": 2.0,
+        "socket_connect_timeout": connect_timeout,
         "health_check_interval": 30,
         "client_name": name,
     }
@@ -375,11 +375,17 @@ async def _probe(url: str) -> tuple[bool, tuple[int, ...], str]:
 
 
 async def connect(
-    url: str, *, socket_timeout: float | None, connections: int, name: str = CLIENT_NAME
+    url: str,
+    *,
+    socket_timeout: float | None,
+    connections: int,
+    name: str = CLIENT_NAME,
+    connect_timeout: float = 2.0,
 ) -> Client:
     """A client of the Redis (or Redis Cluster) at `url`, checked: it answers, it is
     Redis 7 or later, it never evicts keys, a cluster is used through database 0; its
-    connections (at most `connections` per node, its own) are named `name`."""
+    connections (at most `connections` per node, its own) are named `name`, and a new one
+    that is not connected within `connect_timeout` seconds is an error."""
     try:
         enabled, version, policy = await _probe(url)
     except ValueError as error:
@@ -401,7 +407,7 @@ async def connect(
                 url,
                 limit=connections,
                 retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
-                **_options(socket_timeout, name),
+                **_options(socket_timeout, connect_timeout, name),
             )
             await cluster.initialize()
             return cluster
@@ -411,7 +417,7 @@ async def connect(
             timeout=POOL_WAIT,
             retry=Retry(ExponentialWithJitterBackoff(base=0.02, cap=0.2), 2),
             retry_on_error=[RedisConnectionError, RedisTimeoutError],
-            **_options(socket_timeout, name),
+            **_options(socket_timeout, connect_timeout, name),
         )
         pool.connection_class = packed(pool.connection_class)
         return Redis.from_pool(pool)

@@ -154,6 +154,7 @@ def restarting(tmp_path: Path, engine_process: ServiceProcess) -> Iterator[Stack
     made.stop()
 
 
+@pytest.mark.timeout(900)  # at load 35, a restarted matchmaker's sweeper took over 60 s
 def test_a_matchmaker_restart_is_not_the_players_leaving(
     restarting: Stack, clients: list[Cli], tmp_path: Path
 ) -> None:
@@ -165,7 +166,7 @@ def test_a_matchmaker_restart_is_not_the_players_leaving(
     assert stack.matchmaker is not None
     stack.matchmaker.kill()
     alice.wait_screen(r"lost connection to the matchmaker")
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while not presence_lapsed(stack.redis.url, game_id):
         assert time.monotonic() < deadline, "the presence never lapsed"
         time.sleep(0.2)
@@ -175,7 +176,7 @@ def test_a_matchmaker_restart_is_not_the_players_leaving(
     # Looked at by the new matchmaker's sweeper well after both came back (its due index
     # has the game one `--presence-check` after each look).
     since = redis_ms(stack.redis.url)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 300
     while not swept_after(stack.redis.url, game_id, since + 2000):
         assert time.monotonic() < deadline, alice.text() + bob.text()  # (the game ended?)
         time.sleep(0.2)
