@@ -197,8 +197,11 @@ class Move:
     cpu: float
 
 
-def openspiel_action(name: str, ruleset: AnyRuleset, state: Any, seconds: float, seed: int) -> Move:
-    """OpenSpiel's MCTSBot's action after about `seconds` of the thread's CPU time."""
+def openspiel_action(
+    name: str, ruleset: AnyRuleset, state: Any, seconds: float, seed: int, *, simulations: int = 0
+) -> Move:
+    """OpenSpiel's MCTSBot's action after about `seconds` of the thread's CPU time, or after
+    `simulations` of them (not 0: no calibration, the same action for the same seed)."""
     game = game_of(name, ruleset)
     root = state_at(game, state)
     actions = root.position.actions
@@ -209,12 +212,14 @@ def openspiel_action(name: str, ruleset: AnyRuleset, state: Any, seconds: float,
 
     start = time.thread_time()
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
-    probe = mcts.MCTSBot(
-        game, UCT_C, CALIBRATION, evaluator, random_state=np.random.RandomState(seed)
-    )
-    probe.mcts_search(root)
-    used = time.thread_time() - start
-    simulations = max(2, int((seconds - used) / (used / CALIBRATION)))
+    if not simulations:
+        probe = mcts.MCTSBot(
+            game, UCT_C, CALIBRATION, evaluator, random_state=np.random.RandomState(seed)
+        )
+        probe.mcts_search(root)
+        used = time.thread_time() - start
+        # At least two: the first simulation only evaluates the root.
+        simulations = max(2, int((seconds - used) / (used / CALIBRATION)))
     bot = mcts.MCTSBot(
         game, UCT_C, simulations, evaluator, random_state=np.random.RandomState(seed)
     )
