@@ -133,9 +133,10 @@ def run(step: Step, argv: Sequence[str], on_line: Callable[[str], None] | None =
 
 
 def pinned_packages() -> int:
-    """How many packages constraints.txt pins (the project itself comes on top)."""
+    """How many packages constraints.txt pins for a dev install (the project itself comes on
+    top): not those marked "# ladder", which only the optional extra `ladder` installs."""
     lines = (ROOT / "constraints.txt").read_text().splitlines()
-    return sum(1 for line in lines if line.strip() and not line.startswith("#"))
+    return sum(1 for line in lines if line.strip() and "#" not in line)
 
 
 def create_venv(venv: Path) -> None:

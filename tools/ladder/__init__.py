@@ -14,4 +14,6 @@ likelihood's curvature; beside them the score of each adjacent pair. Where thing
 - `games.py`     one game between two players, and the pairs to play
 - `elo.py`       maximum-likelihood ratings and their intervals
 - `mcts.py`      the outside yardstick: a plain Monte Carlo tree search with random rollouts
+- `openspiel.py` the outside yardstick itself: OpenSpiel's MCTS bot on a pyspiel game over
+                 the rules (the optional extra `ladder`; imported only when it plays)
 """

@@ -25,12 +25,15 @@ from pathlib import Path
 from typing import TextIO
 
 from tools.ladder.elo import Rating, Result, ratings
-from tools.ladder.games import MCTS, RANDOM, Pairing, Played, pairings, play
+from tools.ladder.games import MCTS, OPENSPIEL, RANDOM, Pairing, Played, pairings, play
+from tools.ladder.openspiel import GAMES as OPENSPIEL_GAMES
+from tools.ladder.openspiel import pyspiel_module
 
 LEVELS = ("1", "2", "3", "4", "5")
 LADDER = (RANDOM, *LEVELS)
-# Every player, weakest first as a pair's tally names them (MCTS: "5-mcts" is level 5's score).
-PLAYERS = (RANDOM, MCTS, *LEVELS)
+# Every player, weakest first as a pair's tally names them ("5-mcts", "5-openspiel": level 5's
+# score).
+PLAYERS = (RANDOM, MCTS, OPENSPIEL, *LEVELS)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="keep the games in --out")
     args = parser.parse_args(argv)
     games = [g for g in args.games.split(",") if g]
+    if any(OPENSPIEL in pair for pair in pairs(args.pairs)):
+        pyspiel_module()  # OpenSpielMissing says how to install it
+        if other := [g for g in games if g not in OPENSPIEL_GAMES]:
+            raise SystemExit(
+                f"ladder: the openspiel player plays only {', '.join(OPENSPIEL_GAMES)}"
+                f", not {', '.join(other)}"
+            )
     todo = interleaved(
         [
             pairing
@@ -132,6 +142,11 @@ def table(game: str, played: list[Played]) -> str:
             f"  {stronger}-{weaker:<7} {tally['win']:>4} {tally['draw']:>5} {tally['loss']:>6}"
             f" {score:>6.0%}  ({tally['adjudicated']})"
         )
+    if cpu := [p.cpu_ratio for p in played if p.cpu_ratio is not None]:
+        lines.append(
+            f"  {OPENSPIEL}: CPU time per move {sum(cpu) / len(cpu):.2f} of its budget"
+            f" (mean of {len(cpu)} games' means)"
+        )
     return "\n".join(lines)
 
 
@@ -151,6 +166,8 @@ def _record(out: TextIO, played: Played, done: list[Played]) -> None:
         "end": played.end,
         "plies": played.plies,
     }
+    if played.cpu_ratio is not None:
+        line["cpu_ratio"] = round(played.cpu_ratio, 4)
     print(json.dumps(line), file=out, flush=True)
     print(f"  {p.game} {p.players[0]} vs {p.players[1]}: {played.score} ({played.end})")
 
@@ -163,7 +180,7 @@ def _read(path: Path) -> list[Played]:
         d = json.loads(line)
         first, second = d["players"]
         pairing = Pairing(d["game"], (first, second), d["seed"], d["budget"])
-        out.append(Played(pairing, d["score"], d["end"], d["plies"]))
+        out.append(Played(pairing, d["score"], d["end"], d["plies"], d.get("cpu_ratio")))
     return out
 
 

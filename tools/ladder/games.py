@@ -4,12 +4,14 @@ A game is one of the rules' games ("war", "battle", "napoleonic") or a Napoleoni
 scenario of alliances ("grand_battle_2v2"): there the pair's first player takes every seat
 of the first alliance in turn order (red and blue), the second every seat of the other.
 
-A player is a level, "1" to "5", "random" (a uniformly random legal action of its own) or
+A player is a level, "1" to "5", "random" (a uniformly random legal action of its own),
 "mcts" (a plain Monte Carlo tree search with random rollouts, `mcts.py`, given TIME_FACTOR
-times a level's budget). The levels search with a budget of CPU time per action and a
-wall-clock cap far beyond it (`engine_service/ai/budget.py`), so the result does not depend
-on the machine's load. Each game has its own seed; the seed also picks the choices of the
-random mover and of the tree search.
+times a level's budget) or "openspiel" (OpenSpiel's own MCTS bot with random rollouts,
+`openspiel.py`, War and Battle only, given the same; OpenSpiel is an optional extra). The
+levels search with a budget of CPU time per action and a wall-clock cap far beyond it
+(`engine_service/ai/budget.py`), so the result does not depend on the machine's load. Each
+game has its own seed; the seed also picks the choices of the random mover and of the tree
+searches.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from engine_service.rules import rulesets
 from engine_service.rules.base import AnyRuleset
 from engine_service.rules.game import Game
 from tools.ladder.mcts import TIME_FACTOR, mcts_action
+from tools.ladder.openspiel import openspiel_action
 
 RANDOM = "random"
 MCTS = "mcts"
+OPENSPIEL = "openspiel"
 # Plies (actions; in Napoleonic Chess player-turns) after which a game is adjudicated; a
 # game of four players takes some 60-360 player-turns to end by the rules.
 MAX_PLIES = {"war": 200, "battle": 200, "napoleonic": 60, "grand_battle_2v2": 600}
@@ -48,12 +52,14 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Played:
-    """A finished ladder game: `score` for the first player, and how it ended."""
+    """A finished ladder game: `score` for the first player, and how it ended; with the
+    "openspiel" player, the mean of its CPU time per searched move over its budget."""
 
     pairing: Pairing
     score: float
     end: str  # "played out" or "adjudicated"
     plies: int
+    cpu_ratio: float | None = None
 
 
 _RULESETS: dict[str, AnyRuleset] = {}
@@ -100,6 +106,7 @@ def play(pairing: Pairing) -> Played:
     player_of = {side: pairing.players[index] for side, index in sides}
     rng = random.Random(pairing.seed)
     actions = 0
+    ratios: list[float] = []
     cap = MAX_PLIES[pairing.game]
     while ruleset.outcome(state) is None and _plies(ruleset.id, state, actions) < cap:
         side = ruleset.to_act(state)[0]
@@ -110,6 +117,12 @@ def play(pairing: Pairing) -> Played:
         elif player == MCTS:
             budget = pairing.budget * TIME_FACTOR
             action = mcts_action(ruleset, state, budget, pairing.seed + actions)
+        elif player == OPENSPIEL:
+            budget = pairing.budget * TIME_FACTOR
+            move = openspiel_action(pairing.game, ruleset, state, budget, pairing.seed + actions)
+            action = move.action
+            if move.cpu:
+                ratios.append(move.cpu / budget)
         else:
             action = suggest(
                 Game(ruleset, state),
@@ -124,13 +137,13 @@ def play(pairing: Pairing) -> Played:
     plies = _plies(ruleset.id, state, actions)
     outcome = ruleset.outcome(state)
     first = sides[0][0]
+    ratio = sum(ratios) / len(ratios) if ratios else None
     if outcome is not None:
-        if outcome.winner is None:
-            return Played(pairing, 0.5, "played out", plies)
-        return Played(pairing, 1.0 if first in outcome.winning_sides else 0.0, "played out", plies)
+        score = 0.5 if outcome.winner is None else float(first in outcome.winning_sides)
+        return Played(pairing, score, "played out", plies, ratio)
     value = evaluate(ruleset, state, first, None)
     score = 1.0 if value > ADJUDICATION else 0.0 if value < -ADJUDICATION else 0.5
-    return Played(pairing, score, "adjudicated", plies)
+    return Played(pairing, score, "adjudicated", plies, ratio)
 
 
 def _plies(game: str, state: Any, actions: int) -> int:

@@ -1,8 +1,9 @@
 """A plain Monte Carlo tree search: the outside yardstick the levels are placed against.
 
-The issue asks for OpenSpiel's MCTS with random rollouts; OpenSpiel is not among the
-packages this project may install, so this is the same textbook algorithm, written for the
-public `Ruleset` interface and knowing nothing of any game:
+The issue asks for OpenSpiel's MCTS with random rollouts: `openspiel.py` plays OpenSpiel's
+own bot where the optional extra `ladder` is installed. This is the same textbook algorithm,
+written for the public `Ruleset` interface and knowing nothing of any game, with no
+dependency and in every game:
 
 - **selection**: from the root, while a node is fully expanded, the child with the highest
   UCT value, mean reward + C · sqrt(ln N(parent) / N(child)) (C = `EXPLORATION`, as
