@@ -21,8 +21,12 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:  # what `pytest.param` makes; pytest exports its name only from 9.2 on
+    from _pytest.mark.structures import ParameterSet
 
 ENV = "WARGAME_TEST_SEED"
 # A random-games test's two forms: a sample in `make test`, the fixed games under -m slow
@@ -53,7 +57,7 @@ def sampled(count: int) -> list[str]:
     return [f"{base}-{number}" for number in range(count)]
 
 
-def in_turn(sets: Sequence[pytest.ParameterSet], every: int) -> list[pytest.ParameterSet]:
+def in_turn(sets: Sequence[ParameterSet], every: int) -> list[ParameterSet]:
     """A test's parameter sets, each with `in_depth` appended, as `DEPTHS` gives them: the
     sample form of one set in `every` (which ones turns with the base seed, so `every` runs
     on `every` days play each once), the in-depth form of every set under -m slow. The
@@ -72,7 +76,7 @@ def in_turn(sets: Sequence[pytest.ParameterSet], every: int) -> list[pytest.Para
     ]
 
 
-def by_turns(sets: Sequence[pytest.ParameterSet], every: int) -> list[pytest.ParameterSet]:
+def by_turns(sets: Sequence[ParameterSet], every: int) -> list[ParameterSet]:
     """A test's parameter sets, one in `every` of them run by `make test` (which ones turns
     with the base seed, as `in_turn`), the others marked slow: `make test` and
     `make test-slow` together run each set once. For a test whose sets are each a whole
