@@ -32,6 +32,9 @@ ROOT = Path(__file__).resolve().parent
 COMPILED = tuple(
     f"engine_service/rules/war/{name}.py"
     for name in ("men", "troops", "check", "legal", "play", "compulsion", "flying_machines")
+) + tuple(
+    f"engine_service/rules/battle/{name}.py"
+    for name in ("movement", "artillery", "legal", "endings", "play")
 )
 # The one shared library every compiled module's extension loads (inside the package).
 GROUP = "engine_service.hotpath"

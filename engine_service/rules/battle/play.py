@@ -13,8 +13,8 @@ from engine_service.rules.battle.state import DEFENDER_TO_MOVE, PIECE_KEYS, Batt
 _new = object.__new__
 
 
-def play_as_method(self: object, state: BattleState, action: Move) -> BattleState:
-    """The position after `action`, known to be legal (bound as `BattleRuleset.play`)."""
+def play(state: BattleState, action: Move) -> BattleState:
+    """The position after `action`, known to be legal (`BattleRuleset.play` itself)."""
     origin, destination = action
     board = state.board
     piece = board[origin]
@@ -50,8 +50,3 @@ def play_as_method(self: object, state: BattleState, action: Move) -> BattleStat
     new._analysis = None
     new._quick = None
     return new
-
-
-def play(state: BattleState, move: Move) -> BattleState:
-    """The position after `move`, known to be legal."""
-    return play_as_method(None, state, move)
