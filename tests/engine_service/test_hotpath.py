@@ -1,6 +1,7 @@
 """The compiled hot path: built, its extensions are what Python loads; switched off
 (`WARGAME_PURE_PYTHON=1`), every module comes from its source; and the suite runs in the
-form it says it does (`make test` runs the tests of War's compiled rules in each)."""
+form it says it does (`make test` runs the tests of War's and Battle's compiled rules in
+each)."""
 
 from __future__ import annotations
 
