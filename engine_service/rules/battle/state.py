@@ -97,7 +97,7 @@ class BattleState:
         self.history = history if history is not None else (position_key(self.board, side),)
         self.steps = () if history is None else steps
         self.options = options
-        # `rules` given (by `make`): the options' own, not looked up again.
+        # `rules` given (by `make`, `play`): the options' own, not looked up again.
         self.rules = rules if rules is not None else rules_of(options)
         self._analysis = None
         self._quick = None
@@ -114,7 +114,7 @@ class BattleState:
         rules: Rules,
         steps: tuple[int, ...] | None = None,
     ) -> BattleState:
-        """The fast constructor for `play`: every field given, nothing recomputed."""
+        """A state of every field given, nothing recomputed (`play` makes its own)."""
         return cls(board, side, options, quiet, history, steps=steps, rules=rules)
 
     @property
