@@ -101,31 +101,32 @@ play-web: play-setup $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) ## 
 	@$(PY) deploy/local/stack.py play-web --run-dir $(RUN_DIR)
 
 # Compiled, the tests of what is compiled run a second time against its pure-Python source,
-# the fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py). Only War's move generation
-# and play are compiled (setup.py's COMPILED); every other module loads the same source in
-# both runs, so running its tests again checks nothing new. What reaches the two forms
-# differently: War's own tests (tests/engine_service/rules/war: moves, compulsion, check,
-# perft, playouts, the reference generator), War's shared-contract tests and shallow perft
-# (test_conformance.py -k war), War's conformance vectors regenerated in-process
-# (tests/conformance -k war), and test_hotpath.py (the switch loads the sources). The rest of
-# the engine's tests (gRPC, conversion, AI over War) reach War's modules only through these
-# same functions; `make test-slow` runs all of them in pure Python too.
+# the fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py). Only War's and Battle's
+# move generation and play are compiled (setup.py's COMPILED); every other module loads the
+# same source in both runs, so running its tests again checks nothing new. What reaches the
+# two forms differently: each game's own tests (tests/engine_service/rules/war and battle:
+# moves, duties, perft, playouts, the reference generators), its shared-contract tests and
+# shallow perft (test_conformance.py -k war, battle), its conformance vectors regenerated
+# in-process (tests/conformance -k war, battle), and test_hotpath.py (the switch loads the
+# sources). The rest of the engine's tests (gRPC, conversion, AI) reach those modules only
+# through these same functions; `make test-slow` runs all of them in pure Python too.
 COMPILED_FORM = $$($(PY) -c 'from engine_service import hotpath; print(hotpath.form())')
-PURE_PYTHON_TESTS := tests/engine_service/rules/war tests/engine_service/test_hotpath.py \
-  tests/engine_service/rules/test_conformance.py tests/conformance -k "war or hotpath"
-test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); War's compiled rules also in pure Python
+PURE_PYTHON_TESTS := tests/engine_service/rules/war tests/engine_service/rules/battle \
+  tests/engine_service/test_hotpath.py tests/engine_service/rules/test_conformance.py \
+  tests/conformance -k "war or battle or hotpath"
+test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); War's and Battle's compiled rules also in pure Python
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \
-	  echo "test: the tests of War's compiled rules again, in pure Python"; \
+	  echo "test: the tests of War's and Battle's compiled rules again, in pure Python"; \
 	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest $(PURE_PYTHON_TESTS) -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
-# (War's vectors in pure Python whole, perft to depth 3: the default form samples perft.)
+# (War's and Battle's vectors in pure Python whole, perft to depth 3: the default form samples perft.)
 test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak; the engine's whole default suite in pure Python
 	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \
 	  echo "test-slow: the engine's tests and the conformance vectors, in pure Python"; \
 	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup && \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/conformance -m slow -k war -n $(PYTEST_WORKERS) --dist loadgroup; fi
+	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/conformance -m slow -k "war or battle" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 # Two clones of main running `make test` at once beside a CPU hog: the suite holds on a
 # busy machine (PAIRED_FLAGS="--runs 3 --hogs 2 --ref <branch> --keep"). Takes the machine

@@ -22,16 +22,20 @@ from pathlib import Path
 from setuptools import setup
 
 ROOT = Path(__file__).resolve().parent
-# The modules mypyc compiles: War's move generation and play, tested in both forms and
-# measured (docs/throughput.md). The rest of the rules and the conversion stay pure until
-# what mypyc cannot take is rewritten there (a whole build ran the conformance suite into
-# each of these): `NapoleonicState.evolve` reads the instance `__dict__`; Battle makes states
-# with `object.__new__` and binds a module function as `BattleRuleset.play`; indexing
-# `bytes` with a `slice` held in a tuple (War's consistency checks) raises TypeError; and
-# `Ruleset`, `GameConverter` and their games' classes are subclassed by interpreted code.
+# The modules mypyc compiles: War's and Battle's move generation and play (Battle's chosen
+# by profile: perft and the legal moves; its state too, so that `play` makes a native
+# object), tested in both forms and measured (docs/throughput.md). The rest of the rules and
+# the conversion stay pure until what mypyc cannot take is rewritten there (a whole build
+# ran the conformance suite into each of these): `NapoleonicState.evolve` reads the
+# instance `__dict__`; indexing `bytes` with a `slice` held in a tuple (War's consistency
+# checks) raises TypeError; and `Ruleset`, `GameConverter` and their games' classes are
+# subclassed by interpreted code.
 COMPILED = tuple(
     f"engine_service/rules/war/{name}.py"
     for name in ("men", "troops", "check", "legal", "play", "compulsion", "flying_machines")
+) + tuple(
+    f"engine_service/rules/battle/{name}.py"
+    for name in ("state", "movement", "artillery", "legal", "endings", "play")
 )
 # The one shared library every compiled module's extension loads (inside the package).
 GROUP = "engine_service.hotpath"

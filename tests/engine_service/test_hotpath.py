@@ -1,6 +1,7 @@
 """The compiled hot path: built, its extensions are what Python loads; switched off
 (`WARGAME_PURE_PYTHON=1`), every module comes from its source; and the suite runs in the
-form it says it does (`make test` runs the tests of War's compiled rules in each)."""
+form it says it does (`make test` runs the tests of War's and Battle's compiled rules in
+each)."""
 
 from __future__ import annotations
 
@@ -69,8 +70,13 @@ def test_built_extensions_are_loaded_and_the_switch_loads_the_sources() -> None:
     built = built_modules()
     if not built:
         pytest.skip("the hot path is not compiled here (make setup compiles it with a C compiler)")
-    # War's move generation is among them (setup.py's COMPILED).
-    assert {"engine_service.rules.war.legal", "engine_service.rules.war.men"} <= built.keys()
+    # War's and Battle's move generation and play are among them (setup.py's COMPILED).
+    assert {
+        "engine_service.rules.war.legal",
+        "engine_service.rules.war.men",
+        "engine_service.rules.battle.legal",
+        "engine_service.rules.battle.play",
+    } <= built.keys()
     names = sorted(built)
 
     form, files = loaded_from(names, pure=False)

@@ -31,7 +31,7 @@ from engine_service.rules.battle.pieces import (
     kind_of,
     side_of,
 )
-from engine_service.rules.battle.play import play, play_as_method
+from engine_service.rules.battle.play import perft, play
 from engine_service.rules.battle.setup import setup_text_of
 from engine_service.rules.battle.start import new_game
 from engine_service.rules.battle.state import BattleState
@@ -84,8 +84,13 @@ class BattleRuleset(Ruleset[BattleState, Move]):
         after = play(state, action)
         return after, action_events(state, action, after, self.outcome(after))
 
-    # The position after a legal move (no checks, no events): the hot path, bound directly.
-    play = play_as_method
+    # The position after a legal move (no checks, no events): the hot path, bound directly
+    # (a static method, so that the compiled function, which is no descriptor, binds too).
+    play = staticmethod(play)
+
+    def perft(self, state: BattleState, depth: int) -> int:
+        """Move sequences of exactly `depth` moves (`play.perft`: the compiled form's own)."""
+        return perft(state, depth)
 
     def actor(self, state: BattleState, action: Move) -> str:
         """The owner of the moving piece (the side to move if its origin is empty)."""

@@ -89,6 +89,7 @@ class BattleState:
         history: tuple[int, ...] | None = None,
         *,
         steps: tuple[int, ...] | None = None,
+        rules: Rules | None = None,
     ) -> None:
         self.board = bytes(board)
         self.side = side
@@ -96,7 +97,8 @@ class BattleState:
         self.history = history if history is not None else (position_key(self.board, side),)
         self.steps = () if history is None else steps
         self.options = options
-        self.rules = rules_of(options)
+        # `rules` given (by `make`, `play`): the options' own, not looked up again.
+        self.rules = rules if rules is not None else rules_of(options)
         self._analysis = None
         self._quick = None
 
@@ -112,18 +114,8 @@ class BattleState:
         rules: Rules,
         steps: tuple[int, ...] | None = None,
     ) -> BattleState:
-        """The fast constructor for `play`: every field given, nothing recomputed."""
-        state = object.__new__(cls)
-        state.board = board
-        state.side = side
-        state.quiet = quiet
-        state.history = history
-        state.steps = steps
-        state.options = options
-        state.rules = rules
-        state._analysis = None
-        state._quick = None
-        return state
+        """A state of every field given, nothing recomputed (`play` makes its own)."""
+        return cls(board, side, options, quiet, history, steps=steps, rules=rules)
 
     @property
     def key(self) -> int:
