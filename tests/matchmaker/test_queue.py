@@ -24,7 +24,7 @@ from matchmaker.redis_client import Client
 from matchmaker.scripts import Scripts
 from matchmaker.seating import Seating, TimeControl
 from matchmaker.settings import Settings
-from matchmaker.store import Store, text
+from matchmaker.store import Store, millis, text
 from tests.matchmaker.conftest import both_stores, run
 from tests.matchmaker.helpers import store_client, until
 from wargame.runtime.refusal import Refusal
@@ -471,10 +471,14 @@ def test_status_renews_the_ticket_and_reports_join_time_and_now(redis_url: str) 
     async def scenario() -> None:
         queues = await make_queues(redis_url, ticket_liveness=30.0, window_growth=0.0)
         await set_rating(queues.redis, "a", 1000)
+        before = millis(await queues.redis.time())
         ticket = await queues.join("a", "a", SPEC)
+        after = millis(await queues.redis.time())
         joined, alive = keys.queue_joined(SPEC.queue_id), keys.queue_alive(SPEC.queue_id)
-        # joining: alive for the liveness (30 s), the player's ticket key as long
+        # joining: at the server's time of the join, to the millisecond; alive for the
+        # liveness (30 s), the player's ticket key as long
         join_ms = await queues.redis.zscore(joined, ticket.ticket)
+        assert before <= (join_ms or 0) <= after
         assert await queues.redis.zscore(alive, ticket.ticket) == (join_ms or 0) + 30_000
         assert 0 < await queues.redis.pttl(keys.player_queue("a")) <= 30_000
         await queues.redis.zincrby(joined, -5_000, ticket.ticket)  # as if it joined 5 s ago
@@ -678,6 +682,42 @@ def test_the_pairer_pairs_every_interval_without_being_poked(redis_url: str) -> 
         stop.set()
         pairer.poke.set()
         await task
+        await close(queues)
+
+    run(scenario())
+
+
+def test_a_full_batch_pairs_the_oldest_pair_even_past_the_first_chunk(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pairing takes `arrivals` 256 tickets at a time, and the next chunk starts after the
+    # tickets left unpaired at the front. With one pair a script call, the first call makes
+    # the older pair (just past a first chunk of tickets nobody is near), not the newer one
+    # far behind it; the next call makes that one.
+    monkeypatch.setattr(queue_module, "PAIR_BATCH", 1)
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
+        ratings, joined, alive, tickets, *_, arrivals, _ = keys.queue_keys(SPEC.queue_id)
+        seconds, micros = await queues.redis.time()
+        now = seconds * 1000 + micros // 1000
+        alone = (f"alone{n}" for n in itertools.count())
+        waiting = [next(alone) for _ in range(256)] + ["older1", "older2"]
+        waiting += [next(alone) for _ in range(300)] + ["newer1", "newer2"]
+        near = {"older1": 1_000_000, "older2": 1_000_005, "newer1": 2_000_000, "newer2": 2_000_005}
+        pipe = queues.redis.pipeline(transaction=False)
+        for arrival, ticket in enumerate(waiting, 1):
+            pipe.zadd(ratings, {ticket: near.get(ticket, 100 * arrival)})
+            pipe.zadd(joined, {ticket: now})
+            pipe.zadd(alive, {ticket: now + 600_000})
+            pipe.zadd(arrivals, {ticket: arrival})
+            pipe.hset(tickets, ticket, json.dumps({"p": ticket}))
+        await pipe.execute()
+        made = await queues.pair(SPEC.queue_id)
+        assert [sorted(match["tickets"]) for match in made] == [
+            ["older1", "older2"],
+            ["newer1", "newer2"],
+        ]
         await close(queues)
 
     run(scenario())

@@ -224,6 +224,7 @@ def test_every_call_keeps_a_players_keys_alive_for_its_kind(redis_url: str) -> N
         await tokens.redis.zadd(keys.player_games(player_id), {"g1": 1})
         await tokens.redis.zadd(keys.player_rated(player_id), {"g0": 1})
         names = (
+            keys.player_token(player_id, token_hash(token)),
             keys.player(player_id),
             keys.player_tokens(player_id),
             keys.player_games(player_id),
