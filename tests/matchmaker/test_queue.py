@@ -687,6 +687,20 @@ def test_the_pairer_pairs_every_interval_without_being_poked(redis_url: str) -> 
     run(scenario())
 
 
+async def arrive(queues: Queues, waiting: list[tuple[str, int, int]], alive_until: int) -> None:
+    """Tickets (name, rating, join time in ms) in the queue in this order of arrival, as
+    queue_join.lua leaves them, in one round trip."""
+    ratings, joined, alive, tickets, *_, arrivals, _ = keys.queue_keys(SPEC.queue_id)
+    pipe = queues.redis.pipeline(transaction=False)
+    for arrival, (ticket, rating, since) in enumerate(waiting, 1):
+        pipe.zadd(ratings, {ticket: rating})
+        pipe.zadd(joined, {ticket: since})
+        pipe.zadd(alive, {ticket: alive_until})
+        pipe.zadd(arrivals, {ticket: arrival})
+        pipe.hset(tickets, ticket, json.dumps({"p": ticket}))
+    await pipe.execute()
+
+
 def test_a_full_batch_pairs_the_oldest_pair_even_past_the_first_chunk(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -698,21 +712,13 @@ def test_a_full_batch_pairs_the_oldest_pair_even_past_the_first_chunk(
 
     async def scenario() -> None:
         queues = await make_queues(redis_url, window_base=10.0, window_growth=0.0)
-        ratings, joined, alive, tickets, *_, arrivals, _ = keys.queue_keys(SPEC.queue_id)
-        seconds, micros = await queues.redis.time()
-        now = seconds * 1000 + micros // 1000
+        now = millis(await queues.redis.time())
         alone = (f"alone{n}" for n in itertools.count())
-        waiting = [next(alone) for _ in range(256)] + ["older1", "older2"]
-        waiting += [next(alone) for _ in range(300)] + ["newer1", "newer2"]
+        names = [next(alone) for _ in range(256)] + ["older1", "older2"]
+        names += [next(alone) for _ in range(300)] + ["newer1", "newer2"]
         near = {"older1": 1_000_000, "older2": 1_000_005, "newer1": 2_000_000, "newer2": 2_000_005}
-        pipe = queues.redis.pipeline(transaction=False)
-        for arrival, ticket in enumerate(waiting, 1):
-            pipe.zadd(ratings, {ticket: near.get(ticket, 100 * arrival)})
-            pipe.zadd(joined, {ticket: now})
-            pipe.zadd(alive, {ticket: now + 600_000})
-            pipe.zadd(arrivals, {ticket: arrival})
-            pipe.hset(tickets, ticket, json.dumps({"p": ticket}))
-        await pipe.execute()
+        waiting = [(name, near.get(name, 100 * n), now) for n, name in enumerate(names)]
+        await arrive(queues, waiting, alive_until=now + 600_000)
         made = await queues.pair(SPEC.queue_id)
         assert [sorted(match["tickets"]) for match in made] == [
             ["older1", "older2"],
@@ -731,21 +737,12 @@ def test_a_pair_with_a_ticket_left_unpaired_keeps_the_next_chunk_whole(redis_url
     # earlier, and its first ticket is tried too.
     async def scenario() -> None:
         queues = await make_queues(redis_url, window_base=10.0, window_growth=1.0)
-        ratings, joined, alive, tickets, *_, arrivals, _ = keys.queue_keys(SPEC.queue_id)
-        seconds, micros = await queues.redis.time()
-        now = seconds * 1000 + micros // 1000
+        now = millis(await queues.redis.time())
         waiting = [("new", 0, now), ("old", 500, now - 1_000_000)]  # windows 10 and 1000
         waiting += [(f"alone{n}", 10_000 + 100 * n, now) for n in range(254)]  # none near
         # In the second chunk: one whose window reaches the other (not the other way round).
         waiting += [("next1", 100_000, now - 1_000_000), ("next2", 100_500, now)]
-        pipe = queues.redis.pipeline(transaction=False)
-        for arrival, (ticket, rating, since) in enumerate(waiting, 1):
-            pipe.zadd(ratings, {ticket: rating})
-            pipe.zadd(joined, {ticket: since})
-            pipe.zadd(alive, {ticket: now + 600_000})
-            pipe.zadd(arrivals, {ticket: arrival})
-            pipe.hset(tickets, ticket, json.dumps({"p": ticket}))
-        await pipe.execute()
+        await arrive(queues, waiting, alive_until=now + 600_000)
         made = await queues.pair(SPEC.queue_id)
         assert sorted(sorted(match["tickets"]) for match in made) == [
             ["new", "old"],
