@@ -30,9 +30,13 @@ ROOT = Path(__file__).resolve().parent
 # instance `__dict__`; indexing `bytes` with a `slice` held in a tuple (War's consistency
 # checks) raises TypeError; and `Ruleset`, `GameConverter` and their games' classes are
 # subclassed by interpreted code.
-COMPILED = tuple(
+COMPILED = ("engine_service/rules/position.py",) + tuple(
     f"engine_service/rules/war/{name}.py"
-    for name in ("men", "troops", "check", "legal", "play", "compulsion", "flying_machines")
+    for name in (
+        *("men", "troops", "check", "legal", "play", "compulsion", "flying_machines"),
+        *("pieces", "board", "state", "actions", "setup", "position", "start", "events"),
+        "endings",
+    )
 ) + tuple(
     f"engine_service/rules/battle/{name}.py"
     for name in ("state", "movement", "artillery", "legal", "endings", "play")
