@@ -30,16 +30,16 @@ ROOT = Path(__file__).resolve().parent
 # instance `__dict__`; indexing `bytes` with a `slice` held in a tuple (War's consistency
 # checks) raises TypeError; and `Ruleset`, `GameConverter` and their games' classes are
 # subclassed by interpreted code.
-COMPILED = ("engine_service/rules/position.py",) + tuple(
-    f"engine_service/rules/war/{name}.py"
-    for name in (
-        *("men", "troops", "check", "legal", "play", "compulsion", "flying_machines"),
-        *("pieces", "board", "state", "actions", "setup", "position", "start", "events"),
-        "endings",
-    )
-) + tuple(
-    f"engine_service/rules/battle/{name}.py"
-    for name in ("state", "movement", "artillery", "legal", "endings", "play")
+WAR = (
+    *("men", "troops", "check", "legal", "play", "compulsion", "flying_machines"),
+    *("pieces", "board", "state", "actions", "setup", "position", "start", "events"),
+    *("endings", "notation"),
+)
+BATTLE = ("state", "movement", "artillery", "legal", "endings", "play")
+COMPILED = (
+    "engine_service/rules/position.py",
+    *(f"engine_service/rules/war/{name}.py" for name in WAR),
+    *(f"engine_service/rules/battle/{name}.py" for name in BATTLE),
 )
 # The one shared library every compiled module's extension loads (inside the package).
 GROUP = "engine_service.hotpath"
