@@ -102,18 +102,23 @@ play-web: play-setup $(if $(shell command -v npm),$(WEB_PAGE_STAMP),no-node) ## 
 
 # Compiled, the tests of what is compiled run a second time against its pure-Python source,
 # the fallback (WARGAME_PURE_PYTHON=1: engine_service/hotpath.py). Only War's and Battle's
-# move generation and play are compiled (setup.py's COMPILED); every other module loads the
-# same source in both runs, so running its tests again checks nothing new. What reaches the
-# two forms differently: each game's own tests (tests/engine_service/rules/war and battle:
-# moves, duties, perft, playouts, the reference generators), its shared-contract tests and
-# shallow perft (test_conformance.py -k war, battle), its conformance vectors regenerated
-# in-process (tests/conformance -k war, battle), and test_hotpath.py (the switch loads the
-# sources). The rest of the engine's tests (gRPC, conversion, AI) reach those modules only
-# through these same functions; `make test-slow` runs all of them in pure Python too.
+# rules and the position texts they share with Napoleonic are compiled (setup.py's
+# COMPILED); every other module loads the same source in both runs, so running its tests
+# again checks nothing new. What reaches the two forms differently: each game's own tests
+# (tests/engine_service/rules/war and battle: moves, duties, perft, playouts, the reference
+# generators, War's position texts), its shared-contract tests and shallow perft
+# (test_conformance.py -k war, battle), its conformance vectors regenerated in-process
+# (tests/conformance -k war, battle), the position texts of all three games
+# (rules/position.py: test_position_text.py, test_positions.py and Napoleonic's
+# test_position_text.py), and test_hotpath.py (the switch loads the sources). The rest of
+# the engine's tests (gRPC, conversion, AI) reach those modules only through these same
+# functions; `make test-slow` runs all of them in pure Python too.
 COMPILED_FORM = $$($(PY) -c 'from engine_service import hotpath; print(hotpath.form())')
 PURE_PYTHON_TESTS := tests/engine_service/rules/war tests/engine_service/rules/battle \
   tests/engine_service/test_hotpath.py tests/engine_service/rules/test_conformance.py \
-  tests/conformance -k "war or battle or hotpath"
+  tests/engine_service/rules/test_position_text.py tests/engine_service/rules/test_positions.py \
+  tests/engine_service/rules/napoleonic/test_position_text.py \
+  tests/conformance -k "war or battle or hotpath or position"
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); War's and Battle's compiled rules also in pure Python
 	$(BIN)/pytest -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \

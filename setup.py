@@ -24,18 +24,26 @@ from setuptools import setup
 ROOT = Path(__file__).resolve().parent
 # The modules mypyc compiles: War's and Battle's move generation and play (Battle's chosen
 # by profile: perft and the legal moves; its state too, so that `play` makes a native
-# object), tested in both forms and measured (docs/throughput.md). The rest of the rules and
-# the conversion stay pure until what mypyc cannot take is rewritten there (a whole build
-# ran the conformance suite into each of these): `NapoleonicState.evolve` reads the
-# instance `__dict__`; indexing `bytes` with a `slice` held in a tuple (War's consistency
-# checks) raises TypeError; and `Ruleset`, `GameConverter` and their games' classes are
-# subclassed by interpreted code.
-COMPILED = tuple(
-    f"engine_service/rules/war/{name}.py"
-    for name in ("men", "troops", "check", "legal", "play", "compulsion", "flying_machines")
-) + tuple(
-    f"engine_service/rules/battle/{name}.py"
-    for name in ("state", "movement", "artillery", "legal", "endings", "play")
+# object), and the path of War's position texts, read and written on every request (the
+# shared `rules/position.py`, War's `setup`, `start`, `position`, `state`, `pieces`, `board`,
+# `actions`, `events`, `endings`, `notation`), each tested in both forms and measured
+# (docs/throughput.md). The rest of the rules and the conversion stay pure until what mypyc
+# cannot take is rewritten there (a whole build ran the conformance suite into each of
+# these): `NapoleonicState.evolve` reads the instance `__dict__`; indexing `bytes` with a
+# `slice` held in a tuple (War's consistency checks, which a text the engine tagged skips)
+# raises TypeError; `Ruleset`, `GameConverter` and their games' classes are subclassed by
+# interpreted code; and mypyc 2.4.1 stops on a loop over a `bytearray` (the compiled modules
+# loop over `bytes`).
+WAR = (
+    *("men", "troops", "check", "legal", "play", "compulsion", "flying_machines"),
+    *("pieces", "board", "state", "actions", "setup", "position", "start", "events"),
+    *("endings", "notation"),
+)
+BATTLE = ("state", "movement", "artillery", "legal", "endings", "play")
+COMPILED = (
+    "engine_service/rules/position.py",
+    *(f"engine_service/rules/war/{name}.py" for name in WAR),
+    *(f"engine_service/rules/battle/{name}.py" for name in BATTLE),
 )
 # The one shared library every compiled module's extension loads (inside the package).
 GROUP = "engine_service.hotpath"

@@ -1,11 +1,12 @@
 """The compiled hot path: which form of the rules runs, and the switch to the pure one.
 
-`setup.py` can compile the rules' hot path (War's and Battle's move generation and play, for
-now) with mypyc into C extensions beside their sources (`make setup` and the Docker image do
-where a C compiler is present), and Python imports an extension before a source of the same
-name. With `WARGAME_PURE_PYTHON=1` a finder placed first on `sys.meta_path` hands out every
-module of this package from its source instead, so the same tests run against both forms
-(`make test`). Without the switch, or without a build, it changes nothing.
+`setup.py` can compile the rules' hot path (War's and Battle's move generation and play, and
+the reading and writing of War's position texts) with mypyc into C extensions beside their
+sources (`make setup` and the Docker image do where a C compiler is present), and Python
+imports an extension before a source of the same name. With `WARGAME_PURE_PYTHON=1` a finder
+placed first on `sys.meta_path` hands out every module of this package from its source instead,
+so the same tests run against both forms (`make test`). Without the switch, or without a build,
+it changes nothing.
 """
 
 from __future__ import annotations

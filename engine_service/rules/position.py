@@ -328,7 +328,7 @@ def steps_back(
     steps: list[tuple[int, int]] = []
     piece_keys, cells_by_key, movers = how.piece_keys, how.cells_by_key, how.movers
     men: tuple[list[int], list[int]] = ([], [])  # each side's cells that may move back
-    for cell, piece in enumerate(work):
+    for cell, piece in enumerate(board):
         if piece and movers[piece] >= 0:
             men[movers[piece]].append(cell)
     for done, earlier in enumerate(reversed(history[:-1])):

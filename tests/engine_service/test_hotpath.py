@@ -70,12 +70,16 @@ def test_built_extensions_are_loaded_and_the_switch_loads_the_sources() -> None:
     built = built_modules()
     if not built:
         pytest.skip("the hot path is not compiled here (make setup compiles it with a C compiler)")
-    # War's and Battle's move generation and play are among them (setup.py's COMPILED).
+    # War's and Battle's move generation and play are among them, and the position texts'
+    # read and write path (setup.py's COMPILED).
     assert {
         "engine_service.rules.war.legal",
         "engine_service.rules.war.men",
         "engine_service.rules.battle.legal",
         "engine_service.rules.battle.play",
+        "engine_service.rules.position",
+        "engine_service.rules.war.setup",
+        "engine_service.rules.war.start",
     } <= built.keys()
     names = sorted(built)
 

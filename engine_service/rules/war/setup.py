@@ -117,7 +117,7 @@ class Setup:
     def king_cells(self) -> tuple[int | None, int | None]:
         """The cell of each side's King (None when it has none or more than one)."""
         found: list[list[int]] = [[], []]
-        for cell, piece in enumerate(self.board):
+        for cell, piece in enumerate(bytes(self.board)):
             if piece and kind_of(piece) == KING:
                 found[side_of(piece)].append(cell)
         south, north = (cells[0] if len(cells) == 1 else None for cells in found)

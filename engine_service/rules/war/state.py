@@ -11,8 +11,6 @@ incrementally. `Turn` is the part of a position the move generator works with.
 from __future__ import annotations
 
 import random
-from functools import reduce
-from operator import xor
 from typing import Final, NamedTuple
 
 from engine_service.rules.war.board import CELLS
@@ -64,7 +62,6 @@ RESERVE_KEYS: Final = tuple(
 )
 HUFF_KEYS: Final = tuple(_rng.getrandbits(64) for _cell in range(CELLS))
 del _rng
-_CELL_OFFSETS: Final = tuple(cell << 5 for cell in range(CELLS))
 
 
 def position_key(
@@ -72,9 +69,10 @@ def position_key(
 ) -> int:
     """The Zobrist key of a position: men, placed machines, reserves, side, huff rights."""
     keys = PIECE_KEYS
-    key = reduce(
-        xor, [keys[at | piece] for at, piece in zip(_CELL_OFFSETS, board, strict=True) if piece], 0
-    )
+    key = 0
+    for cell, piece in enumerate(board):
+        if piece:
+            key ^= keys[(cell << 5) | piece]
     if side:
         key ^= SIDE_KEY
     key ^= RESERVE_KEYS[0][reserves[0]] ^ RESERVE_KEYS[1][reserves[1]]
