@@ -123,10 +123,10 @@ PURE_PYTHON_TESTS := tests/engine_service/rules/war tests/engine_service/rules/b
   tests/engine_service/rules/test_position_text.py tests/engine_service/rules/test_positions.py \
   tests/engine_service/rules/napoleonic/test_position_text.py \
   tests/conformance -k "war or battle or hotpath or position"
-test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); War's and Battle's compiled rules also in pure Python
+test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); what is compiled (War's and Battle's rules, the position texts) also in pure Python
 	$(BIN)/pytest -m "not slow" -n $(TEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \
-	  echo "test: the tests of War's and Battle's compiled rules again, in pure Python"; \
+	  echo "test: the tests of what is compiled (War's and Battle's rules, the position texts) again, in pure Python"; \
 	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest $(PURE_PYTHON_TESTS) -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 # (War's and Battle's vectors in pure Python whole, perft to depth 3: the default form samples perft.)
