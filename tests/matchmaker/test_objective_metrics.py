@@ -37,6 +37,7 @@ from wargame.v1 import matchmaker_pb2 as mm
 
 DELIVERY = "wargame_matchmaker_watch_delivery_seconds"
 BOT_REPLY = "wargame_matchmaker_bot_reply_seconds"
+WATCHERS = "wargame_matchmaker_watchers"
 UNCONFIRMED = "wargame_matchmaker_unconfirmed_commits_total"
 
 
@@ -58,8 +59,12 @@ def test_a_move_is_timed_once_for_each_watcher_it_reaches(
     # Observed once each update is written to a stream (the client may read it first).
     wait_for(lambda: value(f"{DELIVERY}_count") == before + 2)
     assert value(f"{DELIVERY}_bucket", le="+Inf") >= before + 2
-    played = play_moves(engine_stub, two, game.id, 1, random.Random(4))
+    # One watcher leaves, and the replica has seen its stream end, before the next move
+    # (closed after it, the stream could be written the move first: timing luck).
+    open_streams = value(WATCHERS)
     watchers[0].close()
+    wait_for(lambda: value(WATCHERS) == open_streams - 1)
+    played = play_moves(engine_stub, two, game.id, 1, random.Random(4))
     watchers[1].until(played.version)
     wait_for(lambda: value(f"{DELIVERY}_count") == before + 3)  # one watcher left
     watchers[1].close()
