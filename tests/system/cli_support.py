@@ -284,7 +284,8 @@ class Cli:
         """Type `quit`: the client exits with status 0."""
         self.send("quit")
         status = self.wait(timeout)
-        assert status == 0, f"the client exited with status {status}"
+        if status != 0:
+            raise self._failure(f"the client exited with status {status}")
 
     def quit_after_the_game(self) -> None:
         """At the prompt after a game's end, quit: the client exits with status 0."""
