@@ -335,7 +335,6 @@ class Queues:
     async def pair_all(self) -> int:
         """One pairing round over every active queue; creates the games; returns pairs made."""
         total = 0
-        now = await self._now()
         shards = range(self.seating.store.read_shards)
         pipe = self.redis.pipeline(transaction=False)
         for shard in shards:
@@ -345,6 +344,9 @@ class Queues:
             for shard, rows in zip(shards, await pipe.execute(), strict=True)
             for raw_id, active in rows
         ]
+        if not active_queues:
+            return 0  # (an idle round: one round trip)
+        now = await self._now()
         for shard, queue_id, active in active_queues:
             matches = await self.pair(queue_id)
             total += len(matches)

@@ -92,16 +92,17 @@ class Sweeper:
         await every(self.settings.sweep_interval, self.poke, stop, self._claim, "sweep failed")
 
     async def _claim(self) -> None:
-        """Claim as many due games as there are free slots, shard by shard, and start their
-        work."""
+        """Claim as many due games as there are free slots, shard by shard (of the shards
+        with a game due, looked at first), and start their work."""
         free = self.settings.sweep_concurrency - len(self._tasks)
+        if free <= 0:
+            return
         shards = len(self.store.due_keys)
         start, self._first_shard = self._first_shard % shards, self._first_shard + 1
         lease_ms = int(self.settings.sweep_lease * 1000)
-        for step in range(shards):
+        for shard in sorted(await self.store.due_now(), key=lambda due: (due - start) % shards):
             if free <= 0:
                 return
-            shard = (start + step) % shards
             lease, game_ids = await self.store.claim_due(
                 shard, lease_ms, min(free, self.settings.sweep_batch)
             )

@@ -18,7 +18,7 @@ from matchmaker.record import BOT_PLAYER, GameRecord, GameStatus, Seat, SeatKind
 from matchmaker.seating import GameSpec, TimeControl
 from matchmaker.server import Replica
 from matchmaker.sweeper import RETRY_MS
-from tests.matchmaker.conftest import fast_settings
+from tests.matchmaker.conftest import both_stores, fast_settings
 from tests.matchmaker.helpers import captured_logs
 from wargame.runtime.refusal import Code, Reason, Refusal
 from wargame.runtime.status import ErrorDetails
@@ -378,6 +378,39 @@ def test_a_claim_is_renewed_while_the_work_lasts_so_no_other_replica_takes_the_g
                 assert (await replica.store.claim_due(shard, 300, 10))[1] == []
             finally:  # the bot answers, pass or fail, so the work ends
                 bot.release.set()
+                await replica.sweeper.drain(30)
+            assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
+
+    asyncio.run(scenario())
+
+
+@both_stores
+def test_a_sweep_runs_the_claim_script_only_in_the_shards_with_a_game_due(
+    redis_url: str, engine_address: str
+) -> None:
+    """A round looks at every due-index shard at once (`Store.due_now`: one pipelined look
+    at each shard's earliest entry) and claims only where a game is due: with the bot's turn
+    due, in that game's shard alone, and the game is worked on; in the next round, with the
+    game claimed a lease ahead, in none. (A claim script in each of the 32 shards each round
+    made an idle replica's sweeps its busiest work.)"""
+
+    async def scenario() -> None:
+        async with bot_game(redis_url, engine_address) as (replica, game_id):
+            store, claimed_in = replica.store, []
+            claim = store.claim_due
+
+            async def counted(shard: int, lease_ms: int, limit: int) -> tuple[int, list[str]]:
+                claimed_in.append(shard)
+                return await claim(shard, lease_ms, limit)
+
+            store.claim_due = counted  # type: ignore[method-assign]
+            try:
+                await replica.sweeper._claim()
+                assert claimed_in == [store.due_keys.index(store._due(game_id))]
+                claimed_in.clear()
+                await replica.sweeper._claim()
+                assert claimed_in == []
+            finally:
                 await replica.sweeper.drain(30)
             assert [entry.side for entry in (await loaded(replica, game_id)).moves] == ["south"]
 
