@@ -2,16 +2,18 @@
 
     python -m tests.system.multihost_players --matchmakers A,B --engine TARGET \\
         --tls-ca-file CA --tls-cert-file CERT --tls-key-file KEY --engine-tls-name NAME \\
-        --games N --bot-games M --plies K --watched W --out DIR
+        --games N --bot-games M --plies K --watched W --out DIR [--hold FILE]
 
 People (two per game, scripted: random legal actions from the engine) and people against
 the bot play N + M Game of War games at once through whichever matchmaker answers: a call
 that meets UNAVAILABLE, a deadline or a refusal to connect is sent again, with the same
 idempotency key, to the other matchmaker. A person's move refused because the bot's move
 it answered was lost in a failover (a read shows what no replica confirmed yet) is made
-again on the game as it now stands. After K actions (bot games: K of the person's) one
-side resigns. W games are watched; a watcher whose stream breaks, or stays silent while
-its game goes on, resumes from the last version it saw, on the other matchmaker.
+again on the game as it now stands. After K actions (bot games: K of the person's), and
+not while FILE (`--hold`) exists, one side resigns: the test holds the games in play until
+what it waits for has happened, however fast they go. W games are watched; a watcher
+whose stream breaks, or stays silent while its game goes on, resumes from the last version
+it saw, on the other matchmaker.
 
 Every connection is TLS, as in production: the matchmakers' certificates are checked
 against the CA, and the engines (mutual TLS) are shown the client certificate, their own
@@ -189,6 +191,7 @@ class Play:
     plies: int
     rng: random.Random
     watch_limit: int
+    hold: Path | None = None
     acks: list[Ack] = field(default_factory=list)
     games: list[str] = field(default_factory=list)
     watched: dict[str, Watch] = field(default_factory=dict)
@@ -202,6 +205,10 @@ class Play:
         )
         player.token, player.player_id = reply.token, reply.player.id
         return player
+
+    def more(self, done: int) -> bool:
+        """Whether a game that made `done` actions (a bot game: the person's) goes on."""
+        return done < self.plies or (self.hold is not None and self.hold.exists())
 
     def acked(self, view: Any) -> None:
         self.acks.append(Ack(view.id, view.version, list(view.moves)))
@@ -243,10 +250,10 @@ class Play:
         self.watch(view.id, index)
         players = {"south": south, "north": north}
         try:
-            for _ in range(self.plies):
-                if view.status != mm.GAME_STATUS_RUNNING:
-                    break
+            done = 0
+            while self.more(done) and view.status == mm.GAME_STATUS_RUNNING:
                 view = await self.move(players[view.state.to_act[0]], view)
+                done += 1
             if view.status == mm.GAME_STATUS_RUNNING:  # not ended by the rules: one resigns
                 await self.resign(players[view.state.to_act[0]], view.id)
         finally:
@@ -268,7 +275,9 @@ class Play:
             self.events.ended(game_id)
 
     async def bot_turns(self, person: Player, game_id: str) -> None:
-        for _ in range(self.plies):
+        done = 0
+        while self.more(done):
+            done += 1
             waiting = time.monotonic()
             while True:  # the bot's turn: the sweeper of some replica plays it
                 view = (
@@ -352,7 +361,7 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
         args.matchmakers.split(","), args.engine, Transport.of(args), args.out / "refusals.jsonl"
     )
     events = Events(args.out / "events.jsonl")
-    session = Play(fleet, events, args.plies, random.Random(args.seed), args.watched)
+    session = Play(fleet, events, args.plies, random.Random(args.seed), args.watched, args.hold)
     jobs = [
         asyncio.create_task(session.people_game(i), name=f"people game {i}")
         for i in range(args.games)
@@ -467,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=0)
     parser.add_argument("--bot-games", type=int, default=0)
     parser.add_argument("--plies", type=int, default=16)
+    parser.add_argument("--hold", type=Path, default=None)
     parser.add_argument("--watched", type=int, default=0)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--out", type=Path, default=Path("."))

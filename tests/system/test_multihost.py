@@ -247,12 +247,17 @@ class Players:
         self.folder = fleet.folder / "players"
         self.folder.mkdir()
         self.expected = (games + bot_games) * (plies + 2)  # roughly, the commits to come
+        # The games go on past `plies` until `result`: the test's events happen while they
+        # are played, however fast they go.
+        self.hold = self.folder / "hold"
+        self.hold.touch()
         addresses = ",".join(f"{h.address}:{MATCHMAKER_PORT}" for h in fleet.matchmakers)
         engine = "ipv4:" + ",".join(f"{h.address}:{ENGINE_PORT}" for h in fleet.engines)
         argv = [
             sys.executable, "-m", PLAYERS, "--matchmakers", addresses, "--engine", engine,
             "--games", str(games), "--bot-games", str(bot_games), "--plies", str(plies),
-            "--watched", "10", "--out", str(self.folder), *fleet.tls.client_flags(),
+            "--watched", "10", "--out", str(self.folder), "--hold", str(self.hold),
+            *fleet.tls.client_flags(),
         ]  # fmt: skip
         self.process = fleet.client.spawn(argv, self.folder / "players.log")
 
@@ -294,7 +299,9 @@ class Players:
         return took
 
     def result(self, timeout: float = 600) -> dict[str, Any]:
-        """The players' result, once they are done; a stall fails with where they wait."""
+        """The players' result, once they are done (each game ends after its action under
+        way); a stall fails with where they wait."""
+        self.hold.unlink(missing_ok=True)
         try:
             self.process.wait(timeout)
         except subprocess.TimeoutExpired:
