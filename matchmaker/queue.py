@@ -156,6 +156,7 @@ class Queues:
         self.seating = seating
         self.settings = settings
         self.matched = asyncio.Event()  # set when this replica paired someone
+        self.pairings = 0  # how many times it did (a stream that looked before: look again)
 
     def window(self, waited_ms: int) -> float:
         """The rating difference accepted after waiting `waited_ms`."""
@@ -303,6 +304,7 @@ class Queues:
         if made:
             PAIRED.inc(len(made))
             # Wake this replica's waiting streams now (others find out at their next poll).
+            self.pairings += 1
             self.matched.set()
             self.matched.clear()
         return made

@@ -8,12 +8,13 @@ its warning (`presence.py`), has the bot answer draw offers and move (a bot that
 move resigns), settles pending ratings and closes open games nobody joined. Each piece of
 work has its own request id, sent to the engine with every call it makes.
 
-It claims due games shard by shard, starting each round one shard further, with
-`claim_due.lua`, which pushes each claimed game a short lease ahead (`sweep_lease`), so
-replicas never work on one game at once. While the work runs the claim is renewed every
-third of the lease (`renew_due.lua`); a replica that dies stops renewing, and the others
-take its games over within one lease. Whatever a sweeper does goes through the ordinary
-version-checked commit, so even a lease that ran out cannot corrupt a game.
+Each round it looks at every shard's earliest entry at once (`Store.due_now`, one
+pipelined read), then claims due games in the shards that have one, starting each round one
+shard further, with `claim_due.lua`, which pushes each claimed game a short lease ahead
+(`sweep_lease`), so replicas never work on one game at once. While the work runs the claim
+is renewed every third of the lease (`renew_due.lua`); a replica that dies stops renewing,
+and the others take its games over within one lease. Whatever a sweeper does goes through
+the ordinary version-checked commit, so even a lease that ran out cannot corrupt a game.
 """
 
 from __future__ import annotations
