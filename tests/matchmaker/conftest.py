@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import threading
+import warnings
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -155,10 +156,38 @@ class InProcessMatchmaker:
         return future.result(timeout)
 
     def stop(self) -> None:
-        """Stop gracefully and wait for the thread (once; later calls do nothing)."""
+        """Stop gracefully and wait for the thread (once; later calls do nothing). A stop
+        that takes longer than 30 s (a grace of 2 s) is left behind with a warning that says
+        where its tasks wait, for the suite's summary."""
         if self._loop is not None and self._stop is not None and self._thread.is_alive():
             self._loop.call_soon_threadsafe(self._stop.set)
         self._thread.join(30)
+        if self._thread.is_alive() and self._loop is not None:
+            tasks = [  # (read from another thread: a look, for the warning)
+                f"{task.get_name()}: {chain}"
+                for task in asyncio.all_tasks(self._loop)
+                if (chain := awaiting(task.get_coro()))
+            ]
+            warnings.warn(
+                "the in-process matchmaker did not stop within 30 s; its tasks wait in\n"
+                + "\n".join(sorted(tasks) or ["(none: the loop's own ending, asyncio.run's)"]),
+                stacklevel=2,
+            )
+
+
+def awaiting(coroutine: Any) -> str:
+    """Where a suspended Python coroutine waits: each function of its chain of awaits,
+    outermost first, with its line ("" for gRPC's own, compiled)."""
+    chain = []
+    while coroutine is not None and getattr(coroutine, "cr_frame", None) is not None:
+        frame = coroutine.cr_frame
+        if not frame.f_code.co_filename.endswith(".py"):
+            break
+        chain.append(
+            f"{frame.f_code.co_name} ({Path(frame.f_code.co_filename).name}:{frame.f_lineno})"
+        )
+        coroutine = coroutine.cr_await
+    return " > ".join(chain)
 
 
 @pytest.fixture
