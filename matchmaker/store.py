@@ -608,15 +608,21 @@ class Store:
     async def due_now(self) -> list[int]:
         """The places in `due_keys` of the shards holding a game due now, from one look at
         each shard's earliest entry (pipelined: a round trip per node, where a claim is one
-        per shard); claimed games are a lease ahead, so they are not due."""
+        per shard); claimed games are a lease ahead, so they are not due. On a cluster, a
+        shard whose node does not answer (a failover) is left to a later round, and the
+        others are claimed meanwhile."""
         pipe = self.redis.pipeline(transaction=False)
         for key in self.due_keys:
             pipe.zrange(key, 0, 0, withscores=True)
-        earliest = await pipe.execute()
-        if not any(earliest):
+        earliest = await pipe.execute(raise_on_error=False)
+        if not any(isinstance(rows, list) and rows for rows in earliest):
             return []
         now = await self.time_ms()
-        return [place for place, rows in enumerate(earliest) if rows and rows[0][1] <= now]
+        return [
+            place
+            for place, rows in enumerate(earliest)
+            if isinstance(rows, list) and rows and rows[0][1] <= now
+        ]
 
     async def claim_due(self, shard: int, lease_ms: int, limit: int) -> tuple[int, list[str]]:
         """Claim due games of one shard (`due_keys`) for this replica: (lease score, ids)."""
