@@ -38,6 +38,7 @@ from matchmaker.sweeper import Sweeper
 from matchmaker.tokens import Tokens
 from matchmaker.vault import check_secret_key
 from matchmaker.watch import Hub
+from matchmaker.workers import stopped
 from wargame.runtime.config import ConfigError
 from wargame.runtime.logs import redact_url, scrub
 from wargame.runtime.serving import AioServing, create_aio_server, register_service
@@ -187,10 +188,7 @@ class Replica:
             await serving.stop(grace)
         await self.sweeper.drain(grace)
         for task in self._workers:
-            task.cancel()
-        for task in self._workers:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await stopped(task)
         await self.close()
 
     async def close(self) -> None:

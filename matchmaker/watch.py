@@ -86,6 +86,7 @@ from matchmaker.redis_client import (
 from matchmaker.settings import Settings
 from matchmaker.store import Store, StreamEntry, text
 from matchmaker.tokens import Tokens
+from matchmaker.workers import stopped
 from wargame.runtime.refusal import Code, Reason, Refusal
 
 log = structlog.get_logger(component="matchmaker")
@@ -376,9 +377,7 @@ class Listener:
         try:
             await self._receive(connection, sender)
         finally:
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await sender
+            await stopped(sender)
 
     async def _send(self, connection: AbstractConnection) -> None:
         """Send what the outbox holds, channels of one slot per command."""
@@ -669,12 +668,8 @@ class Hub:
             task.cancel()
         for feed in self.feeds.values():
             feed.close()
-        tasks = [listener.task for listener in self.listeners.values()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        for listener in list(self.listeners.values()):
+            await stopped(listener.task)
         self.feeds.clear()
         self.listeners.clear()
 

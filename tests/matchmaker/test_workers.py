@@ -1,14 +1,16 @@
 """The loop of the background workers (`matchmaker/workers.py`): a round every interval,
-one more when poked, failures logged and survived, until the replica stops."""
+one more when poked, failures logged and survived, until the replica stops; and a task
+stopped until it has ended."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 import pytest
 
-from matchmaker.workers import every
+from matchmaker.workers import every, stopped
 from tests.matchmaker.conftest import run
 from tests.matchmaker.helpers import captured_logs, until
 
@@ -125,3 +127,51 @@ def test_a_cancelled_worker_ends_instead_of_logging_a_failure() -> None:
             return [dict(entry) for entry in logs]
 
     assert [entry for entry in run(scenario()) if entry["event"] == "sweep failed"] == []
+
+
+def stubborn(lost: int) -> tuple[Callable[[], Coroutine[Any, Any, None]], list[int]]:
+    """A task's work that carries on after its first `lost` cancellations, as Python
+    3.11's `asyncio.wait_for` lets a task carry on when one lands as the write it waits for
+    completes (redis-py's writes); the list counts the cancellations it met."""
+    met: list[int] = []
+
+    async def work() -> None:
+        while True:
+            try:
+                await asyncio.sleep(HOUR)
+            except asyncio.CancelledError:
+                met.append(1)
+                if len(met) > lost:
+                    raise
+
+    return work, met
+
+
+def test_a_task_that_carries_on_after_a_cancellation_is_cancelled_until_it_ends() -> None:
+    """`stopped` cancels again until the task has ended: a hub's update listener cancelled
+    once waited for its sender that way for ever (a replica's stop took 30 s in a test run,
+    the hub's close waiting on it)."""
+
+    async def scenario() -> None:
+        work, met = stubborn(lost=2)
+        task = asyncio.create_task(work())
+        await settle()
+        await asyncio.wait_for(stopped(task), 30)
+        assert task.cancelled() and len(met) == 3
+
+    run(scenario())
+
+
+def test_a_caller_cancelled_while_it_stops_a_task_is_cancelled_once_the_task_has_ended() -> None:
+    async def scenario() -> None:
+        work, met = stubborn(lost=1)
+        task = asyncio.create_task(work())
+        await settle()
+        stopping = asyncio.create_task(stopped(task))
+        await settle()
+        stopping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(stopping, 30)
+        assert task.cancelled() and len(met) == 2
+
+    run(scenario())
