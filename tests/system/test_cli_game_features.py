@@ -119,15 +119,18 @@ def _at_prompt(cli: Cli, side: str) -> bool:
 
 
 def _act(cli: Cli, player: Player, game_id: str, side: str) -> None:
-    """Wait for the player's turn (by the matchmaker, and by the client: its panel marks
-    the player to act and its prompt is on the input line), type the engine's suggestion
-    and wait for the bot's answer: the player's turn again. (The client refuses an action
-    typed before it has shown the bot's answer: "not your turn".)"""
+    """Wait for the player's turn (by the matchmaker, and by the client: its log shows the
+    last action played, its panel marks the player to act and its prompt is on the input
+    line), type the engine's suggestion and wait for the bot's answer: the player's turn
+    again. (The client refuses an action typed before it has shown the bot's answer: "not
+    your turn". The panel and the prompt alone may still be those of the turn before, drawn
+    before the player's action was sent.)"""
 
     def mine(c: Cli) -> bool:
         now = player.game(game_id)
+        shown = not now.moves or f": {now.moves[-1]}" in c.text()
         marked = any("(you)" in row and "◀" in row for row in c.rows())
-        return now.your_side in now.state.to_act and marked and _at_prompt(c, side)
+        return now.your_side in now.state.to_act and shown and marked and _at_prompt(c, side)
 
     cli.wait_screen(mine)
     played = len(player.game(game_id).moves)
