@@ -155,8 +155,10 @@ class Queues:
         self.players = players
         self.seating = seating
         self.settings = settings
-        self.matched = asyncio.Event()  # set when this replica paired someone
-        self.pairings = 0  # how many times it did (a stream that looked before: look again)
+        # Set when this replica pairs someone, and then replaced by a new one: a waiting
+        # stream takes it before it looks at its ticket, and waits on it after (a pairing
+        # in between has set it: no signal is missed).
+        self.matched = asyncio.Event()
 
     def window(self, waited_ms: int) -> float:
         """The rating difference accepted after waiting `waited_ms`."""
@@ -304,9 +306,8 @@ class Queues:
         if made:
             PAIRED.inc(len(made))
             # Wake this replica's waiting streams now (others find out at their next poll).
-            self.pairings += 1
             self.matched.set()
-            self.matched.clear()
+            self.matched = asyncio.Event()
         return made
 
     async def game_for(

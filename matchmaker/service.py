@@ -353,7 +353,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
         last_sent = 0.0
         matched_since: float | None = None
         while True:
-            pairings = self.queues.pairings
+            paired = self.queues.matched  # (set by a pairing of this replica after the look)
             status = await self.queues.status(player_id, ticket)
             if status.kind == "gone":
                 return
@@ -385,10 +385,7 @@ class MatchmakerService(matchmaker_pb2_grpc.MatchmakerServicer):
                     rating_window=window,
                     ticket=ticket.text,
                 )
-            if self.queues.pairings == pairings:  # (else this replica paired since the look)
-                await _wait_any(
-                    (self.queues.matched, self.shutdown), self.settings.queue_status_interval
-                )
+            await _wait_any((paired, self.shutdown), self.settings.queue_status_interval)
 
     @unary("LeaveQueue")
     async def LeaveQueue(

@@ -96,8 +96,8 @@ def test_a_waiting_player_learns_of_its_match_at_once_with_its_ticket(
         # The message with the game still names the ticket the player waited under.
         assert ada_matched.ticket == waiting.ticket
         # Bob may have been paired before his stream first looked, or between its look and
-        # its wait (it looks again at once: it missed the signal, not the match); his game
-        # message names his own ticket all the same.
+        # its wait (the signal it waits on was set meanwhile: it looks again at once); his
+        # game message names his own ticket all the same.
         bob_matched = message_with_game(second, 15)
         assert bob_matched.ticket and bob_matched.ticket != ada_matched.ticket
         assert bob_matched.game.id == ada_matched.game.id
