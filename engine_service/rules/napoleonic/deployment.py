@@ -48,7 +48,7 @@ from engine_service.rules.napoleonic.actions import (
     Reveal,
     Seal,
 )
-from engine_service.rules.napoleonic.phases import players_out
+from engine_service.rules.napoleonic.phases import dispose, players_out
 from engine_service.rules.napoleonic.setup import (
     ArrayError,
     array_problems,
@@ -207,7 +207,9 @@ class Sealer:
 def begin_play(
     state: NapoleonicState, arrays: dict[str, Placements], events: list[Event]
 ) -> NapoleonicState:
-    """Lay out every revealed array and start the first turn (first player, movement)."""
+    """Lay out every revealed array and start the first turn (first player, movement). The
+    array of a player who left after revealing it (10.6) goes as on_commander_loss says,
+    as its army would have gone from the board."""
     units: list[Unit] = list(state.units)
     for side in (p.id for p in state.players):
         if side in arrays:
@@ -222,6 +224,16 @@ def begin_play(
                 cells=tuple(state.geo.names[u.cell] for u in units),
             )
         )
+        state = state.with_units(sort_units(units))
+        for surrendered in (True, False):
+            gone = [
+                p.id
+                for p in state.players
+                if p.out and p.surrendered is surrendered and p.id in arrays
+            ]
+            if gone:
+                state = dispose(state, gone, events, surrendered=surrendered)
+        units = list(state.units)
     events.append(
         Event(
             EventKind.PHASE_CHANGED,

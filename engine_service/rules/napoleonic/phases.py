@@ -223,7 +223,7 @@ def players_out(
     )
     newly = [p.id for p in state.players if p.id in gone and not p.out]
     state = state.evolve(players=players)
-    state = _dispose(state, newly, events, surrendered=surrendered)
+    state = dispose(state, newly, events, surrendered=surrendered)
     for side in newly:
         why = "surrenders" if surrendered else cause
         if events is not None:
@@ -288,7 +288,7 @@ def alliance_victory(state: NapoleonicState, events: list[Event] | None) -> Outc
     return outcome
 
 
-def _dispose(
+def dispose(
     state: NapoleonicState, sides: list[str], events: list[Event] | None, *, surrendered: bool
 ) -> NapoleonicState:
     """The units of players who left (option on_commander_loss): removed, left inert on

@@ -126,6 +126,47 @@ def test_the_first_player_forfeiting_its_reveal_passes_the_first_move_on(
     assert (state.phase, state.active) == (Phase.MOVEMENT, following)
 
 
+@pytest.mark.parametrize("loss", ["remove_army", "army_stays_inert", "army_passes_to_ally"])
+def test_an_array_revealed_by_a_player_who_then_leaves_goes_as_on_commander_loss_says(
+    loss: str,
+) -> None:
+    """A player reveals its array, then surrenders before the others have revealed theirs:
+    when the arrays are laid out, its own goes as its army on the board would have gone
+    (found by the deep property test: laid out whole, it left a player out with units under
+    remove_army, a state the engine refused)."""
+    state = RULESET.new_game(
+        RULESET.resolve_options(
+            {
+                "scenario": "grand_battle_2v2",
+                "deployment": "attack_at_dawn",
+                "on_commander_loss": loss,
+            }
+        )
+    )
+    arrays = {}
+    for side in state.turn_order:
+        arrays[side] = random_player_array(state, side, 5)
+        state = play(state, Commit(side, commitment(*arrays[side])))
+    leaver, *others = state.turn_order
+    state = play(state, Reveal(leaver, *arrays[leaver]))
+    game: Game[Any] = Game(RULESET, state)
+    game, _events = game.apply(leaver, Resign(leaver, OutcomeReason.RESIGNATION))
+    for side in others:
+        game, _events = game.apply(side, Reveal(side, *arrays[side]))
+        accepted(game)
+    state = game.state
+    assert state.phase is Phase.MOVEMENT
+    sides = [unit.side for unit in state.units]
+    laid_out = len(arrays[leaver][0])
+    ally = next(iter(state.allies(leaver)))
+    if loss == "remove_army":
+        assert leaver not in sides
+    elif loss == "army_stays_inert":
+        assert sides.count(leaver) == laid_out and not state.in_game(leaver)
+    else:  # its Guards do not pass (10.6): the rest of its army does, to its ally
+        assert leaver not in sides and sides.count(ally) == 2 * laid_out - 1
+
+
 # Red and blue (south) against black and green (north). Red's artillery can attack black's
 # d5, blue's artillery black's c6, which black's b6 can support.
 SPLIT = (
