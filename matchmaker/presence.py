@@ -16,7 +16,8 @@ left before its client opens its first stream: a side with no watcher field coun
 for a presence lifetime from the game's start (`started_ms`), unless it has come and gone.
 Nor is a restart a player leaving: a replica younger than a presence lifetime counts lapsed
 fields as there (their clients reconnect meanwhile), so a matchmaker that was down longer
-than that announces nobody as gone when it is back, unless they stay away.
+than that announces nobody as gone when it is back, unless they stay away (the hash of
+fields is kept as long as the game's keys, so the fields are there after any outage).
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class Presence:
         # A lapsed presence counts until this replica has lived one presence lifetime: the
         # streams it had may have been served by a replica that stopped (a restart).
         self.born = time.monotonic()
+        # The presence hash lives as long as the game's keys: however long the matchmakers
+        # were down, the fields of the streams they served are there to be kept.
+        self.kept_ms = int(settings.running_game_ttl * 1000)
 
     async def arrive(self, game_id: str, side: str) -> str:
         """A seated player of `side` watches: present from now; its watcher field."""
@@ -125,6 +129,7 @@ class Presence:
                 ",".join(to_act) if game.status == GameStatus.RUNNING else "",
                 "1" if time.monotonic() - self.born < self.settings.presence_ttl else "",
                 str(game.started_ms + lifetime) if game.started_ms else "",
+                self.kept_ms,
             ],
         )
 
@@ -138,7 +143,7 @@ class Presence:
         for game_id, fields in list(self.watching.items()):
             key = keys.game_presence(game_id)
             pipe.hset(key, mapping={field: now + lifetime for field in fields})
-            pipe.pexpire(key, 2 * lifetime)
+            pipe.pexpire(key, self.kept_ms)
         await pipe.execute()
 
     async def run(self, stop: asyncio.Event) -> None:

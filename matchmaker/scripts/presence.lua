@@ -28,6 +28,8 @@
 -- ARGV[10] until when (ms) the players seated as the game started count as there without
 --          a stream ("" never): their clients are still opening their first ones. Not a
 --          side whose stream ends in this call, nor one already known to have left.
+-- ARGV[11] how long (ms) the presence hash is kept after a watcher field is added: as long
+--          as a running game's keys, so that its lapsed fields outlive any restart
 --
 -- The watcher field changes whatever the game's state. Returns {"closed"} when the game
 -- is not running, {"conflict"} when it is no longer at ARGV[1] (read it and call again),
@@ -38,7 +40,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local lifetime = tonumber(ARGV[5])
 if ARGV[3] ~= "" then
   redis.call("HSET", KEYS[2], ARGV[3], now + lifetime)
-  redis.call("PEXPIRE", KEYS[2], 2 * lifetime)
+  redis.call("PEXPIRE", KEYS[2], ARGV[11])
 end
 if ARGV[4] ~= "" then
   redis.call("HDEL", KEYS[2], ARGV[4])
