@@ -1,7 +1,8 @@
 """The compiled hot path: built, its extensions are what Python loads; switched off
 (`WARGAME_PURE_PYTHON=1`), every module comes from its source; and the suite runs in the
-form it says it does (`make test` runs the tests of War's and Battle's compiled rules in
-each)."""
+form it says it does (`make test` runs the tests of what is compiled, War's and Battle's
+rules and the position texts, in each; `make test-slow` the engine's whole suite in pure
+Python)."""
 
 from __future__ import annotations
 
