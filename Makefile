@@ -21,7 +21,7 @@ PYTEST_WORKERS ?= 2
 # idle (141 % CPU); four keep them busy (173 %; 7 min 57 s against 9 min 53 s, quiet).
 TEST_WORKERS ?= 4
 
-.PHONY: help setup hot-path play-setup redis-server commands run stop status play play-web dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
+.PHONY: help setup hot-path play-setup redis-server browser commands run stop status play play-web dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -38,7 +38,7 @@ NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_C
 WEB_PAGE := web/page
 WEB_PAGE_STAMP := web/static/vendor/.installed-$(shell cat $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc | sha1sum | cut -c1-12)
 
-setup: $(STAMP) hot-path redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP) $(WEB_PAGE_STAMP),no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages (with npm), and `wargame` on your PATH
+setup: $(STAMP) hot-path redis-server $(if $(shell command -v npm),$(NODE_CLIENT_STAMP) $(WEB_PAGE_STAMP) browser,no-node) $(if $(filter setup run play,$(MAKECMDGOALS)),commands) ## the virtual environment, redis-server, clients/node's packages and Chromium for the browser tests (with npm), and `wargame` on your PATH
 
 $(STAMP): pyproject.toml constraints.txt
 	@$(PYTHON) deploy/local/install.py --venv $(VENV) --for dev
@@ -71,6 +71,9 @@ $(NODE_CLIENT_STAMP): $(NODE_CLIENT)/package.json $(NODE_CLIENT)/package-lock.js
 
 redis-server: ## install redis-server from the system's packages if it is missing
 	@deploy/local/ensure-redis.sh
+
+browser: ## install Chromium from the system's packages if it is missing (the browser tests; skipped without it)
+	@deploy/local/ensure-chromium.sh
 
 commands: $(PLAY_STAMP) ## link wargame (and the service commands) into ~/.local/bin, on your PATH
 	@$(PY) deploy/local/user_commands.py
