@@ -31,8 +31,9 @@
 -- ARGV[11] how long (ms) the presence hash is kept after a watcher field is added: as long
 --          as a running game's keys, so that its lapsed fields outlive any restart
 --
--- The watcher field changes whatever the game's state. Returns {"closed"} when the game
--- is not running, {"conflict"} when it is no longer at ARGV[1] (read it and call again),
+-- The watcher field changes whatever the game's state (but a finished game's presence hash
+-- is dropped: kept as long as a running game's keys, it would outlive the game by weeks).
+-- Returns {"closed"} when the game is not running, {"conflict"} when it is no longer at ARGV[1] (read it and call again),
 -- else {"ok", away JSON, warned JSON}.
 
 local t = redis.call("TIME")
@@ -46,7 +47,11 @@ if ARGV[4] ~= "" then
   redis.call("HDEL", KEYS[2], ARGV[4])
 end
 
-if redis.call("HGET", KEYS[1], "status") ~= "running" then
+local status = redis.call("HGET", KEYS[1], "status")
+if status ~= "running" then
+  if status ~= "open" then  -- finished, or gone: its presence is never read again
+    redis.call("DEL", KEYS[2])
+  end
   return {"closed"}
 end
 if redis.call("HGET", KEYS[1], "version") ~= ARGV[1] then

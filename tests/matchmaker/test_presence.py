@@ -603,6 +603,35 @@ def test_a_lapsed_watcher_is_kept_by_a_young_replica_and_taken_out_by_an_old_one
             ["1", 60_000, "north|w2", "", 10_000, 100, "south", "", "", "", KEPT],
         )
         assert KEPT - 10_000 < await store.redis.pttl(presence) <= KEPT
+        # Once the game is over, its presence goes (a watcher of it or the sweeper calling).
+        await store.commit(change(1, status="finished"))
+        reply = await store.scripts.run(
+            "presence",
+            script_keys,
+            ["2", 60_000, "north|w3", "", 10_000, 100, "south", "", "", "", KEPT],
+        )
+        assert reply == [b"closed"] and not await store.redis.exists(presence)
+        await store.redis.aclose()
+
+    run(scenario())
+
+
+def test_every_seated_side_is_there_while_its_first_stream_opens_not_only_the_one_to_act(
+    redis_url: str,
+) -> None:
+    """For a presence lifetime from the game's start, each seated side with no watcher
+    field yet counts as there: the side not to act is no more announced as gone than the
+    one to act is warned."""
+
+    async def scenario() -> None:
+        store = await make_store(redis_url)
+        await store.commit(change(0, status="running"))
+        script_keys = [keys.game("g1"), keys.game_presence("g1"), keys.game_stream("g1")]
+        until = await store.time_ms() + 60_000
+        args = ["1", 60_000, "", "", 10_000, 100, "south,north", "south", "", until, KEPT]
+        reply = await store.scripts.run("presence", script_keys, args)
+        assert [json.loads(part) for part in reply[1:]] == [{}, {}], reply
+        assert await store.redis.xlen(keys.game_stream("g1")) == 1  # the commit's update alone
         await store.redis.aclose()
 
     run(scenario())
