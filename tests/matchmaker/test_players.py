@@ -163,7 +163,7 @@ def test_games_that_ended_uncounted_make_room_for_a_new_one(redis_url: str) -> N
 
 def test_a_player_at_the_cap_with_running_games_is_refused(redis_url: str) -> None:
     """Counted games that still run are kept: the new one is refused (TOO_MANY_GAMES,
-    naming the cap) and not counted."""
+    naming the cap) and not counted; one of them counted again is not refused."""
 
     async def scenario() -> None:
         redis, players, tokens = await parts(redis_url)
@@ -184,6 +184,9 @@ def test_a_player_at_the_cap_with_running_games_is_refused(redis_url: str) -> No
         )
         counted = await redis.zrange(keys.player_games(player_id), 0, -1)
         assert sorted(text(game_id) for game_id in counted) == ["g1", "g2"]
+        # A game counted already is counted again at the cap (a call retried), unchanged.
+        await players.count_game(player_id, "g2", 4, capped=True)
+        assert await redis.zscore(keys.player_games(player_id), "g2") == 2
         await redis.aclose()
 
     run(scenario())

@@ -131,9 +131,12 @@ def test_the_rating_window_widens_with_waiting_time(redis_url: str) -> None:
             and queues.window(10_000) == 350
             and queues.window(10**9) == 1000
         )
-        # As if "low" had waited 21 s: its window (625) now reaches "high".
+        # As if "low" had waited 10 s: its window (350) does not reach "high", 600 away;
+        # 21 s: it does (625).
         oldest: list[Any] = await queues.redis.zrange(keys.queue_arrivals(SPEC.queue_id), 0, 0)
-        await queues.redis.zincrby(keys.queue_joined(SPEC.queue_id), -21_000, oldest[0])
+        await queues.redis.zincrby(keys.queue_joined(SPEC.queue_id), -10_000, oldest[0])
+        assert await queues.pair(SPEC.queue_id) == []
+        await queues.redis.zincrby(keys.queue_joined(SPEC.queue_id), -11_000, oldest[0])
         matches = await queues.pair(SPEC.queue_id)
         assert len(matches) == 1
         assert sorted(seat["p"] for seat in matches[0]["seats"]) == ["high", "low"]
