@@ -289,6 +289,33 @@ def test_a_lua_mutant_changes_one_token_of_code_never_comments_strings_or_a_sign
     assert len({m.name for m in mutants}) == len(mutants)
 
 
+def test_a_lua_result_follows_its_mutant_when_an_edit_above_moves_it() -> None:
+    """Lines added above a mutant rename it (line:column): its result goes with it; the
+    result of a mutant whose line itself changed is dropped, and other scripts' are kept."""
+    from tools.mutate import lua
+
+    before = {m.original: m for m in lua.mutants_of("x", LUA)}["<="]
+    results = {
+        before.name: {"outcome": "survived", "change": before.describe(LUA)},
+        "matchmaker.scripts.y.lua:1:1": {"outcome": "killed", "change": "-a\n+b"},
+    }
+    edited = "-- a new first line\n" + LUA
+    moved = {m.original: m for m in lua.mutants_of("x", edited)}["<="]
+    assert (moved.line, moved.column) == (before.line + 1, before.column)
+    every = {"x": list(lua.mutants_of("x", edited))}
+    assert lua.carried(results, every, {"x": edited}) == {
+        moved.name: results[before.name],
+        "matchmaker.scripts.y.lua:1:1": results["matchmaker.scripts.y.lua:1:1"],
+    }
+    rewritten = edited.replace("<=", "<= 0 +")  # the mutant's own line changed
+    every = {"x": list(lua.mutants_of("x", rewritten))}
+    assert before.name not in lua.carried(results, every, {"x": rewritten})
+    assert not any(
+        result["change"] == results[before.name]["change"]
+        for result in lua.carried(results, every, {"x": rewritten}).values()
+    )
+
+
 def test_every_script_has_lua_mutants_and_tests_to_judge_them() -> None:
     from tools.mutate import lua
 

@@ -15,9 +15,10 @@ past its time limit counts as a timeout (killed, as in mutmut's report). Before 
 mutants, each script's tests run once unmutated and must pass.
 
 Results are kept in `run/mutate/lua/results.json` (`--resume` tests only mutants without a
-result, `--survivors` tests again those not killed); the report (`report.txt`, and
-`survivors.txt` with each survivor's line) counts the mutants of `equivalent.txt` apart and
-gives every kill rate with its 95 % Wilson interval.
+result, `--survivors` tests again those not killed), each under its mutant's name (script,
+line, column) and carried to the new name when an edit above moves it (`carried`); the
+report (`report.txt`, and `survivors.txt` with each survivor's line) counts the mutants of
+`equivalent.txt` apart and gives every kill rate with its 95 % Wilson interval.
 """
 
 from __future__ import annotations
@@ -137,6 +138,35 @@ def mutants_of(script: str, source: str) -> Iterator[Mutant]:
         previous = text
 
 
+def carried(
+    results: dict[str, dict[str, str]], every: dict[str, list[Mutant]], sources: dict[str, str]
+) -> dict[str, dict[str, str]]:
+    """The results kept, with those of mutants a script's edit moved under their new names.
+
+    A mutant is named by its line and column, so lines added or taken out above it rename
+    it: a result whose name no script of `every` has now goes to the one mutant of its script
+    that makes the very same change of the very same line (its `change`), when there is
+    exactly one such mutant and it has no result of its own; else it is dropped. The results
+    of scripts not in `every` are kept as they are."""
+    current = {m.name for ms in every.values() for m in ms}
+    by_change: dict[tuple[str, str], list[Mutant]] = {}
+    for script, mutants in every.items():
+        for mutant in mutants:
+            key = (script, mutant.describe(sources[script]))
+            by_change.setdefault(key, []).append(mutant)
+    kept: dict[str, dict[str, str]] = {}
+    moved: dict[str, dict[str, str]] = {}
+    for name, result in results.items():
+        script = name.partition(":")[0].removeprefix("matchmaker.scripts.").removesuffix(".lua")
+        if name in current or script not in every:
+            kept[name] = result
+            continue
+        same = by_change.get((script, result.get("change", "")), [])
+        if len(same) == 1 and same[0].name not in results:
+            moved[same[0].name] = result
+    return kept | moved
+
+
 def is_lua(scope: str) -> bool:
     """Whether a `make mutate` scope is the scripts' folder or one script."""
     return scope == LUA_SCOPE or (scope.startswith(LUA_SCOPE + "/") and scope.endswith(".lua"))
@@ -242,6 +272,7 @@ def run(
     names = scripts(chosen)
     sources = {n: (SCRIPTS / f"{n}.lua").read_text(encoding="utf-8") for n in names}
     every = {n: list(mutants_of(n, sources[n])) for n in names}
+    results = carried(results, every, sources)
     equivalent = equivalent_mutants()
     todo = [
         m
