@@ -140,8 +140,62 @@ def test_the_outcome_must_agree_with_the_position() -> None:
     assert msg.outcome.reason == game_pb2.OUTCOME_REASON_CITADEL_CAPTURED
     back = CONVERSIONS.game_from_proto(msg)
     assert back.outcome is not None and back.outcome.winner == "attacker"
+    wrong_winner = game_pb2.GameState()
+    wrong_winner.CopyFrom(msg)
+    wrong_winner.outcome.winner = "defender"  # the right reason, the wrong winner
+    error = _refused(wrong_winner)
+    assert error.field == "state.outcome" and error.message.startswith(
+        "the outcome says CITADEL_CAPTURED for defender, but the rules say: "
+    )
     msg.ClearField("outcome")
-    assert _refused(msg).field == "state.outcome"
+    error = _refused(msg)
+    assert error.field == "state.outcome" and error.message.startswith("the game is over (")
+    assert error.message.endswith(") but the state has no outcome")
+
+
+@pytest.mark.parametrize(
+    ("reason", "winner", "field", "message"),
+    [
+        (
+            "RESIGNATION",
+            "east",
+            "state.outcome.winner",
+            "outcome RESIGNATION cannot have winner 'east'",
+        ),
+        ("RESIGNATION", "", "state.outcome.winner", "outcome RESIGNATION cannot have winner ''"),
+        (
+            "AGREEMENT",
+            "attacker",
+            "state.outcome.winner",
+            "outcome AGREEMENT cannot have winner 'attacker'",
+        ),
+        (
+            "CITADEL_CAPTURED",
+            "attacker",
+            "state.outcome.reason",
+            "the outcome CITADEL_CAPTURED does not follow from the position",
+        ),
+    ],
+)
+def test_an_ending_by_the_players_names_a_side_that_can_have_it(
+    reason: str, winner: str, field: str, message: str
+) -> None:
+    """A position the rules do not end may carry an ending by the players' hands (a
+    resignation, a time-out, an agreement): only with a winner who is one of the sides, and
+    none for an agreement."""
+    msg = _wire(_game())
+    msg.outcome.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{reason}")
+    msg.outcome.winner = winner
+    error = _refused(msg)
+    assert (error.field, error.message) == (field, message)
+    if reason != "CITADEL_CAPTURED":  # with a winner it can have, the ending is taken
+        msg.outcome.winner = "defender" if reason == "RESIGNATION" else ""
+        del msg.to_act[:]  # (a game over has nobody to act)
+        outcome = CONVERSIONS.game_from_proto(msg).outcome
+        assert outcome is not None and (outcome.reason, outcome.winner or "") == (
+            reason,
+            msg.outcome.winner,
+        )
 
 
 @pytest.mark.parametrize(
