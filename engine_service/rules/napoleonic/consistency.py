@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from engine_service.memo import memo
+from engine_service.rules.base import OutcomeReason
 from engine_service.rules.errors import RuleError
 from engine_service.rules.napoleonic.combat import under_attack
 from engine_service.rules.napoleonic.deployment import DIGEST_BYTES, Sealer
@@ -67,6 +68,7 @@ def check_state(state: NapoleonicState, sealer: Sealer | None) -> list[str]:
     _check_terrain(state, size, players, problems)
     if (state.phase is Phase.GAME_OVER) != (state.outcome is not None):
         problems.append(f"phase {state.phase} does not agree with the outcome {state.outcome}")
+    _check_winner(state, problems)
     if state.turn_number < 0 or not 0 <= state.turns_since_elimination <= state.turn_number:
         problems.append(
             f"turn counters {state.turn_number}/{state.turns_since_elimination} are impossible"
@@ -103,6 +105,29 @@ def _check_players(state: NapoleonicState, players: list[str], problems: list[st
             problems.append(f"the active player {state.active} is out of the game")
         if len({p.alliance for p in state.players if not p.out}) < 2:
             problems.append("one alliance is left but the game is not over")
+
+
+def _check_winner(state: NapoleonicState, problems: list[str]) -> None:
+    """The winner of an ending the position decides: the player whose Guards stand when the
+    enemy's fell (two players), the one alliance with a player still in the game when every
+    enemy is out (10.6)."""
+    outcome = state.outcome
+    if outcome is None:
+        return
+    if outcome.reason is OutcomeReason.ENEMIES_OUT:
+        left = sorted({p.alliance for p in state.players if not p.out})
+        if left != [outcome.winner]:
+            problems.append(
+                f"the outcome says {outcome.winner} won with every enemy out, "
+                f"but the alliances in the game are {', '.join(left) or 'none'}"
+            )
+    elif outcome.reason is OutcomeReason.GUARDS_ELIMINATED:
+        standing = sorted({u.side for u in state.units if state.stats(u).is_commander})
+        if standing != [outcome.winner]:
+            problems.append(
+                f"the outcome says {outcome.winner} eliminated the enemy's Guards, "
+                f"but the Guards of {', '.join(standing) or 'nobody'} stand"
+            )
 
 
 @memo(256)  # armies rarely change from state to state

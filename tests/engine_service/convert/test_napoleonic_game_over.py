@@ -74,3 +74,69 @@ def test_a_game_over_state_needs_an_ending_of_the_rules(change, field: str, mess
         field,
         message,
     )
+
+
+def test_a_win_by_the_fall_of_the_guards_goes_to_the_player_whose_guards_stand() -> None:
+    state = finished()
+    state.outcome.winner = "black"  # a player, but the one whose Guards fell
+    assert state_refusal(CONVERSIONS, state) == (
+        "INVALID_STATE",
+        "state",
+        "the outcome says black eliminated the enemy's Guards, but the Guards of red stand",
+    )
+
+
+# Three players, each its own alliance (three_way); green has surrendered. Red's artillery
+# and cavalry take black's Guards: black is out, and red's alliance is the one left (10.6).
+THREE_WAY = (
+    "board 8x8; players: red/red black/black green/green!surrendered; "
+    "red: d4=A e4=C h1=G; black: d5=G a8=I; turn: red attack_declaration 0; pending: red"
+)
+
+
+def finished_three_way() -> game_pb2.GameState:
+    options = RULESET.resolve_options({"scenario": "three_way", "auto_skip_defence": "false"})
+    game: Game[NapoleonicState] = Game(RULESET, RULESET.new_game(options, THREE_WAY))
+    for side, action in (
+        ("red", Attack("red", "R_A", "B_G")),
+        ("red", Attack("red", "R_C", "B_G")),
+        ("red", EndPhase("red")),
+        ("black", EndPhase("black")),
+    ):
+        game, _ = game.apply(side, action)
+    assert game.state.phase is Phase.GAME_OVER and game.outcome is not None
+    return structured(CONVERSIONS, game, ply=4)
+
+
+def test_a_game_of_alliances_is_won_by_the_alliance_left_with_its_players() -> None:
+    message = finished_three_way()
+    assert (message.outcome.winner, list(message.outcome.winners)) == ("red", ["red"])
+    outcome = CONVERSIONS.game_from_proto(message).outcome
+    assert outcome is not None
+    assert (outcome.winner, outcome.reason, outcome.winners) == ("red", "ENEMIES_OUT", ("red",))
+
+
+@pytest.mark.parametrize(
+    ("winner", "field", "message"),
+    [
+        ("white", "state.outcome.winner", "winner 'white' is no alliance of this game"),
+        (
+            "black",
+            "state",
+            "the outcome says black won with every enemy out, but the alliances in the game "
+            "are red",
+        ),
+        (
+            "green",
+            "state",
+            "the outcome says green won with every enemy out, but the alliances in the game "
+            "are red",
+        ),
+    ],
+)
+def test_a_game_of_alliances_names_as_winner_the_alliance_left(
+    winner: str, field: str, message: str
+) -> None:
+    state = finished_three_way()
+    state.outcome.winner = winner
+    assert state_refusal(CONVERSIONS, state) == ("INVALID_STATE", field, message)
