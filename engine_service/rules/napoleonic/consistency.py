@@ -2,7 +2,8 @@
 
 States come back from clients, so the engine refuses a state with units off the board, two
 units on a square, more units than the armies hold, hidden deployment data in a phase that
-has none, a turn scratch that names impossible attacks or supports, and so on.
+has none, a turn scratch that names impossible attacks or supports, a game over whose
+winner the position contradicts, and so on.
 """
 
 from __future__ import annotations
