@@ -481,7 +481,7 @@ class Play:
                 elif seat.rating_after:
                     continue  # counted and kept before (a retried settlement)
                 else:  # counted by a settlement that stopped before keeping it
-                    before = seat.rating
+                    before = Rating.parse(seat.rating).text()  # a new player's: the default
                     after = await self.players.rating_text(seat.player, game.rating_pool)
                 seats = [
                     replace(s, rating_before=before, rating_after=after)

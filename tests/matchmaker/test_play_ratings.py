@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 from matchmaker import keys
@@ -130,19 +130,24 @@ def test_a_rated_game_of_two_keeps_each_rating_before_and_after_once(
     now = {side: rating(client) for side, client in war_players.items()}
     assert now == {side: seat.rating_after.rating for side, seat in seats.items()}
 
-    async def settle_again(replica: Replica) -> GameRecord:
-        record, _ = await replica.store.get(game.id)
-        kept = dataclasses.replace(
-            record,
-            seats=[dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats],
-            rating_status=RatingStatus.PENDING,
-        )
-        await replica.store.set_unversioned(record, kept)  # as that settlement left it
-        await replica.play.settle_ratings(kept)
-        after, _ = await replica.store.get(game.id)
-        return after
+    def settle_again(game_id: str) -> Callable[[Replica], Coroutine[Any, Any, GameRecord]]:
+        async def settle(replica: Replica) -> GameRecord:
+            record, _ = await replica.store.get(game_id)
+            cleared = [
+                dataclasses.replace(s, rating_before="", rating_after="") for s in record.seats
+            ]
+            kept = dataclasses.replace(record, seats=cleared, rating_status=RatingStatus.PENDING)
+            await replica.store.set_unversioned(record, kept)  # as that settlement left it
+            await replica.play.settle_ratings(kept)
+            after, _ = await replica.store.get(game_id)
+            return after
 
-    after = matchmaker.call(settle_again)
+        return settle
+
+    # The first game began with new players (no rating yet): the default was counted.
+    begun_new = matchmaker.call(settle_again(first.id))
+    assert [(s.rating, s.rating_before) for s in begun_new.seats] == [("", Rating().text())] * 2
+    after = matchmaker.call(settle_again(game.id))
     assert after.rating_status == RatingStatus.DONE
     assert {side: rating(client) for side, client in war_players.items()} == now
     for seat in after.seats:
