@@ -521,6 +521,17 @@ def test_a_presence_change_made_while_the_game_changed_is_applied_to_the_new_ver
     asyncio.run(scenario())
 
 
+async def running_and_watched(replica: Replica, game_id: str) -> tuple[Presence, str]:
+    """A running Game of War stored under `game_id`, a presence of this replica's own to
+    watch it with, and the key of the game's presence hash."""
+    store = replica.store
+    created = await store.commit_change(
+        None, running_war_game(game_id), await store.time_ms(), mm.WatchGameResponse()
+    )
+    assert created.outcome == CommitOutcome.OK
+    return Presence(store, replica.scripts, replica.settings), keys.game_presence(game_id)
+
+
 def test_a_watcher_stream_that_ends_takes_its_field_out_of_the_presence_hash_at_once(
     redis_url: str,
 ) -> None:
@@ -530,18 +541,12 @@ def test_a_watcher_stream_that_ends_takes_its_field_out_of_the_presence_hash_at_
     async def scenario() -> None:
         replica = await Replica.connect(fast_settings(redis_url, abandon_after=60.0))
         try:
-            store = replica.store
-            game = running_war_game("g-watcher-leaves")
-            now = await store.time_ms()
-            created = await store.commit_change(None, game, now, mm.WatchGameResponse())
-            assert created.outcome == CommitOutcome.OK
-            presence = Presence(replica.store, replica.scripts, replica.settings)
-            first = await presence.arrive(game.id, "north")
-            second = await presence.arrive(game.id, "north")
-            redis: Any = store.redis
-            hash_key = keys.game_presence(game.id)
+            presence, hash_key = await running_and_watched(replica, "g-watcher-leaves")
+            first = await presence.arrive("g-watcher-leaves", "north")
+            second = await presence.arrive("g-watcher-leaves", "north")
+            redis: Any = replica.store.redis
             assert {f.decode() for f in await redis.hkeys(hash_key)} == {first, second}
-            await presence.leave(game.id, first)
+            await presence.leave("g-watcher-leaves", first)
             assert {f.decode() for f in await redis.hkeys(hash_key)} == {second}
         finally:
             await replica.close()
@@ -558,15 +563,9 @@ def test_the_watcher_fields_outlive_any_outage_of_the_matchmakers(redis_url: str
         settings = fast_settings(redis_url, presence_ttl=2.0, running_game_ttl=3600.0)
         replica = await Replica.connect(settings)
         try:
-            store = replica.store
-            game = running_war_game("g-outage")
-            now = await store.time_ms()
-            created = await store.commit_change(None, game, now, mm.WatchGameResponse())
-            assert created.outcome == CommitOutcome.OK
-            presence = Presence(replica.store, replica.scripts, replica.settings)
-            hash_key = keys.game_presence(game.id)
-            redis: Any = store.redis
-            await presence.arrive(game.id, "north")
+            presence, hash_key = await running_and_watched(replica, "g-outage")
+            redis: Any = replica.store.redis
+            await presence.arrive("g-outage", "north")
             assert 3_590_000 < await redis.pttl(hash_key) <= 3_600_000
             await redis.pexpire(hash_key, 1_000)
             await presence.renew()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from engine_service.rules.game import Game
-from engine_service.rules.napoleonic.actions import Attack, EndPhase
+from engine_service.rules.napoleonic.actions import Attack, EndPhase, NapoleonicAction
 from engine_service.rules.napoleonic.state import NapoleonicState, Phase
 from tests.engine_service.convert.helpers import state_refusal, structured
 from tests.engine_service.convert.test_napoleonic import CONVERSIONS, RULESET
@@ -20,17 +20,25 @@ from wargame.v1 import game_pb2
 SETUP = "board 8x8; red: d4=A#R_A e4=C#R_C h1=G#R_G; black: d5=G#B_G a8=I#B_I"
 
 
-def finished() -> game_pb2.GameState:
-    state: NapoleonicState = RULESET.new_game(RULESET.resolve_options({}), SETUP)
-    game: Game[NapoleonicState] = Game(RULESET, state)
-    for side, action in (
-        ("red", Attack("red", "R_A", "B_G")),
-        ("red", Attack("red", "R_C", "B_G")),
-        ("red", EndPhase("red")),
-    ):
-        game, _ = game.apply(side, action)
+def played_to_the_end(
+    options: dict[str, str], setup: str, actions: tuple[NapoleonicAction, ...]
+) -> game_pb2.GameState:
+    """The structured state of a game from `setup` once `actions` ended it."""
+    game: Game[NapoleonicState] = Game(
+        RULESET, RULESET.new_game(RULESET.resolve_options(options), setup)
+    )
+    for action in actions:
+        game, _ = game.apply(action.side, action)
     assert game.state.phase is Phase.GAME_OVER and game.outcome is not None
-    return structured(CONVERSIONS, game, ply=3)
+    return structured(CONVERSIONS, game, ply=len(actions))
+
+
+# Red's artillery and cavalry attack the black Guards, and red ends the phase.
+RED_ATTACKS = (Attack("red", "R_A", "B_G"), Attack("red", "R_C", "B_G"), EndPhase("red"))
+
+
+def finished() -> game_pb2.GameState:
+    return played_to_the_end({}, SETUP, RED_ATTACKS)
 
 
 def test_a_won_game_comes_back_with_its_winner_and_reason() -> None:
@@ -95,17 +103,8 @@ THREE_WAY = (
 
 
 def finished_three_way() -> game_pb2.GameState:
-    options = RULESET.resolve_options({"scenario": "three_way", "auto_skip_defence": "false"})
-    game: Game[NapoleonicState] = Game(RULESET, RULESET.new_game(options, THREE_WAY))
-    for side, action in (
-        ("red", Attack("red", "R_A", "B_G")),
-        ("red", Attack("red", "R_C", "B_G")),
-        ("red", EndPhase("red")),
-        ("black", EndPhase("black")),
-    ):
-        game, _ = game.apply(side, action)
-    assert game.state.phase is Phase.GAME_OVER and game.outcome is not None
-    return structured(CONVERSIONS, game, ply=4)
+    options = {"scenario": "three_way", "auto_skip_defence": "false"}
+    return played_to_the_end(options, THREE_WAY, (*RED_ATTACKS, EndPhase("black")))
 
 
 def test_a_game_of_alliances_is_won_by_the_alliance_left_with_its_players() -> None:
