@@ -13,7 +13,9 @@ at most `processes + queue` calls at once; any call beyond that is refused at on
 RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo saying when a process should be free. A
 call whose caller goes away (cancelled, deadline passed) or that overruns its time limit
 has its process killed and replaced by a fresh fork, so abandoned work holds neither CPU
-nor memory.
+nor memory. The limit counts the time the process ran or slept, not the time it waited
+for a CPU (`_Slot.call`): on a machine saturated by other work a niced search is
+starved, not overrunning, and it answers (cut short, by its own wall cap) once it runs.
 
 `reserved` processes more are kept for calls of priority (the matchmaker's own, which
 prove who they are: `engine_service.service`): a priority call takes a reserved process,
@@ -107,16 +109,18 @@ class _Slot:
 
     def call(self, job: Job, context: grpc.ServicerContext, request_id: str) -> bytes:
         """Run `job` in this slot's process, stopping it if the caller leaves or it overruns."""
-        assert self.conn is not None
+        assert self.conn is not None and self.process is not None
         started = time.monotonic()
         self.busy_until, self.job_seconds = started + job.seconds, job.seconds
+        waited = self.process.waited()
         try:
             self.conn.send((job.name, job.payload, job.seconds, request_id))
             while not self.conn.poll(POLL_SECONDS):
                 if not context.is_active():
                     self.restart()
                     raise CallerGoneError
-                if time.monotonic() - started > job.limit:
+                elapsed = time.monotonic() - started
+                if elapsed > job.limit and elapsed - (self.process.waited() - waited) > job.limit:
                     self.restart()
                     raise Refusal(
                         Code.RESOURCE_EXHAUSTED,
@@ -340,6 +344,15 @@ class _Process:
     """A pool process, a child of the spawner."""
 
     pid: int
+
+    def waited(self) -> float:
+        """Seconds the process has spent ready to run but waiting for a CPU (Linux's
+        schedstat; 0 where the system does not tell)."""
+        try:
+            with open(f"/proc/{self.pid}/schedstat", "rb") as stats:
+                return int(stats.read().split()[1]) / 1e9
+        except (OSError, IndexError, ValueError):
+            return 0.0
 
 
 class _Spawner:

@@ -26,13 +26,17 @@ from wargame.runtime.refusal import Code, Reason, Refusal
 
 
 def stand_in() -> Work:
-    """Work told by its job: sleep (the payload's seconds), refuse (a rule's refusal, or
-    the service's with a retry hint: "refuse later"), die, tell its pid or its budget, or
-    echo."""
+    """Work told by its job: sleep or spin (the payload's seconds, of the clock or of CPU),
+    refuse (a rule's refusal, or the service's with a retry hint: "refuse later"), die,
+    tell its pid or its budget, or echo."""
 
     def work(job: str, payload: bytes, seconds: float) -> bytes:
         if job == "sleep":
             time.sleep(float(payload))
+        elif job == "spin":
+            end = time.thread_time() + float(payload)
+            while time.thread_time() < end:
+                pass
         elif job == "refuse":
             raise RuleError(Reason.ILLEGAL_ACTION, "not like that", rule="7.1")
         elif job == "refuse later":
@@ -288,6 +292,27 @@ def test_work_past_its_limit_is_stopped(pool: Pool) -> None:
         "the work took longer than its limit of 0.5 s and was stopped; retry later",
     )
     assert pool.run(Job("echo", b"next", 1, 30), Caller()) == b"next"
+
+
+def test_work_starved_of_cpu_is_not_stopped_at_its_limit(pool: Pool) -> None:
+    """The limit counts the time the work ran, not the time a saturated machine kept it
+    waiting for a CPU: a niced search starved by busier processes is not overrunning, and
+    stopping it left a bot or a hint with no answer at all."""
+    pid = int(pool.run(Job("pid", b"", 1, 30), Caller()))
+    cpu = {min(os.sched_getaffinity(0))}
+    os.sched_setaffinity(pid, cpu)
+    hogs = [subprocess.Popen(["sh", "-c", "while :; do :; done"]) for _ in range(3)]
+    try:
+        for hog in hogs:
+            os.sched_setaffinity(hog.pid, cpu)
+        started = time.monotonic()
+        # 0.05 s of CPU, at nice 10 beside three processes at nice 0 on its one CPU.
+        assert pool.run(Job("spin", b"0.05", 1, 0.5), Caller()) == b"0.05"
+        assert time.monotonic() - started > 0.5, "the work was not starved past its limit"
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
 
 
 # A pool started in its own interpreter, with the TMPDIR given.

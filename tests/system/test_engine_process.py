@@ -57,8 +57,8 @@ def test_serves_health_and_reflection_and_stops_gracefully_mid_call(tmp_path: Pa
             state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
             answer: dict[str, object] = {}
 
-            # A search of 8 s: on a busy machine it still uses enough CPU to be seen
-            # working (`wait_working`) long before its budget ends.
+            # A search of 8 s, seen working (`wait_working`) long before its budget ends,
+            # even while a busy machine starves its niced process.
             def long_call() -> None:
                 request = engine_pb2.SuggestActionRequest(
                     state=state, time_budget=duration_pb2.Duration(seconds=8), max_depth=50
