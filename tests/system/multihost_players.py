@@ -11,7 +11,8 @@ idempotency key, to the other matchmaker. A person's move refused because the bo
 it answered was lost in a failover (a read shows what no replica confirmed yet) is made
 again on the game as it now stands. After K actions (bot games: K of the person's), and
 not while FILE (`--hold`) exists, one side resigns: the test holds the games in play until
-what it waits for has happened, however fast they go. W games are watched; a watcher
+what it waits for has happened, however fast they go (a game the rules end meanwhile is
+followed by a new one at its table, so the play never runs dry). W games are watched; a watcher
 whose stream breaks, or stays silent while its game goes on, resumes from the last version
 it saw, on the other matchmaker.
 
@@ -39,6 +40,7 @@ import random
 import sys
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -206,9 +208,22 @@ class Play:
         player.token, player.player_id = reply.token, reply.player.id
         return player
 
+    def held(self) -> bool:
+        """Whether the test holds the play (its `--hold` file exists)."""
+        return self.hold is not None and self.hold.exists()
+
     def more(self, done: int) -> bool:
         """Whether a game that made `done` actions (a bot game: the person's) goes on."""
-        return done < self.plies or (self.hold is not None and self.hold.exists())
+        return done < self.plies or self.held()
+
+    async def table(self, index: int, game: Callable[[int], Awaitable[None]]) -> None:
+        """`game`s at one table, one after another while the test holds the play: on a
+        quiet machine random play ended every game by the rules before the test's events
+        (a failover, a replica's return) had happened, and a shard with no moves left shows
+        none of them."""
+        await game(index)
+        while self.held():
+            await game(index)
 
     def acked(self, view: Any) -> None:
         self.acks.append(Ack(view.id, view.version, list(view.moves)))
@@ -363,11 +378,13 @@ async def play(args: argparse.Namespace) -> dict[str, Any]:
     events = Events(args.out / "events.jsonl")
     session = Play(fleet, events, args.plies, random.Random(args.seed), args.watched, args.hold)
     jobs = [
-        asyncio.create_task(session.people_game(i), name=f"people game {i}")
+        asyncio.create_task(session.table(i, session.people_game), name=f"people game {i}")
         for i in range(args.games)
     ]
     jobs += [
-        asyncio.create_task(session.bot_game(args.games + i), name=f"bot game {args.games + i}")
+        asyncio.create_task(
+            session.table(args.games + i, session.bot_game), name=f"bot game {args.games + i}"
+        )
         for i in range(args.bot_games)
     ]
     status = asyncio.create_task(write_status(args.out / "status.txt"), name="status")
