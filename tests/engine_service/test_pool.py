@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from multiprocessing.connection import Connection
 from pathlib import Path
 
 import pytest
@@ -398,6 +400,37 @@ def test_a_pool_whose_forks_fail_says_why_in_this_process(monkeypatch: pytest.Mo
     )
     assert {"event": "the pool's processes could not start", "log_level": "error",
             "error": "Resource temporarily unavailable"}.items() <= logs[0].items()  # fmt: skip
+
+
+def test_a_spawner_whose_fork_failed_forks_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fork refused once (the system at its limit of processes for a moment) is reported,
+    and the spawner goes on: the next process asked of it starts."""
+    forks: list[int] = []
+    fork = os.fork
+
+    def failing_once() -> int:
+        forks.append(1)
+        if len(forks) == 2:  # the spawner's own fork, then its first (in the spawner)
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return fork()
+
+    monkeypatch.setattr(os, "fork", failing_once)
+    pool = Pool(stand_in, (), processes=1, queue=0, log_format="console", log_level="error")
+    monkeypatch.undo()
+    try:
+        with pytest.raises(RuntimeError, match="Resource temporarily unavailable"):
+            pool.run(Job("echo", b"never", 5.0, 10.0), Caller())
+        ours, theirs = socket.socketpair()
+        try:
+            process = pool.spawner.start(theirs)
+        finally:
+            theirs.close()
+        with Connection(ours.detach()) as conn:
+            conn.send(("echo", b"forked again", 5.0, ""))
+            assert conn.recv() == ("ok", b"forked again")
+        pool.spawner.end(process)
+    finally:
+        pool.close()
 
 
 def test_a_pool_whose_spawner_is_gone_still_closes(pool: Pool) -> None:
