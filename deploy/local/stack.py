@@ -653,9 +653,9 @@ def _failure(started: Started, run_dir: Path, config: Config, what: str) -> Stac
 
 def wait_ready(batch: list[Started], run_dir: Path, config: Config, timeout: float) -> None:
     """Wait until every process answers within `timeout` seconds; a process that exits is
-    reported at once. An answer counts when it came by the deadline: on a busy machine one
-    look may take longer than the timeout (the first imports gRPC), and a part that answers
-    only after it did not answer within the timeout."""
+    reported at once. An answer counts only when it came by the deadline: on a busy machine
+    one look may outlast the timeout (the first imports gRPC), and a part first seen
+    answering after the deadline did not answer within the timeout."""
     waiting = list(batch)
     deadline = time.monotonic() + timeout
     while waiting:

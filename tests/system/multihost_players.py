@@ -12,9 +12,9 @@ it answered was lost in a failover (a read shows what no replica confirmed yet) 
 again on the game as it now stands. After K actions (bot games: K of the person's), and
 not while FILE (`--hold`) exists, one side resigns: the test holds the games in play until
 what it waits for has happened, however fast they go (a game the rules end meanwhile is
-followed by a new one at its table, so the play never runs dry). W games are watched; a watcher
-whose stream breaks, or stays silent while its game goes on, resumes from the last version
-it saw, on the other matchmaker.
+followed by a new one at its table, so the play never runs dry). W games are watched; a
+watcher whose stream breaks, or stays silent while its game goes on, resumes from the last
+version it saw, on the other matchmaker.
 
 Every connection is TLS, as in production: the matchmakers' certificates are checked
 against the CA, and the engines (mutual TLS) are shown the client certificate, their own
