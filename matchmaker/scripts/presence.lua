@@ -33,8 +33,8 @@
 --
 -- The watcher field changes whatever the game's state (but a finished game's presence hash
 -- is dropped: kept as long as a running game's keys, it would outlive the game by weeks).
--- Returns {"closed"} when the game is not running, {"conflict"} when it is no longer at ARGV[1] (read it and call again),
--- else {"ok", away JSON, warned JSON}.
+-- Returns {"closed"} when the game is not running, {"conflict"} when it is no longer at
+-- ARGV[1] (read it and call again), else {"ok", away JSON, warned JSON}.
 
 local t = redis.call("TIME")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine_service.ai import suggest
-from engine_service.ai.levels import GAME_LEVELS, LEVELS
+from engine_service.ai import levels, suggest
+from engine_service.ai.levels import LEVELS
 from engine_service.ai.napoleonic import clear_plans
 from engine_service.rules.game import Game
 from tests.engine_service.ai.helpers import GAMES, RULES, new_state, random_position
@@ -60,18 +60,31 @@ def test_the_strongest_level_varies_its_play_with_the_seed(game: str) -> None:
     assert again.line == lines[3]
 
 
-@pytest.mark.parametrize(("game", "share"), [("war", 0.4), ("battle", 0.4), ("napoleonic", 0.5)])
-def test_level_1_takes_its_games_share_of_actions_at_random(game: str, share: float) -> None:
-    # Napoleonic Chess's level 1 takes half its actions at random, the other games' 40 %:
-    # a random action is one looked at to no depth. The seeds fix the draws (400 of them:
-    # a share's standard deviation is 0.025).
+@pytest.mark.parametrize(
+    ("game", "number", "share"),
+    [
+        ("war", 1, 0.4),
+        ("battle", 1, 0.4),
+        ("napoleonic", 1, 0.5),
+        ("war", 2, 0.2),
+        ("battle", 2, 0.1),
+    ],
+)
+def test_a_level_takes_its_games_share_of_actions_at_random(
+    game: str, number: int, share: float
+) -> None:
+    # Napoleonic Chess's level 1 takes half its actions at random, the other games' 40 %;
+    # Battle's level 2 a tenth, War's a fifth: a random action is one looked at to no
+    # depth. The seeds fix the draws (400 of them: a share's standard deviation is at most
+    # 0.025).
     ruleset = RULES[game]
     state = random_position(game, 20, 1)
     side = ruleset.to_act(state)[0]
+    game_ = Game(ruleset, state)
     picks = [
-        suggest(Game(ruleset, state), side=side, seconds=600, max_depth=1, seed=seed, strength=1)
+        suggest(game_, side=side, seconds=600, max_depth=1, seed=seed, strength=number)
         for seed in range(400)
     ]
     at_random = sum(pick.depth == 0 for pick in picks) / len(picks)
     assert abs(at_random - share) < 0.05, at_random
-    assert GAME_LEVELS.get(game, LEVELS)[1].blunders == share
+    assert levels.level(number, game).blunders == share
