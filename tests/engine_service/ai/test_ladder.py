@@ -3,11 +3,13 @@
 The games are those of `make ladder` (`tools/ladder`) for the Game of War, the Game of
 Battle and Napoleonic Chess with `--budget 0.02 --seed 1` and `--per-pair` as
 GAMES_PER_PAIR says: for each adjacent pair of levels, and for level 1 against the
-uniformly random mover, that many games with fixed seeds, the two players taking the first side in turn, every search with its
-budget of CPU time (so a busy machine makes the test slower, not different), a game still
-going after its cap of plies adjudicated by the evaluation. Unlike `test_levels.py`,
-nothing caps the depth: each level plays as it does against players, its depth cap, share
-of time, noise and blunders.
+uniformly random mover, that many games with fixed seeds, the two players taking the first
+side in turn, every search with its budget of CPU time, a game still going after its cap of
+plies adjudicated by the evaluation. A busy machine makes the games slower, and a search
+that the clock cuts at a budget this small may end a few nodes sooner or later, so a pair's
+score is a sample of its games, not a fixed number. Unlike `test_levels.py`, nothing caps
+the depth: each level plays as it does against players, its depth cap, share of time,
+noise and blunders.
 
 The thresholds are the issue's goals: the higher level scores at least REQUIRED_SCORE
 (+110 Elo) and wins more than it loses; level 1 scores at least AGAINST_RANDOM against the

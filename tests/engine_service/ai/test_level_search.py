@@ -80,9 +80,10 @@ def test_a_level_takes_its_games_share_of_actions_at_random(
     ruleset = RULES[game]
     state = random_position(game, 20, 1)
     side = ruleset.to_act(state)[0]
-    game_ = Game(ruleset, state)
     picks = [
-        suggest(game_, side=side, seconds=600, max_depth=1, seed=seed, strength=number)
+        suggest(
+            Game(ruleset, state), side=side, seconds=600, max_depth=1, seed=seed, strength=number
+        )
         for seed in range(400)
     ]
     at_random = sum(pick.depth == 0 for pick in picks) / len(picks)
