@@ -58,10 +58,16 @@ DEFAULT_BATTLE_LEVEL = 3
 MAX_BATTLE_TURNS = 10_000
 
 
+def search_limit(seconds: float) -> float:
+    """When the pool stops a search of `seconds` of CPU time (`_search`): once it overruns
+    by half its budget and the time a search takes to stop."""
+    return seconds * 1.5 + SEARCH_OVERRUN
+
+
 def search_wall_cap(seconds: float) -> float:
     """The wall-clock cap of a search of `seconds` of CPU time: a second before the pool
-    would stop it (`_search`), so that it answers, cut short, instead."""
-    return seconds * 1.5 + SEARCH_OVERRUN / 2
+    would stop it, so that it answers, cut short, instead."""
+    return search_limit(seconds) - SEARCH_OVERRUN / 2
 
 
 class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
@@ -154,9 +160,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         if not self._caller_digest:
             return False
         for key, value in context.invocation_metadata() or ():
-            if key == CALLER_KEY_HEADER:
-                given = value if isinstance(value, str) else value.decode("utf-8", "replace")
-                return hmac.compare_digest(_digest(given), self._caller_digest)
+            # Not a binary header ("-bin"): gRPC gives its value as text.
+            if key == CALLER_KEY_HEADER and isinstance(value, str):
+                return hmac.compare_digest(_digest(value), self._caller_digest)
         return False
 
     def _search(
@@ -167,11 +173,9 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         budget: float,
     ) -> Any:
         """A search of `budget` seconds on the request's state (refused when it is missing),
-        cut off when it overruns by half the budget and the time a search takes to stop."""
+        cut off at its `search_limit`."""
         _check_present(request.state)
-        return self._expensive(
-            name, request, context, seconds=budget, limit=budget * 1.5 + SEARCH_OVERRUN
-        )
+        return self._expensive(name, request, context, seconds=budget, limit=search_limit(budget))
 
     def _long_work(self, name: str, request: Message, context: grpc.ServicerContext) -> Any:
         """Work on a long record: the whole of the work time, cut off there too."""

@@ -12,6 +12,7 @@ import contextlib
 import threading
 from collections.abc import Iterator
 from concurrent import futures
+from typing import Any
 
 import grpc
 import pytest
@@ -21,7 +22,7 @@ from engine_service.convert.tags import tag_key
 from engine_service.handling import Limits
 from engine_service.pool import Job, Pool
 from engine_service.rules import rulesets
-from engine_service.service import SERVICE_NAME, RulesEngine, pool_work
+from engine_service.service import SERVICE_NAME, RulesEngine, pool_work, search_limit
 from tests.conftest import TEST_SEAL_KEY
 from tests.engine_service.test_pool import Caller, _wait, stand_in
 from tests.security.engine import long_record
@@ -211,3 +212,26 @@ def test_the_caller_key_is_served_by_the_reserved_process_while_the_other_is_bus
         keyed = stub.ReplayRecord(REPLAY, metadata=((CALLER_KEY_HEADER, KEY),), timeout=120)
         assert len(keyed.actions) == 12
         busy.cancel()  # the search is not what this is about: its caller leaves
+
+
+def test_a_pooled_search_goes_with_its_limit_and_its_calls_request_id() -> None:
+    """The job of a search carries its budget and its `search_limit` (without the limit the
+    pool would let a runaway search hold its process for as long as its caller waits), and
+    the pool is given the call's request id, which the pool process logs under."""
+    calls: list[tuple[Job, str]] = []
+    with _pooled_engine() as (stub, pool):
+        run = pool.run
+
+        def recorded(job: Job, context: Any, request_id: str = "", **kwargs: Any) -> bytes:
+            calls.append((job, request_id))
+            return run(job, context, request_id, **kwargs)
+
+        pool.run = recorded  # type: ignore[method-assign]
+        state = stub.NewGame(engine_pb2.NewGameRequest(game="war")).state
+        budget = duration_pb2.Duration(nanos=200_000_000)
+        request = engine_pb2.SuggestActionRequest(state=state, level=1, time_budget=budget)
+        metadata = (("x-request-id", "search-1"),)
+        assert stub.SuggestAction(request, metadata=metadata, timeout=60).HasField("action")
+    assert [(job.name, job.seconds, job.limit, id_) for job, id_ in calls] == [
+        ("SuggestAction", 0.2, search_limit(0.2), "search-1")
+    ]

@@ -416,9 +416,10 @@ def test_state_record_and_request_reasons(
     long = refused(stub.ReplayRecord, engine_pb2.ReplayRecordRequest(record="#" * (2 << 20) + "\n"))
     assert long.reason == "RECORD_TOO_LONG"
     many = [game_pb2.Action(side="south", notation="e3-e4")] * 600
-    assert (
-        refused(stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=many)).reason
-        == "TOO_MANY_ACTIONS"
+    too_many = refused(stub.ApplyActions, engine_pb2.ApplyActionsRequest(state=state, actions=many))
+    assert (too_many.reason, [name for name, _why in too_many.fields]) == (
+        "TOO_MANY_ACTIONS",
+        ["actions"],
     )
     slow = engine_pb2.SuggestActionRequest(
         state=state, time_budget=duration_pb2.Duration(seconds=120)
