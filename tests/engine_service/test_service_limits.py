@@ -88,33 +88,33 @@ def test_a_search_caps_itself_a_second_before_the_pool_stops_it(seconds: float) 
     assert search_limit(seconds) - search_wall_cap(seconds) == pytest.approx(1.0)
 
 
-def test_an_answer_may_fill_its_byte_budget_to_the_last_byte() -> None:
-    # With the states, an answer of 3 actions is estimated at (2 + 3) states.
-    budget = _ResponseBudget(100, include_states=True)
-    budget.expect(3, 20)  # 100 bytes estimated: they fit
-    budget.spend(60)  # with the first and last states' 40: 100 bytes
+@pytest.mark.parametrize(
+    ("include_states", "actions", "advice", "field"),
+    [
+        # With the states an answer of 3 actions is estimated at 2 + 3 states, without
+        # them at 2 states whatever its actions.
+        (True, 3, "ask without include_states, or for a shorter record", "include_states"),
+        (False, 1000, "ask for a shorter record", "record"),
+    ],
+)
+def test_an_answer_may_fill_its_byte_budget_to_the_last_byte(
+    include_states: bool, actions: int, advice: str, field: str
+) -> None:
+    states = 2 + (actions if include_states else 0)
+    limit = states * 20
+    budget = _ResponseBudget(limit, include_states)
+    budget.expect(actions, 20)  # estimated at the limit: it fits
+    budget.spend(limit - 40)  # with the first and last states' 40 bytes: the limit
     with pytest.raises(Refusal) as refused:
         budget.spend(1)
     assert refused.value.message == (
-        "the replay would answer with more than 100 bytes; at most 100 fit in one message: "
-        "ask without include_states, or for a shorter record"
+        f"the replay would answer with more than {limit} bytes; at most {limit} fit in one "
+        f"message: {advice}"
     )
-    assert [name for name, _why in refused.value.fields] == ["include_states"]
+    assert [name for name, _why in refused.value.fields] == [field]
     with pytest.raises(Refusal) as estimated:
-        _ResponseBudget(99, include_states=True).expect(3, 20)
-    assert estimated.value.message.startswith("the replay would answer with about 100 bytes;")
-
-
-def test_an_answer_without_states_is_told_to_ask_for_a_shorter_record() -> None:
-    budget = _ResponseBudget(50, include_states=False)
-    budget.expect(1000, 25)  # without the states, 2 of them: 50 bytes
-    with pytest.raises(Refusal) as refused:
-        budget.spend(1)
-    assert refused.value.message == (
-        "the replay would answer with more than 50 bytes; at most 50 fit in one message: "
-        "ask for a shorter record"
-    )
-    assert [name for name, _why in refused.value.fields] == ["record"]
+        _ResponseBudget(limit - 1, include_states).expect(actions, 20)
+    assert estimated.value.message.startswith(f"the replay would answer with about {limit} bytes;")
 
 
 def test_a_request_of_as_many_actions_as_the_limit_is_kept_and_one_more_refused() -> None:
