@@ -13,7 +13,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -373,20 +373,26 @@ def test_a_pool_that_cannot_start_fails_calls_at_once(tmp_path: Path) -> None:
     )
 
 
-def test_a_pool_whose_forks_fail_says_why_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As above, in the test's own process (so that mutation runs see the serving side):
-    the spawner's forks fail as at the system's limit of processes; the operator is told
-    and a call fails at once with the system's reason."""
+def _fail_forks(monkeypatch: pytest.MonkeyPatch, fails: Callable[[int], bool]) -> None:
+    """`os.fork` refused as at the system's limit of processes when `fails` says so of its
+    count of forks (1: the spawner's own; a spawner counts on from its fork's count)."""
     forks: list[int] = []
     fork = os.fork
 
     def failing_fork() -> int:
         forks.append(1)
-        if len(forks) > 1:  # the spawner's own fork, then none (in the spawner)
+        if fails(len(forks)):
             raise BlockingIOError(11, "Resource temporarily unavailable")
         return fork()
 
     monkeypatch.setattr(os, "fork", failing_fork)
+
+
+def test_a_pool_whose_forks_fail_says_why_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As above, in the test's own process (so that mutation runs see the serving side):
+    the spawner's forks fail as at the system's limit of processes; the operator is told
+    and a call fails at once with the system's reason."""
+    _fail_forks(monkeypatch, lambda count: count > 1)  # the spawner's own fork, then none
     with structlog.testing.capture_logs() as logs:
         pool = Pool(stand_in, (), processes=1, queue=0, log_format="console", log_level="error")
         monkeypatch.undo()
@@ -405,16 +411,7 @@ def test_a_pool_whose_forks_fail_says_why_in_this_process(monkeypatch: pytest.Mo
 def test_a_spawner_whose_fork_failed_forks_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """A fork refused once (the system at its limit of processes for a moment) is reported,
     and the spawner goes on: the next process asked of it starts."""
-    forks: list[int] = []
-    fork = os.fork
-
-    def failing_once() -> int:
-        forks.append(1)
-        if len(forks) == 2:  # the spawner's own fork, then its first (in the spawner)
-            raise BlockingIOError(11, "Resource temporarily unavailable")
-        return fork()
-
-    monkeypatch.setattr(os, "fork", failing_once)
+    _fail_forks(monkeypatch, lambda count: count == 2)  # the spawner's, then its first
     pool = Pool(stand_in, (), processes=1, queue=0, log_format="console", log_level="error")
     monkeypatch.undo()
     try:
