@@ -21,6 +21,7 @@ from wargame.runtime.config import (
     Parser,
     fail,
     host_port,
+    no_grpc_fork_handlers,
     quiet_grpc_core,
     read_caller_key,
 )
@@ -168,9 +169,15 @@ def build_parser() -> Parser:
     return parser
 
 
+def before_grpc() -> None:
+    """What the engine sets before gRPC loads: its core quiet, and out of the forks."""
+    quiet_grpc_core()
+    no_grpc_fork_handlers()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `wargame-engine`."""
-    quiet_grpc_core()
+    before_grpc()
     args_list = list(sys.argv[1:] if argv is None else argv)
     if not args_list or (args_list[0].startswith("-") and args_list[0] not in ("-h", "--help")):
         args_list.insert(0, "serve")

@@ -360,6 +360,7 @@ class _Spawner:
     that still runs one thread, so a fork of it starts with the engine loaded and the rules
     built (a forkserver is a fresh interpreter that imports it all again, and each of its
     forks built the rules again: seconds of CPU before a fresh engine's first search).
+    Neither fork uses gRPC, whose fork handlers are off (`no_grpc_fork_handlers`).
 
     The serving process asks it over a socket pair: "start" with the socket of the new
     process's pipe (the answer: its pid), "end" with a pid (killed and reaped: a pid is never

@@ -21,6 +21,19 @@ def quiet_grpc_core() -> None:
     os.environ.setdefault("GRPC_VERBOSITY", "NONE")
 
 
+def no_grpc_fork_handlers() -> None:
+    """Keep gRPC's C core out of this process's forks. Its fork handlers (on unless
+    GRPC_ENABLE_FORK_SUPPORT says otherwise) pause and reset its threads around each fork,
+    and are skipped when another thread is in gRPC at that moment; a fork made after such a
+    skip that forks again may crash in them. The engine forks its pool's spawner, which forks
+    the search processes (`engine_service.pool`): forks made before gRPC serves, none of
+    which uses gRPC, so the handlers have nothing to save.
+
+    Call before grpc is imported.
+    """
+    os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
+
+
 class ConfigError(Exception):
     """A configuration problem to report in one line before exiting with status 2."""
 
