@@ -20,6 +20,10 @@ PYTEST_WORKERS ?= 2
 # pages redrawing, clocks) for much of their time, so two workers left two cores a third
 # idle (141 % CPU); four keep them busy (173 %; 7 min 57 s against 9 min 53 s, quiet).
 TEST_WORKERS ?= 4
+# The test runs keep the tests as pytest compiled them (asserts rewritten; `make setup`
+# compiles them first), whatever the machine's PYTHONDONTWRITEBYTECODE says: else each test
+# worker compiles every test module again (8 s of CPU each).
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
 
 .PHONY: help setup hot-path play-setup redis-server browser commands run stop status play play-web dist test test-slow test-paired mutate ladder lint bench proto proto-check breaking conformance no-node clean
 
@@ -127,18 +131,18 @@ PURE_PYTHON_TESTS := tests/engine_service/rules/war tests/engine_service/rules/b
   tests/engine_service/rules/napoleonic/test_position_text.py \
   tests/conformance -k "war or battle or hotpath or position"
 test: setup proto-check ## the default test suite (all but the slow tests; random playouts sampled, WARGAME_TEST_SEED=<n> replays a run); what is compiled (War's and Battle's rules, the position texts) also in pure Python
-	$(BIN)/pytest -m "not slow" -n $(TEST_WORKERS) --dist loadgroup
+	$(PYTEST) -m "not slow" -n $(TEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \
 	  echo "test: the tests of what is compiled (War's and Battle's rules, the position texts) again, in pure Python"; \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest $(PURE_PYTHON_TESTS) -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
+	  WARGAME_PURE_PYTHON=1 $(PYTEST) $(PURE_PYTHON_TESTS) -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 # (War's and Battle's vectors in pure Python whole, perft to depth 3: the default form samples perft.)
 test-slow: setup ## the long suites: deep perft, random playouts in depth, AI strength, soak; the engine's whole default suite in pure Python
-	$(BIN)/pytest -m slow -n $(PYTEST_WORKERS) --dist loadgroup
+	$(PYTEST) -m slow -n $(PYTEST_WORKERS) --dist loadgroup
 	@if [ "$(COMPILED_FORM)" = compiled ]; then \
 	  echo "test-slow: the engine's tests and the conformance vectors, in pure Python"; \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup && \
-	  WARGAME_PURE_PYTHON=1 $(BIN)/pytest tests/conformance -m slow -k "war or battle" -n $(PYTEST_WORKERS) --dist loadgroup; fi
+	  WARGAME_PURE_PYTHON=1 $(PYTEST) tests/engine_service tests/conformance -m "not slow" -n $(PYTEST_WORKERS) --dist loadgroup && \
+	  WARGAME_PURE_PYTHON=1 $(PYTEST) tests/conformance -m slow -k "war or battle" -n $(PYTEST_WORKERS) --dist loadgroup; fi
 
 # Two clones of main running `make test` at once beside a CPU hog: the suite holds on a
 # busy machine (PAIRED_FLAGS="--runs 3 --hogs 2 --ref <branch> --keep"). Takes the machine

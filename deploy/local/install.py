@@ -6,7 +6,8 @@ Creates the virtual environment if it is missing, then installs the project (edi
 its pinned packages (pyproject.toml, constraints.txt): for `play` the client and the servers
 (`make play`, `make run`: the `server` extra), for `dev` the developers' tools as well
 (`make test`, `make lint`: `server` and `dev`); then compiles the bytecode of them all, and
-for `dev` the rules' hot path with mypyc where a C compiler is present (setup.py). Each
+for `dev` the rules' hot path with mypyc where a C compiler is present (setup.py) and the
+tests as pytest runs them (`cache_test_bytecode`). Each
 step prints one line; on a terminal the long ones show their progress in place. pip's own
 output stays out of sight unless pip fails: then it is shown whole, less the notes about
 package folders that a machine's pip configuration names but that do not exist (they say
@@ -210,6 +211,25 @@ def compile_bytecode(venv: Path) -> None:
     step.finish("compiled the bytecode of the project and its packages")
 
 
+def cache_test_bytecode(venv: Path) -> None:
+    """The tests compiled now as pytest runs them (their asserts rewritten), once, where
+    each of a run's test workers would rewrite every test module again (seconds of CPU
+    each); pytest keeps them beside the tests and rewrites only what changes (`make test`
+    lets it, whatever the machine's PYTHONDONTWRITEBYTECODE says). A failure leaves the
+    work to the first run, which will show it."""
+    step = Step("compiling the tests as pytest runs them")
+    env = {name: value for name, value in os.environ.items()
+           if name != "PYTHONDONTWRITEBYTECODE"}  # fmt: skip
+    done = subprocess.run(
+        [str(venv / "bin" / "pytest"), "--collect-only", "-q", "-p", "no:cacheprovider"],
+        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False,
+    )  # fmt: skip
+    if done.returncode:
+        step.finish("left the tests' compiling to their first run (collecting them failed)")
+        return
+    step.finish("compiled the tests as pytest runs them")
+
+
 # Where setup.py's COMPILED modules are (a change there builds them again).
 HOT_PATH = ("engine_service/rules/war",)
 # How long the hot path's build may take (a busy 2-core machine needs minutes); past it the
@@ -296,6 +316,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         compile_bytecode(venv)
     if args.purpose == "dev" and not (args.only == "hot-path" and hot_path_is_current()):
         compile_hot_path(venv)
+    if args.purpose == "dev" and args.only != "hot-path":
+        cache_test_bytecode(venv)
     return 0
 
 

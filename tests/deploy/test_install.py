@@ -99,6 +99,31 @@ def test_the_bytecode_of_what_is_installed_is_compiled(
     assert last.startswith("setup: compiled the bytecode of the project and its packages (")
 
 
+@pytest.mark.parametrize("collects", [True, False])
+def test_the_tests_are_compiled_as_pytest_runs_them(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    collects: bool,
+) -> None:
+    """Setup leaves each test module compiled with its asserts rewritten, even where
+    PYTHONDONTWRITEBYTECODE is set; a test that does not even load leaves it to the run."""
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    (tmp_path / "test_sample.py").write_text(
+        "def test_one():\n    assert 1 + 1 == 2\n" if collects else "def test_one(:\n"
+    )
+    monkeypatch.setattr(install, "ROOT", tmp_path)
+    install.cache_test_bytecode(Path(sys.executable).parent.parent)
+    compiled = list((tmp_path / "__pycache__").glob("test_sample.*-pytest-*.pyc"))
+    last = capsys.readouterr().out.splitlines()[-1]
+    if collects:
+        assert len(compiled) == 1
+        assert last.startswith("setup: compiled the tests as pytest runs them (")
+    else:
+        assert compiled == []
+        assert last.startswith("setup: left the tests' compiling to their first run (")
+
+
 def test_without_a_c_compiler_the_rules_stay_pure_python_and_say_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -90,6 +90,9 @@ def flood(
                     time.sleep(0.02)  # a flooder that obeys no retry hint, but yields the GIL
 
 
+# A whole timed game under a flood that keeps the engine's pool full (12 s of CPU):
+# `make test-slow`; `make test` keeps the matchmaker's reserved share (test_pool_priority.py).
+@pytest.mark.slow
 def test_a_timed_bot_game_under_a_flood_of_anonymous_searches_never_loses_on_time(
     tmp_path: Path, redis_url: str, engine: ServiceProcess, caller_key: Path
 ) -> None:

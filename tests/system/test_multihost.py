@@ -463,6 +463,9 @@ def test_fifty_games_survive_a_primary_a_matchmaker_host_and_an_engine_host(
     assert result["games"] >= 50
 
 
+# A second failover after a first, with a frozen replica between (18 s of CPU, the most of
+# any test): `make test-slow`, beside the fifty games; `make test` keeps the first failover.
+@pytest.mark.slow
 def test_a_shard_fails_over_again_once_its_old_primary_is_back_as_a_lagging_replica(
     fleet: Fleet, capsys: pytest.CaptureFixture[str]
 ) -> None:
