@@ -7,11 +7,10 @@ its pinned packages (pyproject.toml, constraints.txt): for `play` the client and
 (`make play`, `make run`: the `server` extra), for `dev` the developers' tools as well
 (`make test`, `make lint`: `server` and `dev`); then compiles the bytecode of them all, and
 for `dev` the rules' hot path with mypyc where a C compiler is present (setup.py) and the
-tests as pytest runs them (`cache_test_bytecode`). Each
-step prints one line; on a terminal the long ones show their progress in place. pip's own
-output stays out of sight unless pip fails: then it is shown whole, less the notes about
-package folders that a machine's pip configuration names but that do not exist (they say
-nothing about this project).
+tests as pytest runs them (`cache_test_bytecode`). Each step prints one line; on a terminal
+the long ones show their progress in place. pip's own output stays out of sight unless pip
+fails: then it is shown whole, less the notes about package folders that a machine's pip
+configuration names but that do not exist (they say nothing about this project).
 
 Standard library only: it runs with the system's Python before the environment exists.
 """
