@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 
 import pytest
@@ -33,7 +34,10 @@ def test_the_suggestion_is_legal_and_its_line_starts_with_it(
 @pytest.mark.parametrize("game", GAMES)
 def test_a_50_ms_budget_is_kept_in_cpu_time(game: str) -> None:
     # The budget is the searching thread's CPU time (`ai/budget.py`): what a busy machine
-    # adds on the clock is not the search's, and what the search spends is bounded.
+    # adds on the clock is not the search's, and what the search spends is bounded. Nor is
+    # a collection of this test worker's heap (0.1-0.5 s of CPU after hundreds of tests; a
+    # search runs in a pool process of its own): the heap is kept out of the collector
+    # meanwhile, while the search's own garbage is collected as it comes.
     ruleset = RULES[game]
     slowest = 0.0
     for seed in range(6):
@@ -41,9 +45,13 @@ def test_a_50_ms_budget_is_kept_in_cpu_time(game: str) -> None:
         game_ = Game(ruleset, state)
         side = ruleset.to_act(state)[0]
         clear_plans()
-        started = time.thread_time()
-        suggest(game_, side=side, seconds=0.05, seed=seed, wall=3600.0)
-        slowest = max(slowest, time.thread_time() - started)
+        gc.freeze()
+        try:
+            started = time.thread_time()
+            suggest(game_, side=side, seconds=0.05, seed=seed, wall=3600.0)
+            slowest = max(slowest, time.thread_time() - started)
+        finally:
+            gc.unfreeze()
     assert slowest < 0.15
 
 
