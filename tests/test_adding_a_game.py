@@ -537,7 +537,12 @@ def step_11_write_it_down(tree: Path) -> None:
     """Step 11. Write it down"""
     with (tree / "docs/positions.md").open("a", encoding="utf-8") as docs:
         docs.write("\n## Toy Skirmish\n\n`<ranks 5 to 1> <S|N> <moves made>`\n")
-    new = [*(tree / "engine_service").rglob("toy*"), tree / "tests/engine_service/rules/toy"]
+    # The game's sources (not the bytecode a run beside them keeps in __pycache__).
+    sources = (tree / "engine_service").rglob("toy*")
+    new = [
+        *(path for path in sources if "__pycache__" not in path.parts),
+        tree / "tests/engine_service/rules/toy",
+    ]
     run(tree, ".venv/bin/ruff", "check", *map(str, new))
     run(tree, ".venv/bin/ruff", "format", "--check", *map(str, new))
     pytest_in(tree, "tests/test_package_maps.py")
