@@ -108,13 +108,12 @@ def new_game_id() -> str:
     the random part followed by zeros, XOR that of the 3 characters, so they are looked up
     in a table of the 32,768 suffixes by the low 14 bits of their CRC.)"""
     suffixes = _suffixes()
-    while True:
+    while True:  # a shard at random; the rare CRC no suffix has: new random characters
         head = "g" + _base32(11)
         base = crc_hqx((head + "\0\0\0").encode(), 0) % SLOTS
-        for target in secrets.SystemRandom().sample(DUE_SLOTS, len(DUE_SLOTS)):
-            suffix = suffixes.get(base ^ target)
-            if suffix is not None:
-                return head + suffix
+        suffix = suffixes.get(base ^ secrets.choice(DUE_SLOTS))
+        if suffix is not None:
+            return head + suffix
 
 
 def slot(tag: str) -> int:

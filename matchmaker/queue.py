@@ -46,6 +46,7 @@ WAIT = Histogram(
     buckets=(0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600),
 )
 PAIR_BATCH = 500  # most pairs one script call makes (keeps each call short for Redis)
+PAIR_FIRST = 16  # the game ids a pairing round sends first (doubled while a call uses all)
 
 
 @dataclass(frozen=True)
@@ -282,9 +283,10 @@ class Queues:
         """Pair what can be paired in one queue now; returns the matches made."""
         made: list[dict[str, Any]] = []
         s = self.settings
+        size = min(PAIR_FIRST, PAIR_BATCH)  # few ids where few wait
         while True:
-            ids = [keys.new_game_id() for _ in range(PAIR_BATCH)]
-            coins = "".join(random.choice("01") for _ in range(PAIR_BATCH))
+            ids = [keys.new_game_id() for _ in range(size)]
+            coins = "".join(random.choice("01") for _ in range(size))
             reply = await self.scripts.run(
                 "queue_pair",
                 keys.queue_keys(queue_id),
@@ -294,15 +296,16 @@ class Queues:
                     s.window_max,
                     int(s.match_ttl * 1000),
                     int(s.queue_ttl),
-                    PAIR_BATCH,
+                    size,
                     *ids,
                     coins,
                 ],
             )
             batch = [json.loads(item) for item in reply]
             made += batch
-            if len(batch) < PAIR_BATCH:
+            if len(batch) < size:
                 break
+            size = min(2 * size, PAIR_BATCH)
         if made:
             PAIRED.inc(len(made))
             # Wake this replica's waiting streams now (others find out at their next poll).

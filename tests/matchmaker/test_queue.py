@@ -542,6 +542,37 @@ def test_pairing_runs_batch_after_batch_until_nobody_is_left(
     run(scenario())
 
 
+def test_a_round_makes_game_ids_for_the_pairs_it_can_make_not_for_a_whole_batch(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pairing round runs every pair interval for every queue in use: it sends a few game
+    ids first, and twice as many again only while a call uses them all (making 500 ids a
+    round, at 30 us each, kept a replica's core busy with a handful of queues)."""
+    made: list[str] = []
+    new_game_id = keys.new_game_id
+
+    def counted() -> str:
+        made.append(new_game_id())
+        return made[-1]
+
+    monkeypatch.setattr(keys, "new_game_id", counted)
+
+    async def scenario() -> None:
+        queues = await make_queues(redis_url)
+        assert await queues.pair(SPEC.queue_id) == []
+        assert len(made) == queue_module.PAIR_FIRST < queue_module.PAIR_BATCH
+        for index in range(2 * (queue_module.PAIR_FIRST + 4)):
+            await queues.join(f"p{index}", f"p{index}", SPEC)
+        made.clear()
+        matches = await queues.pair(SPEC.queue_id)
+        assert len(matches) == queue_module.PAIR_FIRST + 4
+        assert len(made) == 3 * queue_module.PAIR_FIRST  # a full call, then one twice as big
+        assert [m["g"] for m in matches] == made[: len(matches)]
+        await close(queues)
+
+    run(scenario())
+
+
 def test_either_ticket_may_get_the_first_side(redis_url: str) -> None:
     # The side is a coin per pair (queue_pair.lua ARGV[7+G]); seeded, the coins are known.
     async def scenario() -> None:

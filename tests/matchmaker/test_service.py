@@ -214,11 +214,16 @@ def test_a_refused_game_creation_names_the_field_and_what_it_may_hold(ada: Clien
 
 
 def test_bot_settings_at_their_limits_are_accepted(ada: Client) -> None:
-    """The longest bot time (10 s here) and the strongest level (5) are allowed."""
+    """The longest bot time (10 s here) and the strongest level (5) are allowed. Ada takes
+    South, which moves first: the bot has nothing to search (a 10 s search would outlive the
+    test, in the test process's engine)."""
     game = ada.CreateGame(
-        mm.CreateGameRequest(game="war", opponent=BOT, bot_time=seconds(10), bot_level=5)
+        mm.CreateGameRequest(
+            game="war", side="south", opponent=BOT, bot_time=seconds(10), bot_level=5
+        )
     ).game
     assert game.status == mm.GAME_STATUS_RUNNING
+    assert (game.your_side, list(game.state.to_act)) == ("south", ["south"])
     assert [seat.bot_level for seat in game.seats if seat.kind == BOT] == [5]
 
 
