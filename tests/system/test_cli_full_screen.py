@@ -434,7 +434,9 @@ def clock_cell(cli: Cli, side: str) -> tuple[int, str, str] | None:
     row (None: not on the screen now)."""
     rows = cli.rows()
     for y, row in enumerate(rows):
-        label = re.search(rf"\b{side}\s+\S", row)
+        # Not the welcome ("you play Defender against the bot"), whose next row, the status
+        # line, ends in a time too: read as the clock while a resized screen was redrawn.
+        label = re.search(rf"(?<!play )\b{side}\s+\S", row)
         if not label:
             continue
         for at, start in ((y, label.end()), (y + 1, max(0, label.start() - 4))):
