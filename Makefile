@@ -38,7 +38,7 @@ NODE_CLIENT_STAMP := $(NODE_CLIENT)/node_modules/.installed-$(shell cat $(NODE_C
 # `make setup`, `make run` and `make play` also put the `wargame` command on your PATH; the
 # developer targets (test, lint, ...) need only the virtual environment and leave ~ alone.
 # The page's Connect client (web/page, pinned in its package-lock.json): its runtime modules
-# copied to web/static/vendor, and protoc-gen-es for `make proto` (web/static/gen).
+# bundled into web/static/vendor/bundle.js, and protoc-gen-es for `make proto` (web/static/gen).
 WEB_PAGE := web/page
 WEB_PAGE_STAMP := web/static/vendor/.installed-$(shell cat $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc | sha1sum | cut -c1-12)
 
@@ -63,8 +63,8 @@ $(PLAY_STAMP): pyproject.toml constraints.txt
 no-node:
 	@echo "setup: npm is not installed: the Node client tests (tests/node) and the web page's tests (tests/web) will be skipped, and the page cannot load"
 
-$(WEB_PAGE_STAMP): $(WEB_PAGE)/package.json $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc $(WEB_PAGE)/vendor.mjs
-	@echo "setup: installing the web page's pinned packages (web/page, copied to web/static/vendor)"
+$(WEB_PAGE_STAMP): $(WEB_PAGE)/package.json $(WEB_PAGE)/package-lock.json $(WEB_PAGE)/.npmrc $(WEB_PAGE)/vendor.mjs web/static/index.html
+	@echo "setup: installing the web page's pinned packages (web/page, bundled into web/static/vendor)"
 	@cd $(WEB_PAGE) && npm ci --loglevel=error --no-progress --no-audit --no-fund >/dev/null && node vendor.mjs >/dev/null
 	@touch $@
 

@@ -15,6 +15,7 @@ Where things are:
 - `routes.py`   which procedures are served, and the gRPC method each one forwards to
 - `server.py`   the HTTP server: forwarding, streams, limits, static files, health
 - `static/`     the page: plain ES modules, no build step (`app.js` is the entry)
-- `page/`       the page's pinned npm packages and `buf` template: `npm ci` at setup copies
-               their ES modules to `static/vendor/`, `make proto` writes `static/gen/`
+- `page/`       the page's pinned npm packages and `buf` template: `npm ci` at setup, then
+               `vendor.mjs` bundles them into `static/vendor/bundle.js`; `make proto`
+               writes `static/gen/`
 """

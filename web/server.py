@@ -49,8 +49,8 @@ CONTENT_SECURITY_POLICY = (
     "object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 IMPORT_MAP = re.compile(rb'<script type="importmap">(.*?)</script>', re.DOTALL)
-# One of the modules web/page's packages put in static/vendor at setup (see vendor.mjs).
-VENDOR_CHECK = "vendor/@connectrpc/connect-web/index.js"
+# The one module web/page's packages are bundled into at setup (see vendor.mjs).
+VENDOR_CHECK = "vendor/bundle.js"
 STREAM_RETRY_AFTER = 1.0  # seconds a page waits before reopening a refused stream
 
 
@@ -167,8 +167,8 @@ class WebService:
 
 def page_headers(page: bytes) -> dict[str, str]:
     """The headers every file of the page goes with: the policy allows the page's inline
-    import map (which maps `@bufbuild/protobuf`, `@connectrpc/...` to /static/vendor/) by
-    the SHA-256 of its text, and no other inline script."""
+    import map (which maps `@bufbuild/protobuf`, `@connectrpc/...` to
+    /static/vendor/bundle.js) by the SHA-256 of its text, and no other inline script."""
     found = IMPORT_MAP.search(page)
     allowed = ""
     if found is not None:

@@ -5,6 +5,8 @@ its own limits, and the page's files."""
 from __future__ import annotations
 
 import http.client
+import json
+import re
 import threading
 import time
 from collections.abc import Generator
@@ -18,6 +20,7 @@ from tests.web.conftest import Stack, start_web
 from tests.web.connect_client import ENGINE, MATCHMAKER, CallError, ConnectClient
 from wargame.runtime.status import error_details
 from wargame.v1 import engine_pb2, game_pb2, matchmaker_pb2, matchmaker_pb2_grpc
+from web.server import STATIC
 
 pytestmark = [pytest.mark.system, pytest.mark.xdist_group("web")]
 
@@ -309,14 +312,21 @@ def test_a_stopping_web_service_ends_its_streams_so_pages_resume_elsewhere(stack
     again.close()
 
 
-@pytest.mark.parametrize("path", ["/", f"/g/{'a' * 12}"])
-def test_the_page_is_served_for_the_lobby_and_a_game(stack: Stack, path: str):
+def get(stack: Stack, path: str) -> tuple[http.client.HTTPResponse, bytes]:
+    """The web service's answer to GET `path`, and its body."""
     host, _, port = stack.web.address.rpartition(":")
     connection = http.client.HTTPConnection(host, int(port), timeout=30)
-    connection.request("GET", path)
-    answer = connection.getresponse()
-    body = answer.read()
-    connection.close()
+    try:
+        connection.request("GET", path)
+        answer = connection.getresponse()
+        return answer, answer.read()
+    finally:
+        connection.close()
+
+
+@pytest.mark.parametrize("path", ["/", f"/g/{'a' * 12}"])
+def test_the_page_is_served_for_the_lobby_and_a_game(stack: Stack, path: str):
+    answer, body = get(stack, path)
     assert answer.status == 200
     assert b'<script type="module" src="/static/app.js">' in body
     # Only the page's own scripts run, and it talks only to this service.
@@ -325,10 +335,27 @@ def test_the_page_is_served_for_the_lobby_and_a_game(stack: Stack, path: str):
 
 @pytest.mark.parametrize("path", ["/static/../main.py", "/main.py", "/static/nothing.js"])
 def test_nothing_but_the_pages_files_is_served(stack: Stack, path: str):
-    host, _, port = stack.web.address.rpartition(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=30)
-    connection.request("GET", path)
-    answer = connection.getresponse()
-    answer.read()
-    connection.close()
-    assert answer.status == 404
+    assert get(stack, path)[0].status == 404
+
+
+def test_the_pages_packages_are_one_served_file_its_import_map_names(stack: Stack):
+    """A page loads its packages (Connect, protobuf) as one bundle, not their 160 modules
+    (web/page/vendor.mjs): every package the page's own modules import is in its import map,
+    mapped to the bundle, which is served."""
+    _, page = get(stack, "/")
+    found = re.search(rb'<script type="importmap">(.*?)</script>', page, re.DOTALL)
+    assert found is not None
+    mapped = json.loads(found.group(1))["imports"]
+    imported = {
+        name
+        for script in STATIC.rglob("*.js")
+        if "vendor" not in script.relative_to(STATIC).parts
+        for name in re.findall(r'from "(@[^"]+)"', script.read_text(encoding="utf-8"))
+    }
+    assert imported and set(mapped) == imported
+    assert set(mapped.values()) == {"/static/vendor/bundle.js"}
+    answer, bundle = get(stack, "/static/vendor/bundle.js")
+    assert answer.status == 200 and answer.getheader("content-type", "").startswith(
+        "text/javascript"
+    )
+    assert b"createConnectTransport" in bundle
