@@ -22,14 +22,14 @@ if (elsewhere.length) throw new Error(`the import map must name ${BUNDLE}: ${els
 // One module exporting what every specifier exports. A name two of them export differently
 // would be dropped by `export *`: refused here rather than missing in the page.
 const specifiers = Object.keys(imports);
-const owner = new Map();
+const owner = new Map(); // each exported name: the first specifier exporting it, its value
 for (const specifier of specifiers) {
-  for (const name of Object.keys(await import(specifier))) {
+  for (const [name, value] of Object.entries(await import(specifier))) {
     const first = owner.get(name);
-    if (first && (await import(first))[name] !== (await import(specifier))[name]) {
-      throw new Error(`${specifier} and ${first} both export ${name}`);
+    if (first && first.value !== value) {
+      throw new Error(`${specifier} and ${first.specifier} both export ${name}`);
     }
-    owner.set(name, first ?? specifier);
+    if (!first) owner.set(name, { specifier, value });
   }
 }
 
