@@ -30,6 +30,7 @@ from matchmaker.schema import SETUP_ERRORS, Layout
 from matchmaker.server import Replica
 from matchmaker.settings import Settings
 from matchmaker.vault import read_secret_key
+from wargame.runtime.collection import pace_full_collections
 from wargame.runtime.config import ConfigError, Parser, fail, host_port, read_caller_key
 from wargame.runtime.logs import configure_logging, redact_url
 from wargame.runtime.serving import aio_serve, bound_address, check_port_free
@@ -514,8 +515,11 @@ async def serve(args: argparse.Namespace, settings: Settings) -> int:
         log.info("stopping", signal=signal_name)
         replica.begin_shutdown()
 
+    # Past start-up, so that what it built is frozen out of every collection.
+    collecting = asyncio.create_task(pace_full_collections(replica.stopping), name="collection")
     await aio_serve(serving, grace=settings.grace, on_stop=on_stop)
     await replica.shutdown(None, settings.grace)
+    await collecting
     log.info("matchmaker stopped")
     return 0
 

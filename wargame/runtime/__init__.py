@@ -12,4 +12,5 @@ Where things are:
 - `serving.py`     server lifecycle: bind, health checking, reflection, graceful shutdown
 - `reflection.py`  gRPC server reflection (`grpc.reflection.v1` and `v1alpha`)
 - `tls.py`         transport security: TLS for both gRPC servers and every client
+- `collection.py`  full garbage collections on a clock (a server holding many streams)
 """
