@@ -50,4 +50,3 @@ async def pace_full_collections(stop: asyncio.Event, every: float = FULL_EVERY_S
                 log.warning("a full garbage collection was slow", seconds=round(took, 3))
     finally:
         gc.set_threshold(young, middle, full)
-        gc.unfreeze()
