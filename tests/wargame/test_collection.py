@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from typing import Any
 
 from wargame.runtime.collection import pace_full_collections
 
@@ -17,16 +16,6 @@ class _Cycle:
         self.me = self
 
 
-def _full_collections() -> tuple[list[int], Any]:
-    started: list[int] = []
-
-    def seen(phase: str, info: dict[str, int]) -> None:
-        if phase == "start" and info["generation"] == 2:
-            started.append(1)
-
-    return started, seen
-
-
 def _survivors() -> list[list[_Cycle]]:
     """More surviving containers than a full collection waits for by default (a quarter of
     those held), made in young-collection-sized steps."""
@@ -36,7 +25,12 @@ def _survivors() -> list[list[_Cycle]]:
 
 def test_the_allocator_starts_no_full_collection_the_clock_does_and_all_is_restored() -> None:
     before = gc.get_threshold()
-    full, seen = _full_collections()
+    full: list[dict[str, int]] = []  # the full collections started, as the collector says
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(info)
+
     gc.callbacks.append(seen)
 
     async def scenario() -> None:
