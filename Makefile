@@ -18,9 +18,9 @@ PROTOS := $(wildcard proto/wargame/v1/*.proto)
 PYTEST_WORKERS ?= 2
 # make test's first pass: its tests wait (on servers starting, failovers, terminals and
 # pages redrawing, clocks) for much of their time, so two workers left two cores a third
-# idle (141 % CPU); four kept them busier (173 %), six keep them busy (190 %; on 2 cores,
-# quiet: 235-251 s against 270-284 s with four); eight were slower again.
-TEST_WORKERS ?= 6
+# idle (141 % CPU); four keep them busy (173 %; 7 min 57 s against 9 min 53 s, quiet). Six
+# were faster on a quiet machine but failed under tools.paired's load (docs/developing.md).
+TEST_WORKERS ?= 4
 # The test runs keep the tests as pytest compiled them (asserts rewritten; `make setup`
 # compiles them first), whatever the machine's PYTHONDONTWRITEBYTECODE says: else each test
 # worker compiles every test module again (8 s of CPU each).
