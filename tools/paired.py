@@ -11,7 +11,9 @@ under `<run-dir>/paired/<time>/<n>.log`. The exit status is 0 only when every ru
 The suite promises to pass on a busy machine (tests assert what the code promises and wait
 for conditions, not durations): this is how that promise is checked (docs/developing.md). It takes
 the machine for the length of a few suites: run it on a machine of its own, not a shared
-one. The clones are removed afterwards unless `--keep`.
+one. The clones are removed afterwards unless `--keep`. Each `make test` runs in a process
+group of its own: stopped early (Ctrl-C, SIGTERM), the tool kills each group whole, the
+servers its tests started with it.
 
 Where things are: `main` (arguments, the order of the steps), `_clone` and `_setup` (one
 clone ready to test), `_hog` (a CPU spinner), `_report` (the table).
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -73,6 +77,11 @@ def _hog() -> None:
         pass
 
 
+def _stop(signum: int, frame: object) -> None:
+    """SIGTERM ends the tool as Ctrl-C does: through `main`'s clean-up."""
+    raise SystemExit(128 + signum)
+
+
 def _report(runs: list[Run], hogs: int) -> int:
     print(f"\n{len(runs)} paired runs of `make test` beside {hogs} CPU hog(s):")
     for run in runs:
@@ -90,6 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--run-dir", type=Path, default=ROOT / "run", help="where logs go")
     parser.add_argument("--keep", action="store_true", help="keep the clones")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
 
     logs = args.run_dir / "paired" / time.strftime("%Y%m%d-%H%M%S")
     logs.mkdir(parents=True, exist_ok=True)
@@ -108,7 +118,11 @@ def main(argv: list[str] | None = None) -> int:
             out = run.log.open("ab")
             run.started = time.monotonic()
             run.process = subprocess.Popen(
-                ["make", "test"], cwd=run.folder, stdout=out, stderr=subprocess.STDOUT
+                ["make", "test"],
+                cwd=run.folder,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
             )
         print(f"running make test in {len(runs)} clones beside {len(hogs)} hog(s)...", flush=True)
         for run in runs:
@@ -122,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
             hog.join()
         for run in runs:
             if run.process is not None and run.process.poll() is None:
-                run.process.kill()
+                os.killpg(run.process.pid, signal.SIGKILL)
                 run.process.wait()
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
