@@ -26,6 +26,10 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
+# How long a service's process may take to start and answer its health check: a bound for a
+# machine busy with other test runs (three `make test` beside a hog started an engine in over
+# 30 s), not an expectation.
+START_TIMEOUT = 90.0
 T = TypeVar("T")
 
 
@@ -394,7 +398,7 @@ def start_service(
     service: str,
     port: int | None = None,
     env: dict[str, str] | None = None,
-    timeout: float = 90.0,
+    timeout: float = START_TIMEOUT,
 ) -> ServiceProcess:
     """Start `python -m module serve --listen 127.0.0.1:<port> args...` and wait until healthy
     (at most `timeout` seconds: a bound for a machine busy with other test runs).
@@ -437,7 +441,7 @@ def start_engine(
     workers: int = 1,
     metrics: str = "off",
     port: int | None = None,
-    timeout: float = 90.0,
+    timeout: float = START_TIMEOUT,
 ) -> ServiceProcess:
     """A real `wargame-engine` process with `workers` workers, metrics served on `metrics`
     (off by default) and `flags`, on a free port unless `port`; its log `name`.log in

@@ -28,6 +28,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from tests.servers import (
     ROOT,
+    START_TIMEOUT,
     RedisServer,
     ServiceProcess,
     free_ports,
@@ -208,7 +209,7 @@ def start_tls_service(
         )  # fmt: skip
     handle = TlsService(address, process, log_path, argv, health_address=health_address)
     try:
-        wait_healthy(health_address, service, timeout=30)
+        wait_healthy(health_address, service, timeout=START_TIMEOUT)
         if not listens(process.pid, port):
             raise TimeoutError(f"another program answers on {address}")
     except TimeoutError as error:

@@ -17,7 +17,7 @@ from tests.servers import ServiceProcess
 
 def start_engine(directory: Path, *flags: str, name: str = "engine") -> ServiceProcess:
     """A real `wargame-engine` (one worker) with `flags`, on a free port."""
-    return servers.start_engine(directory, *flags, name=name, timeout=60)
+    return servers.start_engine(directory, *flags, name=name)
 
 
 def process_tree(pid: int) -> list[int]:

@@ -24,7 +24,15 @@ import pytest
 
 from matchmaker.engine import Engine
 from matchmaker.settings import Settings
-from tests.servers import ROOT, ServiceProcess, engine_command, free_port, stopping, wait_healthy
+from tests.servers import (
+    ROOT,
+    START_TIMEOUT,
+    ServiceProcess,
+    engine_command,
+    free_port,
+    stopping,
+    wait_healthy,
+)
 from tests.system.dns_server import DnsServer, dns_server
 
 pytestmark = [
@@ -56,7 +64,7 @@ class EngineHost:
         )
         self.process = ServiceProcess(self.address, process, log_path, argv)
         try:
-            wait_healthy(self.address, "wargame.v1.RulesEngine", timeout=60)
+            wait_healthy(self.address, "wargame.v1.RulesEngine", timeout=START_TIMEOUT)
         except TimeoutError:
             self.process.kill()
             log = self.process.log()
