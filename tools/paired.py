@@ -16,7 +16,8 @@ group of its own: stopped early (Ctrl-C, SIGTERM), the tool kills each group who
 servers its tests started with it.
 
 Where things are: `main` (arguments, the order of the steps), `_clone` and `_setup` (one
-clone ready to test), `_hog` (a CPU spinner), `_report` (the table).
+clone ready to test), `_hog` (a CPU spinner), `_stop` (SIGTERM as Ctrl-C), `_report` (the
+table).
 """
 
 from __future__ import annotations
