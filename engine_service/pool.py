@@ -14,7 +14,7 @@ RESOURCE_EXHAUSTED (ENGINE_BUSY) and a RetryInfo saying when a process should be
 call whose caller goes away (cancelled, deadline passed) or that overruns its time limit
 has its process killed and replaced by a fresh fork, so abandoned work holds neither CPU
 nor memory. The limit counts the time the process ran or slept, not the time it waited
-for a CPU (`_Slot.call`): on a machine saturated by other work a niced search is
+for a CPU (`_Process.overran`): on a machine saturated by other work a niced search is
 starved, not overrunning, and it answers (cut short, by its own wall cap) once it runs.
 
 `reserved` processes more are kept for calls of priority (the matchmaker's own, which
@@ -112,7 +112,7 @@ class _Slot:
         assert self.conn is not None and self.process is not None
         started = time.monotonic()
         self.busy_until, self.job_seconds = started + job.seconds, job.seconds
-        waited = self.process.waited()
+        before = self.process.schedule()
         try:
             self.conn.send((job.name, job.payload, job.seconds, request_id))
             while not self.conn.poll(POLL_SECONDS):
@@ -120,7 +120,7 @@ class _Slot:
                     self.restart()
                     raise CallerGoneError
                 elapsed = time.monotonic() - started
-                if elapsed > job.limit and elapsed - (self.process.waited() - waited) > job.limit:
+                if elapsed > job.limit and self.process.overran(before, elapsed, job.limit):
                     self.restart()
                     raise Refusal(
                         Code.RESOURCE_EXHAUSTED,
@@ -340,19 +340,41 @@ class Pool:
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """A process's time on a CPU and waiting for one, in s, and whether it is runnable."""
+
+    ran: float
+    waited: float
+    runnable: bool
+
+
+@dataclass(frozen=True)
 class _Process:
     """A pool process, a child of the spawner."""
 
     pid: int
 
-    def waited(self) -> float:
-        """Seconds the process has spent ready to run but waiting for a CPU (Linux's
-        schedstat; 0 where the system does not tell)."""
+    def schedule(self) -> Schedule:
+        """What the process's scheduler has counted so far (Linux's schedstat and state; all
+        0 and not runnable where the system does not tell)."""
         try:
             with open(f"/proc/{self.pid}/schedstat", "rb") as stats:
-                return int(stats.read().split()[1]) / 1e9
+                ran, waited = (int(field) / 1e9 for field in stats.read().split()[:2])
+            with open(f"/proc/{self.pid}/stat", "rb") as stat:
+                state = stat.read().rpartition(b")")[2].split()[0]
         except (OSError, IndexError, ValueError):
-            return 0.0
+            return Schedule(0.0, 0.0, runnable=False)
+        return Schedule(ran, waited, runnable=state == b"R")
+
+    def overran(self, before: Schedule, elapsed: float, limit: float) -> bool:
+        """Whether the process ran or slept more than `limit` s in the `elapsed` s since
+        `before`: the time it waited for a CPU does not count. Linux adds a wait to schedstat
+        only once it ends, so a runnable process (on a CPU or waiting for one) overran when
+        its time on a CPU did; one asleep, when the elapsed time less its waits did."""
+        now = self.schedule()
+        if now.runnable:
+            return now.ran - before.ran > limit
+        return elapsed - (now.waited - before.waited) > limit
 
 
 class _Spawner:
