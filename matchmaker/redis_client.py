@@ -73,6 +73,9 @@ WATCH_CLIENT_NAME = f"{CLIENT_NAME}-watch"  # the connections of the watchers' r
 POOL_WAIT = 10.0
 MIN_VERSION = (7, 0)  # sharded pub/sub (SPUBLISH) carries the live updates
 NO_EVICTION = "noeviction"  # the only eviction policy that loses no game
+# A cluster is asked this many times in all at start-up when its nodes do not answer a new
+# connection in time (a busy machine), before start-up fails; a refused one fails at once.
+CLUSTER_START_TRIES = 3
 
 # Failures that pass: a node failing over, a connection lost, a slot on the move. The
 # caller answers UNAVAILABLE with a retry hint; a retried request finds the new primary.
@@ -403,14 +406,20 @@ async def connect(
         )
     try:
         if enabled:
-            cluster = BoundedCluster.from_url(
-                url,
-                limit=connections,
-                retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
-                **_options(socket_timeout, connect_timeout, name),
-            )
-            await cluster.initialize()
-            return cluster
+            for tries_left in reversed(range(CLUSTER_START_TRIES)):
+                cluster = BoundedCluster.from_url(
+                    url,
+                    limit=connections,
+                    retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
+                    **_options(socket_timeout, connect_timeout, name),
+                )
+                try:
+                    await cluster.initialize()
+                    return cluster
+                except RedisClusterException as error:
+                    await cluster.aclose()
+                    if not tries_left or not isinstance(error.__cause__, RedisTimeoutError):
+                        raise
         pool = FairPool.from_url(
             url,
             max_connections=connections,
