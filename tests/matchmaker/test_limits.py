@@ -9,6 +9,7 @@ import contextlib
 import dataclasses
 import ipaddress
 import tempfile
+import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -231,6 +232,7 @@ def test_wrong_invite_codes_are_limited_per_player_per_address_and_for_everyone(
             guess_rate=0.01,
             guess_burst=4.0,
         ) as limits:
+            began = time.monotonic()
             await limits.charge(limits.guesses("pann", "203.0.113.1"))
             refused = await refusal(limits, limits.guesses("pann", "203.0.113.2"))
             assert refused.message.startswith("too many wrong invite codes from you; retry in ")
@@ -246,11 +248,13 @@ def test_wrong_invite_codes_are_limited_per_player_per_address_and_for_everyone(
                 "too many wrong invite codes at the moment; retry in "
             )
             # Each wrong code was counted where the limits say: the player's own bucket too.
-            # (Operators read these keys: the buckets are named as `keys` documents.)
-            assert await held(limits, keys.player_guesses("pann")) == pytest.approx(0, abs=0.01)
+            # (Operators read these keys: the buckets are named as `keys` documents.) Each was
+            # charged exactly its burst, so it holds no more than the refill since the first
+            # charge, at 0.01 a second, however slowly a busy machine ran this.
+            refilled = 0.01 * (time.monotonic() - began)
             here = keys.limit_address("guess", "203.0.113.1")
-            assert await held(limits, here) == pytest.approx(0, abs=0.01)
-            assert await held(limits, keys.limit("guess")) == pytest.approx(0, abs=0.01)
+            for key in (keys.player_guesses("pann"), here, keys.limit("guess")):
+                assert 0 <= await held(limits, key) <= refilled + 0.001, key
 
     run(scenario())
 

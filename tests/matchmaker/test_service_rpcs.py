@@ -790,13 +790,14 @@ def test_a_matched_player_whose_game_nobody_made_makes_it_itself_after_the_grace
 def test_a_waiting_players_stream_keeps_it_in_the_queue_past_the_tickets_liveness(
     replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
 ) -> None:
-    """Each status poll renews the ticket and the player's place (1 s of liveness here):
-    the player still waits there after 1.5 s, so a second join is refused."""
-    server = replica(ticket_liveness=1.0)
+    """Each status poll renews the ticket and the player's place (3 s of liveness here, polled
+    every 0.1 s): the player still waits there after 4.5 s, so a second join is refused. (With
+    1 s of liveness, a busy machine that stalled the replica for a second lost the ticket.)"""
+    server = replica(ticket_liveness=3.0)
     ada = clients(server.address, "Ada")
     reader = _queue(ada, game="war")
     try:
-        while _next(reader).waited.ToMilliseconds() < 1500:
+        while _next(reader).waited.ToMilliseconds() < 4500:
             pass
         refused = expect_error(
             lambda: next(iter(ada.JoinQueue(mm.JoinQueueRequest(game="war"), timeout=10))),
