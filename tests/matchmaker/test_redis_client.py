@@ -7,6 +7,7 @@ attempt and sends no health-check PING of its own."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,53 @@ def test_a_cluster_that_refuses_the_clients_setup_is_refused_with_the_servers_re
         asyncio.run(scenario())
     finally:
         cluster.stop()
+
+
+@pytest.mark.integration
+def test_a_cluster_that_does_not_answer_a_first_connection_in_time_is_asked_again(
+    redis_cluster: RedisClusterServers,
+) -> None:
+    """At start-up a cluster node that does not answer in time (a busy machine) is asked
+    again: here the address given is a relay to a node that keeps the cluster client's first
+    connection silent (the one after the probe's, which reads what the Redis is) and passes
+    the others through, and the client starts on its second try."""
+    node = int(redis_cluster.url.rsplit(":", 1)[1].split("/")[0])
+
+    async def scenario() -> int:
+        accepted = 0
+        held: list[asyncio.StreamWriter] = []
+
+        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            with contextlib.suppress(ConnectionError):
+                while data := await reader.read(65536):
+                    writer.write(data)
+                    await writer.drain()
+            writer.close()
+
+        async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            nonlocal accepted
+            accepted += 1
+            if accepted == 2:
+                held.append(writer)  # accepted, and never answered
+                return
+            upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", node)
+            await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
+
+        server = await asyncio.start_server(relay, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            client = await connect(f"redis://127.0.0.1:{port}/0", socket_timeout=0.5, connections=2)
+            try:
+                assert await client.ping()
+            finally:
+                await client.aclose()
+        finally:
+            server.close()
+            for writer in held:
+                writer.close()
+        return accepted
+
+    assert asyncio.run(scenario()) >= 3  # the probe's, the silent one, the second try
 
 
 # -- transactions on a cluster, through a failover --------------------------------------------
