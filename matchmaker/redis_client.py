@@ -73,8 +73,8 @@ WATCH_CLIENT_NAME = f"{CLIENT_NAME}-watch"  # the connections of the watchers' r
 POOL_WAIT = 10.0
 MIN_VERSION = (7, 0)  # sharded pub/sub (SPUBLISH) carries the live updates
 NO_EVICTION = "noeviction"  # the only eviction policy that loses no game
-# A cluster is asked this many times in all at start-up when its nodes do not answer a new
-# connection in time (a busy machine), before start-up fails; a refused one fails at once.
+# A cluster is asked this many times in all at start-up while its nodes' answers time out
+# (a busy machine), before start-up fails (`_cluster`); a refused connection fails at once.
 CLUSTER_START_TRIES = 3
 
 # Failures that pass: a node failing over, a connection lost, a slot on the move. The
@@ -406,20 +406,7 @@ async def connect(
         )
     try:
         if enabled:
-            for tries_left in reversed(range(CLUSTER_START_TRIES)):
-                cluster = BoundedCluster.from_url(
-                    url,
-                    limit=connections,
-                    retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
-                    **_options(socket_timeout, connect_timeout, name),
-                )
-                try:
-                    await cluster.initialize()
-                    return cluster
-                except RedisClusterException as error:
-                    await cluster.aclose()
-                    if not tries_left or not isinstance(error.__cause__, RedisTimeoutError):
-                        raise
+            return await _cluster(url, connections, _options(socket_timeout, connect_timeout, name))
         pool = FairPool.from_url(
             url,
             max_connections=connections,
@@ -436,6 +423,31 @@ async def connect(
         raise BadRedisUrlError(str(error)) from None
     except RedisError as error:
         raise RedisSetupError(str(error) or type(error).__name__) from None
+
+
+async def _cluster(url: str, limit: int, options: dict[str, Any]) -> RedisCluster:
+    """A cluster client with the slot map and the command table read, asked again while
+    the nodes' answers time out (a busy machine: the command table alone is a large read),
+    up to `CLUSTER_START_TRIES` times in all; any other failure fails at once."""
+    tries = 1
+    while True:
+        cluster = BoundedCluster.from_url(
+            url,
+            limit=limit,
+            retry=Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), 3),
+            **options,
+        )
+        try:
+            await cluster.initialize()
+            return cluster
+        except (RedisClusterException, RedisTimeoutError) as error:
+            await cluster.aclose()
+            timed_out = isinstance(error, RedisTimeoutError) or isinstance(
+                error.__cause__, RedisTimeoutError
+            )
+            if not timed_out or tries == CLUSTER_START_TRIES:
+                raise
+            tries += 1
 
 
 def is_cluster(client: Client) -> bool:

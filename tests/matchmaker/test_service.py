@@ -319,9 +319,12 @@ def test_a_watch_whose_store_stops_answering_ends_unavailable_with_the_retry_hin
 ) -> None:
     """A Redis of its own that pauses every client (CLIENT PAUSE ALL) right after an update
     is announced: the stream's read of it times out, and the stream ends as any call that
-    cannot reach the store does (UNAVAILABLE, STORE_UNAVAILABLE, the retry hint)."""
+    cannot reach the store does (UNAVAILABLE, STORE_UNAVAILABLE, the retry hint). The
+    commands' timeout is the default, 2 s (with 0.2 s, a busy machine timed out the set-up's
+    own calls), and the pause outlasts it by 8 s, however late the read comes (the pause
+    holds the test's end too: Redis keeps even CLIENT UNPAUSE waiting)."""
     own = start_redis(tmp_path / "redis")
-    server = InProcessMatchmaker(fast_settings(own.url, engine_address, redis_timeout=0.2))
+    server = InProcessMatchmaker(fast_settings(own.url, engine_address, redis_timeout=2.0))
     server.start()
     admin: Any = redis.Redis(port=own.port)  # execute_command is untyped
     try:
@@ -333,9 +336,9 @@ def test_a_watch_whose_store_stops_answering_ends_unavailable_with_the_retry_hin
         wait_for(lambda: channel_listeners(own.url, channel) == 1)
         pipe = admin.pipeline(transaction=True)
         pipe.execute_command("SPUBLISH", channel, "wake")
-        pipe.execute_command("CLIENT", "PAUSE", 5000, "ALL")
+        pipe.execute_command("CLIENT", "PAUSE", 10_000, "ALL")
         pipe.execute()
-        assert watcher.ended.wait(20), "the stream did not end"
+        assert watcher.ended.wait(60), "the stream did not end"
         assert watcher.error is not None
         details = error_details(watcher.error)
         assert (details.code, details.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
