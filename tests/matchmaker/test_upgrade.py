@@ -15,12 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 
 from matchmaker import keys
 from tests.matchmaker.conftest import Client, flush_cluster, start_matchmaker_process
 from tests.matchmaker.helpers import legal_actions, submission, sync_client
 from tests.servers import ROOT, RedisClusterServers, ServiceProcess, free_port, matchmaker_key_env
+from wargame.runtime.status import error_details
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -118,11 +120,20 @@ class Table:
                 self.acked(reply.game)
 
     def turn(self, game_id: str, players: dict[str, Client]) -> mm.GameView | None:
-        """The game once a player of the table is to act (None once it has ended)."""
+        """The game once a player of the table is to act (None once it has ended). A read
+        answered UNAVAILABLE (on a busy machine, the engine drawing the view can be late) is
+        asked again after its hint, as a client is told to."""
         any_player = next(iter(players.values()))
         deadline = time.monotonic() + 60
         while True:
-            game = any_player.GetGame(mm.GetGameRequest(game_id=game_id)).game
+            try:
+                game = any_player.GetGame(mm.GetGameRequest(game_id=game_id)).game
+            except grpc.RpcError as error:
+                details = error_details(error)
+                if details.code != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
+                    raise
+                time.sleep(details.retry_after or 0.5)
+                continue
             if game.status != mm.GAME_STATUS_RUNNING:
                 return None
             if game.state.to_act and game.state.to_act[0] in players:
