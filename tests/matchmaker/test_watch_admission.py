@@ -142,8 +142,12 @@ def test_a_seated_player_refused_a_stream_is_never_abandoned(
     clients: Callable[..., Client], redis_url: str, war_replica: WarReplica
 ) -> None:
     """Spectators hold every stream (no reserve): South, to act, is refused while it
-    keeps trying; its game is never warned about it, let alone abandoned."""
-    server, two = war_replica(**{**FAST, "max_watchers": 2, "watch_seat_reserve": 0})
+    keeps trying; its game is never warned about it, let alone abandoned. A knock counts
+    for `presence_ttl`, 8 s here: with 2 s, a busy machine kept South's next try later than
+    that, and South was rightly seen to have gone."""
+    server, two = war_replica(
+        **{**FAST, "presence_ttl": 8.0, "max_watchers": 2, "watch_seat_reserve": 0}
+    )
     created = two["south"].CreateGame(mm.CreateGameRequest(game="war", side="south")).game
     fans = [Watcher(clients(server.address, f"Fan{i}"), created.id) for i in range(2)]
     held(server, 2)
