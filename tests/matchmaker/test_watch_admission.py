@@ -139,17 +139,24 @@ def test_one_address_and_one_player_hold_at_most_their_streams(
 
 @both_stores
 def test_a_seated_player_refused_a_stream_is_never_abandoned(
-    clients: Callable[..., Client], redis_url: str, war_replica: WarReplica
+    clients: Callable[..., Client], redis_url: str, war_replica: WarReplica, engine_stub: Any
 ) -> None:
-    """Spectators hold every stream (no reserve): South, to act, is refused while it
-    keeps trying; its game is never warned about it, let alone abandoned. A knock counts
-    for `presence_ttl`, 8 s here: with 2 s, a busy machine kept South's next try later than
-    that, and South was rightly seen to have gone."""
+    """South's stream ends and spectators take every stream at once (no reserve): South,
+    refused while it keeps trying, is never warned when its turn comes, let alone abandoned.
+    Each refusal is a knock that counts as presence for `presence_ttl`, 8 s here: with 2 s, a
+    busy machine kept South's next try later than that, and South was rightly seen to have
+    gone. (South had a stream: no start's grace counts it as there.)"""
     server, two = war_replica(
         **{**FAST, "presence_ttl": 8.0, "max_watchers": 2, "watch_seat_reserve": 0}
     )
-    created = two["south"].CreateGame(mm.CreateGameRequest(game="war", side="south")).game
-    fans = [Watcher(clients(server.address, f"Fan{i}"), created.id) for i in range(2)]
+    game = start_game(two, "war")
+    south = Watcher(two["south"], game.id)
+    fans = [Watcher(clients(server.address, "Fan0"), game.id)]
+    held(server, 2)
+    game = play_turn(engine_stub, two, game.id)  # South moves: North to act
+    south.close()  # South has left (not to act: not warned)
+    held(server, 1)
+    fans.append(Watcher(clients(server.address, "Fan1"), game.id))
     held(server, 2)
     trying = threading.Event()
     stop = threading.Event()
@@ -157,35 +164,49 @@ def test_a_seated_player_refused_a_stream_is_never_abandoned(
 
     def keep_trying() -> None:  # as a client does: again after the retry hint
         while not stop.is_set():
-            refusals.append(refused(two["south"], created.id))
+            refusals.append(refused(two["south"], game.id))
             trying.set()
             stop.wait(0.2)
 
     thread = threading.Thread(target=keep_trying, daemon=True)
     thread.start()
     try:
-        trying.wait(30)  # refused once: present (a refusal is given after the knock)
-        two["north"].JoinGame(mm.JoinGameRequest(game_id=created.id))
+        assert trying.wait(30)  # refused once: knocked (a refusal is given after the knock)
+        notices = stream_notices(redis_url, game.id)
+        assert notices[-2:] == [(b"DISCONNECTED", b"south"), (b"RECONNECTED", b"south")]
+        game = play_turn(engine_stub, two, game.id)  # North moves: South to act
         # The sweeper looks at the game again and again, long past the abandonment
-        # deadline South would have had since it began.
+        # deadline South would have had since its turn came.
         begun = redis_ms(redis_url)
         wait_for(
             lambda: (
-                swept_after(redis_url, created.id, begun + 4 * ABANDON_MS)
-                or not swept_after(redis_url, created.id, 0)
+                swept_after(redis_url, game.id, begun + 4 * ABANDON_MS)
+                or not swept_after(redis_url, game.id, 0)
             ),  # over: no longer due
             60,
         )
     finally:
         stop.set()
         thread.join(30)
-    game = two["north"].GetGame(mm.GetGameRequest(game_id=created.id)).game
+    game = two["north"].GetGame(mm.GetGameRequest(game_id=game.id)).game
     assert game.status == mm.GAME_STATUS_RUNNING, game.outcome
     assert game.state.to_act[0] == "south"
-    assert (b"ABANDON_WARNING", b"south") not in stream_notices(redis_url, created.id)
-    assert refusals
+    assert (b"ABANDON_WARNING", b"south") not in stream_notices(redis_url, game.id)
+    assert all("this server holds its most" in refusal for refusal in refusals)
     for fan in fans:
         fan.close()
+
+
+def play_turn(engine: Any, players: dict[str, Client], game_id: str) -> mm.GameView:
+    """Random legal actions by the side to act until the turn passes to the other."""
+    rng = random.Random(game_id)
+    viewer = next(iter(players.values()))
+    mover = viewer.GetGame(mm.GetGameRequest(game_id=game_id)).game.state.to_act[0]
+    while True:
+        game = play_moves(engine, players, game_id, 1, rng)
+        assert game.status == mm.GAME_STATUS_RUNNING
+        if game.state.to_act[0] != mover:
+            return game
 
 
 ABANDON_MS = int(FAST["abandon_after"] * 1000)
