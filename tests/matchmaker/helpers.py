@@ -63,16 +63,17 @@ def expect_error(call: Callable[[], Any], code: grpc.StatusCode, reason: str = "
     return details
 
 
-def as_advised(call: Callable[[R], T], request: R) -> T:
-    """`call(request)`'s answer, asked again (the same request: the same idempotency key) after the
-    hint each time the store answers that no Redis replica has confirmed the change yet, as
-    a client is told to: on a busy machine a replica's confirmation can be late."""
+def as_advised(call: Callable[[R], T], request: R, *, saying: str = "confirmed") -> T:
+    """`call(request)`'s answer, asked again (the same request: the same idempotency key)
+    after the hint each time it is answered UNAVAILABLE `saying` so ("" whatever it says), as
+    a client is told to. By default, that no Redis replica has confirmed the change yet: on a
+    busy machine a replica's confirmation can be late."""
     for _ in range(UNCONFIRMED_TRIES - 1):
         try:
             return call(request)
         except grpc.RpcError as error:
             details = error_details(error)
-            if details.code != grpc.StatusCode.UNAVAILABLE or "confirmed" not in details.message:
+            if details.code != grpc.StatusCode.UNAVAILABLE or saying not in details.message:
                 raise
             time.sleep(details.retry_after or 0.5)
     return call(request)

@@ -15,14 +15,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 
 from matchmaker import keys
 from tests.matchmaker.conftest import Client, flush_cluster, start_matchmaker_process
-from tests.matchmaker.helpers import legal_actions, submission, sync_client
+from tests.matchmaker.helpers import as_advised, legal_actions, submission, sync_client
 from tests.servers import ROOT, RedisClusterServers, ServiceProcess, free_port, matchmaker_key_env
-from wargame.runtime.status import error_details
 from wargame.v1 import matchmaker_pb2 as mm
 
 pytestmark = pytest.mark.integration
@@ -126,14 +124,8 @@ class Table:
         any_player = next(iter(players.values()))
         deadline = time.monotonic() + 60
         while True:
-            try:
-                game = any_player.GetGame(mm.GetGameRequest(game_id=game_id)).game
-            except grpc.RpcError as error:
-                details = error_details(error)
-                if details.code != grpc.StatusCode.UNAVAILABLE or time.monotonic() > deadline:
-                    raise
-                time.sleep(details.retry_after or 0.5)
-                continue
+            read = mm.GetGameRequest(game_id=game_id)
+            game = as_advised(any_player.GetGame, read, saying="").game
             if game.status != mm.GAME_STATUS_RUNNING:
                 return None
             if game.state.to_act and game.state.to_act[0] in players:
