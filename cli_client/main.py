@@ -19,17 +19,18 @@ use) is kept in $WARGAME_HOME or $XDG_CONFIG_HOME/wargame. Every error is one li
 from __future__ import annotations
 
 import os
-
-# Quiet gRPC's own logging before it loads: errors reach the user as one line from here.
-os.environ.setdefault("GRPC_VERBOSITY", "NONE")
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "0")
-
 import sys
 from collections.abc import Sequence
 
 # Only the command line here: `--help`, `--version` and argument errors load no gRPC,
 # protobuf or rich. What a command needs is imported once it is known (`subcommands`).
 from cli_client.arguments import build_parser
+from wargame.runtime.config import no_grpc_fork_handlers, quiet_grpc_core
+
+# Before gRPC loads: its own logging quiet (errors reach the user as one line from here),
+# and its fork handlers off.
+quiet_grpc_core()
+no_grpc_fork_handlers()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
