@@ -27,6 +27,7 @@ terminal's scrollback.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import queue
 import re
@@ -604,7 +605,7 @@ class FullScreen:
         board_width = max((line.cell_len for line in board), default=0)
         board_height = drawn = len(board)
         side_width = max(columns - board_width - gap, side_min)
-        side_fixed = len(self._panel_head(side_width, compact=compact))
+        side_fixed = len(self._panel_head(side_width, compact=compact, shown=self._shown()))
         side_by_side = columns - board_width - gap >= side_min
         free = max(rows - 3, 1)  # the rule, the status line, the input line
         log_min = COMPACT_LOG_LINES_MIN if compact else LOG_LINES_MIN
@@ -661,11 +662,21 @@ class FullScreen:
             out.extend(panel.word_wrapped(line, max(width, 10)))
         return out
 
-    def _panel_head(self, width: int, *, compact: bool = False) -> list[Text]:
+    def _shown(self) -> tuple[GameSession | None, Scene | None]:
+        """The game to draw, as it stands now: the loop's thread replaces the session's view
+        while a drawing is made, so a drawing reads a copy (one view for the clocks and the
+        moves, never the clocks of the one before the move)."""
+        with self._lock:
+            session, scene = self._session, self._scene
+        return (copy.copy(session) if session is not None else None), scene
+
+    def _panel_head(
+        self, width: int, *, compact: bool = False, shown: tuple[GameSession | None, Scene | None]
+    ) -> list[Text]:
         """Status and legend: the side panel above the moves. Compact, the title leaves
         out the game's id (the first line of the game and the last say it) and the legend
         keeps each of its items whole on a row."""
-        session, scene = self._session, self._scene
+        session, scene = shown
         if session is None or scene is None:
             return []
         # Whole words on each row: at 80 columns the panel beside War's board has about 40.
@@ -684,8 +695,9 @@ class FullScreen:
 
     def _side_text(self) -> ANSI:
         geometry = self.geometry()
-        lines = self._panel_head(geometry.side_width, compact=geometry.compact)
-        session = self._session
+        shown = self._shown()
+        lines = self._panel_head(geometry.side_width, compact=geometry.compact, shown=shown)
+        session = shown[0]
         room = geometry.side_height - len(lines) - 2
         if session is not None and room > 0:
             moves = [

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import itertools
+import re
 from collections.abc import Callable
 
 from rich.text import Text
 
-from cli_client.display.fullscreen import packed
+from cli_client.display.fullscreen import FullScreen, packed
 from cli_client.render import Theme
 from cli_client.render.board import Symbols
 from cli_client.render.panel import (
@@ -18,6 +21,7 @@ from cli_client.render.panel import (
     status_lines,
 )
 from cli_client.session import GameSession
+from cli_client.terminal import Terminal, elapsed
 from tests.cli_client import snapshots
 from wargame.v1 import engine_pb2, engine_pb2_grpc, game_pb2, matchmaker_pb2
 
@@ -231,3 +235,38 @@ def test_each_kind_keeps_one_symbol_for_the_whole_game(describe: Describe) -> No
                 )
                 assert shown.endswith(at_start.of(gone, side)), (game, gone, shown)
             session = GameSession(view_of(reply.initial_state, your_side=session.your_side), reply)
+
+
+def test_a_full_screen_drawing_shows_one_view_while_the_loop_takes_the_next(
+    describe: Describe,
+) -> None:
+    """The game loop's thread replaces the session's view while the main thread draws the
+    side panel: the drawing shows the view of one moment, clocks and moves alike, never the
+    clocks of the view before a move beside the move (a paired run read North's clock still
+    running once the bot had answered)."""
+    reply = describe("war")
+    views = []  # each a move and 10 s more on both clocks (stopped) than the one before
+    for k, moves in enumerate(([], ["e3-e4"], ["e3-e4", "d8-d7"])):
+        view = view_of(reply.initial_state, your_side="south", version=3 + k, clock=True)
+        view.clock.running = ""
+        view.clock.remaining["south"].FromSeconds(100 + 10 * k)
+        view.clock.remaining["north"].FromSeconds(200 + 10 * k)
+        view.moves.extend(moves)
+        views.append(view)
+    taken = itertools.cycle(views)
+
+    class Session(GameSession):
+        def clock(self, side: str, now: float | None = None) -> tuple[float, bool] | None:
+            shown = super().clock(side, now)
+            drawn.view = next(taken)  # the loop's thread, meanwhile
+            return shown
+
+    drawn = Session(next(taken), reply, "south", reply.initial_state)
+    display = FullScreen(Terminal(ASCII, stdin=io.StringIO(), stdout=io.StringIO()))
+    display.game(drawn, drawn.scene())
+    for _ in range(len(views)):
+        text = display._side_text().value
+        south = next(k for k in range(3) if re.search(rf"\(you\)\s+{elapsed(100 + 10 * k)}", text))
+        north = next(k for k in range(3) if re.search(rf"level 1\s+{elapsed(200 + 10 * k)}", text))
+        played = len(re.findall(r"\d+\. \S+", text.partition("Moves")[2]))
+        assert south == north == played, text
