@@ -500,10 +500,17 @@ def cluster_ready(ports: Sequence[int], replicas: int) -> bool:
 
 
 def start_redis_cluster(
-    directory: Path, primaries: int = 3, replicas: int = 0, node_timeout_ms: int = 2000
+    directory: Path, primaries: int = 3, replicas: int = 0, node_timeout_ms: int | None = None
 ) -> RedisClusterServers:
     """Start a Redis Cluster (`redis-cli --cluster create`) on free loopback ports and wait
-    until it serves every slot (and its replicas are in sync)."""
+    until it serves every slot (and its replicas are in sync).
+
+    The node timeout is 2 s with replicas: a test waits for its failovers. Without replicas
+    nothing can fail over, and a node that a busy machine keeps from answering its peers'
+    pings for the timeout would only take the cluster down (CLUSTERDOWN, as a paired run of
+    `make test` saw at 2 s): Redis's default of 15 s."""
+    if node_timeout_ms is None:
+        node_timeout_ms = 2000 if replicas else 15000
     nodes: list[RedisServer] = []
     try:
         for index in range(primaries * (1 + replicas)):

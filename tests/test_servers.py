@@ -1,12 +1,18 @@
-"""The test harness's own promises: ports picked for test servers stay theirs."""
+"""The test harness's own promises: ports picked for test servers stay theirs, and a
+test's Redis Cluster stays up on a busy machine."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from tests.servers import DEFAULT_PORTS, ROOT, free_ports
+import pytest
+
+from tests.servers import DEFAULT_PORTS, ROOT, _redis_cli, free_ports, start_redis_cluster
 
 
 def test_picked_ports_lie_below_the_kernels_own_range_and_no_two_processes_share_one() -> None:
@@ -24,3 +30,28 @@ def test_picked_ports_lie_below_the_kernels_own_range_and_no_two_processes_share
     theirs = {int(port) for port in other.stdout.split()}
     assert len(theirs) == 2000
     assert not theirs & set(mine)
+
+
+@pytest.mark.integration
+def test_a_cluster_without_replicas_stays_up_while_a_node_answers_nobody_for_seconds(
+    tmp_path: Path,
+) -> None:
+    """A node kept from running for 5 s (as a machine at load 50 can keep it): nothing can
+    fail over without replicas, so the cluster goes on serving (at a 2 s node timeout the
+    others marked it failed and answered CLUSTERDOWN)."""
+    cluster = start_redis_cluster(tmp_path, primaries=3)
+    try:
+        stopped = cluster.nodes[1].process.pid
+        os.kill(stopped, signal.SIGSTOP)
+        try:
+            states = set()
+            until = time.monotonic() + 5
+            while time.monotonic() < until:
+                info = _redis_cli("-p", str(cluster.nodes[0].port), "cluster", "info")
+                states |= {line.strip() for line in info.splitlines() if "cluster_state" in line}
+                time.sleep(0.2)
+        finally:
+            os.kill(stopped, signal.SIGCONT)
+        assert states == {"cluster_state:ok"}
+    finally:
+        cluster.stop()
