@@ -6,6 +6,7 @@ records and leaderboards."""
 from __future__ import annotations
 
 import base64
+import queue
 import random
 import time
 from collections.abc import Callable
@@ -296,7 +297,17 @@ def _queue(client: Client, **request: Any) -> StreamReader:
 
 
 def _next(reader: StreamReader) -> mm.JoinQueueResponse:
-    message: mm.JoinQueueResponse = reader.messages.get(timeout=20)
+    """The stream's next message (a waiting one reports at least every `HEARTBEAT`)."""
+    try:
+        message: mm.JoinQueueResponse = reader.messages.get(timeout=20)
+    except queue.Empty:
+        if not reader.ended.is_set():
+            how = "is open but silent"
+        elif reader.error is None:
+            how = "ended without an error"  # the ticket is gone
+        else:
+            how = f"ended with {reader.error.code().name}: {reader.error.details()}"
+        raise AssertionError(f"no message: the stream {how}") from None
     return message
 
 
@@ -790,14 +801,15 @@ def test_a_matched_player_whose_game_nobody_made_makes_it_itself_after_the_grace
 def test_a_waiting_players_stream_keeps_it_in_the_queue_past_the_tickets_liveness(
     replica: Callable[..., InProcessMatchmaker], clients: Callable[..., Client]
 ) -> None:
-    """Each status poll renews the ticket and the player's place (3 s of liveness here, polled
-    every 0.1 s): the player still waits there after 4.5 s, so a second join is refused. (With
-    1 s of liveness, a busy machine that stalled the replica for a second lost the ticket.)"""
-    server = replica(ticket_liveness=3.0)
+    """Each status poll renews the ticket and the player's place (6 s of liveness here, polled
+    every 0.1 s): the player still waits there after 7.5 s, so a second join is refused. (A
+    busy machine that stalled the replica for longer than the liveness, 1 s, then 3 s, rightly
+    lost the ticket: its stream ended.)"""
+    server = replica(ticket_liveness=6.0)
     ada = clients(server.address, "Ada")
     reader = _queue(ada, game="war")
     try:
-        while _next(reader).waited.ToMilliseconds() < 4500:
+        while _next(reader).waited.ToMilliseconds() < 7500:
             pass
         refused = expect_error(
             lambda: next(iter(ada.JoinQueue(mm.JoinQueueRequest(game="war"), timeout=10))),
