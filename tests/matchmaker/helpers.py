@@ -284,6 +284,14 @@ class StreamReader:
             self.ended_at = time.time()
             self.ended.set()
 
+    def how(self) -> str:
+        """What the stream is doing, for a failure that waited for a message in vain."""
+        if not self.ended.is_set():
+            return "the stream is open but silent"
+        if self.error is None:
+            return "the stream ended without an error"
+        return f"the stream ended with {self.error.code().name}: {self.error.details()}"
+
 
 class Watcher(StreamReader):
     """A WatchGame stream read by a thread into a queue."""
@@ -334,19 +342,13 @@ class Watcher(StreamReader):
         try:
             return self.messages.get(timeout=max(0.01, deadline - time.monotonic()))
         except queue.Empty:
-            if not self.ended.is_set():
-                how = "the stream is open but silent"
-            elif self.error is None:
-                how = "the stream ended without an error"
-            else:
-                how = f"the stream ended with {self.error.code().name}: {self.error.details()}"
             got = [
                 f"v{m.version} {mm.NoticeKind.Name(m.notice.kind)} {m.notice.side}"
                 if m.HasField("notice")
                 else f"v{m.version}"
                 for m in seen
             ]
-            raise AssertionError(f"no {wanted}: {how}; received {got}") from None
+            raise AssertionError(f"no {wanted}: {self.how()}; received {got}") from None
 
     def close(self) -> None:
         self.call.cancel()

@@ -301,13 +301,7 @@ def _next(reader: StreamReader) -> mm.JoinQueueResponse:
     try:
         message: mm.JoinQueueResponse = reader.messages.get(timeout=20)
     except queue.Empty:
-        if not reader.ended.is_set():
-            how = "is open but silent"
-        elif reader.error is None:
-            how = "ended without an error"  # the ticket is gone
-        else:
-            how = f"ended with {reader.error.code().name}: {reader.error.details()}"
-        raise AssertionError(f"no message: the stream {how}") from None
+        raise AssertionError(f"no message: {reader.how()}") from None
     return message
 
 
