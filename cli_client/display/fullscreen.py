@@ -94,6 +94,8 @@ LEGEND_ITEMS = re.compile(r"  | · | - ")  # between the items of a legend line 
 KEYS = "Enter sends · ↑↓ history · Tab completes · PgUp log · `help` · Ctrl-C leaves"
 PAGER_KEYS = "PgUp/PgDn ↑↓ wheel scroll · Esc closes"
 
+Shown = tuple[GameSession | None, Scene | None]  # the game as one drawing reads it
+
 
 class _Signal:
     """A key that is not a line: Ctrl-C or end of input."""
@@ -586,26 +588,29 @@ class FullScreen:
             return self.terminal.console.width, self.terminal.console.height
         return size.columns, size.rows
 
-    def geometry(self) -> Geometry:
+    def geometry(self, shown: Shown | None = None) -> Geometry:
         """The division of the screen for the current size: the normal layout if the whole
         board fits in it, else the compact one if it fits there (else the normal one, with
-        the board cut)."""
+        the board cut). The side panel's height is that of `shown` (the game as it stands
+        now if None), the view a drawing of it reads."""
         with self._lock:
             board, compact = self._board, self._compact
-        normal = self._layout(board, compact=False)
+        if shown is None:
+            shown = self._shown()
+        normal = self._layout(board, compact=False, shown=shown)
         if normal.fits or not compact:
             return normal
-        smaller = self._layout(compact, compact=True)
+        smaller = self._layout(compact, compact=True, shown=shown)
         return smaller if smaller.fits else normal
 
-    def _layout(self, board: Sequence[Text], *, compact: bool) -> Geometry:
+    def _layout(self, board: Sequence[Text], *, compact: bool, shown: Shown) -> Geometry:
         columns, rows = self._size()
         gap = COMPACT_GAP if compact else GAP
         side_min = COMPACT_SIDE_MIN if compact else SIDE_MIN
         board_width = max((line.cell_len for line in board), default=0)
         board_height = drawn = len(board)
         side_width = max(columns - board_width - gap, side_min)
-        side_fixed = len(self._panel_head(side_width, compact=compact, shown=self._shown()))
+        side_fixed = len(self._panel_head(side_width, compact=compact, shown=shown))
         side_by_side = columns - board_width - gap >= side_min
         free = max(rows - 3, 1)  # the rule, the status line, the input line
         log_min = COMPACT_LOG_LINES_MIN if compact else LOG_LINES_MIN
@@ -662,7 +667,7 @@ class FullScreen:
             out.extend(panel.word_wrapped(line, max(width, 10)))
         return out
 
-    def _shown(self) -> tuple[GameSession | None, Scene | None]:
+    def _shown(self) -> Shown:
         """The game to draw, as it stands now: the loop's thread replaces the session's view
         while a drawing is made, so a drawing reads a copy (one view for the clocks and the
         moves, never the clocks of the one before the move)."""
@@ -670,9 +675,7 @@ class FullScreen:
             session, scene = self._session, self._scene
         return (copy.copy(session) if session is not None else None), scene
 
-    def _panel_head(
-        self, width: int, *, compact: bool = False, shown: tuple[GameSession | None, Scene | None]
-    ) -> list[Text]:
+    def _panel_head(self, width: int, *, compact: bool = False, shown: Shown) -> list[Text]:
         """Status and legend: the side panel above the moves. Compact, the title leaves
         out the game's id (the first line of the game and the last say it) and the legend
         keeps each of its items whole on a row."""
@@ -694,8 +697,8 @@ class FullScreen:
         return lines
 
     def _side_text(self) -> ANSI:
-        geometry = self.geometry()
         shown = self._shown()
+        geometry = self.geometry(shown)
         lines = self._panel_head(geometry.side_width, compact=geometry.compact, shown=shown)
         session = shown[0]
         room = geometry.side_height - len(lines) - 2
