@@ -40,8 +40,8 @@ import contextlib
 import contextvars
 import math
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, NamedTuple, TypeAlias
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 import hiredis
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -64,6 +64,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from matchmaker import keys
 
 Client: TypeAlias = "Redis | RedisCluster"
+T = TypeVar("T")
 
 # Named after the newest key layout this release knows (`schema.old_replicas`).
 CLIENT_NAME = f"wargame-matchmaker-s{keys.SCHEMA}"
@@ -73,9 +74,11 @@ WATCH_CLIENT_NAME = f"{CLIENT_NAME}-watch"  # the connections of the watchers' r
 POOL_WAIT = 10.0
 MIN_VERSION = (7, 0)  # sharded pub/sub (SPUBLISH) carries the live updates
 NO_EVICTION = "noeviction"  # the only eviction policy that loses no game
-# A cluster is asked this many times in all at start-up while its nodes' answers time out
-# (a busy machine), before start-up fails (`_cluster`); a refused connection fails at once.
-CLUSTER_START_TRIES = 3
+# Redis is asked this many times in all at start-up while its answers time out (a busy
+# machine, a Redis stalled by its fork or its disk), before start-up fails (`_asked_again`);
+# a refused connection fails at once.
+START_TRIES = 3
+PROBE_TIMEOUT = 5.0  # seconds for each of the probe's answers when the caller sets none
 
 # Failures that pass: a node failing over, a connection lost, a slot on the move. The
 # caller answers UNAVAILABLE with a retry hint; a retried request finds the new primary.
@@ -358,10 +361,28 @@ def _options(socket_timeout: float | None, connect_timeout: float, name: str) ->
     }
 
 
-async def _probe(url: str) -> tuple[bool, tuple[int, ...], str]:
+async def _asked_again(ask: Callable[[], Awaitable[T]]) -> T:
+    """`ask()`, asked again while its answer times out, up to `START_TRIES` times in all;
+    any other failure fails at once."""
+    tries = 1
+    while True:
+        try:
+            return await ask()
+        except (RedisClusterException, RedisTimeoutError) as error:
+            timed_out = isinstance(error, RedisTimeoutError) or isinstance(
+                error.__cause__, RedisTimeoutError
+            )
+            if not timed_out or tries == START_TRIES:
+                raise
+            tries += 1
+
+
+async def _probe(
+    url: str, timeout: float, connect_timeout: float
+) -> tuple[bool, tuple[int, ...], str]:
     """(cluster?, server version, eviction policy) of the Redis at `url`, over one
     short-lived connection."""
-    probe = Redis.from_url(url, socket_timeout=5.0, socket_connect_timeout=5.0)
+    probe = Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=connect_timeout)
     try:
         info: Any = await probe.info("server")
         version = tuple(int(part) for part in str(info.get("redis_version", "0")).split(".")[:2])
@@ -389,8 +410,9 @@ async def connect(
     Redis 7 or later, it never evicts keys, a cluster is used through database 0; its
     connections (at most `connections` per node, its own) are named `name`, and a new one
     that is not connected within `connect_timeout` seconds is an error."""
+    timeout = PROBE_TIMEOUT if socket_timeout is None else socket_timeout
     try:
-        enabled, version, policy = await _probe(url)
+        enabled, version, policy = await _asked_again(lambda: _probe(url, timeout, connect_timeout))
     except ValueError as error:
         raise BadRedisUrlError(str(error)) from None
     except RedisError as error:
@@ -426,11 +448,10 @@ async def connect(
 
 
 async def _cluster(url: str, limit: int, options: dict[str, Any]) -> RedisCluster:
-    """A cluster client with the slot map and the command table read, asked again while
-    the nodes' answers time out (a busy machine: the command table alone is a large read),
-    up to `CLUSTER_START_TRIES` times in all; any other failure fails at once."""
-    tries = 1
-    while True:
+    """A cluster client with the slot map and the command table read (asked again while the
+    nodes' answers time out: on a busy machine the command table alone is a large read)."""
+
+    async def initialized() -> RedisCluster:
         cluster = BoundedCluster.from_url(
             url,
             limit=limit,
@@ -439,15 +460,12 @@ async def _cluster(url: str, limit: int, options: dict[str, Any]) -> RedisCluste
         )
         try:
             await cluster.initialize()
-            return cluster
-        except (RedisClusterException, RedisTimeoutError) as error:
+        except Exception:
             await cluster.aclose()
-            timed_out = isinstance(error, RedisTimeoutError) or isinstance(
-                error.__cause__, RedisTimeoutError
-            )
-            if not timed_out or tries == CLUSTER_START_TRIES:
-                raise
-            tries += 1
+            raise
+        return cluster
+
+    return await _asked_again(initialized)
 
 
 def is_cluster(client: Client) -> bool:

@@ -1,14 +1,16 @@
 """The Redis client's command packer: hiredis's C packer must send exactly what redis-py's
 own packer sends (RESP arrays of bulk strings), multi-word command names split in words.
 Connecting: a Redis out of reach, or a cluster refusing the client's setup, is refused with
-the reason the client or the server gave; a listener's dedicated connection makes one
-attempt and sends no health-check PING of its own."""
+the reason the client or the server gave; one too slow to answer at start-up is asked again;
+a listener's dedicated connection makes one attempt and sends no health-check PING of its
+own."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,7 @@ from matchmaker.settings import Settings
 from matchmaker.store import Store
 from tests.matchmaker.conftest import flush_cluster, run
 from tests.matchmaker.helpers import store_client
-from tests.servers import RedisClusterServers, free_port, start_redis_cluster
+from tests.servers import RedisClusterServers, RedisServer, free_port, start_redis_cluster
 
 COMMANDS: list[tuple[Any, ...]] = [
     ("SET", "k", "v"),
@@ -168,51 +170,75 @@ def test_a_cluster_that_refuses_the_clients_setup_is_refused_with_the_servers_re
         cluster.stop()
 
 
+class Relay:
+    """A relay to the Redis on `port` that keeps its `silent`-th connection silent (accepted,
+    never answered: a Redis too busy to answer) and passes the others through."""
+
+    def __init__(self, port: int, silent: int) -> None:
+        self.port = port
+        self.silent = silent
+        self.accepted = 0
+        self._held: list[asyncio.StreamWriter] = []
+
+    @contextlib.asynccontextmanager
+    async def serving(self) -> AsyncIterator[str]:
+        """Relaying while inside: its redis:// URL."""
+        server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        try:
+            yield f"redis://127.0.0.1:{server.sockets[0].getsockname()[1]}/0"
+        finally:
+            server.close()
+            for writer in self._held:
+                writer.close()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
+        if self.accepted == self.silent:
+            self._held.append(writer)
+            return
+        upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", self.port)
+        await asyncio.gather(_pipe(reader, upstream_writer), _pipe(upstream_reader, writer))
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    with contextlib.suppress(ConnectionError):
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    writer.close()
+
+
+async def _connected_through(relay: Relay) -> None:
+    """Connect through `relay` (answers within 0.5 s) and be answered."""
+    async with relay.serving() as url:
+        client = await connect(url, socket_timeout=0.5, connections=2)
+        try:
+            assert await client.ping()
+        finally:
+            await client.aclose()
+
+
+@pytest.mark.integration
+def test_a_redis_that_does_not_answer_the_first_question_in_time_is_asked_again(
+    redis_server: RedisServer,
+) -> None:
+    """At start-up a Redis that does not answer in time (a busy machine, a Redis stalled
+    by its fork) is asked again: the probe's first connection, which reads what the Redis
+    is, stays silent, and the client starts on its second try."""
+    relay = Relay(redis_server.port, silent=1)
+    asyncio.run(_connected_through(relay))
+    assert relay.accepted >= 3  # the silent probe, the second probe, the pool's connection
+
+
 @pytest.mark.integration
 def test_a_cluster_that_does_not_answer_a_first_connection_in_time_is_asked_again(
     redis_cluster: RedisClusterServers,
 ) -> None:
-    """At start-up a cluster node that does not answer in time (a busy machine) is asked
-    again: here the address given is a relay to a node that keeps the cluster client's first
-    connection silent (the one after the probe's, which reads what the Redis is) and passes
-    the others through, and the client starts on its second try."""
-    node = int(redis_cluster.url.rsplit(":", 1)[1].split("/")[0])
-
-    async def scenario() -> int:
-        accepted = 0
-        held: list[asyncio.StreamWriter] = []
-
-        async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            with contextlib.suppress(ConnectionError):
-                while data := await reader.read(65536):
-                    writer.write(data)
-                    await writer.drain()
-            writer.close()
-
-        async def relay(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-            nonlocal accepted
-            accepted += 1
-            if accepted == 2:
-                held.append(writer)  # accepted, and never answered
-                return
-            upstream_reader, upstream_writer = await asyncio.open_connection("127.0.0.1", node)
-            await asyncio.gather(pipe(reader, upstream_writer), pipe(upstream_reader, writer))
-
-        server = await asyncio.start_server(relay, "127.0.0.1", 0)
-        port = server.sockets[0].getsockname()[1]
-        try:
-            client = await connect(f"redis://127.0.0.1:{port}/0", socket_timeout=0.5, connections=2)
-            try:
-                assert await client.ping()
-            finally:
-                await client.aclose()
-        finally:
-            server.close()
-            for writer in held:
-                writer.close()
-        return accepted
-
-    assert asyncio.run(scenario()) >= 3  # the probe's, the silent one, the second try
+    """The same for a cluster node: the cluster client's first connection (the one after
+    the probe's) stays silent, and the client starts on its second try."""
+    relay = Relay(redis_cluster.nodes[0].port, silent=2)  # the node of its URL
+    asyncio.run(_connected_through(relay))
+    assert relay.accepted >= 3  # the probe's, the silent one, the second try
 
 
 # -- transactions on a cluster, through a failover --------------------------------------------
