@@ -14,7 +14,9 @@ differs is kept here:
 - **Confirmed writes.** `run_and_wait` sends a command and `WAIT` on the same connection,
   so the caller learns how many replicas hold the write (`Replication` says how many the
   primary of a key has, read again every few seconds).
-- **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`.
+- **Checked at start:** Redis 7 or later, `maxmemory-policy noeviction`; a Redis that
+  does not answer in time then is asked again (`START_TRIES` in all), one that refuses
+  the connection is not.
 - **Script calls** on a cluster go to the primary of their first key, found by one slot
   computation (`BoundedCluster._run_script`), not through redis-py's general command path.
 - **Transactions** (`pipeline(transaction=True)`) on a cluster run as one script on their
