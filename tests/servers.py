@@ -334,21 +334,33 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def listens(pid: int, port: int) -> bool:
-    """Whether process `pid` (or a child of it, an engine worker) listens on `port`."""
+def listening_sockets(port: int) -> set[str]:
+    """The sockets listening on `port`, named as a process's descriptors name them
+    ("socket:[<inode>]")."""
     sockets = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         for row in Path(table).read_text().splitlines()[1:]:
             columns = row.split()
             if columns[3] == "0A" and int(columns[1].rpartition(":")[2], 16) == port:
                 sockets.add(f"socket:[{columns[9]}]")
-    for owner in (pid, *_children(pid)):
-        with contextlib.suppress(OSError):
-            for fd in Path(f"/proc/{owner}/fd").iterdir():
-                with contextlib.suppress(OSError):
-                    if os.readlink(fd) in sockets:
-                        return True
-    return False
+    return sockets
+
+
+def held_sockets(pid: int) -> set[str]:
+    """The sockets process `pid` holds open (none once it is gone)."""
+    held = set()
+    with contextlib.suppress(OSError):
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):  # closed meanwhile
+                if (target := os.readlink(fd)).startswith("socket:["):
+                    held.add(target)
+    return held
+
+
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` (or a child of it, an engine worker) listens on `port`."""
+    sockets = listening_sockets(port)
+    return any(held_sockets(owner) & sockets for owner in (pid, *_children(pid)))
 
 
 def _serving_itself(handle: ServiceProcess, port: int, service: str, timeout: float) -> bool:

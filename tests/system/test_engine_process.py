@@ -19,7 +19,17 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from tests.security.engine import pool_started, wait_idle, wait_until, wait_working
-from tests.servers import ROOT, busy_port, free_port, start_engine
+from tests.servers import (
+    ROOT,
+    ServiceProcess,
+    busy_port,
+    free_port,
+    held_sockets,
+    listening_sockets,
+    listens,
+    start_engine,
+)
+from wargame.runtime.config import host_port
 from wargame.v1 import engine_pb2, engine_pb2_grpc
 
 pytestmark = pytest.mark.system
@@ -37,25 +47,13 @@ def _cpu_ticks(pid: int) -> int:
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 
-def _listeners(port: int) -> set[str]:
-    """The sockets (inode numbers) listening on `port`: one per worker that has bound it."""
-    found = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
-                found.add(fields[9])
-    return found
-
-
-def _listening(pid: int, port: int) -> set[str]:
-    """The sockets of process `pid` listening on `port`: a worker binds the shared port once
-    its server is built, some time after the process starts."""
-    try:
-        links = {os.readlink(fd) for fd in Path(f"/proc/{pid}/fd").iterdir()}
-    except OSError:  # gone, or a descriptor closed while read
-        return set()
-    return {inode for inode in _listeners(port) if f"socket:[{inode}]" in links}
+def _bound(engine: ServiceProcess, workers: list[int]) -> int:
+    """The engine's port, once each of its `workers` listens there: the engine counts as
+    ready once one worker answers, and a worker binds the shared port only once its server
+    is built."""
+    port = host_port(engine.address)[1]
+    assert wait_until(lambda: all(listens(pid, port) for pid in workers), 60)
+    return port
 
 
 def _alive(pid: int) -> bool:
@@ -118,8 +116,7 @@ def test_workers_share_one_port_and_all_stop_on_sigterm(tmp_path: Path) -> None:
         time.sleep(0.1)
     workers = _children(engine.process.pid)
     assert len(workers) == 2
-    port = int(engine.address.rsplit(":", 1)[1])
-    assert wait_until(lambda: all(_listening(pid, port) for pid in workers), 60)
+    _bound(engine, workers)
     before = {pid: _cpu_ticks(pid) for pid in workers}
     for _ in range(30):  # each new connection goes to one worker, chosen by the kernel
         with grpc.insecure_channel(
@@ -161,14 +158,12 @@ def test_workers_are_forked_with_the_rules_loaded_and_a_dead_one_is_started_afre
     supervisor = _command_line(engine.process.pid)
     first = _children(engine.process.pid)
     assert [_command_line(pid) for pid in first] == [supervisor, supervisor]
-    # The engine is ready once one worker answers: wait until both have bound the port.
-    port = int(engine.address.rsplit(":", 1)[1])
-    assert wait_until(lambda: all(_listening(pid, port) for pid in first), 60)
-    killed = _listening(first[0], port)
+    port = _bound(engine, first)
+    killed = held_sockets(first[0]) & listening_sockets(port)
     os.kill(first[0], signal.SIGKILL)
     # Its socket is closed once its last thread is gone (a connection the kernel gave it
     # before is reset): from then on the survivor serves the port alone.
-    assert wait_until(lambda: not killed & _listeners(port), 60)
+    assert wait_until(lambda: not killed & listening_sockets(port), 60)
     _ask_rules(engine.address)
 
     def replaced() -> bool:
@@ -180,7 +175,7 @@ def test_workers_are_forked_with_the_rules_loaded_and_a_dead_one_is_started_afre
     # A new interpreter, started as a worker: until its exec the child still shows the
     # supervisor's command line, so wait for the exec rather than read it at once.
     assert wait_until(lambda: "--worker" in _command_line(new), 60), _command_line(new)
-    assert wait_until(lambda: bool(_listening(new, port)), 60), "the new worker never bound it"
+    assert wait_until(lambda: listens(new, port), 60), "the new worker never bound the port"
     for _ in range(10):  # both serve: each new connection goes to one, chosen by the kernel
         _ask_rules(engine.address)
     assert engine.stop() == 0
