@@ -206,6 +206,7 @@ class FullScreen:
         self._interrupted = False
         self._words: Callable[[], Sequence[str]] = lambda: []
         self._pager: Pager | None = None
+        self._frame: tuple[tuple[int, int, int], Shown, Geometry] | None = None  # `_framed`
         self._console = Console(
             file=io.StringIO(),
             force_terminal=True,
@@ -499,7 +500,8 @@ class FullScreen:
         """A long answer: into the log, and into the pager if the log pane cannot show it
         whole."""
         self._add(*lines)
-        if len(self._wrapped(lines, self.geometry().columns - 1)) > self.geometry().log_height:
+        geometry = self._geometry(self._shown())  # as it stands, not as last drawn
+        if len(self._wrapped(lines, geometry.columns - 1)) > geometry.log_height:
             self._pager = Pager(title, list(lines))
             self._changed()
 
@@ -588,15 +590,33 @@ class FullScreen:
             return self.terminal.console.width, self.terminal.console.height
         return size.columns, size.rows
 
-    def geometry(self, shown: Shown | None = None) -> Geometry:
+    def geometry(self) -> Geometry:
+        """The division of the screen for the frame being drawn (`_framed`)."""
+        return self._framed()[1]
+
+    def _framed(self) -> tuple[Shown, Geometry]:
+        """The game as the frame being drawn reads it (`_shown`) and the division of the
+        screen for it (`_geometry`), worked out once a frame: a render asks each window's
+        size and text several times, and each asking worked both out again (a fifth of a
+        core for a view left open). prompt_toolkit counts its renders; a call between two
+        renders gets the last one's."""
+        app: Application[int] | None = getattr(self, "app", None)  # None while it is built
+        key = (-1 if app is None else app.render_counter, *self._size())
+        frame = self._frame
+        if app is not None and frame is not None and frame[0] == key:
+            return frame[1], frame[2]
+        shown = self._shown()
+        geometry = self._geometry(shown)
+        self._frame = (key, shown, geometry)
+        return shown, geometry
+
+    def _geometry(self, shown: Shown) -> Geometry:
         """The division of the screen for the current size: the normal layout if the whole
         board fits in it, else the compact one if it fits there (else the normal one, with
-        the board cut). The side panel's height is that of `shown` (the game as it stands
-        now if None), the view a drawing of it reads."""
+        the board cut). The side panel's height is that of `shown`, the view a drawing of
+        it reads."""
         with self._lock:
             board, compact = self._board, self._compact
-        if shown is None:
-            shown = self._shown()
         normal = self._layout(board, compact=False, shown=shown)
         if normal.fits or not compact:
             return normal
@@ -697,8 +717,7 @@ class FullScreen:
         return lines
 
     def _side_text(self) -> ANSI:
-        shown = self._shown()
-        geometry = self.geometry(shown)
+        shown, geometry = self._framed()
         lines = self._panel_head(geometry.side_width, compact=geometry.compact, shown=shown)
         session = shown[0]
         room = geometry.side_height - len(lines) - 2
