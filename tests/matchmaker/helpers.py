@@ -180,12 +180,17 @@ def channel_listeners(url: str, channel: str) -> int:
     return int(reply[1]) if isinstance(reply, list) else int(reply.get(channel.encode(), 0))
 
 
+STORE_CONNECTIONS = 64  # each `store_client`'s connections (per node of a cluster)
+
+
 async def store_client(url: str) -> Client:
     """The matchmaker's own client of the Redis or Redis Cluster at `url`. Its timeouts
     are generous: on a busy machine a reply (a cluster's slot map) or a new connection may
     take seconds, and a cluster client that times out closes every connection it holds,
     under the commands of others (at load 35, 300 concurrent joins met that)."""
-    return await connect(url, socket_timeout=30.0, connections=64, connect_timeout=30.0)
+    return await connect(
+        url, socket_timeout=30.0, connections=STORE_CONNECTIONS, connect_timeout=30.0
+    )
 
 
 def sealed_array(side: str) -> str:

@@ -26,7 +26,7 @@ from matchmaker.seating import Seating, TimeControl
 from matchmaker.settings import Settings
 from matchmaker.store import Store, millis, text
 from tests.matchmaker.conftest import both_stores, run
-from tests.matchmaker.helpers import store_client, until
+from tests.matchmaker.helpers import STORE_CONNECTIONS, store_client, until
 from wargame.runtime.refusal import Refusal
 
 pytestmark = pytest.mark.integration
@@ -89,10 +89,16 @@ def test_many_concurrent_joins_and_pairers_never_pair_a_ticket_twice(redis_url: 
         for player_id in players:
             await set_rating(first.redis, player_id, rng.gauss(1500, 150))
 
+        # As many at once on each pairer as it has connections: all of them at Redis at
+        # once, none left waiting for a connection (past `POOL_WAIT` that is an error,
+        # which a loaded machine reached with 75 joins and 25 pairings on one pairer).
+        at_once = [asyncio.Semaphore(STORE_CONNECTIONS) for _ in pairers]
+
         async def join_and_pair(index: int, player_id: str) -> list[dict[str, Any]]:
             queues = pairers[index % len(pairers)]
-            await queues.join(player_id, player_id, SPEC)
-            return await queues.pair(SPEC.queue_id) if index % 3 == 0 else []
+            async with at_once[index % len(pairers)]:
+                await queues.join(player_id, player_id, SPEC)
+                return await queues.pair(SPEC.queue_id) if index % 3 == 0 else []
 
         made = await asyncio.gather(*(join_and_pair(i, p) for i, p in enumerate(players)))
         rounds = await asyncio.gather(*(q.pair(SPEC.queue_id) for q in pairers))
