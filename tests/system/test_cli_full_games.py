@@ -38,7 +38,7 @@ def test_a_whole_game_against_the_bot_at_level_1(
 ) -> None:
     options, prompt = GAMES[game]
     args = ["play", game, "--level", "1", "--plain", *options]
-    cli = run(clients, args, tmp_path, stack, timeout=60)
+    cli = run(clients, args, tmp_path, stack)
     cli.expect(r"against the bot at level 1 of 5")
     game_id = game_id_of(cli)
     player = Player(stack, tmp_path)

@@ -50,7 +50,7 @@ def your_turn(cli: Cli, sides: str) -> str:
     match = re.search(rf"Game \S+: you play ({sides})", cli.screen())
     assert match, cli.screen()[-2000:]
     side = match.group(1)
-    cli.expect(rf"{side}( · [^›\n]*)? › ", timeout=60)
+    cli.expect(rf"{side}( · [^›\n]*)? › ")
     return side
 
 
