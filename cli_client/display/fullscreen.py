@@ -161,6 +161,19 @@ class Geometry:
     fits: bool = True  # the whole board is on the screen
 
 
+@dataclass(frozen=True)
+class Frame:
+    """What one render of the view draws (`FullScreen._framed`): the game as it reads it,
+    the division of the screen, and the board's lines in that division (normal or compact)
+    with their ANSI text."""
+
+    render: int  # prompt_toolkit's count of renders
+    shown: Shown
+    geometry: Geometry
+    board: Sequence[Text]
+    board_ansi: ANSI
+
+
 class _Words(Completer):
     """Completes the line from the client's words and the legal actions."""
 
@@ -206,7 +219,7 @@ class FullScreen:
         self._interrupted = False
         self._words: Callable[[], Sequence[str]] = lambda: []
         self._pager: Pager | None = None
-        self._frame: tuple[tuple[int, int, int], Shown, Geometry] | None = None  # `_framed`
+        self._frame: Frame | None = None  # the last render's (`_framed`)
         self._console = Console(
             file=io.StringIO(),
             force_terminal=True,
@@ -500,7 +513,9 @@ class FullScreen:
         """A long answer: into the log, and into the pager if the log pane cannot show it
         whole."""
         self._add(*lines)
-        geometry = self._geometry(self._shown())  # as it stands, not as last drawn
+        with self._lock:
+            board, compact = self._board, self._compact
+        geometry = self._geometry(self._shown(), board, compact)  # as it stands, not as drawn
         if len(self._wrapped(lines, geometry.columns - 1)) > geometry.log_height:
             self._pager = Pager(title, list(lines))
             self._changed()
@@ -591,32 +606,34 @@ class FullScreen:
         return size.columns, size.rows
 
     def geometry(self) -> Geometry:
-        """The division of the screen for the frame being drawn (`_framed`)."""
-        return self._framed()[1]
+        """The division of the screen for the render being drawn (`_framed`)."""
+        return self._framed().geometry
 
-    def _framed(self) -> tuple[Shown, Geometry]:
-        """The game as the frame being drawn reads it (`_shown`) and the division of the
-        screen for it (`_geometry`), worked out once a frame: a render asks each window's
-        size and text several times, and each asking worked both out again (a fifth of a
-        core for a view left open). prompt_toolkit counts its renders; a call between two
-        renders gets the last one's."""
+    def _framed(self) -> Frame:
+        """What the render being drawn draws, worked out at its first asking and kept whole
+        through it. A render asks each window's size and text several times: working them
+        out at each asking kept a view left open a tenth of a core busy, and parts worked
+        out at different moments of one render could disagree (resized meanwhile: a board
+        text shorter than the row its cursor is put on). prompt_toolkit counts its renders;
+        a call between two renders gets the last one's."""
         app: Application[int] | None = getattr(self, "app", None)  # None while it is built
-        key = (-1 if app is None else app.render_counter, *self._size())
+        render = -1 if app is None else app.render_counter
         frame = self._frame
-        if app is not None and frame is not None and frame[0] == key:
-            return frame[1], frame[2]
+        if app is not None and frame is not None and frame.render == render:
+            return frame
         shown = self._shown()
-        geometry = self._geometry(shown)
-        self._frame = (key, shown, geometry)
-        return shown, geometry
-
-    def _geometry(self, shown: Shown) -> Geometry:
-        """The division of the screen for the current size: the normal layout if the whole
-        board fits in it, else the compact one if it fits there (else the normal one, with
-        the board cut). The side panel's height is that of `shown`, the view a drawing of
-        it reads."""
         with self._lock:
-            board, compact = self._board, self._compact
+            drawings = ((self._board, self._board_ansi), (self._compact, self._compact_ansi))
+        geometry = self._geometry(shown, drawings[0][0], drawings[1][0])
+        board, board_ansi = drawings[1] if geometry.compact else drawings[0]
+        frame = self._frame = Frame(render, shown, geometry, board, board_ansi)
+        return frame
+
+    def _geometry(self, shown: Shown, board: Sequence[Text], compact: Sequence[Text]) -> Geometry:
+        """The division of the screen for the current size: the normal layout if the whole
+        `board` fits in it, else the `compact` one if it fits there (else the normal one,
+        with the board cut). The side panel's height is that of `shown`, the view a drawing
+        of it reads."""
         normal = self._layout(board, compact=False, shown=shown)
         if normal.fits or not compact:
             return normal
@@ -659,16 +676,12 @@ class FullScreen:
             fits=board_height >= drawn,
         )
 
-    def _drawing(self) -> list[Text]:
+    def _drawing(self) -> Sequence[Text]:
         """The board's lines in the current layout."""
-        compact = self.geometry().compact
-        with self._lock:
-            return self._compact if compact else self._board
+        return self._framed().board
 
     def _board_text(self) -> ANSI:
-        compact = self.geometry().compact
-        with self._lock:
-            return self._compact_ansi if compact else self._board_ansi
+        return self._framed().board_ansi
 
     def _ansi(self, lines: Sequence[Text]) -> ANSI:
         console = self._console
@@ -717,7 +730,8 @@ class FullScreen:
         return lines
 
     def _side_text(self) -> ANSI:
-        shown, geometry = self._framed()
+        frame = self._framed()
+        shown, geometry = frame.shown, frame.geometry
         lines = self._panel_head(geometry.side_width, compact=geometry.compact, shown=shown)
         session = shown[0]
         room = geometry.side_height - len(lines) - 2

@@ -270,3 +270,24 @@ def test_a_full_screen_drawing_shows_one_view_while_the_loop_takes_the_next(
         north = next(k for k in range(3) if re.search(rf"level 1\s+{elapsed(200 + 10 * k)}", text))
         played = len(re.findall(r"\d+\. \S+", text.partition("Moves")[2]))
         assert south == north == played, text
+
+
+def test_one_render_draws_one_board_however_the_terminal_is_resized_meanwhile(
+    describe: Describe,
+) -> None:
+    """A render asks for the board's text and then for the row to put its cursor on, which
+    prompt_toolkit looks up in that text; the terminal resized between the two (to a size
+    where the other drawing, normal or compact, is shown) must not make them disagree (a
+    slow run's view died of an IndexError there). The next render draws the new size."""
+    reply = describe("battle")
+    session = GameSession(view_of(reply.initial_state, your_side="attacker"), reply, "attacker")
+    display = FullScreen(Terminal(ASCII, stdin=io.StringIO(), stdout=io.StringIO()))
+    display.game(session, session.scene())
+    size = [120, 45]
+    display._size = lambda: (size[0], size[1])  # type: ignore[method-assign]
+    tall = len(display._board_text().value.split("\n"))
+    size[:] = [80, 24]  # resized while the render goes on
+    assert len(display._drawing()) == tall == len(display._board_text().value.split("\n"))
+    display.app.render_counter += 1  # the next render
+    short = len(display._board_text().value.split("\n"))
+    assert display.geometry().compact and short < tall and len(display._drawing()) == short
