@@ -50,6 +50,7 @@ TRAMPOLINE = (
 )
 WAIT_S = 150.0  # the longest a test waits for the client by default (see `Cli`): a busy
 # machine may hold a client up for a minute; the per-test timeout (300 s) stays well beyond
+STACKS_S = 20.0  # how long a client left running by a failed wait has to print its stacks
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 FAST_MATCHMAKER = [
     "--metrics-listen", "off", "--rate-limit", "0", "--sweep-interval", "0.05",
@@ -161,6 +162,9 @@ class Cli:
         # A name, as a script gives one: a new player at a terminal is asked for it otherwise
         # (a test of that asking sets WARGAME_NAME to "").
         environment.setdefault("WARGAME_NAME", "player")
+        # SIGABRT makes the client print every thread's stack: a test that fails waiting on
+        # a client shows where it was (`_stacks`).
+        environment["PYTHONFAULTHANDLER"] = "1"
         if stack is not None:
             environment["WARGAME_ENGINE"] = stack.engine
             environment["WARGAME_MATCHMAKER"] = stack.address
@@ -311,9 +315,24 @@ class Cli:
         return 128 - status if status < 0 else status
 
     def _failure(self, what: str) -> AssertionError:
-        """A failure saying `what` went wrong, with the end of the screen (kept first)."""
+        """A failure saying `what` went wrong, with the end of the screen (kept first) and,
+        if the client still runs, where each of its threads was (`_stacks`)."""
         self._keep()
-        return AssertionError(f"{what}; the screen was:\n{self.screen()[-3000:]}")
+        screen = self.screen()[-3000:]
+        return AssertionError(f"{what}; the screen was:\n{screen}{self._stacks()}")
+
+    def _stacks(self) -> str:
+        """A client still running, stopped by SIGABRT: what Python's fault handler printed
+        (`PYTHONFAULTHANDLER`), the stack of each of its threads."""
+        if self.process.poll() is not None:
+            return ""
+        printed = len(self._seen)
+        self.process.send_signal(signal.SIGABRT)
+        with contextlib.suppress(pexpect.TIMEOUT):
+            self.child.expect(pexpect.EOF, timeout=STACKS_S)
+        self._keep()
+        stacks = ANSI.sub("", "".join(self._seen[printed:]))[-6000:]
+        return f"\n\nits threads when it was stopped (SIGABRT):\n{stacks}"
 
     def screen(self) -> str:
         """Everything the process printed so far, without colour codes."""

@@ -41,3 +41,29 @@ def test_output_read_by_wait_screen_is_not_read_again_by_expect(
     assert cli.wait() == 0
     assert cli.rows()[0] == "ready hello world middle done", cli.rows()[0]
     assert cli.screen().count("world") == 1, cli.screen()
+
+
+# Never ends: blocked in a function of its own, with a second thread blocked too.
+STUCK = r"""
+import threading, time
+def stuck_in_the_background():
+    time.sleep(3600)
+def stuck_at_the_front():
+    threading.Thread(target=stuck_in_the_background, daemon=True).start()
+    print("started", flush=True)
+    time.sleep(3600)
+stuck_at_the_front()
+"""
+
+
+def test_a_client_that_does_not_exit_is_shown_with_where_each_thread_was(
+    clients: list[Cli], tmp_path: Path
+) -> None:
+    cli = run(clients, ["-c", STUCK], tmp_path, None, program=sys.executable, ascii_only=False)
+    cli.expect("started")
+    with pytest.raises(AssertionError) as failure:
+        cli.wait(timeout=0.5)
+    message = str(failure.value)
+    assert message.startswith("the client did not exit; the screen was:\nstarted"), message
+    assert "stuck_at_the_front" in message and "stuck_in_the_background" in message, message
+    assert cli.process.poll() is not None  # stopped (SIGABRT) once it had shown them
