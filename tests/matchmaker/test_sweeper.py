@@ -124,7 +124,8 @@ def test_a_bot_whose_action_is_refused_resigns(redis_url: str, engine_address: s
 
 def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_address: str) -> None:
     """A round of the sweeper claims the bot's game and works on it: every entry it logs
-    meanwhile names the worker and the game, and all share one request id."""
+    meanwhile names the worker and the game, and they and the engine's entries of its calls
+    share one request id."""
 
     async def scenario() -> None:
         async with bot_game(redis_url, engine_address) as (replica, game_id):
@@ -142,7 +143,14 @@ def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_addr
             assert {(entry.get("worker"), entry.get("game_id")) for entry in ours} == {
                 ("sweeper", game_id)
             }
-            assert len({entry.get("request_id") for entry in logs}) == 1
+            request_ids = {entry.get("request_id") for entry in ours}
+            assert len(request_ids) == 1 and None not in request_ids, ours
+            # The engine's entries of the sweeper's calls carry it too. An entry of no request
+            # at all (the engine's own pool, on a busy machine) is not the sweeper's work; an
+            # entry of another request would be.
+            calls = [entry for entry in logs if entry["event"] == "rpc"]
+            assert calls and {entry.get("request_id") for entry in calls} == request_ids, logs
+            assert {entry.get("request_id") for entry in logs} - {None} == request_ids, logs
 
     asyncio.run(scenario())
 
