@@ -146,7 +146,7 @@ def test_the_sweepers_work_is_logged_as_the_sweepers(redis_url: str, engine_addr
             request_ids = {entry.get("request_id") for entry in ours}
             assert len(request_ids) == 1 and None not in request_ids, ours
             # The engine's entries of the sweeper's calls carry it too. An entry of no request
-            # at all (the engine's own pool, on a busy machine) is not the sweeper's work; an
+            # at all (another part's, as a paired run saw once) is not the sweeper's work; an
             # entry of another request would be.
             calls = [entry for entry in logs if entry["event"] == "rpc"]
             assert calls and {entry.get("request_id") for entry in calls} == request_ids, logs
