@@ -43,7 +43,8 @@ MATCHMAKER_SERVICE = "wargame.v1.Matchmaker"
 # controlling terminal, and Ctrl-C's signal at its default (a test run started in the
 # background, `make test &`, inherits SIGINT ignored, and so would the client).
 TRAMPOLINE = (
-    "import fcntl, os, signal, sys, termios; os.setsid(); "
+    "import fcntl, os, resource, signal, sys, termios; os.setsid(); "
+    "resource.setrlimit(resource.RLIMIT_CORE, (0, 0)); "  # a client stopped by SIGABRT: no core
     "fcntl.ioctl(0, termios.TIOCSCTTY, 0); "
     "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGQUIT)]; "
     "os.execvp(sys.argv[1], sys.argv[1:])"

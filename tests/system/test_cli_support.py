@@ -3,12 +3,13 @@ emulated screen and the transcript once, however a test mixes `expect` and `wait
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.system.cli_support import Cli, run
+from tests.system.cli_support import WAIT_S, Cli, run
 
 pytestmark = [pytest.mark.system]
 
@@ -66,4 +67,4 @@ def test_a_client_that_does_not_exit_is_shown_with_where_each_thread_was(
     message = str(failure.value)
     assert message.startswith("the client did not exit; the screen was:\nstarted"), message
     assert "stuck_at_the_front" in message and "stuck_in_the_background" in message, message
-    assert cli.process.poll() is not None  # stopped (SIGABRT) once it had shown them
+    assert cli.process.wait(WAIT_S) == -signal.SIGABRT  # stopped once it had shown them
