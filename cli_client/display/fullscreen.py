@@ -142,6 +142,7 @@ class Pager:
     title: str
     lines: list[Text]
     top: int = 0  # the first line shown (of the lines wrapped to the width)
+    wrapped: tuple[int, list[Text]] | None = None  # the lines wrapped, and the width they fit
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,8 @@ class FullScreen:
         self._lines: queue.Queue[str | _Signal] = queue.Queue()
         self._lock = threading.Lock()
         self._log: list[Text] = []
+        self._logged = 0  # changes of `_log`: its drawing is made again only after one
+        self._log_drawn: tuple[tuple[int, int, int], ANSI] | None = None  # (changes, size), text
         self._farewell: list[Text] = []
         self._earlier: list[Text] = []  # the farewells of games played before this one
         self._session: GameSession | None = None
@@ -362,10 +365,15 @@ class FullScreen:
         return max(self._size()[1] - 3, 1)
 
     def _pager_lines(self) -> list[Text]:
+        """The pager's lines wrapped to the terminal's width, once for each width: a render
+        asks for them twice, and wrapping a long game's whole log took half a second."""
         pager = self._pager
         if pager is None:
             return []
-        return self._wrapped(pager.lines, self._size()[0] - 1)
+        width = self._size()[0] - 1
+        if pager.wrapped is None or pager.wrapped[0] != width:
+            pager.wrapped = (width, self._wrapped(pager.lines, width))
+        return pager.wrapped[1]
 
     def _scroll(self, lines: int) -> None:
         """Scroll the pager by `lines` (up negative); up with it closed opens the whole log
@@ -479,6 +487,7 @@ class FullScreen:
                 self._earlier += self._farewell  # a rematch: the last game's lines come first
                 self._farewell = []
                 self._log = []  # and the log is the new game's
+                self._logged += 1
             self._session, self._scene = session, scene
             self._board = board
             self._board_ansi = self._ansi(board)
@@ -508,6 +517,7 @@ class FullScreen:
         """Lines printed before the view: the first of its log (the view hides them)."""
         with self._lock:
             self._log[:0] = lines
+            self._logged += 1
 
     def page(self, title: str, *lines: Text) -> None:
         """A long answer: into the log, and into the pager if the log pane cannot show it
@@ -524,6 +534,7 @@ class FullScreen:
         with self._lock:
             self._log.extend(lines)
             del self._log[:-LOG_KEPT]
+            self._logged += 1
         self._changed()
 
     def prompt(self, prompt: Text, waiting: str = "") -> None:
@@ -748,13 +759,19 @@ class FullScreen:
         return self._ansi(lines[: max(geometry.side_height, 0)])
 
     def _log_text(self) -> ANSI:
+        """The log's last lines, drawn again only when the log or the pane's size changed
+        (the view renders twice a second for its clocks)."""
         geometry = self.geometry()
         with self._lock:
-            entries = list(self._log)
-        lines = self._wrapped(entries[-geometry.log_height * 2 :], geometry.columns - 1)
-        lines = lines[-geometry.log_height :]
+            key = (self._logged, geometry.columns, geometry.log_height)
+            if self._log_drawn is not None and self._log_drawn[0] == key:
+                return self._log_drawn[1]
+            entries = self._log[-geometry.log_height * 2 :]
+        lines = self._wrapped(entries, geometry.columns - 1)[-geometry.log_height :]
         # The newest line just above the input line, where the eye is.
-        return self._ansi([Text("")] * (geometry.log_height - len(lines)) + lines)
+        text = self._ansi([Text("")] * (geometry.log_height - len(lines)) + lines)
+        self._log_drawn = (key, text)
+        return text
 
     def _status_text(self) -> ANSI:
         theme = self.theme

@@ -7,10 +7,11 @@ import itertools
 import re
 from collections.abc import Callable
 
+import pytest
 from rich.text import Text
 
 from cli_client.display.fullscreen import FullScreen, packed
-from cli_client.render import Theme
+from cli_client.render import Theme, panel
 from cli_client.render.board import Symbols
 from cli_client.render.panel import (
     event_lines,
@@ -291,3 +292,48 @@ def test_one_render_draws_one_board_however_the_terminal_is_resized_meanwhile(
     display.app.render_counter += 1  # the next render
     short = len(display._board_text().value.split("\n"))
     assert display.geometry().compact and short < tall and len(display._drawing()) == short
+
+
+def test_a_render_wraps_again_only_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view renders twice a second for its clocks. The log pane is wrapped and drawn
+    again only when the log or the pane's size changed, and the pager wraps its lines once
+    for each width (a render of a long game's log in the pager took half a second, and
+    kept the view's core busy while it was open)."""
+    wrapped: list[str] = []
+    word_wrapped = panel.word_wrapped
+
+    def counted(line: Text, width: int) -> list[Text]:
+        wrapped.append(line.plain)
+        return word_wrapped(line, width)
+
+    monkeypatch.setattr(panel, "word_wrapped", counted)
+    display = FullScreen(Terminal(ASCII, stdin=io.StringIO(), stdout=io.StringIO()))
+    size = [100, 30]
+    display._size = lambda: (size[0], size[1])  # type: ignore[method-assign]
+    display.say(*(Text(f"message {n} of a long game") for n in range(3000)))
+
+    def log_pane() -> str:
+        display.app.render_counter += 1  # the next render
+        return display._log_text().value
+
+    first = log_pane()
+    assert "message 2999" in first and 0 < len(wrapped) <= 2 * display.geometry().log_height
+    wrapped.clear()
+    assert log_pane() == first and log_pane() == first and wrapped == []
+    display.say(Text("message 3000"))
+    assert "message 3000" in log_pane() and "message 3000 of" not in first and wrapped
+    wrapped.clear()
+    size[0] = 60  # resized
+    assert log_pane() != first and wrapped
+
+    display._scroll(-1)  # the whole log in the pager
+    assert len(wrapped) > 3000
+    wrapped.clear()
+    shown = []
+    for _ in range(3):
+        display.app.render_counter += 1
+        shown.append(display._pager_text().value + display._pager_footer().value)
+        display._scroll(-3)
+    assert "message 3000" in shown[0] and "message 3000" not in shown[2] and wrapped == []
+    size[0] = 80
+    assert "message" in display._pager_text().value and len(wrapped) == 3001
