@@ -523,9 +523,7 @@ class FullScreen:
         """A long answer: into the log, and into the pager if the log pane cannot show it
         whole."""
         self._add(*lines)
-        with self._lock:
-            board, compact = self._board, self._compact
-        geometry = self._geometry(self._shown(), board, compact)  # as it stands, not as drawn
+        geometry = self._divided()[1]  # as it stands, not as drawn
         if len(self._wrapped(lines, geometry.columns - 1)) > geometry.log_height:
             self._pager = Pager(title, list(lines))
             self._changed()
@@ -632,13 +630,18 @@ class FullScreen:
         frame = self._frame
         if app is not None and frame is not None and frame.render == render:
             return frame
-        shown = self._shown()
-        with self._lock:
-            drawings = ((self._board, self._board_ansi), (self._compact, self._compact_ansi))
-        geometry = self._geometry(shown, drawings[0][0], drawings[1][0])
-        board, board_ansi = drawings[1] if geometry.compact else drawings[0]
+        shown, geometry, (board, board_ansi) = self._divided()
         frame = self._frame = Frame(render, shown, geometry, board, board_ansi)
         return frame
+
+    def _divided(self) -> tuple[Shown, Geometry, tuple[Sequence[Text], ANSI]]:
+        """The game as it stands, the division of the screen for it now, and the board's
+        drawing for that division (normal or compact) with its ANSI text."""
+        shown = self._shown()
+        with self._lock:
+            normal, compact = (self._board, self._board_ansi), (self._compact, self._compact_ansi)
+        geometry = self._geometry(shown, normal[0], compact[0])
+        return shown, geometry, compact if geometry.compact else normal
 
     def _geometry(self, shown: Shown, board: Sequence[Text], compact: Sequence[Text]) -> Geometry:
         """The division of the screen for the current size: the normal layout if the whole
