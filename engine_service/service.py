@@ -256,13 +256,14 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
             raise RuleError(
                 Reason.UNKNOWN_CELL, f"{request.cell!r} is not a cell of this board", field="cell"
             )
-        for action in game.legal_actions():
-            notation = game.format(action)
+        ruleset, state, entries = game.ruleset, game.state, []
+        for action in game.legal_actions():  # game actions: the ruleset's own to name
+            notation = ruleset.format_action(state, action)
             if request.cell and first_cell(notation, cells) != request.cell:
                 continue
-            response.actions.add(
-                action=self.conversions.action_to_proto(game, action), notation=notation
-            )
+            side = ruleset.actor(state, action)
+            entries.append(_legal_action(self.conversions, ruleset.id, side, action, notation))
+        response.MergeFromString(b"".join(entries))
         return response
 
     @rpc("ValidateAction")
@@ -511,6 +512,18 @@ class RulesEngine(engine_pb2_grpc.RulesEngineServicer):
         self, request: engine_pb2.PingRequest, context: grpc.ServicerContext
     ) -> engine_pb2.PingResponse:
         return engine_pb2.PingResponse(payload=request.payload)
+
+
+@memo(8192)  # a game's legal actions recur from position to position (and game to game)
+def _legal_action(
+    conversions: Conversions, game_id: str, side: str, action: Any, notation: str
+) -> bytes:
+    """One legal action on the wire, as a ListLegalActionsResponse holding it alone: merged
+    into an answer, it appends the action (protobuf's own encoding, made once per distinct
+    action, side and notation)."""
+    entry = engine_pb2.LegalAction(notation=notation)
+    conversions.write_action(game_id, side, action, entry.action)
+    return engine_pb2.ListLegalActionsResponse(actions=[entry]).SerializeToString()
 
 
 @memo(64)

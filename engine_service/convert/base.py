@@ -290,7 +290,13 @@ class Conversions:
         `out` when given: a response's own, empty field)."""
         if out is None:
             out = game_pb2.Action()
-        out.side = game.actor(action)
+        self.write_action(game.ruleset.id, game.actor(action), action, out)
+        return out
+
+    def write_action(self, game_id: str, side: str, action: Any, out: game_pb2.Action) -> None:
+        """`action_to_proto` of an action of `side` in the game `game_id`, into `out`: what
+        the contract's Action says depends on nothing else."""
+        out.side = side
         if isinstance(action, Resign):
             out.resign.reason = game_pb2.OutcomeReason.Value(f"OUTCOME_REASON_{action.reason}")
         elif isinstance(action, OfferDraw):
@@ -300,8 +306,7 @@ class Conversions:
         elif isinstance(action, DeclineDraw):
             out.decline_draw.SetInParent()
         else:
-            self.converter(game.ruleset.id).action_to_proto(action, out)
-        return out
+            self.converter(game_id).action_to_proto(action, out)
 
     def action_from_proto(
         self, game: Game[Any], msg: game_pb2.Action, field: str = "action"

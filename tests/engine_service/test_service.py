@@ -151,8 +151,10 @@ def test_legal_actions_match_the_rules_core_each_with_its_notation(stub, game: s
     expected = sorted(core.format(action) for action in core.legal_actions())
     assert sorted(action.notation for action in reply.actions) == expected
     assert list(reply.to_act) == list(core.to_act())
-    for item in reply.actions[:20]:
-        assert converted.action_from_proto(core, item.action) in core.legal_actions()
+    for item in reply.actions:  # each action is the one its notation names, of its side
+        action = converted.action_from_proto(core, item.action)
+        assert action in core.legal_actions() and core.format(action) == item.notation
+        assert item.action == converted.action_to_proto(core, action)
 
 
 @pytest.mark.parametrize("game", GAMES)
