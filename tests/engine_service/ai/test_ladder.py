@@ -27,11 +27,12 @@ import pytest
 from tools.ladder.__main__ import pairs
 from tools.ladder.games import RANDOM, pairings, play
 
-# Battle's steps are the narrowest, about 80 % each (`levels.py`), and its searches at this
-# budget end where the clock cuts them, so a pair's score is a sample of its games: 60 of
-# them hold its standard error near 5 points, where with 30 a step of 81 % failed more than
-# one run in a hundred.
-GAMES_PER_PAIR = {"war": 30, "battle": 60, "napoleonic": 30}
+# A pair's score is a sample of its games (its searches end where the clock cuts them).
+# War's steps are 82 % or more; Battle's and Napoleonic Chess's narrowest are 77-80 %
+# (`levels.py`, 120 games a pair), and 90 games hold a step's standard error near 4.5
+# points, so that such a step falls below 65 % less than one run in a hundred. With 30 or
+# 60 games, steps of 70-72 % (before `levels.py` widened them) failed one run in five or so.
+GAMES_PER_PAIR = {"war": 30, "battle": 90, "napoleonic": 90}
 BUDGET = 0.02  # CPU seconds per action
 SEED = 1
 REQUIRED_SCORE = 0.65
