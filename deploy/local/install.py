@@ -18,6 +18,7 @@ Standard library only: it runs with the system's Python before the environment e
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import shutil
@@ -230,20 +231,44 @@ def cache_test_bytecode(venv: Path) -> None:
 
 
 # Where setup.py's COMPILED modules are (a change there builds them again).
-HOT_PATH = ("engine_service/rules/war",)
 # How long the hot path's build may take (a busy 2-core machine needs minutes); past it the
 # rules run as pure Python.
 HOT_PATH_BUILD_SECONDS = 1200
 
 
+def hot_path_sources(extensions: list[Path]) -> set[Path]:
+    """What the extensions are built from: setup.py, the source beside each extension and
+    every module of the project those import, directly or not (mypy reads them to type the
+    compiled code, and mypyc builds their constants in)."""
+    todo = [path.with_name(path.name.split(".", 1)[0] + ".py") for path in extensions]
+    sources = {ROOT / "setup.py"}
+    while todo:
+        source = todo.pop()
+        if source in sources or not source.is_file():
+            continue
+        sources.add(source)
+        for node in ast.walk(ast.parse(source.read_bytes(), str(source))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [f"{node.module}.{alias.name}" for alias in node.names]
+                modules = [node.module, *names]
+            elif isinstance(node, ast.Import):
+                modules = [alias.name for alias in node.names]
+            else:
+                continue
+            for module in modules:
+                base = ROOT.joinpath(*module.split("."))
+                todo += [base.with_suffix(".py"), base / "__init__.py"]
+    return sources
+
+
 def hot_path_is_current() -> bool:
     """Whether the hot path's extensions are built and newer than every source they are
     built from (an extension older than its source would shadow the new rules)."""
-    built = [path.stat().st_mtime for path in (ROOT / "engine_service").rglob("*.so")]
-    sources = [ROOT / "setup.py"] + [
-        path for folder in HOT_PATH for path in (ROOT / folder).rglob("*.py")
-    ]
-    return bool(built) and min(built) > max(path.stat().st_mtime for path in sources)
+    extensions = list((ROOT / "engine_service").rglob("*.so"))
+    if not extensions:
+        return False
+    built = min(path.stat().st_mtime for path in extensions)
+    return built > max(path.stat().st_mtime for path in hot_path_sources(extensions))
 
 
 def compile_hot_path(venv: Path) -> None:

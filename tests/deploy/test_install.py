@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -165,3 +166,37 @@ def test_a_players_make_play_installs_no_developer_tools(tmp_path: Path) -> None
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     server = {line.partition("==")[0] for line in extras["optional-dependencies"]["server"]}
     assert not server & {"grpcio-tools", "mypy", "pytest", "ruff", "pyte", "build"}
+
+
+def test_the_hot_path_is_built_again_when_a_module_it_imports_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    battle = tmp_path / "engine_service" / "rules" / "battle"
+    battle.mkdir(parents=True)
+    extension = battle / "play.cpython-311-x86_64-linux-gnu.so"
+    files = {
+        "setup.py": "",
+        "engine_service/rules/battle/play.py": "from engine_service.rules.battle import pieces\n",
+        "engine_service/rules/battle/pieces.py": "import engine_service.rules.board\n",
+        "engine_service/rules/board.py": "from typing import Final\n",
+        "engine_service/rules/battle/describe.py": "",  # neither compiled nor imported
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    extension.write_bytes(b"")
+    monkeypatch.setattr(install, "ROOT", tmp_path)
+
+    sources = install.hot_path_sources([extension])
+    assert sources == {tmp_path / name for name in files} - {battle / "describe.py"}
+
+    def age(path: Path, seconds: int) -> None:
+        os.utime(path, (seconds, seconds))
+
+    for name in files:
+        age(tmp_path / name, 1_000)
+    age(extension, 2_000)
+    assert install.hot_path_is_current()
+    age(battle / "describe.py", 3_000)
+    assert install.hot_path_is_current()
+    age(tmp_path / "engine_service/rules/board.py", 3_000)  # imported, not compiled
+    assert not install.hot_path_is_current()

@@ -49,10 +49,10 @@ def play(state: BattleState, action: Move) -> BattleState:
         steps: tuple[int, ...] | None = ()
     else:
         quiet = state.quiet + 1
-        history = (*state.history, key)
+        history = state.history + (key,)  # noqa: RUF005 (compiled, `(*a, b)` is a list extended, then copied)
         steps = state.steps
         if steps is not None:
-            steps = (*steps, origin << 12 | destination)
+            steps = steps + (origin << 12 | destination,)  # noqa: RUF005 (compiled, `(*a, b)` is a list extended, then copied)
     if NATIVE_STATE:
         return BattleState(
             bytes(after), side, state.options, quiet, history, steps=steps, rules=rules

@@ -15,7 +15,7 @@ names in every game package):
 - `legal.py`        legal actions (11), remembered per position: the reference
 - `check.py`        whether one action is legal, by its own rule path (`apply`'s check)
 - `explain.py`      why an action or a text is refused, naming the rule
-- `play.py`         making a legal action (the unchecked fast path of perft and search)
+- `play.py`         making a legal action (the unchecked fast path of perft and search), perft
 - `events.py`       what happened, in sentences
 - `endings.py`      the Citadel held (9) and the other endings (10)
 - `notation.py`     notation (2): printing and reading actions

@@ -1,4 +1,5 @@
-"""Making an action known to be legal: the hot path of perft and search.
+"""Making an action known to be legal: the hot path of perft and search; and perft, which
+makes every action it counts.
 
 No checks and no events here (`apply` adds both). The new position's Zobrist key is
 updated incrementally; the repetition history grows by one key per reversible ply and
@@ -13,6 +14,7 @@ from typing import Final
 from engine_service.rules.war.actions import HUFF, PASS, PLACE, Action
 from engine_service.rules.war.board import BEHIND, FORWARD, FORWARD2, JUMPED, WIDTH
 from engine_service.rules.war.compulsion import allowed_victims, offenders_of, victim_of
+from engine_service.rules.war.legal import legal_actions
 from engine_service.rules.war.options import WarRules
 from engine_service.rules.war.pieces import FLYING_MACHINE, SIDE_SPAN, TROOP_MOVED
 from engine_service.rules.war.state import (
@@ -95,7 +97,7 @@ def _successor(
         history: tuple[int, ...] = (key,)
     else:
         quiet = state.quiet + 1
-        history = (*state.history, key) if rules.repetition else (key,)
+        history = state.history + (key,) if rules.repetition else (key,)  # noqa: RUF005 (compiled, `(*a, b)` is a list extended, then copied)
     return _new(
         WarState,
         (
@@ -204,3 +206,15 @@ def _play_general(state: WarState, action: Action) -> WarState:
         key=key,
         progress=progress,
     )
+
+
+def perft(state: WarState, depth: int) -> int:
+    """Action sequences of exactly `depth` actions; every leaf is made (BENCHMARKS.md)."""
+    if depth == 0:
+        return 1
+    actions = legal_actions(state)
+    if depth == 1:
+        for action in actions:
+            play(state, action)
+        return len(actions)
+    return sum(perft(play(state, action), depth - 1) for action in actions)

@@ -16,7 +16,7 @@ from engine_service.rules.war.describe import SIDES, TITLE, describe_board
 from engine_service.rules.war.endings import citadel_holder, decided
 from engine_service.rules.war.events import action_events
 from engine_service.rules.war.explain import explain, explain_text
-from engine_service.rules.war.legal import legal_actions, legal_in
+from engine_service.rules.war.legal import legal_in
 from engine_service.rules.war.notation import format_action_text, parse_action
 from engine_service.rules.war.options import OPTION_SPECS, PRESETS
 from engine_service.rules.war.pieces import (
@@ -27,24 +27,12 @@ from engine_service.rules.war.pieces import (
     kind_of,
     side_of,
 )
-from engine_service.rules.war.play import play
+from engine_service.rules.war.play import perft, play
 from engine_service.rules.war.start import new_game, setup_text_of
 from engine_service.rules.war.state import WarState
 from engine_service.rules.war.troops import REAR_RANK
 
-__all__ = ["WarRuleset", "clear_caches", "perft"]
-
-
-def perft(state: WarState, depth: int) -> int:
-    """Action sequences of exactly `depth` actions; every leaf is made (BENCHMARKS.md)."""
-    if depth == 0:
-        return 1
-    actions = legal_actions(state)
-    if depth == 1:
-        for action in actions:
-            play(state, action)
-        return len(actions)
-    return sum(perft(play(state, action), depth - 1) for action in actions)
+__all__ = ["WarRuleset", "clear_caches"]
 
 
 def clear_caches() -> None:
@@ -115,7 +103,7 @@ class WarRuleset(Ruleset[WarState, Action]):
         return decided(state)
 
     def perft(self, state: WarState, depth: int) -> int:
-        """The number of action sequences of exactly `depth` actions from `state`."""
+        """Action sequences of exactly `depth` actions (`play.perft`: the compiled form's own)."""
         return perft(state, depth)
 
     # -- notation ----------------------------------------------------------------------

@@ -104,7 +104,7 @@ def jump_chains(rules: WarRules, board: bytes, side: int, cell: int) -> list[Act
             victim = work[over]
             if jumpable[(over << 5) | victim] and not work[land] and land != no_landing:
                 went = True
-                longer = (*path, land)
+                longer = path + (land,)  # noqa: RUF005 (compiled, `(*a, b)` is a list extended, then copied)
                 if land // WIDTH == final_rank:
                     chains.append(longer)  # 7.9: nothing goes on from the final rank
                     continue
