@@ -327,9 +327,12 @@ def test_resolve_battle_plays_a_supplied_position_out_and_returns_the_survivors(
 
 def test_a_stopped_battle_is_adjudicated_by_material(stub: engine_pb2_grpc.RulesEngineStub) -> None:
     state = new_state(stub, "grand_battle_2v2")
-    answer = stub.ResolveBattle(
-        engine_pb2.ResolveBattleRequest(state=state, level=1, max_turns=2, seed=2), timeout=60
+    # The turn limit stops it, not the clock: the budget is the most a battle may take (its
+    # default 10 s ran out before the first turn's end on a machine at load 45).
+    request = engine_pb2.ResolveBattleRequest(
+        state=state, level=1, max_turns=2, seed=2, time_budget=duration_pb2.Duration(seconds=120)
     )
+    answer = stub.ResolveBattle(request, timeout=180)
     assert not answer.finished and answer.turns == 2
     assert answer.outcome.reason == game_pb2.OUTCOME_REASON_TURN_LIMIT
     assert "material" in answer.outcome.message
