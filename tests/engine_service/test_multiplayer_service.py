@@ -33,6 +33,11 @@ MULTIPLAYER = {
 }
 
 
+# The most a battle may take (`Limits.max_battle_seconds`): a test of a turn limit is not
+# stopped by the clock first on a busy machine.
+LARGEST_BATTLE_BUDGET = duration_pb2.Duration(seconds=120)
+
+
 def new_state(stub: engine_pb2_grpc.RulesEngineStub, scenario: str, **options: str) -> Any:
     request = engine_pb2.NewGameRequest(
         game="napoleonic", options={"scenario": scenario, **options}
@@ -327,10 +332,10 @@ def test_resolve_battle_plays_a_supplied_position_out_and_returns_the_survivors(
 
 def test_a_stopped_battle_is_adjudicated_by_material(stub: engine_pb2_grpc.RulesEngineStub) -> None:
     state = new_state(stub, "grand_battle_2v2")
-    # The turn limit stops it, not the clock: the budget is the most a battle may take (its
-    # default 10 s ran out before the first turn's end on a machine at load 45).
+    # The turn limit stops it, not the clock (the default 10 s ran out before the first
+    # turn's end on a machine at load 45).
     request = engine_pb2.ResolveBattleRequest(
-        state=state, level=1, max_turns=2, seed=2, time_budget=duration_pb2.Duration(seconds=120)
+        state=state, level=1, max_turns=2, seed=2, time_budget=LARGEST_BATTLE_BUDGET
     )
     answer = stub.ResolveBattle(request, timeout=180)
     assert not answer.finished and answer.turns == 2
@@ -363,8 +368,10 @@ def test_a_battle_is_played_at_level_3_unless_asked(stub: engine_pb2_grpc.RulesE
     state = new_state(stub, "grand_battle_2v2")
 
     def actions(level: int) -> list[str]:
-        request = engine_pb2.ResolveBattleRequest(state=state, level=level, max_turns=2, seed=5)
-        return list(stub.ResolveBattle(request, timeout=60).actions)
+        request = engine_pb2.ResolveBattleRequest(
+            state=state, level=level, max_turns=2, seed=5, time_budget=LARGEST_BATTLE_BUDGET
+        )
+        return list(stub.ResolveBattle(request, timeout=180).actions)
 
     unasked = actions(0)
     assert unasked == actions(3)
