@@ -230,7 +230,6 @@ def cache_test_bytecode(venv: Path) -> None:
     step.finish("compiled the tests as pytest runs them")
 
 
-# Where setup.py's COMPILED modules are (a change there builds them again).
 # How long the hot path's build may take (a busy 2-core machine needs minutes); past it the
 # rules run as pure Python.
 HOT_PATH_BUILD_SECONDS = 1200
